@@ -1,0 +1,1 @@
+"""The teacher's tooling: release -> collect -> grade -> feedback -> report, as small named steps."""
