@@ -8,6 +8,8 @@ VENV        ?= .venv
 BIN         := $(VENV)/bin
 PIP_INSTALL ?= $(BIN)/python -m pip install --disable-pip-version-check -q
 LAB_ARGS    ?=
+# Jupyter refuses to start as root unless told; containers and CI machines often are root.
+ROOT_ARGS   := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_ARGS ?=
 # The stamp records the pins installed: `make setup` re-installs only when requirements.txt,
 # pyproject.toml or environment.yml change (or the venv is missing).
@@ -27,7 +29,7 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP) ## Create .venv with the pinned dependencies (idempotent)
 
 lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
 test: setup system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
