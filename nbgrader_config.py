@@ -2,6 +2,9 @@
 
 import os
 
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
 c = get_config()  # noqa: F821 -- injected by traitlets when nbgrader loads this file
 
 _root = os.path.dirname(os.path.abspath(__file__))
@@ -10,3 +13,10 @@ c.CourseDirectory.course_id = "attention-lab"
 # One machine: the exchange is a folder inside the course. On a JupyterHub, point it at the
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (see README, teacher section).
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
+
+# Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
+# (jupyter/nbgrader#917): strip them as in the released notebook. Tracebacks quote the lines
+# around the failing one, which may be hidden tests: keep only the first and last traceback
+# entries (the error name and message); attention_lab.checks failures are one line anyway.
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+c.LimitOutput.max_traceback = 3

@@ -1,0 +1,630 @@
+"""The nbgrader assignments under source/, generated, autograded and fed back on a course copy.
+
+One module-scoped fixture copies ``nbgrader_config.py`` and ``source/`` to a temporary course,
+generates the three assignments, writes a batch of submissions per assignment (the source
+itself, the released blank, answers written differently, and buggy answers that carry the
+course map's misconceptions, several per notebook in different questions) and autogrades and
+feeds back every assignment in its own process, side by side. The tests then read the scores,
+the feedback HTML and the released notebooks.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from attention_lab.checks import MISCONCEPTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
+ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
+
+# ---------------------------------------------------------------------------------------------
+# Submissions: solution grade_id -> replacement code. `EXPECT` says which test cells must fail
+# and with which misconception slug (None: fails without one); every other test cell must get
+# full points.
+# ---------------------------------------------------------------------------------------------
+
+ALTERNATIVE = {
+    "intro_attention": {
+        "answer_q1": "q1_scores = np.array([2.0, 0.0], dtype=np.float32)",
+        "answer_q2": 'answer_q2 = " C "',
+        "answer_q3": 'answer_q3 = "(b)"',
+        "answer_q4": 'answer_q4 = "false"',
+        "answer_q5": 'answer_q5 = ("values", "Keys", "query vector")',
+    },
+    "focus_in_the_noise": {
+        "answer_q1": 'answer_q1 = "K3"',
+        "answer_q2": 'answer_q2 = "D"',
+        "answer_q3": (
+            "launched_scores = [0.0, 0.707, 0.707]\n"
+            "launched_weights = [0.198, 0.401, 0.401]\n"
+            "launched_output = (1.401, 2.0)"
+        ),
+        "answer_q4": "answer_q4 = np.True_",
+    },
+    "practice_implement": {
+        "answer_stable_softmax": '''
+import math
+
+
+def stable_softmax(x, axis=-1):
+    """Row by row with Python floats, stored as float32."""
+    moved = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    out = np.empty_like(moved)
+    for idx in np.ndindex(moved.shape[:-1]):
+        row = [float(v) for v in moved[idx]]
+        top = max(row)
+        exps = [math.exp(v - top) for v in row]
+        out[idx] = [e / sum(exps) for e in exps]
+    return np.moveaxis(out, -1, axis)
+''',
+        "answer_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    """Loops over lists, returns lists."""
+    Q, K, V = np.asarray(Q).tolist(), np.asarray(K).tolist(), np.asarray(V).tolist()
+    output, weights = [], []
+    for i, q in enumerate(Q):
+        scores = []
+        for j, k in enumerate(K):
+            s = sum(a * b for a, b in zip(q, k)) / len(k) ** 0.5
+            scores.append(s if mask is None or mask[i][j] else -math.inf)
+        w = [float(v) for v in stable_softmax(np.array(scores))]
+        weights.append(w)
+        output.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
+    return output, weights
+''',
+        "answer_causal_mask": """
+def causal_mask(n):
+    return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
+""",
+    },
+}
+
+NAIVE = "    e = np.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)"
+STABLE = (
+    "    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+    "    return e / e.sum(axis=axis, keepdims=True)"
+)
+
+
+def _softmax(body: str) -> str:
+    return f"def stable_softmax(x, axis=-1):\n    x = np.asarray(x, dtype=float)\n{body}\n"
+
+
+def _attention(scores: str, mask: str, weights: str, output: str = "weights @ V", after: str = ""):
+    """A complete attention answer cell with its own row softmax (bugs stay independent)."""
+    return (
+        "def _row_softmax(s, axis=-1):\n"
+        "    e = np.exp(s - s.max(axis=axis, keepdims=True))\n"
+        "    return e / e.sum(axis=axis, keepdims=True)\n\n\n"
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        f"    scores = {scores}\n"
+        f"    if mask is not None:\n        {mask}\n"
+        f"    weights = {weights}\n"
+        f"{after}"
+        f"    return {output}, weights\n"
+    )
+
+
+SCALED = "Q @ K.T / np.sqrt(K.shape[1])"
+MASK_INF = "scores = np.where(mask, scores, -np.inf)"
+SOFTMAX_ROWS = "_row_softmax(scores)"
+AFTER_SOFTMAX = "    if mask is not None:\n        weights = weights * mask\n"
+GOOD_MASK = "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool))\n"
+
+# student -> (solution overrides, {test grade_id: expected misconception slug or None})
+BUGGY = {
+    "intro_attention": {
+        "bugs_1": (
+            {
+                "answer_q1": "q1_scores = [2 / np.sqrt(2), 0]",
+                "answer_q2": 'answer_q2 = "d"',
+                "answer_q3": 'answer_q3 = "a"',
+                "answer_q4": "answer_q4 = True",
+                "answer_q5": 'answer_q5 = ["query", "key", "weight"]',
+            },
+            {
+                "dot_products_query_2_0": "scaled_when_not_asked",
+                "why_exponentiate_choice": "sum_normalised",
+                "bag_weight_source_choice": "importance_is_programmed",
+                "word_order_true_false": "order_aware_self_attention",
+                "three_vectors_named": None,
+            },
+        ),
+        "bugs_2": (
+            {"answer_q1": "q1_scores = [2 / 2, 0]", "answer_q2": 'answer_q2 = "b"'},
+            {
+                "dot_products_query_2_0": "divided_by_dk",
+                "why_exponentiate_choice": "hard_attention",
+            },
+        ),
+        "bugs_3": (
+            {"answer_q1": "q1_scores = np.exp([2, 0]) / np.exp([2, 0]).sum()"},
+            {"dot_products_query_2_0": "weights_not_scores"},
+        ),
+        # Answer variables renamed: the test cells fail with a NameError, whose traceback would
+        # quote the hidden lines below the failing one if feedback kept it.
+        "renamed": (
+            {"answer_q1": "scores = [2, 0]", "answer_q2": 'my_answer = "c"'},
+            {"dot_products_query_2_0": None, "why_exponentiate_choice": None},
+        ),
+    },
+    "focus_in_the_noise": {
+        "bugs_1": (
+            {
+                "answer_q1": 'answer_q1 = "k1"',
+                "answer_q2": 'answer_q2 = "a"',
+                "answer_q3": (
+                    "launched_scores = K @ q_launched\n"
+                    "launched_weights = [0, 0.5, 0.5]\n"
+                    "launched_output = V[np.argmax(K @ q_launched)]"
+                ),
+                "answer_q4": "answer_q4 = False",
+            },
+            {
+                "highest_key_choice": None,
+                "scaling_choice": "divided_by_dk",
+                "launched_scores": "forgot_scaling",
+                "launched_weights_sum_to_one": "sum_normalised",
+                "launched_output": "hard_attention",
+                "identical_keys_true_false": "values_change_weights",
+            },
+        ),
+        "bugs_2": (
+            {
+                "answer_q2": 'answer_q2 = "b"',
+                "answer_q3": (
+                    "s = K @ q_launched\n"
+                    "launched_scores = s / 2\n"
+                    "launched_weights = np.exp(s) / np.exp(s).sum()\n"
+                    "w = np.exp(s / np.sqrt(2)) / np.exp(s / np.sqrt(2)).sum()\n"
+                    "launched_output = w @ K"
+                ),
+            },
+            {
+                "scaling_choice": "forgot_scaling",
+                "launched_scores": "divided_by_dk",
+                "launched_weights_sum_to_one": "forgot_scaling",
+                "launched_output": "keys_as_values",
+            },
+        ),
+        "bugs_3": (
+            {
+                "answer_q2": 'answer_q2 = "c"',
+                "answer_q3": (
+                    "s = K @ q_launched / np.sqrt(2)\n"
+                    "launched_scores = np.exp(s) / np.exp(s).sum()\n"
+                    "launched_weights = np.exp(s)\n"
+                    "w = np.exp(V @ q_launched / np.sqrt(2))\n"
+                    "launched_output = w / w.sum() @ V"
+                ),
+            },
+            {
+                "scaling_choice": "weights_not_normalised",
+                "launched_scores": "weights_not_scores",
+                "launched_weights_sum_to_one": "weights_not_normalised",
+                "launched_output": "query_dot_values",
+            },
+        ),
+    },
+    "practice_implement": {
+        "bugs_1": (
+            {
+                "answer_stable_softmax": _softmax(NAIVE),
+                "answer_attention": _attention("Q @ K.T", MASK_INF, SOFTMAX_ROWS),
+                "answer_causal_mask": GOOD_MASK.replace("tril", "triu"),
+            },
+            {
+                "stable_softmax_correct": "naive_softmax_overflow",
+                "attention_correct": "forgot_scaling",
+                "causal_mask_correct": "mask_wrong_triangle",
+            },
+        ),
+        "bugs_2": (
+            {
+                "answer_stable_softmax": _softmax(STABLE.replace("axis=axis", "axis=0")),
+                "answer_attention": _attention("Q @ K.T / K.shape[1]", MASK_INF, SOFTMAX_ROWS),
+                "answer_causal_mask": GOOD_MASK.replace("dtype=bool))", "dtype=bool), k=-1)"),
+            },
+            {
+                "stable_softmax_correct": "softmax_wrong_axis",
+                "attention_correct": "divided_by_dk",
+                "causal_mask_correct": "mask_no_diagonal",
+            },
+        ),
+        "bugs_3": (
+            {
+                "answer_stable_softmax": _softmax("    return x / x.sum(axis=axis, keepdims=True)"),
+                "answer_attention": _attention(SCALED, "pass", SOFTMAX_ROWS, after=AFTER_SOFTMAX),
+                "answer_causal_mask": GOOD_MASK.replace("np.tril(", "~np.tril("),
+            },
+            {
+                "stable_softmax_correct": "sum_normalised",
+                "attention_correct": "mask_after_softmax",
+                "causal_mask_correct": "mask_inverted",
+            },
+        ),
+        "bugs_4": (
+            {
+                "answer_stable_softmax": (
+                    "import attention_lab\n\n\n"
+                    "def stable_softmax(x, axis=-1):\n"
+                    "    return attention_lab.softmax(x, axis=axis)\n"
+                ),
+                "answer_attention": _attention(
+                    SCALED, "scores = np.where(mask, scores, 0.0)", SOFTMAX_ROWS
+                ),
+                "answer_causal_mask": (
+                    "from attention_lab import causal_mask as finished_mask\n\n\n"
+                    "def causal_mask(n):\n    return finished_mask(n)\n"
+                ),
+            },
+            {
+                "stable_softmax_correct": "used_library",
+                "attention_correct": "mask_zero_not_inf",
+                "causal_mask_correct": "used_library",
+            },
+        ),
+        "bugs_5": (
+            {
+                "answer_stable_softmax": _softmax("    return np.exp(x - x.max())"),
+                "answer_attention": _attention(SCALED, MASK_INF, SOFTMAX_ROWS, "weights @ K"),
+                "answer_causal_mask": GOOD_MASK,
+            },
+            {
+                "stable_softmax_correct": "weights_not_normalised",
+                "attention_correct": "keys_as_values",
+            },
+        ),
+        "bugs_6": (
+            {
+                "answer_stable_softmax": (
+                    "def stable_softmax(x, axis=-1):\n"
+                    "    from scipy.special import softmax\n\n"
+                    "    return softmax(x, axis=axis)\n"
+                ),
+                "answer_attention": (
+                    "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+                    "    scores = Q @ K.T\n"
+                    "    if mask is not None:\n"
+                    "        scores = np.where(mask, scores, -np.inf)\n"
+                    "    weights = (scores == scores.max(axis=1, keepdims=True)).astype(float)\n"
+                    "    return V[np.argmax(scores, axis=1)], weights\n"
+                ),
+            },
+            {"stable_softmax_correct": "used_library", "attention_correct": "hard_attention"},
+        ),
+        "bugs_7": (
+            {
+                "answer_stable_softmax": (
+                    "def stable_softmax(x, axis=-1):\n"
+                    "    import torch\n\n"
+                    "    return torch.softmax(torch.tensor(x), dim=axis).numpy()\n"
+                ),
+                "answer_attention": _attention(SCALED, MASK_INF, "_row_softmax(scores, axis=0)"),
+            },
+            {"stable_softmax_correct": "used_library", "attention_correct": "softmax_wrong_axis"},
+        ),
+        "bugs_8": (
+            {
+                "answer_stable_softmax": _softmax(STABLE),
+                "answer_attention": _attention(
+                    "Q @ V.T / np.sqrt(K.shape[1])", MASK_INF, SOFTMAX_ROWS
+                ),
+            },
+            {"attention_correct": "query_dot_values"},
+        ),
+    },
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the course copy and its submissions
+# ---------------------------------------------------------------------------------------------
+
+
+def _driver(course: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(DRIVER), str(course), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _finish(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _cells_by_id(nb) -> dict:
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+
+
+def _submission(release, source, overrides: dict[str, str]):
+    """The released notebook with every code answer filled in (from the source by default)."""
+    nb = nbformat.from_dict(json.loads(json.dumps(release)))  # a deep copy
+    source_cells = _cells_by_id(source)
+    for grade_id, cell in _cells_by_id(nb).items():
+        meta = cell.metadata["nbgrader"]
+        if not meta.get("solution"):
+            continue
+        if cell.cell_type == "markdown":
+            cell.source = "A written answer, marked by the teacher."
+        elif grade_id in overrides:
+            cell.source = overrides[grade_id].strip() + "\n"
+        else:
+            cell.source = source_cells[grade_id].source
+    return nb
+
+
+def _write_submission(course: Path, assignment: str, student: str, nb) -> None:
+    folder = course / "submitted" / student / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """Generate, autograde and feed back all three assignments on a copy of the course."""
+    base = tmp_path_factory.mktemp("course")
+    shutil.copy(ROOT / "nbgrader_config.py", base)
+    shutil.copytree(ROOT / "source", base / "source")
+    sources = [f"source/{a}/{a}.ipynb" for a in ASSIGNMENTS]
+    validating = _driver(base, "validate", *sources)
+    generated = _finish(_driver(base, "generate", *ASSIGNMENTS))
+    runs = {}
+    for assignment in ASSIGNMENTS:
+        copy = tmp_path_factory.mktemp(assignment)
+        for item in ("nbgrader_config.py", "source", "release", "gradebook.db"):
+            (shutil.copytree if (base / item).is_dir() else shutil.copy)(base / item, copy / item)
+        source = nbformat.read(base / "source" / assignment / f"{assignment}.ipynb", 4)
+        release = nbformat.read(base / "release" / assignment / f"{assignment}.ipynb", 4)
+        _write_submission(copy, assignment, "source", source)
+        _write_submission(copy, assignment, "blank", release)
+        _write_submission(
+            copy, assignment, "alternative", _submission(release, source, ALTERNATIVE[assignment])
+        )
+        for student, (overrides, _) in BUGGY[assignment].items():
+            _write_submission(copy, assignment, student, _submission(release, source, overrides))
+        runs[assignment] = (copy, _driver(copy, "grade", assignment))
+    graded = {a: (copy, _finish(proc)) for a, (copy, proc) in runs.items()}
+    return {
+        "base": base,
+        "generated": generated,
+        "validated": _finish(validating),
+        "graded": graded,
+    }
+
+
+def _scores(course, assignment: str, student: str) -> dict:
+    return course["graded"][assignment][1]["scores"][student]
+
+
+def _feedback_text(course, assignment: str, student: str) -> str:
+    """The feedback HTML as plain text (tags stripped), as a student reads it."""
+    copy = course["graded"][assignment][0]
+    page = (copy / "feedback" / student / assignment / f"{assignment}.html").read_text()
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def _autograded(scores: dict) -> dict:
+    return {gid: s for gid, s in scores.items() if s["type"] == "code"}
+
+
+def _hidden_lines(nb) -> list[str]:
+    """Every non-trivial line inside a hidden-test region of a source notebook."""
+    found = []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) > 5:
+                found.append(line.strip())
+    return found
+
+
+def _source_nb(assignment: str):
+    return nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# The source notebooks themselves (fast: no nbgrader run)
+# ---------------------------------------------------------------------------------------------
+
+
+def _grade_cells(nb):
+    return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_sources_are_committed_clean(assignment):
+    nb = _source_nb(assignment)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    text = "\n".join(cell.source for cell in nb.cells)
+    for noisy in ("matplotlib", "ipywidgets", "ipympl", "plt.", "display("):
+        assert noisy not in text, f"{assignment} uses {noisy}: no widgets or plots in grading"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_grade_cell_has_points_and_a_descriptive_id(assignment):
+    nb = _source_nb(assignment)
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    assert len(ids) == len(set(ids))
+    cells = _grade_cells(nb)
+    assert cells
+    for cell in cells:
+        meta = cell.metadata["nbgrader"]
+        assert meta["points"] > 0
+        assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", meta["grade_id"]), meta["grade_id"]
+        if cell.cell_type == "markdown":  # a written answer: model answer + rubric, source only
+            assert meta["solution"] and "### BEGIN SOLUTION" in cell.source
+            assert "Rubric (" in cell.source
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_test_cells_open_with_a_docstring_and_make_one_call_per_check(assignment):
+    for cell in _grade_cells(_source_nb(assignment)):
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(cell.source)
+        doc = ast.get_docstring(tree)
+        assert doc and "\n" not in doc, f"{cell.metadata['nbgrader']['grade_id']}: no docstring"
+        calls = tree.body[1:]
+        assert 1 <= len(calls) <= 2  # the visible check, then the hidden one
+        for stmt in calls:
+            func = stmt.value.func
+            assert isinstance(stmt, ast.Expr) and func.value.id == "checks"
+            assert func.attr.startswith("check_")
+        assert "### BEGIN HIDDEN TESTS" in cell.source
+
+
+# ---------------------------------------------------------------------------------------------
+# Generated, autograded and fed back (slow: nbgrader runs every submission)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_generate_assignment_succeeds(course, assignment):
+    result = course["generated"][assignment]
+    assert result["success"], result.get("error") or result.get("log")
+    assert (course["base"] / "release" / assignment / f"{assignment}.ipynb").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_validate_passes_on_every_source(course, assignment):
+    result = course["validated"][f"source/{assignment}/{assignment}.ipynb"]
+    assert result == {}, result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_autograde_and_feedback_run_without_errors(course, assignment):
+    result = course["graded"][assignment][1]
+    assert result["autograde"]["success"], result["autograde"].get("error")
+    assert result["feedback"]["success"], result["feedback"].get("error")
+    assert "ERROR" not in result["autograde"]["log"], result["autograde"]["log"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("student", ["source", "alternative"])
+def test_correct_answers_get_full_autograded_marks(course, assignment, student):
+    scores = _autograded(_scores(course, assignment, student))
+    assert scores, "no autograded cells found"
+    lost = {gid: s for gid, s in scores.items() if s["auto"] != s["max"]}
+    feedback = _feedback_text(course, assignment, student) if lost else ""
+    assert not lost, f"{student} lost points on {sorted(lost)}:\n{feedback[-3000:]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_released_blank_scores_zero(course, assignment):
+    scores = _autograded(_scores(course, assignment, "blank"))
+    assert scores and all(s["auto"] == 0 for s in scores.values()), scores
+    text = _feedback_text(course, assignment, "blank")
+    assert "AnswerFormatError" in text or "WrongAnswer" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("assignment", "student"),
+    [(a, s) for a in ASSIGNMENTS for s in BUGGY[a]],
+)
+def test_each_misconception_loses_exactly_its_questions_points(course, assignment, student):
+    _, expected = BUGGY[assignment][student]
+    scores = _autograded(_scores(course, assignment, student))
+    text = _feedback_text(course, assignment, student)
+    for grade_id, score in scores.items():
+        if grade_id in expected:
+            assert score["auto"] == 0, f"{grade_id} should fail for {student}"
+        else:
+            assert score["auto"] == score["max"], f"{grade_id} lost points for {student}"
+    for slug in expected.values():
+        if slug is not None:
+            assert f"Misconception: [{slug}]" in text, f"[{slug}] missing from the feedback"
+            assert slug in MISCONCEPTIONS  # a slug the class report can name
+
+
+def _released(course, assignment: str):
+    return nbformat.read(course["base"] / "release" / assignment / f"{assignment}.ipynb", 4)
+
+
+def _secret_lines(course, assignment: str) -> list[str]:
+    """Hidden-test lines that are not also part of a visible line of the released notebook."""
+    visible = [
+        line for cell in _released(course, assignment).cells for line in cell.source.splitlines()
+    ]
+    hidden = _hidden_lines(_source_nb(assignment))
+    return [line for line in hidden if not any(line in v for v in visible)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_released_notebook_reveals_no_answer(course, assignment):
+    source = _source_nb(assignment)
+    released = "\n".join(cell.source for cell in _released(course, assignment).cells)
+    for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "Model answer", "Rubric (", "correct="):
+        assert marker not in released
+    secret = _secret_lines(course, assignment)
+    assert secret
+    leaked = [line for line in secret if line in released]
+    assert not leaked, f"hidden test code released: {leaked}"
+    for cell in source.cells:
+        for answer in re.findall(r"^(answer_q\d+ = .+)$", cell.source, flags=re.M):
+            if "None" not in answer:
+                assert answer not in released, f"answer key released: {answer}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_feedback_shows_no_hidden_test_code(course, assignment):
+    secret = _secret_lines(course, assignment)
+    for student in ("source", "blank", *BUGGY[assignment]):
+        text = _feedback_text(course, assignment, student)
+        assert "HIDDEN TESTS" not in text and "correct=" not in text
+        leaked = [line for line in secret if line in text]
+        assert not leaked, f"feedback for {student} shows hidden test code: {leaked}"
+
+
+def test_installed_packages_hold_no_answer_key():
+    import attention_grader
+
+    import attention_lab
+
+    files = [
+        f
+        for pkg in (attention_lab, attention_grader)
+        for f in Path(pkg.__file__).parent.rglob("*")
+        if f.is_file() and f.suffix in (".py", ".json", ".txt", ".csv", ".toml", ".yml", ".yaml")
+    ]
+    assert any(f.name == "checks.py" for f in files)
+    # The chapter-B answers for "launched" and every choice/true-false key of the sources.
+    keys = ["1.401", "0.198"]
+    for assignment in ASSIGNMENTS:
+        for line in _hidden_lines(_source_nb(assignment)):
+            keys += [f"correct={value}" for value in re.findall(r"correct=([^,)]+)", line)]
+    for f in files:
+        text = f.read_text(errors="replace")
+        for key in keys:
+            assert key not in text, f"{f} contains the answer key {key!r}"
+        assert not re.search(r"^\s*answer_q\d+ = ", text, flags=re.M), f"{f} sets an answer"

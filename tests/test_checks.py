@@ -1,0 +1,477 @@
+"""attention_lab.checks: each misconception is recognised from the buggy computation itself.
+
+The buggy answers below are computed the wrong way from the question's inputs (never typed in),
+so the tests prove that the check recognises the computation, whatever the numbers are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import attention_lab
+from attention_lab import checks
+from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
+
+# Chapter B's worked example and the query of "launched" (active recall Q3).
+K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+V = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 4.0]])
+Q_LAUNCHED = np.array([0.0, 1.0])
+# A second, random question (d_k = 4) so no test depends on the chapter's numbers alone.
+RNG = np.random.default_rng(7)
+K4, V4, Q4 = RNG.normal(size=(5, 4)), RNG.normal(size=(5, 3)), RNG.normal(size=4)
+
+
+def softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _raises(slug_or_cls, fn, *args, **kwargs) -> str:
+    """Run a check expecting a failure; return its message (asserting the slug if given)."""
+    expected = Misconception if isinstance(slug_or_cls, str) else slug_or_cls
+    with pytest.raises(expected) as info:
+        fn(*args, **kwargs)
+    message = str(info.value)
+    if isinstance(slug_or_cls, str):
+        assert message.startswith(f"[{slug_or_cls}] "), message
+        assert info.value.slug == slug_or_cls
+    # No expected value, no hidden input: messages carry no decimal numbers at all.
+    assert not re.search(r"\d\.\d", message), message
+    return message
+
+
+# --- hand-computed answers --------------------------------------------------------------------
+
+
+def _question(which):
+    return (Q_LAUNCHED, K, V) if which == "launched" else (Q4, K4, V4)
+
+
+@pytest.mark.parametrize("which", ["launched", "random"])
+def test_correct_hand_answers_pass_in_any_form(which):
+    q, k, v = _question(which)
+    s = k @ q / np.sqrt(k.shape[1])
+    w = softmax(s)
+    checks.check_scores(list(s), q, k, scale=True)
+    checks.check_scores(np.round(s, 3), q, k, scale=True)
+    checks.check_weights(tuple(np.round(w, 3)), q, k, scale=True)
+    checks.check_weights(w.astype(np.float32), q, k, scale=True)
+    checks.check_output((w @ v).tolist(), q, k, v, scale=True)
+    checks.check_weights_format(np.round(w, 3), len(k))
+
+
+@pytest.mark.parametrize("which", ["launched", "random"])
+@pytest.mark.parametrize(
+    ("slug", "kind", "compute"),
+    [
+        ("forgot_scaling", "scores", lambda q, k, v: k @ q),
+        ("divided_by_dk", "scores", lambda q, k, v: k @ q / k.shape[1]),
+        ("weights_not_scores", "scores", lambda q, k, v: softmax(k @ q / np.sqrt(k.shape[1]))),
+        ("forgot_scaling", "weights", lambda q, k, v: softmax(k @ q)),
+        ("divided_by_dk", "weights", lambda q, k, v: softmax(k @ q / k.shape[1])),
+        ("hard_attention", "weights", lambda q, k, v: np.eye(len(k))[np.argmax(k @ q)]),
+        ("weights_not_normalised", "weights", lambda q, k, v: np.exp(k @ q / np.sqrt(k.shape[1]))),
+        ("scores_not_weights", "weights", lambda q, k, v: k @ q / np.sqrt(k.shape[1])),
+        ("uniform_average", "weights", lambda q, k, v: np.ones(len(k)) / len(k)),
+        ("hard_attention", "output", lambda q, k, v: v[np.argmax(k @ q)]),
+        ("forgot_scaling", "output", lambda q, k, v: softmax(k @ q) @ v),
+        ("divided_by_dk", "output", lambda q, k, v: softmax(k @ q / k.shape[1]) @ v),
+        ("uniform_average", "output", lambda q, k, v: v.mean(axis=0)),
+    ],
+)
+def test_hand_misconceptions_are_named(which, slug, kind, compute):
+    q, k, v = _question(which)
+    answer = compute(q, k, v)
+    if kind == "scores":
+        _raises(slug, checks.check_scores, answer, q, k, scale=True)
+    elif kind == "weights":
+        _raises(slug, checks.check_weights, answer, q, k, scale=True)
+    else:
+        _raises(slug, checks.check_output, answer, q, k, v, scale=True)
+
+
+def test_sum_normalised_weights_are_named():
+    s = K @ Q_LAUNCHED / np.sqrt(2)  # non-negative scores: dividing by the sum is defined
+    _raises("sum_normalised", checks.check_weights, s / s.sum(), Q_LAUNCHED, K, scale=True)
+    _raises("sum_normalised", checks.check_output, s / s.sum() @ V, Q_LAUNCHED, K, V, scale=True)
+
+
+def test_keys_as_values_and_query_dot_values_are_named():
+    w = softmax(K @ Q_LAUNCHED / np.sqrt(2))
+    _raises("keys_as_values", checks.check_output, w @ K, Q_LAUNCHED, K, V, scale=True)
+    w_qv = softmax(V @ Q_LAUNCHED / np.sqrt(2))
+    _raises("query_dot_values", checks.check_output, w_qv @ V, Q_LAUNCHED, K, V, scale=True)
+
+
+def test_scaling_when_the_question_says_not_to_is_named():
+    query, keys = np.array([2.0, 0.0]), np.array([[1.0, 1.0], [0.0, 3.0]])
+    checks.check_scores(keys @ query, query, keys, scale=False)
+    _raises(
+        "scaled_when_not_asked", checks.check_scores, keys @ query / np.sqrt(2), query, keys, False
+    )
+
+
+def test_weights_format_catches_weights_that_do_not_sum_to_one():
+    _raises("weights_not_normalised", checks.check_weights_format, [0.5, 0.5, 0.5], 3)
+    _raises("scores_not_weights", checks.check_weights_format, [-0.5, 1.0, 0.5], 3)
+
+
+def test_unknown_wrong_answer_is_wrong_answer_without_slug():
+    message = _raises(WrongAnswer, checks.check_output, [9.0, -9.0], Q_LAUNCHED, K, V, True)
+    assert not message.startswith("[")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected_words"),
+    [
+        (None, "still None"),
+        ("1.4, 2.0", "numbers, not text"),
+        ([1.0, 2.0, 3.0], "shape (3,)"),
+        ({"x": 1}, "numbers"),
+        ([1.0, float("nan")], "nan"),
+        ([[1.0, 2.0]], "shape (1, 2)"),
+    ],
+)
+def test_wrong_format_says_what_was_expected(answer, expected_words):
+    message = _raises(AnswerFormatError, checks.check_output, answer, Q_LAUNCHED, K, V, True)
+    assert expected_words in message
+    assert "2 numbers" in message
+
+
+# --- choices, true/false, names ---------------------------------------------------------------
+
+
+def test_choice_accepts_any_spelling_of_the_right_letter():
+    for spelling in ("c", "C", " c ", "(c)", "c."):
+        checks.check_choice(spelling, "abcd", correct="c")
+
+
+def test_choice_names_the_misconception_of_a_wrong_option():
+    message = _raises(
+        "hard_attention",
+        checks.check_choice,
+        "b",
+        "abcd",
+        correct="c",
+        misconceptions={"b": "hard_attention"},
+        name="answer_q2",
+    )
+    assert "answer_q2" in message and "'c'" not in message
+    plain = _raises(WrongAnswer, checks.check_choice, "a", "abcd", correct="c")
+    assert "'c'" not in plain
+
+
+@pytest.mark.parametrize("answer", [None, 3, "e", ["a"]])
+def test_choice_format_errors(answer):
+    message = _raises(AnswerFormatError, checks.check_choice, answer, "abcd", name="answer_q2")
+    assert '"a", "b", "c", "d"' in message
+
+
+def test_true_false():
+    for spelling in (False, np.False_, "false", " False "):
+        checks.check_true_false(spelling, correct=False)
+    _raises(
+        "order_aware_self_attention",
+        checks.check_true_false,
+        True,
+        correct=False,
+        misconception="order_aware_self_attention",
+    )
+    for bad in (None, 0, "no"):
+        _raises(AnswerFormatError, checks.check_true_false, bad)
+
+
+def test_names_any_order_and_spelling():
+    correct = ["query", "key", "value"]
+    checks.check_names(("Values", "KEY", "query vector"), 3, correct=correct)
+    message = _raises(WrongAnswer, checks.check_names, ["query", "key", "weight"], 3, correct)
+    assert "'weight'" in message and "value" not in message
+    _raises(AnswerFormatError, checks.check_names, "query key value", 3)
+    _raises(AnswerFormatError, checks.check_names, ["query", "key"], 3)
+
+
+# --- implement-it exercises -------------------------------------------------------------------
+
+
+def stable(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def looped_float32(x, axis=-1):
+    moved = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    out = np.empty_like(moved)
+    for idx in np.ndindex(moved.shape[:-1]):
+        row = [float(v) for v in moved[idx]]
+        exps = [math.exp(v - max(row)) for v in row]
+        out[idx] = [e / sum(exps) for e in exps]
+    return np.moveaxis(out, -1, axis).tolist()
+
+
+def naive(x, axis=-1):
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive_math(x, axis=-1):
+    return [math.exp(v) / sum(math.exp(u) for u in x) for v in x]
+
+
+def first_axis(x, axis=-1):
+    return stable(x, axis=0)
+
+
+def by_sum(x, axis=-1):
+    return x / x.sum(axis=axis, keepdims=True)
+
+
+def exps_only(x, axis=-1):
+    return np.exp(x - np.max(x, axis=axis, keepdims=True))
+
+
+def test_correct_softmax_implementations_pass():
+    checks.check_softmax_function(stable)
+    checks.check_softmax_function(looped_float32)
+
+
+@pytest.mark.parametrize(
+    ("fn", "slug"),
+    [
+        (naive, "naive_softmax_overflow"),
+        (first_axis, "softmax_wrong_axis"),
+        (by_sum, "sum_normalised"),
+        (exps_only, "weights_not_normalised"),
+    ],
+)
+def test_softmax_misconceptions_are_named(fn, slug):
+    _raises(slug, checks.check_softmax_function, fn)
+
+
+def test_naive_softmax_with_math_exp_overflow_is_named():
+    _raises("naive_softmax_overflow", checks.check_softmax_function, naive_math)
+
+
+def test_visible_softmax_check_runs_only_the_public_example():
+    checks.check_softmax_function(naive, visible=True)  # right on small scores
+
+
+def test_checks_write_nothing_to_stderr(capfd):
+    with pytest.raises(Misconception):
+        checks.check_softmax_function(naive)  # np.exp overflows: numpy would warn
+
+    def noisy(x, axis=-1):
+        print("debug", file=sys.stderr)
+        return stable(x, axis)
+
+    checks.check_softmax_function(noisy)
+    assert capfd.readouterr().err == ""
+
+
+def _attention(scale="sqrt", mask_mode="inf", axis=-1, blend="V", scores_with="K", hard=False):
+    """An attention implementation with one switchable bug."""
+
+    def fn(Q, K, V, mask=None):
+        other = {"K": K, "V": V}[scores_with]
+        scores = Q @ other.T
+        scores = {"sqrt": scores / np.sqrt(K.shape[1]), "d": scores / K.shape[1], "none": scores}[
+            scale
+        ]
+        if mask is not None and mask_mode == "inf":
+            scores = np.where(mask, scores, -np.inf)
+        elif mask is not None and mask_mode == "zero":
+            scores = np.where(mask, scores, 0.0)
+        elif mask is not None and mask_mode == "inverted":
+            scores = np.where(mask, -np.inf, scores)
+        weights = stable(scores, axis=axis)
+        if mask is not None and mask_mode == "after":
+            weights = weights * mask
+        if hard:
+            weights = np.eye(K.shape[0])[np.argmax(scores, axis=-1)]
+        return weights @ {"K": K, "V": V}[blend], weights
+
+    return fn
+
+
+def attention_loops(Q, K, V, mask=None):
+    output, weights = [], []
+    for i, q in enumerate(np.asarray(Q).tolist()):
+        row = [
+            sum(a * b for a, b in zip(q, k, strict=True)) / math.sqrt(len(k))
+            if mask is None or mask[i][j]
+            else -math.inf
+            for j, k in enumerate(np.asarray(K).tolist())
+        ]
+        w = looped_float32(np.array(row))
+        weights.append(w)
+        output.append(list(np.asarray(w) @ V))
+    return output, weights
+
+
+def test_correct_attention_implementations_pass():
+    checks.check_attention_function(_attention())
+    checks.check_attention_function(attention_loops)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "slug"),
+    [
+        ({"scale": "none"}, "forgot_scaling"),
+        ({"scale": "d"}, "divided_by_dk"),
+        ({"axis": 0}, "softmax_wrong_axis"),
+        ({"blend": "K"}, "keys_as_values"),
+        ({"scores_with": "V"}, "query_dot_values"),
+        ({"hard": True}, "hard_attention"),
+        ({"mask_mode": "after"}, "mask_after_softmax"),
+        ({"mask_mode": "zero"}, "mask_zero_not_inf"),
+        ({"mask_mode": "inverted"}, "mask_inverted"),
+    ],
+)
+def test_attention_misconceptions_are_named(kwargs, slug):
+    _raises(slug, checks.check_attention_function, _attention(**kwargs))
+
+
+def test_attention_with_naive_softmax_overflows():
+    def fn(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(K.shape[1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = naive(scores)
+        return weights @ V, weights
+
+    _raises("naive_softmax_overflow", checks.check_attention_function, fn)
+
+
+def test_attention_returning_weights_first_gets_a_format_message():
+    def swapped(Q, K, V, mask=None):
+        out, w = _attention()(Q, K, V, mask)
+        return w, out
+
+    message = _raises(AnswerFormatError, checks.check_attention_function, swapped)
+    assert "(output, weights)" in message
+
+
+@pytest.mark.parametrize(
+    ("fn", "slug"),
+    [
+        (lambda n: np.triu(np.ones((n, n), dtype=bool)), "mask_wrong_triangle"),
+        (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1), "mask_no_diagonal"),
+        (lambda n: ~np.tril(np.ones((n, n), dtype=bool)), "mask_inverted"),
+    ],
+)
+def test_causal_mask_misconceptions_are_named(fn, slug):
+    _raises(slug, checks.check_causal_mask_function, fn)
+
+
+def test_causal_mask_accepts_lists_of_zeros_and_ones():
+    checks.check_causal_mask_function(lambda n: [[int(j <= i) for j in range(n)] for i in range(n)])
+    additive = lambda n: np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)  # noqa: E731
+    _raises(AnswerFormatError, checks.check_causal_mask_function, additive)
+
+
+# --- calling a library is detected, and the tripwires are removed afterwards -----------------
+
+uses_module = lambda x, axis=-1: attention_lab.softmax(x, axis=axis)  # noqa: E731
+bound_softmax = attention_lab.softmax
+
+
+def uses_bound_name(x, axis=-1):
+    return bound_softmax(x, axis=axis)
+
+
+def uses_scipy(x, axis=-1):
+    from scipy.special import softmax as sp_softmax
+
+    return sp_softmax(x, axis=axis)
+
+
+def uses_torch(x, axis=-1):
+    import torch
+
+    return torch.softmax(torch.tensor(x), dim=axis).numpy()
+
+
+def helper_calls_library(x, axis=-1):
+    return uses_bound_name(x, axis)
+
+
+def make_closure():
+    finished = attention_lab.core.softmax
+
+    def inner(x, axis=-1):
+        return finished(x, axis=axis)
+
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("fn", "named"),
+    [
+        (uses_module, "attention_lab"),
+        (uses_bound_name, "attention_lab.core.softmax"),
+        (uses_scipy, "scipy.special"),
+        (uses_torch, "torch"),
+        (helper_calls_library, "attention_lab.core.softmax"),
+        (make_closure(), "attention_lab.core.softmax"),
+    ],
+)
+def test_library_use_is_detected_statically(fn, named):
+    message = _raises("used_library", checks.check_softmax_function, fn)
+    assert named in message
+
+
+def test_library_call_hidden_from_the_code_trips_at_run_time():
+    sneaky = {"fn": None}
+
+    def indirect(x, axis=-1):
+        try:
+            return sneaky["fn"](x, axis=axis)
+        except Exception:  # a student's broad except must not swallow the tripwire
+            return stable(x, axis)
+
+    sneaky["fn"] = lambda x, axis: sys.modules["attention_lab"].softmax(x, axis=axis)
+    modules_before = set(sys.modules)
+    message = _raises("used_library", checks.check_softmax_function, indirect)
+    assert "attention_lab.softmax" in message
+    assert attention_lab.softmax is attention_lab.core.softmax  # restored
+    assert not {"scipy", "scipy.special", "torch"} & (set(sys.modules) - modules_before)
+
+
+def test_student_exceptions_become_messages_not_tracebacks():
+    def unfinished(x, axis=-1):
+        raise NotImplementedError()
+
+    message = _raises(WrongAnswer, checks.check_softmax_function, unfinished)
+    assert "NotImplementedError" in message
+
+    def broken(x, axis=-1):
+        return x.no_such_method()
+
+    assert "AttributeError" in _raises(WrongAnswer, checks.check_softmax_function, broken)
+    _raises(AnswerFormatError, checks.check_softmax_function, 42)
+    _raises(AnswerFormatError, checks.check_softmax_function, lambda x, axis=-1: None)
+
+
+# --- the contract with the teacher's report ---------------------------------------------------
+
+
+def test_every_slug_is_snake_case_and_has_a_lesson():
+    for slug, title in checks.MISCONCEPTIONS.items():
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", slug)
+        assert title
+        err = Misconception(slug, "x")
+        assert isinstance(err, AssertionError)
+        assert str(err).startswith(f"[{slug}] x: ")
+    with pytest.raises(KeyError):
+        Misconception("not_a_slug")
+
+
+def test_failures_render_as_one_line_in_ipython():
+    err = Misconception("hard_attention", "launched_output")
+    assert err._render_traceback_() == [f"Misconception: {err}"]
+    assert WrongAnswer("no")._render_traceback_() == ["WrongAnswer: no"]
