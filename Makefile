@@ -14,6 +14,8 @@ PYTEST_ARGS ?=
 # The stamp records the pins installed: `make setup` re-installs only when requirements.txt,
 # pyproject.toml or environment.yml change (or the venv is missing).
 STAMP       := $(VENV)/.attention-lab-installed
+# Tools that nbgrader and Jupyter start by name (alembic, jupyter-*) must come from the venv.
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help setup system-deps lab test lint bench clean
 

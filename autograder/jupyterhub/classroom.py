@@ -1,0 +1,370 @@
+"""The JupyterHub side of an Attention Lab classroom, as plain data built from a course list.
+
+``jupyterhub_config.py`` (one class) and ``jupyterhub_config_multi.py`` (several classes) call
+:func:`configure_classroom`; everything else here is a small pure function so that the test suite
+can check the groups, roles and services without starting a hub.
+
+nbgrader's conventions (docs: "Using nbgrader with JupyterHub"):
+
+* group ``formgrade-<course>``: the instructors (and the course's grader account, if any);
+* group ``nbgrader-<course>``: the students. nbgrader's ``JupyterHubAuthPlugin`` reads these
+  groups to decide who may fetch/submit in which course, and adds students to ``nbgrader-<course>``
+  when an instructor adds them to the gradebook;
+* one class: the formgrader runs in the instructor's own server; several classes: one formgrader
+  per course, run as a JupyterHub service named like the course by a ``grader-<course>`` account.
+
+This module imports only the standard library: the hub loads it next to its config file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "FORMGRADE_PREFIX",
+    "STUDENT_PREFIX",
+    "Course",
+    "formgrade_group",
+    "student_group",
+    "hub_groups",
+    "hub_roles",
+    "server_token_scopes",
+    "formgrader_services",
+    "student_config_dir",
+    "instructor_config_dir",
+    "frame_ancestors_arg",
+    "make_pre_spawn_hook",
+    "configure_classroom",
+    "names_from_env",
+]
+
+FORMGRADE_PREFIX = "formgrade-"
+STUDENT_PREFIX = "nbgrader-"
+# nbgrader course ids become group, service and folder names: keep them to a safe alphabet.
+_COURSE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# What every single-user server's $JUPYTERHUB_API_TOKEN may do (JupyterHub's default "server"
+# role) plus reading the owner's own groups, which nbgrader's JupyterHubAuthPlugin needs.
+_BASE_SERVER_SCOPES = (
+    "users:activity!user",
+    "access:servers!server",
+    "read:users:name!user",
+    "read:users:groups!user",
+)
+
+
+@dataclass(frozen=True)
+class Course:
+    """One nbgrader course on the hub.
+
+    Parameters
+    ----------
+    course_id : str
+        nbgrader course id (``attention-lab``); lower case letters, digits, ``-`` and ``_``.
+    instructors : sequence of str
+        Hub user names of the instructors (group ``formgrade-<course_id>``).
+    students : sequence of str
+        Hub user names of the students (group ``nbgrader-<course_id>``).
+    grader : str, optional
+        Several classes only: the local account that runs this course's formgrader service.
+    service_port : int, optional
+        Several classes only: the port of that service on 127.0.0.1.
+    """
+
+    course_id: str
+    instructors: tuple[str, ...] = ()
+    students: tuple[str, ...] = ()
+    grader: str | None = None
+    service_port: int | None = None
+
+    def __post_init__(self) -> None:
+        if not _COURSE_ID.match(self.course_id or ""):
+            raise ValueError(
+                f"course id {self.course_id!r} is not usable as a group/service name: use lower "
+                "case letters, digits, '-' and '_' (e.g. 'attention-lab')"
+            )
+        object.__setattr__(self, "instructors", tuple(self.instructors))
+        object.__setattr__(self, "students", tuple(self.students))
+        overlap = set(self.instructors) & set(self.students)
+        if overlap:
+            raise ValueError(
+                f"{sorted(overlap)} listed both as instructor and student of {self.course_id!r}: "
+                "an account is one or the other (make a separate student account for testing)"
+            )
+        if (self.grader is None) != (self.service_port is None):
+            raise ValueError(
+                f"course {self.course_id!r}: give both grader and service_port (a formgrader "
+                "service) or neither (the formgrader runs in the instructor's own server)"
+            )
+
+    @property
+    def has_service(self) -> bool:
+        """True when this course's formgrader runs as a hub service (several classes)."""
+        return self.grader is not None
+
+
+def formgrade_group(course_id: str) -> str:
+    """Name of the instructors' group of a course (nbgrader's convention)."""
+    return FORMGRADE_PREFIX + course_id
+
+
+def student_group(course_id: str) -> str:
+    """Name of the students' group of a course (nbgrader's convention)."""
+    return STUDENT_PREFIX + course_id
+
+
+def hub_groups(courses: Iterable[Course]) -> dict[str, dict]:
+    """``JupyterHub.load_groups``: ``formgrade-<id>`` and ``nbgrader-<id>`` for every course.
+
+    Returns
+    -------
+    dict
+        group name -> ``{"users": [...]}``; the grader account joins the instructors' group.
+    """
+    groups: dict[str, dict] = {}
+    for course in courses:
+        staff = list(course.instructors) + ([course.grader] if course.grader else [])
+        groups[formgrade_group(course.course_id)] = {"users": staff}
+        groups[student_group(course.course_id)] = {"users": list(course.students)}
+    return groups
+
+
+def _instructor_scopes(course: Course) -> list[str]:
+    students = student_group(course.course_id)
+    scopes = [
+        # nbgrader's JupyterHubAuthPlugin keeps the hub group in step with the gradebook: it
+        # lists the groups, then adds/removes students of this course's group (and no other).
+        "list:groups",
+        f"read:groups!group={students}",
+        f"groups!group={students}",
+        f"read:users:groups!group={students}",
+        # nbgrader's exchange asks the hub for the groups of whoever runs it (the instructor,
+        # or the grader account behind a formgrader service) to know their courses.
+        f"read:users:name!group={formgrade_group(course.course_id)}",
+        f"read:users:groups!group={formgrade_group(course.course_id)}",
+    ]
+    if course.has_service:
+        # Reach (and discover) the course's formgrader service.
+        scopes += [
+            f"access:services!service={course.course_id}",
+            "list:services",
+            f"read:services!service={course.course_id}",
+        ]
+    return scopes
+
+
+def _student_scopes(course: Course) -> list[str]:
+    # The assignment list asks the hub for the student's own groups. The default "user" role
+    # grants that already; it is stated here so that trimming the user role cannot break it.
+    scopes = ["read:users:groups!user"]
+    if course.has_service:
+        # The course list discovers the course's service (nbgrader's multiple-classes demo).
+        scopes += ["list:services", f"read:services!service={course.course_id}"]
+    return scopes
+
+
+def hub_roles(courses: Iterable[Course]) -> list[dict]:
+    """``JupyterHub.load_roles``: what the two groups of every course may do.
+
+    The instructors' role is also given to the course's formgrader service, which adds students
+    to the hub group through the same API.
+    """
+    roles = []
+    for course in courses:
+        staff_role = {
+            "name": formgrade_group(course.course_id),
+            "description": f"instructors of {course.course_id}: roster and formgrader",
+            "groups": [formgrade_group(course.course_id)],
+            "scopes": _instructor_scopes(course),
+        }
+        if course.has_service:
+            staff_role["services"] = [course.course_id]
+        roles.append(staff_role)
+        roles.append(
+            {
+                "name": student_group(course.course_id),
+                "description": f"students of {course.course_id}: the assignment list",
+                "groups": [student_group(course.course_id)],
+                "scopes": _student_scopes(course),
+            }
+        )
+    return roles
+
+
+def server_token_scopes(courses: Iterable[Course]) -> list[str]:
+    """``Spawner.server_token_scopes``: the scopes a single-user server's token may carry.
+
+    JupyterHub gives each server the subset of these that its owner holds, so one list serves
+    students (who hold only their own) and instructors (who hold their group's).
+    """
+    scopes = list(_BASE_SERVER_SCOPES)
+    for course in courses:
+        for scope in _instructor_scopes(course) + _student_scopes(course):
+            if scope not in scopes:
+                scopes.append(scope)
+    return scopes
+
+
+def formgrader_services(
+    courses: Iterable[Course], *, venv: str, config_path: Sequence[str], exchange: str
+) -> list[dict]:
+    """``JupyterHub.services``: one formgrader per course that has a grader account.
+
+    The service is a ``jupyterhub-singleuser`` run as ``grader-<course>`` from the course env and
+    landing on ``/formgrader``; instructors reach it at ``/services/<course>/``.
+    """
+    services = []
+    for course in courses:
+        if not course.has_service:
+            continue
+        # The service's server root is the grader's home; the course lives below it (the
+        # formgrader refuses a course directory outside its server root).
+        home = os.path.expanduser(f"~{course.grader}")
+        if home.startswith("~"):  # account not created yet on this machine: the usual place
+            home = f"/home/{course.grader}"
+        services.append(
+            {
+                "name": course.course_id,
+                "url": f"http://127.0.0.1:{course.service_port}",
+                "command": [os.path.join(venv, "bin", "jupyterhub-singleuser")],
+                "user": course.grader,
+                "cwd": home,
+                "oauth_no_confirm": True,
+                "environment": {
+                    "JUPYTERHUB_DEFAULT_URL": "/formgrader",
+                    "JUPYTER_CONFIG_PATH": os.pathsep.join(config_path),
+                    "ATTENTION_LAB_EXCHANGE": exchange,
+                    "PATH": _user_path(venv),
+                },
+            }
+        )
+    return services
+
+
+def student_config_dir(config_root: str) -> str:
+    """Jupyter config folder added for students only (written by ``install.py system``).
+
+    It switches off nbgrader's instructor tools (formgrader, create assignment, course list).
+    """
+    return os.path.join(config_root, "attention-lab", "student")
+
+
+def instructor_config_dir(config_root: str) -> str:
+    """Jupyter config folder added for instructors when formgraders run as services.
+
+    Several classes: the formgrader lives in each course's service, so the instructor's own
+    server keeps the assignment and course lists only (nbgrader's table of extensions).
+    """
+    return os.path.join(config_root, "attention-lab", "instructor-services")
+
+
+def frame_ancestors_arg() -> str:
+    """The single-user server flag that lets JupyterLab show the formgrader in its iframe.
+
+    JupyterHub >= 4.1 sends ``Content-Security-Policy: frame-ancestors 'none'`` from every
+    single-user server, which blanks the formgrader panel. nbgrader's docs: restore
+    ``frame-ancestors 'self'`` only with ``JupyterHub.enable_subdomains = True`` (each server its
+    own origin), or knowingly when all users are trusted; otherwise open the formgrader in its own
+    browser tab (``/user/<name>/formgrader``).
+    """
+    return (
+        '--ServerApp.tornado_settings={"headers": '
+        '{"Content-Security-Policy": "frame-ancestors \'self\'"}}'
+    )
+
+
+def _user_path(venv: str) -> str:
+    # Terminals and `!nbgrader ...` in a notebook must find the course env's tools first, and
+    # nbgrader itself runs `alembic` from PATH when it creates a gradebook (nbgrader/api.py).
+    return os.pathsep.join([os.path.join(venv, "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+def make_pre_spawn_hook(*, config_root: str, formgrader_iframe: bool, services: bool = False):
+    """A ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
+
+    Membership is read from the hub's database at spawn time, so a roster change made through
+    the hub API takes effect at the user's next server start. ``services``: the formgraders run
+    as hub services (several classes), so instructors' own servers leave it out.
+    """
+    student_dir = student_config_dir(config_root)
+    teacher_dirs = [instructor_config_dir(config_root)] if services else []
+
+    def pre_spawn_hook(spawner) -> None:
+        groups = {group.name for group in spawner.user.groups}
+        teaches = any(name.startswith(FORMGRADE_PREFIX) for name in groups)
+        paths = [*teacher_dirs, config_root] if teaches else [student_dir, config_root]
+        env = dict(spawner.environment)
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+        spawner.environment = env
+        if teaches and formgrader_iframe:
+            spawner.args = [*spawner.args, frame_ancestors_arg()]
+
+    return pre_spawn_hook
+
+
+def configure_classroom(
+    c,
+    courses: Sequence[Course],
+    *,
+    exchange: str,
+    config_root: str = "/etc/jupyter",
+    venv: str = sys.prefix,
+    formgrader_iframe: bool = False,
+) -> None:
+    """Set the classroom part of a JupyterHub config object ``c``.
+
+    Parameters
+    ----------
+    c : traitlets.config.Config
+        The ``c = get_config()`` of a ``jupyterhub_config.py``.
+    courses : sequence of Course
+        The classes on this hub (one for one class).
+    exchange : str
+        The shared nbgrader exchange (``install.py system`` creates it); handed to every server
+        as ``ATTENTION_LAB_EXCHANGE``, which the course's ``nbgrader_config.py`` reads.
+    config_root : str
+        Where ``install.py system`` wrote the system-wide ``nbgrader_config.py``.
+    venv : str
+        The course environment; its ``jupyterhub-singleuser`` runs every user's server, so its
+        Python is every notebook's kernel. Must be readable and traversable by all users.
+    formgrader_iframe : bool
+        Send ``frame-ancestors 'self'`` from instructors' servers (see
+        :func:`frame_ancestors_arg`: only with subdomains or trusted users).
+    """
+    if not courses:
+        raise ValueError("configure_classroom needs at least one Course")
+    ids = [course.course_id for course in courses]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"course ids must be unique, got {ids}")
+    config_path = [config_root]
+
+    c.JupyterHub.load_groups = {**hub_groups(courses), **dict(c.JupyterHub.get("load_groups", {}))}
+    c.JupyterHub.load_roles = list(c.JupyterHub.get("load_roles", [])) + hub_roles(courses)
+    c.JupyterHub.services = list(c.JupyterHub.get("services", [])) + formgrader_services(
+        courses, venv=venv, config_path=config_path, exchange=exchange
+    )
+    users = {name for course in courses for name in course.instructors + course.students}
+    users |= {course.grader for course in courses if course.grader}
+    c.Authenticator.allowed_users = set(c.Authenticator.get("allowed_users", set())) | users
+
+    c.Spawner.cmd = [os.path.join(venv, "bin", "jupyterhub-singleuser")]
+    c.Spawner.default_url = "/lab"
+    c.Spawner.environment = {
+        **dict(c.Spawner.get("environment", {})),
+        "ATTENTION_LAB_EXCHANGE": exchange,
+        "PATH": _user_path(venv),
+    }
+    c.Spawner.server_token_scopes = server_token_scopes(courses)
+    c.Spawner.pre_spawn_hook = make_pre_spawn_hook(
+        config_root=config_root,
+        formgrader_iframe=formgrader_iframe,
+        services=any(course.has_service for course in courses),
+    )
+
+
+def names_from_env(variable: str, environ=os.environ) -> tuple[str, ...]:
+    """User names from a comma/space separated environment variable (empty when unset)."""
+    return tuple(name for name in re.split(r"[,\s]+", environ.get(variable, "")) if name)

@@ -1,0 +1,314 @@
+"""Install the Attention Lab classroom on a JupyterHub machine (run as root).
+
+Three steps, each idempotent::
+
+    # 1. once per machine: the shared exchange and the system-wide nbgrader config
+    python autograder/jupyterhub/install.py system \\
+        --exchange /srv/nbgrader/exchange --config-dir /etc/jupyter --course attention-lab
+
+    # 2. once per course: the course directory in the instructor's (or grader's) home
+    python autograder/jupyterhub/install.py instructor --user teacher \\
+        --course-dir /home/teacher/attention-lab --from /path/to/this/repo
+
+    # 3. check that every user can run the course environment (the users' kernel)
+    python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv
+
+Standard library only, so that it runs before the course environment exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import shutil
+import stat
+import string
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "EXCHANGE_ROOT_MODE",
+    "COURSE_DIR_MODES",
+    "STUDENT_DISABLED_LAB_PLUGINS",
+    "STUDENT_DISABLED_SERVER_EXTENSIONS",
+    "render_system_config",
+    "ensure_exchange",
+    "write_role_configs",
+    "install_system",
+    "install_course",
+    "untraversable_dirs",
+    "check_venv",
+    "main",
+]
+
+HERE = Path(__file__).resolve().parent
+TEMPLATE = HERE / "etc" / "nbgrader_config.py.in"
+# World-writable so that any instructor's first `release` can create its course folder; the
+# sticky bit stops one course's instructor from deleting or renaming another course's folder.
+# (nbgrader itself checks only the 0o777 bits, so it leaves the sticky bit alone.)
+EXCHANGE_ROOT_MODE = 0o1777
+# nbgrader's own modes for a course inside the exchange (exchange/default/release_assignment.py
+# and release_feedback.py): inbound is write-only for students (setgid keeps the instructor's
+# group on submissions), feedback is traverse-only (each student knows only their own hash).
+COURSE_DIR_MODES = {
+    "": 0o755,
+    "outbound": 0o755,
+    "inbound": 0o2733,
+    "feedback": 0o711,
+}
+# nbgrader's JupyterLab plugins an instructor needs and a student does not.
+STUDENT_DISABLED_LAB_PLUGINS = (
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list",
+)
+# ... and the matching server extensions (the formgrader's REST API answers 404 for students).
+STUDENT_DISABLED_SERVER_EXTENSIONS = (
+    "nbgrader.server_extensions.formgrader",
+    "nbgrader.server_extensions.course_list",
+)
+
+
+def render_system_config(exchange: str, course_ids: Sequence[str]) -> str:
+    """Text of the system-wide ``nbgrader_config.py`` (template ``etc/nbgrader_config.py.in``).
+
+    One course id: students' assignment lists show that course. Several: the course comes from
+    each student's hub groups and fetched copies go to ``~/<course>/<assignment>``.
+    """
+    if not course_ids:
+        raise ValueError("give at least one --course (the nbgrader course id, e.g. attention-lab)")
+    if not os.path.isabs(exchange):
+        raise ValueError(f"--exchange must be an absolute path, got {exchange!r}")
+    several = len(course_ids) > 1
+    course_setting = (
+        "# (several classes: no single course id)"
+        if several
+        else f"c.CourseDirectory.course_id = {course_ids[0]!r}"
+    )
+    return string.Template(TEMPLATE.read_text()).substitute(
+        exchange=repr(exchange),
+        path_includes_course=repr(several),
+        course_id_setting=course_setting,
+    )
+
+
+def _chown(path: Path, user: str | None) -> None:
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+
+
+def ensure_exchange(root: str, course_ids: Sequence[str] = (), owner: str | None = None) -> None:
+    """Create the exchange root (mode 1777); with ``owner``, each course's folders too.
+
+    Parameters
+    ----------
+    root : str
+        The exchange root (``/srv/nbgrader/exchange``).
+    course_ids : sequence of str
+        Courses whose ``<root>/<course>/{outbound,inbound,feedback}`` to create now.
+    owner : str, optional
+        The account that releases and collects for those courses (instructor or grader). Without
+        it the course folders are left to the instructor's first ``release``, which creates them
+        with the same modes.
+    """
+    root_path = Path(root)
+    root_path.mkdir(parents=True, exist_ok=True)
+    os.chmod(root_path, EXCHANGE_ROOT_MODE)
+    if owner is None:
+        return
+    for course_id in course_ids:
+        for sub, mode in COURSE_DIR_MODES.items():
+            path = root_path / course_id / sub if sub else root_path / course_id
+            path.mkdir(exist_ok=True)
+            _chown(path, owner)
+            os.chmod(path, mode)
+
+
+def _write_role_config(folder: Path, server_extensions, lab_plugins) -> Path:
+    server_d = folder / "jupyter_server_config.d"
+    labconfig = folder / "labconfig"
+    for path in (folder, server_d, labconfig):
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, 0o755)
+    extensions = {"ServerApp": {"jpserver_extensions": dict.fromkeys(server_extensions, False)}}
+    page_config = {"disabledExtensions": dict.fromkeys(lab_plugins, True)}
+    for path, data in (
+        (server_d / f"attention-lab-{folder.name}.json", extensions),
+        (labconfig / "page_config.json", page_config),
+    ):
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        os.chmod(path, 0o644)
+    return folder
+
+
+def write_role_configs(config_dir: str) -> Path:
+    """Write the Jupyter config folders that the hub adds by role (``classroom.py``).
+
+    ``<config_dir>/attention-lab/student``: nbgrader's instructor server extensions and JupyterLab
+    plugins off. ``.../instructor-services``: the formgrader off in instructors' own servers when
+    it runs as a per-course service (several classes). Returns the students' folder.
+    """
+    base = Path(config_dir) / "attention-lab"
+    _write_role_config(
+        base / "instructor-services",
+        ["nbgrader.server_extensions.formgrader"],
+        ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"],
+    )
+    return _write_role_config(
+        base / "student", STUDENT_DISABLED_SERVER_EXTENSIONS, STUDENT_DISABLED_LAB_PLUGINS
+    )
+
+
+def install_system(
+    exchange: str, config_dir: str, course_ids: Sequence[str], owner: str | None = None
+) -> Path:
+    """Exchange + ``<config_dir>/nbgrader_config.py`` + the students' config folder.
+
+    Returns the path of the written ``nbgrader_config.py``.
+    """
+    text = render_system_config(exchange, course_ids)
+    ensure_exchange(exchange, course_ids, owner)
+    config_path = Path(config_dir)
+    config_path.mkdir(parents=True, exist_ok=True)
+    target = config_path / "nbgrader_config.py"
+    target.write_text(text)
+    os.chmod(target, 0o644)
+    write_role_configs(config_dir)
+    return target
+
+
+def install_course(
+    user: str, course_dir: str, source_repo: str, course_id: str | None = None
+) -> Path:
+    """Copy the course into ``course_dir`` for ``user`` and point their nbgrader at it.
+
+    Copies ``nbgrader_config.py`` and ``source/`` of ``source_repo`` (this repository), makes the
+    user own them, writes ``~user/.jupyter/nbgrader_config.py`` (which loads the course's config,
+    as nbgrader's "one class, one grader" set-up asks) and makes the home private (0700): the
+    course source holds the answers. ``course_id`` overrides the course's own id (several
+    classes: one copy per class, each with its id). Returns the user's ``nbgrader_config.py``.
+    """
+    entry = pwd.getpwnam(user)
+    home = Path(entry.pw_dir)
+    course = Path(course_dir)
+    if home not in course.parents:
+        raise ValueError(
+            f"--course-dir {course} must be inside {user}'s home {home}: the formgrader only "
+            "serves a course below the server's root folder"
+        )
+    repo = Path(source_repo)
+    if not (repo / "nbgrader_config.py").is_file() or not (repo / "source").is_dir():
+        raise ValueError(
+            f"--from {repo}: expected the course repository (nbgrader_config.py, source/)"
+        )
+    course.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(repo / "nbgrader_config.py", course / "nbgrader_config.py")
+    shutil.copytree(repo / "source", course / "source", dirs_exist_ok=True)
+    jupyter_dir = home / ".jupyter"
+    jupyter_dir.mkdir(exist_ok=True)
+    user_config = jupyter_dir / "nbgrader_config.py"
+    user_config.write_text(
+        "# Written by autograder/jupyterhub/install.py: this account's course directory.\n"
+        "c = get_config()  # noqa: F821\n"
+        f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n"
+        + (f"c.CourseDirectory.course_id = {course_id!r}\n" if course_id else "")
+        # Kubernetes: the hub hands instructors (only) the PostgreSQL gradebook's URL.
+        + "import os\n"
+        "if os.environ.get('ATTENTION_LAB_GRADEBOOK'):\n"
+        "    c.CourseDirectory.db_url = os.environ['ATTENTION_LAB_GRADEBOOK']\n"
+    )
+    # The user owns everything from their home down to the course's files.
+    between = [p for p in course.parents if home in p.parents]
+    for path in [jupyter_dir, user_config, *between, course, *course.rglob("*")]:
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    os.chmod(home, 0o700)
+    return user_config
+
+
+def untraversable_dirs(path: str) -> list[str]:
+    """Folders on the way to ``path`` (and to what its symlinks point at) that other users
+    cannot enter (no ``o+x``): each blocks the users' servers from running the course env."""
+    blocked: list[str] = []
+    targets = {os.path.abspath(path), os.path.realpath(path)}
+    for target in sorted(targets):
+        for folder in reversed(Path(target).parents):
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH and str(folder) not in blocked:
+                blocked.append(str(folder))
+    return blocked
+
+
+def check_venv(venv: str, user: str = "nobody") -> tuple[bool, str]:
+    """Can ``user`` start the course env's Python and import the course's packages?
+
+    Returns ``(ok, message)``; the message names the folders to fix when it cannot.
+    """
+    python = os.path.join(venv, "bin", "python")
+    blocked = untraversable_dirs(python)
+    # Import the course package (numpy, matplotlib below it) and find the servers' packages
+    # without importing them: importing nbgrader costs seconds of a parser build, not a check.
+    code = (
+        "import importlib.util as u, attention_lab; "
+        "missing = [m for m in ('nbgrader', 'jupyterhub', 'ipykernel') if u.find_spec(m) is None]; "
+        "print('missing ' + ' '.join(missing) if missing else 'ok')"
+    )
+    run = subprocess.run(
+        ["runuser", "-u", user, "--", python, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        check=False,
+    )
+    if run.returncode == 0 and run.stdout.strip() == "ok":
+        return True, f"{python} runs for {user!r}"
+    hint = (
+        f"; these folders lack o+x: {', '.join(blocked)} (chmod o+x them, or build the env "
+        "under /opt with a system Python: see README, Classroom JupyterHub)"
+        if blocked
+        else ""
+    )
+    return False, f"{python} fails for {user!r}: {(run.stderr or run.stdout).strip()[-300:]}{hint}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: ``system``, ``instructor`` and ``check`` (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    system = sub.add_parser("system", help="exchange + system-wide nbgrader config")
+    system.add_argument("--exchange", required=True, help="shared exchange root")
+    system.add_argument("--config-dir", default="/etc/jupyter", help="system Jupyter config dir")
+    system.add_argument("--course", action="append", required=True, help="course id (repeat)")
+    system.add_argument("--owner", help="account owning the course folders (else first release)")
+    course = sub.add_parser("instructor", help="course directory in an instructor's home")
+    course.add_argument("--user", required=True)
+    course.add_argument("--course-dir", required=True)
+    course.add_argument("--from", dest="repo", default=str(HERE.parents[1]))
+    course.add_argument("--course", help="course id of this copy (several classes)")
+    check = sub.add_parser("check", help="can every user run the course environment?")
+    check.add_argument("--venv", default=sys.prefix)
+    check.add_argument("--user", default="nobody")
+    args = parser.parse_args(argv)
+    try:
+        if args.step == "system":
+            path = install_system(args.exchange, args.config_dir, args.course, args.owner)
+            print(f"exchange {args.exchange} (1777), wrote {path}")
+        elif args.step == "instructor":
+            path = install_course(args.user, args.course_dir, args.repo, args.course)
+            print(f"course in {args.course_dir}, wrote {path}")
+        else:
+            ok, message = check_venv(args.venv, args.user)
+            print(message)
+            return 0 if ok else 1
+    except (ValueError, KeyError, PermissionError) as err:
+        print(f"install.py {args.step}: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""JupyterHub for ONE Attention Lab class on one machine (nbgrader: "one class, one grader").
+
+    jupyterhub -f autograder/jupyterhub/jupyterhub_config.py     # as root, from the course env
+
+Every user is a local Unix account whose server runs as that account (LocalProcessSpawner), so
+the shared exchange's file permissions keep students apart. The formgrader runs inside the
+instructor's own server, on the course copied to their home by ``install.py instructor``.
+Before the first start: ``install.py system`` (exchange + /etc/jupyter/nbgrader_config.py) and
+``install.py check`` (every user can run the course env). README: "Classroom JupyterHub".
+
+Settings come from the environment (or edit the defaults below):
+    ATTENTION_LAB_INSTRUCTORS   user names, comma separated (group formgrade-attention-lab)
+    ATTENTION_LAB_STUDENTS      user names, comma separated (group nbgrader-attention-lab)
+    ATTENTION_LAB_EXCHANGE      shared exchange            (default /srv/nbgrader/exchange)
+    ATTENTION_LAB_CONFIG_ROOT   system Jupyter config dir  (default /etc/jupyter)
+    ATTENTION_LAB_VENV          course environment         (default: the hub's own, sys.prefix)
+    ATTENTION_LAB_FORMGRADER_IFRAME=1   show the formgrader inside JupyterLab (see below)
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from classroom import Course, configure_classroom, names_from_env  # noqa: E402
+
+c = get_config()  # noqa: F821 -- injected by traitlets
+
+COURSE = Course(
+    course_id="attention-lab",
+    instructors=names_from_env("ATTENTION_LAB_INSTRUCTORS"),
+    students=names_from_env("ATTENTION_LAB_STUDENTS"),
+)
+
+# JupyterHub >= 4.1 forbids framing single-user pages, which blanks the formgrader panel in
+# JupyterLab. nbgrader's docs: keep it that way and open the formgrader in its own browser tab
+# (/user/<instructor>/formgrader), or set ATTENTION_LAB_FORMGRADER_IFRAME=1 together with
+# c.JupyterHub.enable_subdomains = True (or knowingly, when every user is trusted).
+configure_classroom(
+    c,
+    [COURSE],
+    exchange=os.environ.get("ATTENTION_LAB_EXCHANGE", "/srv/nbgrader/exchange"),
+    config_root=os.environ.get("ATTENTION_LAB_CONFIG_ROOT", "/etc/jupyter"),
+    venv=os.environ.get("ATTENTION_LAB_VENV", sys.prefix),
+    formgrader_iframe=os.environ.get("ATTENTION_LAB_FORMGRADER_IFRAME") == "1",
+)
+
+# Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as
+# their users. Only root can start servers as other users.
+c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+# The proxy: `make hub-deps` installs the pinned configurable-http-proxy into build/node/;
+# otherwise the one on PATH (`npm install -g configurable-http-proxy`).
+_CHP = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    *("..", "..", "build", "node", "node_modules", ".bin", "configurable-http-proxy"),
+)
+if os.path.exists(_CHP):
+    c.ConfigurableHTTPProxy.command = [os.path.abspath(_CHP)]
+# A lesson kernel starts in a few seconds; a busy classroom machine may need more.
+c.Spawner.start_timeout = 60
+c.Spawner.http_timeout = 60
+# The hub's state (sqlite database, cookie secret) lives where it is started.
+c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
+# Sandboxed grading: the kernel that runs students' code during `autograde` is chosen in the
+# course's nbgrader_config.py (attention_grader's sandbox hooks), not here: see README,
+# "Classroom JupyterHub" > "Sandboxed grading".

@@ -1,0 +1,57 @@
+"""JupyterHub for SEVERAL Attention Lab classes on one machine (nbgrader: "multiple classes").
+
+    ATTENTION_LAB_CLASSES=/etc/jupyterhub/classes.json \
+        jupyterhub -f autograder/jupyterhub/jupyterhub_config_multi.py      # as root
+
+Each class is an nbgrader course with its own id (``attention-lab-9a``), its own grader account
+(``grader-attention-lab-9a``) whose formgrader runs as a hub service named like the course, the
+groups ``formgrade-<id>`` (instructors, who reach the service at /services/<id>/) and
+``nbgrader-<id>`` (students). One student may be in several classes: nbgrader's
+JupyterHubAuthPlugin shows each student the courses of their groups, and fetched assignments go
+to ~/<course>/<assignment> (``Exchange.path_includes_course``, set by ``install.py system`` when
+it is given several ``--course``). The classes file is ``classes.example.json``'s format.
+
+Install, as root (README "Classroom JupyterHub" > "Several classes"):
+    python install.py system --exchange /srv/nbgrader/exchange \
+        --course attention-lab-9a --course attention-lab-9b
+    python install.py instructor --user grader-attention-lab-9a --course attention-lab-9a \
+        --course-dir /home/grader-attention-lab-9a/attention-lab-9a          # per class
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from classroom import Course, configure_classroom  # noqa: E402
+
+c = get_config()  # noqa: F821 -- injected by traitlets
+
+_CLASSES = os.environ.get(
+    "ATTENTION_LAB_CLASSES",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "classes.example.json"),
+)
+with open(_CLASSES) as handle:
+    _SETTINGS = json.load(handle)
+
+configure_classroom(
+    c,
+    [Course(**course) for course in _SETTINGS["courses"]],
+    exchange=_SETTINGS.get("exchange", "/srv/nbgrader/exchange"),
+    config_root=os.environ.get("ATTENTION_LAB_CONFIG_ROOT", "/etc/jupyter"),
+    venv=os.environ.get("ATTENTION_LAB_VENV", sys.prefix),
+    # Instructors use the formgrader services in their own browser tab (/services/<id>/):
+    # nothing to frame, so JupyterHub's frame-ancestors 'none' stays.
+    formgrader_iframe=False,
+)
+
+c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+c.Spawner.start_timeout = 60
+c.Spawner.http_timeout = 60
+c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
+_CHP = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    *("..", "..", "build", "node", "node_modules", ".bin", "configurable-http-proxy"),
+)
+if os.path.exists(_CHP):
+    c.ConfigurableHTTPProxy.command = [os.path.abspath(_CHP)]

@@ -1,0 +1,32 @@
+# Classroom JupyterHub (issue 9): autograder/jupyterhub/ holds the deployment, tests/hub/ tests
+# it against a real hub with real local users.
+#   make hub-deps      configurable-http-proxy (pinned) from npm into build/node/ (no-op when present)
+#   make hub-test      run only the hub test (needs root: it creates and removes local users)
+#   make hub-install   install the exchange + system-wide nbgrader config on THIS machine (root)
+# JupyterHub itself is pinned in requirements.txt; its proxy is a node package, so it lives here.
+CHP_VERSION ?= 5.3.0
+NODE_PREFIX ?= build/node
+CHP         := $(NODE_PREFIX)/node_modules/.bin/configurable-http-proxy
+# hub-install: where the shared exchange and the system-wide config go (see README).
+HUB_EXCHANGE   ?= /srv/nbgrader/exchange
+HUB_CONFIG_DIR ?= /etc/jupyter
+
+.PHONY: hub-deps hub-test hub-install
+
+SYSTEM_DEPS += hub-deps
+
+hub-deps: ## Install configurable-http-proxy $(CHP_VERSION) from npm into build/node (skips when present)
+	@if [ -x $(CHP) ] && [ "$$($(CHP) --version 2>/dev/null)" = "$(CHP_VERSION)" ]; then \
+	  echo "hub-deps: configurable-http-proxy $(CHP_VERSION) present"; \
+	else \
+	  command -v npm >/dev/null || { echo "hub-deps: npm is missing (apt-get install npm)"; exit 1; }; \
+	  npm install --prefix $(NODE_PREFIX) --no-audit --no-fund --loglevel=error \
+	    configurable-http-proxy@$(CHP_VERSION); \
+	fi
+
+hub-test: setup hub-deps ## Run only the classroom JupyterHub test (root: creates local users)
+	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
+
+hub-install: setup ## Create the exchange and /etc/jupyter/nbgrader_config.py (root; see README)
+	$(BIN)/python autograder/jupyterhub/install.py system \
+	  --exchange $(HUB_EXCHANGE) --config-dir $(HUB_CONFIG_DIR) --course attention-lab

@@ -1,0 +1,439 @@
+"""A real classroom JupyterHub for tests/hub: local users, the shipped config, a live proxy.
+
+``two_classes`` does the same with ``jupyterhub_config_multi.py`` (a grader account running a
+class's formgrader service, two classes, one student in each). The module-scoped ``classroom``
+fixture:
+
+1. creates three local accounts (an instructor, two students; random names, private homes);
+2. runs ``install.py system`` (exchange 1777, system nbgrader config and the students' Jupyter
+   config, in a temporary "/etc/jupyter") and ``install.py instructor`` (course copy);
+3. starts ``jupyterhub`` on free localhost ports with ``autograder/jupyterhub/jupyterhub_config.py``
+   loaded unchanged, plus only what a test needs on top: ports, a shared-password authenticator
+   and an admin API token for the test driver;
+4. starts the three servers through the hub API, as their users, and hands out user tokens.
+
+Teardown (also after a failure): the hub's process group ended (the hub stops the users'
+servers as it shuts down), any process still owned by a test account ended by pid, the accounts removed with their
+homes (``userdel -r``), the temporary tree deleted, folder modes restored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import requests
+
+REPO = Path(__file__).resolve().parents[2]
+HUB_DIR = REPO / "autograder" / "jupyterhub"
+VENV = Path(sys.prefix)
+CHP = REPO / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+COURSE_ID = "attention-lab"
+
+sys.path.insert(0, str(HUB_DIR))
+import install  # noqa: E402  -- autograder/jupyterhub/install.py, the script under test
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Processes owned by ``uid`` (read from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    pids.append(int(entry.name))
+            except FileNotFoundError:
+                continue
+    return pids
+
+
+def create_user(name: str) -> None:
+    """A local account with a private (0700) home, as a classroom machine should have."""
+    subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
+    os.chmod(Path("~" + name).expanduser(), 0o700)
+
+
+def remove_user(name: str) -> None:
+    """End the account's processes (by pid) and remove it with its home."""
+    try:
+        uid = int(subprocess.run(["id", "-u", name], capture_output=True, text=True).stdout)
+    except ValueError:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids_of_uid(uid):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.3)
+    subprocess.run(["userdel", "-r", name], capture_output=True, check=False)
+
+
+@contextmanager
+def traversable(folders: list[str]):
+    """Temporarily add o+x to ``folders`` (restoring their exact modes afterwards).
+
+    Here and in CI the venv's base interpreter lives under /root (pyenv), which other users
+    cannot enter; a real deployment builds the course env under /opt instead (README).
+    """
+    saved = {folder: os.stat(folder).st_mode & 0o7777 for folder in folders}
+    try:
+        for folder, mode in saved.items():
+            os.chmod(folder, mode | 0o001)
+        yield
+    finally:
+        for folder, mode in saved.items():
+            os.chmod(folder, mode)
+
+
+@dataclass
+class Classroom:
+    """Handles on the running hub (see the module docstring)."""
+
+    url: str
+    driver_token: str
+    instructor: str
+    students: tuple[str, str]
+    exchange: Path
+    course_dir: Path
+    config_dir: Path
+    hub_log: Path
+    password: str = ""
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    # -- the hub's REST API, as the admin test driver ------------------------------------------
+    def hub_api(self, method: str, path: str, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"token {self.driver_token}"}
+        return requests.request(
+            method, f"{self.url}/hub/api{path}", headers=headers, timeout=60, **kwargs
+        )
+
+    def start_servers(self, names: list[str], timeout: float = 90) -> None:
+        # The hub answers a spawn request only when the server is up or after ~10 s
+        # (slow_spawn_timeout): ask for all servers at once so that they start together.
+        with ThreadPoolExecutor(len(names)) as pool:
+            responses = list(pool.map(lambda n: self.hub_api("POST", f"/users/{n}/server"), names))
+        for name, response in zip(names, responses, strict=True):
+            assert response.status_code in (201, 202), (name, response.status_code, response.text)
+        deadline = time.monotonic() + timeout
+        pending = set(names)
+        while pending and time.monotonic() < deadline:
+            for name in sorted(pending):
+                server = self.hub_api("GET", f"/users/{name}").json()["servers"].get("", {})
+                if server.get("ready"):
+                    pending.discard(name)
+            time.sleep(0.5)
+        assert not pending, f"servers not ready after {timeout}s: {pending}\n{self.log_tail()}"
+        for name in names:
+            response = self.hub_api(
+                "POST", f"/users/{name}/tokens", json={"expires_in": 1800, "note": "hub test"}
+            )
+            assert response.status_code in (200, 201), response.text
+            self.tokens[name] = response.json()["token"]
+
+    # -- a user's own single-user server, with that user's token --------------------------------
+    def user_api(self, name: str, method: str, path: str, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"token {self.tokens[name]}"}
+        return requests.request(
+            method, f"{self.url}/user/{name}{path}", headers=headers, timeout=120, **kwargs
+        )
+
+    def user_json(self, name: str, method: str, path: str, **kwargs):
+        response = self.user_api(name, method, path, **kwargs)
+        assert response.status_code in (200, 201), (name, path, response.status_code, response.text)
+        return response.json()
+
+    def service_api(self, name: str, service: str, method: str, path: str, **kwargs):
+        """A hub service (several classes: a course's formgrader) with ``name``'s token."""
+        headers = {"Authorization": f"token {self.tokens[name]}"}
+        return requests.request(
+            method, f"{self.url}/services/{service}{path}", headers=headers, timeout=120, **kwargs
+        )
+
+    def run_in_kernel(self, name: str, code: str, timeout: float = 60) -> str:
+        """Execute ``code`` in a new kernel of ``name``'s server; return its stdout."""
+        kernel = self.user_json(name, "POST", "/api/kernels", json={"name": "python3"})
+        try:
+            return asyncio.run(self._execute(name, kernel["id"], code, timeout))
+        finally:
+            self.user_api(name, "DELETE", f"/api/kernels/{kernel['id']}")
+
+    async def _execute(self, name: str, kernel_id: str, code: str, timeout: float) -> str:
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        ws_url = (
+            self.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel_id}/channels"
+        )
+        request = HTTPRequest(ws_url, headers={"Authorization": f"token {self.tokens[name]}"})
+        conn = await websocket_connect(request)
+        msg_id = uuid.uuid4().hex
+        conn.write_message(
+            json.dumps(
+                {
+                    "header": {
+                        "msg_id": msg_id,
+                        "msg_type": "execute_request",
+                        "username": name,
+                        "session": uuid.uuid4().hex,
+                        "version": "5.3",
+                    },
+                    "parent_header": {},
+                    "metadata": {},
+                    "channel": "shell",
+                    "content": {
+                        "code": code,
+                        "silent": False,
+                        "store_history": False,
+                        "user_expressions": {},
+                        "allow_stdin": False,
+                        "stop_on_error": True,
+                    },
+                    "buffers": [],
+                }
+            )
+        )
+        out, errors = [], []
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                assert remaining > 0, f"kernel of {name} did not finish: {''.join(out)}"
+                raw = await asyncio.wait_for(conn.read_message(), remaining)
+                assert raw is not None, f"kernel websocket of {name} closed"
+                msg = json.loads(raw)
+                if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                    continue
+                kind, content = msg["msg_type"], msg["content"]
+                if kind == "stream":
+                    out.append(content["text"])
+                elif kind == "error":
+                    errors.append(f"{content['ename']}: {content['evalue']}")
+                elif kind == "status" and content["execution_state"] == "idle":
+                    break
+        finally:
+            conn.close()
+        assert not errors, f"code failed in {name}'s kernel: {errors}"
+        return "".join(out)
+
+    def log_tail(self, lines: int = 60) -> str:
+        text = self.hub_log.read_text(errors="replace") if self.hub_log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def _write_test_config(
+    path: Path, *, hub_config: Path, ports: dict, token: str, password: str, state: Path
+) -> None:
+    """The hub config of the test: the shipped one, then only test-specific settings."""
+    path.write_text(
+        f"""
+c = get_config()  # noqa: F821
+load_subconfig({str(hub_config)!r})  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {ports["public"]}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {ports["hub"]}
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{ports["proxy_api"]}"
+c.ConfigurableHTTPProxy.command = [{str(CHP)!r}]
+c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
+c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+c.JupyterHub.authenticator_class = "jupyterhub.authenticators.shared.SharedPasswordAuthenticator"
+c.SharedPasswordAuthenticator.user_password = {password!r}
+c.JupyterHub.services = list(c.JupyterHub.services) + [
+    {{"name": "hub-test-driver", "api_token": {token!r}}}
+]
+c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [
+    {{"name": "admin", "services": ["hub-test-driver"]}}
+]
+"""
+    )
+
+
+def _wait_for_hub(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyterhub exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
+        try:
+            if requests.get(f"{url}/hub/api", timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"jupyterhub not up after {timeout}s:\n{log.read_text()[-4000:]}")
+
+
+def _stop_hub(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def _require_root_and_proxy() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the hub test creates local users and spawns servers as them: run as root")
+    if not CHP.exists():
+        pytest.fail(f"{CHP} is missing: run `make hub-deps` (configurable-http-proxy from npm)")
+
+
+def _prepare_machine(stack: ExitStack, users: list[str]) -> Path:
+    """Temporary root folder, local accounts, a course env every account can run."""
+    tmp = Path(tempfile.mkdtemp(prefix="al-hub-"))
+    stack.callback(shutil.rmtree, tmp, True)
+    os.chmod(tmp, 0o755)  # users' servers must reach the exchange and the config below
+    for name in users:
+        stack.callback(remove_user, name)
+        create_user(name)
+    # The course env is every user's kernel: make sure they can run it.
+    blocked = install.untraversable_dirs(str(VENV / "bin" / "python"))
+    stack.enter_context(traversable(blocked))
+    ok, message = install.check_venv(str(VENV), user=users[-1])
+    assert ok, message
+    return tmp
+
+
+def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict) -> dict:
+    """Start jupyterhub with ``hub_config`` (+ test settings); stopped when ``stack`` closes."""
+    state = tmp / "hub"
+    state.mkdir()
+    ports = {key: free_port() for key in ("public", "hub", "proxy_api")}
+    token, password = secrets.token_hex(32), secrets.token_hex(8)
+    test_config = state / "jupyterhub_test_config.py"
+    _write_test_config(
+        test_config, hub_config=hub_config, ports=ports, token=token, password=password, state=state
+    )
+    hub_log = state / "jupyterhub.log"
+    log_file = stack.enter_context(open(hub_log, "w"))
+
+    def keep_log() -> None:
+        if request.session.testsfailed:
+            tail = "\n".join(hub_log.read_text(errors="replace").splitlines()[-120:])
+            print(f"--- jupyterhub log (tail) ---\n{tail}")
+        if os.environ.get("ATTENTION_LAB_HUB_TEST_LOG"):  # keep the whole log, e.g. in CI
+            shutil.copy(hub_log, os.environ["ATTENTION_LAB_HUB_TEST_LOG"])
+
+    stack.callback(keep_log)
+    proc = subprocess.Popen(
+        [str(VENV / "bin" / "jupyterhub"), "-f", str(test_config)],
+        cwd=state,
+        env={**os.environ, "ATTENTION_LAB_VENV": str(VENV), **env},
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    stack.callback(_stop_hub, proc)
+    url = f"http://127.0.0.1:{ports['public']}"
+    _wait_for_hub(url, proc, hub_log)
+    return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log}
+
+
+@pytest.fixture(scope="module")
+def classroom(request):
+    """A running one-class hub (see the module docstring); torn down even on failure."""
+    _require_root_and_proxy()
+    tag = secrets.token_hex(3)
+    instructor, students = f"al_instr_{tag}", (f"al_stua_{tag}", f"al_stub_{tag}")
+    with ExitStack() as stack:
+        tmp = _prepare_machine(stack, [instructor, *students])
+        exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
+        install.install_system(str(exchange), str(config_dir), [COURSE_ID])
+        course_dir = Path("~" + instructor).expanduser() / COURSE_ID
+        install.install_course(instructor, str(course_dir), str(REPO))
+        env = {
+            "ATTENTION_LAB_INSTRUCTORS": instructor,
+            "ATTENTION_LAB_STUDENTS": ",".join(students),
+            "ATTENTION_LAB_EXCHANGE": str(exchange),
+            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir),
+            "ATTENTION_LAB_FORMGRADER_IFRAME": "1",
+        }
+        hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
+        room = Classroom(
+            **hub,
+            instructor=instructor,
+            students=students,
+            exchange=exchange,
+            course_dir=course_dir,
+            config_dir=config_dir,
+        )
+        room.start_servers([instructor, *students])
+        yield room
+
+
+@pytest.fixture(scope="module")
+def two_classes(request):
+    """A running several-classes hub: class A with its formgrader service run by a grader
+    account, class B without; one student in each. Yields (Classroom, facts)."""
+    _require_root_and_proxy()
+    tag = secrets.token_hex(3)
+    grader, teacher = f"al_grd_{tag}", f"al_tch_{tag}"
+    student_a, student_b = f"al_stuc_{tag}", f"al_stud_{tag}"
+    course_a, course_b = f"al-a-{tag}", f"al-b-{tag}"
+    with ExitStack() as stack:
+        # The teacher never starts a server here: a hub account is enough for a token.
+        tmp = _prepare_machine(stack, [grader, student_a, student_b])
+        exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
+        install.install_system(str(exchange), str(config_dir), [course_a, course_b])
+        course_dir = Path("~" + grader).expanduser() / course_a
+        install.install_course(grader, str(course_dir), str(REPO), course_id=course_a)
+        classes = tmp / "classes.json"
+        classes.write_text(
+            json.dumps(
+                {
+                    "exchange": str(exchange),
+                    "courses": [
+                        {
+                            "course_id": course_a,
+                            "grader": grader,
+                            "service_port": free_port(),
+                            "instructors": [teacher],
+                            "students": [student_a],
+                        },
+                        {"course_id": course_b, "instructors": [teacher], "students": [student_b]},
+                    ],
+                }
+            )
+        )
+        env = {"ATTENTION_LAB_CLASSES": str(classes), "ATTENTION_LAB_CONFIG_ROOT": str(config_dir)}
+        hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config_multi.py", env)
+        room = Classroom(
+            **hub,
+            instructor=teacher,
+            students=(student_a, student_b),
+            exchange=exchange,
+            course_dir=course_dir,
+            config_dir=config_dir,
+        )
+        room.start_servers([student_a, student_b])
+        response = room.hub_api(
+            "POST", f"/users/{teacher}/tokens", json={"expires_in": 1800, "note": "hub test"}
+        )
+        assert response.status_code in (200, 201), response.text
+        room.tokens[teacher] = response.json()["token"]
+        yield room, {"grader": grader, "course_a": course_a, "course_b": course_b}

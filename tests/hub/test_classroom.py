@@ -1,0 +1,164 @@
+"""The classroom's configuration, without a hub: autograder/jupyterhub/{classroom,install}.py and
+the two jupyterhub_config files as JupyterHub would load them (tests/hub/test_hub.py runs a hub).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
+sys.path.insert(0, str(HUB_DIR))
+import classroom  # noqa: E402
+import install  # noqa: E402
+from classroom import Course  # noqa: E402
+
+
+def load_hub_config(name: str, monkeypatch, **env) -> Config:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return PyFileConfigLoader(name, path=str(HUB_DIR)).load_config()
+
+
+def test_one_class_config_sets_groups_kernel_and_exchange(monkeypatch, tmp_path):
+    cfg = load_hub_config(
+        "jupyterhub_config.py",
+        monkeypatch,
+        ATTENTION_LAB_INSTRUCTORS="teach",
+        ATTENTION_LAB_STUDENTS="ravi, meera",
+        ATTENTION_LAB_EXCHANGE=str(tmp_path / "exchange"),
+        ATTENTION_LAB_VENV="/opt/attention-lab/venv",
+    )
+    assert cfg.JupyterHub.load_groups == {
+        "formgrade-attention-lab": {"users": ["teach"]},
+        "nbgrader-attention-lab": {"users": ["ravi", "meera"]},
+    }
+    assert cfg.Authenticator.allowed_users == {"teach", "ravi", "meera"}
+    # The course env runs every server, hence every kernel.
+    assert cfg.Spawner.cmd == ["/opt/attention-lab/venv/bin/jupyterhub-singleuser"]
+    assert cfg.Spawner.environment["PATH"].startswith("/opt/attention-lab/venv/bin:")
+    assert cfg.Spawner.environment["ATTENTION_LAB_EXCHANGE"] == str(tmp_path / "exchange")
+    assert cfg.JupyterHub.services == []  # one class: the formgrader is in the instructor's server
+
+
+def test_several_classes_config_runs_one_formgrader_service_per_class(monkeypatch):
+    cfg = load_hub_config("jupyterhub_config_multi.py", monkeypatch)
+    example = json.loads((HUB_DIR / "classes.example.json").read_text())
+    ids = [course["course_id"] for course in example["courses"]]
+    services = {service["name"]: service for service in cfg.JupyterHub.services}
+    assert sorted(services) == sorted(ids)
+    for course in example["courses"]:
+        service = services[course["course_id"]]
+        assert service["user"] == course["grader"]
+        assert service["url"] == f"http://127.0.0.1:{course['service_port']}"
+        assert service["environment"]["JUPYTERHUB_DEFAULT_URL"] == "/formgrader"
+        groups = cfg.JupyterHub.load_groups
+        assert course["grader"] in groups[f"formgrade-{course['course_id']}"]["users"]
+        roles = {role["name"]: role for role in cfg.JupyterHub.load_roles}
+        staff = roles[f"formgrade-{course['course_id']}"]
+        assert f"access:services!service={course['course_id']}" in staff["scopes"]
+        assert staff["services"] == [course["course_id"]]
+
+
+def test_roles_give_instructors_their_own_class_list_only():
+    courses = [Course("a-9", instructors=("t",), students=("s",))]
+    staff, students = classroom.hub_roles(courses)
+    assert staff["groups"] == ["formgrade-a-9"] and students["groups"] == ["nbgrader-a-9"]
+    assert "groups!group=nbgrader-a-9" in staff["scopes"]
+    assert not any(scope.startswith("groups") for scope in students["scopes"])
+    # The server token may carry the class-list scope; JupyterHub grants it to holders only.
+    assert "groups!group=nbgrader-a-9" in classroom.server_token_scopes(courses)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"course_id": "Attention Lab"}, "lower case"),
+        ({"course_id": "x", "instructors": ("a",), "students": ("a",)}, "both as instructor"),
+        ({"course_id": "x", "grader": "grader-x"}, "service_port"),
+    ],
+)
+def test_bad_courses_are_refused_with_a_reason(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Course(**kwargs)
+
+
+def test_pre_spawn_hook_hides_instructor_tools_from_students():
+    hook = classroom.make_pre_spawn_hook(config_root="/etc/jupyter", formgrader_iframe=True)
+
+    def spawn(groups):
+        user = SimpleNamespace(groups=[SimpleNamespace(name=g) for g in groups])
+        spawner = SimpleNamespace(user=user, environment={"A": "1"}, args=[])
+        hook(spawner)
+        return spawner
+
+    student = spawn(["nbgrader-attention-lab"])
+    assert student.environment["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [
+        classroom.student_config_dir("/etc/jupyter"),
+        "/etc/jupyter",
+    ]
+    assert student.args == [] and student.environment["A"] == "1"
+    teacher = spawn(["formgrade-attention-lab"])
+    assert teacher.environment["JUPYTER_CONFIG_PATH"] == "/etc/jupyter"
+    assert teacher.args == [classroom.frame_ancestors_arg()]
+
+
+def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
+    exchange, config_dir = tmp_path / "exchange", tmp_path / "etc"
+    written = install.install_system(str(exchange), str(config_dir), ["attention-lab"])
+    assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(written.parent)).load_config()
+    assert cfg.Exchange.root == str(exchange)
+    assert cfg.CourseDirectory.course_id == "attention-lab"
+    assert cfg.Exchange.path_includes_course is False
+    assert cfg.Authenticator.plugin_class.__name__ == "JupyterHubAuthPlugin"
+    student = json.loads(
+        (
+            config_dir
+            / "attention-lab"
+            / "student"
+            / "jupyter_server_config.d"
+            / "attention-lab-student.json"
+        ).read_text()
+    )
+    assert (
+        student["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"]
+        is False
+    )
+
+
+def test_several_courses_put_fetched_copies_under_the_course(tmp_path):
+    text = install.render_system_config(str(tmp_path), ["a-9", "a-10"])
+    assert "c.Exchange.path_includes_course = True" in text
+    assert "c.CourseDirectory.course_id" not in text.replace("# (several", "")
+    with pytest.raises(ValueError, match="absolute"):
+        install.render_system_config("exchange", ["a-9"])
+
+
+def test_course_folders_get_nbgraders_modes(tmp_path):
+    owner = __import__("pwd").getpwuid(os.getuid()).pw_name
+    install.ensure_exchange(str(tmp_path / "x"), ["attention-lab"], owner=owner)
+    course = tmp_path / "x" / "attention-lab"
+    modes = {sub: stat.S_IMODE((course / sub).stat().st_mode) for sub in install.COURSE_DIR_MODES}
+    # inbound: students may write and enter but not list (nbgrader's 2733 with setgid)
+    assert modes == {"": 0o755, "outbound": 0o755, "inbound": 0o2733, "feedback": 0o711}
+
+
+def test_untraversable_dirs_names_the_blocking_folder(tmp_path):
+    private = tmp_path / "private"
+    (private / "env" / "bin").mkdir(parents=True)
+    target = private / "env" / "bin" / "python"
+    target.write_text("")
+    os.chmod(tmp_path, 0o755)
+    os.chmod(private, 0o700)
+    assert str(private) in install.untraversable_dirs(str(target))
+    os.chmod(private, 0o711)
+    assert str(private) not in install.untraversable_dirs(str(target))

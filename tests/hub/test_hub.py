@@ -1,0 +1,340 @@
+"""The classroom JupyterHub, tested against a real hub (issue 9).
+
+Everything goes through REST APIs, as a browser would: the hub API starts the servers; the
+instructor's formgrader API generates, releases, collects, autogrades and returns feedback; the
+students' Assignment List API fetches, submits and fetches feedback; the contents API edits the
+students' notebooks; a kernel in a student's server tries to read what it must not.
+
+The assignment is one of the course's own (``source/intro_attention`` ...) when present, else a
+tiny one written here. The "good" student pastes the instructor's solutions into the answer cells,
+the other submits the notebook untouched; their autograded scores must be full and zero.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+from pathlib import Path
+
+import nbformat
+import pytest
+import requests
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+COURSE_ID = "attention-lab"
+REAL_ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
+SMOKE = "hub_smoke"
+
+
+def _smoke_notebook() -> nbformat.NotebookNode:
+    """A two-question nbgrader source notebook (used while the course has no assignment)."""
+
+    def meta(grade_id, *, solution=False, grade=False, points=0):
+        data = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": not solution}
+        if grade:
+            data["points"] = points
+        return {"nbgrader": {**data, "schema_version": 3}}
+
+    cells = [
+        nbformat.v4.new_markdown_cell("Write `scale(x)` returning `x / 2`."),
+        nbformat.v4.new_code_cell(
+            "def scale(x):\n    ### BEGIN SOLUTION\n    return x / 2\n    ### END SOLUTION",
+            metadata=meta("scale", solution=True),
+        ),
+        nbformat.v4.new_code_cell(
+            "assert scale(4) == 2", metadata=meta("test_scale", grade=True, points=2)
+        ),
+        nbformat.v4.new_code_cell(
+            "def weights():\n    ### BEGIN SOLUTION\n    return [0.25, 0.75]\n    ### END SOLUTION",
+            metadata=meta("weights", solution=True),
+        ),
+        nbformat.v4.new_code_cell(
+            "assert abs(sum(weights()) - 1) < 1e-9",
+            metadata=meta("test_weights", grade=True, points=1),
+        ),
+    ]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def _choose_assignment(course_dir: Path, owner: str) -> str:
+    for name in REAL_ASSIGNMENTS:
+        if (REPO / "source" / name / f"{name}.ipynb").is_file():
+            return name
+    folder = course_dir / "source" / SMOKE
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(_smoke_notebook(), folder / f"{SMOKE}.ipynb")
+    entry = pwd.getpwnam(owner)
+    for path in (folder, folder / f"{SMOKE}.ipynb"):
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    return SMOKE
+
+
+def _autograded_points(source_nb) -> float:
+    """Points of the autograder tests (grade cells that are not answers)."""
+    total = 0.0
+    for cell in source_nb.cells:
+        data = cell.metadata.get("nbgrader", {})
+        if data.get("grade") and not data.get("solution"):
+            total += float(data.get("points", 0))
+    return total
+
+
+def _answer_with_solutions(student_nb: dict, source_nb) -> dict:
+    """The student's notebook with every answer cell replaced by the instructor's solution."""
+    solutions = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in source_nb.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+    answered = 0
+    for cell in student_nb["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in solutions:
+            cell["source"] = solutions[grade_id]
+            answered += 1
+    assert answered == len(solutions), "the released notebook lost answer cells"
+    return student_nb
+
+
+def _lab_page_config(html: str) -> dict:
+    """JupyterLab's page config, embedded in its HTML page."""
+    start = html.index('id="jupyter-config-data"')
+    return json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
+
+
+def _formgrader(room, action: str, path: str) -> dict:
+    result = room.user_json(room.instructor, "POST", f"/formgrader/api/{path}")
+    assert result.get("success"), f"formgrader {action} failed: {result.get('error', result)}"
+    return result
+
+
+def _listing(room, student: str, assignment: str) -> list[dict]:
+    result = room.user_json(student, "GET", "/assignments", params={"course_id": COURSE_ID})
+    assert result["success"], result
+    return [entry for entry in result["value"] if entry["assignment_id"] == assignment]
+
+
+def _action(room, student: str, action: str, assignment: str) -> dict:
+    body = {"course_id": COURSE_ID, "assignment_id": assignment}
+    result = room.user_json(student, "POST", f"/assignments/{action}", json=body)
+    assert result["success"], f"{student} {action}: {result}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def cycle(classroom):
+    """Release -> fetch/edit/submit -> collect/autograde/feedback -> fetch feedback."""
+    room = classroom
+    good, lazy = room.students
+    assignment = _choose_assignment(room.course_dir, room.instructor)
+    source_nb = nbformat.read(
+        room.course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
+    )
+    notebook = f"{assignment}/{assignment}.ipynb"
+
+    # Instructor: generate the student version and release it to the exchange.
+    _formgrader(room, "generate", f"assignment/{assignment}/assign")
+    _formgrader(room, "release", f"assignment/{assignment}/release")
+
+    # Students: the released assignment shows in their list; fetch, answer, submit.
+    for student in (good, lazy):
+        released = _listing(room, student, assignment)
+        assert [entry["status"] for entry in released] == ["released"], released
+        _action(room, student, "fetch", assignment)
+        assert "fetched" in [entry["status"] for entry in _listing(room, student, assignment)]
+    model = room.user_json(good, "GET", f"/api/contents/{notebook}", params={"content": 1})
+    answered = _answer_with_solutions(model["content"], source_nb)
+    room.user_json(
+        good,
+        "PUT",
+        f"/api/contents/{notebook}",
+        json={"type": "notebook", "format": "json", "content": answered},
+    )
+    for student in (good, lazy):
+        _action(room, student, "submit", assignment)
+
+    # Instructor: collect, autograde each student, generate and release feedback.
+    _formgrader(room, "collect", f"assignment/{assignment}/collect")
+    for student in (good, lazy):
+        _formgrader(room, "autograde", f"submission/{assignment}/{student}/autograde")
+    _formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
+    _formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
+    submissions = room.user_json(
+        room.instructor, "GET", f"/formgrader/api/submissions/{assignment}"
+    )
+
+    # Students: fetch their feedback.
+    feedback = {}
+    for student in (good, lazy):
+        _action(room, student, "fetch_feedback", assignment)
+        feedback[student] = _listing(room, student, assignment)
+    return {
+        "assignment": assignment,
+        "notebook": notebook,
+        "expected_points": _autograded_points(source_nb),
+        "scores": {entry["student"]: entry for entry in submissions},
+        "feedback": feedback,
+    }
+
+
+def test_grades_are_as_expected(classroom, cycle):
+    good, lazy = classroom.students
+    scores = cycle["scores"]
+    assert set(scores) == {good, lazy}
+    assert cycle["expected_points"] > 0
+    assert scores[good]["autograded"] and scores[lazy]["autograded"]
+    assert scores[good]["score"] == pytest.approx(cycle["expected_points"])
+    assert scores[lazy]["score"] == 0
+
+
+def test_students_fetch_their_own_feedback(classroom, cycle):
+    assignment = cycle["assignment"]
+    for student in classroom.students:
+        submitted = [e for e in cycle["feedback"][student] if e["status"] == "submitted"]
+        assert submitted, cycle["feedback"][student]
+        latest = submitted[0]["submissions"][-1]
+        assert latest["has_local_feedback"], latest
+        folder = latest["local_feedback_path"]
+        html = classroom.user_json(
+            student, "GET", f"/api/contents/{folder}/{assignment}.html", params={"content": 1}
+        )
+        # The feedback is this student's own graded notebook.
+        assert assignment in html["name"] and len(html["content"]) > 1000
+
+
+def test_servers_run_as_their_users_with_the_course_env(classroom, cycle):
+    probe = "import os, sys, json; print(json.dumps([os.getuid(), sys.prefix]))"
+    for name in (classroom.instructor, *classroom.students):
+        uid, prefix = json.loads(classroom.run_in_kernel(name, probe))
+        assert uid == pwd.getpwnam(name).pw_uid
+        assert Path(prefix).resolve() == Path(os.sys.prefix).resolve()
+
+
+def test_a_student_cannot_read_another_students_work_or_the_course(classroom, cycle):
+    good, lazy = classroom.students
+    assignment = cycle["assignment"]
+    home = {name: Path(pwd.getpwnam(name).pw_dir) for name in (classroom.instructor, good, lazy)}
+    course, exchange = classroom.course_dir, classroom.exchange / COURSE_ID
+    targets = {
+        # must be readable (so that the denials below are not a broken kernel)
+        "own notebook": str(home[lazy] / cycle["notebook"]),
+        "released assignments": str(exchange / "outbound"),
+        # must be denied
+        "other student's notebook": str(home[good] / cycle["notebook"]),
+        "other student's home": str(home[good]),
+        "course source": str(course / "source" / assignment / f"{assignment}.ipynb"),
+        "collected submissions": str(course / "submitted"),
+        "gradebook": str(course / "gradebook.db"),
+        "exchange inbound": str(exchange / "inbound"),
+        "exchange feedback": str(exchange / "feedback"),
+    }
+    code = (
+        "import json, os\n"
+        f"targets = {targets!r}\n"
+        "result = {}\n"
+        "for key, path in targets.items():\n"
+        "    try:\n"
+        "        os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(1)\n"
+        "        result[key] = 'ok'\n"
+        "    except OSError as err:\n"
+        "        result[key] = type(err).__name__\n"
+        "print(json.dumps(result))\n"
+    )
+    result = json.loads(classroom.run_in_kernel(lazy, code))
+    assert result["own notebook"] == "ok" and result["released assignments"] == "ok", result
+    denied = {
+        key: value
+        for key, value in result.items()
+        if key not in ("own notebook", "released assignments")
+    }
+    assert denied == dict.fromkeys(denied, "PermissionError"), result
+
+
+def test_hub_keeps_servers_and_tools_apart(classroom, cycle):
+    good, lazy = classroom.students
+    # A user's token opens their own server and no one else's.
+    headers = {"Authorization": f"token {classroom.tokens[lazy]}"}
+    own = requests.get(f"{classroom.url}/user/{lazy}/api/status", headers=headers, timeout=30)
+    assert own.status_code == 200
+    for owner in (good, classroom.instructor):
+        other = requests.get(
+            f"{classroom.url}/user/{owner}/api/status", headers=headers, timeout=30
+        )
+        assert other.status_code == 403, (owner, other.status_code)
+    # The formgrader is the instructor's: a student's server does not serve it.
+    assert classroom.user_api(lazy, "GET", "/formgrader/api/status").status_code == 404
+    assert (
+        classroom.user_api(classroom.instructor, "GET", "/formgrader/api/status").status_code == 200
+    )
+
+
+def test_formgrader_can_be_framed_only_where_configured(classroom, cycle):
+    instructor = classroom.user_api(classroom.instructor, "GET", "/formgrader")
+    assert instructor.status_code == 200
+    assert "frame-ancestors 'self'" in instructor.headers["Content-Security-Policy"]
+    student = classroom.user_api(classroom.students[0], "GET", "/lab")
+    assert "frame-ancestors 'none'" in student.headers["Content-Security-Policy"]
+
+
+def test_hub_groups_hold_the_class(classroom, cycle):
+    groups = classroom.hub_api("GET", "/groups").json()
+    members = {group["name"]: set(group["users"]) for group in groups}
+    assert members[f"formgrade-{COURSE_ID}"] == {classroom.instructor}
+    assert set(classroom.students) <= members[f"nbgrader-{COURSE_ID}"]
+
+
+def test_instructor_enrols_a_student_and_only_the_instructor_can(classroom, cycle):
+    """The formgrade- role at work: `nbgrader db student add` in the instructor's server joins
+    the student to the hub group; a student's token may not touch the group."""
+    newcomer = classroom.students[0].replace("stua", "stun")
+    assert classroom.hub_api("POST", f"/users/{newcomer}").status_code == 201
+    group = f"/groups/nbgrader-{COURSE_ID}"
+    # A student may not change the class list ...
+    headers = {"Authorization": f"token {classroom.tokens[classroom.students[1]]}"}
+    denied = requests.post(
+        f"{classroom.url}/hub/api{group}/users",
+        json={"users": [newcomer]},
+        headers=headers,
+        timeout=30,
+    )
+    assert denied.status_code == 403
+    assert newcomer not in classroom.hub_api("GET", group).json()["users"]
+    # ... the instructor does, by adding the student to the gradebook from a kernel of their
+    # server (nbgrader's JupyterHubAuthPlugin calls the hub with the server's own token).
+    code = (
+        "import subprocess\n"
+        f"cmd = ['nbgrader', 'db', 'student', 'add', {newcomer!r}, '--last-name=Comer']\n"
+        f"run = subprocess.run(cmd, cwd={str(classroom.course_dir)!r}, capture_output=True, "
+        "text=True)\n"
+        "print(run.returncode, run.stderr[-2000:])\n"
+    )
+    output = classroom.run_in_kernel(classroom.instructor, code)
+    assert output.startswith("0 "), output
+    assert newcomer in classroom.hub_api("GET", group).json()["users"], output
+
+
+def test_a_student_logs_in_and_lands_in_jupyterlab_without_instructor_tools(classroom, cycle):
+    student = classroom.students[1]
+    session = requests.Session()
+    session.get(f"{classroom.url}/hub/login", timeout=30)
+    form = {"username": student, "password": classroom.password}
+    form["_xsrf"] = session.cookies.get("_xsrf", "")
+    page = session.post(f"{classroom.url}/hub/login?next=", data=form, timeout=60)
+    assert page.status_code == 200 and page.url.endswith(f"/user/{student}/lab"), page.url
+    # JupyterLab's page config: nbgrader's instructor plugins are switched off for students ...
+    disabled = _lab_page_config(page.text)["disabledExtensions"]
+    assert "@jupyter/nbgrader:formgrader" in disabled
+    assert "@jupyter/nbgrader:assignment-list" not in disabled
+    # ... and not for the instructor.
+    lab = classroom.user_api(classroom.instructor, "GET", "/lab")
+    assert "@jupyter/nbgrader:formgrader" not in _lab_page_config(lab.text)["disabledExtensions"]
+    wrong = requests.post(
+        f"{classroom.url}/hub/login",
+        data={"username": student, "password": "not-the-password", "_xsrf": form["_xsrf"]},
+        cookies=session.cookies,
+        timeout=30,
+    )
+    assert f"/user/{student}/" not in wrong.url
