@@ -1,0 +1,660 @@
+"""Run every student kernel started by autograde inside a sandbox.
+
+nbgrader runs a submission's code in a kernel with the grader's rights: it could read ``source/``,
+rewrite ``gradebook.db`` or read other students' work. This module closes that hole for the kernels
+nbgrader starts, with tools found on any Debian machine:
+
+* **bubblewrap** (``bwrap``): a fresh mount namespace where only the Python install, the virtual
+  environment, the course library (``attention_lab``) and ``/usr`` are visible, all read-only; a
+  private, size-capped ``/tmp``; a *copy* of the submission folder without notebooks (the notebook
+  on disk during autograde already holds the hidden tests); no network (a new, empty network
+  namespace: even loopback ports of the host are unreachable); a new PID namespace.
+* **a separate unprivileged user** (``attention-sandbox``, created on demand when grading runs as
+  root): the kernel drops to it inside the sandbox, so an escape from the namespaces gains nothing.
+* **resource limits** (``prlimit``): CPU seconds, address space, file size, process count, no core.
+* **timeouts**: nbgrader's per-cell ``Execute.timeout`` plus a per-notebook budget
+  (:class:`GuardedExecute`), and a dead or exiting kernel fails the remaining tests instead of
+  aborting the whole submission.
+
+Where a layer is unavailable (no ``bwrap``, no user namespaces, not root), grading still works and
+:func:`protections` / :func:`format_protections` say plainly which protections are off.
+
+Plug it into plain nbgrader with::
+
+    c.Execute.kernel_manager_class = "attention_grader.sandbox.SandboxedKernelManager"
+
+or call :func:`attention_grader.tamper.configure` which also adds the tamper checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from time import monotonic
+
+from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
+
+__all__ = [
+    "SANDBOX_USER",
+    "Protection",
+    "SandboxedKernelManager",
+    "GuardedExecute",
+    "protections",
+    "format_protections",
+    "bwrap_available",
+    "sandbox_user_ids",
+    "library_paths",
+]
+
+#: The unprivileged account kernels drop to when grading runs as root.
+SANDBOX_USER = "attention-sandbox"
+
+#: Error names written into test cells that could not run; SaveAutoGrades gives them 0 points.
+KERNEL_DIED = "KernelDied"
+KERNEL_UNRESPONSIVE = "KernelUnresponsive"
+NOTEBOOK_TIMEOUT = "NotebookTimeout"
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of the sandbox and whether this machine provides it.
+
+    Attributes
+    ----------
+    name : str
+        What is protected, in words a teacher understands.
+    on : bool
+        Whether the protection is active for kernels started now.
+    detail : str
+        How it is provided, or why it is off and how to turn it on.
+    """
+
+    name: str
+    on: bool
+    detail: str
+
+
+# --------------------------------------------------------------------------- probes (cached)
+
+
+@functools.cache
+def bwrap_available() -> tuple[bool, str]:
+    """Whether bubblewrap can build a sandbox here: ``(ok, reason)``.
+
+    Runs ``bwrap`` once with the namespaces we use; the answer is cached for the process.
+    """
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False, "bubblewrap is not installed (`make sandbox-deps` or apt install bubblewrap)"
+    probe = [exe, *_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return False, f"bwrap could not run: {err}"
+    if done.returncode != 0:
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "unknown error"
+        return False, f"bwrap cannot create namespaces here ({why}); user namespaces may be off"
+    return True, exe
+
+
+def _namespace_args() -> list[str]:
+    """Namespaces to unshare. As root we skip the user namespace and drop to a real user instead."""
+    common = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    common += ["--unshare-cgroup-try"]
+    if os.geteuid() == 0:
+        return common
+    return ["--unshare-user", *common]
+
+
+@functools.cache
+def sandbox_user_ids(create: bool = True) -> tuple[int, int] | None:
+    """``(uid, gid)`` of the sandbox user, creating it when root; None when not applicable.
+
+    The account is a locked system user without a home (``useradd --system``); when it cannot be
+    created, ``nobody`` is used.
+    """
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(SANDBOX_USER)
+        return entry.pw_uid, entry.pw_gid
+    except KeyError:
+        pass
+    if create and shutil.which("useradd"):
+        cmd = ["useradd", "--system", "--no-create-home", "--user-group"]
+        cmd += ["--shell", "/usr/sbin/nologin", SANDBOX_USER]
+        subprocess.run(cmd, capture_output=True, check=False)
+        try:
+            entry = pwd.getpwnam(SANDBOX_USER)
+            return entry.pw_uid, entry.pw_gid
+        except KeyError:
+            pass
+    try:
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except KeyError:
+        return None
+
+
+@functools.cache
+def _private_env() -> str:
+    """A file of the Python environment other users cannot read ("" when all are readable).
+
+    The sandbox user is "other" to the grader's files: a venv or interpreter under a private
+    home (mode 0700, files 0600) would not start, so the user layer is skipped then.
+    """
+    import ipykernel
+    import numpy
+
+    for path in (sys.executable, os.__file__, numpy.__file__, ipykernel.__file__):
+        real = os.path.realpath(path)
+        if not os.stat(real).st_mode & 0o004 or not os.stat(os.path.dirname(real)).st_mode & 0o001:
+            return real
+    return ""
+
+
+def library_paths() -> list[str]:
+    """Folders a kernel needs to read: the Python install, the venv, the course library.
+
+    ``sys.base_prefix`` holds the interpreter and standard library, ``sys.prefix`` the virtual
+    environment; ``attention_lab`` may be an editable install living in the course repository,
+    so only its package folder is exposed (never the repository root with ``source/``).
+    """
+    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    try:
+        import attention_lab
+
+        # __path__ rather than __file__: editable installs may expose a namespace package.
+        paths.update(os.path.realpath(p) for p in attention_lab.__path__ if os.path.isdir(p))
+    except ImportError:  # pragma: no cover - the course library is always installed here
+        pass
+    return sorted(paths)
+
+
+# --------------------------------------------------------------------------- kernel manager
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels run under bubblewrap, a sandbox user and rlimits.
+
+    Use it from nbgrader config (``c.Execute.kernel_manager_class``) or pass it to
+    ``attention_grader`` grading. Kernels talk to the grader over Unix sockets (ZeroMQ ``ipc``
+    transport) in a private folder, since the sandbox has no network at all.
+    """
+
+    sandbox = CaselessStrEnum(
+        ["auto", "require", "off"],
+        default_value="auto",
+        help="bubblewrap isolation: auto (use when possible), require (fail without it), off.",
+    ).tag(config=True)
+    drop_user = Bool(True, help="When root, run the kernel as the sandbox user.").tag(config=True)
+    cpu_seconds = Integer(120, help="RLIMIT_CPU of a kernel (CPU seconds).").tag(config=True)
+    memory_mb = Integer(3072, help="RLIMIT_AS of a kernel (address space, MiB).").tag(config=True)
+    file_size_mb = Integer(64, help="RLIMIT_FSIZE: largest file a kernel may write.").tag(
+        config=True
+    )
+    max_processes = Integer(512, help="RLIMIT_NPROC for the sandbox user (threads count too).").tag(
+        config=True
+    )
+    tmp_size_mb = Integer(256, help="Size of the kernel's private /tmp.").tag(config=True)
+    control_root = Unicode(
+        "", help="Where each kernel's private folder (sockets, work copy) is made; '' = $TMPDIR."
+    ).tag(config=True)
+    copy_limit_mb = Integer(
+        256, help="Largest submission folder copied into the sandbox (MiB)."
+    ).tag(config=True)
+    extra_readonly_paths = List(
+        Unicode(), help="More host folders to show read-only inside the sandbox."
+    ).tag(config=True)
+
+    _ctl_dir: str | None = None
+    _orig_cwd: str | None = None
+
+    # jupyter_client hands the kernel's cwd and env to pre_start; we grab cwd there, pick an ipc
+    # socket path in a private folder, and let the provisioner write the connection file in it.
+    async def _async_pre_start_kernel(self, **kw):
+        self._orig_cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
+        self._ctl_dir = tempfile.mkdtemp(prefix="attention-sandbox-", dir=self.control_root or None)
+        ipc = os.path.join(self._ctl_dir, "ipc")
+        os.makedirs(ipc)
+        self.transport = "ipc"
+        self.ip = os.path.join(ipc, "k")
+        self.connection_file = os.path.join(ipc, "kernel.json")
+        # Signals cannot cross into the sandbox's session; ipykernel interrupts itself on request.
+        self.kernel_spec.interrupt_mode = "message"
+        return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        assert self._ctl_dir is not None and self._orig_cwd is not None
+        try:
+            plan = _LaunchPlan.build(self, kernel_cmd)
+        except BaseException:
+            shutil.rmtree(self._ctl_dir, ignore_errors=True)
+            raise
+        kw["env"] = plan.env
+        kw["cwd"] = plan.host_cwd
+        self.log.debug("Sandboxed kernel: %s", plan.argv)
+        await super()._async_launch_kernel(plan.argv, **kw)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart and self._ctl_dir:
+            shutil.rmtree(self._ctl_dir, ignore_errors=True)
+            self._ctl_dir = None
+
+    # AsyncKernelManager binds cleanup_resources to the base class's function, so the override
+    # above would be skipped when nbclient cleans up after a dead kernel.
+    cleanup_resources = _async_cleanup_resources
+
+    def active_protections(self) -> list[Protection]:
+        """The protections kernels of this manager get (see :func:`protections`)."""
+        return _protections_for(self)
+
+
+_SYS_PATH_LINE = "--IPKernelApp.exec_lines=__import__('sys').path.insert(0, '')"
+
+
+@dataclass
+class _LaunchPlan:
+    """The wrapped command, environment and working folder of one sandboxed kernel."""
+
+    argv: list[str]
+    env: dict[str, str]
+    host_cwd: str
+
+    @classmethod
+    def build(cls, km: SandboxedKernelManager, kernel_cmd: list[str]) -> _LaunchPlan:
+        ctl, orig_cwd = km._ctl_dir, km._orig_cwd
+        use_bwrap = _bwrap_decision(km)
+        ids = sandbox_user_ids() if (km.drop_user and use_bwrap and not _private_env()) else None
+        work = os.path.join(ctl, "work")
+        _copy_submission(orig_cwd, work, km.copy_limit_mb)
+        mpl = os.path.join(ctl, "matplotlib")
+        _seed_matplotlib_cache(mpl)
+        if ids is not None:
+            for path in (ctl, os.path.join(ctl, "ipc"), work, mpl):
+                _chown_tree(path, *ids)
+        env = _clean_env(tmp="/tmp" if use_bwrap else os.path.join(ctl, "tmp"), mpl=mpl)
+        if not use_bwrap:
+            os.makedirs(env["TMPDIR"], exist_ok=True)
+        # PYTHONSAFEPATH kept the folder off sys.path while the kernel started; put it back for
+        # the notebook (helper modules next to it), as a normal kernel has it.
+        argv = _limits_argv(km) + list(kernel_cmd) + [_SYS_PATH_LINE]
+        if ids is not None:
+            drop = ["setpriv", f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups"]
+            argv = drop + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] + argv
+        if use_bwrap:
+            argv = _bwrap_argv(km, work, orig_cwd, mpl, keep_setuid=ids is not None) + argv
+        return cls(argv=argv, env=env, host_cwd=ctl if use_bwrap else work)
+
+
+def _bwrap_decision(km: SandboxedKernelManager) -> bool:
+    if km.sandbox == "off":
+        return False
+    ok, why = bwrap_available()
+    if not ok and km.sandbox == "require":
+        raise RuntimeError(f"Sandbox required but unavailable: {why}")
+    return ok
+
+
+def _bwrap_argv(
+    km: SandboxedKernelManager, work: str, inner_cwd: str, mpl: str, keep_setuid: bool
+) -> list[str]:
+    exe = bwrap_available()[1]
+    args = [exe, *_namespace_args(), "--die-with-parent", "--new-session"]
+    # As root, drop every capability -- unless setpriv still has to switch to the sandbox user
+    # (it then clears capabilities and the bounding set itself).
+    args += ["--cap-drop", "ALL"] if os.geteuid() == 0 and not keep_setuid else []
+    args += ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64"):
+        host = "/" + top
+        if os.path.islink(host):
+            args += ["--symlink", os.readlink(host), host]
+        elif os.path.isdir(host):
+            args += ["--ro-bind", host, host]
+    # Only the few /etc files a Python process reads; never the whole /etc.
+    for name in ("ld.so.cache", "localtime", "nsswitch.conf", "passwd", "group", "hosts"):
+        path = os.path.join("/etc", name)
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--perms", "1777", "--size", str(km.tmp_size_mb * 2**20), "--tmpfs", "/tmp"]
+    readonly = library_paths() + list(km.extra_readonly_paths)
+    ipc = os.path.join(km._ctl_dir, "ipc")
+    # bwrap creates missing parents of mount points with mode 0700, which the sandbox user could
+    # not traverse; create them first as plain 0755 folders (they stay empty).
+    for parent in _parents([*readonly, ipc, inner_cwd]):
+        args += ["--perms", "0755", "--dir", parent]
+    for path in readonly:
+        args += ["--ro-bind", path, path]
+    args += ["--bind", ipc, ipc, "--bind", mpl, "/tmp/matplotlib"]
+    args += ["--bind", work, inner_cwd, "--chdir", inner_cwd]
+    args += ["--setenv", "HOME", "/tmp"]
+    # ipykernel's parent poller sees PID 1 (bwrap's init) as parent and would quit at once;
+    # --die-with-parent already ends the kernel with the grader.
+    args += ["--setenv", "JPY_PARENT_PID", "1"]
+    return args + ["--"]
+
+
+def _parents(paths: list[str]) -> list[str]:
+    """Every ancestor folder of ``paths`` (outside /usr and /tmp), shallowest first."""
+    out: set[str] = set()
+    for path in paths:
+        parent = os.path.dirname(os.path.abspath(path))
+        while parent not in ("/", "") and parent not in ("/usr", "/tmp"):
+            out.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(out, key=lambda p: (p.count("/"), p))
+
+
+def _limits_argv(km: SandboxedKernelManager) -> list[str]:
+    if shutil.which("prlimit") is None:
+        return []
+    return [
+        "prlimit",
+        f"--cpu={km.cpu_seconds}",
+        f"--as={km.memory_mb * 2**20}",
+        f"--fsize={km.file_size_mb * 2**20}",
+        f"--nproc={km.max_processes}",
+        "--core=0",
+        "--",
+    ]
+
+
+def _clean_env(tmp: str, mpl: str) -> dict[str, str]:
+    """A minimal environment: the grader's tokens and secrets never reach the kernel."""
+    venv_bin = os.path.dirname(sys.executable)
+    env = {
+        "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": tmp,
+        "TMPDIR": tmp,
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp/matplotlib" if tmp == "/tmp" else mpl,
+        "IPYTHONDIR": os.path.join(tmp, ".ipython"),
+        "PYTHONNOUSERSITE": "1",
+        # `python -m ipykernel_launcher` would otherwise import a handed-in ipykernel_launcher.py
+        # from the submission folder: a fake kernel. The folder goes back on sys.path for the
+        # notebook's own imports once the real kernel runs (_SYS_PATH_LINE).
+        "PYTHONSAFEPATH": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # One BLAS thread per kernel: parallel grading stays fair and the address space small.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NBGRADER_EXECUTION": os.environ.get("NBGRADER_EXECUTION", "autograde"),
+    }
+    if "VIRTUAL_ENV" in os.environ or sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    return env
+
+
+def _copy_submission(src: str, dest: str, limit_mb: int) -> None:
+    """Copy the submission folder without notebooks (the on-disk notebook has hidden tests).
+
+    Symlinks are not followed (a link to ``../../source`` copies nothing); the sandbox's own
+    folder is skipped (it may sit inside ``src``); more than ``limit_mb`` MiB is refused with a
+    clear error, since a kernel's working folder is a student's submission, not a whole disk.
+    """
+    os.makedirs(dest, exist_ok=True)
+    if not os.path.isdir(src):
+        return
+    skip_names = {".ipynb_checkpoints", "__pycache__"}
+    own = os.path.realpath(os.path.dirname(dest))
+    budget = limit_mb * 2**20
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [
+            d
+            for d in dirs
+            if d not in skip_names
+            and not os.path.islink(os.path.join(root, d))
+            and os.path.realpath(os.path.join(root, d)) != own
+        ]
+        target = os.path.join(dest, os.path.relpath(root, src))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            path = os.path.join(root, name)
+            if name.endswith(".ipynb") or os.path.islink(path) or not os.path.isfile(path):
+                continue
+            budget -= os.path.getsize(path)
+            if budget < 0:
+                raise RuntimeError(
+                    f"{src} holds more than {limit_mb} MiB: too much to copy into the sandbox. "
+                    "Grade from the submission folder, or raise SandboxedKernelManager.copy_limit_mb."
+                )
+            shutil.copy2(path, os.path.join(target, name))
+
+
+def _seed_matplotlib_cache(dest: str) -> None:
+    """Give the kernel a copy of the grader's font cache so matplotlib does not rebuild it."""
+    os.makedirs(dest, exist_ok=True)
+    try:
+        import matplotlib
+
+        for path in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json")):
+            shutil.copy(path, dest)
+    except Exception:  # noqa: BLE001 - a missing cache only costs start-up time
+        pass
+
+
+def _chown_tree(path: str, uid: int, gid: int) -> None:
+    os.chown(path, uid, gid)
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
+
+
+# --------------------------------------------------------------------------- protections report
+
+
+def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
+    km = km or SandboxedKernelManager()
+    bwrap_ok, why = (False, "sandbox switched off") if km.sandbox == "off" else bwrap_available()
+    bw_detail = "bubblewrap mount namespace" if bwrap_ok else why
+    prlimit = shutil.which("prlimit") is not None
+    private = _private_env() if (km.drop_user and bwrap_ok) else ""
+    ids = sandbox_user_ids(create=False) if (km.drop_user and bwrap_ok and not private) else None
+    if private:
+        detail = f"the Python environment is not readable by other users ({private})"
+        user = Protection("separate unprivileged user", False, detail)
+    elif ids is not None:
+        name = pwd.getpwuid(ids[0]).pw_name
+        user = Protection("separate unprivileged user", True, f"uid {ids[0]} ({name})")
+    elif os.geteuid() != 0:
+        detail = "grading does not run as root: kernels keep the grader's uid (inside namespaces)"
+        user = Protection("separate unprivileged user", False, detail)
+    else:
+        detail = "needs bubblewrap (the interpreter may sit in a private home folder)"
+        user = Protection("separate unprivileged user", False, detail)
+    fs = "no access to source/, gradebook, other submissions, autograded/, feedback/, exchange"
+    lim = "prlimit" if prlimit else "prlimit missing (util-linux)"
+    net_detail = "empty network namespace" if bwrap_ok else why
+    return [
+        Protection(f"filesystem isolation ({fs})", bwrap_ok, bw_detail),
+        Protection("no network (not even the grader's loopback ports)", bwrap_ok, net_detail),
+        user,
+        Protection(
+            "notebooks with hidden tests hidden from the kernel", True, "copy without .ipynb"
+        ),
+        Protection("clean environment (no grader tokens)", True, "minimal env"),
+        Protection(f"CPU-time limit {km.cpu_seconds} s", prlimit, lim),
+        Protection(f"memory limit {km.memory_mb} MiB", prlimit, lim),
+        Protection(f"file-size limit {km.file_size_mb} MiB", prlimit, lim),
+    ]
+
+
+def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[Protection]:
+    """Which protections a kernel started now gets on this machine.
+
+    Parameters
+    ----------
+    km : SandboxedKernelManager, optional
+        The configured manager; defaults to one with default settings.
+    execute : GuardedExecute or nbgrader Execute, optional
+        Adds the per-cell and per-notebook timeouts it is configured with.
+
+    Returns
+    -------
+    list of Protection
+    """
+    out = _protections_for(km)
+    if execute is not None:
+        cell = getattr(execute, "timeout", None)
+        out.append(Protection(f"per-cell timeout {cell} s", bool(cell and cell > 0), "nbclient"))
+        nb = getattr(execute, "notebook_timeout", None)
+        detail = "GuardedExecute" if nb else "use attention_grader.sandbox.GuardedExecute"
+        out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
+    return out
+
+
+def format_protections(items: list[Protection] | None = None) -> str:
+    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection."""
+    items = protections() if items is None else items
+    lines = ["Sandbox protections for student kernels:"]
+    for p in items:
+        lines.append(f"  [{'ON ' if p.on else 'OFF'}] {p.name} -- {p.detail}")
+    off = [p for p in items if not p.on]
+    if off:
+        lines.append(
+            f"  WARNING: {len(off)} protection(s) OFF: student code can do what they guard "
+            "against (see README, 'Grading safely: the threat model')."
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- execute preprocessor
+
+
+class GuardedExecute(Execute):
+    """nbgrader's Execute with a per-notebook time budget and survival of dead kernels.
+
+    Plain nbgrader aborts a whole submission when the kernel dies (``os._exit``, RLIMIT_CPU) and
+    lets every cell wait its full timeout even after the notebook's time is used up. Here every
+    code cell not run because the kernel died or the budget ran out gets an error output
+    (``KernelDied`` / ``NotebookTimeout``), so SaveAutoGrades gives its tests 0 points, and the
+    event is recorded in ``nb.metadata["attention_grader"]["execution"]`` for the tamper report.
+    """
+
+    notebook_timeout = Integer(
+        300, help="Seconds one notebook may run in total (0 = no limit)."
+    ).tag(config=True)
+    guard_timeout = Integer(
+        60, help="Minimum timeout of the tamper guards' hidden cells (seconds)."
+    ).tag(config=True)
+    sandbox_kernels = Bool(
+        True,
+        help="Start kernels with SandboxedKernelManager (nbgrader's Execute forces "
+        "AsyncKernelManager, so kernel_manager_class set in config alone has no effect).",
+    ).tag(config=True)
+    print_protections = Bool(
+        True, help="Log the sandbox protections report when the first kernel starts."
+    ).tag(config=True)
+
+    _reported = False
+
+    def __init__(self, *args, **kwargs):
+        # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
+        kwargs.setdefault("shutdown_kernel", "immediate")
+        super().__init__(*args, **kwargs)
+        manager = self.kernel_manager_class
+        if self.sandbox_kernels and not (
+            isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+        ):
+            self.kernel_manager_class = SandboxedKernelManager
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
+        self._stopped: tuple[str, int] | None = None
+        if self.print_protections and not GuardedExecute._reported:
+            GuardedExecute._reported = True
+            manager = self.kernel_manager_class
+            sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+            items = protections(manager(config=self.config) if sandboxed else None, self)
+            if not sandboxed:
+                items = [
+                    Protection(p.name, False, "kernel_manager_class is not sandboxed")
+                    if p.detail != "nbclient" and "GuardedExecute" not in p.detail
+                    else p
+                    for p in items
+                ]
+            self.log.info("%s", format_protections(items))
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
+            self._stop(KERNEL_DIED, -1)
+            self._fail_remaining(nb, 0)
+            return nb, resources
+        finally:
+            record = nb.metadata.setdefault("attention_grader", {})
+            if self._stopped:
+                record["execution"] = {"stopped": self._stopped[0], "cell": self._stopped[1]}
+
+    def _get_timeout(self, cell):
+        timeout = super()._get_timeout(cell)
+        if timeout is not None and cell is not None and cell.metadata.get("attention_grader"):
+            # The tamper guards' hidden cells (snapshot: imports numpy and the checks) must not
+            # time out on a loaded machine: that would fail an honest notebook closed.
+            timeout = max(timeout, self.guard_timeout)
+        if self._deadline is None:
+            return timeout
+        left = max(1, int(self._deadline - monotonic()) + 1)
+        return left if timeout is None else min(timeout, left)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._stopped is not None:
+            _mark_not_run(cell, *self._stopped)
+            return cell, self.resources
+        if self._deadline is not None and monotonic() > self._deadline and _runs(cell):
+            self._stop(NOTEBOOK_TIMEOUT, index)
+            _mark_not_run(cell, *self._stopped)
+            return cell, self.resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._stop(KERNEL_DIED, index)
+        except CellTimeoutError:
+            # Raised when the reply came but the kernel's output stream went silent (student
+            # code broke the kernel's own machinery, e.g. by replacing builtins).
+            self._stop(KERNEL_UNRESPONSIVE, index)
+        _mark_not_run(cell, *self._stopped)
+        return cell, self.resources
+
+    def _stop(self, kind: str, index: int) -> None:
+        self._stopped = (kind, index)
+        self.log.warning("Stopping execution at cell %s: %s", index, kind)
+
+    def _fail_remaining(self, nb, start: int) -> None:
+        for cell in nb.cells[start:]:
+            _mark_not_run(cell, *self._stopped)
+
+
+def _runs(cell) -> bool:
+    return cell.cell_type == "code" and bool(cell.source.strip())
+
+
+def _mark_not_run(cell, kind: str, index: int) -> None:
+    """Give a code cell that never ran an error output, so its tests score 0."""
+    if not _runs(cell):
+        return
+    if kind == KERNEL_DIED:
+        text = f"the kernel died or exited (at cell {index}); this cell did not run"
+    elif kind == KERNEL_UNRESPONSIVE:
+        text = f"the kernel stopped responding (at cell {index}); this cell did not run"
+    else:
+        text = "the notebook's time budget ran out; this cell did not run"
+    cell.outputs = [
+        NotebookNode(output_type="error", ename=kind, evalue=text, traceback=[f"{kind}: {text}"])
+    ]

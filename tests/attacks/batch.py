@@ -1,0 +1,371 @@
+"""The attack suite's course: one small assignment, one submission per attack, one autograde run.
+
+Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
+
+* ``ANSWERS``: grade_id -> source of that solution cell (honest answers fill the rest);
+* ``EDIT`` / ``DELETE`` (optional): test cells the student edited or deleted;
+* ``FILES`` (optional): file name -> text of extra files handed in next to the notebook;
+* ``EXPECT_SCORE``: the points the submission must get (out of 3);
+* ``EXPECT_FLAGS``: tamper kinds the batch summary must list for that student.
+
+Sources may contain ``{port}`` (a loopback port the grader listens on), ``{course}`` (the course
+folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
+filled in when the batch is built; literal braces are doubled. :func:`graded_batch` grades everything once
+per test session with plain ``nbgrader autograde`` configured by
+:func:`attention_grader.tamper.configure` (sandbox on).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import importlib.util
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).parent
+ASSIGNMENT = "attacklab"
+MAX_SCORE = 3.0
+
+GRADECHECK = '''"""The fixture's check module (like attention_lab.checks: coerce, compare, raise)."""
+
+import numpy as np
+
+
+class WrongAnswer(AssertionError):
+    """The answer is not right."""
+
+
+def check_close(answer, expected):
+    try:
+        arr = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        raise WrongAnswer("expected numbers") from None
+    if arr.shape != np.shape(expected) or not np.allclose(arr, expected):
+        raise WrongAnswer("not the right numbers")
+'''
+
+HONEST = {
+    "q1": "weights = np.exp([1.0, 2.0, 3.0]) / np.exp([1.0, 2.0, 3.0]).sum()",
+    "q2": (
+        "def softmax(x):\n"
+        "    x = np.asarray(x, dtype=float)\n"
+        "    e = np.exp(x - x.max())\n"
+        "    return e / e.sum()"
+    ),
+    "q3": 'answer_q3 = "values"',
+}
+
+TESTS = {
+    "test_q1": (
+        'assert weights is not None, "set weights"\n'
+        "### BEGIN HIDDEN TESTS\n"
+        "gradecheck.check_close(weights, np.exp([1.0, 2.0, 3.0]) / np.sum(np.exp([1.0, 2.0, 3.0])))\n"
+        "### END HIDDEN TESTS"
+    ),
+    "test_q2": (
+        'assert callable(softmax), "define softmax"\n'
+        "### BEGIN HIDDEN TESTS\n"
+        "assert np.allclose(softmax(np.array([1000.0, 1000.0])), [0.5, 0.5])\n"
+        "gradecheck.check_close(softmax([0.0, 1.0]), np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum())\n"
+        "### END HIDDEN TESTS"
+    ),
+    "test_q3": 'assert answer_q3 == "values", "which matrix gets mixed?"',
+}
+
+
+def _meta(grade_id, *, grade=False, solution=False, locked=False, points=0):
+    meta = {"grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id}
+    meta["schema_version"] = 3
+    if grade:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def source_notebook() -> nbformat.NotebookNode:
+    """The instructor's notebook: imports, three answers, three autograder tests (1 point each)."""
+    cells = [
+        new_markdown_cell("# Attack lab", metadata=_meta("intro", locked=True)),
+        new_code_cell(
+            "import numpy as np\nimport gradecheck\nfrom attention_lab import checks",
+            metadata=_meta("imports", locked=True),
+        ),
+    ]
+    for q in ("q1", "q2", "q3"):
+        body = f"### BEGIN SOLUTION\n{HONEST[q]}\n### END SOLUTION"
+        cells.append(new_code_cell(body, metadata=_meta(q, solution=True)))
+        test = f"test_{q}"
+        cells.append(
+            new_code_cell(TESTS[test], metadata=_meta(test, grade=True, locked=True, points=1))
+        )
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    return nb
+
+
+@dataclass
+class Attack:
+    """One fixture submission."""
+
+    name: str
+    doc: str
+    answers: dict
+    edit: dict = field(default_factory=dict)
+    delete: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)
+    expect_score: float = 0.0
+    expect_flags: set = field(default_factory=set)
+
+
+def load_attacks() -> list[Attack]:
+    """Every submission in ``tests/attacks/`` (the honest ones included)."""
+    out = []
+    for path in sorted(HERE.glob("*.py")):
+        if path.stem in ("batch", "__init__", "conftest"):
+            continue
+        spec = importlib.util.spec_from_file_location(f"attack_{path.stem}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        out.append(
+            Attack(
+                name=path.stem,
+                doc=(mod.__doc__ or "").strip().splitlines()[0],
+                answers=dict(getattr(mod, "ANSWERS", {})),
+                edit=dict(getattr(mod, "EDIT", {})),
+                delete=list(getattr(mod, "DELETE", [])),
+                files=dict(getattr(mod, "FILES", {})),
+                expect_score=float(mod.EXPECT_SCORE),
+                expect_flags=set(getattr(mod, "EXPECT_FLAGS", set())),
+            )
+        )
+    return out
+
+
+def submission(
+    released: nbformat.NotebookNode, attack: Attack, fill: dict
+) -> nbformat.NotebookNode:
+    """The released notebook as this attacker hands it in."""
+    nb = nbformat.from_dict(released)
+    keep = []
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in attack.delete:
+            continue
+        if grade_id in HONEST:
+            cell.source = attack.answers.get(grade_id, HONEST[grade_id]).format(**fill)
+        if grade_id in attack.edit:
+            cell.source = attack.edit[grade_id].format(**fill)
+        keep.append(cell)
+    nb.cells = keep
+    return nb
+
+
+class Listener:
+    """A loopback TCP server on the grader's side that records whether anyone connected."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(5)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+@dataclass
+class Batch:
+    """The graded batch: scores and flags per submission, and what the attacks could observe."""
+
+    roots: list
+    attacks: list
+    honest_copies: list
+    scores: dict
+    flags: dict
+    log: str
+    listener_connections: int
+    leaked: list
+    source_digests_ok: bool
+    paths: dict
+
+    def outputs(self, key: str) -> str:
+        """All text outputs of one submission's autograded notebook, joined."""
+        nb = nbformat.read(self.paths[key], as_version=4)
+        texts = []
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                texts.append(out.get("text", "") + out.get("ename", "") + out.get("evalue", ""))
+        return "\n".join(texts)
+
+
+def _digest(folder: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _env() -> dict:
+    # nbgrader runs `alembic` from PATH when it creates the gradebook.
+    return dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+
+
+def _nbgrader_start(root: Path, *args: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "nbgrader", *args]
+    out = subprocess.PIPE
+    return subprocess.Popen(
+        cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT, text=True, env=_env()
+    )
+
+
+GROUPS = 3  # courses graded side by side: kernel start-up is mostly waiting on imports
+
+
+def _write_config(root: Path) -> None:
+    (root / "nbgrader_config.py").write_text(
+        "from attention_grader.tamper import configure\n"
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(root)!r}\n"
+        "c.CourseDirectory.course_id = 'attack-course'\n"
+        "c.Execute.timeout = 8\n"
+        "c.GuardedExecute.notebook_timeout = 60\n"
+        "configure(c)\n"
+    )
+
+
+def _make_courses(tmp: Path, count: int) -> list[Path]:
+    """``count`` identical courses with the assignment generated (once, then copied)."""
+    first = tmp / "course0"
+    src = first / "source" / ASSIGNMENT
+    src.mkdir(parents=True)
+    nbformat.write(source_notebook(), src / f"{ASSIGNMENT}.ipynb")
+    (src / "gradecheck.py").write_text(GRADECHECK)
+    _write_config(first)
+    # In-process through attention_grader's course API (no second nbgrader start-up).
+    from attention_grader.course import check_result, load_course
+
+    api = load_course(first).api()
+    check_result(api.generate_assignment(ASSIGNMENT, force=True), "generate_assignment")
+    roots = [first]
+    for g in range(1, count):
+        root = tmp / f"course{g}"
+        shutil.copytree(first, root)
+        _write_config(root)
+        roots.append(root)
+    return roots
+
+
+def _scores(root: Path, students) -> dict:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "attack-course") as gb:
+        for student in students:
+            try:
+                out[student] = gb.find_submission(ASSIGNMENT, student).score
+            except MissingEntry:
+                out[student] = None
+    return out
+
+
+@functools.cache
+def graded_batch() -> Batch:
+    """Build the courses, hand in every attack, autograde them (cached for the session).
+
+    The attacks are dealt round-robin into :data:`GROUPS` identical courses graded in parallel,
+    each with its own ``honest_full`` student (graded alongside the attacks of its course).
+    """
+    tmp = Path(tempfile.mkdtemp(prefix="attention-attacks-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    attacks = load_attacks()
+    honest = next(a for a in attacks if a.name == "honest_full")
+    listener = Listener()
+    token = secrets.token_hex(6)
+    roots, procs, members = [], [], []
+    try:
+        for g, root in enumerate(_make_courses(tmp, GROUPS)):
+            released = nbformat.read(
+                root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4
+            )
+            group = [a for i, a in enumerate(attacks) if i % GROUPS == g and a is not honest]
+            group.append(honest)
+            fill = {"port": listener.port, "course": str(root), "token": token}
+            for attack in group:
+                folder = root / "submitted" / attack.name / ASSIGNMENT
+                folder.mkdir(parents=True)
+                nb = submission(released, attack, fill)
+                nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+                (folder / "timestamp.txt").write_text("2026-11-30 09:00:00.000000 UTC")
+                for name, text in attack.files.items():
+                    (folder / name).write_text(text)
+            roots.append(root)
+            members.append(group)
+        digests = [_digest(root / "source") for root in roots]
+        procs = [_nbgrader_start(root, "autograde", ASSIGNMENT, "--force") for root in roots]
+        logs = [p.communicate(timeout=900)[0] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        listener.close()
+
+    from attention_grader.tamper import collect_flags
+
+    scores, flags, extra_honest, paths = {}, {}, [], {}
+    for g, (root, group) in enumerate(zip(roots, members, strict=True)):
+        course_scores = _scores(root, [a.name for a in group])
+        course_flags = collect_flags(root, ASSIGNMENT)
+        for attack in group:
+            key = attack.name if (attack is not honest or g == 0) else f"honest_full@course{g}"
+            if key != attack.name:
+                extra_honest.append(key)
+            scores[key] = course_scores[attack.name]
+            paths[key] = root / "autograded" / attack.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+            flags[key] = course_flags.get(attack.name, [])
+    return Batch(
+        roots=roots,
+        attacks=attacks,
+        honest_copies=["honest_full", *extra_honest],
+        scores=scores,
+        flags=flags,
+        log="\n".join(logs),
+        listener_connections=listener.connections,
+        leaked=sorted(Path("/tmp").glob(f"*{token}*")) + sorted(tmp.glob(f"*{token}*")),
+        source_digests_ok=[_digest(r / "source") for r in roots] == digests,
+        paths=paths,
+    )
