@@ -27,3 +27,23 @@ __all__ = [
     "additive_scores",
     "positional_encoding",
 ]
+
+# The plots and the live explorer import matplotlib and ipywidgets (seconds on a busy machine):
+# they load on first use, so `import attention_lab` stays quick for grading kernels.
+_LAZY = {
+    "attention_heatmap": "attention_lab.plots",
+    "weights_bar_chart": "attention_lab.plots",
+    "vector_plot": "attention_lab.plots",
+    "QueryExplorer": "attention_lab.widgets",
+}
+__all__ += list(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'attention_lab' has no attribute {name!r}")

@@ -1,0 +1,136 @@
+"""Explorer latency: from a slider change to the figure fully re-rendered, kernel side.
+
+Measured: ``slider.value = x`` on a :class:`~attention_lab.widgets.QueryExplorer`, which runs
+the same observer a browser's message runs: recompute with ``attention()``, update the artists,
+blit, encode the PNG and hand it to the Image widget (and the readout). Beside it, in the same
+run, the naive way: compute, build the whole figure again and ``savefig`` it to PNG.
+Targets (issue 3): <= 25 ms median for <= 4 tokens, and >= 4x faster than the naive rebuild.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import numpy as np
+
+from benchmarks import Row, median_p90, timings_ms
+
+TARGET_MS = 25.0
+TARGET_RATIO = 4.0
+
+
+def _cases():
+    from attention_lab import examples
+    from attention_lab.widgets import QueryExplorer
+
+    rng = np.random.default_rng(0)
+    n = 32
+    tokens = [f"t{i}" for i in range(n)]
+    Q, K, V = (np.round(rng.normal(size=(n, 2)), 2) for _ in range(3))
+    return [
+        ("ISRO, 3 tokens", lambda: QueryExplorer.isro(), examples.ISRO.scale, 3),
+        ("tiffin, 4 tokens", lambda: QueryExplorer.tiffin(), examples.TIFFIN.scale, 4),
+        (f"random, {n} tokens", lambda: QueryExplorer(tokens, Q, K, V), True, n),
+    ]
+
+
+def _slider_values():
+    """An endless drag back and forth in the slider's 0.05 steps (each value differs)."""
+    values = np.round(np.concatenate([np.arange(-2, 2, 0.05), np.arange(2, -2, -0.05)]), 2)
+    while True:
+        yield from values.tolist()
+
+
+def _fmt(median: float, p90: float) -> str:
+    return f"{median:.1f} ms median, {p90:.1f} ms p90"
+
+
+def _cpu_ms(fn, repeat: int) -> float:
+    """Median CPU time of ``fn`` in this process (what the kernel spends, whatever the load)."""
+    samples = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        samples.append((time.process_time() - t0) * 1e3)
+    return statistics.median(samples)
+
+
+def _measure(make, repeat: int, naive_repeat: int):
+    from attention_lab.widgets import compute_state, render_naive
+
+    explorer = make()
+    try:
+        slider = explorer.query_sliders[0]
+        values = _slider_values()
+
+        def live():
+            slider.value = next(values)
+
+        def naive():
+            # The same work without keeping anything: numbers, a new figure, savefig to PNG.
+            explorer._Q[explorer.token_dropdown.value, 0] = next(values)
+            state = compute_state(
+                explorer._Q, explorer._K, explorer._V, explorer.token_dropdown.value,
+                scale=explorer.scale_checkbox.value,
+            )  # fmt: skip
+            png = render_naive(explorer.tokens, explorer._K, explorer._V, state, explorer._limits)
+            explorer.image.value = png
+
+        fast = median_p90(timings_ms(live, repeat=repeat, warmup=3))
+        slow = median_p90(timings_ms(naive, repeat=naive_repeat, warmup=1))
+        cpu = (_cpu_ms(live, repeat), _cpu_ms(naive, max(3, naive_repeat // 2)))
+
+        def toggle():
+            explorer.causal_checkbox.value = not explorer.causal_checkbox.value
+
+        background = median_p90(timings_ms(toggle, repeat=max(4, repeat // 5), warmup=1))
+        return fast, slow, background, cpu
+    finally:
+        explorer.close()
+
+
+def rows(repeat: int = 60, naive_repeat: int = 12) -> list[Row]:
+    """Benchmark rows for the live explorer (see the module docstring)."""
+    out = []
+    for name, make, _scale, n in _cases():
+        (fast, fast90), (slow, slow90), (bg, bg90), (cpu, cpu_naive) = _measure(
+            make, repeat, naive_repeat
+        )
+        ratio = slow / fast
+        small = n <= 4
+        out.append(
+            Row(
+                area="explorer",
+                case=f"slider -> figure re-rendered (blit + PNG), {name}",
+                value=f"{_fmt(fast, fast90)} (CPU {cpu:.1f} ms)",
+                baseline=f"naive rebuild: {_fmt(slow, slow90)} (CPU {cpu_naive:.0f} ms)",
+                ratio=f"{ratio:.1f}x faster",
+                target=f"<= {TARGET_MS:.0f} ms, >= {TARGET_RATIO:.0f}x"
+                if small
+                else f">= {TARGET_RATIO:.0f}x",
+                ok=(fast <= TARGET_MS if small else True) and ratio >= TARGET_RATIO,
+            )
+        )
+        out.append(
+            Row(
+                area="explorer",
+                case=f"toggle -> full redraw (new background + PNG), {name}",
+                value=_fmt(bg, bg90),
+            )
+        )
+    load = os.getloadavg()[0]
+    out.append(
+        Row(
+            area="explorer",
+            case="machine load while measuring (1-min load average / CPUs)",
+            value=f"{load:.1f} / {os.cpu_count()}",
+        )
+    )
+    return out
+
+
+if __name__ == "__main__":
+    for row in rows():
+        print(row)

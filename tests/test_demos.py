@@ -1,0 +1,174 @@
+"""Lesson helpers (attention_lab.demos): chapter checks, accessible figures, static-fallback
+widgets."""
+
+import base64
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from attention_lab import attention, causal_mask, demos, experiments
+from attention_lab.examples import ISRO, TIFFIN
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# --- computed vs chapter -------------------------------------------------------------------------
+
+
+def test_check_shows_computed_beside_chapter():
+    _, w = attention(ISRO.query(), ISRO.K, ISRO.V)
+    c = demos.check("weights", w, [0.248, 0.248, 0.503])
+    assert c.agrees
+    assert (
+        str(c) == "weights: computed [0.248, 0.248, 0.503] | chapter [0.248, 0.248, 0.503] ✓ agrees"
+    )
+
+
+def test_check_means_rounds_to_unless_a_tolerance_is_given():
+    total = np.exp([3, 1, 2, 1]).sum()  # 32.91115..., chapter A prints 32.911
+    assert demos.check("total", total, 32.911).agrees
+    assert not demos.check("total", total, 32.912).agrees
+    # 0.503 * 4 = 2.012 in chapter B uses a rounded weight; exactly it is 2.0140.
+    exact = 0.50349 * 4
+    strict = demos.check("0.503 v3", exact, 2.012)
+    assert not strict.agrees and "✗ DIFFERS" in str(strict)
+    assert demos.check("0.503 v3", exact, 2.012, tolerance=0.002).agrees
+    assert demos.check("weight", 0.0826, 0.083).agrees  # 0.0826 rounds to 0.083
+    assert not demos.check("weight", 0.0824, 0.083).agrees
+
+
+def test_check_extremes_integer_and_zero_decimals():
+    assert str(demos.check("score", 3.0, 3, 0)) == "score: computed 3 | chapter 3 ✓ agrees"
+    assert not demos.check("score", 2.4, 3, 0).agrees
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_check_on_random_vectors(seed):
+    x = np.random.default_rng(seed).normal(size=4)
+    assert demos.check("v", x, np.round(x, 3)).agrees
+    assert not demos.check("v", x, np.round(x, 3) + 0.01).agrees
+
+
+def test_check_rejects_mismatched_shapes_and_missing_label():
+    with pytest.raises(ValueError, match="shape"):
+        demos.check("w", [1, 2], [1, 2, 3])
+    with pytest.raises(TypeError, match="label"):
+        demos.check("", 1, 1)
+
+
+def test_checks_table_text_html_and_summary():
+    table = demos.checks(("a", 0.5, 0.5), ("b", 2.0, 2.1, 1), demos.check("c", 1, 1, 0))
+    assert len(table) == 3 and not table.all_agree
+    text = repr(table)
+    assert text.splitlines()[-1] == "1 of 3 numbers differ from the chapter"
+    html = table._repr_html_()
+    assert "<caption>" in html and "✗ <strong>differs</strong>" in html and html.count("<tr>") == 4
+    ok = demos.checks(("a", 0.5, 0.5))
+    assert ok.all_agree and repr(ok).endswith("all 1 numbers agree with the chapter")
+    with pytest.raises(TypeError, match="tuple"):
+        demos.checks(("only", 2))
+
+
+# --- figures: titled, labelled, never colour alone -------------------------------------------------
+
+
+def _figures():
+    sweep = experiments.hard_vs_soft_sweep(ISRO.K, ISRO.V, n_points=31)
+    return {
+        "bottleneck": demos.plot_bottleneck(
+            experiments.bottleneck_recall([5, 20], n_trials=3), experiments.BAHDANAU_TABLE1_BLEU
+        ),
+        "variance": demos.plot_score_variance(experiments.score_variance([2, 8], n_samples=50)),
+        "saturation": demos.plot_saturation(experiments.softmax_saturation([2, 8], n_trials=20)),
+        "hard_soft": demos.plot_hard_vs_soft(sweep, at_deg=45),
+        "rotation": demos.plot_query_rotation(TIFFIN, 45),
+        "alignment": demos.plot_alignment(experiments.cross_attention_alignment()),
+        "mask": demos.plot_mask_comparison(
+            attention(ISRO.Q, ISRO.K, ISRO.V)[1],
+            attention(ISRO.Q, ISRO.K, ISRO.V, mask=causal_mask(3))[1],
+            causal_mask(3),
+            ISRO.tokens,
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def figures():
+    return _figures()
+
+
+def test_every_figure_is_titled_with_labelled_axes(figures):
+    for name, fig in figures.items():
+        assert isinstance(fig, Figure), name
+        axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+        for ax in axes:
+            assert ax.get_title() or fig.get_suptitle(), f"{name}: untitled axes"
+            assert ax.get_xlabel() and ax.get_ylabel(), f"{name}: unlabelled axis"
+
+
+def test_lines_differ_by_marker_or_style_not_colour_alone(figures):
+    for name in ("bottleneck", "variance", "saturation", "hard_soft"):
+        for ax in figures[name].axes:
+            labelled = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+            styles = [(ln.get_marker(), ln.get_linestyle()) for ln in labelled]
+            assert len(set(styles)) == len(styles), f"{name}: two lines differ only in colour"
+
+
+def test_bottleneck_title_quotes_table1(figures):
+    title = figures["bottleneck"].axes[0].get_title()
+    assert "RNNencdec-50 17.82" in title and "RNNsearch-50 26.75" in title
+
+
+def test_hard_vs_soft_rejects_bad_component():
+    sweep = experiments.hard_vs_soft_sweep(ISRO.K, ISRO.V, n_points=5)
+    with pytest.raises(ValueError, match="component"):
+        demos.plot_hard_vs_soft(sweep, component=2)
+
+
+# --- widgets with a static fallback --------------------------------------------------------------
+
+
+def _png(bundle):
+    return base64.b64decode(bundle["image/png"])
+
+
+def test_query_rotation_default_state_and_static_fallback():
+    w = demos.QueryRotation(TIFFIN)
+    bundle = w._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert _png(bundle).startswith(PNG_MAGIC)
+    # At 45 degrees the query is the chapter's (1, 1): chapter A's weights in the readout.
+    assert "weights tiffin 0.610, bag 0.083, it 0.225, big 0.083" in bundle["text/plain"]
+    assert "scores tiffin 3.000, bag 1.000, it 2.000, big 1.000" in bundle["text/plain"]
+
+
+def test_query_rotation_slider_redraws_and_rewrites_the_readout():
+    w = demos.QueryRotation(ISRO)
+    before_png, before_text = w.image.value, w.text
+    w.slider.value = 90.0  # query (0, sqrt 2): "launched" now matches best
+    assert w.image.value != before_png and w.text != before_text
+    assert "the largest weight goes to launched" in w.text
+    assert w.readout.value == f"<p>{w.text}</p>" and w.image.tooltip == w.text
+
+
+def test_widget_bundle_respects_include_and_exclude():
+    w = demos.QueryRotation(ISRO)
+    assert set(w._repr_mimebundle_(include=["image/png"])) == {"image/png"}
+    assert "image/png" not in w._repr_mimebundle_(exclude=["image/png"])
+
+
+def test_hard_soft_slider_reads_out_both_outputs():
+    w = demos.HardSoftSlider(ISRO, angle_deg=45)
+    bundle = w._repr_mimebundle_()
+    assert _png(bundle).startswith(PNG_MAGIC)
+    soft, _ = attention([np.sqrt(2), np.sqrt(2)], ISRO.K, ISRO.V)
+    assert "hard output [0.000, 4.000]" in w.text
+    assert f"soft output [{soft[0]:.3f}, {soft[1]:.3f}]" in w.text
+    w.slider.value = -30.0  # only ISRO's key has a positive score: the hard pick is v1
+    assert "hard output [1.000, 2.000]" in w.text
+
+
+@pytest.mark.parametrize("cls", [demos.QueryRotation, demos.HardSoftSlider])
+def test_widgets_reject_a_non_example(cls):
+    with pytest.raises(TypeError, match="WorkedExample"):
+        cls("ISRO")

@@ -1,0 +1,268 @@
+"""The lesson notebooks: structure (fast, unexecuted), then every lesson executed top to bottom
+headless with nbclient, checking its key numbers in the outputs. Also: every notebook in the repo
+is stored without outputs or execution counts."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbconvert import HTMLExporter
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+LESSONS = (
+    "00_start_here",
+    "01_the_bottleneck",
+    "02_query_key_value",
+    "03_worked_examples",
+    "04_masking_and_cross_attention",
+    "05_misconceptions",
+)
+ASSIGNMENTS = ("intro_attention", "practice_implement", "focus_in_the_noise")
+# Which assignment each lesson's "Check yourself" sends the student to (00 names all three).
+NEXT_ASSIGNMENT = {
+    "01_the_bottleneck": "intro_attention",
+    "02_query_key_value": "intro_attention",
+    "03_worked_examples": "intro_attention",
+    "04_masking_and_cross_attention": "practice_implement",
+    "05_misconceptions": "focus_in_the_noise",
+}
+WIDGETS = ("QueryExplorer.", "QueryRotation(", "HardSoftSlider(")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+# The key numbers each lesson must print (chapters' values and measured results).
+KEY_OUTPUTS = {
+    "00_start_here": [
+        "weight of 'Chandrayaan' on itself: computed 0.503 | chapter 0.503 ✓ agrees",
+        "weights tiffin 0.610, bag 0.083, it 0.225, big 0.083",
+    ],
+    "01_the_bottleneck": [
+        "RNNencdec-50: BLEU 17.82",
+        "RNNsearch-50: BLEU 26.75",
+        "learned numbers needed: additive 72 | dot product 0",
+        "QueryExplorer(query “it” = (1.000, 1.000), weights (0.610, 0.083, 0.225, 0.083)",
+    ],
+    "02_query_key_value": [
+        "(1, 1) · (2, 1): computed 3 | chapter 3 ✓ agrees",
+        "e^3: computed 20.086 | chapter 20.086 ✓ agrees",
+        "sqrt(d_k) for d_k = 2: computed 1.4142 | chapter 1.4142 ✓ agrees",
+        "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
+    ],
+    "03_worked_examples": [
+        "scaled scores (÷ 1.4142): computed [0.707, 0.707, 1.414]",
+        "sum of the exponentials: computed 8.169 | chapter 8.169 ✓ agrees",
+        "weights: computed [0.248, 0.248, 0.503] | chapter [0.248, 0.248, 0.503] ✓ agrees",
+        "output for Chandrayaan: computed [0.993, 2.510] | chapter [0.993, 2.510] ✓ agrees",
+        "scores tiffin, bag, it, big: computed [3, 1, 2, 1]",
+        "total: computed 32.911 | chapter 32.911 ✓ agrees",
+        "weights tiffin, bag, it, big: computed [0.610, 0.083, 0.225, 0.083]",
+        "output for it: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        "row by row gives the same matrix: True",
+    ],
+    "04_masking_and_cross_attention": [
+        "future weights exactly 0: True",
+        "masked row of Chandrayaan: computed [0.248, 0.248, 0.503]",
+        "di looks most at gave",
+        "ko looks most at to",
+    ],
+    "05_misconceptions": [
+        "soft attention output: computed [0.993, 2.510] | chapter [0.993, 2.510] ✓ agrees",
+        "hard selection v[argmax] = v3: computed [0, 4] | chapter [0, 4] ✓ agrees",
+        "hard output [0.000, 4.000]",
+        "scores of B are the scores of A, reordered: True",
+    ],
+}
+
+
+def _read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def _code(nb) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def _markdown(nb) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "markdown"]
+
+
+# --- structure (no kernel) ------------------------------------------------------------------------
+
+
+def test_the_lessons_are_the_notebooks_in_teaching_order():
+    assert tuple(sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))) == LESSONS
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_opens_with_goals_and_closes_with_check_yourself(name):
+    nb = _read(name)
+    md = _markdown(nb)
+    assert nb.cells[0].cell_type == "markdown" and "Learning goals" in md[0]
+    closing = md[-1]
+    assert "## Check yourself" in closing
+    if name == "00_start_here":
+        start = "\n".join(md)
+        for assignment in ASSIGNMENTS:
+            assert f"`{assignment}`" in start, f"the start page must name {assignment}"
+        for lesson in LESSONS[1:]:
+            assert f"`{lesson}.ipynb`" in start, f"the path must list {lesson}"
+    else:
+        assert f"`{NEXT_ASSIGNMENT[name]}`" in closing
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_code_cells_are_short_calls_into_the_package(name):
+    for src in _code(_read(name)):
+        # Helpers live in attention_lab, never in a notebook.
+        assert not re.search(r"^\s*(def|class) |lambda\s", src, re.M), src
+        assert len(src.splitlines()) <= 15, f"code cell too long:\n{src}"
+        for line in src.splitlines():
+            if line.startswith(("import ", "from ")):
+                assert re.match(
+                    r"(import numpy as np|from attention_lab|import attention_lab)", line
+                )
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_has_a_live_widget(name):
+    code = "\n".join(_code(_read(name)))
+    assert any(w in code for w in WIDGETS)
+
+
+@pytest.mark.parametrize("name", LESSONS[1:])
+def test_lesson_uses_static_inline_figures(name):
+    assert _code(_read(name))[0].startswith("%matplotlib inline")
+
+
+def _repo_notebooks() -> list[Path]:
+    found = [*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("source/**/*.ipynb")]
+    return sorted(p for p in found if ".ipynb_checkpoints" not in p.parts)
+
+
+def test_every_committed_notebook_is_stored_without_outputs():
+    paths = _repo_notebooks()
+    assert len(paths) >= len(LESSONS)
+    dirty = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None):
+                dirty.append(f"{path.relative_to(ROOT)} cell {i}")
+        if "widgets" in nb.metadata:
+            dirty.append(f"{path.relative_to(ROOT)}: saved widget state in metadata")
+    assert not dirty, "clear outputs before committing: " + ", ".join(dirty)
+
+
+# --- executed headless ----------------------------------------------------------------------------
+
+
+async def _execute_all(names: tuple[str, ...], parallel: int) -> dict[str, nbformat.NotebookNode]:
+    gate = asyncio.Semaphore(parallel)
+
+    async def run(name):
+        nb = _read(name)
+        client = NotebookClient(
+            nb,
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(NOTEBOOKS)}},
+            # As `make html` runs them: no saved widget state, so exports use the widgets' PNGs.
+            store_widget_state=False,
+        )
+        async with gate:
+            await client.async_execute()
+        return name, nb
+
+    return dict(await asyncio.gather(*(run(n) for n in names)))
+
+
+@functools.cache
+def executed() -> dict[str, nbformat.NotebookNode]:
+    """Run every lesson once per test session (two kernels at a time: CI has two cores)."""
+    return asyncio.run(_execute_all(LESSONS, parallel=2))
+
+
+def _outputs(nb):
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            yield from cell.outputs
+
+
+def _text(nb) -> str:
+    parts = []
+    for out in _outputs(nb):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif "data" in out:
+            parts.append(out.data.get("text/plain", ""))
+    return "\n".join(parts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_runs_and_prints_its_key_numbers(name):
+    nb = executed()[name]
+    errors = [o for o in _outputs(nb) if o.output_type == "error"]
+    assert not errors, errors
+    stderr = [o.text for o in _outputs(nb) if o.output_type == "stream" and o.name == "stderr"]
+    assert not stderr, f"warnings printed in the lesson: {stderr}"
+    text = _text(nb)
+    for key in KEY_OUTPUTS[name]:
+        assert key in text, f"{name}: missing {key!r}"
+    assert "DIFFERS" not in text
+    # Every chapter-check table ends with its summary, and all agree.
+    assert not re.search(r"\d+ of \d+ numbers differ", text)
+
+
+@pytest.mark.slow
+def test_measured_claims_show_in_the_lessons():
+    text = _text(executed()["01_the_bottleneck"])
+    rows = re.findall(r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)$", text, re.M)
+    fixed = [float(r[1]) for r in rows]
+    attn = [float(r[2]) for r in rows]
+    assert len(rows) >= 5 and fixed[0] >= 0.95 and fixed[-1] <= 0.4 and min(attn) >= 0.95
+    text = _text(executed()["05_misconceptions"])
+    slopes = [float(x) for x in re.findall(r"largest \|slope\| hard\s+([\d.]+)", text)]
+    assert len(slopes) == 2 and slopes[1] == pytest.approx(10 * slopes[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LESSONS)
+def test_widgets_and_figures_have_static_images_and_captions(name):
+    nb = executed()[name]
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+        for out in cell.outputs:
+            if WIDGET_VIEW in out.get("data", {}):
+                # Static fallback: a PNG of the widget's default state beside the widget view.
+                png = base64.b64decode(out.data["image/png"])
+                assert png.startswith(b"\x89PNG"), f"{name} cell {i}: widget without a PNG"
+        if images:
+            caption = cells[i + 1] if i + 1 < len(cells) else None
+            assert caption is not None and caption.cell_type == "markdown"
+            assert caption.source.startswith("*Figure"), f"{name} cell {i}: figure without caption"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LESSONS)
+def test_static_html_shows_every_widget_and_figure_as_an_image(name):
+    nb = executed()[name]
+    images = sum("image/png" in o.get("data", {}) for o in _outputs(nb))
+    widgets = sum(WIDGET_VIEW in o.get("data", {}) for o in _outputs(nb))
+    assert widgets >= 1
+    html, _ = HTMLExporter(template_name="lab").from_notebook_node(
+        nb, resources={"metadata": {"name": name, "path": str(NOTEBOOKS)}}
+    )
+    # One <img> per figure and per widget, and no widget view that would need a live kernel.
+    assert html.count('src="data:image/png;base64,') == images
+    assert WIDGET_VIEW not in html
