@@ -1,0 +1,125 @@
+"""Accessibility audit with axe-core (bundled by ``axe-playwright-python``) in Chromium.
+
+Audited: the static HTML lessons that ``make html`` writes (run into a temporary folder, in
+the background, see conftest) and one live lesson in JupyterLab after all its cells ran.
+
+What counts is what the project renders: markdown cells and cell outputs (figures, tables,
+widgets). Violations located elsewhere are NOT counted, on purpose, because the project
+does not render them and cannot fix them:
+
+* JupyterLab's own chrome (toolbars, file browser, status bar, its cell-collapse buttons);
+* nbconvert's page chrome in the static HTML (``In [n]:`` prompts) and the colours of the
+  syntax-highlighting theme in code inputs;
+* ipywidgets' slider handle (noUiSlider, ``role="slider"``), which gets no accessible name
+  from the widget's ``description`` label (rule ``aria-input-field-name``); the widget's
+  label is ours, and ``test_every_live_slider_has_a_visible_label`` checks it.
+
+Figures need a text alternative or a caption: ``test_lesson_figures_have_text_alternatives``
+checks every picture in the outputs. It replaces axe's ``image-alt`` rule in the live lesson,
+because the lessons caption their matplotlib figures with a markdown cell ("*Figure (alt
+text): ...*") right below them (JupyterLab cannot put alt text on an image/png output), and
+goes beyond axe in the static HTML, where axe accepts nbconvert's placeholder alt text.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .driver import (
+    axe_violations,
+    close_current,
+    open_in_lab,
+    run_all_cells,
+    serious_violations,
+)
+from .lessons import LESSONS, wait_for_widgets
+
+pytestmark = pytest.mark.slow
+
+# The project's content: rendered markdown and outputs (nbconvert's lab template and
+# JupyterLab use the same class names).
+OURS = ".jp-MarkdownOutput, .jp-RenderedMarkdown, .jp-OutputArea-output"
+UPSTREAM = (("aria-input-field-name", ".noUi-handle"),)
+NBCONVERT_PLACEHOLDER = "No description has been provided for this image"
+LIVE_LESSON = "03_worked_examples.ipynb"  # both explorers, a heatmap, chapter tables
+
+# Pictures in outputs without a text alternative. A picture is described when it has alt text,
+# aria-label or title (not nbconvert's placeholder), sits in a <figure> with a <figcaption>,
+# or its cell is followed by the lessons' caption: a markdown cell starting "Figure".
+_JS_UNDESCRIBED = f"""
+() => [...document.querySelectorAll('.jp-OutputArea-output img')].filter(img => {{
+  const text = (img.getAttribute('alt') || img.getAttribute('aria-label')
+                || img.getAttribute('title') || '').trim();
+  if (text !== '' && text !== {json.dumps(NBCONVERT_PLACEHOLDER)}) return false;
+  const fig = img.closest('figure');
+  if (fig && fig.querySelector('figcaption')) return false;
+  const cell = img.closest('.jp-Cell');
+  const next = cell && cell.nextElementSibling;
+  const md = next && next.classList.contains('jp-MarkdownCell')
+             && next.querySelector('.jp-RenderedMarkdown, .jp-MarkdownOutput');
+  return !(md && /^\\W*Figure\\b/.test(md.innerText.trim()));
+}}).map(img => {{
+  const cell = img.closest('.jp-Cell');
+  const src = cell ? cell.querySelector('.jp-InputArea-editor') : null;
+  return (src ? src.innerText.trim().split('\\n').slice(-1)[0] : '?').slice(0, 80);
+}})
+"""
+
+
+@pytest.fixture(scope="module")
+def static_html(background):
+    job = background["html"]
+    job.wait(timeout=600)
+    files = sorted(job.output.glob("*.html"))
+    assert [f.stem for f in files] == [n.removesuffix(".ipynb") for n in LESSONS]
+    return files
+
+
+@pytest.fixture(scope="module")
+def live_lesson(lab_page, lab):
+    open_in_lab(lab_page, lab, f"notebooks/{LIVE_LESSON}")
+    try:
+        run_all_cells(lab_page)
+        wait_for_widgets(lab_page)
+        yield lab_page
+    finally:
+        close_current(lab_page)
+
+
+def test_static_html_lessons_have_no_serious_violations(page, static_html):
+    problems = {}
+    for html in static_html:
+        page.goto(html.as_uri())
+        found = serious_violations(page, axe_violations(page), OURS, UPSTREAM)
+        if found:
+            problems[html.name] = found
+    assert problems == {}
+
+
+def test_live_lesson_has_no_serious_violations(live_lesson, artifacts):
+    violations = axe_violations(live_lesson)
+    # Figures' text alternatives (alt text or the lessons' caption) have their own test below.
+    others = [v for v in violations if v["id"] != "image-alt"]
+    assert serious_violations(live_lesson, others, OURS, UPSTREAM) == []
+    live_lesson.screenshot(path=str(artifacts / "a11y-live-lesson.png"))
+
+
+def test_every_live_slider_has_a_visible_label(live_lesson):
+    sliders = live_lesson.locator(".jp-OutputArea-output .widget-slider")
+    assert sliders.count() >= 2
+    labels = [
+        sliders.nth(i).locator(".widget-label").first.inner_text().strip()
+        for i in range(sliders.count())
+    ]
+    assert all(labels), f"sliders without a label: {labels}"
+
+
+def test_lesson_figures_have_text_alternatives(live_lesson, page, static_html):
+    missing = {f"live {LIVE_LESSON}": live_lesson.evaluate(_JS_UNDESCRIBED)}
+    for html in static_html:
+        page.goto(html.as_uri())
+        missing[html.name] = page.evaluate(_JS_UNDESCRIBED)
+    missing = {k: v for k, v in missing.items() if v}
+    assert missing == {}
