@@ -710,13 +710,16 @@ class QueryExplorer(widgets.VBox):
         if static_key != self._static_key:
             self._renderer.invalidate()
             self._static_key = static_key
-        self.image.value = self._renderer.render()
+        png = self._renderer.render()
         if isinstance(self.figure.get_layout_engine(), ConstrainedLayoutEngine):
             # Freeze the constrained layout found on the first draw: re-running it on every
             # background redraw (a toggle) would cost more than the draw itself.
             self.figure.set_layout_engine("none")
         self.render_count += 1
-        self.image.tooltip = self._alt_text()
+        # One comm message for the picture and its alt text, not two: the browser repaints once
+        with self.image.hold_sync():
+            self.image.value = png
+            self.image.tooltip = self._alt_text()
         self.readout.value = self._readout_html()
         self._show_results(not self.prediction_checkbox.value or self._revealed)
 
