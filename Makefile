@@ -28,7 +28,13 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PIP_INSTALL) -r requirements.txt -e .
 	@touch $@
 
-setup: $(STAMP) ## Create .venv with the pinned dependencies (idempotent)
+# JupyterLab and Notebook 7 read default settings from the environment's overrides.json: the
+# course's (jupyter-settings/) frees the arrow keys for widget sliders in Notebook 7.
+OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(OVERRIDES): jupyter-settings/overrides.json | $(STAMP)
+	install -D -m 644 $< $@
+
+setup: $(STAMP) $(OVERRIDES) ## Create .venv with the pinned dependencies (idempotent)
 
 lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)

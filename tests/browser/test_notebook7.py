@@ -57,14 +57,9 @@ def test_lesson_explorer_works_in_notebook7(page, lab, artifacts):
     assert widget_error_texts(page) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Notebook 7.6.5 binds ArrowLeft/ArrowRight in command mode to "
-    "notebook:move-cursor-heading-above-or-collapse / -below-or-expand (selector "
-    "'.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus'), which swallows the "
-    "arrow keys of a focused ipywidgets slider. Disabling those two shortcuts (settings "
-    "override) fixes it; once the course ships that, this test passes and must lose its xfail.",
-)
+# Notebook 7.6.5 binds ArrowLeft/ArrowRight in command mode to notebook:move-cursor-heading-*,
+# which swallowed the arrow keys of a focused slider; jupyter-settings/overrides.json (installed
+# into the venv by `make setup`) disables those two shortcuts. This test fails without it.
 def test_arrow_keys_move_a_slider_in_notebook7(page, lab, course):
     write_notebook(
         course / "nb7_keys.ipynb",
