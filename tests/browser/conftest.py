@@ -32,13 +32,13 @@ playwright_api = pytest.importorskip(
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def course(tmp_path_factory) -> Path:
     """A temporary copy of the course that JupyterLab serves (root dir and cwd)."""
     return make_course_copy(tmp_path_factory.mktemp("course"))
@@ -80,7 +80,7 @@ if not result["success"]:
 """
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="package", autouse=True)
 def background(request, course, tmp_path_factory):
     """Slow preparations started at once, in the background, only if a collected test needs
     them: ``make html`` of the lessons (for the accessibility audit) and the release of an
@@ -112,14 +112,16 @@ def background(request, course, tmp_path_factory):
         job.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab(course, tmp_path_factory):
     server = start_jupyter(course, tmp_path_factory.mktemp("jupyter"))
     yield server
     server.stop()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: playwright's sync API keeps an asyncio loop running in the main
+# thread while it is open, and later tests (nbclient, nbgrader) call asyncio.run().
+@pytest.fixture(scope="package")
 def browser():
     with sync_playwright() as pw:
         chromium = launch_chromium(pw)
@@ -127,7 +129,7 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_context(browser):
     """One context for the session: JupyterLab's hashed JS bundles load once, then from cache.
 
@@ -155,7 +157,7 @@ def page(browser_context, artifacts, request):
         pg.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_page(browser_context, lab):
     """One JupyterLab page shared by the tests that open notebooks in JupyterLab.
 
