@@ -15,7 +15,7 @@ HUB_CONFIG_DIR ?= /etc/jupyter
 
 SYSTEM_DEPS += hub-deps
 
-hub-deps: ## Install configurable-http-proxy $(CHP_VERSION) from npm into build/node (skips when present)
+hub-deps: ## Install configurable-http-proxy (pinned, CHP_VERSION) from npm into build/node (skips when present)
 	@if [ -x $(CHP) ] && [ "$$($(CHP) --version 2>/dev/null)" = "$(CHP_VERSION)" ]; then \
 	  echo "hub-deps: configurable-http-proxy $(CHP_VERSION) present"; \
 	else \
