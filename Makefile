@@ -55,7 +55,7 @@ bench: setup ## Print the benchmark table (medians and ratios, measured side by 
 	$(BIN)/python -m benchmarks
 
 clean: ## Remove generated files (keeps .venv; `rm -rf .venv` for a fresh start)
-	rm -rf release submitted autograded feedback exchange reports build .pytest_cache gradebook.db
+	rm -rf release submitted autograded feedback exchange reports build .pytest_cache gradebook.db grades.csv
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print | xargs rm -rf
 
 # Areas with their own targets (teacher workflow, browser tests, classroom hub) live in make/.

@@ -1,0 +1,125 @@
+"""``python -m attention_grader <step> ...``: the command line the ``make`` targets call.
+
+Steps, in the order a teacher uses them: ``release``, ``collect``, ``grade``, ``feedback``,
+``grades``, ``report``. Each prints one short result (``grade`` prints the batch summary table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .collect import collect
+from .course import GradingStepError, load_course
+from .feedback import feedback
+from .grade import GradeHooks, GradeOptions, grade
+from .grades import write_grades
+from .release import release
+from .report import write_report
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m attention_grader", description=__doc__)
+    p.add_argument("--course", help="course directory (default: $ATTENTION_LAB_COURSE or .)")
+    p.add_argument("--exchange", help="exchange folder (default: nbgrader_config.py's)")
+    p.add_argument("--db-url", help="gradebook URL, e.g. postgresql://user@host/grades")
+    sub = p.add_subparsers(dest="step", required=True, metavar="STEP")
+
+    s = sub.add_parser("release", help="generate the student version and release it")
+    s.add_argument("assignment")
+    s.add_argument("--due", help='due date, e.g. "2026-12-07 17:00 Asia/Kolkata"')
+
+    s = sub.add_parser("collect", help="collect submissions from the exchange")
+    s.add_argument("assignment")
+
+    s = sub.add_parser("grade", help="autograde collected submissions in parallel")
+    s.add_argument("assignment")
+    s.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
+    s.add_argument("--force", action="store_true", help="regrade already autograded submissions")
+    s.add_argument("--student", action="append", help="only this student (repeatable)")
+    s.add_argument("--cell-timeout", type=int, help="seconds per cell (default: config, 30)")
+    s.add_argument("--notebook-timeout", type=float, default=600.0, help="seconds per notebook")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--safe",
+        action="store_true",
+        help="sandboxed kernels + tamper checks (attention_grader.tamper.grade_hooks())",
+    )
+    s.add_argument("--kernel-manager", help="dotted path of a KernelManager class (sandbox)")
+    s.add_argument("--kernel-wrapper", help="dotted path of f(argv) -> argv for the kernel")
+    s.add_argument("--pre", action="append", default=[], help="preprocessor before execution")
+    s.add_argument("--post", action="append", default=[], help="preprocessor after execution")
+    s.add_argument("--check", action="append", default=[], help="post-check f(path, student)")
+
+    s = sub.add_parser("feedback", help="generate and release feedback")
+    s.add_argument("assignment")
+
+    s = sub.add_parser("grades", help="write the grades CSV (one row per student and assignment)")
+    s.add_argument("--out", help="CSV path (default: <course>/grades.csv)")
+
+    s = sub.add_parser("report", help="class report: difficulty, distribution, misconceptions")
+    s.add_argument("assignment")
+    s.add_argument("--out", help="folder (default: <course>/reports/<assignment>)")
+    return p
+
+
+def _hooks(args: argparse.Namespace) -> GradeHooks:
+    """The grading hooks from the command line; ``--safe`` starts from the sandbox + tamper set."""
+    base = GradeHooks()
+    if args.safe:
+        from .tamper import grade_hooks  # the sandbox engineer's module (issue 7)
+
+        base = grade_hooks()
+    return GradeHooks(
+        kernel_manager_class=args.kernel_manager or base.kernel_manager_class,
+        kernel_argv_wrapper=args.kernel_wrapper or base.kernel_argv_wrapper,
+        pre_execute=[*base.pre_execute, *args.pre],
+        post_execute=[*base.post_execute, *args.post],
+        post_checks=[*base.post_checks, *args.check],
+    )
+
+
+def _run(args: argparse.Namespace, fresh_process: bool) -> int:
+    course = load_course(args.course, exchange=args.exchange, db_url=args.db_url)
+    if args.step == "release":
+        release(course, args.assignment, args.due)
+        print(f"released {args.assignment} to {course.exchange}")
+    elif args.step == "collect":
+        students = collect(course, args.assignment)
+        print(f"collected {len(students)} submission(s) of {args.assignment}")
+    elif args.step == "grade":
+        options = GradeOptions(
+            jobs=args.jobs,
+            force=args.force,
+            cell_timeout=args.cell_timeout,
+            notebook_timeout=args.notebook_timeout,
+            progress=not args.no_progress,
+            # A fresh `python -m attention_grader` has run no kernel, so forking it is safe and
+            # skips the fork server's second nbgrader import (~5 s of CPU).
+            start_method="fork" if fresh_process else "forkserver",
+        )
+        hooks = _hooks(args)
+        summary = grade(course, args.assignment, options, hooks, students=args.student)
+        print(summary.table())
+        js, _ = summary.write(course.root / "reports" / args.assignment)
+        print(f"summary: {js} (+ .csv, grading.log)")
+    elif args.step == "feedback":
+        students = feedback(course, args.assignment)
+        print(f"released feedback for {len(students)} student(s) of {args.assignment}")
+    elif args.step == "grades":
+        print(f"wrote {write_grades(course, args.out)}")
+    elif args.step == "report":
+        print(f"wrote {write_report(course, args.assignment, args.out)}")
+    return 0
+
+
+def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
+    """Run one step. ``fresh_process``: called from ``__main__`` (nothing ran before us)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args, fresh_process)
+    except (GradingStepError, FileNotFoundError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,170 @@
+"""Where the course lives: its folder, its nbgrader config and an nbgrader API bound to both.
+
+Every pipeline step takes a :class:`Course`, so the same code runs on the repository (the
+real course) and on a temporary course in the tests, each with its own exchange and gradebook.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+__all__ = ["Course", "GradingStepError", "load_course", "check_result"]
+
+CONFIG_FILE = "nbgrader_config.py"
+
+
+class GradingStepError(RuntimeError):
+    """A pipeline step failed; the message says which step and shows nbgrader's log tail."""
+
+
+@dataclass
+class Course:
+    """An nbgrader course directory and the configuration nbgrader uses for it.
+
+    Attributes
+    ----------
+    root : Path
+        The course directory (holds ``source/``, ``release/``, ``submitted/``, ``gradebook.db``).
+    config : traitlets.config.Config
+        The merged nbgrader configuration (the course's ``nbgrader_config.py`` plus overrides).
+    """
+
+    root: Path
+    config: Config = field(default_factory=Config)
+
+    @property
+    def course_id(self) -> str:
+        return self.config.CourseDirectory.course_id
+
+    @property
+    def db_url(self) -> str:
+        """The gradebook URL; SQLite ``<root>/gradebook.db`` unless ``CourseDirectory.db_url`` is set."""
+        url = self.config.CourseDirectory.get("db_url")
+        return url if url else f"sqlite:///{self.root / 'gradebook.db'}"
+
+    @property
+    def exchange(self) -> Path:
+        return Path(self.config.Exchange.root)
+
+    def coursedir(self, **attrs):
+        """A fresh ``nbgrader.coursedir.CourseDirectory`` for this course, with ``attrs`` set."""
+        from nbgrader.coursedir import CourseDirectory
+
+        cd = CourseDirectory(config=self.config)
+        for name, value in attrs.items():
+            setattr(cd, name, value)
+        return cd
+
+    def api(self):
+        """An ``nbgrader.apps.NbGraderAPI`` bound to this course (imports nbgrader lazily)."""
+        from nbgrader.apps import NbGraderAPI
+
+        return NbGraderAPI(coursedir=self.coursedir(), config=self.config)
+
+    def gradebook(self):
+        """An ``nbgrader.api.Gradebook`` on this course's database (use it as a context manager)."""
+        from nbgrader.api import Gradebook
+
+        return Gradebook(self.db_url, self.course_id)
+
+
+def _venv_scripts_on_path() -> None:
+    """Put this interpreter's scripts folder on PATH: nbgrader runs the ``alembic`` command when it
+    creates a new gradebook, which fails under ``.venv/bin/python`` without an activated venv."""
+    scripts = os.path.dirname(sys.executable)
+    path = os.environ.get("PATH", "")
+    if scripts not in path.split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + path
+
+
+@functools.cache
+def _alembic_head() -> str:
+    """nbgrader's newest gradebook schema revision, read in-process with alembic's API."""
+    import nbgrader
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(
+        os.path.join(os.path.dirname(nbgrader.__file__), "alembic")
+    ).get_current_head()
+
+
+def _fast_gradebook_creation() -> None:
+    """Let nbgrader create a new gradebook without a subprocess.
+
+    ``nbgrader.api.Gradebook`` stamps a *new* database with the schema revision it gets by running
+    ``alembic heads`` in a subprocess, which re-imports everything (~15 s on a busy 2-core box).
+    The same revision is read in-process here; the database written is identical.
+    """
+    import nbgrader.api
+
+    if getattr(nbgrader.api.get_alembic_version, "__name__", "") != "_alembic_head":
+        nbgrader.api.get_alembic_version = _alembic_head
+
+
+def load_course(
+    root: str | os.PathLike | None = None,
+    *,
+    exchange: str | os.PathLike | None = None,
+    db_url: str | None = None,
+) -> Course:
+    """Read the course's ``nbgrader_config.py`` and apply overrides.
+
+    Parameters
+    ----------
+    root : path, optional
+        The course directory; defaults to ``$ATTENTION_LAB_COURSE`` or the current directory.
+    exchange : path, optional
+        Override ``Exchange.root`` (otherwise what the config says: ``ATTENTION_LAB_EXCHANGE`` or
+        ``<root>/exchange``).
+    db_url : str, optional
+        Override ``CourseDirectory.db_url`` (e.g. ``postgresql://...`` for a large class).
+
+    Returns
+    -------
+    Course
+    """
+    _venv_scripts_on_path()
+    _fast_gradebook_creation()
+    root = Path(root or os.environ.get("ATTENTION_LAB_COURSE") or os.getcwd()).resolve()
+    if not root.is_dir():
+        raise FileNotFoundError(f"course directory {root} does not exist; pass the course root")
+    config = Config()
+    cfg_file = root / CONFIG_FILE
+    if cfg_file.exists():
+        config.merge(PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config())
+    # The folder we were given wins over whatever root the config file computed.
+    config.CourseDirectory.root = str(root)
+    if not config.CourseDirectory.get("course_id"):
+        config.CourseDirectory.course_id = "attention-lab"
+    if exchange is not None:
+        config.Exchange.root = str(Path(exchange).resolve())
+    elif not config.Exchange.get("root"):
+        config.Exchange.root = str(root / "exchange")
+    if db_url:
+        config.CourseDirectory.db_url = db_url
+    # Re-running `make release` replaces the released copy instead of failing.
+    config.ExchangeReleaseAssignment.force = True
+    return Course(root=root, config=config)
+
+
+def check_result(result: dict, step: str) -> dict:
+    """Raise :class:`GradingStepError` when an ``NbGraderAPI`` call reports failure.
+
+    Parameters
+    ----------
+    result : dict
+        What ``NbGraderAPI`` returns (``success``, ``log``, ``error``).
+    step : str
+        Human name of the step, used in the message ("release intro_attention").
+    """
+    if result.get("success"):
+        return result
+    detail = (result.get("error") or result.get("log") or "").strip().splitlines()[-15:]
+    raise GradingStepError(f"{step} failed:\n" + "\n".join(detail))

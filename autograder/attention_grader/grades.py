@@ -1,0 +1,86 @@
+"""Step 5: the class gradebook as CSV, one row per student and assignment."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .course import Course
+
+__all__ = ["COLUMNS", "grade_rows", "write_grades"]
+
+COLUMNS = (
+    "student_id",
+    "assignment",
+    "status",
+    "score",
+    "max_score",
+    "percent",
+    "late_penalty",
+    "needs_manual_grade",
+    "submitted_at",
+)
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None else f"{x:g}"
+
+
+def grade_rows(course: Course) -> list[dict]:
+    """Every (student, assignment) pair in the gradebook, sorted by assignment then student.
+
+    ``status`` is ``submitted`` or ``no submission`` (score 0); ``score`` already has the late
+    penalty subtracted, as in nbgrader's formgrader; ``needs_manual_grade`` says whether a
+    teacher still has to grade or review some cell.
+    """
+    from nbgrader.api import MissingEntry
+
+    rows = []
+    with course.gradebook() as gb:
+        assignments = sorted(gb.assignments, key=lambda a: (a.duedate is None, a.duedate, a.name))
+        students = sorted(s.id for s in gb.students)
+        for assignment in assignments:
+            for student in students:
+                try:
+                    sub = gb.find_submission(assignment.name, student)
+                except MissingEntry:
+                    rows.append(
+                        {
+                            "student_id": student,
+                            "assignment": assignment.name,
+                            "status": "no submission",
+                            "score": "0",
+                            "max_score": _fmt(assignment.max_score),
+                            "percent": "0",
+                            "late_penalty": "",
+                            "needs_manual_grade": "",
+                            "submitted_at": "",
+                        }
+                    )
+                    continue
+                pct = 100 * sub.score / sub.max_score if sub.max_score else 0.0
+                rows.append(
+                    {
+                        "student_id": student,
+                        "assignment": assignment.name,
+                        "status": "submitted",
+                        "score": _fmt(sub.score),
+                        "max_score": _fmt(sub.max_score),
+                        "percent": f"{pct:.1f}",
+                        "late_penalty": _fmt(sub.late_submission_penalty or None),
+                        "needs_manual_grade": "yes" if sub.needs_manual_grade else "no",
+                        "submitted_at": "" if sub.timestamp is None else sub.timestamp.isoformat(),
+                    }
+                )
+    return rows
+
+
+def write_grades(course: Course, out: str | Path | None = None) -> Path:
+    """Write :func:`grade_rows` to ``out`` (default ``<course>/grades.csv``); return the path."""
+    path = Path(out) if out else course.root / "grades.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(grade_rows(course))
+    return path

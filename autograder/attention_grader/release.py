@@ -1,0 +1,44 @@
+"""Step 1: generate the student version of an assignment and release it to the exchange."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from .course import Course, check_result
+
+__all__ = ["release", "set_duedate"]
+
+
+def set_duedate(course: Course, assignment: str, duedate: str | datetime | None) -> None:
+    """Record the assignment's due date in the gradebook (late submissions are measured from it).
+
+    Parameters
+    ----------
+    duedate : str or datetime or None
+        E.g. ``"2026-12-07 17:00"`` (read by nbgrader's own parser, so a time zone such as
+        ``"2026-12-07 17:00 Asia/Kolkata"`` is allowed). ``None`` leaves it unchanged.
+    """
+    if duedate is None:
+        return
+    with course.gradebook() as gb:
+        gb.update_or_create_assignment(assignment, duedate=duedate)
+
+
+def release(course: Course, assignment: str, duedate: str | datetime | None = None) -> None:
+    """``nbgrader generate_assignment`` then ``nbgrader release_assignment``, via ``NbGraderAPI``.
+
+    Re-running replaces the released copy (the exchange's ``force``), so fixing a typo in the
+    source and releasing again is one command.
+    """
+    source = course.root / "source" / assignment
+    if not source.is_dir():
+        known = sorted(p.name for p in (course.root / "source").glob("*") if p.is_dir())
+        raise FileNotFoundError(
+            f"no source assignment {assignment!r} in {course.root / 'source'}; known: {known}"
+        )
+    api = course.api()
+    check_result(
+        api.generate_assignment(assignment, force=True, create=True), f"generate {assignment}"
+    )
+    set_duedate(course, assignment, duedate)
+    check_result(api.release_assignment(assignment), f"release {assignment}")

@@ -1,0 +1,70 @@
+"""Two caches that make nbgrader's per-submission bookkeeping cheap, without changing its results.
+
+Profiling ``Autograde`` on one submission shows that besides running the kernel, most time goes to:
+
+* ``Gradebook.__init__`` creating a new SQLAlchemy engine ~10 times per submission; each new engine
+  starts with an empty compiled-statement cache, so every query is compiled again. Here the engine
+  is created once per database URL and reused (``Gradebook.close`` only disposes its connection
+  pool, which the engine re-creates on demand).
+* ``CheckCellMetadata`` calling ``jsonschema.validate(metadata, schema)`` per cell, which checks
+  nbgrader's (constant) schema against the meta-schema every time. Here the validator is built
+  once per schema; errors raised are the same (``jsonschema.exceptions.best_match``).
+
+Both are applied inside :func:`nbgrader_speedups` and undone on exit; grading workers keep them for
+their lifetime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+__all__ = ["nbgrader_speedups"]
+
+
+class _CachedJsonschema:
+    """Stands in for the ``jsonschema`` module inside ``nbgrader.nbgraderformat.common``."""
+
+    def __init__(self, real):
+        self._real = real
+        self._validators: dict[int, object] = {}
+
+    def validate(self, instance, schema, *args, **kwargs):
+        if args or kwargs:
+            return self._real.validate(instance, schema, *args, **kwargs)
+        validator = self._validators.get(id(schema))
+        if validator is None:
+            cls = self._real.validators.validator_for(schema)
+            cls.check_schema(schema)
+            validator = self._validators[id(schema)] = (cls(schema), schema)
+        error = self._real.exceptions.best_match(validator[0].iter_errors(instance))
+        if error is not None:
+            raise error
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@contextlib.contextmanager
+def nbgrader_speedups() -> Iterator[None]:
+    """Reuse SQLAlchemy engines and jsonschema validators inside nbgrader while the block runs."""
+    import nbgrader.api as api
+    import nbgrader.nbgraderformat.common as common
+
+    real_create_engine, real_jsonschema = api.create_engine, common.jsonschema
+    engines: dict = {}
+
+    def create_engine(url, *args, **kwargs):
+        key = (str(url), args, tuple(sorted(kwargs.items())))
+        if key not in engines:
+            engines[key] = real_create_engine(url, *args, **kwargs)
+        return engines[key]
+
+    api.create_engine = create_engine
+    common.jsonschema = _CachedJsonschema(real_jsonschema)
+    try:
+        yield
+    finally:
+        api.create_engine, common.jsonschema = real_create_engine, real_jsonschema
+        for engine in engines.values():
+            engine.dispose()

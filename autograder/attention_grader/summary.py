@@ -1,0 +1,129 @@
+"""The batch summary of a grading run: one row per submission, as data and as a printed table."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = ["Flag", "SubmissionResult", "BatchSummary", "STATUSES"]
+
+#: What happened to a submission. ``graded``: autograded now; ``unchanged``: already autograded
+#: and not resubmitted (``FORCE=1`` regrades); ``missing``: no notebook under the expected name,
+#: scored 0; ``error``: could not be graded (invalid notebook, dead kernel, time budget), the
+#: gradebook keeps what it had.
+STATUSES = ("graded", "unchanged", "missing", "error")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something a teacher should look at, even though the submission was graded.
+
+    Attributes
+    ----------
+    kind : str
+        Short lower_snake_case label: ``late``, ``cell_timeout``, ``output_truncated``, or a
+        tampering kind reported by ``attention_grader.tamper``.
+    detail : str
+        One line saying what and where.
+    """
+
+    kind: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+@dataclass
+class SubmissionResult:
+    """The outcome for one student's submission.
+
+    Attributes
+    ----------
+    student : str
+    status : str
+        One of :data:`STATUSES`.
+    reason : str
+        One line; empty when graded cleanly.
+    flags : list of Flag
+    score, max_score : float or None
+        The submission's score in the gradebook after this run (None when unknown).
+    seconds : float
+        Wall time the worker spent on it.
+    """
+
+    student: str
+    status: str
+    reason: str = ""
+    flags: list[Flag] = field(default_factory=list)
+    score: float | None = None
+    max_score: float | None = None
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+
+@dataclass
+class BatchSummary:
+    """All results of one ``grade`` run for one assignment (sorted by student)."""
+
+    assignment: str
+    results: list[SubmissionResult] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    jobs: int = 1
+    log: str = field(default="", repr=False)
+
+    def by_student(self) -> dict[str, SubmissionResult]:
+        return {r.student: r for r in self.results}
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def needs_attention(self) -> list[SubmissionResult]:
+        """Results that are not cleanly graded: errors, missing notebooks or any flag."""
+        return [r for r in self.results if r.status in ("error", "missing") or r.flags]
+
+    def table(self) -> str:
+        """A plain-text table, one line per submission, for the terminal."""
+        header = ("student", "status", "score", "reason / flags")
+        rows = [header]
+        for r in self.results:
+            score = "" if r.score is None else f"{r.score:g}/{r.max_score:g}"
+            notes = "; ".join([r.reason] * bool(r.reason) + [str(f) for f in r.flags])
+            rows.append((r.student, r.status, score, notes))
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        lines = [
+            "  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3] for row in rows
+        ]
+        lines.insert(1, "-" * len(lines[0]))
+        counts = ", ".join(f"{self.count(s)} {s}" for s in STATUSES if self.count(s))
+        lines.append(
+            f"{self.assignment}: {len(self.results)} submissions ({counts or 'none'}), "
+            f"{len(self.needs_attention)} need attention; {self.wall_seconds:.1f} s "
+            f"with {self.jobs} worker(s)"
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.pop("log")
+        return out
+
+    def write(self, folder: Path) -> tuple[Path, Path]:
+        """Write ``batch_summary.json``, ``batch_summary.csv`` and ``grading.log`` into ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "grading.log").write_text(self.log)
+        js, cs = folder / "batch_summary.json", folder / "batch_summary.csv"
+        js.write_text(json.dumps(self.to_dict(), indent=1))
+        with cs.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["student", "status", "score", "max_score", "reason", "flags"])
+            for r in self.results:
+                flags = "; ".join(str(f) for f in r.flags)
+                w.writerow([r.student, r.status, r.score, r.max_score, r.reason, flags])
+        return js, cs

@@ -1,0 +1,38 @@
+# Teacher workflow (issue 6): release -> collect -> grade -> feedback -> grades -> report.
+# Each target calls one step of `python -m attention_grader` (autograder/attention_grader/).
+#   make release A=intro_attention DUE="2026-12-07 17:00 Asia/Kolkata"
+#   make grade A=intro_attention JOBS=2 [FORCE=1] [SAFE=1] [GRADE_ARGS="--cell-timeout 20"]
+# SAFE=1 runs kernels in the sandbox with the tamper checks (attention_grader.tamper).
+# COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
+# (ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange on a JupyterHub).
+A          ?=
+JOBS       ?= 2
+DUE        ?=
+FORCE      ?=
+SAFE       ?=
+GRADE_ARGS ?=
+COURSE     ?= $(CURDIR)
+GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
+
+.PHONY: release collect grade feedback grades report _need-assignment
+
+_need-assignment:
+	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
+
+release: _need-assignment setup ## Teacher: generate + release assignment A to the exchange (DUE="...")
+	$(GRADER) release "$(A)" $(if $(DUE),--due "$(DUE)")
+
+collect: _need-assignment setup ## Teacher: collect the submissions of A from the exchange
+	$(GRADER) collect "$(A)"
+
+grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades; SAFE=1 sandbox)
+	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(if $(SAFE),--safe) $(GRADE_ARGS)
+
+feedback: _need-assignment setup ## Teacher: generate + release feedback for A
+	$(GRADER) feedback "$(A)"
+
+grades: setup ## Teacher: write grades.csv (one row per student and assignment)
+	$(GRADER) grades
+
+report: _need-assignment setup ## Teacher: class report for A under reports/A/ (HTML + PNG)
+	$(GRADER) report "$(A)"

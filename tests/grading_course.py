@@ -1,0 +1,266 @@
+"""Helpers for the grading tests: a temporary course with its own exchange, and simulated students.
+
+Students are simulated in-process with nbgrader's exchange classes, each with its own home folder
+(where assignments are fetched), its own exchange cache and its own ``student_id`` -- all as the
+current user, as on one machine.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+from attention_grader.course import Course, load_course
+
+FIXTURE_SOURCE = Path(__file__).parent / "fixtures" / "grading" / "source"
+FIXTURE = "mini_softmax"
+
+# Answer-cell sources for the fixture (grade_id -> code) that make each kind of student.
+CORRECT = {
+    "q1_answer": (
+        "def softmax(xs):\n    m = max(xs)\n    e = [math.exp(x - m) for x in xs]\n"
+        "    return [v / sum(e) for v in e]"
+    ),
+    "q2_answer": "def double(x):\n    return 2 * x",
+}
+MISCONCEIVED = {
+    "q1_answer": "def softmax(xs):\n    return [x / sum(xs) for x in xs]",
+    "q2_answer": "def double(x):\n    return 2 * x",
+}
+HARDMAX = {
+    "q1_answer": (
+        "def softmax(xs):\n    m = max(xs)\n    return [1.0 if x == m else 0.0 for x in xs]"
+    ),
+    "q2_answer": "def double(x):\n    return x + x",
+}
+
+
+def make_course(tmp: Path, assignments=(FIXTURE,), source_root: Path = FIXTURE_SOURCE) -> Course:
+    """A fresh course folder under ``tmp`` with the given source assignments and an exchange."""
+    root = tmp / "course"
+    (root / "source").mkdir(parents=True)
+    for name in assignments:
+        shutil.copytree(source_root / name, root / "source" / name)
+    (root / "nbgrader_config.py").write_text(
+        "import os\n"
+        "c = get_config()\n"
+        "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
+        "c.CourseDirectory.course_id = 'attention-lab'\n"
+        f"c.Exchange.root = {str(tmp / 'exchange')!r}\n"
+    )
+    (tmp / "exchange").mkdir()
+    (tmp / "exchange").chmod(0o777)
+    return load_course(root)
+
+
+def answer(notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """Replace the source of the answer cells named in ``answers`` (by nbgrader grade_id)."""
+    for cell in notebook.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell.source = answers[gid]
+    return notebook
+
+
+class Student:
+    """A simulated student using nbgrader's exchange (fetch, submit, fetch feedback)."""
+
+    def __init__(self, course: Course, tmp: Path, student_id: str):
+        self.course, self.id = course, student_id
+        self.home = tmp / "home" / student_id
+        self.home.mkdir(parents=True)
+
+    def _config(self):
+        from traitlets.config import Config
+
+        c = Config()
+        c.CourseDirectory.course_id = self.course.course_id
+        c.CourseDirectory.root = str(self.home)
+        c.CourseDirectory.student_id = self.id
+        c.Exchange.root = str(self.course.exchange)
+        c.Exchange.assignment_dir = str(self.home)
+        c.Exchange.cache = str(self.home / ".nbgrader_cache")
+        return c
+
+    def _run(self, cls_name: str, assignment: str) -> None:
+        from nbgrader.auth import Authenticator
+        from nbgrader.coursedir import CourseDirectory
+        from nbgrader.exchange import default
+
+        config = self._config()
+        cd = CourseDirectory(config=config)
+        cd.assignment_id = assignment
+        auth = Authenticator(config=config)
+        app = getattr(default, cls_name)(coursedir=cd, authenticator=auth, config=config)
+        app.start()
+
+    def fetch(self, assignment: str) -> Path:
+        self._run("ExchangeFetchAssignment", assignment)
+        return self.home / assignment / f"{assignment}.ipynb"
+
+    def submit(self, assignment: str) -> None:
+        self._run("ExchangeSubmit", assignment)
+
+    def fetch_feedback(self, assignment: str) -> list[Path]:
+        self._run("ExchangeFetchFeedback", assignment)
+        return sorted((self.home / assignment / "feedback").glob("*/*.html"))
+
+    def work(self, assignment: str, answers: dict[str, str] | None) -> None:
+        """Fetch, fill in ``answers`` (None = hand in blank), save and submit."""
+        path = self.fetch(assignment)
+        if answers is not None:
+            nb = nbformat.read(path, as_version=4)
+            nbformat.write(answer(nb, answers), path)
+        self.submit(assignment)
+
+
+def place_submission(
+    course: Course,
+    assignment: str,
+    student: str,
+    notebook: nbformat.NotebookNode | str | None,
+    *,
+    name: str | None = None,
+    timestamp: datetime | None = None,
+) -> Path:
+    """Put a submission straight into ``submitted/`` (as ``collect`` would), for grader tests.
+
+    ``notebook`` may be a notebook, raw text (e.g. broken JSON) or None (no notebook at all).
+    """
+    folder = course.root / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (name or f"{assignment}.ipynb")
+    if isinstance(notebook, str):
+        path.write_text(notebook)
+    elif notebook is not None:
+        nbformat.write(notebook, path)
+    stamp = timestamp or datetime(2026, 11, 30, 9, 0, 0)
+    (folder / "timestamp.txt").write_text(stamp.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+    return path
+
+
+def released_notebook(course: Course, assignment: str) -> nbformat.NotebookNode:
+    """The student version of ``assignment`` (after ``release``)."""
+    path = course.root / "release" / assignment / f"{assignment}.ipynb"
+    return nbformat.read(path, as_version=4)
+
+
+def gradebook_state(course: Course, assignment: str) -> dict:
+    """Everything autograde writes, per student/notebook/cell, for comparing two gradebooks."""
+    from nbgrader.api import Gradebook
+
+    out = {}
+    with Gradebook(course.db_url, course.course_id) as gb:
+        for sub in gb.assignment_submissions(assignment):
+            nbs = {}
+            for nb in sub.notebooks:
+                nbs[nb.name] = {
+                    "late_submission_penalty": nb.late_submission_penalty,
+                    "grades": {
+                        g.name: (g.auto_score, g.manual_score, g.needs_manual_grade, g.max_score)
+                        for g in nb.grades
+                    },
+                    "comments": {c.name: c.auto_comment for c in nb.comments},
+                }
+            out[sub.student.id] = {
+                "timestamp": str(sub.timestamp),
+                "score": sub.score,
+                "notebooks": nbs,
+            }
+    return out
+
+
+def notebook_content(path: Path) -> list:
+    """Cell sources and outputs of an autograded notebook, without volatile metadata."""
+    nb = json.loads(path.read_text())
+    return [
+        (c["cell_type"], c["source"], c.get("outputs"), c["metadata"].get("nbgrader"))
+        for c in nb["cells"]
+    ]
+
+
+__all__ = [
+    "CORRECT",
+    "FIXTURE",
+    "HARDMAX",
+    "MISCONCEIVED",
+    "Student",
+    "answer",
+    "gradebook_state",
+    "make_course",
+    "notebook_content",
+    "place_submission",
+    "released_notebook",
+    "synthetic_class",
+]
+
+
+def synthetic_class(tmp: Path) -> Course:
+    """A course whose gradebook and autograded notebooks are written directly (no kernels).
+
+    Assignment ``a1`` (notebook ``nb``): ``q1`` (code test, 2 points), ``q2`` (code test, 1 point),
+    ``essay`` (written answer, 2 points, manually graded). Students: ana (q1 right, q2 right),
+    ben (q1 misconception ``sum_normalised``, q2 right), cy (q1 ``sum_normalised`` and q2
+    ``forgot_scaling``, q2 also a plain WrongAnswer), dee (never submitted); plus assignment
+    ``a2`` nobody submitted.
+    """
+    from attention_grader.course import load_course
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    from nbgrader.api import Gradebook
+
+    root = tmp / "course"
+    root.mkdir()
+    course = load_course(root, exchange=tmp / "exchange")
+    stamp = datetime(2026, 11, 30, 9, 0)
+    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+        warnings.simplefilter("ignore")  # nbgrader's add_submission: a harmless SAWarning
+        gb.add_assignment("a1", duedate=datetime(2026, 11, 30, 8, 0))
+        gb.add_assignment("a2", duedate=datetime(2026, 12, 7, 8, 0))
+        gb.add_notebook("nb", "a1")
+        gb.add_grade_cell("q1", "nb", "a1", max_score=2, cell_type="code")
+        gb.add_grade_cell("q2", "nb", "a1", max_score=1, cell_type="code")
+        gb.add_grade_cell("essay", "nb", "a1", max_score=2, cell_type="markdown")
+        scores = {"ana": (2, 1, None), "ben": (0, 1, 2), "cy": (0, 0, 0)}
+        for student in ["ana", "ben", "cy", "dee"]:
+            gb.add_student(student)
+        for student, (q1, q2, essay) in scores.items():
+            gb.add_submission("a1", student, timestamp=stamp)
+            for gid, auto in [("q1", q1), ("q2", q2)]:
+                g = gb.find_grade(gid, "nb", "a1", student)
+                g.auto_score, g.needs_manual_grade = auto, False
+            g = gb.find_grade("essay", "nb", "a1", student)
+            g.needs_manual_grade = essay is None
+            g.manual_score = essay
+        gb.db.commit()
+
+    def error(ename, evalue):
+        return new_output("error", ename=ename, evalue=evalue, traceback=[])
+
+    def test_cell(gid, outputs):
+        return new_code_cell(
+            "check()", metadata={"nbgrader": {"grade": True, "grade_id": gid, "points": 1}},
+            outputs=outputs,
+        )  # fmt: skip
+
+    slug_q1 = error("Misconception", "[sum_normalised] You divided by the sum.")
+    diagnoses = {
+        "ana": ([], []),
+        "ben": ([slug_q1], []),
+        "cy": (
+            [slug_q1],
+            [
+                error("Misconception", "[forgot_scaling] Divide by sqrt(d)."),
+                error("WrongAnswer", "[not_a_slug] still wrong"),
+            ],
+        ),  # fmt: skip
+    }
+    for student, (q1_out, q2_out) in diagnoses.items():
+        folder = root / "autograded" / student / "a1"
+        folder.mkdir(parents=True)
+        nb = new_notebook(cells=[test_cell("q1", q1_out), test_cell("q2", q2_out)])
+        nbformat.write(nb, folder / "nb.ipynb")
+    return course

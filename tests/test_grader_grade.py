@@ -1,0 +1,250 @@
+"""Parallel autograde (attention_grader.grade): equal to sequential nbgrader, fault-tolerant, hooks."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import time
+from datetime import datetime
+
+import nbformat
+import pytest
+from attention_grader.course import load_course
+from attention_grader.grade import (
+    FLAGS_KEY,
+    GradeHooks,
+    GradeOptions,
+    NotebookTimeout,
+    _make_execute_class,
+    _wrapped_kernel_manager,
+    grade,
+)
+from attention_grader.release import release
+from grading_course import (
+    CORRECT,
+    FIXTURE,
+    MISCONCEIVED,
+    answer,
+    gradebook_state,
+    make_course,
+    notebook_content,
+    place_submission,
+    released_notebook,
+)
+from nbconvert.preprocessors import Preprocessor
+
+DUE = "2026-11-30 12:00:00"
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """A released fixture course with four submissions (not yet graded), to be copied."""
+    tmp = tmp_path_factory.mktemp("released")
+    course = make_course(tmp)
+    release(course, FIXTURE, duedate=DUE)
+    nb = released_notebook(course, FIXTURE)
+    for student, answers in [
+        ("alice", CORRECT),
+        ("bob", MISCONCEIVED),
+        ("dana", None),
+    ]:
+        work = answer(copy.deepcopy(nb), answers) if answers else copy.deepcopy(nb)
+        place_submission(course, FIXTURE, student, work)
+    late = datetime(2026, 11, 30, 14, 5, 0)  # 2 h 5 min after DUE
+    place_submission(course, FIXTURE, "eli", answer(copy.deepcopy(nb), CORRECT), timestamp=late)
+    return course
+
+
+def clone(course, dest):
+    """A copy of a course folder (its own gradebook and exchange paths stay valid)."""
+    shutil.copytree(course.root, dest / "course")
+    return load_course(dest / "course", exchange=course.exchange)
+
+
+def sequential_nbgrader(course):
+    """What `nbgrader autograde <assignment>` does: nbgrader's Autograde over all students."""
+    from nbgrader.converters import Autograde
+
+    cd = course.coursedir(assignment_id=FIXTURE, student_id="*")
+    Autograde(coursedir=cd, config=course.config).start()
+
+
+ORIGINAL = ["alice", "bob", "dana", "eli"]
+
+
+@pytest.fixture(scope="module")
+def parallel_graded(released, tmp_path_factory):
+    """The four original submissions graded by `grade` with two workers."""
+    course = clone(released, tmp_path_factory.mktemp("parallel"))
+    return course, grade(course, FIXTURE, GradeOptions(jobs=2, progress=False))
+
+
+@pytest.mark.slow
+def test_parallel_grade_leaves_the_gradebook_sequential_nbgrader_leaves(
+    released, parallel_graded, tmp_path
+):
+    ours, summary = parallel_graded
+    theirs = clone(released, tmp_path)
+    sequential_nbgrader(theirs)
+
+    assert gradebook_state(ours, FIXTURE) == gradebook_state(theirs, FIXTURE)
+    for student in ORIGINAL:
+        rel = f"autograded/{student}/{FIXTURE}/{FIXTURE}.ipynb"
+        assert notebook_content(ours.root / rel) == notebook_content(theirs.root / rel)
+
+    by = summary.by_student()
+    assert {s: r.status for s, r in by.items()} == dict.fromkeys(by, "graded")
+    assert [by[s].score for s in ORIGINAL] == [3, 1, 0, 3]
+    assert [f.kind for f in by["eli"].flags] == ["late"]
+    assert "2 h 5 min" in by["eli"].flags[0].detail
+    assert not by["alice"].flags
+    # The table names every student with its status.
+    table = summary.table()
+    assert all(s in table for s in by) and "4 graded" in table
+
+
+@pytest.mark.slow
+def test_second_run_is_idempotent_and_force_regrades_the_same(parallel_graded, tmp_path):
+    course = clone(parallel_graded[0], tmp_path)
+    first = gradebook_state(course, FIXTURE)
+    again = grade(course, FIXTURE, GradeOptions(jobs=2, progress=False))
+    assert [r.status for r in again.results] == ["unchanged"] * len(ORIGINAL)
+    assert [r.score for r in again.results] == [3, 1, 0, 3]
+    assert [f.kind for f in again.by_student()["eli"].flags] == ["late"]
+    assert gradebook_state(course, FIXTURE) == first
+    forced = grade(
+        course, FIXTURE, GradeOptions(jobs=1, force=True, progress=False), students=["bob"]
+    )
+    assert forced.results[0].status == "graded"
+    assert gradebook_state(course, FIXTURE) == first
+
+
+# --------------------------------------------------------------------------- faults and hooks
+
+
+class FlagEveryNotebook(Preprocessor):
+    """Stand-in for a tamper preprocessor: flags every notebook it sees (module level: picklable)."""
+
+    def preprocess(self, nb, resources):
+        resources.setdefault(FLAGS_KEY, []).append(("probe", "pre-execute hook ran"))
+        return nb, resources
+
+
+def count_cells_check(path, student):
+    """Stand-in for a tamper post-check: flags notebooks with an answer printing 'SUSPICIOUS'."""
+    text = path.read_text()
+    return [("suspicious_print", f"{student} printed it")] if "SUSPICIOUS" in text else []
+
+
+def env_wrapper(argv):
+    """Kernel argv wrapper: run the kernel under `env` with a marker variable."""
+    return ["env", "ATTENTION_GRADER_WRAPPED=yes", *argv]
+
+
+FAULTY = {
+    # answers -> what the grader must make of them
+    "good": {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\nprint('SUSPICIOUS')"},
+    "killer": {**CORRECT, "q2_answer": "import os\nos._exit(1)"},
+    "looper": {**CORRECT, "q2_answer": "while True:\n    pass"},
+    "flooder": {
+        **CORRECT,
+        "q1_answer": CORRECT["q1_answer"] + "\nfor i in range(3000):\n    print(i)",
+    },
+    "prober": {
+        **CORRECT,
+        "q2_answer": "import os\nprint('wrapped:', os.environ.get('ATTENTION_GRADER_WRAPPED'))\n"
+        + CORRECT["q2_answer"],
+    },
+}
+
+
+@pytest.mark.slow
+def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel_graded, tmp_path):
+    course = clone(released, tmp_path)
+    nb = released_notebook(course, FIXTURE)
+    for student, answers in FAULTY.items():
+        place_submission(course, FIXTURE, student, answer(copy.deepcopy(nb), answers))
+    place_submission(course, FIXTURE, "broken", '{"cells": [')  # not JSON
+    place_submission(course, FIXTURE, "renamer", copy.deepcopy(nb), name="Untitled1.ipynb")
+    place_submission(course, FIXTURE, "empty", None)  # a folder without any notebook
+    hooks = GradeHooks(
+        kernel_argv_wrapper=f"{__name__}.env_wrapper",
+        pre_execute=[FlagEveryNotebook],
+        post_checks=[count_cells_check],
+    )
+    students = [*ORIGINAL, *FAULTY, "broken", "renamer", "empty"]
+    options = GradeOptions(jobs=2, cell_timeout=3, notebook_timeout=60, progress=False)
+    t0 = time.perf_counter()
+    summary = grade(course, FIXTURE, options, hooks, students=students)
+    assert time.perf_counter() - t0 < 90  # the loop was cut; the batch did not hang
+    by = summary.by_student()
+    assert sorted(by) == sorted(students)
+
+    assert (by["good"].status, by["good"].score) == ("graded", 3)
+    kinds = {f.kind for f in by["good"].flags}
+    assert kinds == {"probe", "suspicious_print"}
+
+    assert by["killer"].status == "error" and "kernel died" in by["killer"].reason
+    assert by["looper"].status == "graded" and by["looper"].score == 2
+    assert "cell_timeout" in {f.kind for f in by["looper"].flags}
+    assert by["flooder"].status == "graded" and by["flooder"].score == 3
+    assert "output_truncated" in {f.kind for f in by["flooder"].flags}
+    assert by["broken"].status == "error" and "not a valid notebook" in by["broken"].reason
+    assert by["renamer"].status == "missing" and "Untitled1.ipynb" in by["renamer"].reason
+    assert by["renamer"].score == 0
+    assert by["empty"].status == "missing" and by["empty"].score == 0
+    for result in by.values():
+        assert "\n" not in result.reason
+
+    graded = nbformat.read(
+        course.root / "autograded" / "prober" / FIXTURE / f"{FIXTURE}.ipynb", as_version=4
+    )
+    printed = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
+    assert "wrapped: yes" in printed
+
+    # The faults did not move anyone else's grade (same as the batch without them); running
+    # again changes nothing.
+    state = gradebook_state(course, FIXTURE)
+    alone = gradebook_state(parallel_graded[0], FIXTURE)
+    assert {s: state[s] for s in ORIGINAL} == alone
+    rerun = grade(course, FIXTURE, options, hooks, students=students)
+    assert gradebook_state(course, FIXTURE) == state
+    assert {s: r.status for s, r in rerun.by_student().items()} == {
+        s: ("unchanged" if r.status == "graded" else r.status) for s, r in by.items()
+    }
+
+
+def test_notebook_budget_cuts_the_cell_timeout_then_stops():
+    execute = _make_execute_class()
+    execute.notebook_budget = 10
+    ex = execute(timeout=30)
+    ex._deadline = time.monotonic() + 4.5
+    assert ex._budgeted_timeout(None) == 5  # min(per-cell 30 s, what is left of the budget)
+    ex._deadline = time.monotonic() + 100
+    assert ex._budgeted_timeout(None) == 30
+    ex._deadline = time.monotonic() - 1
+    with pytest.raises(NotebookTimeout, match="10 s limit"):
+        ex._budgeted_timeout(None)
+
+
+def test_kernel_argv_wrapper_rewrites_the_command_line():
+    from jupyter_client.manager import KernelManager
+
+    km = _wrapped_kernel_manager(KernelManager, env_wrapper)(kernel_name="python3")
+    cmd = km.format_kernel_cmd()
+    assert cmd[:2] == ["env", "ATTENTION_GRADER_WRAPPED=yes"] and "ipykernel" in " ".join(cmd)
+
+
+def test_grade_rejects_unknown_assignment_and_students(tmp_path):
+    course = make_course(tmp_path)
+    with pytest.raises(ValueError, match="make release"):
+        grade(course, FIXTURE, GradeOptions(progress=False))
+    release(course, FIXTURE)
+    with pytest.raises(ValueError, match="make collect"):
+        grade(course, FIXTURE, GradeOptions(progress=False), students=["nobody"])
+    with pytest.raises(ValueError, match="jobs"):
+        grade(course, FIXTURE, GradeOptions(jobs=0, progress=False))
+    with pytest.raises(ValueError, match="start_method"):
+        grade(course, FIXTURE, GradeOptions(jobs=2, start_method="thread", progress=False))
+    assert grade(course, FIXTURE, GradeOptions(progress=False)).results == []

@@ -1,0 +1,52 @@
+"""attention_grader.release / collect / feedback: the exchange steps (fixture assignment)."""
+
+from __future__ import annotations
+
+import pytest
+from attention_grader.collect import collect
+from attention_grader.feedback import feedback
+from attention_grader.grade import GradeOptions, grade
+from attention_grader.release import release
+from grading_course import CORRECT, FIXTURE, Student, make_course
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
+    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
+]
+
+
+def test_release_twice_replaces_the_released_copy_and_sets_the_due_date(tmp_path):
+    course = make_course(tmp_path)
+    release(course, FIXTURE, duedate="2026-12-07 17:00:00")
+    outbound = course.exchange / course.course_id / "outbound" / FIXTURE / f"{FIXTURE}.ipynb"
+    released = outbound.read_text()
+    assert "### BEGIN SOLUTION" not in released and "raise NotImplementedError" in released
+    release(course, FIXTURE)  # again: no "already exists" error, due date kept
+    with course.gradebook() as gb:
+        assert str(gb.find_assignment(FIXTURE).duedate) == "2026-12-07 17:00:00"
+
+
+def test_release_unknown_assignment_lists_the_known_ones(tmp_path):
+    course = make_course(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"known: \['mini_softmax'\]"):
+        release(course, "nope")
+
+
+def test_collect_without_a_released_exchange_says_what_to_do(tmp_path):
+    course = make_course(tmp_path)
+    (course.exchange).rmdir()
+    with pytest.raises(FileNotFoundError, match="make release"):
+        collect(course, FIXTURE)
+
+
+@pytest.mark.slow
+def test_collect_then_feedback_reaches_the_student(tmp_path):
+    course = make_course(tmp_path)
+    release(course, FIXTURE)
+    ana = Student(course, tmp_path, "ana")
+    ana.work(FIXTURE, CORRECT)
+    assert collect(course, FIXTURE) == ["ana"]
+    assert grade(course, FIXTURE, GradeOptions(progress=False)).results[0].score == 3
+    assert feedback(course, FIXTURE) == ["ana"]
+    (page,) = ana.fetch_feedback(FIXTURE)
+    assert "3.0 / 3.0" in page.read_text() or "3 / 3" in page.read_text()
