@@ -70,8 +70,10 @@ def test_teacher_workflow_end_to_end(tmp_path, capsys):
     cli(course, "collect", ASSIGNMENT)
     assert sorted(p.name for p in (course.root / "submitted").iterdir()) == sorted(students)
 
-    cli(course, "grade", ASSIGNMENT, "--jobs", "2", "--no-progress")
+    # as `make grade` does by default: sandboxed kernels with the tamper checks
+    cli(course, "grade", ASSIGNMENT, "--jobs", "2", "--no-progress", "--safe")
     out = capsys.readouterr().out
+    assert "Sandbox protections for student kernels" in out
     assert (
         "3 graded" in out and (course.root / "reports" / ASSIGNMENT / "batch_summary.csv").exists()
     )

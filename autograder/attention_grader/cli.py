@@ -101,6 +101,10 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             start_method="fork" if fresh_process else "forkserver",
         )
         hooks = _hooks(args)
+        if args.safe:
+            from .sandbox import format_protections
+
+            print(format_protections(), flush=True)  # say plainly what is on and what is off
         summary = grade(course, args.assignment, options, hooks, students=args.student)
         print(summary.table())
         js, _ = summary.write(course.root / "reports" / args.assignment)
