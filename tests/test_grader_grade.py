@@ -186,6 +186,7 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     assert kinds == {"probe", "suspicious_print"}
 
     assert by["killer"].status == "error" and "kernel died" in by["killer"].reason
+    assert [f.kind for f in by["killer"].flags] == ["exit"]  # flagged for the teacher
     assert by["looper"].status == "graded" and by["looper"].score == 2
     assert "cell_timeout" in {f.kind for f in by["looper"].flags}
     assert by["flooder"].status == "graded" and by["flooder"].score == 3

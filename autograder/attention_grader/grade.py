@@ -352,6 +352,17 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     )
 
 
+def _kernel_died(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or an error it wraps, as nbclient's are) says the kernel died."""
+    chain, link = [], exc
+    while link is not None and len(chain) < 10:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    return any(
+        type(e).__name__ == "DeadKernelError" or "kernel died" in str(e).lower() for e in chain
+    )
+
+
 def _failure_reason(exc: BaseException | None, notebooks: list[Path]) -> str:
     """One line saying why a submission could not be graded, and what to do."""
     for nb_path in notebooks:
@@ -364,12 +375,8 @@ def _failure_reason(exc: BaseException | None, notebooks: list[Path]) -> str:
             )
     if exc is None:
         return "nbgrader could not grade it (see grading.log in the report folder)"
-    chain, link = [], exc
-    while link is not None and len(chain) < 10:  # the error nbclient raised may be wrapped
-        chain.append(link)
-        link = link.__cause__ or link.__context__
     name = type(exc).__name__
-    if any(type(e).__name__ == "DeadKernelError" or "kernel died" in str(e).lower() for e in chain):
+    if _kernel_died(exc):
         return "the kernel died while running it (os._exit, a crash or out of memory)"
     if isinstance(exc, NotebookTimeout):
         return _one_line(str(exc))
@@ -469,6 +476,10 @@ def _grade_one(student: str) -> dict:
         status = "error"
         reason = _failure_reason(conv.failure or error, sorted(sub_dir.glob("*.ipynb")))
     flags = list(conv.hook_flags)
+    if status == "error" and _kernel_died(conv.failure or error):
+        # the gradebook keeps what it had, so no points are earned; the teacher still needs to
+        # know this may have been deliberate (os._exit / sys.exit to escape the hidden tests)
+        flags.append(Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory"))
     graded_dir = course.root / "autograded" / student / assignment
     if status != "error":
         for nb_path in sorted(graded_dir.glob("*.ipynb")):
