@@ -110,11 +110,21 @@ class ChapterCheck:
         # The small slack absorbs binary floating point (0.083 * 5 = 0.41500000000000004).
         return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tol + 1e-9))
 
+    @property
+    def verdict(self) -> str:
+        """ "✓ agrees", or "✗ DIFFERS"; says so when a half-way value was rounded the other way."""
+        if not self.agrees:
+            return "✗ DIFFERS"
+        got = np.round(np.asarray(self.computed, dtype=float), self.decimals)
+        if np.array_equal(got, np.round(np.asarray(self.chapter, dtype=float), self.decimals)):
+            return "✓ agrees"
+        # e.g. 0.083 x 5 = 0.415: a student sees 0.42 beside the book's 0.41 and deserves to know why
+        return "✓ agrees (a value exactly half-way, which the chapter rounded the other way)"
+
     def __str__(self) -> str:
-        verdict = "✓ agrees" if self.agrees else "✗ DIFFERS"
         return (
             f"{self.label}: computed {_fmt(self.computed, self.decimals)} | "
-            f"chapter {_fmt(self.chapter, self.decimals)} {verdict}"
+            f"chapter {_fmt(self.chapter, self.decimals)} {self.verdict}"
         )
 
     def __repr__(self) -> str:
@@ -175,7 +185,7 @@ class ChapterTable(list):
                 html.escape(c.label),
                 _fmt(c.computed, c.decimals),
                 _fmt(c.chapter, c.decimals),
-                "✓ agrees" if c.agrees else "✗ <strong>differs</strong>",
+                html.escape(c.verdict) if c.agrees else "✗ <strong>differs</strong>",
             )
             for c in self
         )

@@ -37,6 +37,12 @@ def test_check_means_rounds_to_unless_a_tolerance_is_given():
     assert not demos.check("weight", 0.0824, 0.083).agrees
 
 
+def test_a_half_way_value_rounded_the_other_way_is_explained():
+    half_way = demos.check("0.083 x 5", 0.083 * 5, 0.41, 2)  # 0.415: the chapter prints 0.41
+    assert half_way.agrees and "half-way" in str(half_way)
+    assert "half-way" not in str(demos.check("weight", 0.0826, 0.083))
+
+
 def test_check_extremes_integer_and_zero_decimals():
     assert str(demos.check("score", 3.0, 3, 0)) == "score: computed 3 | chapter 3 ✓ agrees"
     assert not demos.check("score", 2.4, 3, 0).agrees
