@@ -63,20 +63,11 @@ def _variants(source: Path) -> list[dict[str, str]]:
 
 
 def _build_course(tmp: Path) -> Path:
-    from attention_grader.course import load_course
+    from attention_grader.course import new_course
     from attention_grader.release import release
 
-    root = tmp / "course"
-    (root / "source").mkdir(parents=True)
-    shutil.copytree(REPO / "source" / ASSIGNMENT, root / "source" / ASSIGNMENT)
-    (root / "nbgrader_config.py").write_text(
-        "import os\n"
-        "c = get_config()\n"
-        "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
-        "c.CourseDirectory.course_id = 'attention-lab'\n"
-        f"c.Exchange.root = {str(tmp / 'exchange')!r}\n"
-    )
-    course = load_course(root)
+    course = new_course(tmp, REPO / "source", [ASSIGNMENT])
+    root = course.root
     release(course, ASSIGNMENT)
     released = nbformat.read(root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     variants = _variants(root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")

@@ -8,13 +8,12 @@ current user, as on one machine.
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.course import Course, load_course
+from attention_grader.course import Course, load_course, new_course
 
 FIXTURE_SOURCE = Path(__file__).parent / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
@@ -41,20 +40,7 @@ HARDMAX = {
 
 def make_course(tmp: Path, assignments=(FIXTURE,), source_root: Path = FIXTURE_SOURCE) -> Course:
     """A fresh course folder under ``tmp`` with the given source assignments and an exchange."""
-    root = tmp / "course"
-    (root / "source").mkdir(parents=True)
-    for name in assignments:
-        shutil.copytree(source_root / name, root / "source" / name)
-    (root / "nbgrader_config.py").write_text(
-        "import os\n"
-        "c = get_config()\n"
-        "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
-        "c.CourseDirectory.course_id = 'attention-lab'\n"
-        f"c.Exchange.root = {str(tmp / 'exchange')!r}\n"
-    )
-    (tmp / "exchange").mkdir()
-    (tmp / "exchange").chmod(0o777)
-    return load_course(root)
+    return new_course(tmp, source_root, assignments)
 
 
 def answer(notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -208,7 +194,6 @@ def synthetic_class(tmp: Path) -> Course:
     ``forgot_scaling``, q2 also a plain WrongAnswer), dee (never submitted); plus assignment
     ``a2`` nobody submitted.
     """
-    from attention_grader.course import load_course
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     from nbgrader.api import Gradebook
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-__all__ = ["Course", "GradingStepError", "load_course", "check_result"]
+__all__ = ["Course", "GradingStepError", "load_course", "new_course", "check_result"]
 
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -152,6 +153,42 @@ def load_course(
     # Re-running `make release` replaces the released copy instead of failing.
     config.ExchangeReleaseAssignment.force = True
     return Course(root=root, config=config)
+
+
+def new_course(folder: str | os.PathLike, source_root: str | os.PathLike, assignments) -> Course:
+    """A fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
+
+    For trying a release or a grading run without touching the real course (the tests and
+    ``make bench`` use it).
+
+    Parameters
+    ----------
+    folder : path
+        An empty folder to create the course and the exchange in.
+    source_root : path
+        The ``source/`` folder to copy assignments from.
+    assignments : iterable of str
+        Names of the source assignments to copy.
+
+    Returns
+    -------
+    Course
+    """
+    folder = Path(folder)
+    root = folder / "course"
+    (root / "source").mkdir(parents=True)
+    for name in assignments:
+        shutil.copytree(Path(source_root) / name, root / "source" / name)
+    (root / CONFIG_FILE).write_text(
+        "import os\n"
+        "c = get_config()\n"
+        "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
+        "c.CourseDirectory.course_id = 'attention-lab'\n"
+        f"c.Exchange.root = {str(folder / 'exchange')!r}\n"
+    )
+    (folder / "exchange").mkdir()
+    (folder / "exchange").chmod(0o777)  # as nbgrader's exchange: every student may write
+    return load_course(root)
 
 
 def check_result(result: dict, step: str) -> dict:
