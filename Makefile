@@ -12,8 +12,13 @@ LAB_ARGS    ?=
 ROOT_ARGS   := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_ARGS ?=
 # The stamp records the pins installed: `make setup` re-installs only when requirements.txt,
-# pyproject.toml or environment.yml change (or the venv is missing).
+# pyproject.toml or this Makefile change (or the venv is missing).
 STAMP       := $(VENV)/.attention-lab-installed
+# jsonschema imports rfc3987-syntax when it is installed (jupyter-events asks for the
+# format-nongpl extra), and that builds a lark grammar at import time: 2.7 s added to every
+# Jupyter, nbgrader and nbclient process (python-jsonschema/jsonschema#1392, #1521). Without it
+# jsonschema only skips checking the "iri" string format, which nothing here uses.
+SLOW_IMPORTS := rfc3987-syntax lark
 # Tools that nbgrader and Jupyter start by name (alembic, jupyter-*) must come from the venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
@@ -23,9 +28,10 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort -u \
 	  | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || { echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	$(PIP_INSTALL) -r requirements.txt -e .
+	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
 	@touch $@
 
 # JupyterLab and Notebook 7 read default settings from the environment's overrides.json: the

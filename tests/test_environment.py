@@ -108,3 +108,41 @@ def test_nbgrader_server_extension_enabled(extension):
         read_config_path=jupyter_config_path()
     ).get_jpserver_extensions()
     assert enabled.get(extension) is True
+
+
+def _slow_imports() -> list[str]:
+    match = re.search(r"^SLOW_IMPORTS\s*:=\s*(.+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert match, "the Makefile no longer defines SLOW_IMPORTS"
+    return match[1].split()
+
+
+def test_the_venv_is_without_the_slow_iri_checker_and_pip_is_consistent():
+    """rfc3987-syntax costs every Jupyter process 2.7 s of import; `make setup` removes it."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    for dist in _slow_imports():
+        module = canonical(dist).replace("-", "_")
+        assert importlib.util.find_spec(module) is None, f"{dist} is installed: run `make setup`"
+    check = subprocess.run(
+        [sys.executable, "-m", "pip", "check"], capture_output=True, text=True, check=False
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_binder_postbuild_does_what_make_setup_does(tmp_path):
+    """Binder users get the same Notebook 7 settings and the same trimmed imports."""
+    import os
+    import subprocess
+    import sys
+
+    script = (ROOT / "postBuild").read_text()
+    assert f"uninstall --disable-pip-version-check -q -y {' '.join(_slow_imports())}" in script
+    env = {**os.environ, "NB_PYTHON_PREFIX": str(tmp_path)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, env=env, check=True)
+    wanted = (ROOT / "jupyter-settings" / "overrides.json").read_text()
+    settings = Path("share") / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert (tmp_path / settings).read_text() == wanted
+    assert (Path(sys.prefix) / settings).read_text() == wanted, "run `make setup`"
