@@ -2,6 +2,7 @@
 
 import os
 
+from attention_grader.tamper import configure
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
@@ -20,3 +21,9 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "
 # entries (the error name and message); attention_lab.checks failures are one line anyway.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 c.LimitOutput.max_traceback = 3
+
+# Student code runs sandboxed during autograde (here, in `make grade` and in the formgrader),
+# with the tamper checks: see README, "Grading safely". ATTENTION_LAB_SANDBOX=0 turns both off,
+# e.g. to compare with plain nbgrader (`make grade SAFE=0` sets it).
+if os.environ.get("ATTENTION_LAB_SANDBOX", "1") != "0":
+    configure(c)

@@ -4,7 +4,8 @@
 #   make grade A=intro_attention JOBS=2 [FORCE=1] [SAFE=0] [GRADE_ARGS="--cell-timeout 20"]
 # By default (SAFE=1) student kernels run in the sandbox with the tamper checks
 # (attention_grader.sandbox, .tamper); where no sandbox can be had, grading says which
-# protections are off. SAFE=0 grades with plain nbgrader kernels.
+# protections are off. SAFE=0 grades with plain nbgrader kernels (ATTENTION_LAB_SANDBOX=0 also
+# turns off the course nbgrader_config.py's sandbox, which `nbgrader autograde` uses).
 # COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
 # (ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange on a JupyterHub).
 A          ?=
@@ -28,7 +29,7 @@ collect: _need-assignment setup ## Teacher: collect the submissions of A from th
 	$(GRADER) collect "$(A)"
 
 grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades; SAFE=0 no sandbox)
-	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(if $(filter 1,$(SAFE)),--safe) $(GRADE_ARGS)
+	$(if $(filter 1,$(SAFE)),,ATTENTION_LAB_SANDBOX=0) $(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(if $(filter 1,$(SAFE)),--safe) $(GRADE_ARGS)
 
 feedback: _need-assignment setup ## Teacher: generate + release feedback for A
 	$(GRADER) feedback "$(A)"

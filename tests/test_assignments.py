@@ -523,6 +523,9 @@ def test_autograde_and_feedback_run_without_errors(course, assignment):
     assert result["autograde"]["success"], result["autograde"].get("error")
     assert result["feedback"]["success"], result["feedback"].get("error")
     assert "ERROR" not in result["autograde"]["log"], result["autograde"]["log"]
+    # the course's nbgrader_config.py sandboxes plain `nbgrader autograde` (tamper.configure)
+    assert "Sandbox protections for student kernels" in result["autograde"]["log"]
+    assert "[OFF]" not in result["autograde"]["log"], "run `make sandbox-deps` as root"
 
 
 @pytest.mark.slow

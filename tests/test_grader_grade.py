@@ -14,8 +14,6 @@ from attention_grader.grade import (
     FLAGS_KEY,
     GradeHooks,
     GradeOptions,
-    NotebookTimeout,
-    _make_execute_class,
     _wrapped_kernel_manager,
     grade,
 )
@@ -185,8 +183,9 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     kinds = {f.kind for f in by["good"].flags}
     assert kinds == {"probe", "suspicious_print"}
 
-    assert by["killer"].status == "error" and "kernel died" in by["killer"].reason
-    assert [f.kind for f in by["killer"].flags] == ["exit"]  # flagged for the teacher
+    # q1 (2 points) ran before the kernel died and keeps its points; q2's test scores 0
+    assert (by["killer"].status, by["killer"].score) == ("graded", 2)
+    assert [f.kind for f in by["killer"].flags] == ["probe", "exit"]  # exit: for the teacher
     assert by["looper"].status == "graded" and by["looper"].score == 2
     assert "cell_timeout" in {f.kind for f in by["looper"].flags}
     assert by["flooder"].status == "graded" and by["flooder"].score == 3
@@ -216,17 +215,20 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     }
 
 
-def test_notebook_budget_cuts_the_cell_timeout_then_stops():
-    execute = _make_execute_class()
-    execute.notebook_budget = 10
-    ex = execute(timeout=30)
-    ex._deadline = time.monotonic() + 4.5
-    assert ex._budgeted_timeout(None) == 5  # min(per-cell 30 s, what is left of the budget)
-    ex._deadline = time.monotonic() + 100
-    assert ex._budgeted_timeout(None) == 30
-    ex._deadline = time.monotonic() - 1
-    with pytest.raises(NotebookTimeout, match="10 s limit"):
-        ex._budgeted_timeout(None)
+@pytest.mark.slow
+def test_a_notebook_over_its_time_budget_keeps_what_ran_and_is_flagged(released, tmp_path):
+    course = clone(released, tmp_path)
+    nb = released_notebook(course, FIXTURE)
+    slow = {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\nimport time\ntime.sleep(60)"}
+    place_submission(course, FIXTURE, "sleeper", answer(copy.deepcopy(nb), slow))
+    options = GradeOptions(jobs=1, cell_timeout=30, notebook_timeout=8, progress=False)
+    t0 = time.perf_counter()
+    result = grade(course, FIXTURE, options, students=["sleeper"]).results[0]
+    assert time.perf_counter() - t0 < 30  # the budget, not the 30 s cell timeout, cut it
+    assert (result.status, result.score) == ("graded", 2)  # q1 (2 points) ran in time, q2 not
+    # the notebook's budget ran out while q2's answer cell was running: both are said
+    assert [f.kind for f in result.flags] == ["timeout", "cell_timeout"]
+    assert "ran out of time" in result.flags[0].detail
 
 
 def test_kernel_argv_wrapper_rewrites_the_command_line():
@@ -249,3 +251,52 @@ def test_grade_rejects_unknown_assignment_and_students(tmp_path):
     with pytest.raises(ValueError, match="start_method"):
         grade(course, FIXTURE, GradeOptions(jobs=2, start_method="thread", progress=False))
     assert grade(course, FIXTURE, GradeOptions(progress=False)).results == []
+
+
+def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp_path):
+    """`make grade` on the real course: nbgrader_config.py calls tamper.configure(c) and --safe
+    adds tamper.grade_hooks(); the pipeline has each guard once and the budgeted execute."""
+    from attention_grader import grade as grading
+    from attention_grader.tamper import grade_hooks
+
+    course = make_course(tmp_path)
+    config_file = course.root / "nbgrader_config.py"
+    config_file.write_text(
+        config_file.read_text() + "from attention_grader.tamper import configure\nconfigure(c)\n"
+    )
+    course = load_course(course.root)
+    grading._init_worker(course, FIXTURE, GradeOptions(), grade_hooks(), None, str(tmp_path))
+    try:
+        steps = [step.__name__ for step in grading._WORKER["autograde_steps"]]
+        config = grading._WORKER["config"]
+    finally:
+        grading._WORKER["exit_stack"].close()
+    assert steps == [
+        "InsertGuards",
+        "GraderExecute",
+        "CollectGuardReports",
+        "IgnorePattern",
+        "ClearMetadataPreprocessor",
+        "LimitOutput",
+        "CapOutputChars",
+        "SaveAutoGrades",
+        "AssignLatePenalties",
+        "CheckCellMetadata",
+    ]
+    assert config.GuardedExecute.sandbox_kernels is True  # the course asked for the sandbox
+    assert config.GuardedExecute.notebook_timeout == 600
+
+
+def test_plain_course_config_runs_kernels_unsandboxed(tmp_path):
+    """SAFE=0: no configure(c) and no hooks -> nbgrader's pipeline, kernels not sandboxed."""
+    from attention_grader import grade as grading
+
+    course = make_course(tmp_path)
+    grading._init_worker(course, FIXTURE, GradeOptions(), GradeHooks(), None, str(tmp_path))
+    try:
+        steps = [step.__name__ for step in grading._WORKER["autograde_steps"]]
+        config = grading._WORKER["config"]
+    finally:
+        grading._WORKER["exit_stack"].close()
+    assert "GraderExecute" in steps and "InsertGuards" not in steps
+    assert config.GuardedExecute.sandbox_kernels is False

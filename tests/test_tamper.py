@@ -297,7 +297,12 @@ def test_grade_hooks_wire_the_checks_into_parallel_grading(tmp_path, batch):
         f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n"
         "c.CourseDirectory.course_id = 'attack-course'\n"
     )
-    chosen = ["honest_full", "patch_numpy", "fake_answer_array", "delete_test_cell"]
+    # sys_exit and kill_kernel end their kernel: the points earned before it stay (as with plain
+    # nbgrader + configure(c)), the guard reports collected before it still count
+    chosen = [
+        *("honest_full", "patch_numpy", "fake_answer_array", "delete_test_cell"),
+        *("sys_exit", "kill_kernel"),
+    ]
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "attack-course") as gb:
         for student in [s.id for s in gb.students]:
             gb.remove_student(student)  # fresh scores: nothing left over from the batch

@@ -15,11 +15,13 @@ How it stays equal to a sequential ``nbgrader autograde`` without "database is l
 With a server database (``CourseDirectory.db_url = "postgresql://..."``) concurrent writers are
 fine, so workers write to it directly and step 4 is skipped.
 
-Faults never stop the batch: a notebook that is not JSON, a kernel that dies, a notebook over the
-time budget end as ``error`` with a one-line reason (the gradebook keeps what it had, exactly as
-after a failed ``nbgrader autograde``); a submission without the expected notebook is scored 0 as
-nbgrader does for a missing notebook; infinite loops are cut by the per-cell timeout and flagged;
-floods are truncated and flagged; late submissions are flagged. A second run skips what is already
+Faults never stop the batch: a notebook that is not JSON ends as ``error`` with a one-line reason
+(the gradebook keeps what it had, exactly as after a failed ``nbgrader autograde``); a kernel
+that dies or a notebook over its time budget is graded on the cells that ran (the sandbox's
+``GuardedExecute`` gives the tests it never reached 0) and flagged ``exit`` / ``timeout``; a
+submission without the expected notebook is scored 0 as nbgrader does for a missing notebook;
+infinite loops are cut by the per-cell timeout and flagged; floods are truncated and flagged;
+late submissions are flagged. A second run skips what is already
 graded (nbgrader's rule: unless resubmitted since), so it is idempotent; ``force=True`` regrades.
 
 Hooks for the sandbox and tamper checks (:class:`GradeHooks`): a kernel manager class or a kernel
@@ -59,7 +61,6 @@ __all__ = [
     "FLAGS_KEY",
     "GradeHooks",
     "GradeOptions",
-    "NotebookTimeout",
     "grade",
     "submitted_students",
 ]
@@ -69,10 +70,6 @@ FLAGS_KEY = "attention_grader_flags"
 #: Marker written where :class:`CapOutputChars` cut a huge output.
 CAP_MARKER = "... Output truncated by the grader (too many characters) ..."
 TRUNCATED_MARKERS = ("... Output truncated ...", CAP_MARKER)
-
-
-class NotebookTimeout(RuntimeError):
-    """The whole notebook ran longer than ``GradeOptions.notebook_timeout``."""
 
 
 @dataclass
@@ -120,7 +117,8 @@ class GradeOptions:
         Seconds per cell before the kernel is interrupted (nbgrader's ``Execute.timeout``, 30 by
         default); None keeps the course config.
     notebook_timeout : float, optional
-        Seconds for a whole notebook including kernel start; over it the submission is an error.
+        Seconds for a whole notebook; the cells it did not reach score 0 (flag ``timeout``).
+        None keeps the course config (``GuardedExecute.notebook_timeout``).
     max_output_chars : int
         Any single output text longer than this is cut (nbgrader's ``LimitOutput`` only counts
         lines, so one giant line would otherwise land in the gradebook and feedback).
@@ -188,44 +186,16 @@ def _sqlite_path(db_url: str) -> Path | None:
 # --------------------------------------------------------------------------- preprocessors
 
 
-def _make_execute_class():
-    """nbgrader's ``Execute`` plus a whole-notebook time budget and the kernel hooks."""
-    from nbgrader.preprocessors import Execute
-    from traitlets import Enum
+def _make_execute_class(kernel_manager: type | None):
+    """The sandbox's :class:`~.sandbox.GuardedExecute` (a notebook time budget; a dead kernel
+    zeroes only the tests it did not reach) started with the worker's kernel manager."""
+    from .sandbox import GuardedExecute
 
-    class GraderExecute(Execute):
-        # Set per worker by _init_worker (class attributes: nbconvert instantiates the class).
-        notebook_budget: float | None = None
-        kernel_manager_override: type | None = None
-        # The outputs are in hand when the last cell ends: stop the kernel at once instead of
-        # waiting for a graceful exit (idle time that would leave a core unused per submission).
-        shutdown_kernel = Enum(["graceful", "immediate"], default_value="immediate").tag(
-            config=True
-        )
-
+    class GraderExecute(GuardedExecute):
         def __init__(self, *args, **kwargs):
-            if self.kernel_manager_override is not None:
-                kwargs["kernel_manager_class"] = self.kernel_manager_override
+            if kernel_manager is not None:
+                kwargs["kernel_manager_class"] = kernel_manager
             super().__init__(*args, **kwargs)
-            self._deadline = None
-            if self.timeout_func is None:
-                self.timeout_func = self._budgeted_timeout
-
-        def preprocess(self, nb, resources=None, km=None):
-            budget = self.notebook_budget
-            self._deadline = time.monotonic() + budget if budget else None
-            return super().preprocess(nb, resources, km)
-
-        def _budgeted_timeout(self, cell):
-            per_cell = self.timeout if self.timeout and self.timeout > 0 else None
-            if self._deadline is None:
-                return per_cell
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                raise NotebookTimeout(
-                    f"the notebook ran longer than the {self.notebook_budget:g} s limit"
-                )
-            return max(1, math.ceil(min(remaining, per_cell or remaining)))
 
     return GraderExecute
 
@@ -275,6 +245,8 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     from nbgrader.converters import Autograde
     from nbgrader.preprocessors import Execute, LimitOutput
 
+    from .sandbox import GuardedExecute
+
     config = copy.deepcopy(course.config)  # never mutate the caller's config (jobs=1 runs here)
     db_url = course.db_url
     if snapshot:
@@ -285,32 +257,39 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     if options.cell_timeout is not None:
         config.Execute.timeout = int(options.cell_timeout)
 
-    execute_cls = _make_execute_class()
-    execute_cls.notebook_budget = options.notebook_timeout
     km = _resolve(hooks.kernel_manager_class)
     wrapper = _resolve(hooks.kernel_argv_wrapper)
     if wrapper is not None:
         km = _wrapped_kernel_manager(km or AsyncKernelManager, wrapper)
-    execute_cls.kernel_manager_override = km
+    execute_cls = _make_execute_class(km)
+    # The course config decides about sandboxed kernels (tamper.configure(c) turns them on);
+    # GuardedExecute's own default (on) would otherwise override a plain SAFE=0 run.
+    if "sandbox_kernels" not in config.GuardedExecute:
+        config.GuardedExecute.sandbox_kernels = False
+    if options.notebook_timeout is not None:
+        config.GuardedExecute.notebook_timeout = math.ceil(options.notebook_timeout)
+    config.GuardedExecute.print_protections = False  # `make grade` prints them once, up front
     cap_cls = _make_cap_class()
     config.CapOutputChars.max_chars = int(options.max_output_chars)
 
-    steps = []
-    pre = [_resolve(p) for p in hooks.pre_execute]
-    post = [_resolve(p) for p in hooks.post_execute]
+    # The course config may set its own pipeline (e.g. tamper.configure(c)): keep it, swap
+    # nbgrader's Execute (or the sandbox's GuardedExecute) for ours, and add only the hooks it
+    # does not already have.
+    configured = config.Autograde.get("autograde_preprocessors")
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    pipeline = [_resolve(step) for step in configured or default]
+    pre = [p for p in map(_resolve, hooks.pre_execute) if p not in pipeline]
+    post = [p for p in map(_resolve, hooks.post_execute) if p not in pipeline]
     for hook in pre + post:
         # nbconvert preprocessors are disabled by default (nbgrader's enable themselves): a hook
         # the teacher passed is meant to run.
         config[hook.__name__].enabled = True
-    # The course config may set its own pipeline (e.g. tamper.configure(c)): keep it, and only
-    # swap nbgrader's plain Execute for ours (a subclass someone configured stays as it is).
-    configured = config.Autograde.get("autograde_preprocessors")
-    default = Autograde.class_traits()["autograde_preprocessors"].default()
-    for step in map(_resolve, configured or default):
-        if step is Execute:
+    steps = []
+    for step in pipeline:
+        if step in (Execute, GuardedExecute):
             steps += [*pre, execute_cls]
         elif isinstance(step, type) and issubclass(step, Execute):
-            steps += [*pre, step]
+            steps += [*pre, step]  # a teacher's own Execute subclass stays as it is
         else:
             steps.append(step)
         if step is LimitOutput:
@@ -378,17 +357,18 @@ def _failure_reason(exc: BaseException | None, notebooks: list[Path]) -> str:
     name = type(exc).__name__
     if _kernel_died(exc):
         return "the kernel died while running it (os._exit, a crash or out of memory)"
-    if isinstance(exc, NotebookTimeout):
-        return _one_line(str(exc))
     if name == "UnresponsiveKernelError":
         return "the kernel stopped responding and could not be interrupted"
     return f"{name}: {_one_line(exc, 120)}"
 
 
 def _notebook_flags(path: Path) -> list[Flag]:
-    """Flags read from an autograded notebook: cells cut by the timeout, truncated outputs."""
-    flags = []
+    """Flags read from an autograded notebook: a kernel that died or ran out of time, cells cut
+    by the timeout, truncated outputs."""
+    from .sandbox import execution_flags
+
     nb = nbformat.read(path, as_version=4)
+    flags = [Flag(kind, f"{path.stem}: {detail}") for kind, detail in execution_flags(nb)]
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -476,6 +456,7 @@ def _grade_one(student: str) -> dict:
         status = "error"
         reason = _failure_reason(conv.failure or error, sorted(sub_dir.glob("*.ipynb")))
     flags = list(conv.hook_flags)
+    hooked = {f.kind for f in flags}
     if status == "error" and _kernel_died(conv.failure or error):
         # the gradebook keeps what it had, so no points are earned; the teacher still needs to
         # know this may have been deliberate (os._exit / sys.exit to escape the hidden tests)
@@ -483,7 +464,8 @@ def _grade_one(student: str) -> dict:
     graded_dir = course.root / "autograded" / student / assignment
     if status != "error":
         for nb_path in sorted(graded_dir.glob("*.ipynb")):
-            flags += _notebook_flags(nb_path)
+            # the tamper checks may have flagged the same stop already: say it once
+            flags += [f for f in _notebook_flags(nb_path) if f.kind not in hooked]
             for check in w["checks"]:
                 flags += [_as_flag(f) for f in check(nb_path, student) or ()]
     payload = None

@@ -50,6 +50,7 @@ __all__ = [
     "Protection",
     "SandboxedKernelManager",
     "GuardedExecute",
+    "execution_flags",
     "protections",
     "format_protections",
     "bwrap_available",
@@ -577,6 +578,7 @@ class GuardedExecute(Execute):
     def preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
         self._stopped: tuple[str, int] | None = None
+        nb.metadata.get("attention_grader", {}).pop("execution", None)  # only ours counts
         if self.print_protections and not GuardedExecute._reported:
             GuardedExecute._reported = True
             manager = self.kernel_manager_class
@@ -598,8 +600,8 @@ class GuardedExecute(Execute):
             self._fail_remaining(nb, 0)
             return nb, resources
         finally:
-            record = nb.metadata.setdefault("attention_grader", {})
             if self._stopped:
+                record = nb.metadata.setdefault("attention_grader", {})
                 record["execution"] = {"stopped": self._stopped[0], "cell": self._stopped[1]}
 
     def _get_timeout(self, cell):
@@ -639,6 +641,21 @@ class GuardedExecute(Execute):
     def _fail_remaining(self, nb, start: int) -> None:
         for cell in nb.cells[start:]:
             _mark_not_run(cell, *self._stopped)
+
+
+def execution_flags(nb) -> list[tuple[str, str]]:
+    """``(kind, detail)`` for how :class:`GuardedExecute` stopped ``nb`` early (empty if it ran
+    to the end): ``exit`` for a dead kernel, ``timeout`` for a stuck kernel or the time budget."""
+    stopped = nb.metadata.get("attention_grader", {}).get("execution", {}).get("stopped")
+    return {
+        KERNEL_DIED: [("exit", "the kernel exited or was killed; the tests after it scored 0")],
+        KERNEL_UNRESPONSIVE: [
+            ("timeout", "the kernel stopped responding; the tests after it scored 0")
+        ],
+        NOTEBOOK_TIMEOUT: [
+            ("timeout", "the notebook ran out of time; the tests after it scored 0")
+        ],
+    }.get(stopped, [])
 
 
 def _runs(cell) -> bool:

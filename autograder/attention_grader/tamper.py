@@ -42,6 +42,8 @@ from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List, Unicode
 
+from .sandbox import execution_flags
+
 __all__ = [
     "TAMPER_KINDS",
     "TamperFlag",
@@ -486,7 +488,10 @@ class CollectGuardReports(NbGraderPreprocessor):
                     detail = f"before {where}: {detail}" if where != "start" else detail
                 flags.append(TamperFlag(_kind(kind), detail, "runtime", effect))
         nb.cells = [c for c in nb.cells if c.metadata.get(_META, {}).get("guard") is None]
-        flags += _execution_flags(meta)
+        flags += [
+            TamperFlag(kind, detail, "runtime", "remaining tests zeroed")
+            for kind, detail in execution_flags(nb)
+        ]
         if hijacked:
             flags.append(
                 TamperFlag("grader_hijack", "; ".join(hijacked[:3]), "runtime", "zeroed all tests")
@@ -506,20 +511,6 @@ class CollectGuardReports(NbGraderPreprocessor):
 
 def _kind(kind: str) -> str:
     return kind if kind in TAMPER_KINDS else "kernel_hook"
-
-
-def _execution_flags(meta: dict) -> list[TamperFlag]:
-    execution = meta.get("execution", {})
-    if execution.get("stopped") == "KernelDied":
-        detail = "the kernel exited or was killed; the tests after it scored 0"
-        return [TamperFlag("exit", detail, "runtime", "remaining tests zeroed")]
-    if execution.get("stopped") == "KernelUnresponsive":
-        detail = "the kernel stopped responding; the tests after it scored 0"
-        return [TamperFlag("timeout", detail, "runtime", "remaining tests zeroed")]
-    if execution.get("stopped") == "NotebookTimeout":
-        detail = "the notebook ran out of time; the tests after it scored 0"
-        return [TamperFlag("timeout", detail, "runtime", "remaining tests zeroed")]
-    return []
 
 
 def _never_ran(cell, stopped: str | None) -> bool:

@@ -158,8 +158,10 @@ def cycle(classroom):
 
     # Instructor: collect, autograde each student, generate and release feedback.
     _formgrader(room, "collect", f"assignment/{assignment}/collect")
-    for student in (good, lazy):
-        _formgrader(room, "autograde", f"submission/{assignment}/{student}/autograde")
+    autograde_logs = {
+        student: _formgrader(room, "autograde", f"submission/{assignment}/{student}/autograde")
+        for student in (good, lazy)
+    }
     _formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
     _formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
     submissions = room.user_json(
@@ -177,6 +179,7 @@ def cycle(classroom):
         "expected_points": _autograded_points(source_nb),
         "scores": {entry["student"]: entry for entry in submissions},
         "feedback": feedback,
+        "autograde_logs": {s: r.get("log", "") for s, r in autograde_logs.items()},
     }
 
 
@@ -188,6 +191,16 @@ def test_grades_are_as_expected(classroom, cycle):
     assert scores[good]["autograded"] and scores[lazy]["autograded"]
     assert scores[good]["score"] == pytest.approx(cycle["expected_points"])
     assert scores[lazy]["score"] == 0
+
+
+def test_formgrader_autograde_runs_student_code_sandboxed(cycle):
+    """The course's nbgrader_config.py sandboxes the formgrader's kernels, run as the instructor:
+    bubblewrap without root (user namespaces), so no separate sandbox account."""
+    log = next(iter(cycle["autograde_logs"].values()))
+    assert "Sandbox protections for student kernels" in log, log
+    for layer in ("filesystem isolation", "no network", "CPU-time limit", "memory limit"):
+        assert f"[ON ] {layer}" in log, log
+    assert "[OFF] separate unprivileged user" in log  # grading does not run as root here
 
 
 def test_students_fetch_their_own_feedback(classroom, cycle):
