@@ -317,6 +317,10 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     # Kept for the worker's lifetime; the in-process (jobs=1) path closes it after the batch.
     stack = contextlib.ExitStack()
     stack.enter_context(nbgrader_speedups())
+    stack.enter_context(warnings.catch_warnings())
+    # nbgrader's add_submission trips a harmless SQLAlchemy autoflush warning for every new
+    # submission (the same one _score_missing hides): keep the teacher's terminal readable.
+    warnings.filterwarnings("ignore", message=".*not in session.*", module=r"nbgrader\.api")
     _WORKER.update(
         exit_stack=stack,
         course=course,
