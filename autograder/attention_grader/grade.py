@@ -21,8 +21,8 @@ that dies or a notebook over its time budget is graded on the cells that ran (th
 ``GuardedExecute`` gives the tests it never reached 0) and flagged ``exit`` / ``timeout``; a
 submission without the expected notebook is scored 0 as nbgrader does for a missing notebook;
 infinite loops are cut by the per-cell timeout and flagged; floods are truncated and flagged;
-late submissions are flagged. A second run skips what is already
-graded (nbgrader's rule: unless resubmitted since), so it is idempotent; ``force=True`` regrades.
+late submissions are flagged. A second run skips what is already graded (nbgrader's rule: unless
+resubmitted since), so it is idempotent; ``force=True`` regrades.
 
 Hooks for the sandbox and tamper checks (:class:`GradeHooks`): a kernel manager class or a kernel
 argv wrapper, extra nbconvert preprocessors before and after execution, and post-checks on the
