@@ -29,7 +29,13 @@ from traitlets import Unicode
 
 from attention_lab import examples as _examples
 from attention_lab._render import BlitRenderer, figure_png
-from attention_lab.core import attention, causal_mask, dot_product_scores, hard_attention
+from attention_lab.core import (
+    _as_float_array,
+    attention,
+    causal_mask,
+    dot_product_scores,
+    hard_attention,
+)
 from attention_lab.plots import AttentionHeatmap, VectorPlot, WeightsBars
 
 __all__ = ["ExplorerState", "compute_state", "QueryExplorer"]
@@ -271,12 +277,9 @@ def _token_options(tokens: list[str]) -> list[tuple[str, int]]:
 
 
 def _matrix(x, name: str, n: int | None) -> np.ndarray:
-    try:
-        arr = np.array(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
-            f"{name} must be numbers (a list of [x, y] pairs or an array): {err}"
-        ) from None
+    """``x`` as a float array of n 2-D vectors (core's checks, then the explorer's own)."""
+    # a copy (the caller's array stays theirs); a wrong shape gets the explorer's message below
+    arr = _as_float_array(x, name, (1, 2, 3)).copy()
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
             f"{name} must have shape (n_tokens, 2): the explorer draws and slides 2-D vectors, "
@@ -285,7 +288,7 @@ def _matrix(x, name: str, n: int | None) -> np.ndarray:
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} rows but there are {n} tokens")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinity")
+        raise ValueError(f"{name} contains infinity; give finite coordinates")
     return arr
 
 

@@ -329,6 +329,9 @@ def test_closing_explorers_frees_their_figures():
         ({"tokens": "abc"}, TypeError, "list of strings"),
         ({"query_index": 5}, ValueError, "query_index"),
         ({"K": [[1, 0], [0, "x"], [1, 1]]}, TypeError, "numbers"),
+        ({"K": [[1, 0], [0, np.nan], [1, 1]]}, ValueError, "K contains NaN"),
+        ({"V": [[1, 0], [0, np.inf], [1, 1]]}, ValueError, "V contains infinity"),
+        ({"Q": [1, 0]}, ValueError, r"shape \(n_tokens, 2\)"),
     ],
 )
 def test_bad_input_is_explained(kwargs, error, match):
