@@ -253,10 +253,20 @@ def test_grade_rejects_unknown_assignment_and_students(tmp_path):
     assert grade(course, FIXTURE, GradeOptions(progress=False)).results == []
 
 
+def worker_pipeline(course, hooks, workdir):
+    """The preprocessor names and the config a grading worker would use (no kernel started)."""
+    from attention_grader import grade as grading
+
+    grading._init_worker(course, FIXTURE, GradeOptions(), hooks, None, str(workdir))
+    try:
+        return [s.__name__ for s in grading._WORKER["autograde_steps"]], grading._WORKER["config"]
+    finally:
+        grading._WORKER["exit_stack"].close()
+
+
 def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp_path):
     """`make grade` on the real course: nbgrader_config.py calls tamper.configure(c) and --safe
     adds tamper.grade_hooks(); the pipeline has each guard once and the budgeted execute."""
-    from attention_grader import grade as grading
     from attention_grader.tamper import grade_hooks
 
     course = make_course(tmp_path)
@@ -264,13 +274,7 @@ def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp
     config_file.write_text(
         config_file.read_text() + "from attention_grader.tamper import configure\nconfigure(c)\n"
     )
-    course = load_course(course.root)
-    grading._init_worker(course, FIXTURE, GradeOptions(), grade_hooks(), None, str(tmp_path))
-    try:
-        steps = [step.__name__ for step in grading._WORKER["autograde_steps"]]
-        config = grading._WORKER["config"]
-    finally:
-        grading._WORKER["exit_stack"].close()
+    steps, config = worker_pipeline(load_course(course.root), grade_hooks(), tmp_path)
     assert steps == [
         "InsertGuards",
         "GraderExecute",
@@ -289,14 +293,6 @@ def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp
 
 def test_plain_course_config_runs_kernels_unsandboxed(tmp_path):
     """SAFE=0: no configure(c) and no hooks -> nbgrader's pipeline, kernels not sandboxed."""
-    from attention_grader import grade as grading
-
-    course = make_course(tmp_path)
-    grading._init_worker(course, FIXTURE, GradeOptions(), GradeHooks(), None, str(tmp_path))
-    try:
-        steps = [step.__name__ for step in grading._WORKER["autograde_steps"]]
-        config = grading._WORKER["config"]
-    finally:
-        grading._WORKER["exit_stack"].close()
+    steps, config = worker_pipeline(make_course(tmp_path), GradeHooks(), tmp_path)
     assert "GraderExecute" in steps and "InsertGuards" not in steps
     assert config.GuardedExecute.sandbox_kernels is False
