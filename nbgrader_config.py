@@ -2,9 +2,16 @@
 
 import os
 
-from attention_grader.tamper import configure
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+try:
+    from attention_grader.tamper import configure
+except ImportError as err:  # never fall back to grading unsandboxed without saying so
+    raise ImportError(
+        f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "
+        "environment (`make setup`, then .venv/bin/nbgrader), or `pip install -e .` here"
+    ) from err
 
 c = get_config()  # noqa: F821 -- injected by traitlets when nbgrader loads this file
 

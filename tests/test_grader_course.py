@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,31 @@ def test_the_repository_is_the_course_and_the_exchange_is_inside_it(monkeypatch)
 def test_one_setting_moves_the_exchange_to_a_shared_path(monkeypatch, tmp_path):
     monkeypatch.setenv("ATTENTION_LAB_EXCHANGE", str(tmp_path / "srv-exchange"))
     assert load_course(REPO).exchange == tmp_path / "srv-exchange"
+
+
+def test_the_course_config_sandboxes_autograde_unless_told_not_to(monkeypatch):
+    from attention_grader.sandbox import GuardedExecute
+    from attention_grader.tamper import CollectGuardReports, InsertGuards
+
+    monkeypatch.delenv("ATTENTION_LAB_SANDBOX", raising=False)
+    config = load_course(REPO).config
+    pipeline = config.Autograde.autograde_preprocessors
+    assert pipeline[:3] == [InsertGuards, GuardedExecute, CollectGuardReports]
+    assert config.GuardedExecute.sandbox_kernels is True
+    monkeypatch.setenv("ATTENTION_LAB_SANDBOX", "0")  # what `make grade SAFE=0` sets
+    config = load_course(REPO).config
+    assert "autograde_preprocessors" not in config.Autograde
+    assert "sandbox_kernels" not in config.GuardedExecute
+
+
+def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):
+    """Run from a Python without attention_grader, the config says what to do (nbgrader logs it as
+    an ERROR) instead of a bare ModuleNotFoundError."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    monkeypatch.setitem(sys.modules, "attention_grader.tamper", None)  # import now fails
+    with pytest.raises(ImportError, match="make setup"):
+        PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
 
 
 def test_overrides_win_over_the_config_file(tmp_path):
