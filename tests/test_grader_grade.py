@@ -267,6 +267,7 @@ def worker_pipeline(course, hooks, workdir):
 def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp_path):
     """`make grade` on the real course: nbgrader_config.py calls tamper.configure(c) and --safe
     adds tamper.grade_hooks(); the pipeline has each guard once and the budgeted execute."""
+    from attention_grader.sandbox import GuardedExecute
     from attention_grader.tamper import grade_hooks
 
     course = make_course(tmp_path)
@@ -288,7 +289,8 @@ def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp
         "CheckCellMetadata",
     ]
     assert config.GuardedExecute.sandbox_kernels is True  # the course asked for the sandbox
-    assert config.GuardedExecute.notebook_timeout == 600
+    # no --notebook-timeout: the course config's budget, as plain nbgrader autograde has
+    assert GuardedExecute(config=config).notebook_timeout == 300
 
 
 def test_plain_course_config_runs_kernels_unsandboxed(tmp_path):

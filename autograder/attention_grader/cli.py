@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="regrade already autograded submissions")
     s.add_argument("--student", action="append", help="only this student (repeatable)")
     s.add_argument("--cell-timeout", type=int, help="seconds per cell (default: config, 30)")
-    s.add_argument("--notebook-timeout", type=float, default=600.0, help="seconds per notebook")
+    s.add_argument(
+        "--notebook-timeout", type=float, help="seconds per notebook (default: config, 300)"
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.add_argument(
         "--safe",

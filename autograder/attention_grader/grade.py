@@ -118,7 +118,8 @@ class GradeOptions:
         default); None keeps the course config.
     notebook_timeout : float, optional
         Seconds for a whole notebook; the cells it did not reach score 0 (flag ``timeout``).
-        None keeps the course config (``GuardedExecute.notebook_timeout``).
+        None keeps the course config (``GuardedExecute.notebook_timeout``, 300 by default), so
+        ``make grade`` and plain ``nbgrader autograde`` give a notebook the same time.
     max_output_chars : int
         Any single output text longer than this is cut (nbgrader's ``LimitOutput`` only counts
         lines, so one giant line would otherwise land in the gradebook and feedback).
@@ -133,7 +134,7 @@ class GradeOptions:
     jobs: int = 1
     force: bool = False
     cell_timeout: int | None = None
-    notebook_timeout: float | None = 600.0
+    notebook_timeout: float | None = None
     max_output_chars: int = 100_000
     progress: bool = True
     start_method: str = "forkserver"
