@@ -8,12 +8,11 @@ current user, as on one machine.
 from __future__ import annotations
 
 import json
-import warnings
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.course import Course, load_course, new_course
+from attention_grader.course import Course, load_course, new_course, quiet_autoflush_warning
 
 FIXTURE_SOURCE = Path(__file__).parent / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
@@ -201,8 +200,7 @@ def synthetic_class(tmp: Path) -> Course:
     root.mkdir()
     course = load_course(root, exchange=tmp / "exchange")
     stamp = datetime(2026, 11, 30, 9, 0)
-    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")  # nbgrader's add_submission: a harmless SAWarning
+    with quiet_autoflush_warning(), Gradebook(course.db_url, course.course_id) as gb:
         gb.add_assignment("a1", duedate=datetime(2026, 11, 30, 8, 0))
         gb.add_assignment("a2", duedate=datetime(2026, 12, 7, 8, 0))
         gb.add_notebook("nb", "a1")

@@ -96,3 +96,17 @@ def test_check_result_raises_with_the_log_tail():
     assert check_result({"success": True}, "x") == {"success": True}
     with pytest.raises(GradingStepError, match="release a failed:\nline\nboom"):
         check_result({"success": False, "log": "line\nboom"}, "release a")
+
+
+def test_only_nbgraders_autoflush_warning_is_hidden():
+    import warnings
+
+    from attention_grader.course import quiet_autoflush_warning
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with quiet_autoflush_warning():
+            warnings.warn("Object of type <SubmittedAssignment> not in session, ...", SAWarning)
+            warnings.warn("some other SQLAlchemy problem", SAWarning)
+    assert [str(w.message) for w in seen] == ["some other SQLAlchemy problem"]

@@ -6,17 +6,26 @@ real course) and on a temporary course in the tests, each with its own exchange 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-__all__ = ["Course", "GradingStepError", "load_course", "new_course", "check_result"]
+__all__ = [
+    "Course",
+    "GradingStepError",
+    "load_course",
+    "new_course",
+    "check_result",
+    "quiet_autoflush_warning",
+]
 
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -74,6 +83,20 @@ class Course:
         from nbgrader.api import Gradebook
 
         return Gradebook(self.db_url, self.course_id)
+
+
+@contextlib.contextmanager
+def quiet_autoflush_warning():
+    """Hide the SQLAlchemy autoflush warning nbgrader's gradebook raises for every new submission.
+
+    It is harmless (nbgrader adds the submission right after) and would otherwise print several
+    lines per student into the teacher's terminal; any other warning still shows.
+    """
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*not in session.*", category=SAWarning)
+        yield
 
 
 def _venv_scripts_on_path() -> None:

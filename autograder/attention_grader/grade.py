@@ -44,7 +44,6 @@ import shutil
 import sqlite3
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -53,7 +52,7 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course
+from .course import Course, quiet_autoflush_warning
 from .speedups import nbgrader_speedups
 from .summary import BatchSummary, Flag, SubmissionResult
 
@@ -318,10 +317,7 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     # Kept for the worker's lifetime; the in-process (jobs=1) path closes it after the batch.
     stack = contextlib.ExitStack()
     stack.enter_context(nbgrader_speedups())
-    stack.enter_context(warnings.catch_warnings())
-    # nbgrader's add_submission trips a harmless SQLAlchemy autoflush warning for every new
-    # submission (the same one _score_missing hides): keep the teacher's terminal readable.
-    warnings.filterwarnings("ignore", message=".*not in session.*", module=r"nbgrader\.api")
+    stack.enter_context(quiet_autoflush_warning())
     _WORKER.update(
         exit_stack=stack,
         course=course,
@@ -492,12 +488,6 @@ def _grade_one(student: str) -> dict:
 
 def _apply_payload(gb, assignment: str, student: str, payload: dict) -> None:
     """Write one worker's rows into the real gradebook (the parent is the only writer)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # same harmless autoflush warning as _score_missing
-        _apply_rows(gb, assignment, student, payload)
-
-
-def _apply_rows(gb, assignment: str, student: str, payload: dict) -> None:
     gb.update_or_create_student(student)
     if payload["timestamp"] is not None:
         gb.update_or_create_submission(assignment, student, timestamp=payload["timestamp"])
@@ -517,13 +507,6 @@ def _apply_rows(gb, assignment: str, student: str, payload: dict) -> None:
 
 def _score_missing(gb, course: Course, assignment: str, student: str) -> None:
     """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review."""
-    with warnings.catch_warnings():
-        # nbgrader's add_submission trips a harmless SQLAlchemy autoflush warning.
-        warnings.simplefilter("ignore")
-        _score_missing_rows(gb, course, assignment, student)
-
-
-def _score_missing_rows(gb, course: Course, assignment: str, student: str) -> None:
     gb.update_or_create_student(student)
     stamp = course.coursedir().get_existing_timestamp(
         str(course.root / "submitted" / student / assignment)
@@ -711,7 +694,7 @@ def grade(
     summary = BatchSummary(assignment=assignment, jobs=options.jobs)
     results: dict[str, SubmissionResult] = {}
     to_grade = []
-    with course.gradebook() as gb:
+    with course.gradebook() as gb, quiet_autoflush_warning():
         for student in chosen:
             found = sorted(
                 p.stem for p in (course.root / "submitted" / student / assignment).glob("*.ipynb")
@@ -741,7 +724,8 @@ def grade(
 
         def on_result(res: dict) -> None:
             if res["payload"] is not None:
-                _apply_payload(gb(), assignment, res["student"], res["payload"])
+                with quiet_autoflush_warning():
+                    _apply_payload(gb(), assignment, res["student"], res["payload"])
             results[res["student"]] = SubmissionResult(
                 res["student"], res["status"], res["reason"], res["flags"], seconds=res["seconds"]
             )
