@@ -162,11 +162,22 @@ def text_colour_for(background) -> str:
     return "black" if _black_text_wins(np.array(to_rgb(background))) else "white"
 
 
+class _LivePlot:
+    """What the live plots share: they draw on ``self.ax`` and update its artists in place."""
+
+    ax: Axes
+
+    @property
+    def figure(self):
+        """The matplotlib Figure holding the plot."""
+        return self.ax.figure
+
+
 # --------------------------------------------------------------------------------------------
 # heatmap
 
 
-class AttentionHeatmap:
+class AttentionHeatmap(_LivePlot):
     """An annotated attention-weight heatmap that can be updated in place.
 
     Made by :func:`attention_heatmap`. Rows are queries, columns are keys.
@@ -264,11 +275,6 @@ class AttentionHeatmap:
         self.weights = w
         self.mask = _bool_mask(None, self.shape)
         self.update(w, mask)
-
-    @property
-    def figure(self):
-        """The matplotlib Figure holding the heatmap."""
-        return self.ax.figure
 
     def update(self, weights, mask=None) -> None:
         """Show new weights (and mask) by changing the existing artists' data.
@@ -396,7 +402,7 @@ def attention_heatmap(
 # weights bar chart
 
 
-class WeightsBars:
+class WeightsBars(_LivePlot):
     """A bar chart of one query's weights over the keys, updated in place.
 
     Made by :func:`weights_bar_chart`.
@@ -447,11 +453,6 @@ class WeightsBars:
         self.weights = w
         self.mask = _bool_mask(None, w.shape)
         self.update(w, mask)
-
-    @property
-    def figure(self):
-        """The matplotlib Figure holding the chart."""
-        return self.ax.figure
 
     def update(self, weights, mask=None) -> None:
         """Change the bar heights (and labels) in place.
@@ -599,7 +600,7 @@ def _limits(points: np.ndarray, margin: float = 0.15) -> tuple[tuple[float, floa
     return (low[0] - pad, high[0] + pad), (low[1] - pad, high[1] + pad)
 
 
-class VectorPlot:
+class VectorPlot(_LivePlot):
     """Keys as arrows, values as points, the query arrow and the output, updated in place.
 
     Made by :func:`vector_plot`. The output is a weighted average of the values, so it always
@@ -707,11 +708,6 @@ class VectorPlot:
             ax.legend(loc="lower right", fontsize=7, framealpha=0.85)
         self.query = q
         self.update(q, output, weights)
-
-    @property
-    def figure(self):
-        """The matplotlib Figure holding the plot."""
-        return self.ax.figure
 
     def update(self, query, output, weights=None) -> None:
         """Move the query arrow and the output point (and reweight the blend lines).
