@@ -62,3 +62,8 @@ def median_p90(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
     return statistics.median(ordered), p90
+
+
+def format_ms(median: float, p90: float, digits: int = 1) -> str:
+    """``"11.2 ms median, 14.0 ms p90"`` with ``digits`` decimals."""
+    return f"{median:.{digits}f} ms median, {p90:.{digits}f} ms p90"

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import Row, median_p90
+from benchmarks import Row, format_ms, median_p90
 
 MOVES = 20
 WARMUP = 2
@@ -209,8 +209,8 @@ def rows() -> list[Row]:
                 f"slider key -> new heatmap on screen, Chromium+JupyterLab, ISRO, {MOVES} moves"
                 f" (load {load:.1f})"
             ),
-            value=f"{fast_med:.0f} ms median, {fast_p90:.0f} ms p90",
-            baseline=f"naive interact: {slow_med:.0f} ms median, {slow_p90:.0f} ms p90",
+            value=format_ms(fast_med, fast_p90, 0),
+            baseline=f"naive interact: {format_ms(slow_med, slow_p90, 0)}",
             ratio=f"{slow_med / fast_med:.1f}x faster",
             target=f"median <= {TARGET_MS:.0f} ms",
             ok=fast_med <= TARGET_MS,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_lab import checks
-from benchmarks import Row, median_p90, timings_ms
+from benchmarks import Row, format_ms, median_p90, timings_ms
 
 
 def _softmax(x, axis=-1):
@@ -44,7 +44,7 @@ def rows() -> list[Row]:
             Row(
                 area="assignments",
                 case=case,
-                value=f"{median:.2f} ms median, {p90:.2f} ms p90",
+                value=format_ms(median, p90, 2),
                 baseline=f"one attention call {plain[0]:.3f} ms",
                 ratio=f"{median / plain[0]:.0f}x one call",
             )

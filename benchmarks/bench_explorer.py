@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from benchmarks import Row, median_p90, timings_ms
+from benchmarks import Row, format_ms, median_p90, timings_ms
 
 TARGET_MS = 25.0
 TARGET_RATIO = 4.0
@@ -41,10 +41,6 @@ def _slider_values():
     values = np.round(np.concatenate([np.arange(-2, 2, 0.05), np.arange(2, -2, -0.05)]), 2)
     while True:
         yield from values.tolist()
-
-
-def _fmt(median: float, p90: float) -> str:
-    return f"{median:.1f} ms median, {p90:.1f} ms p90"
 
 
 def _cpu_ms(fn, repeat: int) -> float:
@@ -104,8 +100,8 @@ def rows(repeat: int = 60, naive_repeat: int = 12) -> list[Row]:
             Row(
                 area="explorer",
                 case=f"slider -> figure re-rendered (blit + PNG), {name}",
-                value=f"{_fmt(fast, fast90)} (CPU {cpu:.1f} ms)",
-                baseline=f"naive rebuild: {_fmt(slow, slow90)} (CPU {cpu_naive:.0f} ms)",
+                value=f"{format_ms(fast, fast90)} (CPU {cpu:.1f} ms)",
+                baseline=f"naive rebuild: {format_ms(slow, slow90)} (CPU {cpu_naive:.0f} ms)",
                 ratio=f"{ratio:.1f}x faster",
                 target=f"<= {TARGET_MS:.0f} ms, >= {TARGET_RATIO:.0f}x"
                 if small
@@ -117,7 +113,7 @@ def rows(repeat: int = 60, naive_repeat: int = 12) -> list[Row]:
             Row(
                 area="explorer",
                 case=f"toggle -> full redraw (new background + PNG), {name}",
-                value=_fmt(bg, bg90),
+                value=format_ms(bg, bg90),
             )
         )
     load = os.getloadavg()[0]

@@ -14,7 +14,7 @@ import tempfile
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from benchmarks import Row, median_p90, timings_ms
+from benchmarks import Row, format_ms, median_p90, timings_ms
 
 REPEAT = 3
 
@@ -70,7 +70,7 @@ def rows() -> list[Row]:
                 Row(
                     area="grading",
                     case=f"start + 7 cells + stop, {case}",
-                    value=f"{med:.0f} ms median, {p90:.0f} ms p90",
+                    value=format_ms(med, p90, 0),
                     baseline=f"{base:.0f} ms (nbgrader's AsyncKernelManager)",
                     ratio=f"{med / base:.2f}x the time",
                 )
