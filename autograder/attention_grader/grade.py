@@ -459,8 +459,9 @@ def _grade_one(student: str) -> dict:
     flags = list(conv.hook_flags)
     hooked = {f.kind for f in flags}
     if status == "error" and _kernel_died(conv.failure or error):
-        # the gradebook keeps what it had, so no points are earned; the teacher still needs to
-        # know this may have been deliberate (os._exit / sys.exit to escape the hidden tests)
+        # Only with a teacher's own Execute subclass (GuardedExecute survives a dead kernel): the
+        # gradebook keeps what it had, so no points are earned; the teacher still needs to know
+        # this may have been deliberate (os._exit / sys.exit to escape the hidden tests).
         flags.append(Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory"))
     graded_dir = course.root / "autograded" / student / assignment
     if status != "error":
