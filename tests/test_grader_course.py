@@ -107,6 +107,6 @@ def test_only_nbgraders_autoflush_warning_is_hidden():
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with quiet_autoflush_warning():
-            warnings.warn("Object of type <SubmittedAssignment> not in session, ...", SAWarning)
-            warnings.warn("some other SQLAlchemy problem", SAWarning)
+            warnings.warn("Object of type <X> not in session, ...", SAWarning, stacklevel=1)
+            warnings.warn("some other SQLAlchemy problem", SAWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["some other SQLAlchemy problem"]
