@@ -1,0 +1,74 @@
+"""Instant self-checks for the lessons' your-turn exercises.
+
+A lesson's exercise cell (tag ``exercise``) is followed by a check cell (tag ``self-check``)
+that calls :func:`self_check` with one of :mod:`attention_lab.checks`' checks, so a student gets
+the same diagnosis the graded assignments give, at once and without a teacher::
+
+    self_check(checks.check_scores, my_scores, query=[1, 1], keys=K, scale=True, name="my_scores")
+
+It prints ``✓ my_scores: right.`` or ``not yet: <what the answer shows>`` and never raises, so
+"Run All" on a lesson with the exercises left blank still runs to the end. The messages come
+from the checks, which never show an expected value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from attention_lab import checks
+
+__all__ = ["SelfCheckResult", "self_check"]
+
+
+@dataclass(frozen=True)
+class SelfCheckResult:
+    """What one self-check found.
+
+    Attributes
+    ----------
+    passed : bool
+    message : str
+        The line printed for the student.
+    misconception : str or None
+        The misconception's id (e.g. ``"forgot_scaling"``) when the answer shows one.
+    """
+
+    passed: bool
+    message: str
+    misconception: str | None = None
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # the printed line already says it all
+        printer.text("")
+
+
+def self_check(check: Callable, answer, *args, name: str = "your answer", **kwargs):
+    """Run ``check(answer, *args, name=name, **kwargs)``; print ✓ or what is not right yet.
+
+    Parameters
+    ----------
+    check : callable
+        One of the ``attention_lab.checks.check_*`` functions.
+    answer : object
+        The student's answer (numbers, a string, a function, ...), as the check expects it.
+    *args, **kwargs
+        The check's other arguments (the question's inputs).
+    name : str
+        The answer's name, used in the message.
+
+    Returns
+    -------
+    SelfCheckResult
+    """
+    try:
+        check(answer, *args, name=name, **kwargs)
+    except checks.CheckFailure as failure:
+        message = f"not yet: {failure}"
+        result = SelfCheckResult(False, message, getattr(failure, "slug", None))
+    except Exception as error:  # noqa: BLE001 -- the student's code may raise anything
+        message = f"not yet: checking {name} raised {type(error).__name__}: {error}"
+        result = SelfCheckResult(False, message)
+    else:
+        result = SelfCheckResult(True, f"✓ {name}: right.")
+    print(result.message)
+    return result
