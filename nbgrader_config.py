@@ -6,8 +6,8 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
-    from attention_grader.tamper import configure
-except ImportError as err:  # never fall back to grading unsandboxed without saying so
+    from attention_grader.pipeline import configure
+except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
         f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "
         "environment (`make setup`, then .venv/bin/nbgrader), or `pip install -e .` here"
@@ -23,14 +23,12 @@ c.CourseDirectory.course_id = "attention-lab"
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
 
 # Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
-# (jupyter/nbgrader#917): strip them as in the released notebook. Tracebacks quote the lines
-# around the failing one, which may be hidden tests: keep only the first and last traceback
-# entries (the error name and message); attention_lab.checks failures are one line anyway.
+# (jupyter/nbgrader#917): strip them as in the released notebook. Test outputs are written by
+# the grader (one line per failed check, never test code), see attention_grader.trusted.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 c.LimitOutput.max_traceback = 3
 
-# Student code runs sandboxed during autograde (here, in `make grade` and in the formgrader),
-# with the tamper checks: see README, "Grading safely". ATTENTION_LAB_SANDBOX=0 turns both off,
-# e.g. to compare with plain nbgrader (`make grade SAFE=0` sets it).
-if os.environ.get("ATTENTION_LAB_SANDBOX", "1") != "0":
-    configure(c)
+# The grading pipeline, for `nbgrader autograde`, the formgrader and `make grade` alike: student
+# code in a sandboxed kernel, hidden tests in the grader's own process (README, "Grading safely").
+# Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
+configure(c)

@@ -1,18 +1,16 @@
 # Teacher workflow (issue 6): release -> collect -> grade -> feedback -> grades -> report.
 # Each target calls one step of `python -m attention_grader` (autograder/attention_grader/).
 #   make release A=intro_attention DUE="2026-12-07 17:00 Asia/Kolkata"
-#   make grade A=intro_attention JOBS=2 [FORCE=1] [SAFE=0] [GRADE_ARGS="--cell-timeout 20"]
-# By default (SAFE=1) student kernels run in the sandbox with the tamper checks
-# (attention_grader.sandbox, .tamper); where no sandbox can be had, grading says which
-# protections are off. SAFE=0 grades with plain nbgrader kernels (ATTENTION_LAB_SANDBOX=0 also
-# turns off the course nbgrader_config.py's sandbox, which `nbgrader autograde` uses).
+#   make grade A=intro_attention JOBS=2 [FORCE=1] [GRADE_ARGS="--cell-timeout 20"]
+# Grading runs the pipeline nbgrader_config.py installs (attention_grader.pipeline.configure),
+# the same as `nbgrader autograde` and the formgrader: student code in a sandboxed kernel, hidden
+# tests in the grader's own process. Where no sandbox can be had, grading says what is off.
 # COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
 # (ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange on a JupyterHub).
 A          ?=
 JOBS       ?= 2
 DUE        ?=
 FORCE      ?=
-SAFE       ?= 1
 GRADE_ARGS ?=
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
@@ -28,8 +26,8 @@ release: _need-assignment setup ## Teacher: generate + release assignment A to t
 collect: _need-assignment setup ## Teacher: collect the submissions of A from the exchange
 	$(GRADER) collect "$(A)"
 
-grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades; SAFE=0 no sandbox)
-	$(if $(filter 1,$(SAFE)),,ATTENTION_LAB_SANDBOX=0) $(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(if $(filter 1,$(SAFE)),--safe) $(GRADE_ARGS)
+grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
+	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
 
 feedback: _need-assignment setup ## Teacher: generate + release feedback for A
 	$(GRADER) feedback "$(A)"

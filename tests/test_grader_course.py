@@ -25,19 +25,18 @@ def test_one_setting_moves_the_exchange_to_a_shared_path(monkeypatch, tmp_path):
     assert load_course(REPO).exchange == tmp_path / "srv-exchange"
 
 
-def test_the_course_config_sandboxes_autograde_unless_told_not_to(monkeypatch):
-    from attention_grader.sandbox import GuardedExecute
-    from attention_grader.tamper import CollectGuardReports, InsertGuards
+def test_the_course_config_installs_the_one_grading_pipeline(monkeypatch):
+    """nbgrader_config.py is the one place: trusted tests and sandboxed kernels, whatever the
+    environment says (the old ATTENTION_LAB_SANDBOX=0 switch is gone)."""
+    from attention_grader.execute import GradingExecute
+    from attention_grader.tamper import ScanSubmission
 
-    monkeypatch.delenv("ATTENTION_LAB_SANDBOX", raising=False)
+    monkeypatch.setenv("ATTENTION_LAB_SANDBOX", "0")
     config = load_course(REPO).config
-    pipeline = config.Autograde.autograde_preprocessors
-    assert pipeline[:3] == [InsertGuards, GuardedExecute, CollectGuardReports]
-    assert config.GuardedExecute.sandbox_kernels is True
-    monkeypatch.setenv("ATTENTION_LAB_SANDBOX", "0")  # what `make grade SAFE=0` sets
-    config = load_course(REPO).config
-    assert "autograde_preprocessors" not in config.Autograde
-    assert "sandbox_kernels" not in config.GuardedExecute
+    assert config.Autograde.autograde_preprocessors[0] is GradingExecute
+    assert config.Autograde.sanitize_preprocessors[0] is ScanSubmission
+    assert GradingExecute(config=config).sandbox_kernels is True
+    assert config.OverwriteCells.add_missing_cells is True
 
 
 def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):
@@ -45,7 +44,7 @@ def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):
     an ERROR) instead of a bare ModuleNotFoundError."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    monkeypatch.setitem(sys.modules, "attention_grader.tamper", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "attention_grader.pipeline", None)  # import now fails
     with pytest.raises(ImportError, match="make setup"):
         PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
 

@@ -1,4 +1,5 @@
-"""Parallel autograde (attention_grader.grade): equal to sequential nbgrader, fault-tolerant, hooks."""
+"""Parallel autograde (attention_grader.grade): equal to sequential nbgrader, fault-tolerant, and
+running exactly the pipeline the course config names."""
 
 from __future__ import annotations
 
@@ -7,16 +8,9 @@ import shutil
 import time
 from datetime import datetime
 
-import nbformat
 import pytest
 from attention_grader.course import load_course
-from attention_grader.grade import (
-    FLAGS_KEY,
-    GradeHooks,
-    GradeOptions,
-    _wrapped_kernel_manager,
-    grade,
-)
+from attention_grader.grade import GradeOptions, grade
 from attention_grader.release import release
 from grading_course import (
     CORRECT,
@@ -29,7 +23,6 @@ from grading_course import (
     place_submission,
     released_notebook,
 )
-from nbconvert.preprocessors import Preprocessor
 
 DUE = "2026-11-30 12:00:00"
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
@@ -118,41 +111,17 @@ def test_second_run_is_idempotent_and_force_regrades_the_same(parallel_graded, t
     assert gradebook_state(course, FIXTURE) == first
 
 
-# --------------------------------------------------------------------------- faults and hooks
-
-
-class FlagEveryNotebook(Preprocessor):
-    """Stand-in for a tamper preprocessor: flags every notebook it sees (module level: picklable)."""
-
-    def preprocess(self, nb, resources):
-        resources.setdefault(FLAGS_KEY, []).append(("probe", "pre-execute hook ran"))
-        return nb, resources
-
-
-def count_cells_check(path, student):
-    """Stand-in for a tamper post-check: flags notebooks with an answer printing 'SUSPICIOUS'."""
-    text = path.read_text()
-    return [("suspicious_print", f"{student} printed it")] if "SUSPICIOUS" in text else []
-
-
-def env_wrapper(argv):
-    """Kernel argv wrapper: run the kernel under `env` with a marker variable."""
-    return ["env", "ATTENTION_GRADER_WRAPPED=yes", *argv]
+# --------------------------------------------------------------------------- faults
 
 
 FAULTY = {
     # answers -> what the grader must make of them
-    "good": {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\nprint('SUSPICIOUS')"},
+    "good": {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\nprint('just printing')"},
     "killer": {**CORRECT, "q2_answer": "import os\nos._exit(1)"},
     "looper": {**CORRECT, "q2_answer": "while True:\n    pass"},
     "flooder": {
         **CORRECT,
         "q1_answer": CORRECT["q1_answer"] + "\nfor i in range(3000):\n    print(i)",
-    },
-    "prober": {
-        **CORRECT,
-        "q2_answer": "import os\nprint('wrapped:', os.environ.get('ATTENTION_GRADER_WRAPPED'))\n"
-        + CORRECT["q2_answer"],
     },
 }
 
@@ -166,26 +135,19 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     place_submission(course, FIXTURE, "broken", '{"cells": [')  # not JSON
     place_submission(course, FIXTURE, "renamer", copy.deepcopy(nb), name="Untitled1.ipynb")
     place_submission(course, FIXTURE, "empty", None)  # a folder without any notebook
-    hooks = GradeHooks(
-        kernel_argv_wrapper=f"{__name__}.env_wrapper",
-        pre_execute=[FlagEveryNotebook],
-        post_checks=[count_cells_check],
-    )
     students = [*ORIGINAL, *FAULTY, "broken", "renamer", "empty"]
     options = GradeOptions(jobs=2, cell_timeout=3, notebook_timeout=60, progress=False)
     t0 = time.perf_counter()
-    summary = grade(course, FIXTURE, options, hooks, students=students)
+    summary = grade(course, FIXTURE, options, students=students)
     assert time.perf_counter() - t0 < 90  # the loop was cut; the batch did not hang
     by = summary.by_student()
     assert sorted(by) == sorted(students)
 
-    assert (by["good"].status, by["good"].score) == ("graded", 3)
-    kinds = {f.kind for f in by["good"].flags}
-    assert kinds == {"probe", "suspicious_print"}
+    assert (by["good"].status, by["good"].score, by["good"].flags) == ("graded", 3, [])
 
     # q1 (2 points) ran before the kernel died and keeps its points; q2's test scores 0
     assert (by["killer"].status, by["killer"].score) == ("graded", 2)
-    assert [f.kind for f in by["killer"].flags] == ["probe", "exit"]  # exit: for the teacher
+    assert {f.kind for f in by["killer"].flags} == {"exit"}  # exit: for the teacher
     assert by["looper"].status == "graded" and by["looper"].score == 2
     assert "cell_timeout" in {f.kind for f in by["looper"].flags}
     assert by["flooder"].status == "graded" and by["flooder"].score == 3
@@ -197,18 +159,12 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     for result in by.values():
         assert "\n" not in result.reason
 
-    graded = nbformat.read(
-        course.root / "autograded" / "prober" / FIXTURE / f"{FIXTURE}.ipynb", as_version=4
-    )
-    printed = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
-    assert "wrapped: yes" in printed
-
     # The faults did not move anyone else's grade (same as the batch without them); running
     # again changes nothing.
     state = gradebook_state(course, FIXTURE)
     alone = gradebook_state(parallel_graded[0], FIXTURE)
     assert {s: state[s] for s in ORIGINAL} == alone
-    rerun = grade(course, FIXTURE, options, hooks, students=students)
+    rerun = grade(course, FIXTURE, options, students=students)
     assert gradebook_state(course, FIXTURE) == state
     assert {s: r.status for s, r in rerun.by_student().items()} == {
         s: ("unchanged" if r.status == "graded" else r.status) for s, r in by.items()
@@ -231,14 +187,6 @@ def test_a_notebook_over_its_time_budget_keeps_what_ran_and_is_flagged(released,
     assert "ran out of time" in result.flags[0].detail
 
 
-def test_kernel_argv_wrapper_rewrites_the_command_line():
-    from jupyter_client.manager import KernelManager
-
-    km = _wrapped_kernel_manager(KernelManager, env_wrapper)(kernel_name="python3")
-    cmd = km.format_kernel_cmd()
-    assert cmd[:2] == ["env", "ATTENTION_GRADER_WRAPPED=yes"] and "ipykernel" in " ".join(cmd)
-
-
 def test_grade_rejects_unknown_assignment_and_students(tmp_path):
     course = make_course(tmp_path)
     with pytest.raises(ValueError, match="make release"):
@@ -253,48 +201,40 @@ def test_grade_rejects_unknown_assignment_and_students(tmp_path):
     assert grade(course, FIXTURE, GradeOptions(progress=False)).results == []
 
 
-def worker_pipeline(course, hooks, workdir):
-    """The preprocessor names and the config a grading worker would use (no kernel started)."""
-    from attention_grader import grade as grading
+def worker_config(course, workdir):
+    """The config a grading worker would use (no kernel started)."""
+    from attention_grader import worker
 
-    grading._init_worker(course, FIXTURE, GradeOptions(), hooks, None, str(workdir))
+    worker.init_worker(course, FIXTURE, GradeOptions(notebook_timeout=42), None, str(workdir))
     try:
-        return [s.__name__ for s in grading._WORKER["autograde_steps"]], grading._WORKER["config"]
+        return worker._STATE[0].config
     finally:
-        grading._WORKER["exit_stack"].close()
+        worker.close_worker()
 
 
-def test_course_config_with_the_tamper_pipeline_gets_no_second_set_of_guards(tmp_path):
-    """`make grade` on the real course: nbgrader_config.py calls tamper.configure(c) and --safe
-    adds tamper.grade_hooks(); the pipeline has each guard once and the budgeted execute."""
-    from attention_grader.sandbox import GuardedExecute
-    from attention_grader.tamper import grade_hooks
+def test_workers_run_the_course_pipeline_unchanged(tmp_path):
+    """`make grade` adds nothing: the worker's pipeline is the course config's, with the run's
+    time limits and the protections report printed once by the parent, not per worker."""
+    from attention_grader.execute import GradingExecute
+    from attention_grader.tamper import ScanSubmission
 
     course = make_course(tmp_path)
-    config_file = course.root / "nbgrader_config.py"
-    config_file.write_text(
-        config_file.read_text() + "from attention_grader.tamper import configure\nconfigure(c)\n"
+    config = worker_config(course, tmp_path)
+    assert (
+        config.Autograde.autograde_preprocessors == course.config.Autograde.autograde_preprocessors
     )
-    steps, config = worker_pipeline(load_course(course.root), grade_hooks(), tmp_path)
-    assert steps == [
-        "InsertGuards",
-        "GraderExecute",
-        "CollectGuardReports",
-        "IgnorePattern",
-        "ClearMetadataPreprocessor",
-        "LimitOutput",
-        "CapOutputChars",
-        "SaveAutoGrades",
-        "AssignLatePenalties",
-        "CheckCellMetadata",
-    ]
-    assert config.GuardedExecute.sandbox_kernels is True  # the course asked for the sandbox
-    # no --notebook-timeout: the course config's budget, as plain nbgrader autograde has
-    assert GuardedExecute(config=config).notebook_timeout == 300
+    assert config.Autograde.autograde_preprocessors[0] is GradingExecute
+    assert config.Autograde.sanitize_preprocessors[0] is ScanSubmission
+    execute = GradingExecute(config=config)
+    assert (execute.notebook_timeout, execute.sandbox_kernels) == (42, True)
+    assert execute.print_protections is False
 
 
-def test_plain_course_config_runs_kernels_unsandboxed(tmp_path):
-    """SAFE=0: no configure(c) and no hooks -> nbgrader's pipeline, kernels not sandboxed."""
-    steps, config = worker_pipeline(make_course(tmp_path), GradeHooks(), tmp_path)
-    assert "GraderExecute" in steps and "InsertGuards" not in steps
-    assert config.GuardedExecute.sandbox_kernels is False
+def test_a_plain_course_config_grades_with_plain_nbgrader(tmp_path):
+    """Without configure(c) (the benchmark's baseline), nbgrader's own pipeline runs."""
+    from attention_grader.course import new_course
+    from grading_course import FIXTURE_SOURCE
+
+    course = new_course(tmp_path, FIXTURE_SOURCE, [FIXTURE], pipeline=False)
+    config = worker_config(course, tmp_path)
+    assert "autograde_preprocessors" not in config.Autograde

@@ -70,8 +70,8 @@ def test_teacher_workflow_end_to_end(tmp_path, capsys):
     cli(course, "collect", ASSIGNMENT)
     assert sorted(p.name for p in (course.root / "submitted").iterdir()) == sorted(students)
 
-    # as `make grade` does by default: sandboxed kernels with the tamper checks
-    cli(course, "grade", ASSIGNMENT, "--jobs", "2", "--no-progress", "--safe")
+    # as `make grade` does: the course pipeline (hidden tests in the grader, sandboxed kernels)
+    cli(course, "grade", ASSIGNMENT, "--jobs", "2", "--no-progress")
     out = capsys.readouterr().out
     assert "Sandbox protections for student kernels" in out
     assert (

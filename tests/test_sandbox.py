@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from attacks.batch import graded_batch
 from attention_grader import sandbox
+from attention_grader.execute import GradingExecute
 from attention_grader.sandbox import (
-    GuardedExecute,
     Protection,
     SandboxedKernelManager,
     format_protections,
@@ -132,7 +132,7 @@ def test_kernel_writes_stay_in_the_sandbox(probe):
 def test_protections_report_everything_on_here():
     # CI and this machine run as root with bubblewrap from `make sandbox-deps`.
     assert sandbox.bwrap_available()[0], sandbox.bwrap_available()[1]
-    items = protections(SandboxedKernelManager(), GuardedExecute(timeout=30))
+    items = protections(SandboxedKernelManager(), GradingExecute(timeout=30))
     assert all(p.on for p in items), format_protections(items)
     text = format_protections(items)
     assert "OFF" not in text and "per-notebook timeout 300 s" in text

@@ -12,7 +12,7 @@ import sys
 from .collect import collect
 from .course import GradingStepError, load_course
 from .feedback import feedback
-from .grade import GradeHooks, GradeOptions, grade
+from .grade import GradeOptions, grade
 from .grades import write_grades
 from .release import release
 from .report import write_report
@@ -44,16 +44,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--notebook-timeout", type=float, help="seconds per notebook (default: config, 300)"
     )
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    s.add_argument(
-        "--safe",
-        action="store_true",
-        help="sandboxed kernels + tamper checks (attention_grader.tamper.grade_hooks())",
-    )
-    s.add_argument("--kernel-manager", help="dotted path of a KernelManager class (sandbox)")
-    s.add_argument("--kernel-wrapper", help="dotted path of f(argv) -> argv for the kernel")
-    s.add_argument("--pre", action="append", default=[], help="preprocessor before execution")
-    s.add_argument("--post", action="append", default=[], help="preprocessor after execution")
-    s.add_argument("--check", action="append", default=[], help="post-check f(path, student)")
 
     s = sub.add_parser("feedback", help="generate and release feedback")
     s.add_argument("assignment")
@@ -67,20 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _hooks(args: argparse.Namespace) -> GradeHooks:
-    """The grading hooks from the command line; ``--safe`` starts from the sandbox + tamper set."""
-    base = GradeHooks()
-    if args.safe:
-        from .tamper import grade_hooks  # the sandbox engineer's module (issue 7)
+def _sandboxed(course) -> bool:
+    """Whether the course config's pipeline starts student kernels in the sandbox."""
+    from .execute import GradingExecute
 
-        base = grade_hooks()
-    return GradeHooks(
-        kernel_manager_class=args.kernel_manager or base.kernel_manager_class,
-        kernel_argv_wrapper=args.kernel_wrapper or base.kernel_argv_wrapper,
-        pre_execute=[*base.pre_execute, *args.pre],
-        post_execute=[*base.post_execute, *args.post],
-        post_checks=[*base.post_checks, *args.check],
-    )
+    steps = course.config.Autograde.get("autograde_preprocessors", [])
+    if GradingExecute not in steps and "attention_grader.execute.GradingExecute" not in steps:
+        return False
+    return bool(GradingExecute(config=course.config).sandbox_kernels)
 
 
 def _run(args: argparse.Namespace, fresh_process: bool) -> int:
@@ -102,13 +86,17 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             # skips the fork server's second nbgrader import (~5 s of CPU).
             start_method="fork" if fresh_process else "forkserver",
         )
-        hooks = _hooks(args)
-        # --safe, or the course's nbgrader_config.py (tamper.configure(c)), sandboxes kernels
-        if args.safe or course.config.GuardedExecute.get("sandbox_kernels", False):
+        if _sandboxed(course):
             from .sandbox import format_protections
 
             print(format_protections(), flush=True)  # say plainly what is on and what is off
-        summary = grade(course, args.assignment, options, hooks, students=args.student)
+        else:
+            print(
+                "WARNING: the course config does not install the grading pipeline "
+                "(attention_grader.pipeline.configure): hidden tests run in students' kernels.",
+                flush=True,
+            )
+        summary = grade(course, args.assignment, options, students=args.student)
         print(summary.table())
         js, _ = summary.write(course.root / "reports" / args.assignment)
         print(f"summary: {js} (+ .csv, grading.log)")

@@ -178,7 +178,9 @@ def load_course(
     return Course(root=root, config=config)
 
 
-def new_course(folder: str | os.PathLike, source_root: str | os.PathLike, assignments) -> Course:
+def new_course(
+    folder: str | os.PathLike, source_root: str | os.PathLike, assignments, pipeline: bool = True
+) -> Course:
     """A fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
 
     For trying a release or a grading run without touching the real course (the tests and
@@ -192,6 +194,10 @@ def new_course(folder: str | os.PathLike, source_root: str | os.PathLike, assign
         The ``source/`` folder to copy assignments from.
     assignments : iterable of str
         Names of the source assignments to copy.
+    pipeline : bool
+        Install the course's grading pipeline (:func:`attention_grader.pipeline.configure`), as
+        the real course's ``nbgrader_config.py`` does; False grades with plain nbgrader (the
+        benchmark's baseline).
 
     Returns
     -------
@@ -208,6 +214,7 @@ def new_course(folder: str | os.PathLike, source_root: str | os.PathLike, assign
         "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
         "c.CourseDirectory.course_id = 'attention-lab'\n"
         f"c.Exchange.root = {str(folder / 'exchange')!r}\n"
+        + ("from attention_grader.pipeline import configure\nconfigure(c)\n" if pipeline else "")
     )
     (folder / "exchange").mkdir()
     (folder / "exchange").chmod(0o777)  # as nbgrader's exchange: every student may write

@@ -13,17 +13,14 @@ nbgrader starts, with tools found on any Debian machine:
   root): the kernel drops to it inside the sandbox, so an escape from the namespaces gains nothing.
 * **resource limits** (``prlimit``): CPU seconds, address space, file size, process count, no core.
 * **timeouts**: nbgrader's per-cell ``Execute.timeout`` plus a per-notebook budget
-  (:class:`GuardedExecute`), and a dead or exiting kernel fails the remaining tests instead of
-  aborting the whole submission.
+  (:class:`attention_grader.execute.GradingExecute`, which also keeps the hidden tests out of
+  the kernel altogether).
 
 Where a layer is unavailable (no ``bwrap``, no user namespaces, not root), grading still works and
 :func:`protections` / :func:`format_protections` say plainly which protections are off.
 
-Plug it into plain nbgrader with::
-
-    c.Execute.kernel_manager_class = "attention_grader.sandbox.SandboxedKernelManager"
-
-or call :func:`attention_grader.tamper.configure` which also adds the tamper checks.
+The course's pipeline (:func:`attention_grader.pipeline.configure`) starts every autograde
+kernel with :class:`SandboxedKernelManager`.
 """
 
 from __future__ import annotations
@@ -37,20 +34,14 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from time import monotonic
 
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbformat import NotebookNode
-from nbgrader.preprocessors import Execute
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
 
 __all__ = [
     "SANDBOX_USER",
     "Protection",
     "SandboxedKernelManager",
-    "GuardedExecute",
-    "execution_flags",
     "protections",
     "format_protections",
     "bwrap_available",
@@ -60,11 +51,6 @@ __all__ = [
 
 #: The unprivileged account kernels drop to when grading runs as root.
 SANDBOX_USER = "attention-sandbox"
-
-#: Error names written into test cells that could not run; SaveAutoGrades gives them 0 points.
-KERNEL_DIED = "KernelDied"
-KERNEL_UNRESPONSIVE = "KernelUnresponsive"
-NOTEBOOK_TIMEOUT = "NotebookTimeout"
 
 
 @dataclass(frozen=True)
@@ -291,13 +277,33 @@ class _LaunchPlan:
             os.makedirs(env["TMPDIR"], exist_ok=True)
         # PYTHONSAFEPATH kept the folder off sys.path while the kernel started; put it back for
         # the notebook (helper modules next to it), as a normal kernel has it.
-        argv = _limits_argv(km) + list(kernel_cmd) + [_SYS_PATH_LINE]
+        argv = _limits_argv(km) + _resolved_kernel_cmd(kernel_cmd) + [_SYS_PATH_LINE]
         if ids is not None:
             drop = ["setpriv", f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups"]
             argv = drop + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] + argv
         if use_bwrap:
             argv = _bwrap_argv(km, work, orig_cwd, mpl, keep_setuid=ids is not None) + argv
         return cls(argv=argv, env=env, host_cwd=ctl if use_bwrap else work)
+
+
+def _resolved_kernel_cmd(kernel_cmd: list[str]) -> list[str]:
+    """The kernel command with its interpreter's folder resolved (symlinks followed).
+
+    The sandbox mounts only real paths (:func:`library_paths`): through a symlinked venv
+    (``.venv -> /opt/venv``) the unresolved ``.venv/bin/python`` does not exist inside it. The
+    file name is kept, so Python still finds the venv's ``pyvenv.cfg`` next to its folder.
+    """
+    if not kernel_cmd:
+        raise RuntimeError("the kernel spec has an empty command line")
+    exe = kernel_cmd[0]
+    if os.path.isabs(exe):
+        exe = os.path.join(os.path.realpath(os.path.dirname(exe)), os.path.basename(exe))
+    if not os.path.exists(exe):
+        raise RuntimeError(
+            f"cannot start a student kernel: its interpreter {kernel_cmd[0]!r} does not exist "
+            "(check the python3 kernel spec: `jupyter kernelspec list`)"
+        )
+    return [exe, *kernel_cmd[1:]]
 
 
 def _bwrap_decision(km: SandboxedKernelManager) -> bool:
@@ -503,7 +509,7 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
     ----------
     km : SandboxedKernelManager, optional
         The configured manager; defaults to one with default settings.
-    execute : GuardedExecute or nbgrader Execute, optional
+    execute : GradingExecute or nbgrader Execute, optional
         Adds the per-cell and per-notebook timeouts it is configured with.
 
     Returns
@@ -515,7 +521,7 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
         cell = getattr(execute, "timeout", None)
         out.append(Protection(f"per-cell timeout {cell} s", bool(cell and cell > 0), "nbclient"))
         nb = getattr(execute, "notebook_timeout", None)
-        detail = "GuardedExecute" if nb else "use attention_grader.sandbox.GuardedExecute"
+        detail = "GradingExecute" if nb else "use attention_grader.execute.GradingExecute"
         out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
     return out
 
@@ -533,145 +539,3 @@ def format_protections(items: list[Protection] | None = None) -> str:
             "against (see README, 'Grading safely: the threat model')."
         )
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- execute preprocessor
-
-
-class GuardedExecute(Execute):
-    """nbgrader's Execute with a per-notebook time budget and survival of dead kernels.
-
-    Plain nbgrader aborts a whole submission when the kernel dies (``os._exit``, RLIMIT_CPU) and
-    lets every cell wait its full timeout even after the notebook's time is used up. Here every
-    code cell not run because the kernel died or the budget ran out gets an error output
-    (``KernelDied`` / ``NotebookTimeout``), so SaveAutoGrades gives its tests 0 points, and the
-    event is recorded in ``nb.metadata["attention_grader"]["execution"]`` for the tamper report.
-    """
-
-    notebook_timeout = Integer(
-        300, help="Seconds one notebook may run in total (0 = no limit)."
-    ).tag(config=True)
-    guard_timeout = Integer(
-        60, help="Minimum timeout of the tamper guards' hidden cells (seconds)."
-    ).tag(config=True)
-    sandbox_kernels = Bool(
-        True,
-        help="Start kernels with SandboxedKernelManager (nbgrader's Execute forces "
-        "AsyncKernelManager, so kernel_manager_class set in config alone has no effect).",
-    ).tag(config=True)
-    print_protections = Bool(
-        True, help="Log the sandbox protections report when the first kernel starts."
-    ).tag(config=True)
-
-    _reported = False
-
-    def __init__(self, *args, **kwargs):
-        # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
-        kwargs.setdefault("shutdown_kernel", "immediate")
-        super().__init__(*args, **kwargs)
-        manager = self.kernel_manager_class
-        if self.sandbox_kernels and not (
-            isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
-        ):
-            self.kernel_manager_class = SandboxedKernelManager
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
-        self._stopped: tuple[str, int] | None = None
-        nb.metadata.get("attention_grader", {}).pop("execution", None)  # only ours counts
-        if self.print_protections and not GuardedExecute._reported:
-            GuardedExecute._reported = True
-            manager = self.kernel_manager_class
-            sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
-            items = protections(manager(config=self.config) if sandboxed else None, self)
-            if not sandboxed:
-                items = [
-                    Protection(p.name, False, "kernel_manager_class is not sandboxed")
-                    if p.detail != "nbclient" and "GuardedExecute" not in p.detail
-                    else p
-                    for p in items
-                ]
-            self.log.info("%s", format_protections(items))
-        try:
-            return super().preprocess(nb, resources, km)
-        except DeadKernelError:
-            # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
-            self._stop(KERNEL_DIED, -1)
-            self._fail_remaining(nb, 0)
-            return nb, resources
-        finally:
-            if self._stopped:
-                record = nb.metadata.setdefault("attention_grader", {})
-                record["execution"] = {"stopped": self._stopped[0], "cell": self._stopped[1]}
-
-    def _get_timeout(self, cell):
-        timeout = super()._get_timeout(cell)
-        if timeout is not None and cell is not None and cell.metadata.get("attention_grader"):
-            # The tamper guards' hidden cells (snapshot: imports numpy and the checks) must not
-            # time out on a loaded machine: that would fail an honest notebook closed.
-            timeout = max(timeout, self.guard_timeout)
-        if self._deadline is None:
-            return timeout
-        left = max(1, int(self._deadline - monotonic()) + 1)
-        return left if timeout is None else min(timeout, left)
-
-    def preprocess_cell(self, cell, resources, index):
-        if self._stopped is not None:
-            _mark_not_run(cell, *self._stopped)
-            return cell, self.resources
-        if self._deadline is not None and monotonic() > self._deadline and _runs(cell):
-            self._stop(NOTEBOOK_TIMEOUT, index)
-            _mark_not_run(cell, *self._stopped)
-            return cell, self.resources
-        try:
-            return super().preprocess_cell(cell, resources, index)
-        except DeadKernelError:
-            self._stop(KERNEL_DIED, index)
-        except CellTimeoutError:
-            # Raised when the reply came but the kernel's output stream went silent (student
-            # code broke the kernel's own machinery, e.g. by replacing builtins).
-            self._stop(KERNEL_UNRESPONSIVE, index)
-        _mark_not_run(cell, *self._stopped)
-        return cell, self.resources
-
-    def _stop(self, kind: str, index: int) -> None:
-        self._stopped = (kind, index)
-        self.log.warning("Stopping execution at cell %s: %s", index, kind)
-
-    def _fail_remaining(self, nb, start: int) -> None:
-        for cell in nb.cells[start:]:
-            _mark_not_run(cell, *self._stopped)
-
-
-def execution_flags(nb) -> list[tuple[str, str]]:
-    """``(kind, detail)`` for how :class:`GuardedExecute` stopped ``nb`` early (empty if it ran
-    to the end): ``exit`` for a dead kernel, ``timeout`` for a stuck kernel or the time budget."""
-    stopped = nb.metadata.get("attention_grader", {}).get("execution", {}).get("stopped")
-    return {
-        KERNEL_DIED: [("exit", "the kernel exited or was killed; the tests after it scored 0")],
-        KERNEL_UNRESPONSIVE: [
-            ("timeout", "the kernel stopped responding; the tests after it scored 0")
-        ],
-        NOTEBOOK_TIMEOUT: [
-            ("timeout", "the notebook ran out of time; the tests after it scored 0")
-        ],
-    }.get(stopped, [])
-
-
-def _runs(cell) -> bool:
-    return cell.cell_type == "code" and bool(cell.source.strip())
-
-
-def _mark_not_run(cell, kind: str, index: int) -> None:
-    """Give a code cell that never ran an error output, so its tests score 0."""
-    if not _runs(cell):
-        return
-    if kind == KERNEL_DIED:
-        text = f"the kernel died or exited (at cell {index}); this cell did not run"
-    elif kind == KERNEL_UNRESPONSIVE:
-        text = f"the kernel stopped responding (at cell {index}); this cell did not run"
-    else:
-        text = "the notebook's time budget ran out; this cell did not run"
-    cell.outputs = [
-        NotebookNode(output_type="error", ename=kind, evalue=text, traceback=[f"{kind}: {text}"])
-    ]

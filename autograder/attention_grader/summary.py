@@ -7,7 +7,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["Flag", "SubmissionResult", "BatchSummary", "STATUSES"]
+__all__ = ["Flag", "SubmissionResult", "BatchSummary", "STATUSES", "read_flags", "record_flags"]
+
+#: Where grading steps store their flags in a notebook: ``metadata.attention_grader.flags``.
+FLAGS_META = "attention_grader"
 
 #: What happened to a submission. ``graded``: autograded now; ``unchanged``: already autograded
 #: and not resubmitted (``FORCE=1`` regrades); ``missing``: no notebook under the expected name,
@@ -34,6 +37,25 @@ class Flag:
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.detail}"
+
+
+def record_flags(nb, flags) -> None:
+    """Add ``flags`` (each a :class:`Flag`) to the notebook's metadata, each kind and detail once.
+
+    Every grading step records here and the batch summary, the report and the teacher read
+    :func:`read_flags`: one route, so nothing is listed twice.
+    """
+    stored = nb.metadata.setdefault(FLAGS_META, {}).setdefault("flags", [])
+    for flag in flags:
+        entry = [str(flag.kind), str(flag.detail)]
+        if entry not in stored:
+            stored.append(entry)
+
+
+def read_flags(nb) -> list[Flag]:
+    """The flags grading recorded in a notebook (see :func:`record_flags`)."""
+    stored = nb.metadata.get(FLAGS_META, {}).get("flags", [])
+    return [Flag(str(kind), str(detail)) for kind, detail in stored]
 
 
 @dataclass

@@ -5,6 +5,9 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 * ``ANSWERS``: grade_id -> source of that solution cell (honest answers fill the rest);
 * ``EDIT`` / ``DELETE`` (optional): test cells the student edited or deleted;
 * ``FILES`` (optional): file name -> text of extra files handed in next to the notebook;
+* ``TAGS`` (optional): grade_id -> cell tags the student set (``skip-execution``, ...);
+* ``EXTRA_CELLS`` (optional): cells the student added, each ``{"after": grade_id, "source": ...}``
+  with optional forged ``"nbgrader"`` metadata;
 * ``EXPECT_SCORE``: the points the submission must get (out of 3);
 * ``EXPECT_FLAGS``: tamper kinds the batch summary must list for that student.
 
@@ -12,7 +15,8 @@ Sources may contain ``{port}`` (a loopback port the grader listens on), ``{cours
 folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
 filled in when the batch is built; literal braces are doubled. :func:`graded_batch` grades everything once
 per test session with plain ``nbgrader autograde`` configured by
-:func:`attention_grader.tamper.configure` (sandbox on).
+:func:`attention_grader.pipeline.configure` (sandbox on), and :func:`graded_batch_parallel` grades the
+same submissions with the teacher's parallel grader (``make grade``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from attention_grader.summary import read_flags
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).parent
@@ -128,6 +133,8 @@ class Attack:
     edit: dict = field(default_factory=dict)
     delete: list = field(default_factory=list)
     files: dict = field(default_factory=dict)
+    tags: dict = field(default_factory=dict)
+    extra_cells: list = field(default_factory=list)
     expect_score: float = 0.0
     expect_flags: set = field(default_factory=set)
 
@@ -149,6 +156,8 @@ def load_attacks() -> list[Attack]:
                 edit=dict(getattr(mod, "EDIT", {})),
                 delete=list(getattr(mod, "DELETE", [])),
                 files=dict(getattr(mod, "FILES", {})),
+                tags=dict(getattr(mod, "TAGS", {})),
+                extra_cells=list(getattr(mod, "EXTRA_CELLS", [])),
                 expect_score=float(mod.EXPECT_SCORE),
                 expect_flags=set(getattr(mod, "EXPECT_FLAGS", set())),
             )
@@ -170,7 +179,15 @@ def submission(
             cell.source = attack.answers.get(grade_id, HONEST[grade_id]).format(**fill)
         if grade_id in attack.edit:
             cell.source = attack.edit[grade_id].format(**fill)
+        if grade_id in attack.tags:
+            cell.metadata["tags"] = list(attack.tags[grade_id])
         keep.append(cell)
+        for extra in attack.extra_cells:
+            if extra["after"] == grade_id:
+                added = new_code_cell(extra["source"].format(**fill))
+                if "nbgrader" in extra:
+                    added.metadata["nbgrader"] = dict(extra["nbgrader"])
+                keep.append(added)
     nb.cells = keep
     return nb
 
@@ -258,12 +275,12 @@ GROUPS = 3  # courses graded side by side: kernel start-up is mostly waiting on 
 
 def _write_config(root: Path) -> None:
     (root / "nbgrader_config.py").write_text(
-        "from attention_grader.tamper import configure\n"
+        "from attention_grader.pipeline import configure\n"
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
         "c.CourseDirectory.course_id = 'attack-course'\n"
         "c.Execute.timeout = 8\n"
-        "c.GuardedExecute.notebook_timeout = 60\n"
+        "c.GradingExecute.notebook_timeout = 60\n"
         "configure(c)\n"
     )
 
@@ -303,69 +320,104 @@ def _scores(root: Path, students) -> dict:
     return out
 
 
-@functools.cache
-def graded_batch() -> Batch:
-    """Build the courses, hand in every attack, autograde them (cached for the session).
+def _hand_in(roots: list[Path], attacks: list[Attack], port: int, token: str) -> list[list]:
+    """Write every attack's submission into the courses (round-robin); return each course's."""
+    honest = next(a for a in attacks if a.name == "honest_full")
+    members = []
+    for g, root in enumerate(roots):
+        released = nbformat.read(
+            root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4
+        )
+        group = [a for i, a in enumerate(attacks) if i % GROUPS == g and a is not honest]
+        group.append(honest)
+        fill = {"port": port, "course": str(root), "token": token}
+        for attack in group:
+            folder = root / "submitted" / attack.name / ASSIGNMENT
+            folder.mkdir(parents=True)
+            nbformat.write(submission(released, attack, fill), folder / f"{ASSIGNMENT}.ipynb")
+            (folder / "timestamp.txt").write_text("2026-11-30 09:00:00.000000 UTC")
+            for name, text in attack.files.items():
+                (folder / name).write_text(text)
+        members.append(group)
+    return members
 
-    The attacks are dealt round-robin into :data:`GROUPS` identical courses graded in parallel,
-    each with its own ``honest_full`` student (graded alongside the attacks of its course).
+
+def _grade_with_nbgrader(roots: list[Path]) -> str:
+    procs = []
+    try:
+        procs = [_nbgrader_start(root, "autograde", ASSIGNMENT, "--force") for root in roots]
+        return "\n".join(p.communicate(timeout=900)[0] for p in procs)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def _grade_in_parallel(roots: list[Path]) -> str:
+    """The teacher's ``make grade`` path: ``attention_grader.grade.grade`` with two workers."""
+    from attention_grader.course import load_course
+    from attention_grader.grade import GradeOptions, grade
+
+    logs = []
+    for root in roots:
+        options = GradeOptions(jobs=2, force=True, progress=False)
+        summary = grade(load_course(root), ASSIGNMENT, options)
+        logs.append(summary.log)
+    return "\n".join(logs)
+
+
+def _graded(route: str) -> Batch:
+    """Build the courses, hand in every attack, autograde them through ``route``.
+
+    The attacks are dealt round-robin into :data:`GROUPS` identical courses, each with its own
+    ``honest_full`` student (graded alongside the attacks of its course).
     """
-    tmp = Path(tempfile.mkdtemp(prefix="attention-attacks-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"attention-attacks-{route}-"))
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     attacks = load_attacks()
     honest = next(a for a in attacks if a.name == "honest_full")
     listener = Listener()
     token = secrets.token_hex(6)
-    roots, procs, members = [], [], []
     try:
-        for g, root in enumerate(_make_courses(tmp, GROUPS)):
-            released = nbformat.read(
-                root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4
-            )
-            group = [a for i, a in enumerate(attacks) if i % GROUPS == g and a is not honest]
-            group.append(honest)
-            fill = {"port": listener.port, "course": str(root), "token": token}
-            for attack in group:
-                folder = root / "submitted" / attack.name / ASSIGNMENT
-                folder.mkdir(parents=True)
-                nb = submission(released, attack, fill)
-                nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
-                (folder / "timestamp.txt").write_text("2026-11-30 09:00:00.000000 UTC")
-                for name, text in attack.files.items():
-                    (folder / name).write_text(text)
-            roots.append(root)
-            members.append(group)
+        roots = _make_courses(tmp, GROUPS)
+        members = _hand_in(roots, attacks, listener.port, token)
         digests = [_digest(root / "source") for root in roots]
-        procs = [_nbgrader_start(root, "autograde", ASSIGNMENT, "--force") for root in roots]
-        logs = [p.communicate(timeout=900)[0] for p in procs]
+        log = _grade_with_nbgrader(roots) if route == "nbgrader" else _grade_in_parallel(roots)
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
         listener.close()
-
-    from attention_grader.tamper import collect_flags
 
     scores, flags, extra_honest, paths = {}, {}, [], {}
     for g, (root, group) in enumerate(zip(roots, members, strict=True)):
         course_scores = _scores(root, [a.name for a in group])
-        course_flags = collect_flags(root, ASSIGNMENT)
         for attack in group:
             key = attack.name if (attack is not honest or g == 0) else f"honest_full@course{g}"
             if key != attack.name:
                 extra_honest.append(key)
             scores[key] = course_scores[attack.name]
             paths[key] = root / "autograded" / attack.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-            flags[key] = course_flags.get(attack.name, [])
+            graded = paths[key].exists()
+            flags[key] = read_flags(nbformat.read(paths[key], as_version=4)) if graded else []
     return Batch(
         roots=roots,
         attacks=attacks,
         honest_copies=["honest_full", *extra_honest],
         scores=scores,
         flags=flags,
-        log="\n".join(logs),
+        log=log,
         listener_connections=listener.connections,
-        leaked=sorted(Path("/tmp").glob(f"*{token}*")) + sorted(tmp.glob(f"*{token}*")),
+        leaked=sorted(Path("/tmp").glob(f"*{token}*")) + sorted(tmp.rglob(f"*{token}*")),
         source_digests_ok=[_digest(r / "source") for r in roots] == digests,
         paths=paths,
     )
+
+
+@functools.cache
+def graded_batch() -> Batch:
+    """Every attack graded by plain ``nbgrader autograde`` with the course config (cached)."""
+    return _graded("nbgrader")
+
+
+@functools.cache
+def graded_batch_parallel() -> Batch:
+    """Every attack graded by the parallel grader, as ``make grade`` does (cached)."""
+    return _graded("parallel")

@@ -11,4 +11,4 @@ ANSWERS = {
     ),
 }
 EXPECT_SCORE = 2
-EXPECT_FLAGS = {"sys_modules", "rebound_import"}
+EXPECT_FLAGS = {"sys_modules"}

@@ -19,5 +19,7 @@ ANSWERS = {
     "q1": "weights = np.zeros(3)",
     "q2": "def softmax(x):\n    return np.zeros(len(x))",
 }
-EXPECT_SCORE = 0
+# The fake numpy lives in its own kernel only: the checks run in the grader with the real one,
+# so the honest q3 earns its point and the wrong answers earn nothing.
+EXPECT_SCORE = 1
 EXPECT_FLAGS = {"sys_modules"}

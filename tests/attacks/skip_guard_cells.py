@@ -1,11 +1,11 @@
-"""Attacks the grader itself: a run_cell that skips any cell mentioning the guard. Fails closed."""
+"""Attacks the grader itself: a run_cell that skips the grader's requests and hides every error."""
 
 ANSWERS = {
     "q1": (
         "ip = get_ipython()\n"
         "_orig = ip.run_cell\n"
         "def run_cell(raw_cell, *args, **kwargs):\n"
-        "    if '_ag_' in raw_cell:\n"
+        "    if 'attention-grader' in raw_cell or '_ag_' in raw_cell:\n"
         "        raw_cell = 'None'\n"
         "    result = _orig(raw_cell, *args, **kwargs)\n"
         "    result.error_in_exec = None\n"
@@ -15,5 +15,6 @@ ANSWERS = {
     ),
     "q2": "def softmax(x):\n    return x",
 }
+# Its answers can no longer be read: every test scores 0.
 EXPECT_SCORE = 0
-EXPECT_FLAGS = {"grader_hijack"}
+EXPECT_FLAGS = {"kernel_hook", "unreadable_answer"}

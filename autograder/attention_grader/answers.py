@@ -1,0 +1,358 @@
+"""The answer channel: a student's answers leave the kernel as plain data, and only as that.
+
+During autograde the hidden tests never run in the student's kernel (see
+:mod:`attention_grader.trusted`). When a test needs an answer, :class:`AnswerChannel` runs one
+small request in the kernel (``_kernel_side.py``) that encodes the named values as JSON, or calls
+a student's function on arguments the grader chose and encodes what it returns. Here the reply
+is decoded strictly: numbers, booleans, strings, None, numeric numpy arrays and scalars, and
+lists, tuples, sets and dicts of those. Anything else becomes an :class:`UnsupportedAnswer`
+(which every check rejects as "not numbers"), and a reply that is not valid plain data raises
+:class:`UnreadableAnswer`. No object made by student code ever reaches the grader's process, so
+no ``__eq__``, ``__array_function__`` or patched module of the student's can touch a check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "MIME",
+    "AnswerChannel",
+    "AnswerLimits",
+    "KernelGone",
+    "StudentCodeError",
+    "UnreadableAnswer",
+    "UnsupportedAnswer",
+    "decode",
+    "encode",
+    "student_error",
+    "request_source",
+]
+
+KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
+MIME = "application/vnd.attention-grader.answer"
+#: A value the kernel did not define (the test then sees a NameError, as nbgrader would give).
+MISSING = object()
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    """Caps on what one reply from a student's kernel may hold.
+
+    Attributes
+    ----------
+    max_reply_chars : int
+        Longest JSON reply read (a bigger one is an unreadable answer, not a worker's memory).
+    max_depth : int
+        Deepest nesting of lists, tuples, sets and dicts.
+    max_items : int
+        Most values (numbers, strings, ...) in one reply.
+    """
+
+    max_reply_chars: int = 32 * 2**20
+    max_depth: int = 20
+    max_items: int = 2_000_000
+
+
+class UnreadableAnswer(Exception):
+    """The kernel's reply was missing or not valid plain data."""
+
+
+class KernelGone(Exception):
+    """The student's kernel died or stopped answering while the grader asked it for answers."""
+
+
+class StudentCodeError(Exception):
+    """The student's function raised, or ran out of time; ``str()`` is ``"Name: message"``.
+
+    Made by :func:`student_error`, which also makes it an instance of the builtin exception of
+    the same name (a ``NotImplementedError`` in the kernel is one here too), so checks that
+    catch a particular error keep working.
+    """
+
+    def __init__(self, ename: str, message: str):
+        self.ename = ename
+        self.message = message
+        super().__init__(f"{ename}: {message}" if message else ename)
+
+
+_BUILTIN_ERRORS = (
+    ArithmeticError, AssertionError, AttributeError, FloatingPointError, IndexError, KeyError,
+    LookupError, MemoryError, NameError, NotImplementedError, OverflowError, RecursionError,
+    RuntimeError, TypeError, ValueError, ZeroDivisionError,
+)  # fmt: skip
+_ERROR_CLASSES = {
+    e.__name__: type(e.__name__, (StudentCodeError, e), {"__module__": "student"})
+    for e in _BUILTIN_ERRORS
+}
+
+
+def student_error(ename: str, message: str) -> StudentCodeError:
+    """The error a student's function raised in the kernel, as an exception here."""
+    ename, message = str(ename)[:80], str(message)[:2000]
+    if ename == "CellTimeoutError":
+        ename, message = (
+            "Timeout",
+            "it ran longer than the time limit: is there a loop that never ends?",
+        )
+    return _ERROR_CLASSES.get(ename, StudentCodeError)(ename, message)
+
+
+class UnsupportedAnswer:
+    """Stands in for an answer that is not plain data (a module, a class, an object array...)."""
+
+    def __init__(self, what: str):
+        self.what = str(what)[:80]
+
+    def __repr__(self) -> str:
+        return f"<{self.what}: not numbers, text or a list>"
+
+
+# --------------------------------------------------------------------------- grader -> kernel
+
+
+def encode(value, depth: int = 0):
+    """A grader-chosen argument in the wire format (numpy arrays keep dtype and shape)."""
+    if depth > 20:
+        raise ValueError("argument nested too deeply")
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.ndarray):
+        return {"array": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
+    if isinstance(value, np.generic):
+        return {"scalar": value.item(), "dtype": value.dtype.str}
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, list | tuple | set | frozenset):
+        kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
+        return {kind: [encode(v, depth + 1) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    raise TypeError(f"cannot send a {type(value).__name__} to a student's function")
+
+
+def request_source(request: dict) -> str:
+    """The code of one hidden request cell: the kernel-side helper run on ``request``."""
+    globals_ = f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(request)!r}}}"
+    return f"exec(compile({KERNEL_SIDE!r}, '<attention-grader>', 'exec'), {globals_})"
+
+
+# --------------------------------------------------------------------------- kernel -> grader
+
+
+def _dtype(text) -> np.dtype:
+    try:
+        dtype = np.dtype(str(text))
+    except TypeError:
+        raise UnreadableAnswer(f"unknown dtype {str(text)[:20]!r}") from None
+    if dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:
+        raise UnreadableAnswer(f"dtype {dtype} is not numeric")
+    return dtype
+
+
+def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) -> None:
+    """Raise unless ``nested`` is a (nested) list of numbers and booleans."""
+    if depth > 32:
+        raise UnreadableAnswer("array nested too deeply")
+    if isinstance(nested, list):
+        for item in nested:
+            _numbers_only(item, depth + 1, limits, count)
+        return
+    count[0] += 1
+    if count[0] > limits.max_items:
+        raise UnreadableAnswer("too many values")
+    if not isinstance(nested, bool | int | float):
+        raise UnreadableAnswer("an array holds something that is not a number")
+
+
+class _Decoder:
+    def __init__(self, limits: AnswerLimits, function: Callable[[str], object] | None):
+        self.limits = limits
+        self.function = function
+        self.count = [0]
+
+    def __call__(self, data, depth: int = 0):
+        self.count[0] += 1
+        if depth > self.limits.max_depth or self.count[0] > self.limits.max_items:
+            raise UnreadableAnswer("the answer is nested too deeply or too large")
+        if data is None or isinstance(data, bool | int | float | str):
+            return data
+        if not isinstance(data, dict) or not data:
+            raise UnreadableAnswer(f"unexpected {type(data).__name__} in the reply")
+        if "array" in data:
+            return self._array(data)
+        if "scalar" in data:
+            value = data["scalar"]
+            if not isinstance(value, bool | int | float):
+                raise UnreadableAnswer("a scalar that is not a number")
+            return _dtype(data.get("dtype")).type(value)
+        for kind, build in (("list", list), ("tuple", tuple), ("set", set)):
+            if kind in data and isinstance(data[kind], list):
+                items = [self(v, depth + 1) for v in data[kind]]
+                try:
+                    return build(items)
+                except TypeError:  # unhashable items in a set
+                    raise UnreadableAnswer("a set of unhashable items") from None
+        if "dict" in data and isinstance(data["dict"], list):
+            pairs = [self._pair(p, depth) for p in data["dict"]]
+            try:
+                return dict(pairs)
+            except TypeError:
+                raise UnreadableAnswer("a dict with unhashable keys") from None
+        if "callable" in data:
+            name = str(data["callable"])[:80]
+            if depth == 0 and self.function is not None:
+                return self.function(name)
+            return UnsupportedAnswer(f"a function ({name}) inside a container")
+        if "unsupported" in data:
+            return UnsupportedAnswer(f"a {data['unsupported']}")
+        raise UnreadableAnswer("unknown value encoding")
+
+    def _pair(self, pair, depth: int):
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise UnreadableAnswer("a dict entry that is not a pair")
+        return self(pair[0], depth + 1), self(pair[1], depth + 1)
+
+    def _array(self, data: dict) -> np.ndarray:
+        dtype = _dtype(data.get("dtype"))
+        shape = data.get("shape")
+        if not isinstance(shape, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
+        ):
+            raise UnreadableAnswer("an array without a valid shape")
+        _numbers_only(data["array"], 0, self.limits, self.count)
+        try:
+            arr = np.array(data["array"], dtype=dtype)
+        except (ValueError, OverflowError, TypeError):
+            raise UnreadableAnswer("an array whose values do not fit its dtype") from None
+        if arr.shape != tuple(shape):
+            raise UnreadableAnswer("an array whose values do not match its shape")
+        return arr
+
+
+def decode(data, limits: AnswerLimits | None = None, function=None):
+    """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
+
+    ``function(name)`` makes the stand-in for a top-level function (a call proxy).
+    """
+    return _Decoder(limits or AnswerLimits(), function)(data)
+
+
+def read_reply(outputs: list, limits: AnswerLimits) -> dict:
+    """The JSON object of the last answer display in a request cell's outputs."""
+    texts = [
+        o.get("data", {}).get(MIME)
+        for o in outputs
+        if o.get("output_type") == "display_data" and MIME in o.get("data", {})
+    ]
+    if not texts:
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        if errors:
+            raise student_error(errors[-1].get("ename", ""), errors[-1].get("evalue", ""))
+        raise UnreadableAnswer("the kernel sent no answer")
+    text = texts[-1]
+    if not isinstance(text, str) or len(text) > limits.max_reply_chars:
+        raise UnreadableAnswer("the kernel's answer is too large or not text")
+    try:
+        reply = json.loads(text)
+    except (ValueError, RecursionError):
+        raise UnreadableAnswer("the kernel's answer is not valid JSON") from None
+    if not isinstance(reply, dict):
+        raise UnreadableAnswer("the kernel's answer is not an object")
+    return reply
+
+
+# --------------------------------------------------------------------------- the channel
+
+
+class StudentFunction:
+    """A student's function, seen from the grader: calling it runs it in the student's kernel.
+
+    Arguments go in as plain data; what comes back is decoded like any answer. If the student's
+    code raises, :class:`StudentCodeError` is raised here. ``attention_library_use`` says
+    whether the student's source calls a library the exercise forbids (found statically from
+    the submitted cells by :func:`attention_grader.trusted.library_use`), since the function's
+    code object never leaves the kernel.
+    """
+
+    def __init__(self, name: str, channel: AnswerChannel, library_use: str | None = None):
+        self.__name__ = name
+        self._channel = channel
+        self.attention_library_use = library_use
+
+    def __call__(self, *args, **kwargs):
+        return self._channel.call(self.__name__, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<student function {self.__name__}>"
+
+
+class AnswerChannel:
+    """Asks one student's kernel for answers.
+
+    Parameters
+    ----------
+    run_request : callable
+        ``f(source) -> outputs``: run a hidden request cell in the student's kernel and return
+        its outputs; raises :class:`KernelGone` when the kernel is dead or stuck.
+    limits : AnswerLimits
+    library_use : callable, optional
+        ``f(function_name) -> str | None`` (see :class:`StudentFunction`).
+    """
+
+    def __init__(self, run_request, limits: AnswerLimits | None = None, library_use=None):
+        self._run = run_request
+        self.limits = limits or AnswerLimits()
+        self._library_use = library_use or (lambda name: None)
+        self.broken: str | None = None
+
+    def _request(self, request: dict) -> dict:
+        if self.broken:
+            raise KernelGone(self.broken)
+        try:
+            return read_reply(self._run(request_source(request)), self.limits)
+        except KernelGone as gone:
+            self.broken = str(gone)
+            raise
+
+    def _function(self, name: str) -> StudentFunction:
+        return StudentFunction(name, self, self._library_use(name))
+
+    def get(self, names: list[str]) -> dict:
+        """``{name: value}`` for the names the kernel defines (others are left out)."""
+        if not names:
+            return {}
+        reply = self._request({"op": "get", "names": list(names)})
+        values = {}
+        for name in names:
+            entry = reply.get(name)
+            if not isinstance(entry, dict) or entry.get("missing") or "value" not in entry:
+                continue
+            # A function is called back by the name it was asked for (``softmax = print``).
+            function = lambda _own_name, name=name: self._function(name)  # noqa: E731
+            values[name] = decode(entry["value"], self.limits, function)
+        return values
+
+    def call(self, name: str, args: tuple, kwargs: dict):
+        """Call the student's function ``name`` on grader-chosen plain data; return its result."""
+        request = {
+            "op": "call",
+            "name": name,
+            "args": [encode(a) for a in args],
+            "kwargs": {str(k): encode(v) for k, v in kwargs.items()},
+        }
+        try:
+            reply = self._request(request)
+        except KernelGone as gone:
+            message = f"the kernel stopped while {name} ran ({gone})"
+            raise student_error("KernelDied", message) from None
+        if "raised" in reply:
+            raise student_error(reply["raised"], reply.get("message", ""))
+        if "value" not in reply:
+            raise UnreadableAnswer(f"no result from {name}")
+        return decode(reply["value"], self.limits)

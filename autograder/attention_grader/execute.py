@@ -1,0 +1,353 @@
+"""The autograde executor: student cells in a sandboxed kernel, tests in the grader.
+
+:class:`GradingExecute` replaces nbgrader's ``Execute`` in the course's autograde pipeline
+(:func:`attention_grader.pipeline.configure`). For each cell of the sanitised notebook:
+
+* a student's cell runs in the student's kernel (sandboxed by
+  :class:`~attention_grader.sandbox.SandboxedKernelManager`);
+* a read-only cell (imports, the question's data) runs in the kernel *and* in the trusted
+  namespace, both from the gradebook's source;
+* an autograder test cell never reaches the kernel: :class:`~attention_grader.trusted.TrustedChecker`
+  runs it in this process against the answers read as plain data, and writes its outputs.
+
+It also keeps what the sandbox's executor did: a time budget per notebook, and a kernel that
+dies or stops answering fails only the tests it did not reach (their cells get an error
+output). Outputs are capped while they stream (per cell and per notebook) and no single kernel
+message larger than the cap is ever received, so a flood cannot grow the grader's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from time import monotonic
+
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Bool, Integer
+
+from .answers import AnswerChannel, AnswerLimits, KernelGone
+from .sandbox import SandboxedKernelManager, format_protections, protections
+from .summary import Flag, record_flags
+from .trusted import TrustedChecker, library_use, load_trusted_cells
+
+__all__ = [
+    "CAP_MARKER",
+    "FlagLimitedOutput",
+    "GradingExecute",
+    "KERNEL_DIED",
+    "KERNEL_UNRESPONSIVE",
+    "NOTEBOOK_TIMEOUT",
+    "execution_flags",
+]
+
+#: Error names written into test cells that could not run; SaveAutoGrades gives them 0 points.
+KERNEL_DIED = "KernelDied"
+KERNEL_UNRESPONSIVE = "KernelUnresponsive"
+NOTEBOOK_TIMEOUT = "NotebookTimeout"
+#: Written where the grader stopped storing a cell's output.
+CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
+_META = "attention_grader"
+
+
+def _where(cell, index: int) -> str:
+    return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+
+
+class CappedKernelClient(AsyncKernelClient):
+    """A kernel client whose sockets refuse any single message over ``max_message_bytes``.
+
+    ZeroMQ drops the connection to a peer that sends a bigger message instead of allocating it,
+    so a kernel printing 800 MB at once never reaches the grader's memory.
+    """
+
+    max_message_bytes = 16 * 2**20
+
+    def _create_connected_socket(self, channel, identity=None):
+        url = self._make_url(channel)
+        sock = self.context.socket(_SOCKET_TYPES[channel])
+        sock.linger = 1000
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        if identity:
+            sock.identity = identity
+        sock.connect(url)
+        return sock
+
+
+_SOCKET_TYPES = {
+    "hb": zmq.REQ,
+    "shell": zmq.DEALER,
+    "iopub": zmq.SUB,
+    "stdin": zmq.DEALER,
+    "control": zmq.DEALER,
+}
+
+
+class GradingExecute(Execute):
+    """nbgrader's Execute with trusted tests, a notebook time budget and streaming output caps."""
+
+    notebook_timeout = Integer(300, help="Seconds one notebook may run in total (0 = none).").tag(
+        config=True
+    )
+    sandbox_kernels = Bool(
+        True,
+        help="Start kernels with SandboxedKernelManager (nbgrader's Execute forces "
+        "AsyncKernelManager, so kernel_manager_class set in config alone has no effect).",
+    ).tag(config=True)
+    max_cell_output_bytes = Integer(
+        10 * 2**20, help="Output a cell may print before the grader stops storing it."
+    ).tag(config=True)
+    max_notebook_output_bytes = Integer(
+        50 * 2**20, help="Output a whole notebook may print before the grader stops storing it."
+    ).tag(config=True)
+    print_protections = Bool(
+        True, help="Log the sandbox protections report when the first kernel starts."
+    ).tag(config=True)
+
+    _reported = False
+
+    def __init__(self, *args, **kwargs):
+        # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
+        kwargs.setdefault("shutdown_kernel", "immediate")
+        super().__init__(*args, **kwargs)
+        manager = self.kernel_manager_class
+        if self.sandbox_kernels and not (
+            isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+        ):
+            self.kernel_manager_class = SandboxedKernelManager
+
+    # -- kernel set-up ------------------------------------------------------------------------
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.client_factory = CappedKernelClient
+        return km
+
+    def _report_protections(self) -> None:
+        if not self.print_protections or GradingExecute._reported:
+            return
+        GradingExecute._reported = True
+        manager = self.kernel_manager_class
+        sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+        items = protections(manager(config=self.config) if sandboxed else None, self)
+        self.log.info("%s", format_protections(items))
+
+    def _checker(self, nb, resources) -> TrustedChecker | None:
+        info = (resources or {}).get("nbgrader", {})
+        if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
+            return None  # not autograde (e.g. a test calling preprocess directly): no tests
+        cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"])
+        students = [
+            c.source
+            for c in nb.cells
+            if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
+        ]
+        channel = AnswerChannel(
+            self._run_request, AnswerLimits(), lambda name: library_use(students, name)
+        )
+        return TrustedChecker(cells, channel, self._source_dirs(info["assignment"]))
+
+    def _source_dirs(self, assignment: str) -> list[str]:
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+        return [str(folder)] if folder.is_dir() else []
+
+    # -- the notebook -------------------------------------------------------------------------
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
+        self._stopped: tuple[str, int] | None = None
+        self._notebook_bytes = 0
+        self._truncated: list[int] = []
+        self._cell_timeouts: list[int] = []
+        self._cell_bytes, self._cut = 0, False
+        self._trusted = self._checker(nb, resources)
+        self._report_protections()
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
+            self._stop(KERNEL_DIED, -1)
+            self._fail_remaining(nb, 0)
+            return nb, resources
+        finally:
+            self._record_findings(nb, resources)
+
+    def _record_findings(self, nb, resources) -> None:
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        flags = []
+        if self._stopped:
+            nb.metadata.setdefault(_META, {})["execution"] = {
+                "stopped": self._stopped[0],
+                "cell": self._stopped[1],
+            }
+            flags += [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
+        for index in sorted(set(self._truncated)):
+            where = _where(nb.cells[index], index) if index < len(nb.cells) else "?"
+            flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
+        for index in self._cell_timeouts:
+            where = _where(nb.cells[index], index)
+            flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
+        if self._trusted is not None:
+            flags += [Flag("unreadable_answer", f"{name}/{u}") for u in self._trusted.unreadable]
+        record_flags(nb, flags)
+
+    def _get_timeout(self, cell):
+        timeout = super()._get_timeout(cell)
+        if self._deadline is None:
+            return timeout
+        left = max(1, int(self._deadline - monotonic()) + 1)
+        return left if timeout is None else min(timeout, left)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._stopped is not None:
+            _mark_not_run(cell, *self._stopped)
+            return cell, self.resources
+        if self._deadline is not None and monotonic() > self._deadline and _runs(cell):
+            self._stop(NOTEBOOK_TIMEOUT, index)
+            _mark_not_run(cell, *self._stopped)
+            return cell, self.resources
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        checker = self._trusted
+        try:
+            if checker is not None and cell.cell_type == "code" and checker.is_test(grade_id):
+                self._index = index
+                cell.outputs = checker.run_test(grade_id)
+                cell.execution_count = None
+                if checker.channel.broken:  # the kernel died inside a student's function
+                    self._stop(KERNEL_DIED, index)
+                return cell, self.resources
+            self._cell_bytes, self._cut = 0, False
+            cell, resources = super().preprocess_cell(cell, resources, index)
+            if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+                self._cell_timeouts.append(index)
+            if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
+                self._index = index
+                failed = checker.run_locked(grade_id)
+                if failed:
+                    self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
+            return cell, resources
+        except (DeadKernelError, KernelGone):
+            self._stop(KERNEL_DIED, index)
+        except CellTimeoutError:
+            # The reply came but the kernel's output stream went silent (student code broke the
+            # kernel's own machinery, e.g. by replacing builtins).
+            self._stop(KERNEL_UNRESPONSIVE, index)
+        _mark_not_run(cell, *self._stopped)
+        return cell, self.resources
+
+    def _run_request(self, source: str) -> list:
+        """Run one hidden request (answer channel) in the kernel; return its outputs."""
+        request = new_code_cell(source)
+        keep = self.nb.cells[self._index]
+        self._cell_bytes, self._cut = 0, False
+        try:
+            self.execute_cell(request, self._index, store_history=False)
+        except (DeadKernelError, CellTimeoutError) as exc:
+            raise KernelGone(type(exc).__name__) from None
+        finally:
+            self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
+        return request.outputs
+
+    # -- output caps --------------------------------------------------------------------------
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = _content_size(msg.get("content", {}))
+        self._cell_bytes += size
+        self._notebook_bytes += size
+        if (
+            self._cell_bytes <= self.max_cell_output_bytes
+            and self._notebook_bytes <= self.max_notebook_output_bytes
+        ):
+            return super().output(outs, msg, display_id, cell_index)
+        if not self._cut:
+            self._cut = True
+            self._truncated.append(cell_index)
+            outs.append(NotebookNode(output_type="stream", name="stdout", text=CAP_MARKER))
+            # Stop the flood at its source: the cell is interrupted like a timed-out one.
+            asyncio.ensure_future(self._interrupt())
+        return None
+
+    async def _interrupt(self) -> None:
+        try:
+            await self.km.interrupt_kernel()
+        except Exception as exc:  # noqa: BLE001 -- a dead kernel is handled by the poller
+            self.log.warning("could not interrupt a flooding kernel: %s", exc)
+
+    # -- stopping early -------------------------------------------------------------------------
+
+    def _stop(self, kind: str, index: int) -> None:
+        self._stopped = (kind, index)
+        self.log.warning("Stopping execution at cell %s: %s", index, kind)
+
+    def _fail_remaining(self, nb, start: int) -> None:
+        for cell in nb.cells[start:]:
+            _mark_not_run(cell, *self._stopped)
+
+
+#: What nbgrader's LimitOutput writes where it cut a cell's output (it runs after execution).
+LIMIT_OUTPUT_MARKER = "... Output truncated ..."
+
+
+class FlagLimitedOutput(NbGraderPreprocessor):
+    """After nbgrader's LimitOutput: flag the cells whose output it cut (``output_truncated``)."""
+
+    def preprocess(self, nb, resources):
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        flags = []
+        for index, cell in enumerate(nb.cells):
+            texts = [str(o.get("text", "")) for o in cell.get("outputs", [])]
+            if any(LIMIT_OUTPUT_MARKER in t for t in texts):
+                where = _where(cell, index)
+                flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
+        record_flags(nb, flags)
+        return nb, resources
+
+
+def _content_size(content: dict) -> int:
+    """About how many bytes one output message holds (its text and its data values)."""
+    size = len(content.get("text", "") or "")
+    for value in (content.get("data") or {}).values():
+        size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+    return size + sum(len(str(line)) for line in content.get("traceback", []) or [])
+
+
+def execution_flags(nb) -> list[tuple[str, str]]:
+    """``(kind, detail)`` for how :class:`GradingExecute` stopped ``nb`` early, if it did."""
+    stopped = nb.metadata.get(_META, {}).get("execution", {}).get("stopped")
+    return {
+        KERNEL_DIED: [("exit", "the kernel exited or was killed; the tests after it scored 0")],
+        KERNEL_UNRESPONSIVE: [
+            ("timeout", "the kernel stopped responding; the tests after it scored 0")
+        ],
+        NOTEBOOK_TIMEOUT: [
+            ("timeout", "the notebook ran out of time; the tests after it scored 0")
+        ],
+    }.get(stopped, [])
+
+
+def _runs(cell) -> bool:
+    return cell.cell_type == "code" and bool(cell.source.strip())
+
+
+def _mark_not_run(cell, kind: str, index: int) -> None:
+    """Give a code cell that never ran an error output, so its tests score 0."""
+    if not _runs(cell):
+        return
+    if kind == KERNEL_DIED:
+        text = f"the kernel died or exited (at cell {index}); this cell did not run"
+    elif kind == KERNEL_UNRESPONSIVE:
+        text = f"the kernel stopped responding (at cell {index}); this cell did not run"
+    else:
+        text = "the notebook's time budget ran out; this cell did not run"
+    cell.outputs = [
+        NotebookNode(output_type="error", ename=kind, evalue=text, traceback=[f"{kind}: {text}"])
+    ]

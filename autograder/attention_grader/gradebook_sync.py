@@ -1,0 +1,146 @@
+"""The gradebook side of parallel grading: one private copy per worker, one writer.
+
+With SQLite, workers grade into private copies of a snapshot (:func:`snapshot`) and send back the
+rows autograde wrote (:func:`read_rows`); the parent, the only writer, copies them into the real
+gradebook (:func:`apply_rows`). With a server database (PostgreSQL) workers write directly.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .course import Course
+from .summary import Flag, SubmissionResult
+
+__all__ = [
+    "NotebookRows",
+    "SubmissionRows",
+    "apply_rows",
+    "finish",
+    "read_rows",
+    "score_missing",
+    "snapshot",
+    "sqlite_path",
+]
+
+
+@dataclass
+class NotebookRows:
+    """What autograde wrote for one notebook of a submission."""
+
+    late_submission_penalty: float | None = None
+    #: grade cell name -> (auto_score, needs_manual_grade)
+    grades: dict[str, tuple] = field(default_factory=dict)
+    #: comment cell name -> auto_comment
+    comments: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass
+class SubmissionRows:
+    """What autograde wrote for one submission: its timestamp and each notebook's rows."""
+
+    timestamp: datetime.datetime | None
+    notebooks: dict[str, NotebookRows] = field(default_factory=dict)
+
+
+def sqlite_path(db_url: str) -> Path | None:
+    """The file of a ``sqlite:///`` gradebook URL, else None (a server database)."""
+    return Path(db_url[len("sqlite:///") :]) if db_url.startswith("sqlite:///") else None
+
+
+def snapshot(db_path: Path, dest: Path) -> None:
+    """A consistent copy of the SQLite gradebook (``sqlite3`` online backup)."""
+    src = sqlite3.connect(db_path)
+    dst = sqlite3.connect(dest)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+
+
+def read_rows(db_url: str, course_id: str, assignment: str, student: str) -> SubmissionRows | None:
+    """The gradebook rows autograde writes for one submission (None if it wrote none)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url, course_id) as gb:
+        try:
+            sub = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return None
+        return SubmissionRows(
+            timestamp=sub.timestamp,
+            notebooks={
+                nb.name: NotebookRows(
+                    late_submission_penalty=nb.late_submission_penalty,
+                    grades={g.name: (g.auto_score, g.needs_manual_grade) for g in nb.grades},
+                    comments={c.name: c.auto_comment for c in nb.comments},
+                )
+                for nb in sub.notebooks
+            },
+        )
+
+
+def apply_rows(gb, assignment: str, student: str, rows: SubmissionRows) -> None:
+    """Write one worker's rows into the real gradebook (the parent is the only writer)."""
+    gb.update_or_create_student(student)
+    if rows.timestamp is not None:
+        gb.update_or_create_submission(assignment, student, timestamp=rows.timestamp)
+    else:
+        gb.update_or_create_submission(assignment, student)
+    for nb_name, nb_rows in rows.notebooks.items():
+        nb = gb.find_submission_notebook(nb_name, assignment, student)
+        nb.late_submission_penalty = nb_rows.late_submission_penalty
+        for g in nb.grades:
+            if g.name in nb_rows.grades:
+                g.auto_score, g.needs_manual_grade = nb_rows.grades[g.name]
+        for c in nb.comments:
+            if c.name in nb_rows.comments:
+                c.auto_comment = nb_rows.comments[c.name]
+    gb.db.commit()
+
+
+def score_missing(gb, course: Course, assignment: str, student: str) -> None:
+    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review."""
+    gb.update_or_create_student(student)
+    stamp = course.coursedir().get_existing_timestamp(
+        str(course.root / "submitted" / student / assignment)
+    )
+    if stamp:
+        sub = gb.update_or_create_submission(assignment, student, timestamp=stamp)
+    else:
+        sub = gb.update_or_create_submission(assignment, student)
+    for nb in sub.notebooks:
+        for g in nb.grades:
+            g.auto_score = 0
+            g.needs_manual_grade = False
+    gb.db.commit()
+
+
+def _human_seconds(seconds: float) -> str:
+    minutes, sec = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    parts = [f"{v} {u}" for v, u in ((days, "d"), (hours, "h"), (minutes, "min")) if v]
+    return " ".join(parts) if parts else f"{sec} s"
+
+
+def finish(gb, assignment: str, result: SubmissionResult) -> None:
+    """Fill in the score and the late flag of ``result`` from the real gradebook."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        sub = gb.find_submission(assignment, result.student)
+    except MissingEntry:
+        return
+    result.score, result.max_score = sub.score, sub.max_score
+    late = sub.total_seconds_late
+    if late > 0:
+        penalty = sub.late_submission_penalty
+        extra = f", penalty {penalty:g}" if penalty else ""
+        result.flags.append(
+            Flag("late", f"submitted {_human_seconds(late)} after the due date{extra}")
+        )

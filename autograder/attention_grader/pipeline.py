@@ -1,0 +1,65 @@
+"""The course's one grading pipeline, switched on in one place: ``nbgrader_config.py``.
+
+::
+
+    from attention_grader.pipeline import configure
+    configure(c)
+
+sets nbgrader's ``Autograde`` steps for ``nbgrader autograde``, the formgrader and ``make grade``
+alike (the parallel grader runs exactly the pipeline the course config names and adds nothing):
+
+* sanitise: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops forged metadata),
+  then nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
+  test cells come back);
+* execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the sandboxed
+  kernel, hidden tests in the grader's process against answers read as plain data, output
+  capped while it streams, a time budget per notebook;
+* then nbgrader's output limits, grades and late penalties.
+
+What the sandbox allows is set in the same file through the classes' own options, e.g.
+``c.SandboxedKernelManager.sandbox = "require"`` or ``c.GradingExecute.notebook_timeout = 120``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["configure"]
+
+
+def configure(c) -> None:
+    """Install the course's autograde pipeline into the nbgrader config ``c``."""
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbgrader.preprocessors import (
+        AssignLatePenalties,
+        CheckCellMetadata,
+        ClearOutput,
+        DeduplicateIds,
+        IgnorePattern,
+        LimitOutput,
+        OverwriteCells,
+        OverwriteKernelspec,
+        SaveAutoGrades,
+    )
+
+    from .execute import FlagLimitedOutput, GradingExecute
+    from .tamper import ScanSubmission
+
+    c.Autograde.sanitize_preprocessors = [
+        ScanSubmission,
+        ClearOutput,
+        DeduplicateIds,
+        OverwriteKernelspec,
+        OverwriteCells,
+        CheckCellMetadata,
+    ]
+    c.Autograde.autograde_preprocessors = [
+        GradingExecute,
+        IgnorePattern,
+        ClearMetadataPreprocessor,
+        LimitOutput,
+        FlagLimitedOutput,
+        SaveAutoGrades,
+        AssignLatePenalties,
+        CheckCellMetadata,
+    ]
+    # A deleted test cell comes back and is graded, instead of silently missing.
+    c.OverwriteCells.add_missing_cells = True

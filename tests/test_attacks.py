@@ -1,0 +1,112 @@
+"""The attack suite: every submission in ``tests/attacks/`` graded through both routes a teacher uses.
+
+``nbgrader``: plain ``nbgrader autograde`` with the course pipeline (``attention_grader.pipeline``);
+``parallel``: the teacher's ``make grade`` (``attention_grader.grade.grade``, two workers). Each
+attack gets exactly the points its honest answers earn, whatever it does to its kernel; it is
+flagged; nothing leaks (no hidden test in any output, no file outside the sandbox, no connection
+to the grader); honest students in the same batch keep full marks.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from attacks.batch import (
+    ASSIGNMENT,
+    MAX_SCORE,
+    TESTS,
+    graded_batch,
+    graded_batch_parallel,
+    load_attacks,
+)
+
+ATTACKS = load_attacks()
+HONEST_NAMES = {"honest_full", "honest_wrong"}
+ROUTES = {"nbgrader": graded_batch, "parallel": graded_batch_parallel}
+#: Lines of the hidden tests: none may appear in any output of any graded notebook.
+HIDDEN_LINES = [
+    line.strip()
+    for test in TESTS.values()
+    if "BEGIN HIDDEN TESTS" in test
+    for line in test.split("### BEGIN HIDDEN TESTS")[1]
+    .split("### END HIDDEN TESTS")[0]
+    .splitlines()
+    if line.strip()
+]
+
+
+@pytest.fixture(scope="module", params=sorted(ROUTES))
+def batch(request):
+    return ROUTES[request.param]()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+def test_attack_gets_only_what_it_earned_and_is_flagged(batch, attack):
+    kinds = {f.kind for f in batch.flags[attack.name]}
+    assert batch.scores[attack.name] == attack.expect_score, (attack.doc, batch.flags[attack.name])
+    assert attack.expect_flags <= kinds, f"{attack.doc}: flags {kinds}"
+    if attack.name in HONEST_NAMES:
+        assert kinds == set(), batch.flags[attack.name]
+
+
+@pytest.mark.slow
+def test_honest_students_in_every_course_keep_full_marks(batch):
+    assert len(batch.honest_copies) >= 2
+    for key in batch.honest_copies:
+        assert batch.scores[key] == MAX_SCORE
+        assert batch.flags[key] == []
+
+
+@pytest.mark.slow
+def test_every_attack_that_could_gain_points_is_flagged(batch):
+    harmless = HONEST_NAMES | {"memory_hog", "infinite_loop", "print_history"}
+    harmless |= {"skip_execution_tags"}  # no code to scan, and it changes nothing
+    unflagged = [a.name for a in ATTACKS if a.name not in harmless and not batch.flags[a.name]]
+    assert unflagged == []
+
+
+@pytest.mark.slow
+def test_nothing_leaks_out_of_the_sandbox_or_into_outputs(batch):
+    """No hidden test in any output; no file written outside the sandbox (the forged test cell
+    did not run in the grader); no connection to the grader; source/ untouched."""
+    assert HIDDEN_LINES, "the fixture has hidden tests"
+    for key, path in batch.paths.items():
+        nb = nbformat.read(path, as_version=4)
+        text = "\n".join(str(out) for cell in nb.cells for out in cell.get("outputs", []))
+        for line in HIDDEN_LINES:
+            assert line not in text, f"{key}: hidden test in an output"
+    assert batch.leaked == []
+    assert batch.listener_connections == 0
+    assert batch.source_digests_ok
+
+
+@pytest.mark.slow
+def test_no_flag_is_listed_twice(batch):
+    for key, flags in batch.flags.items():
+        assert len(flags) == len(set(flags)), key
+
+
+@pytest.mark.slow
+def test_forged_test_cells_run_no_code_in_the_grader_and_earn_nothing(batch):
+    nb = nbformat.read(batch.paths["forged_grade_cell"], as_version=4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    assert "bonus_points" not in ids or batch.scores["forged_grade_cell"] <= MAX_SCORE
+    assert batch.scores["forged_grade_cell"] == 2  # q2 and q3 honest; no bonus
+
+
+@pytest.mark.slow
+def test_failed_tests_show_the_check_message_and_no_test_code(batch):
+    """The test's output is one line: the check's message, as the student will see it."""
+    nb = nbformat.read(batch.paths["honest_wrong"], as_version=4)
+    failed = [
+        out
+        for cell in nb.cells
+        if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_")
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+    assert failed
+    for out in failed:
+        assert out["traceback"] == [f"{out['ename']}: {out['evalue']}"]
+        assert "gradecheck" not in out["evalue"] and ASSIGNMENT not in out["evalue"]
