@@ -697,7 +697,11 @@ def _forbidden_reference(obj) -> str | None:
 def _static_library_use(fn: Callable, _seen: set | None = None) -> str | None:
     """Find a forbidden library among the names ``fn`` (and the helpers it calls) refers to."""
     seen = _seen if _seen is not None else set()
-    if not isinstance(fn, types.FunctionType) or fn in seen:
+    if not isinstance(fn, types.FunctionType):
+        # The grader's call proxy for a function that lives in the student's kernel carries
+        # what the grader found in the submitted source (attention_grader.trusted).
+        return getattr(fn, "attention_library_use", None) if _seen is None else None
+    if fn in seen:
         return None
     seen.add(fn)
     closure = [cell.cell_contents for cell in fn.__closure__ or () if _cell_filled(cell)]
