@@ -102,6 +102,8 @@ class BottleneckResult:
         Size of one vector (the memory, and each stored state).
     vocab_size : int
         How many different words the sequences are drawn from (chance = 1 / vocab_size).
+    sharpness : float
+        The factor the attention decoder's queries were multiplied by (built in, not learned).
     """
 
     lengths: np.ndarray
@@ -109,6 +111,12 @@ class BottleneckResult:
     attention: np.ndarray
     d: int
     vocab_size: int
+    sharpness: float = 20.0
+
+    @property
+    def attention_numbers(self) -> np.ndarray:
+        """Numbers the attention decoder keeps, per length: ``n * d`` (the memory has ``d``)."""
+        return self.lengths * self.d
 
 
 def _random_rotation(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -124,6 +132,7 @@ def bottleneck_recall(
     vocab_size: int = 50,
     n_trials: int = 30,
     seed: int = 0,
+    sharpness: float = 20.0,
 ) -> BottleneckResult:
     """Recall words from one fixed-size memory vector vs attention over every state.
 
@@ -132,8 +141,12 @@ def bottleneck_recall(
     only the final ``h`` (``d`` numbers) is kept. To recall word ``t`` the decoder rotates ``h``
     back by ``R^-(t)`` and picks the closest vocabulary word; the other words add up as noise that
     grows with the length. The *attention* decoder keeps all ``n`` states (value = the word,
-    key = a random position code), queries with the position code of ``t``, softmaxes the scores
-    and picks the word closest to the blended output.
+    key = a random position code), queries with the position code of ``t`` times ``sharpness``,
+    softmaxes the scores and picks the word closest to the blended output.
+
+    Three things are built in, not learned, and a lesson should say so: the decoder is handed
+    the exact position code of the word it wants, the ``sharpness`` that makes its softmax
+    nearly one-hot, and a memory of ``n * d`` numbers against the fixed memory's ``d``.
 
     Parameters
     ----------
@@ -147,12 +160,16 @@ def bottleneck_recall(
         Random sequences per length.
     seed : int
         Seed for every random draw.
+    sharpness : float
+        Factor on the attention queries (larger = closer to picking one slot).
 
     Returns
     -------
     BottleneckResult
     """
     lengths = _positive_ints("lengths", lengths)
+    if not np.isfinite(sharpness) or sharpness <= 0:
+        raise ValueError(f"sharpness must be a positive number, got {sharpness!r}")
     for name, value in (("d", d), ("vocab_size", vocab_size), ("n_trials", n_trials)):
         _positive_ints(name, [value], minimum=2 if name != "n_trials" else 1)
     rng = _rng(seed)
@@ -176,14 +193,16 @@ def bottleneck_recall(
             # Decoder: undo the rotations for each position, nearest vocabulary word.
             recovered = np.einsum("tji,j->ti", powers[n - 1 :: -1][:n], h)
             hits_fixed += int(np.sum(np.argmax(recovered @ vocab.T, axis=1) == words))
-            # Attention: keys are random unit position codes, sharp scores (x 20) find the slot.
+            # Attention: keys are random unit position codes; sharpened scores find the slot.
             keys = rng.standard_normal((n, d))
             keys /= np.linalg.norm(keys, axis=1, keepdims=True)
-            blended, _ = attention(20.0 * keys, keys, x, scale=False)
+            blended, _ = attention(sharpness * keys, keys, x, scale=False)
             hits_attn += int(np.sum(np.argmax(blended @ vocab.T, axis=1) == words))
         fixed.append(hits_fixed / (n * n_trials))
         attn.append(hits_attn / (n * n_trials))
-    return BottleneckResult(lengths, np.array(fixed), np.array(attn), d, vocab_size)
+    return BottleneckResult(
+        lengths, np.array(fixed), np.array(attn), d, vocab_size, float(sharpness)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -583,6 +602,10 @@ class StepsResult:
         the attention rows computed one at a time in a Python loop.
     rows_match : bool
         Whether the row-by-row loop gives the same matrix (rows do not depend on each other).
+    rnn_multiplications, attention_multiplications : int
+        Scalar multiplications of each: ``2 n d^2`` for the RNN (``W h`` and ``U x`` per
+        step), ``2 n^2 d`` for attention (``Q K^T`` and ``weights V``), as in Vaswani et al.
+        (2017), Table 1: O(n d^2) per recurrent layer, O(n^2 d) per self-attention layer.
     """
 
     n: int
@@ -593,6 +616,8 @@ class StepsResult:
     attention_seconds: float
     attention_row_by_row_seconds: float
     rows_match: bool
+    rnn_multiplications: int = 0
+    attention_multiplications: int = 0
 
 
 def _best_time(fn, repeat: int) -> float:
@@ -656,6 +681,8 @@ def rnn_vs_attention_steps(
         attention_seconds=_best_time(all_rows, repeat),
         attention_row_by_row_seconds=_best_time(row_by_row, repeat),
         rows_match=rows_match,
+        rnn_multiplications=2 * n * d * d,
+        attention_multiplications=2 * n * n * d,
     )
 
 
