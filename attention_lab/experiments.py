@@ -27,6 +27,7 @@ import numpy as np
 from attention_lab.core import (
     additive_scores,
     attention,
+    causal_mask,
     dot_product_scores,
     hard_attention,
     positional_encoding,
@@ -361,7 +362,8 @@ class WordOrderResult:
         Self-attention scores (no positions) for each sentence.
     max_diff_without_positions : float
         Largest difference between each word's output in sentence a and the same word's output in
-        sentence b, without positional encoding (0 up to rounding: the order is invisible).
+        sentence b, without positional encoding (0 up to rounding without a causal mask: the
+        order is invisible; clearly > 0 with one).
     max_diff_with_positions : float
         The same with sinusoidal positional encodings added to the embeddings (clearly > 0).
     """
@@ -393,6 +395,7 @@ def word_order_test(
     sentence_b=("the", "man", "bit", "the", "dog"),
     d: int = 16,
     seed: int = 0,
+    causal: bool = False,
 ) -> WordOrderResult:
     """Run self-attention on two orderings of the same words, with and without positions.
 
@@ -406,6 +409,10 @@ def word_order_test(
     d : int
         Embedding size (even, for the sinusoidal encoding).
     seed : int
+    causal : bool
+        Give the layer a causal mask (each word sees only itself and earlier words). Then the
+        order matters even without positional encodings: a word's output depends on which
+        words come before it.
 
     Returns
     -------
@@ -422,8 +429,10 @@ def word_order_test(
     w_q, w_k, w_v = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))
     perm = _match_words(a, b)
 
+    mask = causal_mask(len(a)) if causal else None
+
     def layer(x):
-        out, _ = attention(x @ w_q, x @ w_k, x @ w_v)
+        out, _ = attention(x @ w_q, x @ w_k, x @ w_v, mask=mask)
         return out
 
     xa = np.array([table[w] for w in a])

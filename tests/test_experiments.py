@@ -201,6 +201,15 @@ def test_word_order_on_random_shuffles(seed):
         assert r.max_diff_with_positions > 1e-3
 
 
+def test_a_causal_mask_makes_self_attention_see_word_order_without_positions():
+    # Equivariance holds only without a causal mask: with one, "dog" sees different earlier words
+    # in the two sentences, so its output changes even with no positional encoding.
+    r = experiments.word_order_test(seed=0, causal=True)
+    assert r.max_diff_without_positions > 0.05
+    same = experiments.word_order_test(("a", "b", "c"), ("a", "b", "c"), d=4, causal=True)
+    assert same.max_diff_without_positions == 0.0
+
+
 def test_word_order_identity_is_the_extreme_case():
     r = experiments.word_order_test(("a", "b"), ("a", "b"), d=4)
     assert r.max_diff_without_positions == 0.0 and r.max_diff_with_positions == 0.0
