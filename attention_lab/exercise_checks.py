@@ -57,14 +57,19 @@ def _numbers(answer, name: str, n: int, what: str, allow_minus_inf: bool = False
     return arr
 
 
-def _inputs(query, keys, mask, scale: bool):
-    """Raw or scaled scores (n_k,) and the boolean mask row (n_k,)."""
+def _scores(query, keys, scale: bool) -> np.ndarray:
+    """q.k for each key (n_k,), divided by sqrt(d_k) if ``scale``."""
     q, k = np.asarray(query, dtype=float), np.asarray(keys, dtype=float)
-    scores = k @ q / (np.sqrt(k.shape[1]) if scale else 1.0)
+    return k @ q / (np.sqrt(k.shape[1]) if scale else 1.0)
+
+
+def _inputs(query, keys, mask, scale: bool):
+    """The scores (n_k,), the scores with the other scaling choice, and the mask row (n_k,)."""
+    scores, other = _scores(query, keys, scale), _scores(query, keys, not scale)
     row = np.asarray(mask, dtype=bool)
     if row.shape != scores.shape or not row.any():
         raise ValueError("mask must be one boolean per key, with at least one True")
-    return scores, row
+    return scores, other, row
 
 
 def _close(a, b) -> bool:
@@ -90,7 +95,7 @@ def _masked(scores, row, fill=-np.inf):
     return np.where(row, scores, fill)
 
 
-def _weight_candidates(scores, other, row):
+def _weight_candidates(scores, other, row, scale: bool):
     """(what, weights) that known mistakes give; ``other`` = the scores with the other scaling."""
     with np.errstate(all="ignore"):
         total = _masked(scores, row, 0.0).sum()
@@ -99,7 +104,7 @@ def _weight_candidates(scores, other, row):
         ("unmasked", softmax(scores)),
         ("mask_zero_not_inf", softmax(_masked(scores, row, 0.0))),
         ("mask_after_softmax", softmax(scores) * row),
-        ("forgot_scaling", softmax(_masked(other, row))),
+        ("forgot_scaling" if scale else "scaled_when_not_asked", softmax(_masked(other, row))),
         ("sum_normalised", summed),
     ]
 
@@ -118,7 +123,7 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
         Whether the scores are divided by ``sqrt(d_k)``.
     name : str
     """
-    scores, row = _inputs(query, keys, mask, scale)
+    scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
     arr = _numbers(answer, name, n, f"{n} scores, -np.inf where masked", allow_minus_inf=True)
     hidden = arr[~row]
@@ -133,7 +138,6 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
             f"{name}: a masked score must vanish in the softmax; exp() of it must be 0, so use "
             "-np.inf (written -np.inf or float('-inf'))."
         )
-    other = scores * (np.sqrt(len(np.asarray(query))) ** (1 if scale else -1))
     _diagnose(
         arr[row], scores[row],
         [("forgot_scaling" if scale else "scaled_when_not_asked", other[row])],
@@ -146,14 +150,11 @@ def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "ma
 
     Parameters are those of :func:`check_masked_scores`; ``answer`` holds weights.
     """
-    scores, row = _inputs(query, keys, mask, scale)
+    scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
     arr = _numbers(answer, name, n, f"{n} weights, one per key (0 where masked)")
     expected = softmax(_masked(scores, row))
-    other = scores * (np.sqrt(len(np.asarray(query))) ** (1 if scale else -1))
-    candidates = _weight_candidates(scores, other, row)
-    if not scale:
-        candidates[3] = ("scaled_when_not_asked", candidates[3][1])
+    candidates = _weight_candidates(scores, other, row, scale)
     if abs(arr.sum() - 1.0) > 2 * _ATOL and not _close(arr, candidates[2][1]):
         raise Misconception("weights_not_normalised", name)
     _diagnose(
@@ -170,15 +171,12 @@ def check_masked_output(
     Parameters are those of :func:`check_masked_scores`, plus ``values`` of shape (n_k, d_v);
     ``answer`` has shape (d_v,).
     """
-    scores, row = _inputs(query, keys, mask, scale)
+    scores, other, row = _inputs(query, keys, mask, scale)
     v = np.asarray(values, dtype=float)
     arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers")
     weights = softmax(_masked(scores, row))
-    other = scores * (np.sqrt(len(np.asarray(query))) ** (1 if scale else -1))
     candidates = [(what, w @ v if w is not None else None) for what, w in
-                  _weight_candidates(scores, other, row)]  # fmt: skip
-    if not scale:
-        candidates[3] = ("scaled_when_not_asked", candidates[3][1])
+                  _weight_candidates(scores, other, row, scale)]  # fmt: skip
     allowed = np.flatnonzero(row)
     candidates.append(("hard_attention", v[allowed[np.argmax(scores[allowed])]]))
     if np.shape(keys) == v.shape:
@@ -203,10 +201,9 @@ def check_hard_output(answer, query, keys, values, scale: bool, name: str = "har
     scale : bool
     name : str
     """
-    q, k = np.asarray(query, dtype=float), np.asarray(keys, dtype=float)
-    v = np.asarray(values, dtype=float)
+    k, v = np.asarray(keys, dtype=float), np.asarray(values, dtype=float)
     arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers (one value)")
-    scores = k @ q / (np.sqrt(k.shape[1]) if scale else 1.0)
+    scores = _scores(query, keys, scale)
     best = int(np.argmax(scores))
     soft = softmax(scores) @ v
     if _close(arr, soft):

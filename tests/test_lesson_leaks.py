@@ -110,32 +110,33 @@ def _graded_numbers() -> list[GradedNumbers]:
 GRADED = _graded_numbers()
 
 
+def _solution_blocks(cell_type: str):
+    """(assignment, text) of every solution block in the assignments' cells of ``cell_type``."""
+    for path in SOURCES:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == cell_type:
+                for block in SOLUTION.findall(cell.source):
+                    yield path.stem, block
+
+
 def _solution_lines() -> list[tuple[str, str]]:
     """(assignment, line) for every substantial line of a code solution."""
     lines = []
-    for path in SOURCES:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "code":
-                continue
-            for block in SOLUTION.findall(cell.source):
-                for line in block.splitlines():
-                    code = " ".join(line.split("#")[0].split())
-                    if len(code) >= 20:
-                        lines.append((path.stem, code))
+    for assignment, block in _solution_blocks("code"):
+        for line in block.splitlines():
+            code = " ".join(line.split("#")[0].split())
+            if len(code) >= 20:
+                lines.append((assignment, code))
     return lines
 
 
 def _model_answer_phrases(words: int = 9) -> list[tuple[str, str]]:
     """(assignment, run of ``words`` words) from every written model answer and rubric."""
     phrases = []
-    for path in SOURCES:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "markdown":
-                continue
-            for block in SOLUTION.findall(cell.source):
-                tokens = re.findall(r"[\w.'’-]+", block.replace("**", ""))
-                for i in range(len(tokens) - words + 1):
-                    phrases.append((path.stem, " ".join(tokens[i : i + words])))
+    for assignment, block in _solution_blocks("markdown"):
+        tokens = re.findall(r"[\w.'’-]+", block.replace("**", ""))
+        for i in range(len(tokens) - words + 1):
+            phrases.append((assignment, " ".join(tokens[i : i + words])))
     return phrases
 
 
