@@ -47,6 +47,8 @@ KEY_OUTPUTS = {
         "RNNencdec-50: BLEU 17.82",
         "RNNsearch-50: BLEU 26.75",
         "learned numbers needed: additive 72 | dot product 0",
+        "built in: query sharpening x20, exact position codes as keys",
+        "numbers kept at 60 words: attention 7680, fixed memory 128",
         "QueryExplorer(query “it” = (1.000, 1.000), weights (0.610, 0.083, 0.225, 0.083)",
     ],
     "02_query_key_value": [
@@ -79,6 +81,38 @@ KEY_OUTPUTS = {
         "scores of B are the scores of A, reordered: True",
     ],
 }
+
+
+# --- your-turn exercises (issue 14) ----------------------------------------------------------------
+# Each lesson below has at least three `exercise` cells (shipped with None placeholders), each
+# followed by a `self-check` cell. The model answers, one per exercise cell and in order, live
+# here and never in a shipped notebook: the test fills them in and expects a ✓ from every check.
+EXERCISE_LESSONS = ("01_the_bottleneck", "02_query_key_value", "03_worked_examples")
+MODEL_ANSWERS = {
+    "01_the_bottleneck": [
+        "scores = [1 * 3 + 2 * 1, 1 * 1 + 2 * 1, 1 * 0 + 2 * 2]",
+        "a = softmax(H @ s)\nc = a[0] * H[0] + a[1] * H[1] + a[2] * H[2]",
+        "s2 = np.array([2, -1])\nscores2 = H @ s2\nc2 = softmax(scores2) @ H",
+    ],
+    "02_query_key_value": [
+        "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
+        "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
+        "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"
+        "scaled_weights = np.exp(z) / np.exp(z).sum()\noutput = scaled_weights @ TIFFIN.V",
+    ],
+    "03_worked_examples": [
+        "chandrayaan_output = [0.248 * 1 + 0.248 * 3 + 0.503 * 0, 0.248 * 2 + 0.248 * 0 + 0.503 * 4]",
+        "z = TIFFIN.K @ TIFFIN.query() / np.sqrt(2)\nweights_it_scaled = np.exp(z) / np.exp(z).sum()",
+        "q_new = np.array([3, 1])\nscores_new = ISRO.K @ q_new / np.sqrt(2)\n"
+        "weights_new = np.exp(scores_new) / np.exp(scores_new).sum()\n"
+        "output_new = weights_new @ ISRO.V",
+    ],
+}
+ASSIGNMENT_NAMES = ("`intro_attention`", "`focus_in_the_noise`", "`practice_implement`")
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.metadata.get("tags", []))
 
 
 def _read(name: str) -> nbformat.NotebookNode:
@@ -160,6 +194,56 @@ def test_every_committed_notebook_is_stored_without_outputs():
     assert not dirty, "clear outputs before committing: " + ", ".join(dirty)
 
 
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_every_exercise_is_followed_by_its_self_check(name):
+    nb = _read(name)
+    exercises = [i for i, cell in enumerate(nb.cells) if "exercise" in _tags(cell)]
+    assert len(exercises) >= 3, f"{name}: at least three your-turn exercises"
+    assert len(exercises) == len(MODEL_ANSWERS[name]), f"{name}: one model answer per exercise"
+    for i in exercises:
+        cell, check = nb.cells[i], nb.cells[i + 1]
+        assert cell.cell_type == "code" and re.search(r"\bNone\b|\.\.\.", cell.source), (
+            f"{name} cell {i}: an exercise is a code cell shipped with None/... placeholders"
+        )
+        assert check.cell_type == "code" and _tags(check) == ["self-check"], (
+            f"{name} cell {i + 1}: an exercise is followed by its self-check cell"
+        )
+        assert re.search(r"self_check\(\s*checks\.check_", check.source)
+    shipped = "\n".join(c.source for c in nb.cells)
+    for answer in MODEL_ANSWERS[name]:
+        assert answer not in shipped, f"{name}: a model answer is in the shipped notebook"
+
+
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_each_lesson_asks_for_a_prediction_before_revealing(name):
+    predictions = [c for c in _read(name).cells if "prediction" in _tags(c)]
+    assert predictions, f"{name}: no prediction cell"
+    for cell in predictions:
+        assert "my_guess = None" in cell.source or "prediction_checkbox.value = True" in cell.source
+
+
+def _check_yourself_questions(name: str) -> list[str]:
+    closing = _markdown(_read(name))[-1]
+    return re.split(r"^(?=\d+\. )", closing.split("## Check yourself", 1)[1], flags=re.M)[1:]
+
+
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(name):
+    questions = _check_yourself_questions(name)
+    assert len(questions) >= 3
+    for question in questions:
+        answered = "<details><summary>Show answer</summary>" in question
+        # A question an assignment grades names it, and its answer is not given away here.
+        graded = re.search(r"Graded: question \d+ of \*\*`(\w+)`\*\*", question)
+        assert answered != bool(graded), (
+            f"{name}: answer it, or say which assignment grades it:\n{question}"
+        )
+        if answered:
+            assert question.count("<details>") == question.count("</details>") == 1
+        else:
+            assert f"`{graded.group(1)}`" in ASSIGNMENT_NAMES
+
+
 # --- executed headless ----------------------------------------------------------------------------
 
 
@@ -217,6 +301,8 @@ def test_lesson_runs_and_prints_its_key_numbers(name):
     for key in KEY_OUTPUTS[name]:
         assert key in text, f"{name}: missing {key!r}"
     assert "DIFFERS" not in text
+    # A number that rounds differently from the chapter's is never shown as agreeing.
+    assert "half-way" not in text
     # Every chapter-check table ends with its summary, and all agree.
     assert not re.search(r"\d+ of \d+ numbers differ", text)
 
@@ -266,3 +352,56 @@ def test_static_html_shows_every_widget_and_figure_as_an_image(name):
     # One <img> per figure and per widget, and no widget view that would need a live kernel.
     assert html.count('src="data:image/png;base64,') == images
     assert WIDGET_VIEW not in html
+
+
+def _self_check_lines(nb) -> list[list[str]]:
+    """What each self-check cell printed, one list of lines per cell."""
+    printed = []
+    for cell in nb.cells:
+        if "self-check" in _tags(cell):
+            text = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+            printed.append([line for line in text.splitlines() if line.strip()])
+    return printed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_exercises_left_as_shipped_say_not_yet_and_run_to_the_end(name):
+    for lines in _self_check_lines(executed()[name]):
+        assert lines and all(line.startswith("not yet: ") for line in lines), lines
+
+
+@functools.cache
+def _executed_with_model_answers() -> dict[str, nbformat.NotebookNode]:
+    async def run_all():
+        gate = asyncio.Semaphore(2)
+
+        async def run(name):
+            nb = _read(name)
+            answers = iter(MODEL_ANSWERS[name])
+            for cell in nb.cells:
+                if "exercise" in _tags(cell):
+                    cell.source = next(answers)
+            client = NotebookClient(
+                nb, timeout=180, kernel_name="python3",
+                resources={"metadata": {"path": str(NOTEBOOKS)}},
+            )  # fmt: skip
+            async with gate:
+                await client.async_execute()
+            return name, nb
+
+        return dict(await asyncio.gather(*(run(n) for n in EXERCISE_LESSONS)))
+
+    return asyncio.run(run_all())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_model_answers_get_a_tick_from_every_self_check(name):
+    nb = _executed_with_model_answers()[name]
+    errors = [o for o in _outputs(nb) if o.output_type == "error"]
+    assert not errors, errors
+    printed = _self_check_lines(nb)
+    assert len(printed) == len(MODEL_ANSWERS[name])
+    for lines in printed:
+        assert lines and all(line.startswith("✓ ") for line in lines), lines
