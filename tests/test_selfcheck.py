@@ -19,7 +19,10 @@ def test_a_half_filled_answer_is_named_as_a_blank_not_as_nan(answer, blank, caps
     result = self_check(checks.check_scores, answer, query=[1, 2], keys=K, scale=False, name="s")
     printed = capsys.readouterr().out
     assert not result.passed
-    assert printed.strip() == f"not yet: s still has a blank ({blank}) in it: replace it with your number."
+    assert (
+        printed.strip()
+        == f"not yet: s still has a blank ({blank}) in it: replace it with your number."
+    )
     assert "nan" not in printed
 
 
