@@ -56,6 +56,7 @@ KEY_OUTPUTS = {
         "e^3: computed 20.086 | chapter 20.086 ✓ agrees",
         "sqrt(d_k) for d_k = 2: computed 1.4142 | chapter 1.4142 ✓ agrees",
         "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
+        "QueryExplorer(query “it” = (1.000, 1.000)",
     ],
     "03_worked_examples": [
         "scaled scores (÷ 1.4142): computed [0.707, 0.707, 1.414]",
@@ -66,6 +67,11 @@ KEY_OUTPUTS = {
         "total: computed 32.911 | chapter 32.911 ✓ agrees",
         "weights tiffin, bag, it, big: computed [0.610, 0.083, 0.225, 0.083]",
         "output for it: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        # the chapters' own rounding paths: unrounded weight x value, then rounded (0.41, not 0.42)
+        "0.083 × (5, 6) (weight 0.0826): computed [0.41, 0.50] | chapter [0.41, 0.50] ✓ agrees",
+        "sum of the four rounded terms: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        "the three rounded terms add up to [0.992 2.508]",
+        "attention: 3 stages that wait, 8,388,608 multiplications",
         "row by row gives the same matrix: True",
     ],
     "04_masking_and_cross_attention": [
