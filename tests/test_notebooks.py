@@ -253,11 +253,16 @@ def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(nam
 # --- executed headless ----------------------------------------------------------------------------
 
 
-async def _execute_all(names: tuple[str, ...], parallel: int) -> dict[str, nbformat.NotebookNode]:
+async def _execute_all(
+    names: tuple[str, ...], parallel: int, prepare=None
+) -> dict[str, nbformat.NotebookNode]:
+    """Execute the lessons, ``parallel`` kernels at a time; ``prepare(name, nb)`` edits first."""
     gate = asyncio.Semaphore(parallel)
 
     async def run(name):
         nb = _read(name)
+        if prepare is not None:
+            prepare(name, nb)
         client = NotebookClient(
             nb,
             timeout=180,
@@ -285,6 +290,11 @@ def _outputs(nb):
             yield from cell.outputs
 
 
+def _assert_ran_without_errors(nb) -> None:
+    errors = [o for o in _outputs(nb) if o.output_type == "error"]
+    assert not errors, errors
+
+
 def _text(nb) -> str:
     parts = []
     for out in _outputs(nb):
@@ -299,8 +309,7 @@ def _text(nb) -> str:
 @pytest.mark.parametrize("name", LESSONS)
 def test_lesson_runs_and_prints_its_key_numbers(name):
     nb = executed()[name]
-    errors = [o for o in _outputs(nb) if o.output_type == "error"]
-    assert not errors, errors
+    _assert_ran_without_errors(nb)
     stderr = [o.text for o in _outputs(nb) if o.output_type == "stream" and o.name == "stderr"]
     assert not stderr, f"warnings printed in the lesson: {stderr}"
     text = _text(nb)
@@ -377,36 +386,23 @@ def test_exercises_left_as_shipped_say_not_yet_and_run_to_the_end(name):
         assert lines and all(line.startswith("not yet: ") for line in lines), lines
 
 
+def _fill_in_model_answers(name: str, nb) -> None:
+    answers = iter(MODEL_ANSWERS[name])
+    for cell in nb.cells:
+        if "exercise" in _tags(cell):
+            cell.source = next(answers)
+
+
 @functools.cache
 def _executed_with_model_answers() -> dict[str, nbformat.NotebookNode]:
-    async def run_all():
-        gate = asyncio.Semaphore(2)
-
-        async def run(name):
-            nb = _read(name)
-            answers = iter(MODEL_ANSWERS[name])
-            for cell in nb.cells:
-                if "exercise" in _tags(cell):
-                    cell.source = next(answers)
-            client = NotebookClient(
-                nb, timeout=180, kernel_name="python3",
-                resources={"metadata": {"path": str(NOTEBOOKS)}},
-            )  # fmt: skip
-            async with gate:
-                await client.async_execute()
-            return name, nb
-
-        return dict(await asyncio.gather(*(run(n) for n in EXERCISE_LESSONS)))
-
-    return asyncio.run(run_all())
+    return asyncio.run(_execute_all(EXERCISE_LESSONS, parallel=2, prepare=_fill_in_model_answers))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", EXERCISE_LESSONS)
 def test_model_answers_get_a_tick_from_every_self_check(name):
     nb = _executed_with_model_answers()[name]
-    errors = [o for o in _outputs(nb) if o.output_type == "error"]
-    assert not errors, errors
+    _assert_ran_without_errors(nb)
     printed = _self_check_lines(nb)
     assert len(printed) == len(MODEL_ANSWERS[name])
     for lines in printed:
