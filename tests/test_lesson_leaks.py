@@ -285,21 +285,8 @@ def test_the_worked_examples_are_not_taken_for_answers(shown):
     assert not find_leaks(shown)
 
 
-# Lesson 3 (branch lessons-a) still draws the full ISRO self-attention heatmap, whose row
-# "launched" is focus_in_the_noise Q3's weights. Strict: once fixed, this marker must go.
-_PENDING = {"03_worked_examples": "lesson 3's heatmap shows focus Q3's weights (lessons-a fixes)"}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_PENDING[n]))
-        if n in _PENDING
-        else n
-        for n in LESSONS
-    ],
-)
+@pytest.mark.parametrize("name", LESSONS)
 def test_no_lesson_shows_a_graded_answer(name):
     leaks = find_leaks(notebook_text(executed()[name], name))
     assert not leaks, f"{name} gives graded answers away: " + "; ".join(leaks)

@@ -105,7 +105,13 @@ KEY_OUTPUTS = {
 # Each lesson below has at least three `exercise` cells (shipped with None placeholders), each
 # followed by a `self-check` cell. The model answers, one per exercise cell and in order, live
 # here and never in a shipped notebook: the test fills them in and expects a ✓ from every check.
-EXERCISE_LESSONS = ("01_the_bottleneck", "02_query_key_value", "03_worked_examples")
+EXERCISE_LESSONS = (
+    "01_the_bottleneck",
+    "02_query_key_value",
+    "03_worked_examples",
+    "04_masking_and_cross_attention",
+    "05_misconceptions",
+)
 MODEL_ANSWERS = {
     "01_the_bottleneck": [
         "scores = [1 * 3 + 2 * 1, 1 * 1 + 2 * 1, 1 * 0 + 2 * 2]",
@@ -124,6 +130,22 @@ MODEL_ANSWERS = {
         "q_new = np.array([3, 1])\nscores_new = ISRO.K @ q_new / np.sqrt(2)\n"
         "weights_new = np.exp(scores_new) / np.exp(scores_new).sum()\n"
         "output_new = weights_new @ ISRO.V",
+    ],
+    "04_masking_and_cross_attention": [
+        "masked_scores_it = [3, 1, 2, -np.inf]",
+        "masked_weights_it = np.exp(masked_scores_it) / np.exp(masked_scores_it).sum()",
+        "s = np.where(mask[2], TIFFIN.K @ TIFFIN.query() / np.sqrt(2), -np.inf)\n"
+        "masked_scaled_output_it = np.exp(s) / np.exp(s).sum() @ TIFFIN.V",
+    ],
+    "05_misconceptions": [
+        "hard_output_chandrayaan = [0, 4]",
+        "other_keys = np.array(TIFFIN.K)\n"
+        'other_keys[TIFFIN.tokens.index("bag")] = [2.0, 2.0]\n'
+        "e = np.exp(other_keys @ TIFFIN.query())\n"
+        "weights_with_new_bag_key = e / e.sum()",
+        "reversed_keys, reversed_values = TIFFIN.K[::-1], TIFFIN.V[::-1]\n"
+        "e = np.exp(reversed_keys @ TIFFIN.query())\n"
+        "output_it_reversed = e / e.sum() @ reversed_values",
     ],
 }
 ASSIGNMENT_NAMES = ("`intro_attention`", "`focus_in_the_noise`", "`practice_implement`")
@@ -226,7 +248,8 @@ def test_every_exercise_is_followed_by_its_self_check(name):
         assert check.cell_type == "code" and _tags(check) == ["self-check"], (
             f"{name} cell {i + 1}: an exercise is followed by its self-check cell"
         )
-        assert re.search(r"self_check\(\s*checks\.check_", check.source)
+        # the assignments' checks, or exercise_checks for what no assignment asks
+        assert re.search(r"self_check\(\s*(exercise_)?checks\.check_", check.source)
     shipped = "\n".join(c.source for c in nb.cells)
     for answer in MODEL_ANSWERS[name]:
         assert answer not in shipped, f"{name}: a model answer is in the shipped notebook"
@@ -245,7 +268,7 @@ def _check_yourself_questions(name: str) -> list[str]:
     return re.split(r"^(?=\d+\. )", closing.split("## Check yourself", 1)[1], flags=re.M)[1:]
 
 
-@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+@pytest.mark.parametrize("name", ("00_start_here", *EXERCISE_LESSONS))
 def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(name):
     questions = _check_yourself_questions(name)
     assert len(questions) >= 3
