@@ -112,7 +112,7 @@ class BottleneckResult:
     attention: np.ndarray
     d: int
     vocab_size: int
-    sharpness: float = 20.0
+    sharpness: float
 
     @property
     def attention_numbers(self) -> np.ndarray:
@@ -625,8 +625,8 @@ class StepsResult:
     attention_seconds: float
     attention_row_by_row_seconds: float
     rows_match: bool
-    rnn_multiplications: int = 0
-    attention_multiplications: int = 0
+    rnn_multiplications: int
+    attention_multiplications: int
 
 
 def _best_time(fn, repeat: int) -> float:
