@@ -27,6 +27,7 @@ import numpy as np
 from attention_lab.core import (
     additive_scores,
     attention,
+    causal_mask,
     dot_product_scores,
     hard_attention,
     positional_encoding,
@@ -102,6 +103,8 @@ class BottleneckResult:
         Size of one vector (the memory, and each stored state).
     vocab_size : int
         How many different words the sequences are drawn from (chance = 1 / vocab_size).
+    sharpness : float
+        The factor the attention decoder's queries were multiplied by (built in, not learned).
     """
 
     lengths: np.ndarray
@@ -109,6 +112,12 @@ class BottleneckResult:
     attention: np.ndarray
     d: int
     vocab_size: int
+    sharpness: float
+
+    @property
+    def attention_numbers(self) -> np.ndarray:
+        """Numbers the attention decoder keeps, per length: ``n * d`` (the memory has ``d``)."""
+        return self.lengths * self.d
 
 
 def _random_rotation(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -124,6 +133,7 @@ def bottleneck_recall(
     vocab_size: int = 50,
     n_trials: int = 30,
     seed: int = 0,
+    sharpness: float = 20.0,
 ) -> BottleneckResult:
     """Recall words from one fixed-size memory vector vs attention over every state.
 
@@ -132,8 +142,12 @@ def bottleneck_recall(
     only the final ``h`` (``d`` numbers) is kept. To recall word ``t`` the decoder rotates ``h``
     back by ``R^-(t)`` and picks the closest vocabulary word; the other words add up as noise that
     grows with the length. The *attention* decoder keeps all ``n`` states (value = the word,
-    key = a random position code), queries with the position code of ``t``, softmaxes the scores
-    and picks the word closest to the blended output.
+    key = a random position code), queries with the position code of ``t`` times ``sharpness``,
+    softmaxes the scores and picks the word closest to the blended output.
+
+    Three things are built in, not learned, and a lesson should say so: the decoder is handed
+    the exact position code of the word it wants, the ``sharpness`` that makes its softmax
+    nearly one-hot, and a memory of ``n * d`` numbers against the fixed memory's ``d``.
 
     Parameters
     ----------
@@ -147,12 +161,16 @@ def bottleneck_recall(
         Random sequences per length.
     seed : int
         Seed for every random draw.
+    sharpness : float
+        Factor on the attention queries (larger = closer to picking one slot).
 
     Returns
     -------
     BottleneckResult
     """
     lengths = _positive_ints("lengths", lengths)
+    if not np.isfinite(sharpness) or sharpness <= 0:
+        raise ValueError(f"sharpness must be a positive number, got {sharpness!r}")
     for name, value in (("d", d), ("vocab_size", vocab_size), ("n_trials", n_trials)):
         _positive_ints(name, [value], minimum=2 if name != "n_trials" else 1)
     rng = _rng(seed)
@@ -176,14 +194,16 @@ def bottleneck_recall(
             # Decoder: undo the rotations for each position, nearest vocabulary word.
             recovered = np.einsum("tji,j->ti", powers[n - 1 :: -1][:n], h)
             hits_fixed += int(np.sum(np.argmax(recovered @ vocab.T, axis=1) == words))
-            # Attention: keys are random unit position codes, sharp scores (x 20) find the slot.
+            # Attention: keys are random unit position codes; sharpened scores find the slot.
             keys = rng.standard_normal((n, d))
             keys /= np.linalg.norm(keys, axis=1, keepdims=True)
-            blended, _ = attention(20.0 * keys, keys, x, scale=False)
+            blended, _ = attention(sharpness * keys, keys, x, scale=False)
             hits_attn += int(np.sum(np.argmax(blended @ vocab.T, axis=1) == words))
         fixed.append(hits_fixed / (n * n_trials))
         attn.append(hits_attn / (n * n_trials))
-    return BottleneckResult(lengths, np.array(fixed), np.array(attn), d, vocab_size)
+    return BottleneckResult(
+        lengths, np.array(fixed), np.array(attn), d, vocab_size, float(sharpness)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,7 +362,8 @@ class WordOrderResult:
         Self-attention scores (no positions) for each sentence.
     max_diff_without_positions : float
         Largest difference between each word's output in sentence a and the same word's output in
-        sentence b, without positional encoding (0 up to rounding: the order is invisible).
+        sentence b, without positional encoding (0 up to rounding without a causal mask: the
+        order is invisible; clearly > 0 with one).
     max_diff_with_positions : float
         The same with sinusoidal positional encodings added to the embeddings (clearly > 0).
     """
@@ -374,6 +395,7 @@ def word_order_test(
     sentence_b=("the", "man", "bit", "the", "dog"),
     d: int = 16,
     seed: int = 0,
+    causal: bool = False,
 ) -> WordOrderResult:
     """Run self-attention on two orderings of the same words, with and without positions.
 
@@ -387,6 +409,10 @@ def word_order_test(
     d : int
         Embedding size (even, for the sinusoidal encoding).
     seed : int
+    causal : bool
+        Give the layer a causal mask (each word sees only itself and earlier words). Then the
+        order matters even without positional encodings: a word's output depends on which
+        words come before it.
 
     Returns
     -------
@@ -403,8 +429,10 @@ def word_order_test(
     w_q, w_k, w_v = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))
     perm = _match_words(a, b)
 
+    mask = causal_mask(len(a)) if causal else None
+
     def layer(x):
-        out, _ = attention(x @ w_q, x @ w_k, x @ w_v)
+        out, _ = attention(x @ w_q, x @ w_k, x @ w_v, mask=mask)
         return out
 
     xa = np.array([table[w] for w in a])
@@ -583,6 +611,10 @@ class StepsResult:
         the attention rows computed one at a time in a Python loop.
     rows_match : bool
         Whether the row-by-row loop gives the same matrix (rows do not depend on each other).
+    rnn_multiplications, attention_multiplications : int
+        Scalar multiplications of each: ``2 n d^2`` for the RNN (``W h`` and ``U x`` per
+        step), ``2 n^2 d`` for attention (``Q K^T`` and ``weights V``), as in Vaswani et al.
+        (2017), Table 1: O(n d^2) per recurrent layer, O(n^2 d) per self-attention layer.
     """
 
     n: int
@@ -593,6 +625,8 @@ class StepsResult:
     attention_seconds: float
     attention_row_by_row_seconds: float
     rows_match: bool
+    rnn_multiplications: int
+    attention_multiplications: int
 
 
 def _best_time(fn, repeat: int) -> float:
@@ -656,6 +690,8 @@ def rnn_vs_attention_steps(
         attention_seconds=_best_time(all_rows, repeat),
         attention_row_by_row_seconds=_best_time(row_by_row, repeat),
         rows_match=rows_match,
+        rnn_multiplications=2 * n * d * d,
+        attention_multiplications=2 * n * n * d,
     )
 
 

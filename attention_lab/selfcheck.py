@@ -60,7 +60,13 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
     -------
     SelfCheckResult
     """
+    blank = _placeholder(answer)
     try:
+        if blank:
+            # A half-filled list (``[5, 3, None]``) would otherwise read as "contains nan".
+            raise checks.AnswerFormatError(
+                f"{name} still has a blank ({blank}) in it: replace it with your number."
+            )
         check(answer, *args, name=name, **kwargs)
     except checks.CheckFailure as failure:
         message = f"not yet: {failure}"
@@ -72,3 +78,17 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
         result = SelfCheckResult(True, f"✓ {name}: right.")
     print(result.message)
     return result
+
+
+def _placeholder(answer) -> str | None:
+    """``"None"`` or ``"..."`` when a list or tuple still holds an exercise's placeholder."""
+    if answer is Ellipsis:
+        return "..."
+    if isinstance(answer, list | tuple):
+        for item in answer:
+            if item is None:
+                return "None"
+            found = _placeholder(item)
+            if found:
+                return found
+    return None

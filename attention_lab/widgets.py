@@ -38,7 +38,12 @@ from attention_lab.core import (
 )
 from attention_lab.plots import AttentionHeatmap, VectorPlot, WeightsBars
 
-__all__ = ["ExplorerState", "compute_state", "QueryExplorer"]
+__all__ = ["CONTROLS", "ExplorerState", "compute_state", "QueryExplorer"]
+
+# The explorer's controls, in the order they are laid out. A lesson shows only those it has
+# taught so far (``QueryExplorer(..., controls=("query", "scale"))``); a hidden one stays at
+# its neutral value, so it can never change what the student sees.
+CONTROLS = ("query", "token", "scale", "mask", "mode", "beta", "predict", "reset")
 
 SLIDER_STEP = 0.05
 SLIDER_LIMIT = 3.0  # the chapters' query components are all within [0, 2]
@@ -47,10 +52,11 @@ FIGURE_SIZE = (11.5, 3.8)  # inches: three panels side by side
 FIGURE_DPI = 90  # about 1035 x 342 pixels: readable and quick to encode
 
 SCORE_SCALE_HELP = (
-    "Score scale β multiplies every score before the softmax (an inverse temperature): "
-    "β = 0 spreads the weight evenly, a large β gives nearly all of it to the best key. "
-    "It is not the sampling 'temperature' of a chatbot, which acts on the next-word "
-    "probabilities, not on attention."
+    "Score scale β multiplies every score before the softmax: softmax(β·z). β is an inverse "
+    "temperature (temperature T = 1/β), the same operation as the sampling temperature a "
+    "language model applies to its logits, here applied to attention scores. β = 0 spreads "
+    "the weight evenly; a large β gives nearly all of it to the best key, or shares it equally "
+    "between keys whose scores tie for best. With ÷√d_k off, β = 1/√d_k is exactly that scaling."
 )
 
 
@@ -306,6 +312,13 @@ class QueryExplorer(widgets.VBox):
         The token whose query is moved first (default: the last token).
     title : str, optional
         Shown above the controls.
+    controls : sequence of str, optional
+        Which controls to show, by name from :data:`CONTROLS`: ``"query"`` (the two
+        sliders), ``"token"`` (which token asks), ``"scale"`` (÷√d_k), ``"mask"`` (causal),
+        ``"mode"`` (soft/hard), ``"beta"`` (score scale), ``"predict"`` (prediction mode) and
+        ``"reset"``. Default: all of them. A hidden control keeps its neutral value whatever
+        its widget is set to: the opening query token and scaling, no mask, softmax, β = 1,
+        no prediction mode.
 
     Attributes
     ----------
@@ -358,7 +371,9 @@ class QueryExplorer(widgets.VBox):
         scale: bool = True,
         query_index: int | None = None,
         title: str | None = None,
+        controls=None,
     ):
+        self.controls = _check_controls(controls)
         if isinstance(tokens, str):
             raise TypeError("tokens must be a list of strings (one per token), not one string")
         self.tokens = [str(t) for t in tokens]
@@ -549,22 +564,27 @@ class QueryExplorer(widgets.VBox):
         return round(FIGURE_SIZE[0] * FIGURE_DPI), round(FIGURE_SIZE[1] * FIGURE_DPI)
 
     def _layout_children(self) -> list[widgets.Widget]:
+        shown = set(self.controls)
         query_box = widgets.VBox(
-            [self.token_dropdown, *self.query_sliders, self.reset_button],
+            [
+                *([self.token_dropdown] if "token" in shown else []),
+                *(self.query_sliders if "query" in shown else ()),
+                *([self.reset_button] if "reset" in shown else []),
+            ],
             layout=widgets.Layout(margin="0 2em 0 0"),
         )
+        toggles = {
+            "scale": [self.scale_checkbox],
+            "mask": [self.causal_checkbox],
+            "mode": [self.mode_buttons],
+            "beta": [self.score_scale_slider, self.score_scale_help],
+        }
         toggle_box = widgets.VBox(
-            [
-                self.scale_checkbox,
-                self.causal_checkbox,
-                self.mode_buttons,
-                self.score_scale_slider,
-                self.score_scale_help,
-            ],
+            [w for name, group in toggles.items() if name in shown for w in group],
             layout=widgets.Layout(max_width="32em"),
         )
         prediction = widgets.VBox(
-            [self.prediction_checkbox, self.prediction_box],
+            [self.prediction_checkbox, self.prediction_box] if "predict" in shown else [],
             layout=widgets.Layout(margin="0 0 0 2em"),
         )
         return [
@@ -573,6 +593,18 @@ class QueryExplorer(widgets.VBox):
             self.image,
             widgets.HBox([self.readout, prediction], layout=widgets.Layout(flex_flow="row wrap")),
         ]
+
+    def _shown(self, name: str) -> bool:
+        return name in self.controls
+
+    def _query_index(self) -> int:
+        """The asking token: the dropdown's, or the opening one while the dropdown is hidden."""
+        if self._shown("token"):
+            return self.token_dropdown.value
+        return self._initial["query_index"]
+
+    def _predicting(self) -> bool:
+        return self._shown("predict") and self.prediction_checkbox.value
 
     def _observe_controls(self) -> None:
         self.token_dropdown.observe(self._on_token, names="value")
@@ -660,28 +692,30 @@ class QueryExplorer(widgets.VBox):
                 self.refresh()
 
     def _compute(self) -> ExplorerState:
+        # A hidden control never changes the state: its neutral value is used instead.
+        shown = self._shown
         return compute_state(
             self._Q,
             self._K,
             self._V,
-            query_index=self.token_dropdown.value,
-            scale=self.scale_checkbox.value,
-            causal=self.causal_checkbox.value,
-            hard=self.mode_buttons.value == "hard",
-            beta=self.score_scale_slider.value,
+            query_index=self._query_index(),
+            scale=self.scale_checkbox.value if shown("scale") else self._initial["scale"],
+            causal=shown("mask") and self.causal_checkbox.value,
+            hard=shown("mode") and self.mode_buttons.value == "hard",
+            beta=self.score_scale_slider.value if shown("beta") else 1.0,
         )
 
     def _request_refresh(self) -> None:
         self._dirty = True
-        if self._revealed and self.prediction_checkbox.value:
+        if self._revealed and self._predicting():
             self._revealed = False  # a new situation: guess again before seeing it
         if self._hold == 0:
             self.refresh()
 
     def _on_slider(self, change) -> None:
-        if self._loading_sliders:
-            return  # the sliders are being set from self._Q, not by the student
-        qi = self.token_dropdown.value
+        if self._loading_sliders or not self._shown("query"):
+            return  # set from self._Q, not by the student, or hidden (the query stays put)
+        qi = self._query_index()
         self._Q[qi] = [s.value for s in self.query_sliders]
         self._request_refresh()
 
@@ -695,6 +729,8 @@ class QueryExplorer(widgets.VBox):
             self._loading_sliders = False
 
     def _on_token(self, change) -> None:
+        if not self._shown("token"):
+            return
         with self.batch_updates():
             self._load_sliders(change["new"])
             self._request_refresh()
@@ -724,7 +760,7 @@ class QueryExplorer(widgets.VBox):
             self.image.value = png
             self.image.tooltip = self._alt_text()
         self.readout.value = self._readout_html()
-        self._show_results(not self.prediction_checkbox.value or self._revealed)
+        self._show_results(not self._predicting() or self._revealed)
 
     def reset(self) -> None:
         """Back to the opening numbers: the chapter's queries, toggles and score scale 1."""
@@ -735,7 +771,7 @@ class QueryExplorer(widgets.VBox):
             self.mode_buttons.value = "soft"
             self.score_scale_slider.value = 1.0
             self.token_dropdown.value = self._initial["query_index"]
-            self._load_sliders(self.token_dropdown.value)
+            self._load_sliders(self._query_index())
             self._request_refresh()
 
     # -- text ---------------------------------------------------------------------------------
@@ -788,6 +824,8 @@ class QueryExplorer(widgets.VBox):
         self.prediction_hint.layout.display = "none" if visible else None
 
     def _on_prediction_mode(self, change) -> None:
+        if not self._shown("predict"):
+            return
         self._revealed = False
         self.prediction_box.layout.display = None if change["new"] else "none"
         self.prediction_feedback.value = ""
@@ -872,6 +910,20 @@ class QueryExplorer(widgets.VBox):
         for widget in _descendants(self):
             widget.close()
         super().close()
+
+
+def _check_controls(controls) -> tuple[str, ...]:
+    """The controls to show, in layout order; a clear error for a name that is not one."""
+    if controls is None:
+        return CONTROLS
+    names = (controls,) if isinstance(controls, str) else tuple(controls)
+    unknown = [name for name in names if name not in CONTROLS]
+    if unknown:
+        raise ValueError(
+            f"unknown explorer control(s) {', '.join(map(repr, unknown))}; "
+            f"choose from {', '.join(map(repr, CONTROLS))}"
+        )
+    return tuple(name for name in CONTROLS if name in names)
 
 
 def _descendants(box: widgets.Box) -> list[widgets.Widget]:

@@ -75,6 +75,17 @@ def test_bottleneck_claim_holds_for_other_seeds(seed):
     assert np.all(r.attention >= 0.95)
 
 
+def test_bottleneck_attention_recall_comes_from_the_built_in_sharpness():
+    # What the lesson says is built in: without the sharpening, the same position codes no
+    # longer find the slot at 60 words; the attention memory holds n * d numbers.
+    sharp = experiments.bottleneck_recall(lengths=[60], n_trials=5, seed=0)
+    blunt = experiments.bottleneck_recall(lengths=[60], n_trials=5, seed=0, sharpness=1.0)
+    assert sharp.sharpness == 20.0 and blunt.sharpness == 1.0
+    assert sharp.attention[0] >= 0.95 and blunt.attention[0] < 0.5
+    np.testing.assert_array_equal(sharp.fixed_memory, blunt.fixed_memory)
+    assert sharp.attention_numbers.tolist() == [60 * 128]
+
+
 def test_bottleneck_is_reproducible_with_a_seed():
     a = experiments.bottleneck_recall(lengths=[10, 20], n_trials=5, seed=11)
     b = experiments.bottleneck_recall(lengths=[10, 20], n_trials=5, seed=11)
@@ -93,6 +104,8 @@ def test_bahdanau_table1_quote():
         ({"lengths": [2.5]}, ValueError),
         ({"seed": 1.5}, TypeError),
         ({"d": 1}, ValueError),
+        ({"sharpness": 0.0}, ValueError),
+        ({"sharpness": np.nan}, ValueError),
     ],
 )
 def test_bottleneck_rejects_bad_input(kwargs, error):
@@ -186,6 +199,15 @@ def test_word_order_on_random_shuffles(seed):
     assert r.max_diff_without_positions < 1e-12
     if shuffled != words:
         assert r.max_diff_with_positions > 1e-3
+
+
+def test_a_causal_mask_makes_self_attention_see_word_order_without_positions():
+    # Equivariance holds only without a causal mask: with one, "dog" sees different earlier words
+    # in the two sentences, so its output changes even with no positional encoding.
+    r = experiments.word_order_test(seed=0, causal=True)
+    assert r.max_diff_without_positions > 0.05
+    same = experiments.word_order_test(("a", "b", "c"), ("a", "b", "c"), d=4, causal=True)
+    assert same.max_diff_without_positions == 0.0
 
 
 def test_word_order_identity_is_the_extreme_case():
@@ -289,6 +311,9 @@ def test_attention_rows_are_independent_and_rnn_steps_are_not(n, d):
     assert r.rows_match
     assert r.rnn_sequential_steps == n and r.attention_sequential_steps == 3
     assert min(r.rnn_seconds, r.attention_seconds, r.attention_row_by_row_seconds) > 0
+    # Vaswani et al. Table 1: O(n d^2) per recurrent layer, O(n^2 d) per attention layer.
+    assert r.rnn_multiplications == 2 * n * d * d
+    assert r.attention_multiplications == 2 * n * n * d
 
 
 def test_rnn_vs_attention_rejects_bad_sizes():

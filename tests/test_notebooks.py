@@ -10,10 +10,15 @@ import functools
 import re
 from pathlib import Path
 
+import figure_text
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
+
+from attention_lab import experiments
+from attention_lab.examples import ISRO
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -47,6 +52,8 @@ KEY_OUTPUTS = {
         "RNNencdec-50: BLEU 17.82",
         "RNNsearch-50: BLEU 26.75",
         "learned numbers needed: additive 72 | dot product 0",
+        "built in: query sharpening x20, exact position codes as keys",
+        "numbers kept at 60 words: attention 7680, fixed memory 128",
         "QueryExplorer(query “it” = (1.000, 1.000), weights (0.610, 0.083, 0.225, 0.083)",
     ],
     "02_query_key_value": [
@@ -54,6 +61,7 @@ KEY_OUTPUTS = {
         "e^3: computed 20.086 | chapter 20.086 ✓ agrees",
         "sqrt(d_k) for d_k = 2: computed 1.4142 | chapter 1.4142 ✓ agrees",
         "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
+        "QueryExplorer(query “it” = (1.000, 1.000)",
     ],
     "03_worked_examples": [
         "scaled scores (÷ 1.4142): computed [0.707, 0.707, 1.414]",
@@ -64,21 +72,87 @@ KEY_OUTPUTS = {
         "total: computed 32.911 | chapter 32.911 ✓ agrees",
         "weights tiffin, bag, it, big: computed [0.610, 0.083, 0.225, 0.083]",
         "output for it: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        # the chapters' own rounding paths: unrounded weight x value, then rounded (0.41, not 0.42)
+        "0.083 × (5, 6) (weight 0.0826): computed [0.41, 0.50] | chapter [0.41, 0.50] ✓ agrees",
+        "sum of the four rounded terms: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        "the three rounded terms add up to [0.992 2.508]",
+        "attention: 3 stages that wait, 8,388,608 multiplications",
         "row by row gives the same matrix: True",
     ],
     "04_masking_and_cross_attention": [
         "future weights exactly 0: True",
+        "row 'it': ratio tiffin/bag before 7.3891, after 7.3891",
         "masked row of Chandrayaan: computed [0.248, 0.248, 0.503]",
         "di looks most at gave",
         "ko looks most at to",
+        "chapter A's code: output for it: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
+        "chapter B's code: output for Chandrayaan: computed [0.993, 2.510] | chapter [0.993, 2.510]",
+        "same as attention_lab: True",
     ],
     "05_misconceptions": [
         "soft attention output: computed [0.993, 2.510] | chapter [0.993, 2.510] ✓ agrees",
         "hard selection v[argmax] = v3: computed [0, 4] | chapter [0, 4] ✓ agrees",
+        "hard: largest |d output/d query| 0.000, |d output/d keys| 0.000, "
+        "|d output/d v1, v2, v3| [0. 0. 1.]",
         "hard output [0.000, 4.000]",
         "scores of B are the scores of A, reordered: True",
+        "with a causal mask, no positions: largest change 0.798",
     ],
 }
+
+
+# --- your-turn exercises (issue 14) ----------------------------------------------------------------
+# Each lesson below has at least three `exercise` cells (shipped with None placeholders), each
+# followed by a `self-check` cell. The model answers, one per exercise cell and in order, live
+# here and never in a shipped notebook: the test fills them in and expects a ✓ from every check.
+EXERCISE_LESSONS = (
+    "01_the_bottleneck",
+    "02_query_key_value",
+    "03_worked_examples",
+    "04_masking_and_cross_attention",
+    "05_misconceptions",
+)
+MODEL_ANSWERS = {
+    "01_the_bottleneck": [
+        "scores = [1 * 3 + 2 * 1, 1 * 1 + 2 * 1, 1 * 0 + 2 * 2]",
+        "a = softmax(H @ s)\nc = a[0] * H[0] + a[1] * H[1] + a[2] * H[2]",
+        "s2 = np.array([2, -1])\nscores2 = H @ s2\nc2 = softmax(scores2) @ H",
+    ],
+    "02_query_key_value": [
+        "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
+        "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
+        "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"
+        "scaled_weights = np.exp(z) / np.exp(z).sum()\noutput = scaled_weights @ TIFFIN.V",
+    ],
+    "03_worked_examples": [
+        "chandrayaan_output = [0.248 * 1 + 0.248 * 3 + 0.503 * 0, 0.248 * 2 + 0.248 * 0 + 0.503 * 4]",
+        "z = TIFFIN.K @ TIFFIN.query() / np.sqrt(2)\nweights_it_scaled = np.exp(z) / np.exp(z).sum()",
+        "q_new = np.array([3, 1])\nscores_new = ISRO.K @ q_new / np.sqrt(2)\n"
+        "weights_new = np.exp(scores_new) / np.exp(scores_new).sum()\n"
+        "output_new = weights_new @ ISRO.V",
+    ],
+    "04_masking_and_cross_attention": [
+        "masked_scores_it = [3, 1, 2, -np.inf]",
+        "masked_weights_it = np.exp(masked_scores_it) / np.exp(masked_scores_it).sum()",
+        "s = np.where(mask[2], TIFFIN.K @ TIFFIN.query() / np.sqrt(2), -np.inf)\n"
+        "masked_scaled_output_it = np.exp(s) / np.exp(s).sum() @ TIFFIN.V",
+    ],
+    "05_misconceptions": [
+        "hard_output_chandrayaan = [0, 4]",
+        "other_keys = np.array(TIFFIN.K)\n"
+        'other_keys[TIFFIN.tokens.index("bag")] = [2.0, 2.0]\n'
+        "e = np.exp(other_keys @ TIFFIN.query())\n"
+        "weights_with_new_bag_key = e / e.sum()",
+        "reversed_keys, reversed_values = TIFFIN.K[::-1], TIFFIN.V[::-1]\n"
+        "e = np.exp(reversed_keys @ TIFFIN.query())\n"
+        "output_it_reversed = e / e.sum() @ reversed_values",
+    ],
+}
+ASSIGNMENT_NAMES = ("`intro_attention`", "`focus_in_the_noise`", "`practice_implement`")
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.metadata.get("tags", []))
 
 
 def _read(name: str) -> nbformat.NotebookNode:
@@ -160,14 +234,70 @@ def test_every_committed_notebook_is_stored_without_outputs():
     assert not dirty, "clear outputs before committing: " + ", ".join(dirty)
 
 
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_every_exercise_is_followed_by_its_self_check(name):
+    nb = _read(name)
+    exercises = [i for i, cell in enumerate(nb.cells) if "exercise" in _tags(cell)]
+    assert len(exercises) >= 3, f"{name}: at least three your-turn exercises"
+    assert len(exercises) == len(MODEL_ANSWERS[name]), f"{name}: one model answer per exercise"
+    for i in exercises:
+        cell, check = nb.cells[i], nb.cells[i + 1]
+        assert cell.cell_type == "code" and re.search(r"\bNone\b|\.\.\.", cell.source), (
+            f"{name} cell {i}: an exercise is a code cell shipped with None/... placeholders"
+        )
+        assert check.cell_type == "code" and _tags(check) == ["self-check"], (
+            f"{name} cell {i + 1}: an exercise is followed by its self-check cell"
+        )
+        # the assignments' checks, or exercise_checks for what no assignment asks
+        assert re.search(r"self_check\(\s*(exercise_)?checks\.check_", check.source)
+    shipped = "\n".join(c.source for c in nb.cells)
+    for answer in MODEL_ANSWERS[name]:
+        assert answer not in shipped, f"{name}: a model answer is in the shipped notebook"
+
+
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_each_lesson_asks_for_a_prediction_before_revealing(name):
+    predictions = [c for c in _read(name).cells if "prediction" in _tags(c)]
+    assert predictions, f"{name}: no prediction cell"
+    for cell in predictions:
+        assert "my_guess = None" in cell.source or "prediction_checkbox.value = True" in cell.source
+
+
+def _check_yourself_questions(name: str) -> list[str]:
+    closing = _markdown(_read(name))[-1]
+    return re.split(r"^(?=\d+\. )", closing.split("## Check yourself", 1)[1], flags=re.M)[1:]
+
+
+@pytest.mark.parametrize("name", ("00_start_here", *EXERCISE_LESSONS))
+def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(name):
+    questions = _check_yourself_questions(name)
+    assert len(questions) >= 3
+    for question in questions:
+        answered = "<details><summary>Show answer</summary>" in question
+        # A question an assignment grades names it, and its answer is not given away here.
+        graded = re.search(r"Graded: question \d+ of \*\*`(\w+)`\*\*", question)
+        assert answered != bool(graded), (
+            f"{name}: answer it, or say which assignment grades it:\n{question}"
+        )
+        if answered:
+            assert question.count("<details>") == question.count("</details>") == 1
+        else:
+            assert f"`{graded.group(1)}`" in ASSIGNMENT_NAMES
+
+
 # --- executed headless ----------------------------------------------------------------------------
 
 
-async def _execute_all(names: tuple[str, ...], parallel: int) -> dict[str, nbformat.NotebookNode]:
+async def _execute_all(
+    names: tuple[str, ...], parallel: int, prepare=None
+) -> dict[str, nbformat.NotebookNode]:
+    """Execute the lessons, ``parallel`` kernels at a time; ``prepare(name, nb)`` edits first."""
     gate = asyncio.Semaphore(parallel)
 
     async def run(name):
         nb = _read(name)
+        if prepare is not None:
+            prepare(name, nb)
         client = NotebookClient(
             nb,
             timeout=180,
@@ -175,9 +305,12 @@ async def _execute_all(names: tuple[str, ...], parallel: int) -> dict[str, nbfor
             resources={"metadata": {"path": str(NOTEBOOKS)}},
             # As `make html` runs them: no saved widget state, so exports use the widgets' PNGs.
             store_widget_state=False,
+            # One broken lesson fails its own tests (which look for error outputs), not all.
+            allow_errors=True,
         )
         async with gate:
-            await client.async_execute()
+            # The kernel also logs the text it draws into figures (heatmap numbers are pixels).
+            await client.async_execute(env=figure_text.kernel_env(name))
         return name, nb
 
     return dict(await asyncio.gather(*(run(n) for n in names)))
@@ -195,6 +328,11 @@ def _outputs(nb):
             yield from cell.outputs
 
 
+def _assert_ran_without_errors(nb) -> None:
+    errors = [o for o in _outputs(nb) if o.output_type == "error"]
+    assert not errors, errors
+
+
 def _text(nb) -> str:
     parts = []
     for out in _outputs(nb):
@@ -209,14 +347,15 @@ def _text(nb) -> str:
 @pytest.mark.parametrize("name", LESSONS)
 def test_lesson_runs_and_prints_its_key_numbers(name):
     nb = executed()[name]
-    errors = [o for o in _outputs(nb) if o.output_type == "error"]
-    assert not errors, errors
+    _assert_ran_without_errors(nb)
     stderr = [o.text for o in _outputs(nb) if o.output_type == "stream" and o.name == "stderr"]
     assert not stderr, f"warnings printed in the lesson: {stderr}"
     text = _text(nb)
     for key in KEY_OUTPUTS[name]:
         assert key in text, f"{name}: missing {key!r}"
     assert "DIFFERS" not in text
+    # A number that rounds differently from the chapter's is never shown as agreeing.
+    assert "half-way" not in text
     # Every chapter-check table ends with its summary, and all agree.
     assert not re.search(r"\d+ of \d+ numbers differ", text)
 
@@ -231,6 +370,9 @@ def test_measured_claims_show_in_the_lessons():
     text = _text(executed()["05_misconceptions"])
     slopes = [float(x) for x in re.findall(r"largest \|slope\| hard\s+([\d.]+)", text)]
     assert len(slopes) == 2 and slopes[1] == pytest.approx(10 * slopes[0])
+    # The first slope printed is the tallest spike of the plotted curve (output x, 1° grid).
+    plotted = experiments.hard_vs_soft_sweep(ISRO.K, ISRO.V, radius=2.0)
+    assert slopes[0] == pytest.approx(np.abs(plotted.hard_slope[:, 0]).max(), abs=0.005)
 
 
 @pytest.mark.slow
@@ -266,3 +408,43 @@ def test_static_html_shows_every_widget_and_figure_as_an_image(name):
     # One <img> per figure and per widget, and no widget view that would need a live kernel.
     assert html.count('src="data:image/png;base64,') == images
     assert WIDGET_VIEW not in html
+
+
+def _self_check_lines(nb) -> list[list[str]]:
+    """What each self-check cell printed, one list of lines per cell."""
+    printed = []
+    for cell in nb.cells:
+        if "self-check" in _tags(cell):
+            text = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+            printed.append([line for line in text.splitlines() if line.strip()])
+    return printed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_exercises_left_as_shipped_say_not_yet_and_run_to_the_end(name):
+    for lines in _self_check_lines(executed()[name]):
+        assert lines and all(line.startswith("not yet: ") for line in lines), lines
+
+
+def _fill_in_model_answers(name: str, nb) -> None:
+    answers = iter(MODEL_ANSWERS[name])
+    for cell in nb.cells:
+        if "exercise" in _tags(cell):
+            cell.source = next(answers)
+
+
+@functools.cache
+def _executed_with_model_answers() -> dict[str, nbformat.NotebookNode]:
+    return asyncio.run(_execute_all(EXERCISE_LESSONS, parallel=2, prepare=_fill_in_model_answers))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_model_answers_get_a_tick_from_every_self_check(name):
+    nb = _executed_with_model_answers()[name]
+    _assert_ran_without_errors(nb)
+    printed = _self_check_lines(nb)
+    assert len(printed) == len(MODEL_ANSWERS[name])
+    for lines in printed:
+        assert lines and all(line.startswith("✓ ") for line in lines), lines

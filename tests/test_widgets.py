@@ -18,7 +18,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from attention_lab import attention, causal_mask, examples
-from attention_lab.widgets import QueryExplorer, _descendants, compute_state
+from attention_lab.widgets import CONTROLS, QueryExplorer, _descendants, compute_state
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -196,7 +196,9 @@ def test_score_scale_is_an_inverse_temperature(tiffin):
     ex = examples.TIFFIN
     slider = tiffin.score_scale_slider
     assert "inverse temperature" in slider.description
-    assert "not the sampling" in tiffin.score_scale_help.value
+    help_text = html.unescape(tiffin.score_scale_help.value)
+    assert "softmax(β·z)" in help_text and "sampling temperature" in help_text
+    assert "tie" in help_text
     slider.value = 0.0
     np.testing.assert_allclose(tiffin.weights, 0.25)  # no preference at all
     slider.value = 2.0
@@ -205,6 +207,90 @@ def test_score_scale_is_an_inverse_temperature(tiffin):
     )
     assert "β" in tiffin.readout.value
     assert tiffin.weights.max() > 0.61  # sharper than at β = 1
+
+
+def test_a_large_beta_shares_the_weight_between_tied_keys():
+    # The help text's claim: tied best scores stay tied however large β is.
+    explorer = QueryExplorer(["a", "b", "c"], [[1, 1]] * 3, [[1, 0], [0, 1], [0, 0]], [[1, 0]] * 3)
+    try:
+        explorer.token_dropdown.value = 0
+        explorer.score_scale_slider.value = explorer.score_scale_slider.max  # β = 5
+        assert explorer.weights[0] == explorer.weights[1]
+        assert explorer.weights[0] == pytest.approx(0.5, abs=0.01)
+    finally:
+        explorer.close()
+
+
+# -- progressive disclosure (controls=) --------------------------------------------------------
+
+
+def _shown_widgets(explorer: QueryExplorer) -> set[int]:
+    return {id(w) for w in _descendants(explorer)}
+
+
+def test_controls_default_shows_every_control(isro):
+    assert isro.controls == CONTROLS
+    shown = _shown_widgets(isro)
+    for widget in (
+        isro.token_dropdown, *isro.query_sliders, isro.scale_checkbox, isro.causal_checkbox,
+        isro.mode_buttons, isro.score_scale_slider, isro.prediction_checkbox, isro.reset_button,
+    ):  # fmt: skip
+        assert id(widget) in shown
+
+
+def test_controls_shows_only_the_named_ones_through_the_presets():
+    explorer = QueryExplorer.tiffin(controls=("query", "scale"))
+    try:
+        assert explorer.controls == ("query", "scale")
+        shown = _shown_widgets(explorer)
+        assert {id(s) for s in explorer.query_sliders} <= shown
+        assert id(explorer.scale_checkbox) in shown
+        for hidden in (
+            explorer.token_dropdown, explorer.causal_checkbox, explorer.mode_buttons,
+            explorer.score_scale_slider, explorer.score_scale_help, explorer.prediction_checkbox,
+            explorer.reset_button,
+        ):  # fmt: skip
+            assert id(hidden) not in shown
+        # What is shown still works: the sliders move the query.
+        q = _move(explorer, 2.0, 0.0)
+        ex = examples.TIFFIN
+        np.testing.assert_array_equal(explorer.weights, attention(q, ex.K, ex.V, scale=False)[1])
+    finally:
+        explorer.close()
+
+
+def test_hidden_controls_cannot_change_the_state():
+    ex = examples.TIFFIN
+    explorer = QueryExplorer.tiffin(controls=["scale"])
+    try:
+        opening = explorer.weights.copy()
+        explorer.causal_checkbox.value = True
+        explorer.mode_buttons.value = "hard"
+        explorer.score_scale_slider.value = 4.0
+        explorer.token_dropdown.value = 0
+        _move(explorer, -2.0, 2.0)
+        explorer.prediction_checkbox.value = True
+        np.testing.assert_array_equal(explorer.weights, opening)
+        np.testing.assert_array_equal(explorer.Q, ex.Q)
+        assert explorer.state.mask is None and not explorer.state.hard
+        assert explorer.state.beta == 1.0 and explorer.state.query_index == ex.query_index
+        assert explorer.image.layout.display is None  # prediction mode stays off: nothing hidden
+        np.testing.assert_array_equal(
+            explorer.weights, attention(ex.query(), ex.K, ex.V, scale=False)[1]
+        )
+        # The one control shown still acts.
+        explorer.scale_checkbox.value = True
+        np.testing.assert_array_equal(explorer.weights, attention(ex.query(), ex.K, ex.V)[1])
+    finally:
+        explorer.close()
+
+
+@pytest.mark.parametrize("controls", [("query", "temperature"), "sliders", ["Mask"]])
+def test_unknown_controls_are_named_with_the_valid_ones(controls):
+    with pytest.raises(ValueError, match="unknown explorer control") as error:
+        QueryExplorer.isro(controls=controls)
+    for name in CONTROLS:
+        assert repr(name) in str(error.value)
 
 
 # -- query token and reset --------------------------------------------------------------------

@@ -1,0 +1,221 @@
+"""Checks for lesson exercises that no graded assignment asks: masked attention by hand, and
+what hard selection (``v[argmax]``) returns.
+
+They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` when the answer is
+right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,
+:class:`~attention_lab.checks.AnswerFormatError` or :class:`~attention_lab.checks.WrongAnswer`.
+The expected value is recomputed from the inputs and never appears in a message. Lessons call
+them through :func:`attention_lab.selfcheck.self_check`.
+
+A mask is a boolean row, one entry per key: ``True`` = may attend, ``False`` = masked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
+from attention_lab.core import softmax
+
+__all__ = [
+    "check_masked_scores",
+    "check_masked_weights",
+    "check_masked_output",
+    "check_hard_output",
+]
+
+# Hand-computed answers may be rounded to 3 decimals on the way (as in the assignments' checks).
+_RTOL, _ATOL = 1e-3, 6e-3
+# A masked score below this is as good as -inf: exp() of it is exactly 0 next to a normal score.
+_AS_GOOD_AS_MINUS_INF = -745.0
+
+_UNMASKED = (
+    "the masked key still counts, so the mask has not been applied yet: set the masked scores "
+    "to -inf before the softmax."
+)
+
+
+def _numbers(answer, name: str, n: int, what: str, allow_minus_inf: bool = False) -> np.ndarray:
+    """``answer`` as ``n`` floats, or AnswerFormatError saying what was expected."""
+    if answer is None or answer is Ellipsis:
+        raise AnswerFormatError(f"{name} is still a placeholder: replace it with {what}.")
+    if isinstance(answer, list | tuple) and any(x is None or x is Ellipsis for x in answer):
+        raise AnswerFormatError(f"{name} still has a placeholder in it: replace it with a number.")
+    if isinstance(answer, str | bytes | dict | set):
+        raise AnswerFormatError(f"{name} is a {type(answer).__name__}; expected {what}.")
+    try:
+        arr = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        raise AnswerFormatError(
+            f"{name} has a None or something else that is not a number in it; expected {what}."
+        ) from None
+    if arr.shape != (n,):
+        raise AnswerFormatError(f"{name} has shape {arr.shape}; expected {what} (shape ({n},)).")
+    bad = np.isnan(arr) | np.isposinf(arr) | (np.isneginf(arr) & (not allow_minus_inf))
+    if bad.any():
+        raise AnswerFormatError(f"{name} contains nan or inf; expected {what}.")
+    return arr
+
+
+def _scores(query, keys, scale: bool) -> np.ndarray:
+    """q.k for each key (n_k,), divided by sqrt(d_k) if ``scale``."""
+    q, k = np.asarray(query, dtype=float), np.asarray(keys, dtype=float)
+    return k @ q / (np.sqrt(k.shape[1]) if scale else 1.0)
+
+
+def _inputs(query, keys, mask, scale: bool):
+    """The scores (n_k,), the scores with the other scaling choice, and the mask row (n_k,)."""
+    scores, other = _scores(query, keys, scale), _scores(query, keys, not scale)
+    row = np.asarray(mask, dtype=bool)
+    if row.shape != scores.shape or not row.any():
+        raise ValueError("mask must be one boolean per key, with at least one True")
+    return scores, other, row
+
+
+def _close(a, b) -> bool:
+    return bool(np.allclose(a, b, rtol=_RTOL, atol=_ATOL))
+
+
+def _diagnose(answer, expected, candidates, name: str, wrong: str) -> None:
+    """Pass if ``answer`` matches ``expected``; else name the first candidate it matches."""
+    if _close(answer, expected):
+        return
+    for what, candidate in candidates:
+        if candidate is None or _close(candidate, expected) or not _close(answer, candidate):
+            continue
+        if what == "unmasked":
+            raise WrongAnswer(f"{name}: {_UNMASKED}")
+        if isinstance(what, tuple):  # (slug, this exercise's own explanation)
+            raise Misconception(what[0], name, lesson=what[1])
+        raise Misconception(what, name)
+    raise WrongAnswer(f"{name} is not right yet. {wrong}")
+
+
+def _masked(scores, row, fill=-np.inf):
+    return np.where(row, scores, fill)
+
+
+def _weight_candidates(scores, other, row, scale: bool):
+    """(what, weights) that known mistakes give; ``other`` = the scores with the other scaling."""
+    with np.errstate(all="ignore"):
+        total = _masked(scores, row, 0.0).sum()
+        summed = _masked(scores, row, 0.0) / total if total else None
+    return [
+        ("unmasked", softmax(scores)),
+        ("mask_zero_not_inf", softmax(_masked(scores, row, 0.0))),
+        ("mask_after_softmax", softmax(scores) * row),
+        ("forgot_scaling" if scale else "scaled_when_not_asked", softmax(_masked(other, row))),
+        ("sum_normalised", summed),
+    ]
+
+
+def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "masked scores"):
+    """Check one query's scores after masking: allowed ones as they were, masked ones -inf.
+
+    Parameters
+    ----------
+    answer : list or numpy.ndarray, shape (n_k,)
+    query : array_like, shape (d_k,)
+    keys : array_like, shape (n_k, d_k)
+    mask : array_like of bool, shape (n_k,)
+        True = may attend, False = masked.
+    scale : bool
+        Whether the scores are divided by ``sqrt(d_k)``.
+    name : str
+    """
+    scores, other, row = _inputs(query, keys, mask, scale)
+    n = len(scores)
+    arr = _numbers(answer, name, n, f"{n} scores, -np.inf where masked", allow_minus_inf=True)
+    hidden = arr[~row]
+    if (arr[row] <= _AS_GOOD_AS_MINUS_INF).any():
+        raise Misconception("mask_inverted", name)
+    if np.allclose(hidden, 0.0):
+        raise Misconception("mask_zero_not_inf", name)
+    if _close(hidden, scores[~row]):
+        raise WrongAnswer(f"{name}: {_UNMASKED}")
+    if not (hidden <= _AS_GOOD_AS_MINUS_INF).all():
+        raise WrongAnswer(
+            f"{name}: a masked score must vanish in the softmax; exp() of it must be 0, so use "
+            "-np.inf (written -np.inf or float('-inf'))."
+        )
+    _diagnose(
+        arr[row], scores[row],
+        [("forgot_scaling" if scale else "scaled_when_not_asked", other[row])],
+        name, "The allowed scores stay exactly as they were: q.k for each allowed key.",
+    )  # fmt: skip
+
+
+def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "masked weights"):
+    """Check one query's softmax weights under a mask (masked keys get exactly 0).
+
+    Parameters are those of :func:`check_masked_scores`; ``answer`` holds weights.
+    """
+    scores, other, row = _inputs(query, keys, mask, scale)
+    n = len(scores)
+    arr = _numbers(answer, name, n, f"{n} weights, one per key (0 where masked)")
+    expected = softmax(_masked(scores, row))
+    candidates = _weight_candidates(scores, other, row, scale)
+    if abs(arr.sum() - 1.0) > 2 * _ATOL and not _close(arr, candidates[2][1]):
+        raise Misconception("weights_not_normalised", name)
+    _diagnose(
+        arr, expected, candidates, name,
+        "Mask first (masked scores -> -inf), then softmax: exp of each score over their sum.",
+    )  # fmt: skip
+
+
+def check_masked_output(
+    answer, query, keys, values, mask, scale: bool, name: str = "masked output"
+):
+    """Check one query's output under a mask: the blend of the allowed values only.
+
+    Parameters are those of :func:`check_masked_scores`, plus ``values`` of shape (n_k, d_v);
+    ``answer`` has shape (d_v,).
+    """
+    scores, other, row = _inputs(query, keys, mask, scale)
+    v = np.asarray(values, dtype=float)
+    arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers")
+    weights = softmax(_masked(scores, row))
+    candidates = [(what, w @ v if w is not None else None) for what, w in
+                  _weight_candidates(scores, other, row, scale)]  # fmt: skip
+    allowed = np.flatnonzero(row)
+    candidates.append(("hard_attention", v[allowed[np.argmax(scores[allowed])]]))
+    if np.shape(keys) == v.shape:
+        candidates.append(("keys_as_values", weights @ np.asarray(keys, dtype=float)))
+    _diagnose(
+        arr, weights @ v, candidates, name,
+        "The output is the sum of each value times its masked weight (masked values count 0).",
+    )  # fmt: skip
+
+
+def check_hard_output(answer, query, keys, values, scale: bool, name: str = "hard output"):
+    """Check what *hard* selection returns: the value of the best-scoring key, ``v[argmax]``.
+
+    This is what attention does **not** do; the exercise asks for it so the student can compare.
+
+    Parameters
+    ----------
+    answer : list or numpy.ndarray, shape (d_v,)
+    query : array_like, shape (d_k,)
+    keys : array_like, shape (n_k, d_k)
+    values : array_like, shape (n_k, d_v)
+    scale : bool
+    name : str
+    """
+    k, v = np.asarray(keys, dtype=float), np.asarray(values, dtype=float)
+    arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers (one value)")
+    scores = _scores(query, keys, scale)
+    best = int(np.argmax(scores))
+    soft = softmax(scores) @ v
+    if _close(arr, soft):
+        raise WrongAnswer(
+            f"{name} is the soft blend of all the values, which is what attention really "
+            "returns; this exercise asks what hard selection would give: the value of the "
+            "best-matching key alone."
+        )
+    _diagnose(
+        arr, v[best],
+        [(("keys_as_values", "your answer is the best key itself: a key is only for matching; "
+          "hard selection returns that key's value."), k[best])],
+        name,
+        "Find the key with the largest score q.k, and give that token's value vector.",
+    )  # fmt: skip

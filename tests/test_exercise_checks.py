@@ -1,0 +1,97 @@
+"""Lesson exercise checks: right answers pass; each known mistake is named; no expected value
+ever appears in a message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_lab import attention, checks, dot_product_scores, softmax
+from attention_lab.examples import ISRO, TIFFIN
+from attention_lab.exercise_checks import (
+    check_hard_output,
+    check_masked_output,
+    check_masked_scores,
+    check_masked_weights,
+)
+
+Q = TIFFIN.query()  # "it" = (1, 1)
+K, V = TIFFIN.K, TIFFIN.V
+ROW = np.array([True, True, True, False])  # causal mask row of "it": "big" comes later
+SCORES = dot_product_scores(Q, K, scale=False)
+
+
+def _weights(scores):
+    return softmax(np.where(ROW, scores, -np.inf))
+
+
+def _slug(call):
+    with pytest.raises(checks.CheckFailure) as info:
+        call()
+    return getattr(info.value, "slug", type(info.value).__name__), str(info.value)
+
+
+def test_masked_scores_accept_minus_inf_or_a_huge_negative():
+    check_masked_scores([3, 1, 2, -np.inf], Q, K, ROW, scale=False)
+    check_masked_scores([3, 1, 2, -1e9], Q, K, ROW, scale=False)
+
+
+@pytest.mark.parametrize(
+    ("answer", "slug"),
+    [
+        ([3, 1, 2, 0], "mask_zero_not_inf"),
+        ([3, 1, 2, 1], "WrongAnswer"),  # unmasked
+        ([-np.inf, -np.inf, -np.inf, 1], "mask_inverted"),
+        ([3, 1, 2, -5], "WrongAnswer"),  # not small enough to vanish
+        ([3 / np.sqrt(2), 1 / np.sqrt(2), 2 / np.sqrt(2), -np.inf], "scaled_when_not_asked"),
+        ([3, 1, 2, None], "AnswerFormatError"),
+        (None, "AnswerFormatError"),
+    ],
+)
+def test_masked_scores_name_the_mistake(answer, slug):
+    assert _slug(lambda: check_masked_scores(answer, Q, K, ROW, scale=False))[0] == slug
+
+
+def test_masked_weights():
+    right = _weights(SCORES)
+    check_masked_weights(np.round(right, 3), Q, K, ROW, scale=False)
+    mistakes = {
+        "WrongAnswer": softmax(SCORES),
+        "mask_zero_not_inf": softmax(np.where(ROW, SCORES, 0.0)),
+        "mask_after_softmax": softmax(SCORES) * ROW,
+        "scaled_when_not_asked": _weights(SCORES / np.sqrt(2)),
+    }
+    for slug, answer in mistakes.items():
+        found, message = _slug(lambda a=answer: check_masked_weights(a, Q, K, ROW, scale=False))
+        assert found == slug
+        assert f"{right[0]:.3f}" not in message and f"{right[0]:.2f}" not in message
+
+
+def test_masked_output_scaled():
+    scores = dot_product_scores(Q, K, scale=True)
+    right = _weights(scores) @ V
+    check_masked_output(right, Q, K, V, ROW, scale=True)
+    mistakes = {
+        "forgot_scaling": _weights(SCORES) @ V,
+        "mask_zero_not_inf": softmax(np.where(ROW, scores, 0.0)) @ V,
+        "hard_attention": V[0],
+        "WrongAnswer": attention(Q, K, V)[0],
+    }
+    for slug, answer in mistakes.items():
+        found, message = _slug(lambda a=answer: check_masked_output(a, Q, K, V, ROW, scale=True))
+        assert found == slug, (slug, message)
+        assert f"{right[0]:.2f}" not in message
+
+
+def test_hard_output():
+    q = ISRO.query()
+    check_hard_output([0, 4], q, ISRO.K, ISRO.V, scale=True)
+    soft = attention(q, ISRO.K, ISRO.V)[0]
+    found, message = _slug(lambda: check_hard_output(soft, q, ISRO.K, ISRO.V, scale=True))
+    assert found == "WrongAnswer" and "soft blend" in message
+    assert _slug(lambda: check_hard_output([1, 1], q, ISRO.K, ISRO.V, scale=True))[0] == (
+        "keys_as_values"
+    )
+    found, message = _slug(lambda: check_hard_output(None, q, ISRO.K, ISRO.V, scale=True))
+    assert found == "AnswerFormatError" and "placeholder" in message
+    assert "[0, 4]" not in message and "4.0" not in message

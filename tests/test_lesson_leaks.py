@@ -1,0 +1,323 @@
+"""No lesson gives a graded answer away (issue 14, item 8).
+
+The answers come from the assignments themselves, not from a list kept here: each
+``source/*/*.ipynb`` is run cell by cell with its solutions in place, while its hidden-test
+blocks run against a recorder instead of ``attention_lab.checks``. Every numeric answer is taken
+both from the solution (the variable the hidden test checks) and from the hidden test's inputs,
+recomputed with ``attention_lab``; the two must agree. The lessons, executed once by
+``test_notebooks.executed()``, are then searched for those numbers in the ways a lesson prints
+them (lists, numpy arrays, 2 or 3 decimals, percentages, heatmap cells), in every output, in the
+text drawn into figures, in markdown and in code; and for the lines of the assignments' code
+solutions and the sentences of their model answers.
+
+A deliberately leaking scratch notebook proves the search finds what it is meant to find.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import figure_text
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+from test_notebooks import LESSONS, NOTEBOOKS, ROOT, executed
+
+from attention_lab import attention, checks, dot_product_scores, softmax
+from attention_lab.examples import ISRO, TIFFIN
+
+SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+
+# What each value check of a hidden test expects, recomputed from the inputs the test passes.
+RECOMPUTE = {
+    "check_scores": lambda a: dot_product_scores(a["query"], a["keys"], scale=a["scale"]),
+    "check_weights": lambda a: softmax(dot_product_scores(a["query"], a["keys"], a["scale"])),
+    "check_output": lambda a: attention(a["query"], a["keys"], a["values"], scale=a["scale"])[0],
+}
+
+
+@dataclass(frozen=True)
+class GradedNumbers:
+    """One numeric answer of an assignment."""
+
+    assignment: str
+    name: str
+    values: np.ndarray
+
+
+class _Recorder:
+    """Stands in for ``attention_lab.checks``: records each call with its named arguments."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, dict]] = []
+
+    def __getattr__(self, attr: str):
+        signature = inspect.signature(getattr(checks, attr))
+
+        def record(*args, **kwargs):
+            self.calls.append((attr, dict(signature.bind(*args, **kwargs).arguments)))
+
+        return record
+
+
+def _numeric(value) -> np.ndarray | None:
+    if isinstance(value, str | bool | type(None)) or callable(value):
+        return None
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.size and np.isfinite(arr).all() else None
+
+
+def _run_assignment(path: Path) -> list[tuple[str, dict]]:
+    """Run an assignment's setup and solution cells, and its hidden tests into a recorder."""
+    namespace: dict = {"__name__": f"assignment_{path.stem}"}
+    recorder = _Recorder()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        blocks = HIDDEN.findall(cell.source)
+        for block in blocks or [cell.source]:
+            namespace["checks"] = recorder
+            exec(compile(block, f"{path.name}", "exec"), namespace)  # noqa: S102 -- our own file
+    return recorder.calls
+
+
+def _graded_numbers() -> list[GradedNumbers]:
+    found = []
+    for path in SOURCES:
+        for check, args in _run_assignment(path):
+            name = args.get("name", check)
+            answer = _numeric(next(iter(args.values())))  # the solution's value
+            if check in RECOMPUTE:
+                recomputed = np.asarray(RECOMPUTE[check](args), dtype=float)
+                assert answer is not None and np.allclose(answer, recomputed, atol=6e-3), (
+                    f"{path.stem}: the solution of {name} is not what its hidden test expects"
+                )
+                found.append(GradedNumbers(path.stem, name, recomputed))
+            elif answer is not None:
+                found.append(GradedNumbers(path.stem, name, answer.reshape(-1)))
+    return found
+
+
+GRADED = _graded_numbers()
+
+
+def _solution_blocks(cell_type: str):
+    """(assignment, text) of every solution block in the assignments' cells of ``cell_type``."""
+    for path in SOURCES:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == cell_type:
+                for block in SOLUTION.findall(cell.source):
+                    yield path.stem, block
+
+
+def _solution_lines() -> list[tuple[str, str]]:
+    """(assignment, line) for every substantial line of a code solution."""
+    lines = []
+    for assignment, block in _solution_blocks("code"):
+        for line in block.splitlines():
+            code = " ".join(line.split("#")[0].split())
+            if len(code) >= 20:
+                lines.append((assignment, code))
+    return lines
+
+
+def _model_answer_phrases(words: int = 9) -> list[tuple[str, str]]:
+    """(assignment, run of ``words`` words) from every written model answer and rubric."""
+    phrases = []
+    for assignment, block in _solution_blocks("markdown"):
+        tokens = re.findall(r"[\w.'’-]+", block.replace("**", ""))
+        for i in range(len(tokens) - words + 1):
+            phrases.append((assignment, " ".join(tokens[i : i + words])))
+    return phrases
+
+
+# --- how a lesson would print a number --------------------------------------------------------
+
+
+def _spellings(x: float, decimals: int) -> list[str]:
+    """``0.401`` at 3 decimals -> ``0.401``; ``2.0`` -> ``2.000``, ``2.00``, ``2.0``, ``2.``, ``2``."""
+    text = f"{x:.{decimals}f}"
+    found = {text, text.rstrip("0")}
+    found |= {s.rstrip(".") for s in found if s.endswith(".")}
+    if text.startswith(("0.", "-0.")):
+        found.add(text.replace("0.", ".", 1))
+    return sorted(found, key=len, reverse=True)
+
+
+def _number(x: float, decimals: int) -> str:
+    alternatives = "|".join(re.escape(s) for s in _spellings(x, decimals))
+    return rf"(?<![\d.])(?:{alternatives})(?![\d])"
+
+
+def _worked_example_numbers() -> set[str]:
+    """Numbers the chapters' worked examples print, which every lesson may show (3 decimals)."""
+    shown = set()
+    for example in (ISRO, TIFFIN):
+        q = example.query()
+        output, weights = attention(q, example.K, example.V, scale=example.scale)
+        for arr in (
+            dot_product_scores(q, example.K, scale=False),
+            dot_product_scores(q, example.K, scale=True),
+            weights,
+            output,
+        ):
+            shown |= {f"{abs(x):.3f}" for x in arr}
+    return shown
+
+
+ALLOWED_SINGLES = _worked_example_numbers()
+
+
+def leak_patterns(numbers: GradedNumbers) -> list[re.Pattern]:
+    """Regular expressions matching ``numbers`` as a lesson would print them."""
+    values = numbers.values
+    integers = bool(np.allclose(values, np.round(values)))
+    patterns = []
+    for decimals in (2, 3):
+        parts = [_number(x, decimals) for x in values]
+        sequence = r"[\s,;|]+".join(parts)
+        if integers:  # "2, 0" alone could be a query (2, 0): only a printed list or array
+            patterns.append(rf"\[\s*{sequence}\s*\]")
+        elif len(values) > 1:
+            patterns.append(sequence)
+            patterns.append(r"[\s,;|]+".join(rf"{p}\s*%" for p in _percent_parts(values)))
+    if not integers:
+        for x in values:
+            if f"{abs(x):.3f}" not in ALLOWED_SINGLES and not np.isclose(x, np.round(x)):
+                patterns.append(_number(x, 3))  # a number of the answer no example explains
+    return [re.compile(p) for p in patterns if p]
+
+
+def _percent_parts(values: np.ndarray) -> list[str]:
+    if not ((values >= 0) & (values <= 1)).all():
+        return []
+    return [_number(100 * x, 1) for x in values]
+
+
+def find_leaks(text: str) -> list[str]:
+    """Every graded number, code-solution line and model-answer phrase found in ``text``."""
+    found = []
+    for numbers in GRADED:
+        for pattern in leak_patterns(numbers):
+            match = pattern.search(text)
+            if match:
+                found.append(f"{numbers.assignment}'s {numbers.name}: {match.group(0)!r}")
+    flat = " ".join(text.split())
+    for assignment, line in _solution_lines():
+        if line in flat:
+            found.append(f"{assignment}'s solution line {line!r}")
+    words = " ".join(re.findall(r"[\w.'’-]+", text.replace("**", "")))
+    for assignment, phrase in _model_answer_phrases():
+        if phrase in words:
+            found.append(f"{assignment}'s model answer: {phrase!r}")
+    return found
+
+
+def notebook_text(nb, name: str) -> str:
+    """Markdown, code, every text output and the text drawn into figures of an executed notebook."""
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                parts.append(out.text)
+            elif out.output_type == "error":
+                parts.append("\n".join(out.traceback))
+            for mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
+                parts.append(str(out.get("data", {}).get(mime, "")))
+    parts.append(figure_text.drawn_text(name))
+    return "\n".join(parts)
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+
+def test_the_answers_come_from_every_assignment():
+    # The three questions the issue names, among others: a regression in the parser fails here.
+    names = {(g.assignment, g.name) for g in GRADED}
+    assert {
+        ("intro_attention", "q1_scores"),
+        ("focus_in_the_noise", "launched_scores"),
+        ("focus_in_the_noise", "launched_weights"),
+        ("focus_in_the_noise", "launched_output"),
+    } <= names
+    weights = next(g for g in GRADED if g.name == "launched_weights")
+    assert np.round(weights.values, 3).tolist() == [0.198, 0.401, 0.401]
+    assert {a for a, _ in _solution_lines()} >= {"practice_implement"}
+    assert {a for a, _ in _model_answer_phrases()} == {p.stem for p in SOURCES}
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "weights [0.198 0.401 0.401]",
+        "[0.2, 0.4, 0.4]",
+        "0.20\n0.40\n0.40",
+        "output for launched = (1.401, 2.000)",
+        "19.8%, 40.1%, 40.1%",
+        "scores: [0.    0.707 0.707]",
+        "q1_scores = [2, 0]",
+        "return np.tril(np.ones((n, n), dtype=bool))",
+    ],
+)
+def test_the_search_finds_an_answer_however_it_is_printed(shown):
+    assert find_leaks(shown)
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "scaled scores [0.707, 0.707, 1.414], weights [0.248, 0.248, 0.503], output [0.993, 2.510]",
+        "weights tiffin 0.610, bag 0.083, it 0.225, big 0.083; output (3.91, 2.83)",
+        "the query (2, 0) and the key (0, 3)",
+    ],
+)
+def test_the_worked_examples_are_not_taken_for_answers(shown):
+    assert not find_leaks(shown)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_lesson_shows_a_graded_answer(name):
+    leaks = find_leaks(notebook_text(executed()[name], name))
+    assert not leaks, f"{name} gives graded answers away: " + "; ".join(leaks)
+
+
+@pytest.mark.slow
+def test_a_leaking_notebook_is_caught(tmp_path):
+    """A scratch lesson that prints "launched"'s weights and draws the full ISRO heatmap."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "%matplotlib inline\n"
+            "import numpy as np\n"
+            "from attention_lab import attention, plots\n"
+            "from attention_lab.examples import ISRO"
+        ),
+        nbformat.v4.new_code_cell(
+            "_, w = attention(ISRO.Q, ISRO.K, ISRO.V)\nplots.attention_heatmap(w, ISRO.tokens, ISRO.tokens).figure"
+        ),
+        nbformat.v4.new_code_cell("print(np.round(w[1], 3))"),
+    ]
+    client = NotebookClient(nb, timeout=120, kernel_name="python3")
+    client.execute(env=figure_text.kernel_env("scratch_leak"))
+    assert "0.40" in figure_text.drawn_text("scratch_leak")  # the heatmap cells were recorded
+    leaks = find_leaks(notebook_text(nb, "scratch_leak"))
+    assert any("launched_weights" in leak for leak in leaks), leaks
+    # The heatmap alone, without the printed row, is still caught (its cells, 2 decimals).
+    nb.cells[2].outputs = []
+    nb.cells[2].source = ""
+    assert any("launched_weights" in leak for leak in find_leaks(notebook_text(nb, "scratch_leak")))
+
+
+def test_lessons_are_the_ones_scanned():
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(LESSONS)
