@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
 import pytest
 from attention_grader.selfstudy import (
     QuestionCheck,
@@ -71,3 +72,11 @@ def test_the_printout_has_ticks_and_messages_but_no_score():
     assert "highest_key_choice  ✓" in text
     assert "[forgot_scaling]" in text and "1 check(s) to look at again" in text
     assert "not a grade" in text and "points" not in text and "/" not in text
+
+
+def test_a_renamed_working_copy_is_named_in_the_error(tmp_path):
+    # The hidden tests run only on the released notebook name; a renamed copy is not graded.
+    nb = nbformat.read(ROOT / "source" / "intro_attention" / "intro_attention.ipynb", 4)
+    nbformat.write(nb, tmp_path / "my copy.ipynb")
+    with pytest.raises(FileNotFoundError, match="my copy"):
+        check_working_copy(ROOT, "intro_attention", tmp_path)

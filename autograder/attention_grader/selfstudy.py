@@ -172,6 +172,8 @@ def check_working_copy(
         _place(copy_dir, course.root / "submitted" / SELF / assignment)
         summary = grade(course, assignment, GradeOptions(progress=False), students=[SELF])
         result = summary.results[0]
+        if result.status == "missing":  # e.g. the notebook was renamed: the reason names it
+            raise FileNotFoundError(f"{result.reason} (in {copy_dir})")
         if result.status == "error":
             raise GradingStepError(f"could not check {assignment}: {result.reason}")
         scores: dict[str, tuple[float, float]] = {}
@@ -182,8 +184,6 @@ def check_working_copy(
         checks = []
         for notebook in sorted(graded.glob("*.ipynb")):
             checks += _read_checks(notebook, scores)
-        if result.status == "missing":
-            raise FileNotFoundError(f"{result.reason} (in {copy_dir})")
         return checks
 
 
