@@ -3,7 +3,8 @@
 #                                 fetched assignments go to (notebooks/assignments/)
 #   make lab                      reads jupyter-settings/laptop/nbgrader_config.py, so that
 #                                 Nbgrader -> Assignment List finds that exchange and the course
-#   make check A=intro_attention  practice feedback on your working copy of an assignment: per
+#   make check A=intro_attention  practice feedback on your working copy of an assignment (COPY=<folder>
+#                                 to check another folder than where Fetch put it): per
 #                                 question ✓ or the misconception it shows, never a value or a score
 # nbgrader's Assignment List reads nbgrader_config.py from the server's root folder (notebooks/)
 # and from JUPYTER_CONFIG_PATH, never from the course folder: see the laptop config's docstring.
