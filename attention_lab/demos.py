@@ -36,7 +36,7 @@ from attention_lab.experiments import (
     VarianceResult,
     hard_vs_soft_sweep,
 )
-from attention_lab.widgets import _LabelledImage
+from attention_lab.widgets import _LabelledImage, static_widget_html
 
 __all__ = [
     "OKABE_ITO",
@@ -449,6 +449,10 @@ class _SliderFigure(widgets.VBox):
         # --to html, GitHub) show the figure of the current state instead of nothing.
         bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
         bundle["text/plain"] = self.text
+        # nbconvert prefers HTML: the picture with its alt text, and the readout under it
+        bundle["text/html"] = static_widget_html(
+            bytes(self.image.value), self.text, self.readout.value, "attention-demo"
+        )
         if include:
             bundle = {k: v for k, v in bundle.items() if k in include}
         if exclude:

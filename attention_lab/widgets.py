@@ -38,7 +38,7 @@ from attention_lab.core import (
 )
 from attention_lab.plots import AttentionHeatmap, VectorPlot, WeightsBars
 
-__all__ = ["CONTROLS", "ExplorerState", "compute_state", "QueryExplorer"]
+__all__ = ["CONTROLS", "ExplorerState", "compute_state", "QueryExplorer", "static_widget_html"]
 
 # The explorer's controls, in the order they are laid out. A lesson shows only those it has
 # taught so far (``QueryExplorer(..., controls=("query", "scale"))``); a hidden one stays at
@@ -264,6 +264,27 @@ _TABLE_STYLE = (
     "<style>.attention-explorer table th, .attention-explorer table td "
     "{padding: 0.1em 0.7em; font-variant-numeric: tabular-nums}</style>"
 )
+
+
+def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
+    """A widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
+
+    Parameters
+    ----------
+    png : bytes
+        The widget's picture as it is now.
+    alt : str
+        The picture's alt text (what it shows, in words).
+    below : str
+        HTML shown under the picture (the readout).
+    css_class : str
+        Class of the outer ``<div>``.
+    """
+    src = base64.b64encode(png).decode("ascii")
+    return (
+        f'<div class="{css_class}"><img src="data:image/png;base64,{src}" '
+        f'alt="{html.escape(alt)}">{below}</div>'
+    )
 
 
 def _fmt(x: float) -> str:
@@ -897,11 +918,23 @@ class QueryExplorer(widgets.VBox):
         bundle = super()._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
+        bundle["text/html"] = self._static_html()
         if include:
             bundle = {k: v for k, v in bundle.items() if k in include}
         if exclude:
             bundle = {k: v for k, v in bundle.items() if k not in exclude}
         return bundle
+
+    def _static_html(self) -> str:
+        """The figure (with its alt text) and the readout table, as a static page shows them.
+
+        In prediction mode before the reveal the live widget hides both (they give the weights
+        away), and so does this: only the hint is shown.
+        """
+        if self.readout.layout.display == "none":
+            return f'<div class="attention-explorer">{self.prediction_hint.value}</div>'
+        readout = f'<div class="attention-explorer-readout">{self.readout.value}</div>'
+        return static_widget_html(self.to_png(), self._alt_text(), readout, "attention-explorer")
 
     def close(self) -> None:
         """Close every widget of the explorer and free its figure."""

@@ -2,6 +2,7 @@
 widgets."""
 
 import base64
+import html
 
 import numpy as np
 import pytest
@@ -155,6 +156,13 @@ def test_query_rotation_slider_redraws_and_rewrites_the_readout():
     assert w.image.value != before_png and w.text != before_text
     assert "the largest weight goes to launched" in w.text
     assert w.readout.value == f"<p>{w.text}</p>" and w.image.tooltip == w.text
+
+
+def test_static_html_has_the_picture_its_alt_text_and_the_readout():
+    w = demos.QueryRotation(TIFFIN)
+    page = w._repr_mimebundle_()["text/html"]
+    assert f'alt="{html.escape(w.text)}"' in page and w.readout.value in page
+    assert page.count('src="data:image/png;base64,') == 1
 
 
 def test_widget_bundle_respects_include_and_exclude():

@@ -28,7 +28,17 @@ def free_port() -> int:
 
 def test_help_lists_the_readme_targets():
     out = make("help").stdout
-    for target in ("lab", "test", "setup", "lint", "bench", "clean", "system-deps"):
+    for target in (
+        "lab",
+        "test",
+        "setup",
+        "lint",
+        "bench",
+        "clean",
+        "system-deps",
+        "check",
+        "html",
+    ):
         assert re.search(rf"make {target}\s", out), f"`make help` does not list {target}"
 
 

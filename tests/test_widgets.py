@@ -371,6 +371,21 @@ def test_mimebundle_has_the_widget_and_static_fallbacks(isro):
     assert set(isro._repr_mimebundle_(include={"image/png"})) == {"image/png"}
 
 
+def test_static_html_shows_the_figure_with_its_alt_text_and_the_readout(isro):
+    # nbconvert prefers text/html: a static page gets the picture, its words and the table.
+    page = isro._repr_mimebundle_()["text/html"]
+    alt = re.search(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', page)
+    assert base64.b64decode(alt[1]).startswith(PNG_SIGNATURE)
+    assert html.unescape(alt[2]) == isro.image.tooltip and "0.503" in alt[2]
+    assert 'class="attention-explorer-readout"' in page and isro.readout.value in page
+
+
+def test_static_html_in_prediction_mode_gives_no_weight_away(isro):
+    isro.prediction_checkbox.value = True
+    page = isro._repr_mimebundle_()["text/html"]
+    assert "<img" not in page and "0.503" not in page and "hidden" in page
+
+
 def test_every_control_is_labelled_and_classes_are_stable(isro):
     assert "attention-explorer" in isro._dom_classes
     assert "attention-explorer-figure" in isro.image._dom_classes

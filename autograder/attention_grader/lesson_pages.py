@@ -1,0 +1,170 @@
+"""``make html``: the lessons as static pages, linked in course order, that work with no internet.
+
+Each lesson is executed (no widget state is saved: every widget shows its static HTML, the
+picture of its state with alt text and its readout table) and exported with
+:class:`~.offline_html.OfflineHTMLExporter` (maths as MathML, no CDN scripts). Every page links
+to the previous and next lesson and to ``index.html``, a contents page in course order. Figures
+get their alt text from the caption the lessons put right below them (``*Figure (alt text):
+...*``).
+
+``python -m attention_grader.lesson_pages --out build/html notebooks/0*.ipynb``
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbconvert.preprocessors import Preprocessor
+
+from .offline_html import OfflineHTMLExporter
+
+__all__ = ["CaptionAltText", "Lesson", "build_pages", "caption_text", "execute", "main"]
+
+# "*Figure (alt text): a line chart ...*", "*Figure: left, the keys ...*"
+_CAPTION = re.compile(r"^\s*\*\s*Figure(?:\s*\([^)]*\))?\s*:\s*(?P<text>.+?)\s*\*?\s*$", re.S)
+
+
+def caption_text(markdown: str) -> str | None:
+    """The description in a lesson's figure caption, as plain one-line text; None if no caption."""
+    match = _CAPTION.match(markdown)
+    if not match:
+        return None
+    text = re.sub(r"[*_`]", "", match["text"])  # markdown emphasis and code marks
+    return " ".join(text.split()) or None
+
+
+class CaptionAltText(Preprocessor):
+    """Give each picture a cell outputs the alt text of the caption right below the cell.
+
+    Sets ``output.metadata["image/png"]["alt"]`` (the offline template writes it into
+    ``<img alt>``); an alt text the output already has is kept.
+    """
+
+    def preprocess(self, nb, resources):
+        for cell, below in zip(nb.cells, nb.cells[1:], strict=False):
+            if cell.cell_type != "code" or below.cell_type != "markdown":
+                continue
+            alt = caption_text(below.source)
+            for out in cell.get("outputs", []) if alt else []:
+                if "image/png" in out.get("data", {}):
+                    out.setdefault("metadata", {}).setdefault("image/png", {}).setdefault(
+                        "alt", alt
+                    )
+        return nb, resources
+
+
+@dataclass
+class Lesson:
+    """One page: the file name it gets, its title and the (executed) notebook."""
+
+    name: str
+    title: str
+    notebook: nbformat.NotebookNode
+
+    @property
+    def href(self) -> str:
+        return f"{self.name}.html"
+
+
+def _title(nb: nbformat.NotebookNode, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return re.sub(r"[*_`]", "", line[2:]).strip()
+    return fallback
+
+
+def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
+    """Run a lesson top to bottom in its folder, as a student would, without widget state."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,  # the template loads no widget JavaScript: static HTML instead
+    ).execute()
+    return nb
+
+
+def _index_page(lessons: list[Lesson]) -> str:
+    items = "\n".join(
+        f'<li><a href="{html.escape(x.href)}">{html.escape(x.title)}</a></li>' for x in lessons
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
+        "<title>Attention Lab: the lessons</title>\n"
+        "<style>body{font-family:system-ui,sans-serif;max-width:48em;margin:2em auto;"
+        "padding:0 1em;line-height:1.5}</style>\n</head>\n<body>\n<main>\n"
+        "<h1>Attention Lab: the lessons</h1>\n<p>In course order; start with the first.</p>\n"
+        f'<nav aria-label="Lessons"><ol>\n{items}\n</ol></nav>\n</main>\n</body>\n</html>\n'
+    )
+
+
+def build_pages(lessons: list[Lesson], out_dir: Path) -> list[Path]:
+    """Write one page per lesson, in the given (course) order, and ``index.html``.
+
+    Parameters
+    ----------
+    lessons : list of Lesson
+        In course order, notebooks already executed (or not: then without outputs).
+    out_dir : Path
+
+    Returns
+    -------
+    list of Path
+        The lesson pages, then the index.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    exporter = OfflineHTMLExporter()
+    exporter.register_preprocessor(CaptionAltText(), enabled=True)
+    written = []
+    for i, lesson in enumerate(lessons):
+        prev = lessons[i - 1] if i > 0 else None
+        nxt = lessons[i + 1] if i + 1 < len(lessons) else None
+        nav = {
+            "index": "index.html",
+            "prev": prev and {"href": prev.href, "title": prev.title},
+            "next": nxt and {"href": nxt.href, "title": nxt.title},
+        }
+        page, _ = exporter.from_notebook_node(
+            lesson.notebook,
+            resources={"metadata": {"name": lesson.title}, "course_nav": nav},
+        )
+        path = out_dir / lesson.href
+        path.write_text(page, encoding="utf-8")
+        written.append(path)
+    index = out_dir / "index.html"
+    index.write_text(_index_page(lessons), encoding="utf-8")
+    return [*written, index]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m attention_grader.lesson_pages", description=__doc__)
+    p.add_argument("notebooks", nargs="+", type=Path, help="the lessons, in course order")
+    p.add_argument("--out", type=Path, default=Path("build/html"))
+    p.add_argument("--timeout", type=int, default=180, help="seconds per cell")
+    p.add_argument("--no-execute", action="store_true", help="export as stored")
+    args = p.parse_args(argv)
+    lessons = []
+    for path in args.notebooks:
+        nb = nbformat.read(path, as_version=4) if args.no_execute else execute(path, args.timeout)
+        lessons.append(Lesson(path.stem, _title(nb, path.stem), nb))
+        print(f"{'read' if args.no_execute else 'executed'} {path}", flush=True)
+    for page in build_pages(lessons, args.out):
+        print(f"wrote {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""``make check A=<assignment>``: practice feedback on a student's own working copy.
+
+For a student alone on a laptop, before (or instead of) a teacher's grading. The working copy
+is the notebook that nbgrader's Fetch put in ``notebooks/assignments/<assignment>/`` (the
+``Exchange.assignment_dir`` of ``jupyter-settings/laptop/nbgrader_config.py``). It is graded in
+a scratch course (:func:`~.course.new_course`, deleted afterwards) with the course's own
+pipeline: :func:`~.release.release` builds the gradebook from ``source/``, :func:`~.grade.grade`
+autogrades the copy with the hidden tests. Per question the student sees ✓ or what the check
+says (``[forgot_scaling] ...``: the misconception in plain words), never the hidden test code,
+the solution, an expected value or a score that could pass for an official grade. The course's
+own gradebook, exchange and submissions are not touched, and nothing is submitted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import nbformat
+from traitlets.config.loader import PyFileConfigLoader
+
+from .course import GradingStepError, new_course
+from .grade import GradeOptions, grade
+from .release import release
+
+__all__ = ["QuestionCheck", "check_working_copy", "format_checks", "main", "working_copy_dir"]
+
+#: Where the laptop's nbgrader config lives, relative to the course root (``make lab`` uses it).
+LAPTOP_CONFIG_DIR = Path("jupyter-settings") / "laptop"
+#: The student id the scratch course grades the working copy under.
+SELF = "you"
+#: Errors raised by ``attention_lab.checks``: their message is written for the student and never
+#: holds an expected value, so it is shown as it is. A bare ``AssertionError`` may quote a hidden
+#: test (``assert x == 0.248``), so its message is never shown.
+CHECK_ERRORS = frozenset({"Misconception", "WrongAnswer", "AnswerFormatError", "CheckFailure"})
+_NOT_GRADE = "Practice feedback on your working copy: not a grade, and nothing was submitted."
+
+
+@dataclass(frozen=True)
+class QuestionCheck:
+    """What the self-study check says about one graded cell.
+
+    Attributes
+    ----------
+    question : str
+        The question heading it belongs to (``"Q3"``, ``"Exercise 1a"``), or ``""``.
+    cell : str
+        The cell's nbgrader ``grade_id`` (``"launched_scores"``).
+    status : str
+        ``"pass"``, ``"not_yet"`` or ``"written"`` (a written answer: the teacher marks it).
+    message : str
+        The line shown to the student (empty when it passes).
+    """
+
+    question: str
+    cell: str
+    status: str
+    message: str = ""
+
+
+def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
+    """The folder nbgrader's Fetch puts ``assignment`` in on this laptop.
+
+    Read from the laptop's nbgrader config (``Exchange.assignment_dir``), the one ``make lab``
+    gives the Assignment List, so the two never disagree.
+    """
+    root = Path(course_root).resolve()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root / LAPTOP_CONFIG_DIR))
+    assignment_dir = config.load_config().Exchange.assignment_dir
+    return (root / assignment_dir).resolve() / assignment
+
+
+def _question_label(markdown: str) -> str | None:
+    """``"## Q3. The full computation"`` -> ``"Q3"``; None when the cell is no question heading."""
+    first = markdown.lstrip().splitlines()[0] if markdown.strip() else ""
+    if not first.startswith("## "):
+        return None
+    return first[3:].split(".", 1)[0].strip()
+
+
+def _message(outputs: list) -> str:
+    """What a failed test cell says, safe to show: the check's message, or the error's name."""
+    for out in outputs:
+        if out.get("output_type") != "error":
+            continue
+        name, value = out.get("ename", "Error"), str(out.get("evalue", "")).strip()
+        if name in CHECK_ERRORS and value:
+            return f"not yet: {value}"
+        if name == "AssertionError":
+            return "not yet: this answer does not pass the check."
+        first = value.splitlines()[0][:160] if value else ""
+        return f"not yet: your code raised {name}" + (f": {first}" if first else ".")
+    return "not yet: this answer does not pass the check."
+
+
+def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list[QuestionCheck]:
+    """One :class:`QuestionCheck` per graded cell of an autograded notebook, in order."""
+    nb = nbformat.read(notebook, as_version=4)
+    question, found = "", []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "markdown" and not meta.get("grade"):
+            question = _question_label(cell.source) or question
+            continue
+        if not meta.get("grade"):
+            continue
+        gid = meta.get("grade_id", "")
+        if cell.cell_type == "markdown" or meta.get("task"):
+            found.append(
+                QuestionCheck(question, gid, "written", "written answer: your teacher marks it.")
+            )
+            continue
+        auto, most = scores.get(gid, (0.0, 1.0))
+        if auto is not None and auto >= most:
+            found.append(QuestionCheck(question, gid, "pass"))
+        else:
+            found.append(QuestionCheck(question, gid, "not_yet", _message(cell.get("outputs", []))))
+    return found
+
+
+def _place(copy_dir: Path, submitted: Path) -> None:
+    """Copy the working copy's notebooks in as a submission (``collect`` leaves the same)."""
+    submitted.mkdir(parents=True)
+    for nb in sorted(copy_dir.glob("*.ipynb")):
+        shutil.copyfile(nb, submitted / nb.name)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    (submitted / "timestamp.txt").write_text(stamp)
+
+
+def check_working_copy(
+    course_root: str | Path, assignment: str, copy_dir: str | Path | None = None
+) -> list[QuestionCheck]:
+    """Grade a working copy of ``assignment`` in a scratch course; say what each check found.
+
+    Parameters
+    ----------
+    course_root : path
+        The course (its ``source/<assignment>`` has the hidden tests).
+    assignment : str
+    copy_dir : path, optional
+        The student's folder of the assignment (default: :func:`working_copy_dir`).
+
+    Returns
+    -------
+    list of QuestionCheck
+        One per graded cell, in notebook order.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such source assignment, or no fetched notebook in ``copy_dir`` (the message says how
+        to fetch it).
+    """
+    root = Path(course_root).resolve()
+    copy_dir = Path(copy_dir) if copy_dir else working_copy_dir(root, assignment)
+    if not (root / "source" / assignment).is_dir():
+        known = sorted(p.name for p in (root / "source").iterdir() if p.is_dir())
+        raise FileNotFoundError(f"no assignment {assignment!r} in this course; one of {known}")
+    if not sorted(copy_dir.glob("*.ipynb")):
+        raise FileNotFoundError(
+            f"no working copy of {assignment} in {copy_dir}: fetch it first (JupyterLab: "
+            "Nbgrader -> Assignment List -> Fetch; the assignment must have been released)"
+        )
+    with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
+        course = new_course(tmp, root / "source", [assignment])
+        release(course, assignment)
+        _place(copy_dir, course.root / "submitted" / SELF / assignment)
+        summary = grade(course, assignment, GradeOptions(progress=False), students=[SELF])
+        result = summary.results[0]
+        if result.status == "missing":  # e.g. the notebook was renamed: the reason names it
+            raise FileNotFoundError(f"{result.reason} (in {copy_dir})")
+        if result.status == "error":
+            raise GradingStepError(f"could not check {assignment}: {result.reason}")
+        scores: dict[str, tuple[float, float]] = {}
+        with course.gradebook() as gb:
+            for nb in gb.find_submission(assignment, SELF).notebooks:
+                scores.update({g.name: (g.auto_score, g.max_score) for g in nb.grades})
+        graded = course.root / "autograded" / SELF / assignment
+        checks = []
+        for notebook in sorted(graded.glob("*.ipynb")):
+            checks += _read_checks(notebook, scores)
+        return checks
+
+
+def format_checks(assignment: str, checks: list[QuestionCheck]) -> str:
+    """The lines ``make check`` prints: ✓ or what is not right yet, per question; no score."""
+    width = max((len(c.cell) for c in checks), default=0)
+    lines = [f"Self-study check of {assignment}:"]
+    for c in checks:
+        verdict = "✓" if c.status == "pass" else c.message
+        lines.append(f"  {c.question:<12} {c.cell:<{width}}  {verdict}")
+    todo = sum(c.status == "not_yet" for c in checks)
+    lines.append(
+        "Every automatic check passes." if not todo else f"{todo} check(s) to look at again."
+    )
+    lines.append(_NOT_GRADE + " Submit from the Assignment List when you are ready.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m attention_grader.selfstudy", description=__doc__)
+    p.add_argument("assignment")
+    p.add_argument("--course", default=".", help="course directory (default: .)")
+    p.add_argument("--copy", help="folder of your working copy (default: where Fetch puts it)")
+    args = p.parse_args(argv)
+    try:
+        checks = check_working_copy(args.course, args.assignment, args.copy)
+    except (FileNotFoundError, GradingStepError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(format_checks(args.assignment, checks))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
