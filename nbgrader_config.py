@@ -6,6 +6,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
+    from attention_grader.safe_exchange import configure_intake
     from attention_grader.tamper import configure
 except ImportError as err:  # never fall back to grading unsandboxed without saying so
     raise ImportError(
@@ -34,3 +35,8 @@ c.LimitOutput.max_traceback = 3
 # e.g. to compare with plain nbgrader (`make grade SAFE=0` sets it).
 if os.environ.get("ATTENTION_LAB_SANDBOX", "1") != "0":
     configure(c)
+
+# Submissions are sanitised wherever they enter or leave (collect, autograde, release_feedback):
+# links, hard links, devices and unexpected files are refused without being followed, test cells
+# lose tags such as skip-execution (README, "Grading safely"). Always on: nothing to compare.
+configure_intake(c)

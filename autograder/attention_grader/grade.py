@@ -332,6 +332,13 @@ def _init_worker(course: Course, assignment: str, options: GradeOptions, hooks: 
     )
 
 
+def _visible_notebooks(folder: Path) -> list[Path]:
+    """``folder/*.ipynb`` as nbgrader sees them: pathlib's glob also matches hidden files such as
+    a ``.autosave.ipynb`` (which nbgrader's glob skips), and reading a non-JSON one stopped the
+    whole batch (issue 13, item 6)."""
+    return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
+
+
 def _kernel_died(exc: BaseException | None) -> bool:
     """Whether ``exc`` (or an error it wraps, as nbclient's are) says the kernel died."""
     chain, link = [], exc
@@ -455,7 +462,7 @@ def _grade_one(student: str) -> dict:
     status, reason = ("graded", "") if conv.processed else ("unchanged", "")
     if error is not None:
         status = "error"
-        reason = _failure_reason(conv.failure or error, sorted(sub_dir.glob("*.ipynb")))
+        reason = _failure_reason(conv.failure or error, _visible_notebooks(sub_dir))
     flags = list(conv.hook_flags)
     hooked = {f.kind for f in flags}
     if status == "error" and _kernel_died(conv.failure or error):
@@ -465,7 +472,7 @@ def _grade_one(student: str) -> dict:
         flags.append(Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory"))
     graded_dir = course.root / "autograded" / student / assignment
     if status != "error":
-        for nb_path in sorted(graded_dir.glob("*.ipynb")):
+        for nb_path in _visible_notebooks(graded_dir):
             # the tamper checks may have flagged the same stop already: say it once
             flags += [f for f in _notebook_flags(nb_path) if f.kind not in hooked]
             for check in w["checks"]:
@@ -506,12 +513,21 @@ def _apply_payload(gb, assignment: str, student: str, payload: dict) -> None:
     gb.db.commit()
 
 
-def _score_missing(gb, course: Course, assignment: str, student: str) -> None:
-    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review."""
+def _score_missing(gb, course: Course, assignment: str, student: str) -> list[Flag]:
+    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review.
+
+    Returns the flags recorded when it was collected, and a ``bad_timestamp`` flag when
+    timestamp.txt is not a time (read as none).
+    """
     gb.update_or_create_student(student)
-    stamp = course.coursedir().get_existing_timestamp(
-        str(course.root / "submitted" / student / assignment)
-    )
+    # --- intake (issue 13, item 6): nbgrader's get_existing_timestamp calls a `self.fail` that
+    # CourseDirectory lacks, so one unparsable timestamp.txt stopped the whole batch.
+    from .intake import default_quarantine, read_timestamp, recorded_flags
+
+    folder = course.root / "submitted" / student / assignment
+    stamp, flags = read_timestamp(folder)
+    flags = list(dict.fromkeys(recorded_flags(default_quarantine(folder)) + flags))
+    # --- end intake
     if stamp:
         sub = gb.update_or_create_submission(assignment, student, timestamp=stamp)
     else:
@@ -521,6 +537,7 @@ def _score_missing(gb, course: Course, assignment: str, student: str) -> None:
             g.auto_score = 0
             g.needs_manual_grade = False
     gb.db.commit()
+    return flags
 
 
 def _missing_reason(expected: list[str], found: list[str]) -> str:
@@ -697,13 +714,13 @@ def grade(
     to_grade = []
     with course.gradebook() as gb, quiet_autoflush_warning():
         for student in chosen:
-            found = sorted(
-                p.stem for p in (course.root / "submitted" / student / assignment).glob("*.ipynb")
-            )
+            found = [
+                p.stem for p in _visible_notebooks(course.root / "submitted" / student / assignment)
+            ]
             if not set(expected) & set(found):
-                _score_missing(gb, course, assignment, student)
+                flags = _score_missing(gb, course, assignment, student)
                 reason = _missing_reason(expected, found)
-                results[student] = SubmissionResult(student, "missing", reason)
+                results[student] = SubmissionResult(student, "missing", reason, flags)
             else:
                 to_grade.append(student)
 
