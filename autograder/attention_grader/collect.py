@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .course import Course, GradingStepError
+from .course import Course, check_result
 from .summary import Flag
 
 __all__ = ["CollectReport", "collect", "collect_report"]
@@ -35,8 +35,7 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
     in the exchange is followed: links and special files are not copied (see
     :mod:`attention_grader.intake`), whatever the course's ``nbgrader_config.py`` says.
     """
-    from nbgrader.auth import Authenticator
-    from nbgrader.exchange import ExchangeError
+    from nbgrader.utils import capture_log
 
     from .safe_exchange import SafeExchangeCollect
 
@@ -47,14 +46,10 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
             " or set ATTENTION_LAB_EXCHANGE to the shared exchange folder"
         )
     coursedir = course.coursedir(assignment_id=assignment)
-    app = SafeExchangeCollect(
-        coursedir=coursedir, authenticator=Authenticator(config=course.config), config=course.config
-    )
+    # as NbGraderAPI.collect does (its log captured, not printed), with the safe collector
+    app = SafeExchangeCollect(coursedir=coursedir, authenticator=api.authenticator, parent=api)
     app.update = True
-    try:
-        app.start()
-    except ExchangeError as err:
-        raise GradingStepError(f"collect {assignment} failed:\n{err}") from None
+    check_result(capture_log(app), f"collect {assignment}")
     submitted = course.root / "submitted"
     students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
     return CollectReport(students, app.flags)

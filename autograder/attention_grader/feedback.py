@@ -67,7 +67,7 @@ def feedback_report(course: Course, assignment: str) -> FeedbackReport:
     that reached the feedback folder), and a student whose feedback cannot be released is named
     with a reason while everyone else's is released.
     """
-    from nbgrader.auth import Authenticator
+    from nbgrader.utils import capture_log
 
     from .safe_exchange import SafeExchangeReleaseFeedback
 
@@ -87,9 +87,9 @@ def feedback_report(course: Course, assignment: str) -> FeedbackReport:
                 flags[printable(folder.parent.name)] = found
     coursedir = course.coursedir(assignment_id=assignment, student_id="*")
     app = SafeExchangeReleaseFeedback(
-        coursedir=coursedir, authenticator=Authenticator(config=course.config), config=course.config
+        coursedir=coursedir, authenticator=api.authenticator, parent=api
     )
-    app.start()
+    check_result(capture_log(app), f"release feedback {assignment}")
     withheld = dict(app.withheld)
     for student in sorted(graded - have):  # nbgrader removes the folder of a failed student
         withheld[printable(student)] = "feedback could not be generated (see nbgrader's log)"

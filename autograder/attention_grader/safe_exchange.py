@@ -100,7 +100,8 @@ class SafeExchangeCollect(ExchangeCollect):
         self._current: dict | None = None
 
     def _flag(self, student: str, flags: list[Flag]) -> None:
-        self.flags.setdefault(printable(student), []).extend(flags)
+        if flags:
+            self.flags.setdefault(printable(student), []).extend(flags)
         for flag in flags:
             self.log.warning("%s: %s", printable(student), flag)
 
