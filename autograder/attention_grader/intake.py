@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +48,7 @@ from .intake_files import (
     copy_submission,
     default_quarantine,
     quarantine_path,
+    read_plain_file,
     sanitize_submission,
 )
 from .intake_notebook import json_depth, read_notebook_safely, strip_cell_metadata
@@ -66,6 +66,7 @@ __all__ = [
     "parse_timestamp",
     "prepare_submission",
     "read_notebook_safely",
+    "read_plain_file",
     "read_timestamp",
     "record_flags",
     "recorded_flags",
@@ -135,13 +136,10 @@ def read_timestamp(folder: Path) -> tuple[datetime | None, list[Flag]]:
     "no timestamp" plus one ``bad_timestamp`` flag: the submission is graded, not counted late.
     """
     path = Path(folder) / "timestamp.txt"
-    try:
-        st = os.lstat(path)
-    except OSError:
+    if not os.path.lexists(path):
         return None, []
-    text = ""
-    if stat.S_ISREG(st.st_mode) and st.st_size <= 200:
-        text = path.read_bytes().decode("utf-8", "replace").strip()
+    data = read_plain_file(path, limit=200)
+    text = data.decode("utf-8", "replace").strip() if data is not None else ""
     stamp = parse_timestamp(text) if text else None
     if stamp is not None:
         return stamp, []

@@ -23,6 +23,7 @@ __all__ = [
     "copy_submission",
     "default_quarantine",
     "quarantine_path",
+    "read_plain_file",
     "sanitize_submission",
     "walk_submission",
 ]
@@ -122,6 +123,22 @@ class FlagList:
     def done(self) -> list[Flag]:
         more = [Flag("unexpected_file", f"and {self.extra} more refused")] * bool(self.extra)
         return self.items + more
+
+
+def read_plain_file(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file with one name (opened with ``O_NOFOLLOW``,
+    checked on the open descriptor) and at most ``limit`` bytes; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            return None
+        if limit is not None and st.st_size > limit:
+            return None
+        return fh.read() if limit is None else fh.read(limit)
 
 
 def default_quarantine(folder: Path) -> Path:

@@ -38,6 +38,7 @@ from .intake import (
     default_quarantine,
     parse_timestamp,
     prepare_submission,
+    read_plain_file,
     record_flags,
     strip_cell_metadata,
 )
@@ -207,30 +208,11 @@ class IntakeGuard(NbGraderPreprocessor):
 
 def _read_secret(folder: Path) -> str | None:
     """``submission_secret.txt`` as nbgrader wrote it (a plain file of hex digits), else None."""
-    try:
-        fd = os.open(folder / "submission_secret.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
-            return None
-        text = fh.read(4096).decode("ascii", "replace")
+    data = read_plain_file(folder / "submission_secret.txt", limit=4096)
+    text = data.decode("ascii", "replace") if data is not None else ""
     # hashed exactly as read, as nbgrader's fetch_feedback does with the student's own copy
     digits = text.strip()
     return text if digits and all(c in "0123456789abcdefABCDEF" for c in digits) else None
-
-
-def _plain_file_bytes(path: Path) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            return None
-        return fh.read()
 
 
 class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
@@ -281,7 +263,7 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
         secret = _read_secret(folder)
         if secret is None:
             return self._withhold(student, "no readable submission_secret.txt (re-collect it)")
-        pages = {nb: _plain_file_bytes(folder / f"{nb}.html") for nb in expected}
+        pages = {nb: read_plain_file(folder / f"{nb}.html") for nb in expected}
         if not any(page is not None for page in pages.values()):
             return self._withhold(student, "no feedback page was generated")
         for nb, page in pages.items():
