@@ -12,7 +12,10 @@ __all__ = [
     "feedback",
     "grade",
     "grades",
+    "intake",
     "release",
     "report",
+    "safe_exchange",
+    "safe_text",
     "summary",
 ]

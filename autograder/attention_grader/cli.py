@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .collect import collect
+from .collect import collect_report
 from .course import GradingStepError, load_course
-from .feedback import feedback
+from .feedback import feedback_report
 from .grade import GradeOptions, grade
 from .grades import write_grades
 from .release import release
 from .report import write_report
+from .safe_text import printable
 
 __all__ = ["build_parser", "main"]
 
@@ -67,14 +68,22 @@ def _sandboxed(course) -> bool:
     return bool(GradingExecute(config=course.config).sandbox_kernels)
 
 
+def _print_flags(flags: dict) -> None:
+    """One line per refused file, under its (printable) student id: see attention_grader.intake."""
+    for student, items in sorted(flags.items()):
+        for flag in items:
+            print(f"  {printable(student)}: {printable(flag)}")
+
+
 def _run(args: argparse.Namespace, fresh_process: bool) -> int:
     course = load_course(args.course, exchange=args.exchange, db_url=args.db_url)
     if args.step == "release":
         release(course, args.assignment, args.due)
         print(f"released {args.assignment} to {course.exchange}")
     elif args.step == "collect":
-        students = collect(course, args.assignment)
-        print(f"collected {len(students)} submission(s) of {args.assignment}")
+        done = collect_report(course, args.assignment)
+        print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")
+        _print_flags(done.flags)
     elif args.step == "grade":
         options = GradeOptions(
             jobs=args.jobs,
@@ -101,8 +110,11 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
         js, _ = summary.write(course.root / "reports" / args.assignment)
         print(f"summary: {js} (+ .csv, grading.log)")
     elif args.step == "feedback":
-        students = feedback(course, args.assignment)
-        print(f"released feedback for {len(students)} student(s) of {args.assignment}")
+        done = feedback_report(course, args.assignment)
+        print(f"released feedback for {len(done.released)} student(s) of {args.assignment}")
+        for student, reason in sorted(done.withheld.items()):  # already printable
+            print(f"  not released: {student}: {reason}")
+        _print_flags(done.flags)
     elif args.step == "grades":
         print(f"wrote {write_grades(course, args.out)}")
     elif args.step == "report":
@@ -116,5 +128,5 @@ def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
     try:
         return _run(args, fresh_process)
     except (GradingStepError, FileNotFoundError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err, keep_newlines=True)}", file=sys.stderr)
         return 2

@@ -2,23 +2,59 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .course import Course, check_result
+from .summary import Flag
 
-__all__ = ["collect"]
+__all__ = ["CollectReport", "collect", "collect_report"]
 
 
-def collect(course: Course, assignment: str) -> list[str]:
-    """``nbgrader collect --update`` via ``NbGraderAPI``; return the ids of students collected.
+@dataclass
+class CollectReport:
+    """What one collect did.
+
+    Attributes
+    ----------
+    students : list of str
+        Everyone with a collected submission of the assignment (sorted).
+    flags : dict of str to list of Flag
+        Per (printable) student id, what was refused while copying from the exchange: links,
+        special files, hidden and unexpected files, a bad timestamp, a badly named exchange folder.
+    """
+
+    students: list[str] = field(default_factory=list)
+    flags: dict[str, list[Flag]] = field(default_factory=dict)
+
+
+def collect_report(course: Course, assignment: str) -> CollectReport:
+    """``nbgrader collect --update`` through :class:`~.safe_exchange.SafeExchangeCollect`.
 
     A student who submitted again after an earlier collect gets the newer submission (the
-    grader then re-grades it, because its timestamp is newer than the autograded copy).
+    grader then re-grades it, because its timestamp is newer than the autograded copy). Nothing
+    in the exchange is followed: links and special files are not copied (see
+    :mod:`attention_grader.intake`), whatever the course's ``nbgrader_config.py`` says.
     """
+    from nbgrader.utils import capture_log
+
+    from .safe_exchange import SafeExchangeCollect
+
     api = course.api()
     if not api.exchange_is_functional:
         raise FileNotFoundError(
             f"the exchange {course.exchange} is missing or unreadable; run `make release` first"
             " or set ATTENTION_LAB_EXCHANGE to the shared exchange folder"
         )
-    check_result(api.collect(assignment, update=True), f"collect {assignment}")
+    coursedir = course.coursedir(assignment_id=assignment)
+    # as NbGraderAPI.collect does (its log captured, not printed), with the safe collector
+    app = SafeExchangeCollect(coursedir=coursedir, authenticator=api.authenticator, parent=api)
+    app.update = True
+    check_result(capture_log(app), f"collect {assignment}")
     submitted = course.root / "submitted"
-    return sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
+    students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
+    return CollectReport(students, app.flags)
+
+
+def collect(course: Course, assignment: str) -> list[str]:
+    """:func:`collect_report`; return the ids of students collected."""
+    return collect_report(course, assignment).students

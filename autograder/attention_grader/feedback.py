@@ -2,21 +2,102 @@
 
 from __future__ import annotations
 
-from .course import Course, check_result
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
 
-__all__ = ["feedback"]
+from .course import Course, check_result
+from .safe_text import printable
+from .summary import Flag
+
+__all__ = ["FeedbackReport", "clean_feedback_folder", "feedback", "feedback_report"]
+
+#: What ``nbgrader generate_feedback`` writes next to the pages, and the release needs.
+KEEP = ("timestamp.txt", "submission_secret.txt")
+
+
+@dataclass
+class FeedbackReport:
+    """What one feedback run did.
+
+    Attributes
+    ----------
+    released : list of str
+        Students whose feedback was published to the exchange (sorted).
+    withheld : dict of str to str
+        Printable student id -> one-line reason nothing was published for them (no readable
+        ``submission_secret.txt``, no feedback page generated).
+    flags : dict of str to list of Flag
+        Files in a feedback folder that were not published (extra ``*.html``).
+    """
+
+    released: list[str] = field(default_factory=list)
+    withheld: dict[str, str] = field(default_factory=dict)
+    flags: dict[str, list[Flag]] = field(default_factory=dict)
+
+
+def clean_feedback_folder(folder: Path, expected: list[str]) -> list[Flag]:
+    """Leave only ``<notebook>.html`` pages and nbgrader's two files in a feedback folder.
+
+    ``generate_feedback`` copies every other file of the autograded folder next to the pages
+    (following links); nothing but the pages is feedback. Removed entries are flagged.
+    """
+    wanted = {f"{nb}.html" for nb in expected} | set(KEEP)
+    flags = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        st = entry.stat(follow_symlinks=False)
+        if entry.name in wanted and stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+        detail = f"feedback/{printable(entry.name)}: not feedback of a notebook; not released"
+        flags.append(Flag("unexpected_file", detail))
+    return flags
+
+
+def feedback_report(course: Course, assignment: str) -> FeedbackReport:
+    """``nbgrader generate_feedback`` + a release that publishes only what it should.
+
+    Release goes through :class:`~.safe_exchange.SafeExchangeReleaseFeedback`: only
+    ``<notebook>.html`` of the assignment's notebooks is published (never another ``*.html``
+    that reached the feedback folder), and a student whose feedback cannot be released is named
+    with a reason while everyone else's is released.
+    """
+    from nbgrader.utils import capture_log
+
+    from .safe_exchange import SafeExchangeReleaseFeedback
+
+    api = course.api()
+    generated = api.generate_feedback(assignment, force=True)
+    graded = {p.parent.name for p in (course.root / "autograded").glob(f"*/{assignment}")}
+    have = {p.parent.name for p in (course.root / "feedback").glob(f"*/{assignment}")}
+    if not generated.get("success") and not have:
+        check_result(generated, f"generate feedback {assignment}")  # nothing at all: say why
+    from .safe_exchange import expected_notebooks
+
+    expected, flags = expected_notebooks(course.root, assignment), {}
+    for folder in sorted((course.root / "feedback").glob(f"*/{assignment}")):
+        if folder.is_dir() and not folder.is_symlink():
+            found = clean_feedback_folder(folder, expected)
+            if found:
+                flags[printable(folder.parent.name)] = found
+    coursedir = course.coursedir(assignment_id=assignment, student_id="*")
+    app = SafeExchangeReleaseFeedback(
+        coursedir=coursedir, authenticator=api.authenticator, parent=api
+    )
+    check_result(capture_log(app), f"release feedback {assignment}")
+    withheld = dict(app.withheld)
+    for student in sorted(graded - have):  # nbgrader removes the folder of a failed student
+        withheld[printable(student)] = "feedback could not be generated (see nbgrader's log)"
+    for student, found in app.flags.items():
+        flags.setdefault(student, []).extend(found)
+    return FeedbackReport(sorted(app.released), withheld, flags)
 
 
 def feedback(course: Course, assignment: str) -> list[str]:
-    """``nbgrader generate_feedback`` + ``nbgrader release_feedback`` for every graded student.
-
-    Returns
-    -------
-    list of str
-        The students whose feedback was released (those with an autograded submission).
-    """
-    api = course.api()
-    check_result(api.generate_feedback(assignment, force=True), f"generate feedback {assignment}")
-    check_result(api.release_feedback(assignment), f"release feedback {assignment}")
-    root = course.root / "feedback"
-    return sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir())
+    """:func:`feedback_report`; return the students whose feedback was released."""
+    return feedback_report(course, assignment).released

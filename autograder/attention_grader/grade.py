@@ -36,6 +36,7 @@ from pathlib import Path
 
 from .course import Course, quiet_autoflush_warning
 from .gradebook_sync import apply_rows, finish, score_missing, snapshot, sqlite_path
+from .intake import prepare_submission, visible_notebooks
 from .summary import BatchSummary, SubmissionResult
 from .worker import GradeOptions, WorkerResult, close_worker, crashed, grade_one, init_worker
 
@@ -181,13 +182,15 @@ def grade(
     to_grade = []
     with course.gradebook() as gb, quiet_autoflush_warning():
         for student in chosen:
-            found = sorted(
-                p.stem for p in (course.root / "submitted" / student / assignment).glob("*.ipynb")
-            )
-            if not set(expected) & set(found):
-                score_missing(gb, course, assignment, student)
+            folder = course.root / "submitted" / student / assignment
+            found = [p.stem for p in visible_notebooks(folder)]
+            # Refuse links, special and unexpected files, unreadable notebooks before anything
+            # reads them (the workers' nbgrader hook does it again: it is idempotent).
+            intake = prepare_submission(folder, expected)
+            if not intake.notebooks:
+                flags = score_missing(gb, course, assignment, student)
                 reason = _missing_reason(expected, found)
-                results[student] = SubmissionResult(student, "missing", reason)
+                results[student] = SubmissionResult(student, "missing", reason, flags)
             else:
                 to_grade.append(student)
 

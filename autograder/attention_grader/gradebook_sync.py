@@ -103,12 +103,19 @@ def apply_rows(gb, assignment: str, student: str, rows: SubmissionRows) -> None:
     gb.db.commit()
 
 
-def score_missing(gb, course: Course, assignment: str, student: str) -> None:
-    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review."""
+def score_missing(gb, course: Course, assignment: str, student: str) -> list[Flag]:
+    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review.
+
+    Returns the flags recorded for the submission (by collect and the intake), and a
+    ``bad_timestamp`` flag when timestamp.txt is not a time (read as none: nbgrader's own reader
+    would stop the whole batch).
+    """
+    from .intake import default_quarantine, read_timestamp, recorded_flags
+
     gb.update_or_create_student(student)
-    stamp = course.coursedir().get_existing_timestamp(
-        str(course.root / "submitted" / student / assignment)
-    )
+    folder = course.root / "submitted" / student / assignment
+    stamp, flags = read_timestamp(folder)
+    flags = list(dict.fromkeys(recorded_flags(default_quarantine(folder)) + flags))
     if stamp:
         sub = gb.update_or_create_submission(assignment, student, timestamp=stamp)
     else:
@@ -118,6 +125,7 @@ def score_missing(gb, course: Course, assignment: str, student: str) -> None:
             g.auto_score = 0
             g.needs_manual_grade = False
     gb.db.commit()
+    return flags
 
 
 def _human_seconds(seconds: float) -> str:

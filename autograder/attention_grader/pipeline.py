@@ -8,9 +8,13 @@
 sets nbgrader's ``Autograde`` steps for ``nbgrader autograde``, the formgrader and ``make grade``
 alike (the parallel grader runs exactly the pipeline the course config names and adds nothing):
 
-* sanitise: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops forged metadata),
-  then nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
-  test cells come back);
+* intake (:mod:`attention_grader.safe_exchange`): collect copies from the exchange without
+  following links, each submission folder is cleaned before nbgrader reads it, feedback is
+  released only as the generated pages;
+* sanitise: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops forged metadata and
+  forged cells), :class:`~attention_grader.safe_exchange.IntakeGuard` (execution-changing cell
+  metadata such as ``skip-execution`` removed, size caps), then nbgrader's own steps, which
+  restore read-only and test cells from the gradebook (deleted test cells come back);
 * execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the sandboxed
   kernel, hidden tests in the grader's process against answers read as plain data, output
   capped while it streams, a time budget per notebook;
@@ -41,10 +45,12 @@ def configure(c) -> None:
     )
 
     from .execute import FlagLimitedOutput, GradingExecute
+    from .safe_exchange import IntakeGuard, configure_intake
     from .tamper import ScanSubmission
 
     c.Autograde.sanitize_preprocessors = [
         ScanSubmission,
+        IntakeGuard,
         ClearOutput,
         DeduplicateIds,
         OverwriteKernelspec,
@@ -63,3 +69,6 @@ def configure(c) -> None:
     ]
     # A deleted test cell comes back and is graded, instead of silently missing.
     c.OverwriteCells.add_missing_cells = True
+    # Submissions are made safe wherever they enter or leave (collect, autograde,
+    # release_feedback): links, special and unexpected files are refused without being followed.
+    configure_intake(c)

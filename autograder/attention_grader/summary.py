@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .safe_text import printable
+
 __all__ = ["Flag", "SubmissionResult", "BatchSummary", "STATUSES", "read_flags", "record_flags"]
 
 #: Where grading steps store their flags in a notebook: ``metadata.attention_grader.flags``.
@@ -26,8 +28,10 @@ class Flag:
     Attributes
     ----------
     kind : str
-        Short lower_snake_case label: ``late``, ``cell_timeout``, ``output_truncated``, or a
-        tampering kind reported by ``attention_grader.tamper``.
+        Short lower_snake_case label: ``late``, ``cell_timeout``, ``output_truncated``, a
+        tampering kind reported by ``attention_grader.tamper``, or an intake kind
+        (``unsafe_file``, ``unexpected_file``, ``invalid_notebook``, ``edited_metadata``,
+        ``bad_timestamp``: see ``attention_grader.intake``).
     detail : str
         One line saying what and where.
     """
@@ -111,13 +115,17 @@ class BatchSummary:
         return [r for r in self.results if r.status in ("error", "missing") or r.flags]
 
     def table(self) -> str:
-        """A plain-text table, one line per submission, for the terminal."""
+        """A plain-text table, one line per submission, for the terminal.
+
+        Student ids, reasons and flags are shown with control characters escaped
+        (:func:`~.safe_text.printable`): they hold names a student chose.
+        """
         header = ("student", "status", "score", "reason / flags")
         rows = [header]
         for r in self.results:
             score = "" if r.score is None else f"{r.score:g}/{r.max_score:g}"
             notes = "; ".join([r.reason] * bool(r.reason) + [str(f) for f in r.flags])
-            rows.append((r.student, r.status, score, notes))
+            rows.append((printable(r.student), r.status, score, printable(notes)))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         lines = [
             "  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3] for row in rows
@@ -137,15 +145,20 @@ class BatchSummary:
         return out
 
     def write(self, folder: Path) -> tuple[Path, Path]:
-        """Write ``batch_summary.json``, ``batch_summary.csv`` and ``grading.log`` into ``folder``."""
+        """Write ``batch_summary.json``, ``batch_summary.csv`` and ``grading.log`` into ``folder``.
+
+        The CSV and the log escape control characters (a teacher may ``cat`` them); the JSON
+        keeps the exact text (JSON escapes them itself).
+        """
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "grading.log").write_text(self.log)
+        (folder / "grading.log").write_text(printable(self.log, keep_newlines=True))
         js, cs = folder / "batch_summary.json", folder / "batch_summary.csv"
         js.write_text(json.dumps(self.to_dict(), indent=1))
         with cs.open("w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["student", "status", "score", "max_score", "reason", "flags"])
             for r in self.results:
-                flags = "; ".join(str(f) for f in r.flags)
-                w.writerow([r.student, r.status, r.score, r.max_score, r.reason, flags])
+                flags = printable("; ".join(str(f) for f in r.flags))
+                row = [printable(r.student), r.status, r.score, r.max_score, printable(r.reason)]
+                w.writerow([*row, flags])
         return js, cs

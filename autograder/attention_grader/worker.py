@@ -25,6 +25,7 @@ import nbformat
 
 from .course import Course, quiet_autoflush_warning
 from .gradebook_sync import SubmissionRows, read_rows
+from .intake import visible_notebooks
 from .speedups import nbgrader_speedups
 from .summary import Flag, read_flags
 
@@ -230,7 +231,7 @@ def grade_one(student: str) -> WorkerResult:
     flags: list[Flag] = []
     if error is not None:
         status = "error"
-        reason = _failure_reason(conv.failure or error, sorted(sub_dir.glob("*.ipynb")))
+        reason = _failure_reason(conv.failure or error, visible_notebooks(sub_dir))
         if _kernel_died(conv.failure or error):
             # Only with a pipeline whose executor does not survive a dead kernel (plain
             # nbgrader's Execute): the gradebook keeps what it had, and the teacher should know.
@@ -239,7 +240,7 @@ def grade_one(student: str) -> WorkerResult:
             )
     else:
         graded_dir = w.course.root / "autograded" / student / w.assignment
-        for nb_path in sorted(graded_dir.glob("*.ipynb")):
+        for nb_path in visible_notebooks(graded_dir):
             flags += read_flags(nbformat.read(nb_path, as_version=4))
     rows = None
     if w.private and status != "unchanged":

@@ -25,4 +25,4 @@ ANSWERS = {
     "q3": "answer_q3 = 'keys'",
 }
 EXPECT_SCORE = 0
-EXPECT_FLAGS = {"sys_modules"}
+EXPECT_FLAGS = {"unexpected_file"}  # the intake sets the .py aside before grading

@@ -22,4 +22,4 @@ ANSWERS = {
 # The fake numpy lives in its own kernel only: the checks run in the grader with the real one,
 # so the honest q3 earns its point and the wrong answers earn nothing.
 EXPECT_SCORE = 1
-EXPECT_FLAGS = {"sys_modules"}
+EXPECT_FLAGS = {"unexpected_file"}  # the intake sets numpy.py aside before grading
