@@ -102,7 +102,9 @@ def test_functions_are_called_in_the_kernel_by_the_name_asked_for():
         "broken": lambda x: 1 / 0,
         "stub": lambda x: (_ for _ in ()).throw(NotImplementedError("write me")),
     }
-    channel = AnswerChannel(kernel(ns), library_use=lambda name: "scipy" if name == "stub" else None)
+    channel = AnswerChannel(
+        kernel(ns), library_use=lambda name: "scipy" if name == "stub" else None
+    )
     got = channel.get(sorted(ns))
     out = got["softmax"](np.array([0.0, 0.0]))
     assert type(out) is np.ndarray and np.allclose(out, [0.5, 0.5])

@@ -152,7 +152,9 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     assert "cell_timeout" in {f.kind for f in by["looper"].flags}
     assert by["flooder"].status == "graded" and by["flooder"].score == 3
     assert "output_truncated" in {f.kind for f in by["flooder"].flags}
-    assert by["broken"].status == "error" and "not a valid notebook" in by["broken"].reason
+    # a notebook that is not JSON is refused by the intake: scored 0, with the reason flagged
+    assert by["broken"].status == "missing" and "refused" in by["broken"].reason
+    assert {f.kind for f in by["broken"].flags} == {"invalid_notebook"}
     assert by["renamer"].status == "missing" and "Untitled1.ipynb" in by["renamer"].reason
     assert by["renamer"].score == 0
     assert by["empty"].status == "missing" and by["empty"].score == 0

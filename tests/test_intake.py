@@ -368,13 +368,14 @@ def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
         SafeExchangeReleaseFeedback,
         intake_hook,
     )
+    from attention_grader.tamper import ScanSubmission
     from traitlets.config.loader import PyFileConfigLoader
 
     repo = Path(__file__).resolve().parents[1]
     c = PyFileConfigLoader("nbgrader_config.py", path=str(repo)).load_config()
     assert c.ExchangeFactory.collect is SafeExchangeCollect
     assert c.ExchangeFactory.release_feedback is SafeExchangeReleaseFeedback
-    assert c.Autograde.sanitize_preprocessors[0] is IntakeGuard
+    assert c.Autograde.sanitize_preprocessors[:2] == [ScanSubmission, IntakeGuard]
     assert c.Autograde.pre_convert_hook is intake_hook
 
 

@@ -54,7 +54,13 @@ def submitted_students(course: Course, assignment: str) -> list[str]:
 
 
 def _missing_reason(expected: list[str], found: list[str]) -> str:
+    """Why nothing could be graded: renamed, refused by the intake (see its flags), or absent."""
     want = ", ".join(f"{n}.ipynb" for n in expected)
+    refused = [n for n in found if n in expected]
+    found = [n for n in found if n not in expected]
+    if refused:
+        names = ", ".join(f"{n}.ipynb" for n in refused)
+        return f"{names} was refused (a link, special file or unreadable notebook); scored 0"
     if found:
         seen = ", ".join(f"{n}.ipynb" for n in found[:3])
         return f"no {want} (found {seen}: renamed? rename it to {want} and re-collect); scored 0"
