@@ -37,14 +37,14 @@ ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
 ALTERNATIVE = {
     "intro_attention": {
         "answer_q1": "q1_scores = np.array([2.0, 0.0], dtype=np.float32)",
-        "answer_q2": 'answer_q2 = " C "',
-        "answer_q3": 'answer_q3 = "(b)"',
+        "answer_q2": 'answer_q2 = " B "',
+        "answer_q3": 'answer_q3 = "(d)"',
         "answer_q4": 'answer_q4 = "false"',
         "answer_q5": 'answer_q5 = ("values", "Keys", "query vector")',
     },
     "focus_in_the_noise": {
         "answer_q1": 'answer_q1 = "K3"',
-        "answer_q2": 'answer_q2 = "D"',
+        "answer_q2": 'answer_q2 = "A"',
         "answer_q3": (
             "launched_scores = [0.0, 0.707, 0.707]\n"
             "launched_weights = [0.198, 0.401, 0.401]\n"
@@ -122,13 +122,29 @@ SOFTMAX_ROWS = "_row_softmax(scores)"
 AFTER_SOFTMAX = "    if mask is not None:\n        weights = weights * mask\n"
 GOOD_MASK = "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool))\n"
 
+# Each exercise of practice_implement is graded behaviour by behaviour, one test cell each.
+SOFTMAX = (
+    "stable_softmax_example",
+    "stable_softmax_large_scores",
+    "stable_softmax_shapes_and_masks",
+)
+ATTENTION = ("attention_example", "attention_random_shapes", "attention_masked_rows",
+             "attention_large_scores")  # fmt: skip
+CAUSAL_MASK = ("causal_mask_example", "causal_mask_sizes")
+
+
+def _each(cells, slug):
+    """The same expected misconception in every behaviour cell of one exercise."""
+    return dict.fromkeys(cells, slug)
+
+
 # student -> (solution overrides, {test grade_id: expected misconception slug or None})
 BUGGY = {
     "intro_attention": {
         "bugs_1": (
             {
                 "answer_q1": "q1_scores = [2 / np.sqrt(2), 0]",
-                "answer_q2": 'answer_q2 = "d"',
+                "answer_q2": 'answer_q2 = "a"',
                 "answer_q3": 'answer_q3 = "a"',
                 "answer_q4": "answer_q4 = True",
                 "answer_q5": 'answer_q5 = ["query", "key", "weight"]',
@@ -142,7 +158,7 @@ BUGGY = {
             },
         ),
         "bugs_2": (
-            {"answer_q1": "q1_scores = [2 / 2, 0]", "answer_q2": 'answer_q2 = "b"'},
+            {"answer_q1": "q1_scores = [2 / 2, 0]", "answer_q2": 'answer_q2 = "c"'},
             {
                 "dot_products_query_2_0": "divided_by_dk",
                 "why_exponentiate_choice": "hard_attention",
@@ -163,7 +179,7 @@ BUGGY = {
         "bugs_1": (
             {
                 "answer_q1": 'answer_q1 = "k1"',
-                "answer_q2": 'answer_q2 = "a"',
+                "answer_q2": 'answer_q2 = "b"',
                 "answer_q3": (
                     "launched_scores = K @ q_launched\n"
                     "launched_weights = [0, 0.5, 0.5]\n"
@@ -182,7 +198,7 @@ BUGGY = {
         ),
         "bugs_2": (
             {
-                "answer_q2": 'answer_q2 = "b"',
+                "answer_q2": 'answer_q2 = "c"',
                 "answer_q3": (
                     "s = K @ q_launched\n"
                     "launched_scores = s / 2\n"
@@ -200,7 +216,7 @@ BUGGY = {
         ),
         "bugs_3": (
             {
-                "answer_q2": 'answer_q2 = "c"',
+                "answer_q2": 'answer_q2 = "d"',
                 "answer_q3": (
                     "s = K @ q_launched / np.sqrt(2)\n"
                     "launched_scores = np.exp(s) / np.exp(s).sum()\n"
@@ -225,9 +241,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("tril", "triu"),
             },
             {
-                "stable_softmax_correct": "naive_softmax_overflow",
-                "attention_correct": "forgot_scaling",
-                "causal_mask_correct": "mask_wrong_triangle",
+                "stable_softmax_large_scores": "naive_softmax_overflow",
+                **_each(ATTENTION, "forgot_scaling"),
+                **_each(CAUSAL_MASK, "mask_wrong_triangle"),
             },
         ),
         "bugs_2": (
@@ -237,9 +253,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("dtype=bool))", "dtype=bool), k=-1)"),
             },
             {
-                "stable_softmax_correct": "softmax_wrong_axis",
-                "attention_correct": "divided_by_dk",
-                "causal_mask_correct": "mask_no_diagonal",
+                "stable_softmax_shapes_and_masks": "softmax_wrong_axis",
+                **_each(ATTENTION, "divided_by_dk"),
+                **_each(CAUSAL_MASK, "mask_no_diagonal"),
             },
         ),
         "bugs_3": (
@@ -249,9 +265,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("np.tril(", "~np.tril("),
             },
             {
-                "stable_softmax_correct": "sum_normalised",
-                "attention_correct": "mask_after_softmax",
-                "causal_mask_correct": "mask_inverted",
+                **_each(SOFTMAX, "sum_normalised"),
+                "attention_masked_rows": "mask_after_softmax",
+                **_each(CAUSAL_MASK, "mask_inverted"),
             },
         ),
         "bugs_4": (
@@ -270,9 +286,9 @@ BUGGY = {
                 ),
             },
             {
-                "stable_softmax_correct": "used_library",
-                "attention_correct": "mask_zero_not_inf",
-                "causal_mask_correct": "used_library",
+                **_each(SOFTMAX, "used_library"),
+                "attention_masked_rows": "mask_zero_not_inf",
+                **_each(CAUSAL_MASK, "used_library"),
             },
         ),
         "bugs_5": (
@@ -281,10 +297,7 @@ BUGGY = {
                 "answer_attention": _attention(SCALED, MASK_INF, SOFTMAX_ROWS, "weights @ K"),
                 "answer_causal_mask": GOOD_MASK,
             },
-            {
-                "stable_softmax_correct": "weights_not_normalised",
-                "attention_correct": "keys_as_values",
-            },
+            {**_each(SOFTMAX, "weights_not_normalised"), **_each(ATTENTION, "keys_as_values")},
         ),
         "bugs_6": (
             {
@@ -302,7 +315,7 @@ BUGGY = {
                     "    return V[np.argmax(scores, axis=1)], weights\n"
                 ),
             },
-            {"stable_softmax_correct": "used_library", "attention_correct": "hard_attention"},
+            {**_each(SOFTMAX, "used_library"), **_each(ATTENTION, "hard_attention")},
         ),
         "bugs_7": (
             {
@@ -313,7 +326,7 @@ BUGGY = {
                 ),
                 "answer_attention": _attention(SCALED, MASK_INF, "_row_softmax(scores, axis=0)"),
             },
-            {"stable_softmax_correct": "used_library", "attention_correct": "softmax_wrong_axis"},
+            {**_each(SOFTMAX, "used_library"), **_each(ATTENTION, "softmax_wrong_axis")},
         ),
         "bugs_8": (
             {
@@ -322,7 +335,13 @@ BUGGY = {
                     "Q @ V.T / np.sqrt(K.shape[1])", MASK_INF, SOFTMAX_ROWS
                 ),
             },
-            {"attention_correct": "query_dot_values"},
+            {
+                "attention_example": "query_dot_values",
+                "attention_random_shapes": "query_dot_values",
+                # Q @ V.T cannot even run when the values are narrower than the keys
+                "attention_masked_rows": None,
+                "attention_large_scores": None,
+            },
         ),
     },
 }
@@ -620,7 +639,7 @@ def test_installed_packages_hold_no_answer_key():
         for f in Path(pkg.__file__).parent.rglob("*")
         if f.is_file() and f.suffix in (".py", ".json", ".txt", ".csv", ".toml", ".yml", ".yaml")
     ]
-    assert any(f.name == "checks.py" for f in files)
+    assert any(f.parent.name == "checks" and f.name == "hand.py" for f in files)
     # The chapter-B answers for "launched" and every choice/true-false key of the sources.
     keys = ["1.401", "0.198"]
     for assignment in ASSIGNMENTS:

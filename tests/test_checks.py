@@ -134,7 +134,7 @@ def test_unknown_wrong_answer_is_wrong_answer_without_slug():
         ([1.0, 2.0, 3.0], "shape (3,)"),
         ({"x": 1}, "numbers"),
         ([1.0, float("nan")], "nan"),
-        ([[1.0, 2.0]], "shape (1, 2)"),
+        ([[1.0, 2.0], [3.0, 4.0]], "shape (2, 2)"),
     ],
 )
 def test_wrong_format_says_what_was_expected(answer, expected_words):
