@@ -650,3 +650,49 @@ def test_installed_packages_hold_no_answer_key():
         for key in keys:
             assert key not in text, f"{f} contains the answer key {key!r}"
         assert not re.search(r"^\s*answer_q\d+ = ", text, flags=re.M), f"{f} sets an answer"
+
+
+# ---------------------------------------------------------------------------------------------
+# Multiple choice as a concept inventory (issue 15): real distractors, no length give-away
+# ---------------------------------------------------------------------------------------------
+
+
+def _options(markdown: str) -> dict[str, str]:
+    found = re.findall(r"^- \*\*([a-d])\)\*\* (.+)$", markdown, flags=re.M)
+    return {letter: re.sub(r"[$\\]|sqrt|cdot", "", text) for letter, text in found}
+
+
+def test_multiple_choice_distractors_are_registry_misconceptions_of_similar_length():
+    from attention_lab import misconceptions
+
+    letters = []
+    for assignment, cell, correct, mistakes in _choice_questions_by_cell():
+        options = _options(cell.source)
+        assert sorted(options) == list("abcd"), (assignment, cell.source)
+        assert set(mistakes) == set(options) - {correct}, (assignment, mistakes)
+        assert all(slug in misconceptions.REGISTRY for slug in mistakes.values())
+        lengths = {letter: len(text) for letter, text in options.items()}
+        assert max(lengths.values()) <= 1.3 * min(lengths.values()), (assignment, lengths)
+        assert lengths[correct] < max(lengths.values()), f"{assignment}: the longest is right"
+        letters.append(correct)
+    assert len(letters) >= 3 and len(set(letters)) == len(letters), letters
+
+
+def _choice_questions_by_cell():
+    """Each a-d choice question's markdown cell, with its answer key from the hidden test."""
+    for assignment in ASSIGNMENTS:
+        nb = _source_nb(assignment)
+        cells = _cells_by_id(nb)
+        for gid, cell in cells.items():
+            if not gid.endswith("_choice") or '"abcd"' not in cell.source:
+                continue
+            hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1]
+            call = next(
+                n for n in ast.walk(ast.parse(hidden.split("###")[0])) if isinstance(n, ast.Call)
+            )
+            kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg != "name"}
+            index = list(cells).index(gid)
+            question = next(
+                c for c in reversed(list(cells.values())[:index]) if c.cell_type == "markdown"
+            )
+            yield assignment, question, kw["correct"], kw.get("misconceptions", {})

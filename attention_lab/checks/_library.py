@@ -180,8 +180,8 @@ class StudentRaised(Exception):
 def describe(err: BaseException) -> str:
     """``"ExcName: message"``; a grader's proxy already raises with that text."""
     text = str(err)
-    if type(err).__module__ != "builtins" and re.match(r"^[A-Za-z_]\w*: ", text):
-        return text
+    if re.match(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt): ", text):
+        return text  # the original exception's name, as a proxy reports it
     return f"{type(err).__name__}: {text}"
 
 
