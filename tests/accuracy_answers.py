@@ -198,6 +198,10 @@ FOCUS = [
                 weights="(np.exp(s) / np.exp(s).sum()).astype(np.float32)",
                 output="list(w @ V)",
             ),  # fmt: skip
+            # a pre-scaled query
+            _q3("K @ q", before="q = q_launched / np.sqrt(K.shape[1])\n"),
+            # right answers, then the example's names reassigned: the tests do not read them
+            _q3(SCALED) + "\nK, V, q_launched = None, 0, [9, 9]",
         ],
         [
             Wrong(_q3("K @ q_launched"), _all(Q3, "forgot_scaling")),

@@ -136,6 +136,11 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
     return None
 
 
+def _is_proxy(fn) -> bool:
+    """A grader's stand-in for a function living in another process (see the module doc)."""
+    return hasattr(fn, "attention_library_use") and not isinstance(fn, types.FunctionType)
+
+
 def library_use(fn, skip: frozenset = frozenset()) -> str | None:
     """What forbidden library ``fn`` refers to, or None.
 
@@ -191,8 +196,10 @@ def call(fn: Callable, name: str, case: str, *args, **kwargs):
     Raises StudentRaised for an overflow (the caller knows whether the inputs were large),
     and a CheckFailure for anything else that went wrong.
     """
+    # A grader's proxy runs the code in the student's process: tripwires here would guard nothing.
+    tripwires = contextlib.nullcontext() if _is_proxy(fn) else _tripwires()
     try:
-        with quiet(), _tripwires():
+        with quiet(), tripwires:
             return fn(*args, **kwargs)
     except _Tripwire as trip:
         raise Misconception("used_library", name, f"(It called {trip.args[0]}.)") from None
