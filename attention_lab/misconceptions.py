@@ -394,8 +394,8 @@ _ENTRIES = [
     Entry(
         "values_change_weights",
         "thinks value vectors change the attention weights",
-        "a weight is softmax(q.k / sqrt(d_k)) over the keys: it depends only on the query and "
-        "the keys. Values only decide what gets blended once the weights are fixed.",
+        "a weight is the softmax of the query's scores against the keys: it depends only on the "
+        "query and the keys. Values only decide what gets blended once the weights are fixed.",
     ),
 ]
 

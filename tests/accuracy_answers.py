@@ -84,7 +84,7 @@ INTRO = [
         "why_exponentiate_choice",
         "answer_q2",
         "b",
-        {"a": "sum_normalised", "c": "hard_attention", "d": "weights_not_normalised"},
+        {"a": "weights_not_normalised", "c": "hard_attention", "d": "sum_normalised"},
     ),
     _choice(
         "answer_q3",

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from accuracy_answers import ATTENTION as PRACTICE_ATTENTION
+from accuracy_answers import SOFTMAX as PRACTICE_SOFTMAX
 
 from attention_lab.checks import MISCONCEPTIONS
 
@@ -53,36 +55,9 @@ ALTERNATIVE = {
         "answer_q4": "answer_q4 = np.True_",
     },
     "practice_implement": {
-        "answer_stable_softmax": '''
-import math
-
-
-def stable_softmax(x, axis=-1):
-    """Row by row with Python floats, stored as float32."""
-    moved = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
-    out = np.empty_like(moved)
-    for idx in np.ndindex(moved.shape[:-1]):
-        row = [float(v) for v in moved[idx]]
-        top = max(row)
-        exps = [math.exp(v - top) for v in row]
-        out[idx] = [e / sum(exps) for e in exps]
-    return np.moveaxis(out, -1, axis)
-''',
-        "answer_attention": '''
-def scaled_dot_product_attention(Q, K, V, mask=None):
-    """Loops over lists, returns lists."""
-    Q, K, V = np.asarray(Q).tolist(), np.asarray(K).tolist(), np.asarray(V).tolist()
-    output, weights = [], []
-    for i, q in enumerate(Q):
-        scores = []
-        for j, k in enumerate(K):
-            s = sum(a * b for a, b in zip(q, k)) / len(k) ** 0.5
-            scores.append(s if mask is None or mask[i][j] else -math.inf)
-        w = [float(v) for v in stable_softmax(np.array(scores))]
-        weights.append(w)
-        output.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
-    return output, weights
-''',
+        # the float32 row-by-row softmax and the loops-over-lists attention of the accuracy suite
+        "answer_stable_softmax": PRACTICE_SOFTMAX.correct[1],
+        "answer_attention": PRACTICE_ATTENTION.correct[1],
         "answer_causal_mask": """
 def causal_mask(n):
     return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
@@ -144,7 +119,7 @@ BUGGY = {
         "bugs_1": (
             {
                 "answer_q1": "q1_scores = [2 / np.sqrt(2), 0]",
-                "answer_q2": 'answer_q2 = "a"',
+                "answer_q2": 'answer_q2 = "d"',
                 "answer_q3": 'answer_q3 = "a"',
                 "answer_q4": "answer_q4 = True",
                 "answer_q5": 'answer_q5 = ["query", "key", "weight"]',
