@@ -671,3 +671,40 @@ def _choice_questions_by_cell():
                 c for c in reversed(list(cells.values())[:index]) if c.cell_type == "markdown"
             )
             yield assignment, question, kw["correct"], kw.get("misconceptions", {})
+
+
+def _assigned_names(source: str) -> set[str]:
+    """Names a cell assigns or defines (variables and functions)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+    return names
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_hidden_tests_read_only_answers_and_their_own_literals(assignment):
+    """A hidden test never reads a name the notebook defines, except the answers themselves.
+
+    So reassigning K, V, a query or a helper in the notebook cannot change what it compares
+    against (the accuracy suite grades such notebooks).
+    """
+    nb = _source_nb(assignment)
+    answers = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            answers |= _assigned_names(cell.source.replace("### BEGIN SOLUTION", ""))
+    for cell in _grade_cells(nb):
+        if cell.cell_type != "code":
+            continue
+        hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        read = {
+            node.id
+            for node in ast.walk(ast.parse(hidden))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+        strays = read - answers - {"checks", "True", "False", "None"}
+        assert not strays, f"{cell.metadata['nbgrader']['grade_id']} reads {sorted(strays)}"
