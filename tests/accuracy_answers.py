@@ -36,7 +36,14 @@ def _all(cells, slug):
 
 
 def _choice(answer_id, cell, var, right, wrong: dict[str, str | None]) -> Question:
-    spellings = [right, right.upper(), f" {right} ", f"({right})", f"{right}."]
+    spellings = [
+        right,
+        right.upper(),
+        f" {right} ",
+        f"({right})",
+        f"{right}.",
+        f"Option {right.upper()}",
+    ]
     return Question(
         answer_id,
         (cell,),

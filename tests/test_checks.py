@@ -765,3 +765,27 @@ def test_a_chosen_distractor_shows_its_registry_idea():
         name="answer_q2",
     )
     assert misconceptions.get("divided_by_dk").idea in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "options"),
+    [
+        ("Option B", "abcd"),
+        ("b) Raw scores can be negative", "abcd"),
+        ("answer: b", "abcd"),
+        ("(B).", "abcd"),
+        ("k3 because it points the same way", ["k1", "k2", "k3"]),
+    ],
+)
+def test_choice_accepts_a_label_with_words_around_it(answer, options):
+    correct = "k3" if "k3" in options else "b"
+    checks.check_choice(answer, options, correct=correct)
+
+
+def test_choice_does_not_read_the_word_a_as_option_a():
+    _raises(AnswerFormatError, checks.check_choice, "a rule the programmers wrote", "abcd")
+
+
+@pytest.mark.parametrize("spelling", ["False.", ' "false" ', "FALSE!"])
+def test_true_false_ignores_punctuation_and_quotes(spelling):
+    checks.check_true_false(spelling, correct=False)

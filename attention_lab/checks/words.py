@@ -17,9 +17,23 @@ from ._base import AnswerFormatError, Misconception, WrongAnswer
 __all__ = ["check_choice", "check_names", "check_true_false"]
 
 
-def _normalise_choice(answer) -> str:
-    """``" (B) "`` -> ``"b"``; non-strings are returned as their repr for the message."""
-    return str(answer).strip().strip("().").strip().lower()
+def _normalise_choice(answer, labels=()) -> str:
+    """``" (B) "``, ``"b)"``, ``"Option B"``, ``"b) Raw scores can be..."`` -> ``"b"``.
+
+    A label followed by the option's text (copied from the question) counts as that label;
+    anything else is returned lower-cased for the format message.
+    """
+    text = str(answer).strip().lower()
+    text = re.sub(r"^(option|answer|choice)\s*[:\-]?\s*", "", text)
+    bare = text.strip("().").strip()
+    if bare in labels or not labels:
+        return bare
+    for label in labels:
+        # "b) ...", "b: ...", "k3 because ..."; a lone letter then a space may be the word "a"
+        end = r"(\)|\.|:|,|$)" if len(label) == 1 else r"(\)|\.|:|,|\s|$)"
+        if re.match(rf"^\(?{re.escape(label)}{end}", text):
+            return label
+    return bare
 
 
 def check_choice(
@@ -52,10 +66,10 @@ def check_choice(
         raise AnswerFormatError(
             f"{name} is a {type(answer).__name__}; expected one of {listed} (a string in quotes)."
         )
-    choice = _normalise_choice(answer)
+    choice = _normalise_choice(answer, labels)
     if choice not in labels:
         raise AnswerFormatError(f"{name} is {answer!r}; expected one of {listed}.")
-    if correct is None or choice == _normalise_choice(correct):
+    if correct is None or choice == _normalise_choice(correct, labels):
         return
     slug = (misconceptions or {}).get(choice)
     if slug:
@@ -71,8 +85,9 @@ def _as_bool(answer, name: str) -> bool:
     """Accept True/False (Python or numpy) or the strings "true"/"false"."""
     if isinstance(answer, bool | np.bool_):
         return bool(answer)
-    if isinstance(answer, str) and answer.strip().lower() in ("true", "false"):
-        return answer.strip().lower() == "true"
+    word = answer.strip().strip(".!'\"").strip().lower() if isinstance(answer, str) else None
+    if word in ("true", "false"):
+        return word == "true"
     if answer is None:
         raise AnswerFormatError(f"{name} is still None: set it to True or False.")
     raise AnswerFormatError(
