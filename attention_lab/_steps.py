@@ -146,26 +146,21 @@ def softmax(x, axis: int = -1) -> np.ndarray:
 def one_hot(scores, axis: int = -1, pick: str = "first") -> np.ndarray:
     """All the weight on the largest score of each slice.
 
-    ``pick`` says what happens on a tie: ``"first"`` (numpy's ``argmax``), ``"last"``,
-    ``"split"`` (equal shares between the tied maxima) or ``"all"`` (1 at every maximum, as
-    ``scores == scores.max()`` gives).
+    ``pick`` says what happens on a tie: ``"first"`` (numpy's ``argmax``), ``"last"`` (the
+    other tie of two), or ``"all"`` (1 at every maximum, as ``scores == scores.max()`` gives).
     """
     s = np.moveaxis(np.asarray(scores, dtype=float), axis, -1)
     with np.errstate(all="ignore"):
         top = s == np.max(s, axis=-1, keepdims=True)
     if pick == "all":
         return np.moveaxis(top.astype(float), -1, axis)
-    if pick == "split":
-        hot = top / np.maximum(top.sum(axis=-1, keepdims=True), 1)
+    if pick == "first":
+        idx = np.argmax(top, axis=-1)
     else:
-        idx = (
-            np.argmax(top, axis=-1)
-            if pick == "first"
-            else s.shape[-1] - 1 - np.argmax(top[..., ::-1], axis=-1)
-        )
-        hot = np.zeros_like(s)
-        np.put_along_axis(hot, idx[..., None], 1.0, axis=-1)
-    return np.moveaxis(hot.astype(float), -1, axis)
+        idx = s.shape[-1] - 1 - np.argmax(top[..., ::-1], axis=-1)
+    hot = np.zeros_like(s)
+    np.put_along_axis(hot, idx[..., None], 1.0, axis=-1)
+    return np.moveaxis(hot, -1, axis)
 
 
 def _blend(weights: np.ndarray, case: Case) -> np.ndarray:
