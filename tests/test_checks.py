@@ -789,3 +789,17 @@ def test_choice_does_not_read_the_word_a_as_option_a():
 @pytest.mark.parametrize("spelling", ["False.", ' "false" ', "FALSE!"])
 def test_true_false_ignores_punctuation_and_quotes(spelling):
     checks.check_true_false(spelling, correct=False)
+
+
+def test_the_checks_package_ships_in_a_regular_install():
+    """pyproject lists packages explicitly: a subpackage left out is missing from a wheel."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    subpackages = {
+        ".".join(p.parent.relative_to(root).parts)
+        for p in (root / "attention_lab").rglob("__init__.py")
+    }
+    assert subpackages <= set(listed), sorted(subpackages - set(listed))
