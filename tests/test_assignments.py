@@ -21,6 +21,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from accuracy_answers import ATTENTION as PRACTICE_ATTENTION
+from accuracy_answers import SOFTMAX as PRACTICE_SOFTMAX
 
 from attention_lab.checks import MISCONCEPTIONS
 
@@ -37,14 +39,14 @@ ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
 ALTERNATIVE = {
     "intro_attention": {
         "answer_q1": "q1_scores = np.array([2.0, 0.0], dtype=np.float32)",
-        "answer_q2": 'answer_q2 = " C "',
-        "answer_q3": 'answer_q3 = "(b)"',
+        "answer_q2": 'answer_q2 = " B "',
+        "answer_q3": 'answer_q3 = "(d)"',
         "answer_q4": 'answer_q4 = "false"',
         "answer_q5": 'answer_q5 = ("values", "Keys", "query vector")',
     },
     "focus_in_the_noise": {
         "answer_q1": 'answer_q1 = "K3"',
-        "answer_q2": 'answer_q2 = "D"',
+        "answer_q2": 'answer_q2 = "A"',
         "answer_q3": (
             "launched_scores = [0.0, 0.707, 0.707]\n"
             "launched_weights = [0.198, 0.401, 0.401]\n"
@@ -53,36 +55,9 @@ ALTERNATIVE = {
         "answer_q4": "answer_q4 = np.True_",
     },
     "practice_implement": {
-        "answer_stable_softmax": '''
-import math
-
-
-def stable_softmax(x, axis=-1):
-    """Row by row with Python floats, stored as float32."""
-    moved = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
-    out = np.empty_like(moved)
-    for idx in np.ndindex(moved.shape[:-1]):
-        row = [float(v) for v in moved[idx]]
-        top = max(row)
-        exps = [math.exp(v - top) for v in row]
-        out[idx] = [e / sum(exps) for e in exps]
-    return np.moveaxis(out, -1, axis)
-''',
-        "answer_attention": '''
-def scaled_dot_product_attention(Q, K, V, mask=None):
-    """Loops over lists, returns lists."""
-    Q, K, V = np.asarray(Q).tolist(), np.asarray(K).tolist(), np.asarray(V).tolist()
-    output, weights = [], []
-    for i, q in enumerate(Q):
-        scores = []
-        for j, k in enumerate(K):
-            s = sum(a * b for a, b in zip(q, k)) / len(k) ** 0.5
-            scores.append(s if mask is None or mask[i][j] else -math.inf)
-        w = [float(v) for v in stable_softmax(np.array(scores))]
-        weights.append(w)
-        output.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
-    return output, weights
-''',
+        # the float32 row-by-row softmax and the loops-over-lists attention of the accuracy suite
+        "answer_stable_softmax": PRACTICE_SOFTMAX.correct[1],
+        "answer_attention": PRACTICE_ATTENTION.correct[1],
         "answer_causal_mask": """
 def causal_mask(n):
     return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
@@ -122,6 +97,22 @@ SOFTMAX_ROWS = "_row_softmax(scores)"
 AFTER_SOFTMAX = "    if mask is not None:\n        weights = weights * mask\n"
 GOOD_MASK = "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool))\n"
 
+# Each exercise of practice_implement is graded behaviour by behaviour, one test cell each.
+SOFTMAX = (
+    "stable_softmax_example",
+    "stable_softmax_large_scores",
+    "stable_softmax_shapes_and_masks",
+)
+ATTENTION = ("attention_example", "attention_random_shapes", "attention_masked_rows",
+             "attention_large_scores")  # fmt: skip
+CAUSAL_MASK = ("causal_mask_example", "causal_mask_sizes")
+
+
+def _each(cells, slug):
+    """The same expected misconception in every behaviour cell of one exercise."""
+    return dict.fromkeys(cells, slug)
+
+
 # student -> (solution overrides, {test grade_id: expected misconception slug or None})
 BUGGY = {
     "intro_attention": {
@@ -142,7 +133,7 @@ BUGGY = {
             },
         ),
         "bugs_2": (
-            {"answer_q1": "q1_scores = [2 / 2, 0]", "answer_q2": 'answer_q2 = "b"'},
+            {"answer_q1": "q1_scores = [2 / 2, 0]", "answer_q2": 'answer_q2 = "c"'},
             {
                 "dot_products_query_2_0": "divided_by_dk",
                 "why_exponentiate_choice": "hard_attention",
@@ -163,7 +154,7 @@ BUGGY = {
         "bugs_1": (
             {
                 "answer_q1": 'answer_q1 = "k1"',
-                "answer_q2": 'answer_q2 = "a"',
+                "answer_q2": 'answer_q2 = "b"',
                 "answer_q3": (
                     "launched_scores = K @ q_launched\n"
                     "launched_weights = [0, 0.5, 0.5]\n"
@@ -182,7 +173,7 @@ BUGGY = {
         ),
         "bugs_2": (
             {
-                "answer_q2": 'answer_q2 = "b"',
+                "answer_q2": 'answer_q2 = "c"',
                 "answer_q3": (
                     "s = K @ q_launched\n"
                     "launched_scores = s / 2\n"
@@ -200,7 +191,7 @@ BUGGY = {
         ),
         "bugs_3": (
             {
-                "answer_q2": 'answer_q2 = "c"',
+                "answer_q2": 'answer_q2 = "d"',
                 "answer_q3": (
                     "s = K @ q_launched / np.sqrt(2)\n"
                     "launched_scores = np.exp(s) / np.exp(s).sum()\n"
@@ -225,9 +216,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("tril", "triu"),
             },
             {
-                "stable_softmax_correct": "naive_softmax_overflow",
-                "attention_correct": "forgot_scaling",
-                "causal_mask_correct": "mask_wrong_triangle",
+                "stable_softmax_large_scores": "naive_softmax_overflow",
+                **_each(ATTENTION, "forgot_scaling"),
+                **_each(CAUSAL_MASK, "mask_wrong_triangle"),
             },
         ),
         "bugs_2": (
@@ -237,9 +228,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("dtype=bool))", "dtype=bool), k=-1)"),
             },
             {
-                "stable_softmax_correct": "softmax_wrong_axis",
-                "attention_correct": "divided_by_dk",
-                "causal_mask_correct": "mask_no_diagonal",
+                "stable_softmax_shapes_and_masks": "softmax_wrong_axis",
+                **_each(ATTENTION, "divided_by_dk"),
+                **_each(CAUSAL_MASK, "mask_no_diagonal"),
             },
         ),
         "bugs_3": (
@@ -249,9 +240,9 @@ BUGGY = {
                 "answer_causal_mask": GOOD_MASK.replace("np.tril(", "~np.tril("),
             },
             {
-                "stable_softmax_correct": "sum_normalised",
-                "attention_correct": "mask_after_softmax",
-                "causal_mask_correct": "mask_inverted",
+                **_each(SOFTMAX, "sum_normalised"),
+                "attention_masked_rows": "mask_after_softmax",
+                **_each(CAUSAL_MASK, "mask_inverted"),
             },
         ),
         "bugs_4": (
@@ -270,9 +261,9 @@ BUGGY = {
                 ),
             },
             {
-                "stable_softmax_correct": "used_library",
-                "attention_correct": "mask_zero_not_inf",
-                "causal_mask_correct": "used_library",
+                **_each(SOFTMAX, "used_library"),
+                "attention_masked_rows": "mask_zero_not_inf",
+                **_each(CAUSAL_MASK, "used_library"),
             },
         ),
         "bugs_5": (
@@ -281,10 +272,7 @@ BUGGY = {
                 "answer_attention": _attention(SCALED, MASK_INF, SOFTMAX_ROWS, "weights @ K"),
                 "answer_causal_mask": GOOD_MASK,
             },
-            {
-                "stable_softmax_correct": "weights_not_normalised",
-                "attention_correct": "keys_as_values",
-            },
+            {**_each(SOFTMAX, "weights_not_normalised"), **_each(ATTENTION, "keys_as_values")},
         ),
         "bugs_6": (
             {
@@ -302,7 +290,7 @@ BUGGY = {
                     "    return V[np.argmax(scores, axis=1)], weights\n"
                 ),
             },
-            {"stable_softmax_correct": "used_library", "attention_correct": "hard_attention"},
+            {**_each(SOFTMAX, "used_library"), **_each(ATTENTION, "hard_attention")},
         ),
         "bugs_7": (
             {
@@ -313,7 +301,7 @@ BUGGY = {
                 ),
                 "answer_attention": _attention(SCALED, MASK_INF, "_row_softmax(scores, axis=0)"),
             },
-            {"stable_softmax_correct": "used_library", "attention_correct": "softmax_wrong_axis"},
+            {**_each(SOFTMAX, "used_library"), **_each(ATTENTION, "softmax_wrong_axis")},
         ),
         "bugs_8": (
             {
@@ -322,7 +310,13 @@ BUGGY = {
                     "Q @ V.T / np.sqrt(K.shape[1])", MASK_INF, SOFTMAX_ROWS
                 ),
             },
-            {"attention_correct": "query_dot_values"},
+            {
+                "attention_example": "query_dot_values",
+                "attention_random_shapes": "query_dot_values",
+                # Q @ V.T cannot even run when the values are narrower than the keys
+                "attention_masked_rows": None,
+                "attention_large_scores": None,
+            },
         ),
     },
 }
@@ -620,7 +614,7 @@ def test_installed_packages_hold_no_answer_key():
         for f in Path(pkg.__file__).parent.rglob("*")
         if f.is_file() and f.suffix in (".py", ".json", ".txt", ".csv", ".toml", ".yml", ".yaml")
     ]
-    assert any(f.name == "checks.py" for f in files)
+    assert any(f.parent.name == "checks" and f.name == "hand.py" for f in files)
     # The chapter-B answers for "launched" and every choice/true-false key of the sources.
     keys = ["1.401", "0.198"]
     for assignment in ASSIGNMENTS:
@@ -631,3 +625,86 @@ def test_installed_packages_hold_no_answer_key():
         for key in keys:
             assert key not in text, f"{f} contains the answer key {key!r}"
         assert not re.search(r"^\s*answer_q\d+ = ", text, flags=re.M), f"{f} sets an answer"
+
+
+# ---------------------------------------------------------------------------------------------
+# Multiple choice as a concept inventory (issue 15): real distractors, no length give-away
+# ---------------------------------------------------------------------------------------------
+
+
+def _options(markdown: str) -> dict[str, str]:
+    found = re.findall(r"^- \*\*([a-d])\)\*\* (.+)$", markdown, flags=re.M)
+    return {letter: re.sub(r"[$\\]|sqrt|cdot", "", text) for letter, text in found}
+
+
+def test_multiple_choice_distractors_are_registry_misconceptions_of_similar_length():
+    from attention_lab import misconceptions
+
+    letters = []
+    for assignment, cell, correct, mistakes in _choice_questions_by_cell():
+        options = _options(cell.source)
+        assert sorted(options) == list("abcd"), (assignment, cell.source)
+        assert set(mistakes) == set(options) - {correct}, (assignment, mistakes)
+        assert all(slug in misconceptions.REGISTRY for slug in mistakes.values())
+        lengths = {letter: len(text) for letter, text in options.items()}
+        assert max(lengths.values()) <= 1.3 * min(lengths.values()), (assignment, lengths)
+        assert lengths[correct] < max(lengths.values()), f"{assignment}: the longest is right"
+        letters.append(correct)
+    assert len(letters) >= 3 and len(set(letters)) == len(letters), letters
+
+
+def _choice_questions_by_cell():
+    """Each a-d choice question's markdown cell, with its answer key from the hidden test."""
+    for assignment in ASSIGNMENTS:
+        nb = _source_nb(assignment)
+        cells = _cells_by_id(nb)
+        for gid, cell in cells.items():
+            if not gid.endswith("_choice") or '"abcd"' not in cell.source:
+                continue
+            hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1]
+            call = next(
+                n for n in ast.walk(ast.parse(hidden.split("###")[0])) if isinstance(n, ast.Call)
+            )
+            kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg != "name"}
+            index = list(cells).index(gid)
+            question = next(
+                c for c in reversed(list(cells.values())[:index]) if c.cell_type == "markdown"
+            )
+            yield assignment, question, kw["correct"], kw.get("misconceptions", {})
+
+
+def _assigned_names(source: str) -> set[str]:
+    """Names a cell assigns or defines (variables and functions)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+    return names
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_hidden_tests_read_only_answers_and_their_own_literals(assignment):
+    """A hidden test never reads a name the notebook defines, except the answers themselves.
+
+    So reassigning K, V, a query or a helper in the notebook cannot change what it compares
+    against (the accuracy suite grades such notebooks).
+    """
+    nb = _source_nb(assignment)
+    answers = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            answers |= _assigned_names(cell.source.replace("### BEGIN SOLUTION", ""))
+    for cell in _grade_cells(nb):
+        if cell.cell_type != "code":
+            continue
+        hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        read = {
+            node.id
+            for node in ast.walk(ast.parse(hidden))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+        strays = read - answers - {"checks", "True", "False", "None"}
+        assert not strays, f"{cell.metadata['nbgrader']['grade_id']} reads {sorted(strays)}"

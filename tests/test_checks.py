@@ -6,6 +6,7 @@ so the tests prove that the check recognises the computation, whatever the numbe
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import sys
@@ -134,7 +135,7 @@ def test_unknown_wrong_answer_is_wrong_answer_without_slug():
         ([1.0, 2.0, 3.0], "shape (3,)"),
         ({"x": 1}, "numbers"),
         ([1.0, float("nan")], "nan"),
-        ([[1.0, 2.0]], "shape (1, 2)"),
+        ([[1.0, 2.0], [3.0, 4.0]], "shape (2, 2)"),
     ],
 )
 def test_wrong_format_says_what_was_expected(answer, expected_words):
@@ -475,3 +476,330 @@ def test_failures_render_as_one_line_in_ipython():
     err = Misconception("hard_attention", "launched_output")
     assert err._render_traceback_() == [f"Misconception: {err}"]
     assert WrongAnswer("no")._render_traceback_() == ["WrongAnswer: no"]
+
+
+# --- issue 15: more misconceptions, more correct forms, behaviours, proxies -------------------
+
+ISRO_Q = K  # chapter B: every token's query equals its key
+
+
+@pytest.mark.parametrize(
+    ("slug", "kind", "compute"),
+    [
+        ("divided_by_n_tokens", "scores", lambda q, k, v: k @ q / len(k)),
+        ("divided_by_n_tokens", "output", lambda q, k, v: softmax(k @ q / len(k)) @ v),
+        ("query_dot_values", "scores", lambda q, k, v: v @ q / np.sqrt(2)),
+        # the full self-attention matrix, softmax down the columns / over everything, row "launched"
+        ("softmax_wrong_axis", "weights", lambda q, k, v: softmax(k @ k.T / np.sqrt(2), 0)[1]),
+        ("softmax_wrong_axis", "output", lambda q, k, v: softmax(k @ k.T / np.sqrt(2), 0)[1] @ v),
+        (
+            "softmax_whole_matrix",
+            "weights",
+            lambda q, k, v: (np.exp(k @ k.T / np.sqrt(2)) / np.exp(k @ k.T / np.sqrt(2)).sum())[1],
+        ),
+        # k2 and k3 tie for "launched": hard attention through either tie is named
+        ("hard_attention", "output", lambda q, k, v: v[1]),
+        ("hard_attention", "output", lambda q, k, v: v[2]),
+        ("hard_attention", "weights", lambda q, k, v: np.array([0.0, 0.0, 1.0])),
+        ("scores_not_weights", "output", lambda q, k, v: (k @ q / np.sqrt(2)) @ v),
+    ],
+)
+def test_more_hand_misconceptions_are_named(slug, kind, compute):
+    answer = compute(Q_LAUNCHED, K, V)
+    context = {"queries": ISRO_Q}
+    if kind == "scores":
+        _raises(slug, checks.check_scores, answer, Q_LAUNCHED, K, True, values=V, **context)
+    elif kind == "weights":
+        _raises(slug, checks.check_weights, answer, Q_LAUNCHED, K, True, values=V, **context)
+    else:
+        _raises(slug, checks.check_output, answer, Q_LAUNCHED, K, V, True, **context)
+
+
+def test_the_same_numbers_as_a_row_or_a_column_are_accepted():
+    s = K @ Q_LAUNCHED / np.sqrt(2)
+    checks.check_scores(s[None, :], Q_LAUNCHED, K, True)
+    checks.check_scores(s[:, None], Q_LAUNCHED, K, True)
+    checks.check_numbers(s[None, :], (3,))
+    checks.check_output(softmax(s)[None, :] @ V, Q_LAUNCHED, K, V, True)
+    _raises(AnswerFormatError, checks.check_scores, np.tile(s, (2, 1)), Q_LAUNCHED, K, True)
+
+
+def test_hand_checks_compare_with_their_own_data_only():
+    """What a check compares with comes from its arguments: nothing of the caller's leaks in."""
+    s = K @ Q_LAUNCHED / np.sqrt(2)
+    out = softmax(s) @ V
+    checks.check_output(out, [0, 1], K.tolist(), V.tolist(), True, queries=ISRO_Q.tolist())
+    wrong_v = V.copy()
+    wrong_v[2, 1] = 5
+    _raises(WrongAnswer, checks.check_output, softmax(s) @ wrong_v, [0, 1], K, V, True)
+
+
+def global_max(x, axis=-1):
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def clipped(x, axis=-1):
+    e = np.exp(np.clip(x, -500, 500))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def capped(x, axis=-1):
+    e = np.exp(np.minimum(x, 700))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def whole_sum(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum()
+
+
+def one_hot(x, axis=-1):
+    return (x == np.max(x, axis=axis, keepdims=True)).astype(float)
+
+
+@pytest.mark.parametrize(
+    ("fn", "slug", "behaviour"),
+    [
+        (naive, "naive_softmax_overflow", "large"),
+        (first_axis, "softmax_wrong_axis", "shapes"),
+        (global_max, "global_max_softmax", "shapes"),
+        (clipped, "clipped_softmax", "large"),
+        (capped, "clipped_softmax", "large"),
+        (whole_sum, "softmax_whole_matrix", "shapes"),
+        (one_hot, "hard_attention", "example"),
+        (by_sum, "sum_normalised", "example"),
+    ],
+)
+def test_each_softmax_mistake_costs_only_its_behaviours(fn, slug, behaviour):
+    _raises(slug, checks.check_softmax_function, fn, behaviour=behaviour)
+    _raises(slug, checks.check_softmax_function, fn)  # behaviour=None runs every group
+    if behaviour != "example":
+        checks.check_softmax_function(fn, behaviour="example")
+    for other in set(checks.SOFTMAX_BEHAVIOURS) - {behaviour, "example"}:
+        if fn not in (by_sum, one_hot):
+            checks.check_softmax_function(fn, behaviour=other)
+
+
+def test_visible_behaviour_without_a_public_case_is_a_format_check():
+    checks.check_softmax_function(naive, visible=True, behaviour="large")
+    _raises(
+        "used_library", checks.check_softmax_function, uses_scipy, visible=True, behaviour="large"
+    )
+    with pytest.raises(ValueError, match="behaviour"):
+        checks.check_softmax_function(stable, behaviour="everything")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "slug", "behaviours"),
+    [
+        ({"scale": "tokens"}, "divided_by_n_tokens", set(checks.ATTENTION_BEHAVIOURS)),
+        ({"softmax": "whole"}, "softmax_whole_matrix", set(checks.ATTENTION_BEHAVIOURS)),
+        ({"softmax": "global"}, "global_max_softmax", {"large"}),
+        ({"softmax": "naive"}, "naive_softmax_overflow", {"large"}),
+        ({"softmax": "uniform"}, "uniform_average", set(checks.ATTENTION_BEHAVIOURS)),
+        ({"softmax": "none"}, "scores_not_weights", set(checks.ATTENTION_BEHAVIOURS)),
+        ({"scale": "none"}, "forgot_scaling", set(checks.ATTENTION_BEHAVIOURS)),
+        ({"mask_mode": "zero"}, "mask_zero_not_inf", {"masked"}),
+    ],
+)
+def test_each_attention_mistake_costs_only_its_behaviours(kwargs, slug, behaviours):
+    fn = _attention2(**kwargs)
+    for behaviour in checks.ATTENTION_BEHAVIOURS:
+        if behaviour in behaviours:
+            _raises(slug, checks.check_attention_function, fn, behaviour=behaviour)
+        else:
+            checks.check_attention_function(fn, behaviour=behaviour)
+
+
+def _attention2(scale="sqrt", softmax="rows", mask_mode="inf"):
+    def fn(Q, K, V, mask=None):
+        s = Q @ K.T
+        s = {"sqrt": s / np.sqrt(K.shape[1]), "tokens": s / K.shape[0], "none": s}[scale]
+        if mask is not None:
+            s = np.where(mask, s, -np.inf if mask_mode == "inf" else 0.0)
+        with np.errstate(all="ignore"):
+            w = {
+                "rows": lambda: stable(s),
+                "whole": lambda: np.exp(s - s.max()) / np.exp(s - s.max()).sum(),
+                "global": lambda: global_max(s),
+                "naive": lambda: naive(s),
+                "uniform": lambda: np.full(s.shape, 1 / s.shape[1]),
+                "none": lambda: s,
+            }[softmax]()
+        return w @ V, w
+
+    return fn
+
+
+NOTEBOOK = """
+import numpy as np
+
+
+def stable_softmax(x, axis=-1):
+    e = np.exp(x)  # naive: overflows on large scores
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    s = Q @ K.T / np.sqrt(K.shape[1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = stable_softmax(s, axis=-1)
+    return w @ V, w
+"""
+
+
+def test_a_broken_softmax_is_charged_once():
+    """The attention check runs the student's attention with a correct softmax in its place."""
+    namespace = {}
+    exec(NOTEBOOK, namespace)  # the notebook's globals, as in a kernel
+    own = namespace["stable_softmax"]
+    _raises("naive_softmax_overflow", checks.check_softmax_function, own, behaviour="large")
+    checks.check_attention_function(namespace["scaled_dot_product_attention"])
+    assert namespace["stable_softmax"] is own  # restored
+    _raises(
+        "naive_softmax_overflow",
+        checks.check_attention_function,
+        namespace["scaled_dot_product_attention"],
+        behaviour="large",
+        softmax_name=None,
+    )
+
+
+def test_a_library_softmax_is_not_charged_to_attention():
+    namespace = {}
+    exec(
+        NOTEBOOK.replace(
+            "    e = np.exp(x)", "    from scipy.special import softmax\n    e = np.exp(x)"
+        ),
+        namespace,
+    )
+    _raises("used_library", checks.check_softmax_function, namespace["stable_softmax"])
+    checks.check_attention_function(namespace["scaled_dot_product_attention"])
+
+
+class Proxy:
+    """What the grader hands a check for a student function in another process (issue 13)."""
+
+    def __init__(self, fn, library=None):
+        self._fn, self.attention_library_use = fn, library
+        self.substitutions = []
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._fn(*args, **kwargs)
+        except Exception as err:
+            raise RuntimeError(f"{type(err).__name__}: {err}") from None
+
+    @contextlib.contextmanager
+    def substituting(self, name, reference_path):
+        self.substitutions.append((name, reference_path))
+        yield
+
+
+def test_proxies_are_checked_by_what_they_return_and_report():
+    assert not hasattr(Proxy(stable), "__code__")
+    checks.check_softmax_function(Proxy(stable))
+    _raises("softmax_wrong_axis", checks.check_softmax_function, Proxy(first_axis))
+    message = _raises(
+        "used_library", checks.check_softmax_function, Proxy(stable, "scipy.special.softmax")
+    )
+    assert "scipy.special.softmax" in message
+    # the grader's finding is honoured over this process's own reading of the code
+    _raises("used_library", checks.check_softmax_function, names_a_library)
+    checks.check_softmax_function(Proxy(names_a_library, None))
+
+
+def names_a_library(x, axis=-1):
+    if x is None:  # never true: the name is there, the call never happens
+        return attention_lab.softmax(x)
+    return stable(x, axis)
+
+
+def test_proxy_errors_keep_their_meaning():
+    _raises("naive_softmax_overflow", checks.check_softmax_function, Proxy(naive_math))
+
+    def unfinished(x, axis=-1):
+        raise NotImplementedError()
+
+    assert "NotImplementedError" in _raises(
+        WrongAnswer, checks.check_softmax_function, Proxy(unfinished)
+    )
+    message = _raises(
+        WrongAnswer, checks.check_softmax_function, Proxy(lambda x, axis=-1: x.nope())
+    )
+    assert "AttributeError: " in message and "RuntimeError" not in message
+
+
+def test_a_proxy_is_asked_to_substitute_the_softmax():
+    proxy = Proxy(_attention())
+    checks.check_attention_function(proxy, behaviour="example")
+    assert proxy.substitutions and proxy.substitutions[0][0] == "stable_softmax"
+    assert proxy.substitutions[0][1] == "attention_lab._steps.softmax"
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["Query (Q)", "Key (K)", "Value (V)"],
+        ["Q", "K", "V"],
+        ["the query vector", "keys", "Values."],
+        ("QUERIES", "key-vector", "value vectors"),
+    ],
+)
+def test_names_accept_reasonable_forms(names):
+    checks.check_names(names, 3, correct=["query", "key", "value"])
+
+
+def test_a_chosen_distractor_shows_its_registry_idea():
+    from attention_lab import misconceptions
+
+    message = _raises(
+        "divided_by_dk",
+        checks.check_choice,
+        "b",
+        "abcd",
+        correct="a",
+        misconceptions={"b": "divided_by_dk"},
+        name="answer_q2",
+    )
+    assert misconceptions.get("divided_by_dk").idea in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "options"),
+    [
+        ("Option B", "abcd"),
+        ("b) Raw scores can be negative", "abcd"),
+        ("answer: b", "abcd"),
+        ("(B).", "abcd"),
+        ("k3 because it points the same way", ["k1", "k2", "k3"]),
+    ],
+)
+def test_choice_accepts_a_label_with_words_around_it(answer, options):
+    correct = "k3" if "k3" in options else "b"
+    checks.check_choice(answer, options, correct=correct)
+
+
+def test_choice_does_not_read_the_word_a_as_option_a():
+    _raises(AnswerFormatError, checks.check_choice, "a rule the programmers wrote", "abcd")
+
+
+@pytest.mark.parametrize("spelling", ["False.", ' "false" ', "FALSE!"])
+def test_true_false_ignores_punctuation_and_quotes(spelling):
+    checks.check_true_false(spelling, correct=False)
+
+
+def test_the_checks_package_ships_in_a_regular_install():
+    """pyproject lists packages explicitly: a subpackage left out is missing from a wheel."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    subpackages = {
+        ".".join(p.parent.relative_to(root).parts)
+        for p in (root / "attention_lab").rglob("__init__.py")
+    }
+    assert subpackages <= set(listed), sorted(subpackages - set(listed))

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import csv
 import html
-import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+from attention_lab.misconceptions import parse_diagnosis
 
 from .course import Course
 
@@ -32,8 +33,6 @@ __all__ = [
     "question_stats",
     "write_report",
 ]
-
-SLUG = re.compile(r"^\[([a-z0-9_]+)\] ")
 
 
 @dataclass(frozen=True)
@@ -122,11 +121,12 @@ def find_diagnoses(course: Course, assignment: str) -> list[Diagnosis]:
             for out in cell.get("outputs", []):
                 if out.get("output_type") != "error" or out.get("ename") != "Misconception":
                     continue
-                match = SLUG.match(out.get("evalue", ""))
-                if match:
-                    message = out.evalue[match.end() :].strip()
+                parsed = parse_diagnosis(out.get("evalue", ""))
+                if parsed:
                     found.append(
-                        Diagnosis(student, path.stem, meta.get("grade_id", "?"), match[1], message)
+                        Diagnosis(
+                            student, path.stem, meta.get("grade_id", "?"), parsed.id, parsed.message
+                        )
                     )
     return found
 

@@ -1,0 +1,191 @@
+"""Attention computed in replaceable stages: the checks' reference and the registry's frame.
+
+Scaled dot-product attention is four stages: scores (``Q K^T / sqrt(d_k)``), masking (masked
+scores become ``-inf``), softmax along each row, and the blend (``weights @ V``). A
+misconception in :mod:`attention_lab.misconceptions` is written as a :class:`WrongComputation`
+that replaces one or more stages; :func:`compute` runs the stages with those replacements, so the
+checks get the buggy scores, weights and output for any question's inputs from one place.
+
+Everything here is permissive on purpose: a wrong computation may divide by zero or overflow
+(that is often the misconception), so the functions return nan/inf instead of raising, and
+warnings are silenced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Case",
+    "Steps",
+    "WrongComputation",
+    "compute",
+    "one_hot",
+    "raw_scores",
+    "scaled_scores",
+    "softmax",
+]
+
+
+@dataclass(frozen=True)
+class Case:
+    """The inputs of one attention question.
+
+    Attributes
+    ----------
+    Q : numpy.ndarray, shape (n_q, d_k)
+        The queries (a single query is one row).
+    K : numpy.ndarray, shape (n_k, d_k)
+    V : numpy.ndarray, shape (n_k, d_v), or None
+        None when the question stops before the blend.
+    scale : bool
+        Whether the question's scores are divided by ``sqrt(d_k)``.
+    mask : numpy.ndarray of bool, shape (n_q, n_k), or None
+        True = may attend.
+    """
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray | None = None
+    scale: bool = True
+    mask: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, queries, keys, values=None, scale: bool = True, mask=None) -> Case:
+        """Build a case from array-likes; a 1-D query becomes one row."""
+        q = np.atleast_2d(np.asarray(queries, dtype=float))
+        v = None if values is None else np.asarray(values, dtype=float)
+        m = None if mask is None else np.asarray(mask, dtype=bool)
+        return cls(q, np.asarray(keys, dtype=float), v, bool(scale), m)
+
+    @property
+    def d_k(self) -> int:
+        return int(self.K.shape[-1])
+
+    @property
+    def n_k(self) -> int:
+        return int(self.K.shape[0])
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What one computation gives at each stage (unmasked scores, weights, output)."""
+
+    scores: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class WrongComputation:
+    """Stage replacements that reproduce one misconception; a stage left None is done right.
+
+    Attributes
+    ----------
+    scores : callable (Case) -> array (n_q, n_k) or None
+        Replaces ``Q K^T / sqrt(d_k)``; returns None when the bug cannot happen for this case
+        (e.g. "forgot the scaling" in a question that asks for no scaling).
+    masked : callable (scores, mask) -> scores
+        Replaces ``np.where(mask, scores, -inf)``.
+    softmax : callable (scores, axis) -> weights or None
+        Replaces the softmax along ``axis``; None when not applicable (e.g. a 1-D input).
+    after : callable (weights, mask) -> weights
+        Applied after the softmax when there is a mask.
+    blend : callable (weights, Case) -> output
+        Replaces ``weights @ V``.
+    causal_mask : callable (n) -> bool array (n, n)
+        A wrong causal mask.
+    """
+
+    scores: Callable[[Case], np.ndarray | None] | None = None
+    masked: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    softmax: Callable[[np.ndarray, int], np.ndarray | None] | None = None
+    after: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    blend: Callable[[np.ndarray, Case], np.ndarray] | None = None
+    causal_mask: Callable[[int], np.ndarray] | None = None
+
+    def reaches(self, kind: str) -> bool:
+        """Whether this computation changes an answer of ``kind``.
+
+        ``kind`` is one of ``"scores"``, ``"weights"``, ``"output"`` (hand-computed steps),
+        ``"softmax"``, ``"attention"``, ``"causal_mask"`` (implemented functions).
+        """
+        weights = any(s is not None for s in (self.scores, self.masked, self.softmax, self.after))
+        return {
+            "scores": self.scores is not None,
+            "weights": weights,
+            "output": weights or self.blend is not None,
+            "softmax": self.softmax is not None,
+            "attention": weights or self.blend is not None,
+            "causal_mask": self.causal_mask is not None,
+        }[kind]
+
+
+def raw_scores(case: Case) -> np.ndarray:
+    """``Q K^T``, shape (n_q, n_k)."""
+    return case.Q @ case.K.T
+
+
+def scaled_scores(case: Case) -> np.ndarray:
+    """The question's scores: ``Q K^T / sqrt(d_k)`` when it asks for scaling, else ``Q K^T``."""
+    raw = raw_scores(case)
+    return raw / np.sqrt(case.d_k) if case.scale else raw
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Stable softmax that never raises: an all ``-inf`` slice gives nan."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(all="ignore"):
+        exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+def one_hot(scores, axis: int = -1, pick: str = "first") -> np.ndarray:
+    """All the weight on the largest score of each slice.
+
+    ``pick`` says what happens on a tie: ``"first"`` (numpy's ``argmax``), ``"last"`` (the
+    other tie of two), or ``"all"`` (1 at every maximum, as ``scores == scores.max()`` gives).
+    """
+    s = np.moveaxis(np.asarray(scores, dtype=float), axis, -1)
+    with np.errstate(all="ignore"):
+        top = s == np.max(s, axis=-1, keepdims=True)
+    if pick == "all":
+        return np.moveaxis(top.astype(float), -1, axis)
+    if pick == "first":
+        idx = np.argmax(top, axis=-1)
+    else:
+        idx = s.shape[-1] - 1 - np.argmax(top[..., ::-1], axis=-1)
+    hot = np.zeros_like(s)
+    np.put_along_axis(hot, idx[..., None], 1.0, axis=-1)
+    return np.moveaxis(hot, -1, axis)
+
+
+def _blend(weights: np.ndarray, case: Case) -> np.ndarray:
+    return weights @ case.V
+
+
+def _mask_inf(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return np.where(mask, scores, -np.inf)
+
+
+def compute(case: Case, wrong: WrongComputation | None = None) -> Steps | None:
+    """Run the stages for ``case``, replacing those ``wrong`` replaces.
+
+    Returns None when the wrong computation does not apply to this case.
+    """
+    w = wrong or WrongComputation()
+    with np.errstate(all="ignore"):
+        scores = w.scores(case) if w.scores else scaled_scores(case)
+        if scores is None:
+            return None
+        s = scores if case.mask is None else (w.masked or _mask_inf)(scores, case.mask)
+        weights = (w.softmax or softmax)(s, -1)
+        if weights is None:
+            return None
+        if case.mask is not None and w.after is not None:
+            weights = w.after(weights, case.mask)
+        output = None if case.V is None else (w.blend or _blend)(weights, case)
+    return Steps(np.asarray(scores), np.asarray(weights), output)

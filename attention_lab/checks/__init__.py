@@ -1,0 +1,66 @@
+"""Misconception-aware checks for the auto-graded assignments.
+
+A test cell in an nbgrader assignment makes one call per check, passing the student's answer and
+the question's inputs as literals (never a name the student's notebook defines)::
+
+    checks.check_weights(launched_weights, [0, 1], [[1, 0], [0, 1], [1, 1]], scale=True,
+                         name="launched_weights")
+
+A check returns ``None`` when the answer is right. Otherwise it raises an ``AssertionError``
+subclass, so nbgrader marks the cell as failed:
+
+* :class:`Misconception` when the wrong answer equals a known buggy computation. ``str(err)``
+  is ``"[<id>] <name>: <teaching message>"``; the ids, messages and wrong computations live in
+  the registry, :mod:`attention_lab.misconceptions` (:data:`MISCONCEPTIONS` maps id -> title).
+* :class:`AnswerFormatError` when the answer has the wrong type or shape (says what was expected).
+* :class:`WrongAnswer` otherwise.
+
+The expected values are computed here from the inputs the test cell passes, so this package
+holds no answer key, and no message ever shows an expected value or a hidden input. Checks
+write nothing to stderr (nbgrader gives 0 points to a test cell with stderr output).
+
+The checks are split by question kind: :mod:`.hand` (numbers computed by hand), :mod:`.words`
+(multiple choice, true/false, names) and :mod:`.functions` (implement-it exercises, run on
+several inputs grouped by behaviour, behind library tripwires).
+"""
+
+from attention_lab.misconceptions import titles as _titles
+
+from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
+from ._library import check_function
+from .functions import (
+    ATTENTION_BEHAVIOURS,
+    CAUSAL_MASK_BEHAVIOURS,
+    SOFTMAX_BEHAVIOURS,
+    check_attention_function,
+    check_causal_mask_function,
+    check_softmax_function,
+)
+from .hand import check_numbers, check_output, check_scores, check_weights, check_weights_format
+from .words import check_choice, check_names, check_true_false
+
+#: id -> short human title (the teacher's class report counts these), from the registry.
+MISCONCEPTIONS: dict[str, str] = _titles()
+
+__all__ = [
+    "MISCONCEPTIONS",
+    "CheckFailure",
+    "Misconception",
+    "AnswerFormatError",
+    "WrongAnswer",
+    "ATTENTION_BEHAVIOURS",
+    "CAUSAL_MASK_BEHAVIOURS",
+    "SOFTMAX_BEHAVIOURS",
+    "check_numbers",
+    "check_weights_format",
+    "check_scores",
+    "check_weights",
+    "check_output",
+    "check_choice",
+    "check_true_false",
+    "check_names",
+    "check_function",
+    "check_softmax_function",
+    "check_attention_function",
+    "check_causal_mask_function",
+]

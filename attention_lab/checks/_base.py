@@ -1,0 +1,149 @@
+"""What every check shares: the failures it raises, reading answers, comparing, diagnosing."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+
+from attention_lab import misconceptions
+
+# Hand-computed answers may be rounded to 3 decimals in intermediate steps (the chapters do).
+HAND_RTOL, HAND_ATOL = 1e-3, 6e-3
+# Implementations may use float32: near scores of 10 000 it rounds to about 1e-3, which moves
+# the weights by about 0.1% (relative).
+CODE_RTOL, CODE_ATOL = 3e-3, 1e-4
+
+
+class CheckFailure(AssertionError):
+    """Base of every failed check: an AssertionError, so nbgrader counts the test as failed.
+
+    IPython shows only ``Name: message`` for these (via ``_render_traceback_``), not a traceback
+    that would quote the test cell's code.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class Misconception(CheckFailure):
+    """The wrong answer equals a known buggy computation; ``str(err)`` is ``"[id] name: ..."``.
+
+    ``slug`` is the registry id (:mod:`attention_lab.misconceptions`); ``lesson`` overrides the
+    entry's message (a choice question shows the entry's idea instead).
+    """
+
+    def __init__(self, slug: str, name: str = "your answer", detail: str = "", lesson: str = ""):
+        misconceptions.get(slug)  # KeyError for an id the registry does not know
+        self.slug = slug
+        super().__init__(misconceptions.format_diagnosis(slug, name, lesson, detail))
+
+
+class AnswerFormatError(CheckFailure):
+    """The answer has the wrong type or shape; the message says what was expected."""
+
+
+class WrongAnswer(CheckFailure):
+    """The answer is wrong in a way no known misconception explains."""
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Silence numpy floating-point warnings, Python warnings and stderr inside a check."""
+    with (
+        np.errstate(all="ignore"),
+        warnings.catch_warnings(),
+        contextlib.redirect_stderr(io.StringIO()),
+    ):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def as_numbers(answer, name: str, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """Convert an answer to a float array of ``shape`` or raise AnswerFormatError.
+
+    An array with the same numbers and extra length-1 axes (a row ``(1, n)`` or a column
+    ``(n, 1)`` from a matrix product) is accepted and squeezed.
+    """
+    if answer is None:
+        raise AnswerFormatError(f"{name} is still None: replace None with {what}.")
+    if isinstance(answer, str | bytes | dict | set):
+        raise AnswerFormatError(
+            f"{name} is a {type(answer).__name__}; expected {what} (numbers, not text)."
+        )
+    try:
+        with quiet():
+            arr = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        raise AnswerFormatError(
+            f"{name} could not be read as numbers ({type(answer).__name__}); expected {what}."
+        ) from None
+    if arr.shape != tuple(shape) and arr.size == int(np.prod(shape)) and len(shape) <= 1:
+        squeezed = arr.reshape(tuple(shape))
+        if sum(n != 1 for n in arr.shape) <= 1:  # only length-1 axes were added
+            arr = squeezed
+    if arr.shape != tuple(shape):
+        raise AnswerFormatError(
+            f"{name} has shape {arr.shape}; expected {what}, i.e. shape {tuple(shape)}."
+        )
+    if not np.isfinite(arr).all():
+        raise AnswerFormatError(f"{name} contains nan or inf; expected {what} (finite numbers).")
+    return arr
+
+
+def close(a, b, rtol: float, atol: float, nan: bool = False) -> bool:
+    """True when ``a`` and ``b`` have the same shape and agree within the tolerances.
+
+    ``nan=True`` counts nan as equal to nan (a wrong computation's nan pattern is a fingerprint).
+    """
+    if a is None or b is None:
+        return False
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return False
+    with quiet():
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=nan))
+
+
+def diagnose(answer, expected, candidates, name: str, rtol: float, atol: float, wrong: str) -> None:
+    """Pass if ``answer`` matches ``expected``; else raise the first matching misconception.
+
+    ``candidates`` are ``(id, wrong answer)`` pairs. A candidate that cannot be told apart from
+    the expected value (within twice the tolerance) is skipped: for these inputs the bug would
+    give the right answer, so it cannot be named.
+    """
+    if close(answer, expected, rtol, atol):
+        return
+    slug = first_match(answer, expected, candidates, rtol, atol)
+    if slug:
+        raise Misconception(slug, name)
+    raise WrongAnswer(f"{name} is not right yet. {wrong}".rstrip())
+
+
+def first_match(answer, expected, candidates, rtol: float, atol: float, nan: bool = False):
+    """The id of the candidate ``answer`` equals (and ``expected`` does not), or None.
+
+    When several candidates match (two bugs can give nearly the same numbers on some inputs),
+    the closest wins; on an exact tie, the first (the registry's order).
+    """
+    best, best_gap = None, np.inf
+    for slug, candidate in candidates:
+        if candidate is None or close(candidate, expected, 2 * rtol, 2 * atol, nan):
+            continue
+        if close(answer, candidate, rtol, atol, nan):
+            gap = _gap(answer, candidate)
+            if gap < best_gap:
+                best, best_gap = slug, gap
+    return best
+
+
+def _gap(a, b) -> float:
+    """Largest absolute difference, counting matching nan/inf entries as equal."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with quiet():
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        diff = np.where(same, 0.0, np.abs(a - b))
+    return float(np.max(diff, initial=0.0))

@@ -1,0 +1,400 @@
+"""Checks for implement-it exercises: run the student's function on several inputs.
+
+Each exercise's inputs are grouped by behaviour (the public example, large scores, random
+shapes, masked rows, ...), and an assignment grades each behaviour in its own test cell with its
+own points, so one mistake costs only its share. ``behaviour=None`` runs every group (what the
+lessons' self-checks use).
+
+The scaled dot-product attention check runs the student's attention with a correct softmax in
+place of their own ``stable_softmax`` (graded in its own cells), so a broken softmax is charged
+once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_lab import misconceptions
+from attention_lab._steps import Case, compute
+from attention_lab._steps import softmax as _reference_softmax
+
+from ._base import (
+    CODE_ATOL,
+    CODE_RTOL,
+    AnswerFormatError,
+    CheckFailure,
+    Misconception,
+    WrongAnswer,
+    close,
+    first_match,
+    quiet,
+)
+from ._library import StudentRaised, call, check_function, substituted
+
+__all__ = [
+    "ATTENTION_BEHAVIOURS",
+    "CAUSAL_MASK_BEHAVIOURS",
+    "SOFTMAX_BEHAVIOURS",
+    "check_attention_function",
+    "check_causal_mask_function",
+    "check_softmax_function",
+]
+
+#: behaviour -> what it tries, for the softmax exercise (one graded cell each).
+SOFTMAX_BEHAVIOURS = {
+    "example": "small vectors, among them the chapter's scores",
+    "large": "overflow-size scores (1-D)",
+    "shapes": "random 2-D batches along either axis, masked (-inf) rows, rows of very different size",
+}
+#: behaviour -> what it tries, for the attention exercise.
+ATTENTION_BEHAVIOURS = {
+    "example": "the chapters' worked examples",
+    "shapes": "random shapes (n_q, n_k, d_k, d_v all different)",
+    "masked": "a random mask and a causal mask",
+    "large": "overflow-size scores",
+}
+#: behaviour -> what it tries, for the causal mask exercise.
+CAUSAL_MASK_BEHAVIOURS = {"example": "n = 3 and n = 2", "sizes": "n = 1 and random sizes"}
+
+_REFERENCE_PATH = "attention_lab._steps.softmax"
+
+
+def _groups(behaviour: str | None, known: dict) -> list[str]:
+    if behaviour is None:
+        return list(known)
+    if behaviour not in known:
+        raise ValueError(f"unknown behaviour {behaviour!r}; choose one of {sorted(known)}")
+    return [behaviour]
+
+
+def _returned_array(result, name: str, case: str, what: str) -> np.ndarray:
+    """Read a returned value as a float array, or raise AnswerFormatError."""
+    if result is None:
+        raise AnswerFormatError(f"{name} returned None on {case}: add a `return` with {what}.")
+    try:
+        with quiet():
+            return np.asarray(result, dtype=float)
+    except (TypeError, ValueError):
+        raise AnswerFormatError(
+            f"{name} returned a {type(result).__name__} on {case} that is not numbers; "
+            f"expected {what}."
+        ) from None
+
+
+def _overflow(name: str, case: str, large: bool) -> CheckFailure:
+    """The failure for an overflow error or a nan/inf result no candidate explains."""
+    if large:
+        return Misconception("naive_softmax_overflow", name, f"(On {case}.)")
+    return WrongAnswer(f"{name} gave nan or inf on {case}; every result should be a real number.")
+
+
+# --------------------------------------------------------------------------------------------
+# Softmax
+# --------------------------------------------------------------------------------------------
+
+
+def _softmax_cases(group: str, visible: bool, rng) -> list[tuple[str, np.ndarray, int]]:
+    """(description, scores, axis) for one behaviour group."""
+    if group == "example":
+        cases = [("a short vector of scores", np.array([1.0, 2.0, 0.5]), -1)]
+        if not visible:
+            chapter = np.array([1.0, 1.0, 2.0]) / np.sqrt(2.0)
+            cases.append(("the chapter's scaled scores for 'Chandrayaan'", chapter, -1))
+        return cases
+    if visible:
+        return []
+    if group == "large":
+        big = 1e4 + rng.uniform(-3, 3, size=5)
+        return [
+            ("large scores of different sizes (thousands)", np.array([1e3, 2.5e3, 4e3, 3e3]), -1),
+            ("scores just past exp's limit (around 710)", 706.0 + np.arange(6.0), -1),
+            ("overflow-size scores (around 10 000)", big, -1),
+            ("large negative scores (around -10 000)", -big, -1),
+        ]  # fmt: skip
+    masked = rng.normal(size=(4, 6))
+    masked[masked < -0.3] = -np.inf
+    masked[:, 0] = rng.normal(size=4)  # every row keeps at least one allowed key
+    rows, cols = (int(n) for n in rng.integers(2, 7, size=2))
+    # Rows 800 apart, none past exp's limit (about 709): only a global maximum fails here.
+    ragged = np.vstack(
+        [rng.normal(size=6) * 3, 400 + rng.normal(size=6), -400 + rng.normal(size=6)]
+    )
+    return [
+        ("a random 2-D batch (softmax across each row)", rng.normal(size=(rows, cols)) * 3, -1),
+        ("a random 2-D batch with axis=0", rng.normal(size=(cols + 1, rows)) * 3, 0),
+        ("rows with masked (-inf) scores", masked, -1),
+        ("rows of very different size (thousands apart)", ragged, -1),
+    ]
+
+
+def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: bool) -> None:
+    try:
+        result = call(fn, name, case, x.copy(), **({"axis": axis} if axis != -1 else {}))
+    except StudentRaised:
+        raise _overflow(name, case, large) from None
+    got = _returned_array(result, name, case, "an array of weights")
+    if got.shape != x.shape:
+        raise AnswerFormatError(
+            f"{name} returned shape {got.shape} on {case}; a softmax returns one weight per "
+            "score (the same shape as its input)."
+        )
+    expected = _reference_softmax(x, axis=axis)
+    if close(got, expected, CODE_RTOL, CODE_ATOL):
+        return
+    with quiet():
+        candidates = [
+            (slug, wrong.softmax(x, axis)) for slug, wrong in misconceptions.entries_for("softmax")
+        ]
+    slug = first_match(got, expected, candidates, CODE_RTOL, CODE_ATOL, nan=True)
+    if slug:
+        raise Misconception(slug, name, f"(On {case}.)")
+    if not np.isfinite(got).all():
+        raise _overflow(name, case, large)
+    with quiet():
+        sums = np.sum(got, axis=axis)
+    if not np.allclose(sums, 1.0, atol=1e-3):
+        raise Misconception("weights_not_normalised", name, f"(On {case}.)")
+    raise WrongAnswer(
+        f"{name} gives wrong weights on {case}. Softmax is exp(x_i - max) divided by the sum "
+        "of those exponentials along the given axis."
+    )
+
+
+def check_softmax_function(
+    fn, name: str = "stable_softmax", visible: bool = False, behaviour: str | None = None
+) -> None:
+    """Check a student's softmax ``fn(x, axis=-1)`` on the inputs of one behaviour (or all).
+
+    Parameters
+    ----------
+    fn : callable
+        The student's function (or a grader's proxy for it).
+    name : str
+        Its name, used in messages.
+    visible : bool
+        Only the public example (a visible test); groups without one run nothing more than
+        the format check.
+    behaviour : str, optional
+        A key of :data:`SOFTMAX_BEHAVIOURS`; None runs them all.
+    """
+    check_function(fn, name)
+    rng = np.random.default_rng(20261130)
+    for group in _groups(behaviour, SOFTMAX_BEHAVIOURS):
+        for case, x, axis in _softmax_cases(group, visible, rng):
+            _softmax_case(fn, name, case, x, axis, large=group == "large")
+
+
+# --------------------------------------------------------------------------------------------
+# Scaled dot-product attention
+# --------------------------------------------------------------------------------------------
+
+
+def _attention_cases(group: str, visible: bool, rng) -> list[tuple[str, Case]]:
+    """(description, Case) for one behaviour group."""
+    if group == "example":
+        isro_k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+        isro_v = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 4.0]])
+        cases = [("the ISRO example (3 tokens, d_k = 2)", Case.of(isro_k, isro_k, isro_v))]
+        if not visible:
+            keys = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+            values = np.array([[5.0, 2.0], [5.0, 6.0], [2.0, 2.0], [0.0, 8.0]])
+            query = np.array([[1.0, 1.0], [2.0, 0.0]])
+            cases.append(("the tiffin example (4 tokens, 2 queries)", Case.of(query, keys, values)))
+        return cases
+    if visible:
+        return []
+    n_q, n_k, d_k, d_v = (int(v) for v in rng.integers(3, 7, size=4))
+    if d_v == d_k:
+        d_v += 1  # different lengths expose blending the keys instead of the values
+    if group == "shapes":
+        K = rng.normal(size=(n_k, d_k)) * 2
+        return [
+            ("random shapes with values as wide as the keys",
+             Case.of(rng.normal(size=(n_q + 1, d_k)), K, rng.normal(size=(n_k, d_k)))),
+            ("random shapes (n_q, n_k, d_k, d_v all different)",
+             Case.of(rng.normal(size=(n_q, d_k)), K, rng.normal(size=(n_k, d_v)))),
+        ]  # fmt: skip
+    if group == "masked":
+        # Every row keeps at least one allowed and one masked key, so a mask read backwards
+        # still gives finite weights and can be recognised.
+        mask = rng.random((n_q, n_k)) < 0.5
+        mask[np.arange(n_q), rng.integers(0, n_k // 2, size=n_q)] = True
+        mask[np.arange(n_q), rng.integers(n_k // 2, n_k, size=n_q)] = False
+        n = int(rng.integers(4, 7))
+        return [
+            ("a random mask with masked entries in several rows",
+             Case.of(rng.normal(size=(n_q, d_k)) * 2, rng.normal(size=(n_k, d_k)),
+                     rng.normal(size=(n_k, d_v)), mask=mask)),
+            ("a causal mask (lower triangle)",
+             Case.of(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)),
+                     rng.normal(size=(n, d_v)), mask=np.tril(np.ones((n, n), dtype=bool)))),
+        ]  # fmt: skip
+    # Scores around +-2 000 (a naive softmax overflows) that differ by about 1, so the softmax is
+    # not saturated and scaling, hard attention or unnormalised weights still show.
+    # Alternate rows sit near +2 000 and -2 000, so one global maximum underflows half of them.
+    Q, K = rng.normal(size=(n_q, d_k)), rng.normal(size=(n_k, d_k))
+    Q[:, 0] = K[:, 0] = np.sqrt(2000.0 * np.sqrt(d_k))
+    Q[1::2, 0] *= -1
+    return [("overflow-size scores (thousands)", Case.of(Q, K, rng.normal(size=(n_k, d_v))))]
+
+
+def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``(output, weights)`` and check their shapes; raise a format failure otherwise."""
+    if not isinstance(result, tuple | list) or len(result) != 2:
+        raise AnswerFormatError(
+            f"{name} returned a {type(result).__name__} on {case}; expected a pair "
+            "(output, weights): `return output, weights`."
+        )
+    out = _returned_array(result[0], name, case, "(output, weights)")
+    weights = _returned_array(result[1], name, case, "(output, weights)")
+    n_q, n_k, d_v = c.Q.shape[0], c.n_k, c.V.shape[1]
+    if out.shape == (n_q, n_k) and weights.shape == (n_q, d_v) and n_k != d_v:
+        raise AnswerFormatError(
+            f"{name} returned (weights, output) on {case}; return them as (output, weights)."
+        )
+    if weights.shape != (n_q, n_k):
+        raise AnswerFormatError(
+            f"{name} returned weights of shape {weights.shape} on {case}; expected one row "
+            "per query and one column per key."
+        )
+    if out.shape != (n_q, d_v):
+        if out.shape == (n_q, c.d_k):
+            raise Misconception("keys_as_values", name, f"(On {case}.)")
+        raise AnswerFormatError(
+            f"{name} returned an output of shape {out.shape} on {case}; expected one row per "
+            "query and one column per value component."
+        )
+    return out, weights
+
+
+def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
+    args = [np.array(a, copy=True) for a in (c.Q, c.K, c.V)]
+    mask_kw = {} if c.mask is None else {"mask": c.mask.copy()}
+    try:
+        result = call(fn, name, case, *args, **mask_kw)
+    except StudentRaised:
+        raise _overflow(name, case, large) from None
+    out, weights = _attention_result(result, name, case, c)
+    expected = compute(c)
+    if close(weights, expected.weights, CODE_RTOL, CODE_ATOL) and close(
+        out, expected.output, CODE_RTOL, CODE_ATOL
+    ):
+        return
+    with quiet():
+        candidates = []
+        for slug, wrong in misconceptions.entries_for("attention"):
+            steps = compute(c, wrong)
+            if steps is None or (
+                close(steps.output, expected.output, 2 * CODE_RTOL, 2 * CODE_ATOL, nan=True)
+                and close(steps.weights, expected.weights, 2 * CODE_RTOL, 2 * CODE_ATOL, nan=True)
+            ):
+                continue
+            candidates.append((slug, steps.output))
+    slug = first_match(out, None, candidates, CODE_RTOL, CODE_ATOL, nan=True)
+    if slug:
+        raise Misconception(slug, name, f"(On {case}.)")
+    if not (np.isfinite(out).all() and np.isfinite(weights).all()):
+        raise _overflow(name, case, large)
+    if not np.allclose(np.sum(weights, axis=-1), 1.0, atol=1e-3):
+        raise Misconception("weights_not_normalised", name, f"(On {case}.)")
+    part = "output" if close(weights, expected.weights, CODE_RTOL, CODE_ATOL) else "weights"
+    raise WrongAnswer(
+        f"{name} gives a wrong {part} on {case}. Steps: scores = Q @ K.T / sqrt(d_k); masked "
+        "scores -> -inf; weights = softmax over each row; output = weights @ V."
+    )
+
+
+def check_attention_function(
+    fn,
+    name: str = "attention",
+    visible: bool = False,
+    behaviour: str | None = None,
+    softmax_name: str | None = "stable_softmax",
+) -> None:
+    """Check a student's ``fn(Q, K, V, mask=None) -> (output, weights)``.
+
+    Parameters
+    ----------
+    fn : callable
+        The student's function (or a grader's proxy for it).
+    name : str
+        Its name, used in messages.
+    visible : bool
+        Only the public example (the ISRO example).
+    behaviour : str, optional
+        A key of :data:`ATTENTION_BEHAVIOURS`; None runs them all.
+    softmax_name : str or None
+        The student's own softmax function, which ``fn`` may call: it is replaced by a correct
+        softmax while ``fn`` runs (and not inspected for library use), so a wrong softmax is
+        charged only in its own exercise. None keeps the student's own.
+    """
+    provided = frozenset({softmax_name} if softmax_name else ())
+    check_function(fn, name, provided)
+    rng = np.random.default_rng(20261201)
+    for group in _groups(behaviour, ATTENTION_BEHAVIOURS):
+        for case, c in _attention_cases(group, visible, rng):
+            if softmax_name:
+                with substituted(fn, softmax_name, _reference_softmax, _REFERENCE_PATH):
+                    _attention_case(fn, name, case, c, large=group == "large")
+            else:
+                _attention_case(fn, name, case, c, large=group == "large")
+
+
+# --------------------------------------------------------------------------------------------
+# Causal mask
+# --------------------------------------------------------------------------------------------
+
+
+def _mask_sizes(group: str, visible: bool, rng) -> list[int]:
+    if group == "example":
+        return [3] if visible else [3, 2]
+    return [] if visible else [*(int(n) for n in rng.integers(4, 12, size=2)), 1]
+
+
+def _causal_mask_case(fn, name: str, n: int) -> None:
+    case = f"n = {n}" if n < 4 else "a random sequence length"
+    result = call(fn, name, case, n)
+    if result is None:
+        raise AnswerFormatError(f"{name} returned None on {case}: add a `return`.")
+    try:
+        got = np.asarray(result)
+    except (TypeError, ValueError):
+        raise AnswerFormatError(f"{name} returned something that is not an array.") from None
+    if got.shape != (n, n):
+        raise AnswerFormatError(
+            f"{name} returned shape {got.shape} on {case}; expected an n x n array "
+            "(one row per query token, one column per key token)."
+        )
+    if got.dtype != bool:
+        if not np.isin(got, (0, 1)).all():
+            raise AnswerFormatError(
+                f"{name} returned values other than True/False on {case}; return booleans "
+                "(True = may attend), not scores such as 0 and -inf."
+            )
+        got = got.astype(bool)  # 0/1 integers mean the same thing
+    expected = np.tril(np.ones((n, n), dtype=bool))
+    if np.array_equal(got, expected):
+        return
+    for slug, wrong in misconceptions.entries_for("causal_mask"):
+        candidate = wrong.causal_mask(n)
+        if not np.array_equal(candidate, expected) and np.array_equal(got, candidate):
+            raise Misconception(slug, name, f"(On {case}.)")
+    raise WrongAnswer(
+        f"{name} is not a causal mask on {case}: True where the key's position is at most "
+        "the query's position (lower triangle with the diagonal)."
+    )
+
+
+def check_causal_mask_function(
+    fn, name: str = "causal_mask", visible: bool = False, behaviour: str | None = None
+) -> None:
+    """Check a student's ``fn(n)`` returns the boolean causal mask (True = may attend).
+
+    ``visible=True`` runs only ``n = 3``; ``behaviour`` is a key of
+    :data:`CAUSAL_MASK_BEHAVIOURS` (None runs them all).
+    """
+    check_function(fn, name)
+    rng = np.random.default_rng(20261202)
+    for group in _groups(behaviour, CAUSAL_MASK_BEHAVIOURS):
+        for n in _mask_sizes(group, visible, rng):
+            _causal_mask_case(fn, name, n)

@@ -1,0 +1,551 @@
+"""Answers for the accuracy suite: correct variants and registry misconceptions per question.
+
+Every autograded question of the three assignments has at least five correct answers written
+the ways students write them (lists, tuples, float32, transposed products, pre-scaled keys,
+extra prints and helper variables, loops) and one wrong answer per registry misconception that
+applies to it, each computed the buggy way in code (never typed-in results). A wrong answer says
+which test cells must lose their points and which misconception each must name (None: wrong
+without a known misconception); every other test cell must keep its points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """A wrong answer: its code, and test cell -> expected misconception id (or None)."""
+
+    code: str
+    expect: dict[str, str | None]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One autograded question: its answer cell, its test cells and the answers to try."""
+
+    answer_id: str
+    cells: tuple[str, ...]
+    correct: list[str]
+    wrong: list[Wrong] = field(default_factory=list)
+
+
+def _all(cells, slug):
+    return dict.fromkeys(cells, slug)
+
+
+def _choice(answer_id, cell, var, right, wrong: dict[str, str | None]) -> Question:
+    spellings = [
+        right,
+        right.upper(),
+        f" {right} ",
+        f"({right})",
+        f"{right}.",
+        f"Option {right.upper()}",
+    ]
+    return Question(
+        answer_id,
+        (cell,),
+        [f"{var} = {s!r}" for s in spellings],
+        [Wrong(f"{var} = {letter!r}", {cell: slug}) for letter, slug in wrong.items()],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# intro_attention
+# ---------------------------------------------------------------------------------------------
+
+Q1 = ("dot_products_query_2_0",)
+INTRO = [
+    Question(
+        "answer_q1",
+        Q1,
+        [
+            "q1_scores = [2, 0]",
+            "q1_scores = np.array([2.0, 0.0], dtype=np.float32)",
+            "q1_scores = tuple(np.array([[1, 1], [0, 3]]) @ np.array([2, 0]))",
+            "q = np.array([2, 0])\nkeys = np.array([[1, 1], [0, 3]])\nprint(q @ keys.T)\n"
+            "q1_scores = q[None, :] @ keys.T",
+            "q1_scores = [2 * 1 + 0 * 1, 2 * 0 + 0 * 3]\nprint('scores:', q1_scores)",
+            "q1_scores = (np.array([[1, 1], [0, 3]]) @ np.array([[2], [0]])).tolist()",
+        ],
+        [
+            Wrong(
+                "q1_scores = np.array([[1, 1], [0, 3]]) @ np.array([2, 0]) / np.sqrt(2)",
+                {Q1[0]: "scaled_when_not_asked"},
+            ),
+            Wrong(
+                "s = np.array([[1, 1], [0, 3]]) @ np.array([2, 0])\nq1_scores = np.exp(s) / np.exp(s).sum()",
+                {Q1[0]: "weights_not_scores"},
+            ),
+            Wrong(
+                "q1_scores = np.array([[1, 1], [0, 3]]) @ np.array([2, 0]) / 2",
+                {Q1[0]: "divided_by_dk"},
+            ),
+            Wrong("q1_scores = [2, 3]", {Q1[0]: None}),
+        ],
+    ),
+    _choice(
+        "answer_q2",
+        "why_exponentiate_choice",
+        "answer_q2",
+        "b",
+        {"a": "weights_not_normalised", "c": "hard_attention", "d": "sum_normalised"},
+    ),
+    _choice(
+        "answer_q3",
+        "bag_weight_source_choice",
+        "answer_q3",
+        "d",
+        {
+            "a": "importance_is_programmed",
+            "b": "order_aware_self_attention",
+            "c": "values_change_weights",
+        },
+    ),  # fmt: skip
+    Question(
+        "answer_q4",
+        ("word_order_true_false",),
+        [
+            "answer_q4 = False",
+            'answer_q4 = "false"',
+            "answer_q4 = np.False_",
+            'answer_q4 = " False "',
+            "answer_q4 = 1 > 2",
+        ],
+        [
+            Wrong("answer_q4 = True", {"word_order_true_false": "order_aware_self_attention"}),
+            Wrong('answer_q4 = "TRUE"', {"word_order_true_false": "order_aware_self_attention"}),
+        ],
+    ),  # fmt: skip
+    Question(
+        "answer_q5",
+        ("three_vectors_named",),
+        [
+            'answer_q5 = ["Query", "Key", "Value"]',
+            'answer_q5 = ("values", "Keys", "query vector")',
+            'answer_q5 = ["Query (Q)", "Key (K)", "Value (V)"]',
+            'answer_q5 = ["Q", "K", "V"]',
+            'answer_q5 = ["the query vector", "the key vector", "the value vector"]',
+            'answer_q5 = ["QUERIES", "keys", "Values."]',
+        ],
+        [
+            Wrong('answer_q5 = ["query", "key", "weight"]', {"three_vectors_named": None}),
+            Wrong('answer_q5 = ["query", "score", "value"]', {"three_vectors_named": None}),
+        ],
+    ),
+]
+
+# ---------------------------------------------------------------------------------------------
+# focus_in_the_noise
+# ---------------------------------------------------------------------------------------------
+
+Q3 = ("launched_scores", "launched_weights_sum_to_one", "launched_output")
+
+
+def _q3(scores: str, weights: str = "", output: str = "", before: str = "") -> str:
+    """A Q3 answer from three expressions (over K, V, q_launched, s = the scores, w)."""
+    weights = weights or "np.exp(s) / np.exp(s).sum()"
+    output = output or "w @ V"
+    return (
+        f"{before}s = {scores}\nw = {weights}\n"
+        f"launched_scores = s\nlaunched_weights = w\nlaunched_output = {output}"
+    )
+
+
+SCALED = "K @ q_launched / np.sqrt(2)"
+ALL_Q = "(K @ K.T / np.sqrt(2))"  # every query of the example (q_i = k_i), one row each
+
+FOCUS = [
+    Question(
+        "answer_q1",
+        ("highest_key_choice",),
+        [
+            'answer_q1 = "k3"',
+            'answer_q1 = "K3"',
+            'answer_q1 = " k3 "',
+            'answer_q1 = "(k3)"',
+            'answer_q1 = "k3."',
+        ],
+        [
+            Wrong('answer_q1 = "k1"', {"highest_key_choice": None}),
+            Wrong('answer_q1 = "k2"', {"highest_key_choice": None}),
+        ],
+    ),  # fmt: skip
+    _choice(
+        "answer_q2",
+        "scaling_choice",
+        "answer_q2",
+        "a",
+        {"b": "divided_by_dk", "c": "forgot_scaling", "d": "weights_not_normalised"},
+    ),
+    Question(
+        "answer_q3",
+        Q3,
+        [
+            _q3(SCALED),
+            "launched_scores = [0.0, 0.707, 0.707]\nlaunched_weights = [0.198, 0.401, 0.401]\n"
+            "launched_output = (1.401, 2.0)",
+            # pre-scaled keys (the chapter-B student of issue 15)
+            _q3("K @ q_launched", before="K = K / np.sqrt(K.shape[1])\n"),
+            _q3("q_launched / np.sqrt(2) @ K.T", output="(w[None, :] @ V).astype(np.float32)"),
+            _q3(
+                "q_launched[None, :] @ K.T / np.sqrt(2)",
+                weights="np.exp(s) / np.sum(np.exp(s), axis=1, keepdims=True)",
+            ),
+            _q3(
+                "np.array([sum(a * b for a, b in zip(q_launched, k)) / math.sqrt(2) for k in K])",
+                weights="np.array([math.exp(x) for x in s]) / sum(math.exp(x) for x in s)",
+                output="tuple(sum(w[i] * V[i][c] for i in range(3)) for c in range(2))",
+                before="import math\nprint('keys', K)\nhelper = 42\n",
+            ),
+            _q3(
+                SCALED,
+                weights="(np.exp(s) / np.exp(s).sum()).astype(np.float32)",
+                output="list(w @ V)",
+            ),  # fmt: skip
+            # a pre-scaled query
+            _q3("K @ q", before="q = q_launched / np.sqrt(K.shape[1])\n"),
+            # right answers, then the example's names reassigned: the tests do not read them
+            _q3(SCALED) + "\nK, V, q_launched = None, 0, [9, 9]",
+        ],
+        [
+            Wrong(_q3("K @ q_launched"), _all(Q3, "forgot_scaling")),
+            Wrong(_q3("K @ q_launched / 2"), _all(Q3, "divided_by_dk")),
+            Wrong(_q3("K @ q_launched / len(K)"), _all(Q3, "divided_by_n_tokens")),
+            Wrong(_q3("V @ q_launched / np.sqrt(2)"), _all(Q3, "query_dot_values")),
+            Wrong(
+                _q3(SCALED) + "\nlaunched_scores = launched_weights",
+                {"launched_scores": "weights_not_scores"},
+            ),
+            Wrong(_q3(SCALED, output="V[np.argmax(s)]"), {"launched_output": "hard_attention"}),
+            Wrong(  # the other tie: k2 and k3 score the same
+                _q3(SCALED, output="V[len(s) - 1 - np.argmax(s[::-1])]"),
+                {"launched_output": "hard_attention"},
+            ),
+            Wrong(
+                _q3(SCALED, weights="np.eye(3)[np.argmax(s)]"),
+                {
+                    "launched_weights_sum_to_one": "hard_attention",
+                    "launched_output": "hard_attention",
+                },
+            ),  # fmt: skip
+            Wrong(
+                _q3(SCALED, weights=f"(np.exp({ALL_Q}) / np.exp({ALL_Q}).sum(axis=0))[1]"),
+                {
+                    "launched_weights_sum_to_one": "softmax_wrong_axis",
+                    "launched_output": "softmax_wrong_axis",
+                },
+            ),  # fmt: skip
+            Wrong(
+                _q3(SCALED, weights=f"(np.exp({ALL_Q}) / np.exp({ALL_Q}).sum())[1]"),
+                {
+                    "launched_weights_sum_to_one": "softmax_whole_matrix",
+                    "launched_output": "softmax_whole_matrix",
+                },
+            ),  # fmt: skip
+            Wrong(
+                _q3(SCALED, weights="s / s.sum()"),
+                {
+                    "launched_weights_sum_to_one": "sum_normalised",
+                    "launched_output": "sum_normalised",
+                },
+            ),  # fmt: skip
+            Wrong(
+                _q3(SCALED, weights="s"),
+                {
+                    "launched_weights_sum_to_one": "scores_not_weights",
+                    "launched_output": "scores_not_weights",
+                },
+            ),  # fmt: skip
+            Wrong(
+                _q3(SCALED, weights="np.exp(s)"),
+                {
+                    "launched_weights_sum_to_one": "weights_not_normalised",
+                    "launched_output": "weights_not_normalised",
+                },
+            ),  # fmt: skip
+            Wrong(_q3(SCALED, output="w @ K"), {"launched_output": "keys_as_values"}),
+            Wrong(_q3(SCALED, output="V.mean(axis=0)"), {"launched_output": "uniform_average"}),
+            Wrong(  # retyped V wrongly: the hidden test's own data still says it is wrong
+                _q3(SCALED, before="V = np.array([[1, 2], [3, 0], [0, 5]])\n"),
+                {"launched_output": None},
+            ),
+        ],
+    ),
+    Question(
+        "answer_q4",
+        ("identical_keys_true_false",),
+        [
+            "answer_q4 = True",
+            "answer_q4 = np.True_",
+            'answer_q4 = "true"',
+            'answer_q4 = "True"',
+            "answer_q4 = 2 > 1",
+        ],
+        [Wrong("answer_q4 = False", {"identical_keys_true_false": "values_change_weights"})],
+    ),  # fmt: skip
+]
+
+# ---------------------------------------------------------------------------------------------
+# practice_implement
+# ---------------------------------------------------------------------------------------------
+
+SM = ("stable_softmax_example", "stable_softmax_large_scores", "stable_softmax_shapes_and_masks")
+AT = ("attention_example", "attention_random_shapes", "attention_masked_rows",
+      "attention_large_scores")  # fmt: skip
+CM = ("causal_mask_example", "causal_mask_sizes")
+
+
+def _softmax(body: str, head: str = "") -> str:
+    return f"{head}def stable_softmax(x, axis=-1):\n    x = np.asarray(x, dtype=float)\n{body}\n"
+
+
+def _ret(expr: str) -> str:
+    return f"    e = {expr}\n    return e / e.sum(axis=axis, keepdims=True)"
+
+
+STABLE = _ret("np.exp(x - x.max(axis=axis, keepdims=True))")
+
+SOFTMAX = Question(
+    "answer_stable_softmax",
+    SM,
+    [
+        _softmax(STABLE),
+        '''
+import math
+
+
+def stable_softmax(x, axis=-1):
+    """Row by row with Python floats, stored as float32."""
+    moved = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    out = np.empty_like(moved)
+    for idx in np.ndindex(moved.shape[:-1]):
+        row = [float(v) for v in moved[idx]]
+        top = max(row)
+        exps = [math.exp(v - top) for v in row]
+        out[idx] = [e / sum(exps) for e in exps]
+    return np.moveaxis(out, -1, axis)
+''',
+        _softmax(
+            "    m = np.max(x, axis=axis, keepdims=True)\n"
+            "    lse = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))\n"
+            "    return np.exp(x - lse).tolist()"
+        ),
+        _softmax(
+            "    shifted = _shift(x, axis)\n    print('softmax of', x.shape)\n"
+            "    e = np.exp(shifted)\n    return e / np.sum(e, axis=axis, keepdims=True)",
+            head="def _shift(x, axis):\n    return x - np.amax(x, axis=axis, keepdims=True)\n\n\n",
+        ),
+        _softmax(
+            "    x = np.swapaxes(x, axis, -1)\n    e = np.exp(x - x.max(-1)[..., None])\n"
+            "    return np.swapaxes(e / e.sum(-1)[..., None], axis, -1)"
+        ),
+    ],
+    [
+        Wrong(_softmax(_ret("np.exp(x)")), {SM[1]: "naive_softmax_overflow"}),
+        Wrong(
+            "import math\n\n\ndef stable_softmax(x, axis=-1):\n"
+            "    return [math.exp(v) / sum(math.exp(u) for u in x) for v in x]\n",
+            {SM[1]: "naive_softmax_overflow", SM[2]: None},
+        ),
+        Wrong(_softmax(_ret("np.exp(x - np.max(x))")), {SM[2]: "global_max_softmax"}),
+        Wrong(_softmax(_ret("np.exp(np.clip(x, -500, 500))")), {SM[1]: "clipped_softmax"}),
+        Wrong(_softmax(_ret("np.exp(np.minimum(x, 700))")), {SM[1]: "clipped_softmax"}),
+        Wrong(
+            _softmax(
+                "    e = np.exp(x - x.max(axis=0, keepdims=True))\n"
+                "    return e / e.sum(axis=0, keepdims=True)"
+            ),
+            {SM[2]: "softmax_wrong_axis"},
+        ),  # fmt: skip
+        Wrong(
+            _softmax("    e = np.exp(x - x.max(axis=axis, keepdims=True))\n    return e / e.sum()"),
+            {SM[2]: "softmax_whole_matrix"},
+        ),
+        Wrong(
+            _softmax("    return x / x.sum(axis=axis, keepdims=True)"), _all(SM, "sum_normalised")
+        ),
+        Wrong(
+            _softmax("    return (x == x.max(axis=axis, keepdims=True)).astype(float)"),
+            _all(SM, "hard_attention"),
+        ),
+        Wrong(
+            _softmax("    return np.exp(x - x.max(axis=axis, keepdims=True))"),
+            _all(SM, "weights_not_normalised"),
+        ),
+        Wrong(
+            "def stable_softmax(x, axis=-1):\n    from scipy.special import softmax\n\n"
+            "    return softmax(x, axis=axis)\n",
+            _all(SM, "used_library"),
+        ),
+        Wrong(
+            "import attention_lab\n\n\ndef stable_softmax(x, axis=-1):\n"
+            "    return attention_lab.softmax(x, axis=axis)\n",
+            _all(SM, "used_library"),
+        ),
+    ],
+)
+
+
+def _attention(
+    scores="Q @ K.T / np.sqrt(K.shape[1])",
+    mask="np.where(mask, s, -np.inf)",
+    weights="stable_softmax(s, axis=-1)",
+    output="w @ V",
+    after="",
+) -> str:
+    """An attention answer with one part swapped for a buggy (or just different) one."""
+    return (
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+        f"    s = {scores}\n"
+        f"    if mask is not None:\n        s = {mask}\n"
+        f"    w = {weights}\n{after}"
+        f"    return {output}, w\n"
+    )  # fmt: skip
+
+
+ROWS = "np.exp(s - s.max(axis=-1, keepdims=True))"
+INLINE = f"{ROWS} / {ROWS}.sum(axis=-1, keepdims=True)"
+
+ATTENTION = Question(
+    "answer_attention",
+    AT,
+    [
+        _attention(),
+        '''
+import math
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    """Loops over lists, returns lists."""
+    Q, K, V = np.asarray(Q).tolist(), np.asarray(K).tolist(), np.asarray(V).tolist()
+    output, weights = [], []
+    for i, q in enumerate(Q):
+        scores = []
+        for j, k in enumerate(K):
+            s = sum(a * b for a, b in zip(q, k)) / len(k) ** 0.5
+            scores.append(s if mask is None or mask[i][j] else -math.inf)
+        w = [float(v) for v in stable_softmax(np.array(scores))]
+        weights.append(w)
+        output.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
+    return output, weights
+''',
+        _attention(scores="np.einsum('qd,kd->qk', Q / np.sqrt(Q.shape[1]), K)", weights=INLINE),
+        _attention(
+            scores="(K @ Q.T).T / math.sqrt(K.shape[-1])",
+            mask="np.where(~mask, -1e9, s)",
+            output="np.einsum('qk,kv->qv', w, V)",
+        ).replace("def ", "import math\n\n\ndef ", 1),
+        _attention(
+            scores="(Q.astype(np.float32) @ K.T.astype(np.float32)) / np.float32(np.sqrt(K.shape[1]))",
+            weights="stable_softmax(s)",
+            output="(w @ V).astype(np.float32)",
+        ),
+        _attention(
+            mask="s + np.where(mask, 0.0, -np.inf)",
+            weights=INLINE,
+            after="    print('weights shape', w.shape)\n",
+        ),
+    ],  # fmt: skip
+    [
+        Wrong(_attention(scores="Q @ K.T"), _all(AT, "forgot_scaling")),
+        Wrong(_attention(scores="Q @ K.T / K.shape[1]"), _all(AT, "divided_by_dk")),
+        Wrong(_attention(scores="Q @ K.T / K.shape[0]"), _all(AT, "divided_by_n_tokens")),
+        Wrong(
+            _attention(weights="stable_softmax(s, axis=0)"),
+            _all(AT, "softmax_wrong_axis"),
+        ),
+        Wrong(
+            _attention(weights=f"{ROWS} / {ROWS}.sum()"),
+            {
+                AT[0]: "softmax_whole_matrix",
+                AT[1]: "softmax_whole_matrix",
+                AT[2]: "softmax_whole_matrix",
+                AT[3]: "softmax_whole_matrix",
+            },
+        ),  # fmt: skip
+        Wrong(
+            _attention(output="w @ K"),
+            {
+                AT[0]: "keys_as_values",
+                AT[1]: "keys_as_values",
+                AT[2]: "keys_as_values",
+                AT[3]: "keys_as_values",
+            },
+        ),
+        Wrong(
+            _attention(scores="Q @ V.T / np.sqrt(K.shape[1])"),
+            {AT[0]: "query_dot_values", AT[1]: "query_dot_values", AT[2]: None, AT[3]: None},
+        ),
+        Wrong(
+            _attention(weights="(s == s.max(axis=1, keepdims=True)).astype(float)"),
+            _all(AT, "hard_attention"),
+        ),
+        Wrong(
+            _attention(mask="s", after="    if mask is not None:\n        w = w * mask\n"),
+            {AT[2]: "mask_after_softmax"},
+        ),
+        Wrong(_attention(mask="np.where(mask, s, 0.0)"), {AT[2]: "mask_zero_not_inf"}),
+        Wrong(_attention(mask="np.where(mask, -np.inf, s)"), {AT[2]: "mask_inverted"}),
+        Wrong(
+            _attention(weights="s / s.sum(axis=-1, keepdims=True)", mask="np.where(mask, s, 0.0)"),
+            _all(AT, "sum_normalised"),
+        ),
+        Wrong(
+            _attention(weights="np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)"),
+            {AT[3]: "naive_softmax_overflow"},
+        ),  # fmt: skip
+        Wrong(
+            _attention(
+                weights="np.exp(s - s.max())/ np.exp(s - s.max()).sum(axis=-1, keepdims=True)"
+            ),
+            {AT[3]: "global_max_softmax"},
+        ),
+        Wrong(_attention(weights="np.full(s.shape, 1 / s.shape[1])"), _all(AT, "uniform_average")),
+        Wrong(_attention(weights="s"), _all(AT, "scores_not_weights")),
+        Wrong(_attention(weights=ROWS), _all(AT, "weights_not_normalised")),
+        Wrong(
+            "import attention_lab\n\n\ndef scaled_dot_product_attention(Q, K, V, mask=None):\n"
+            "    return attention_lab.attention(Q, K, V, mask=mask)\n",
+            _all(AT, "used_library"),
+        ),
+    ],
+)
+
+CAUSAL = Question(
+    "answer_causal_mask",
+    CM,
+    [
+        "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool))\n",
+        "def causal_mask(n):\n    return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]\n",
+        "def causal_mask(n):\n    return np.arange(n)[:, None] >= np.arange(n)[None, :]\n",
+        "def causal_mask(n):\n    return ~np.triu(np.ones((n, n), dtype=bool), k=1)\n",
+        "def causal_mask(n):\n    m = np.zeros((n, n), dtype=int)\n    for i in range(n):\n"
+        "        m[i, : i + 1] = 1\n    print(m)\n    return m\n",
+    ],
+    [
+        Wrong(
+            "def causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n",
+            _all(CM, "mask_wrong_triangle"),
+        ),
+        Wrong(
+            "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool), k=-1)\n",
+            _all(CM, "mask_no_diagonal"),
+        ),
+        Wrong(
+            "def causal_mask(n):\n    return ~np.tril(np.ones((n, n), dtype=bool))\n",
+            _all(CM, "mask_inverted"),
+        ),
+        Wrong(
+            "def causal_mask(n):\n    return np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)\n",
+            _all(CM, None),
+        ),
+    ],  # fmt: skip
+)
+
+PRACTICE = [SOFTMAX, ATTENTION, CAUSAL]
+
+QUESTIONS = {"intro_attention": INTRO, "focus_in_the_noise": FOCUS, "practice_implement": PRACTICE}
