@@ -6,6 +6,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
+    from attention_grader import html_safety
     from attention_grader.tamper import configure
 except ImportError as err:  # never fall back to grading unsandboxed without saying so
     raise ImportError(
@@ -34,3 +35,8 @@ c.LimitOutput.max_traceback = 3
 # e.g. to compare with plain nbgrader (`make grade SAFE=0` sets it).
 if os.environ.get("ATTENTION_LAB_SANDBOX", "1") != "0":
     configure(c)
+
+# Nothing a student wrote runs in a browser, sandbox or not: outputs and written answers are
+# sanitised in the autograded notebook (what the formgrader shows) and in feedback, and feedback
+# pages carry a Content-Security-Policy. Keep this after every setting of those pipelines.
+html_safety.configure(c)
