@@ -312,6 +312,48 @@ def test_the_course_config_sanitises_with_and_without_the_sandbox(monkeypatch):
         assert config.GenerateFeedback.exporter_class is csp.FeedbackExporter
 
 
+def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
+    """attention_grader.grade (``make grade``) runs the course config's pipeline: the
+    autograded notebook is clean, the score is what the answers earn, the summary says why."""
+    from attention_grader.course import load_course
+    from attention_grader.grade import GradeOptions, grade
+    from attention_grader.release import release
+    from grading_course import (
+        CORRECT,
+        FIXTURE,
+        answer,
+        make_course,
+        place_submission,
+        released_notebook,
+    )
+
+    course = make_course(tmp_path)
+    config = course.root / "nbgrader_config.py"
+    config.write_text(
+        config.read_text() + "from attention_grader import html_safety\nhtml_safety.configure(c)\n"
+    )
+    course = load_course(course.root, exchange=course.exchange)
+    release(course, FIXTURE)
+    show = "\nfrom IPython.display import HTML, display\n"
+    show += "display(HTML('<script>window.__pwned = 1</script><b>shown</b>'))"
+    answers = {**CORRECT, "q2_answer": CORRECT["q2_answer"] + show}
+    place_submission(
+        course, FIXTURE, "mallory", answer(released_notebook(course, FIXTURE), answers)
+    )
+    summary = grade(course, FIXTURE, GradeOptions(jobs=1, progress=False))
+    result = summary.by_student()["mallory"]
+    assert result.status == "graded" and result.score == result.max_score == 3
+    assert any(f.kind == "unsafe_html" for f in result.flags), result.flags
+    graded = course.root / "autograded" / "mallory" / FIXTURE / f"{FIXTURE}.ipynb"
+    html = [
+        o["data"]["text/html"]
+        for c in nbformat.read(graded, as_version=4).cells
+        for o in c.get("outputs", [])
+        if "text/html" in o.get("data", {})
+    ]
+    assert html == ["&lt;script&gt;window.__pwned = 1&lt;/script&gt;<b>shown</b>"]
+
+
 # --------------------------------------------------------------------------- CSP
 
 
@@ -351,8 +393,7 @@ def test_csp_meta_goes_first_in_head_or_fails_loudly():
 
 def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
     from attention_grader.report import write_report
-
-    from tests.grading_course import synthetic_class
+    from grading_course import synthetic_class
 
     course = synthetic_class(tmp_path)
     evil = '<img src=x onerror="window.__pwned=1">'
