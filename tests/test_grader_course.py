@@ -36,7 +36,12 @@ def test_the_course_config_sandboxes_autograde_unless_told_not_to(monkeypatch):
     assert config.GuardedExecute.sandbox_kernels is True
     monkeypatch.setenv("ATTENTION_LAB_SANDBOX", "0")  # what `make grade SAFE=0` sets
     config = load_course(REPO).config
-    assert "autograde_preprocessors" not in config.Autograde
+    # nbgrader's own pipeline, plus only the step that sanitises outputs for the formgrader.
+    from attention_grader.html_safety import SanitizeStudentContent
+    from nbgrader.converters import Autograde
+
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    assert config.Autograde.autograde_preprocessors == [*default, SanitizeStudentContent]
     assert "sandbox_kernels" not in config.GuardedExecute
 
 
