@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import bleach
 from bleach.css_sanitizer import CSSSanitizer
 from nbformat import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor
 
 __all__ = [
     "KEEP_MIMES",
@@ -79,29 +80,11 @@ ATTRIBUTES = {
     "input": ["type", "disabled", "checked"],  # markdown task lists: "- [x] done"
 }
 _CSS = CSSSanitizer(
-    allowed_css_properties=[
-        "text-align",
-        "vertical-align",
-        "white-space",
-        "color",
-        "background-color",
-        "font-weight",
-        "font-style",
-        "font-family",
-        "font-size",
-        "text-decoration",
-        "border",
-        "border-collapse",
-        "border-color",
-        "border-style",
-        "border-width",
-        "padding",
-        "margin",
-        "width",
-        "height",
-        "max-width",
-        "display",
-    ]  # fmt: skip
+    allowed_css_properties=(
+        "text-align vertical-align white-space color background-color font-weight font-style "
+        "font-family font-size text-decoration border border-collapse border-color border-style "
+        "border-width padding margin width height max-width display"
+    ).split()
 )
 #: Link schemes a page may follow (relative links and #anchors have none).
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -260,26 +243,22 @@ def sanitize_markdown(source: str, attachments: dict | None = None) -> str:
 # --------------------------------------------------------------------------- outputs
 
 
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
 def _is_base64(value) -> bool:
-    text = "".join(value) if isinstance(value, list) else value
-    if not isinstance(text, str):
-        return False
     try:
-        base64.b64decode(re.sub(r"\s", "", text), validate=True)
+        base64.b64decode(re.sub(r"\s", "", _text(value)), validate=True)
     except (binascii.Error, ValueError):
         return False
     return True
 
 
 def _svg_as_image(svg) -> str:
-    text = "".join(svg) if isinstance(svg, list) else str(svg)
-    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    data = base64.b64encode(_text(svg).encode("utf-8")).decode("ascii")
     # An SVG shown through <img> never runs its scripts nor loads anything (HTML spec).
     return f'<img src="data:image/svg+xml;base64,{data}" alt="figure (SVG)">'
-
-
-def _text(value) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)
 
 
 def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
@@ -406,13 +385,7 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
     return findings
 
 
-def _preprocessor_base():
-    from nbgrader.preprocessors import NbGraderPreprocessor
-
-    return NbGraderPreprocessor
-
-
-class SanitizeStudentContent(_preprocessor_base()):
+class SanitizeStudentContent(NbGraderPreprocessor):
     """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
 
     Findings go to the log and, as ``("unsafe_html", detail)``, to
