@@ -334,15 +334,25 @@ def test_the_formgrader_ui_still_saves_a_teachers_grade(teacher, formgrader, gra
     _set_manual(graded, "honest", "essay", 2)
 
 
-def test_a_submissions_own_files_are_served_sandboxed(teacher, formgrader, graded):
+def test_a_submissions_own_files_are_served_sandboxed(browser, teacher, formgrader, graded):
     """A handed-in evil.html next to the notebook, opened from a link, runs no script."""
     folder = graded / "autograded" / "mallory" / ASSIGNMENT
-    (folder / "evil.html").write_text(f"<html><body><script>{PAYLOAD}</script></body></html>")
-    sub = _gradebook(graded)["ids"]["mallory"]
-    page = _open(teacher, formgrader.url(f"formgrader/submissions/{sub}/evil.html"))
+    (folder / "evil.html").write_text(
+        f"<html><body><b>hi</b><script>{PAYLOAD}</script></body></html>"
+    )
+    url = formgrader.url(f"formgrader/submissions/{_gradebook(graded)['ids']['mallory']}/evil.html")
+    page = _open(teacher, url)
     ran = _ran(page)
     page.close()
+    # Control: the same file, the browser ignoring the policy, runs (the header is what stops it).
+    unprotected = _browser_context(browser, formgrader, bypass_csp=True)
+    try:
+        ran_unprotected = _ran(_open(unprotected, url))
+    finally:
+        unprotected.close()
+        (folder / "evil.html").unlink()
     assert ran["pwned"] is None and teacher.puts == []
+    assert ran_unprotected["pwned"] == 1
 
 
 def test_feedback_and_report_pages_run_no_student_script(teacher, graded, tmp_path):
