@@ -40,7 +40,13 @@ OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 $(OVERRIDES): jupyter-settings/overrides.json | $(STAMP)
 	install -D -m 644 $< $@
 
-setup: $(STAMP) $(OVERRIDES) ## Create .venv with the pinned dependencies (idempotent)
+# The course's Jupyter server loads attention_grader.csp: the formgrader's submission pages get
+# a Content-Security-Policy (a student's script cannot call the formgrader API as the teacher).
+SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
+$(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)
+	install -D -m 644 $< $@
+
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with the pinned dependencies (idempotent)
 
 lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)

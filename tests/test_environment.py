@@ -146,3 +146,8 @@ def test_binder_postbuild_does_what_make_setup_does(tmp_path):
     settings = Path("share") / "jupyter" / "lab" / "settings" / "overrides.json"
     assert (tmp_path / settings).read_text() == wanted
     assert (Path(sys.prefix) / settings).read_text() == wanted, "run `make setup`"
+    # The course's Jupyter server loads the formgrader's Content-Security-Policy extension.
+    server = Path("etc") / "jupyter" / "jupyter_server_config.d" / "attention_grader.json"
+    wanted = ROOT / "jupyter-settings" / "jupyter_server_config.d" / "attention_grader.json"
+    assert (tmp_path / server).read_text() == wanted.read_text()
+    assert (Path(sys.prefix) / server).read_text() == wanted.read_text(), "run `make setup`"

@@ -37,6 +37,10 @@ def test_the_course_config_installs_the_one_grading_pipeline(monkeypatch):
     assert config.Autograde.sanitize_preprocessors[0] is ScanSubmission
     assert GradingExecute(config=config).sandbox_kernels is True
     assert config.OverwriteCells.add_missing_cells is True
+    from attention_grader.html_safety import SanitizeStudentContent
+
+    # what the formgrader shows is sanitised last, after grades are saved (changes no score)
+    assert config.Autograde.autograde_preprocessors[-1] is SanitizeStudentContent
 
 
 def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):

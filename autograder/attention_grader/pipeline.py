@@ -18,7 +18,9 @@ alike (the parallel grader runs exactly the pipeline the course config names and
 * execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the sandboxed
   kernel, hidden tests in the grader's process against answers read as plain data, output
   capped while it streams, a time budget per notebook;
-* then nbgrader's output limits, grades and late penalties.
+* then nbgrader's output limits, grades and late penalties;
+* last, :class:`~attention_grader.html_safety.SanitizeStudentContent`: outputs and written
+  answers cleaned for the formgrader and feedback (feedback pages also carry a CSP).
 
 What the sandbox allows is set in the same file through the classes' own options, e.g.
 ``c.SandboxedKernelManager.sandbox = "require"`` or ``c.GradingExecute.notebook_timeout = 120``.
@@ -44,6 +46,7 @@ def configure(c) -> None:
         SaveAutoGrades,
     )
 
+    from . import html_safety
     from .execute import FlagLimitedOutput, GradingExecute
     from .safe_exchange import IntakeGuard, configure_intake
     from .tamper import ScanSubmission
@@ -72,3 +75,6 @@ def configure(c) -> None:
     # Submissions are made safe wherever they enter or leave (collect, autograde,
     # release_feedback): links, special and unexpected files are refused without being followed.
     configure_intake(c)
+    # Nothing a student wrote runs in a browser: outputs and written answers are sanitised last
+    # in autograde (what the formgrader shows) and in feedback, which gets a CSP. Keep it last.
+    html_safety.configure(c)

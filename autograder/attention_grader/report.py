@@ -4,7 +4,9 @@ Per-question scores come from the gradebook. Misconceptions come from the autogr
 a failing check in a test cell leaves an error output with ``ename == "Misconception"`` and an
 ``evalue`` starting with ``"[<slug>] "`` (the contract of ``attention_lab.checks``); the cell's
 ``nbgrader.grade_id`` says which question. The report is one HTML page with PNG figures under
-``reports/<assignment>/``, readable in any browser without a server.
+``reports/<assignment>/``, readable in any browser without a server. Everything in it that a
+submission could have written (question ids, misconception slugs) is escaped, and the page
+carries a Content-Security-Policy that allows no script at all (:mod:`attention_grader.csp`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import nbformat
 from attention_lab.misconceptions import parse_diagnosis
 
 from .course import Course
+from .csp import STATIC_PAGE_POLICY, add_csp_meta
 
 __all__ = [
     "Diagnosis",
@@ -364,5 +367,5 @@ def write_report(course: Course, assignment: str, out: str | Path | None = None)
         for d in report.diagnoses:
             w.writerow([d.student, d.notebook, d.question, d.slug, report.titles.get(d.slug, "")])
     page = folder / "index.html"
-    page.write_text(_html(report, figures))
+    page.write_text(add_csp_meta(_html(report, figures), STATIC_PAGE_POLICY))
     return page

@@ -1,0 +1,442 @@
+"""Sanitise what a student wrote before any page shows it: outputs, written answers, metadata.
+
+Every page the course makes from a submission (the formgrader's view of the autograded notebook,
+the student's feedback HTML) is rendered by nbconvert, which puts ``text/html`` outputs and the
+HTML inside markdown cells into the page as they are, and runs ``application/javascript``
+outputs. A student's ``display(HTML("<script>..."))`` or ``<img src=x onerror=...>`` in a
+written answer would run in the teacher's browser, logged in to the formgrader. This module
+makes a notebook safe to render; :class:`SanitizeStudentContent` runs it as a preprocessor (last
+step of autograde, first of feedback), :func:`sanitize_notebook` is the plain function.
+
+Why bleach, not nh3: bleach is already installed (nbconvert depends on it and uses it for its own
+``sanitize_html`` option), so the course gains no dependency; it parses with html5lib, the
+HTML5 parsing algorithm browsers use, so what it keeps is what the browser sees. nh3 (Rust
+ammonia) is faster, but speed does not matter for a few outputs per notebook. nbconvert's own
+``SanitizeHTML`` preprocessor is not enough on its own: it keeps markdown links to
+``javascript:`` URLs (nbconvert's markdown renderer allows them), escapes every ``<`` of a
+markdown cell (an honest ``$a < b$`` or ``> quote`` turns into entity soup), drops SVG figures
+and leaves nbgrader metadata alone, which nbgrader's templates print without escaping.
+
+Decisions per output type (see :data:`KEEP_MIMES`): plain text, JSON, PNG/JPEG/GIF (if really
+base64) are kept; HTML is cleaned against an allowlist (tables, text formatting, images; no
+scripts, event handlers, iframes, forms, ``<style>`` or ``javascript:``/``data:`` links); SVG
+becomes an ``<img>`` of a ``data:`` URL, where SVG never runs script; markdown is rendered,
+checked, and shown as text if unsafe; LaTeX is kept (nbconvert escapes it); JavaScript, widget
+views and every other type (``application/vnd.*``, PDF) are dropped, leaving a note.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+from dataclasses import dataclass
+
+import bleach
+from bleach.css_sanitizer import CSSSanitizer
+from nbformat import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from .summary import Flag, record_flags
+
+__all__ = [
+    "KEEP_MIMES",
+    "Finding",
+    "SanitizeStudentContent",
+    "configure",
+    "is_safe_markdown",
+    "sanitize_html",
+    "sanitize_markdown",
+    "sanitize_notebook",
+    "sanitize_output",
+]
+
+#: Output types shown as they are (nbconvert escapes text, LaTeX and image data itself).
+KEEP_MIMES = frozenset({"text/plain", "text/latex", "application/json"})
+#: Bitmap types: kept when the value is really base64 (it goes into an ``<img src=...>``).
+IMAGE_MIMES = frozenset({"image/png", "image/jpeg", "image/gif"})
+#: Types that never reach a page, and are not worth a flag: widgets draw nothing without JS.
+QUIET_DROPS = frozenset(
+    {
+        "application/vnd.jupyter.widget-view+json",
+        "application/vnd.jupyter.widget-state+json",
+    }
+)
+
+TAGS = frozenset(
+    "a abbr b blockquote br caption code col colgroup dd del details div dl dt em figcaption "
+    "figure h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong sub "
+    "summary sup table tbody td tfoot th thead tr tt u ul input".split()
+)
+# No ``id``/``name`` (a student's element could shadow a global the page's own script reads).
+ATTRIBUTES = {
+    "*": ["class", "title", "align", "style", "lang", "dir"],
+    "a": ["href", "title"],
+    "img": ["src", "alt", "width", "height", "title"],
+    "td": ["colspan", "rowspan", "valign"],
+    "th": ["colspan", "rowspan", "valign", "scope"],
+    "table": ["border", "cellpadding", "cellspacing"],
+    "col": ["span"],
+    "ol": ["start", "type"],
+    "input": ["type", "disabled", "checked"],  # markdown task lists: "- [x] done"
+}
+_CSS = CSSSanitizer(
+    allowed_css_properties=(
+        "text-align vertical-align white-space color background-color font-weight font-style "
+        "font-family font-size text-decoration border border-collapse border-color border-style "
+        "border-width padding margin width height max-width display"
+    ).split()
+)
+#: Link schemes a page may follow (relative links and #anchors have none).
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*$")
+_STYLE_BLOCK = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.I | re.S)
+#: CSS that loads or runs something (old IE expressions, bindings), or hides it in escapes.
+_CSS_DANGER = re.compile(r"expression|url\s*\(|@import|javascript:|behavior|binding|\\", re.I)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the sanitiser changed.
+
+    Attributes
+    ----------
+    where : str
+        The cell (``grade_id`` or ``cell 3``) and part (``output 1 text/html``).
+    what : str
+        What was removed or rewritten, in plain words.
+    """
+
+    where: str
+    what: str
+
+    def as_flag(self) -> Flag:
+        """The batch summary's flag (kind ``unsafe_html``)."""
+        return Flag("unsafe_html", f"{self.where}: {self.what} [sanitised; flag only]")
+
+
+# --------------------------------------------------------------------------- URLs and HTML
+
+
+def _url_ok(tag: str, value: str) -> bool:
+    """Links to http(s)/mailto or relative places; images also from inline bitmaps."""
+    # bleach hands over the value as written: decode "&#106;avascript:" as the browser does, and
+    # drop the whitespace and control characters browsers ignore inside a scheme.
+    value = html.unescape(value)
+    compact = re.sub(r"[\x00-\x20]", "", value)
+    match = _SCHEME.match(compact)
+    if match is None:
+        return True
+    if tag == "img" and _DATA_IMAGE.match(value.strip()):
+        return True
+    return match[1].lower() in LINK_SCHEMES
+
+
+def _attribute_ok(tag: str, name: str, value: str) -> bool:
+    if name not in ATTRIBUTES.get(tag, []) and name not in ATTRIBUTES["*"]:
+        return False
+    if name in ("href", "src"):
+        return _url_ok(tag, value)
+    if name == "class":
+        return "mermaid" not in value  # a mermaid block runs the diagram library on it
+    if name == "type" and tag == "input":
+        return value.strip().lower() == "checkbox"
+    if name == "style":  # only declarations the CSS sanitiser keeps as they are
+        value = html.unescape(value)
+        if _CSS_DANGER.search(value):
+            return False
+        return _squash(_CSS.sanitize_css(value)) == _squash(value)
+    return True
+
+
+def _squash(css: str) -> str:
+    return re.sub(r"\s+", "", css).rstrip(";")
+
+
+def _clean(text: str) -> tuple[str, list[str]]:
+    """bleach with the allowlist; also what it had to remove or escape (empty: nothing)."""
+    problems: list[str] = []
+
+    def watch(tag: str, name: str, value: str) -> bool:
+        ok = _attribute_ok(tag, name, value)
+        # nbconvert gives every heading an id (its anchor); any other id is the student's.
+        if not ok and not (name == "id" and tag in _HEADINGS):
+            problems.append(f"<{tag} {name}=...>")
+        return ok
+
+    cleaned = bleach.clean(
+        text,
+        tags=TAGS,
+        attributes=watch,
+        protocols=LINK_SCHEMES | {"data"},  # data: is narrowed to inline bitmaps by _url_ok
+        css_sanitizer=_CSS,
+        strip=False,
+        strip_comments=True,
+    )
+    # A disallowed element comes back escaped, as text: one more "&lt;" than before.
+    if cleaned.count("&lt;") > text.count("&lt;"):
+        problems.append("an element that is not allowed")
+    return cleaned, problems
+
+
+def sanitize_html(text: str) -> str:
+    """Clean student HTML: allowed tags and attributes stay, everything else is shown as text.
+
+    Disallowed elements (``<script>``, ``<iframe>``, ``<svg>``, ``<form>``...) are escaped, so
+    a grader reads what the student tried; event handlers, ``javascript:``/``data:`` links and
+    unknown CSS properties are removed; ``<style>`` blocks (pandas writes one) are dropped.
+
+    Parameters
+    ----------
+    text : str
+        An HTML fragment (a ``text/html`` output).
+
+    Returns
+    -------
+    str
+        HTML that runs no script in a browser.
+    """
+    return _clean(_STYLE_BLOCK.sub("", text))[0]
+
+
+def _render_markdown(source: str, attachments: dict | None) -> str:
+    """The HTML nbconvert makes of a markdown cell (same renderer as its HTML exporter)."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    renderer = IPythonRenderer(escape=False, attachments=dict(attachments or {}))
+    return MarkdownWithMath(renderer=renderer).render(source)
+
+
+def is_safe_markdown(source: str, attachments: dict | None = None) -> bool:
+    """Whether nbconvert's rendering of ``source`` has only allowed tags, attributes and URLs."""
+    try:
+        rendered = _render_markdown(source, attachments)
+    except Exception:  # e.g. a missing attachment: nbconvert would fail the whole page
+        return False
+    return not _clean(rendered)[1]
+
+
+def _fence(source: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def sanitize_markdown(source: str, attachments: dict | None = None) -> str:
+    """A markdown answer as it may be rendered: unchanged when safe, else shown as its text.
+
+    An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes...)
+    becomes a note and the student's exact text in a code block, which nbconvert escapes: the
+    grader still reads every word, nothing runs.
+    """
+    if is_safe_markdown(source, attachments):
+        return source
+    fence = _fence(source)
+    note = (
+        "*The grader shows this answer as plain text: it contained HTML or links that could "
+        "run code in a browser.*"
+    )
+    return f"{note}\n\n{fence}text\n{source}\n{fence}\n"
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _is_base64(value) -> bool:
+    try:
+        base64.b64decode(re.sub(r"\s", "", _text(value)), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _svg_as_image(svg) -> str:
+    data = base64.b64encode(_text(svg).encode("utf-8")).decode("ascii")
+    # An SVG shown through <img> never runs its scripts nor loads anything (HTML spec).
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="figure (SVG)">'
+
+
+def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
+    """Make one code-cell output safe to render, in place; return what was changed.
+
+    Streams and errors are left alone (nbconvert escapes them). Output metadata is reduced to
+    numeric image sizes (templates print it into attributes).
+    """
+    if output.get("output_type") not in ("display_data", "execute_result"):
+        return []
+    findings = []
+    data = output.get("data", {})
+    for mime in list(data):
+        value = data[mime]
+        label = f"{where} {mime}".strip()
+        if mime in KEEP_MIMES:
+            continue
+        if mime in IMAGE_MIMES:
+            if not _is_base64(value):
+                del data[mime]
+                findings.append(Finding(label, "image data that is not base64 removed"))
+        elif mime == "text/html":
+            data[mime], problems = _clean(_STYLE_BLOCK.sub("", _text(value)))
+            if problems:
+                findings.append(Finding(label, f"unsafe HTML neutralised ({problems[0]})"))
+        elif mime == "text/markdown":
+            clean = sanitize_markdown(_text(value))
+            if clean != _text(value):
+                findings.append(Finding(label, "unsafe markdown shown as text"))
+            data[mime] = clean
+        elif mime == "image/svg+xml":
+            del data[mime]
+            data.setdefault("text/html", _svg_as_image(value))
+        else:
+            del data[mime]
+            if mime not in QUIET_DROPS:
+                findings.append(Finding(label, "output type that can run code removed"))
+    if not any(m in data for m in (*KEEP_MIMES, *IMAGE_MIMES, "text/html", "text/markdown")):
+        data["text/plain"] = "[output removed by the grader: it could run code in a browser]"
+    output["data"] = data
+    output["metadata"] = _safe_output_metadata(output.get("metadata", {}))
+    return findings
+
+
+def _safe_output_metadata(meta: dict) -> dict:
+    out = {}
+    for mime in IMAGE_MIMES:
+        sizes = meta.get(mime) if isinstance(meta.get(mime), dict) else {}
+        kept = {k: v for k, v in sizes.items() if k in ("width", "height") and _number(v)}
+        if kept:
+            out[mime] = kept
+    return out
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def _where(cell, index: int) -> str:
+    grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    return str(grade_id) if grade_id and _SAFE_ID.match(str(grade_id)) else f"cell {index + 1}"
+
+
+def _sanitize_cell_metadata(cell, where: str) -> list[Finding]:
+    """nbgrader's templates print ``grade_id`` into HTML attributes unescaped."""
+    meta = cell.metadata.get("nbgrader")
+    if not isinstance(meta, dict) or "grade_id" not in meta:
+        return []
+    grade_id = str(meta["grade_id"])
+    if _SAFE_ID.match(grade_id):
+        return []
+    meta["grade_id"] = re.sub(r"[^A-Za-z0-9_.\-]", "_", grade_id)
+    return [Finding(where, "grade_id with HTML characters renamed")]
+
+
+def _sanitize_attachments(cell, where: str) -> list[Finding]:
+    findings = []
+    for name, bundle in list(cell.get("attachments", {}).items()):
+        kept = {m: v for m, v in bundle.items() if m in IMAGE_MIMES and _is_base64(v)}
+        if kept != dict(bundle):
+            findings.append(Finding(f"{where} attachment {name}", "non-bitmap attachment removed"))
+        if kept:
+            cell.attachments[name] = kept
+        else:
+            del cell.attachments[name]
+    return findings
+
+
+def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
+    """Make every cell of ``nb`` safe to render as HTML, in place.
+
+    Markdown and raw cells are checked as rendered markdown (nbconvert renders raw cells tagged
+    as HTML as they are); code outputs by type (:func:`sanitize_output`); attachments keep only
+    bitmaps; nbgrader ``grade_id`` keeps only letters, digits, ``_.-``; notebook-level widget
+    state (run by nbconvert's widget manager) is removed.
+
+    Returns
+    -------
+    list of Finding
+        What was changed, one entry per output or cell.
+    """
+    findings: list[Finding] = []
+    if "widgets" in nb.metadata:
+        del nb.metadata["widgets"]
+    for index, cell in enumerate(nb.cells):
+        where = _where(cell, index)
+        findings += _sanitize_cell_metadata(cell, where)
+        findings += _sanitize_attachments(cell, where)
+        if cell.cell_type in ("markdown", "raw"):
+            # nbconvert renders markdown, and raw cells marked as HTML as they are.
+            if cell.cell_type == "markdown":
+                clean = sanitize_markdown(cell.source, cell.get("attachments"))
+            else:
+                clean = sanitize_html(cell.source)
+            if clean != cell.source:
+                findings.append(Finding(where, "unsafe HTML in a written answer shown as text"))
+                cell.source = clean
+        elif cell.cell_type == "code":
+            for number, output in enumerate(cell.get("outputs", []), start=1):
+                findings += sanitize_output(output, f"{where} output {number}")
+    return findings
+
+
+class SanitizeStudentContent(NbGraderPreprocessor):
+    """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
+
+    Findings go to the log and, as ``unsafe_html`` flags, to the notebook's grading metadata
+    (:func:`attention_grader.summary.record_flags`, read by the batch summary). Place it
+    after execution and grading in autograde (it never changes a score: errors, streams and
+    ``text/plain`` are untouched), and before rendering in feedback.
+    """
+
+    def preprocess(self, nb, resources):
+        findings = sanitize_notebook(nb)
+        for finding in findings:
+            self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
+        record_flags(nb, [finding.as_flag() for finding in findings])
+        return nb, resources
+
+
+def configure(c) -> None:
+    """Sanitise in autograde and feedback, and give feedback pages a CSP (nbgrader_config.py).
+
+    * ``c.Autograde.autograde_preprocessors``: :class:`SanitizeStudentContent` appended (the
+      course's pipeline, or nbgrader's default one): the formgrader shows the autograded
+      notebook, so it must be clean after execution; last, so no score can depend on it.
+    * ``c.GenerateFeedback.preprocessors``: inserted before ``CSSHTMLHeaderPreprocessor``
+      (or appended), so notebooks autograded before this existed are cleaned too.
+    * ``c.GenerateFeedback.exporter_class``: :class:`attention_grader.csp.FeedbackExporter`.
+
+    Call it after anything else that sets those lists. Idempotent.
+    """
+    from nbgrader.converters import Autograde, GenerateFeedback
+
+    from .csp import FeedbackExporter
+
+    def current(section, name, owner):
+        if name in c[section]:
+            return list(c[section][name])
+        return list(owner.class_traits()[name].default())
+
+    steps = current("Autograde", "autograde_preprocessors", Autograde)
+    if SanitizeStudentContent not in steps:
+        steps.append(SanitizeStudentContent)
+    c.Autograde.autograde_preprocessors = steps
+    steps = current("GenerateFeedback", "preprocessors", GenerateFeedback)
+    if SanitizeStudentContent not in steps:
+        names = [getattr(s, "__name__", str(s)) for s in steps]
+        at = (
+            names.index("CSSHTMLHeaderPreprocessor")
+            if "CSSHTMLHeaderPreprocessor" in names
+            else len(steps)
+        )
+        steps.insert(at, SanitizeStudentContent)
+    c.GenerateFeedback.preprocessors = steps
+    c.GenerateFeedback.exporter_class = FeedbackExporter
