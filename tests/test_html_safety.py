@@ -22,6 +22,7 @@ from attention_grader.html_safety import (
     sanitize_markdown,
     sanitize_notebook,
 )
+from attention_grader.summary import read_flags
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -251,7 +252,7 @@ def test_a_notebook_of_attacks_is_cleaned_everywhere():
     assert forged.attachments == {}  # an SVG attachment is not a bitmap
     assert raw.source == "&lt;script&gt;alert(1)&lt;/script&gt;"
     assert "widgets" not in nb.metadata
-    kinds = {f.as_tuple()[0] for f in findings}
+    kinds = {f.as_flag().kind for f in findings}
     assert kinds == {"unsafe_html"} and len(findings) >= 10
 
 
@@ -272,9 +273,9 @@ def test_honest_outputs_survive_unchanged():
 
 def test_preprocessor_reports_findings_to_the_batch_summary():
     nb, resources = SanitizeStudentContent().preprocess(_attack_notebook(), {})
-    flags = resources["attention_grader_flags"]
-    assert flags and all(kind == "unsafe_html" for kind, _ in flags)
-    assert any("essay" in detail for _, detail in flags)
+    flags = read_flags(nb)
+    assert flags and all(f.kind == "unsafe_html" for f in flags)
+    assert any("essay" in f.detail for f in flags)
 
 
 # --------------------------------------------------------------------------- wiring
