@@ -108,10 +108,39 @@ def _call(name, args, kwargs):
     return {"value": _encode(result, [_MAX_ITEMS])}
 
 
+_SAVED = "__attention_grader_saved__"
+
+
+def _substitute(name, path):
+    """Bind the grader's reference function (an ``attention_lab`` path) to ``name`` for a while."""
+    import importlib
+
+    module, _, attr = path.rpartition(".")
+    if module.split(".")[0] != "attention_lab":
+        return {"raised": "ValueError", "message": "only attention_lab functions"}
+    saved = _USER_NS.setdefault(_SAVED, {})  # noqa: F821
+    saved[name] = (name in _USER_NS, _USER_NS.get(name))  # noqa: F821
+    _USER_NS[name] = getattr(importlib.import_module(module), attr)  # noqa: F821
+    return {"value": None}
+
+
+def _restore(name):
+    had, value = _USER_NS.get(_SAVED, {}).pop(name, (False, None))  # noqa: F821
+    if had:
+        _USER_NS[name] = value  # noqa: F821
+    else:
+        _USER_NS.pop(name, None)  # noqa: F821
+    return {"value": None}
+
+
 def _answer():
     request = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
     if request["op"] == "get":
         reply = {name: _describe(name) for name in request["names"]}
+    elif request["op"] == "substitute":
+        reply = _substitute(request["name"], request["path"])
+    elif request["op"] == "restore":
+        reply = _restore(request["name"])
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

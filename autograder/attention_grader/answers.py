@@ -13,6 +13,7 @@ no ``__eq__``, ``__array_function__`` or patched module of the student's can tou
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -288,6 +289,19 @@ class StudentFunction:
     def __call__(self, *args, **kwargs):
         return self._channel.call(self.__name__, args, kwargs)
 
+    @contextlib.contextmanager
+    def substituting(self, global_name: str, reference_path: str):
+        """While inside, the student's kernel binds ``global_name`` to the grader's reference
+        function (``"attention_lab._steps.softmax"``), so checking this function is not charged
+        for a mistake in another graded function it calls (see ``checks._library.substituted``).
+        """
+        self._channel.request({"op": "substitute", "name": global_name, "path": reference_path})
+        try:
+            yield
+        finally:
+            with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
+                self._channel.request({"op": "restore", "name": global_name})
+
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
 
@@ -310,6 +324,13 @@ class AnswerChannel:
         self.limits = limits or AnswerLimits()
         self._library_use = library_use or (lambda name: None)
         self.broken: str | None = None
+
+    def request(self, request: dict) -> dict:
+        """Send one request; raise what the student's code raised, return the reply."""
+        reply = self._request(request)
+        if "raised" in reply:
+            raise student_error(reply["raised"], reply.get("message", ""))
+        return reply
 
     def _request(self, request: dict) -> dict:
         if self.broken:

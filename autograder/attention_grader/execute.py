@@ -34,7 +34,7 @@ from traitlets import Bool, Integer
 from .answers import AnswerChannel, AnswerLimits, KernelGone
 from .sandbox import SandboxedKernelManager, format_protections, protections
 from .summary import Flag, record_flags
-from .trusted import TrustedChecker, library_use, load_trusted_cells
+from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
 
 __all__ = [
     "CAP_MARKER",
@@ -148,8 +148,11 @@ class GradingExecute(Execute):
             if c.cell_type == "code"
             and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
         ]
+        graded = {n for source in cells.tests.values() for n in answer_names(source)}
         channel = AnswerChannel(
-            self._run_request, AnswerLimits(), lambda name: library_use(students, name)
+            self._run_request,
+            AnswerLimits(),
+            lambda name: library_use(students, name, stop=graded - {name}),
         )
         return TrustedChecker(cells, channel, self._source_dirs(info["assignment"]))
 

@@ -107,6 +107,8 @@ def answer_names(source: str) -> list[str]:
             stored.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             stored.add(node.name)
+        elif isinstance(node, ast.arg):
+            stored.add(node.arg)
     return sorted(loaded - stored)
 
 
@@ -148,12 +150,14 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
     return names, modules
 
 
-def library_use(student_sources: list[str], name: str) -> str | None:
+def library_use(student_sources: list[str], name: str, stop=()) -> str | None:
     """What forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the
     definition of ``name``, the student's other definitions it uses, and the imports they rely
     on. Code that can reach a library without naming it (``__import__``, ``exec``, ...) counts.
+    Names in ``stop`` (other graded answers, such as the ``stable_softmax`` an attention
+    function calls) are not followed: each answer is charged for its own code only.
 
     Returns
     -------
@@ -165,7 +169,7 @@ def library_use(student_sources: list[str], name: str) -> str | None:
     todo, seen = [name], set()
     while todo:
         current = todo.pop()
-        if current in seen or current not in defs:
+        if current in seen or current not in defs or (current in stop and current != name):
             continue
         seen.add(current)
         names, modules = _references(defs[current])
