@@ -25,6 +25,7 @@ from time import monotonic
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
@@ -105,6 +106,9 @@ class GradingExecute(Execute):
     max_notebook_output_bytes = Integer(
         50 * 2**20, help="Output a whole notebook may print before the grader stops storing it."
     ).tag(config=True)
+    drain_timeout = Integer(
+        30, help="Seconds to wait for the rest of a flood once a cell's output is cut."
+    ).tag(config=True)
     print_protections = Bool(
         True, help="Log the sandbox protections report when the first kernel starts."
     ).tag(config=True)
@@ -171,6 +175,8 @@ class GradingExecute(Execute):
         self._notebook_bytes = 0
         self._truncated: list[int] = []
         self._cell_timeouts: list[int] = []
+        self._lost_output: list[int] = []
+        self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut = 0, False
         self._trusted = self._checker(nb, resources)
         self._report_protections()
@@ -196,6 +202,9 @@ class GradingExecute(Execute):
         for index in sorted(set(self._truncated)):
             where = _where(nb.cells[index], index) if index < len(nb.cells) else "?"
             flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
+        for index in sorted(set(self._lost_output)):
+            where = _where(nb.cells[index], index)
+            flags.append(Flag("output_truncated", f"{name}/{where}: output lost (too large)"))
         for index in self._cell_timeouts:
             where = _where(nb.cells[index], index)
             flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
@@ -228,7 +237,7 @@ class GradingExecute(Execute):
                 if checker.channel.broken:  # the kernel died inside a student's function
                     self._stop(KERNEL_DIED, index)
                 return cell, self.resources
-            self._cell_bytes, self._cut = 0, False
+            self._fresh_cell()
             cell, resources = super().preprocess_cell(cell, resources, index)
             if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
                 self._cell_timeouts.append(index)
@@ -240,27 +249,53 @@ class GradingExecute(Execute):
             return cell, resources
         except (DeadKernelError, KernelGone):
             self._stop(KERNEL_DIED, index)
-        except CellTimeoutError:
-            # The reply came but the kernel's output stream went silent (student code broke the
-            # kernel's own machinery, e.g. by replacing builtins).
+        except CellTimeoutError as exc:
+            if "IOPub" in str(exc):
+                # The reply came but not all of its output: a message over the size cap was
+                # refused (ZeroMQ then drops the connection), or the kernel's own output
+                # machinery was broken by the student's code. The kernel still answers, so
+                # grading goes on with a fresh output connection; the cell keeps what arrived.
+                self._lost_output.append(index)
+                self._reconnect_output()
+                return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
         _mark_not_run(cell, *self._stopped)
         return cell, self.resources
+
+    def _reconnect_output(self) -> None:
+        """A new iopub connection: ZeroMQ does not reconnect after refusing an oversized message."""
+        kc = self.kc
+        if kc is None or kc._iopub_channel is None:
+            return
+        kc.iopub_channel.close()
+        kc._iopub_channel = None
+        kc.iopub_channel.start()
+        # A new subscriber misses what is published before its subscription reaches the kernel.
+        run_sync(asyncio.sleep)(0.2)
 
     def _run_request(self, source: str) -> list:
         """Run one hidden request (answer channel) in the kernel; return its outputs."""
         request = new_code_cell(source)
         keep = self.nb.cells[self._index]
-        self._cell_bytes, self._cut = 0, False
+        self._fresh_cell()
         try:
             self.execute_cell(request, self._index, store_history=False)
-        except (DeadKernelError, CellTimeoutError) as exc:
-            raise KernelGone(type(exc).__name__) from None
+        except CellTimeoutError as exc:
+            if "IOPub" not in str(exc):
+                raise KernelGone("the kernel stopped responding") from None
+            self._reconnect_output()  # the answer was lost with the output: no answer
+            return []
+        except DeadKernelError:
+            raise KernelGone("the kernel died") from None
         finally:
             self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
         return request.outputs
 
     # -- output caps --------------------------------------------------------------------------
+
+    def _fresh_cell(self) -> None:
+        self._cell_bytes, self._cut = 0, False
+        self.iopub_timeout = self._iopub_timeout
 
     def output(self, outs, msg, display_id, cell_index):
         size = _content_size(msg.get("content", {}))
@@ -274,6 +309,8 @@ class GradingExecute(Execute):
         if not self._cut:
             self._cut = True
             self._truncated.append(cell_index)
+            # The flood already sent is still arriving: give it time to drain (it is discarded).
+            self.iopub_timeout = max(self.iopub_timeout, self.drain_timeout)
             outs.append(NotebookNode(output_type="stream", name="stdout", text=CAP_MARKER))
             # Stop the flood at its source: the cell is interrupted like a timed-out one.
             asyncio.ensure_future(self._interrupt())

@@ -1,0 +1,80 @@
+"""The autograde executor (attention_grader.execute): floods are cut while they stream.
+
+Three floods, each after a correct answer: one message far over the size cap (refused by ZeroMQ
+before it is received), a loop printing large chunks, and an endless loop of small flushed lines
+(cut at the per-cell cap and interrupted). The grader runs as ``make grade`` does, in its own
+process, whose memory is sampled the whole time.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from attention_grader.release import release
+from attention_grader.summary import read_flags
+from grading_course import CORRECT, FIXTURE, answer, make_course, place_submission, released_notebook
+
+FLOODS = {
+    "blaster": "\nprint('y' * 200_000_000)",
+    "streamer": "\nfor _ in range(30000):\n    print('x' * 1000)",
+    "trickler": "\nimport sys\nwhile True:\n    print('z' * 2000)\n    sys.stdout.flush()",
+}
+MAX_GRADER_RSS_MB = 400
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@pytest.mark.slow
+def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
+    course = make_course(tmp_path)
+    release(course, FIXTURE)
+    nb = released_notebook(course, FIXTURE)
+    for student, tail in FLOODS.items():
+        answers = {**CORRECT, "q1_answer": CORRECT["q1_answer"] + tail}
+        place_submission(course, FIXTURE, student, answer(copy.deepcopy(nb), answers))
+    place_submission(course, FIXTURE, "honest", answer(copy.deepcopy(nb), CORRECT))
+    cmd = [sys.executable, "-m", "attention_grader", "--course", str(course.root)]
+    cmd += ["grade", FIXTURE, "--jobs", "1", "--no-progress", "--cell-timeout", "60"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peak = [0.0]
+
+    def watch():
+        while proc.poll() is None:
+            peak[0] = max(peak[0], _rss_mb(proc.pid))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out = proc.communicate(timeout=300)[0]
+    watcher.join()
+    assert proc.returncode == 0, out
+    # the endless loop was interrupted at the output cap, long before its 60 s cell timeout
+    assert time.perf_counter() - t0 < 60, out
+    assert 0 < peak[0] < MAX_GRADER_RSS_MB, f"grader peaked at {peak[0]:.0f} MB"
+    with course.gradebook() as gb:
+        scores = {s: gb.find_submission(FIXTURE, s).score for s in [*FLOODS, "honest"]}
+    assert scores == dict.fromkeys(scores, 3.0)  # the answers before each flood still count
+    import nbformat
+
+    for student in FLOODS:
+        path = course.root / "autograded" / student / FIXTURE / f"{FIXTURE}.ipynb"
+        graded = nbformat.read(path, as_version=4)
+        kinds = {f.kind for f in read_flags(graded)}
+        assert kinds == {"output_truncated"}, (student, read_flags(graded))
+        stored = sum(len(str(o)) for c in graded.cells for o in c.get("outputs", []))
+        assert stored < 12 * 2**20, (student, stored)
