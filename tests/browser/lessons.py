@@ -87,7 +87,9 @@ def _query_slider(root: Any, dimension: int) -> Any:
 
 
 def _checkbox(root: Any, label: str) -> bool:
-    return root.locator(".widget-checkbox").filter(has_text=label).locator("input").is_checked()
+    """Whether the checkbox is ticked; a control the lesson hides (``controls=``) is off."""
+    box = root.locator(".widget-checkbox").filter(has_text=label).locator("input")
+    return box.count() > 0 and box.first.is_checked()
 
 
 def _readout_table(readout: Any) -> dict:
