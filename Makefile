@@ -66,8 +66,11 @@ endif
 bench: setup ## Print the benchmark table (medians and ratios, measured side by side)
 	$(BIN)/python -m benchmarks
 
-clean: ## Remove generated files (keeps .venv; `rm -rf .venv` for a fresh start)
-	rm -rf release submitted autograded feedback exchange reports build .pytest_cache gradebook.db grades.csv
+# Build output only. A class's data (submitted/, autograded/, feedback/, quarantine/, exchange/,
+# reports/, gradebook.db, grades.csv, release/) is never removed by a tidy-up: only by
+# `make reset-course CONFIRM=yes`, which first archives it (make/course.mk).
+clean: ## Remove build output (keeps .venv and every file of the class; see reset-course)
+	rm -rf build test-artifacts .pytest_cache .ruff_cache
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print | xargs rm -rf
 
 # Areas with their own targets (teacher workflow, browser tests, classroom hub) live in make/.

@@ -2,7 +2,7 @@
 #   make sandbox-deps     install Debian's bubblewrap and create the `attention-sandbox` user
 #                         (root only; quick no-op when both exist)
 #   make sandbox-check    print which protections student kernels get on this machine
-#   make test-sandbox     run only the sandbox and tamper tests (attack suite included)
+#   make test-sandbox     run only the sandbox, trusted-checking and tamper tests (attack suite included)
 # Without root or without user namespaces grading still works; `make sandbox-check` says what is off.
 SANDBOX_USER ?= attention-sandbox
 APT_SANDBOX_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
@@ -30,5 +30,5 @@ sandbox-deps: ## Install bubblewrap + the attention-sandbox user for sandboxed g
 sandbox-check: setup ## Show which sandbox protections student kernels get on this machine
 	$(BIN)/python -c "from attention_grader.sandbox import format_protections; print(format_protections())"
 
-test-sandbox: setup sandbox-deps ## Run only the sandbox + tamper tests (the attack suite)
-	$(BIN)/python -m pytest tests/test_sandbox.py tests/test_tamper.py $(PYTEST_ARGS)
+test-sandbox: setup sandbox-deps ## Run only the sandbox, trusted-checking and tamper tests (the attack suite)
+	$(BIN)/python -m pytest tests/test_sandbox.py tests/test_tamper.py tests/test_attacks.py tests/test_grader_trusted.py tests/test_grader_answers.py tests/test_grader_execute.py $(PYTEST_ARGS)

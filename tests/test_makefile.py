@@ -2,8 +2,10 @@
 
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -92,3 +94,53 @@ def test_make_lab_serves_the_lessons_headless():
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=30)
+
+
+CLASS_FILES = [
+    "submitted/ravi/intro_attention/intro_attention.ipynb",
+    "autograded/ravi/intro_attention/intro_attention.ipynb",
+    "feedback/ravi/intro_attention/intro_attention.html",
+    "quarantine/ravi/intro_attention/flags.json",
+    "exchange/attention-lab/inbound/ravi+intro_attention+x/intro_attention.ipynb",
+    "reports/intro_attention/index.html",
+    "release/intro_attention/intro_attention.ipynb",
+    "gradebook.db",
+    "grades.csv",
+]
+
+
+def _class_folder(tmp_path: Path) -> Path:
+    """A copy of the Makefile next to a graded class's files (and some build output)."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copytree(ROOT / "make", tmp_path / "make")
+    for rel in [*CLASS_FILES, "build/html/index.html", "attention_lab/__pycache__/x.pyc"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    return tmp_path
+
+
+def _make_in(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", "-C", str(folder), *args], capture_output=True, text=True)
+
+
+def test_clean_removes_build_output_and_keeps_every_file_of_the_class(tmp_path):
+    folder = _class_folder(tmp_path)
+    assert _make_in(folder, "clean").returncode == 0
+    assert not (folder / "build").exists() and not (folder / "attention_lab/__pycache__").exists()
+    for rel in CLASS_FILES:
+        assert (folder / rel).read_text() == rel, f"make clean removed {rel}"
+
+
+def test_reset_course_needs_confirmation_and_archives_before_removing(tmp_path):
+    folder = _class_folder(tmp_path)
+    refused = _make_in(folder, "reset-course")
+    assert refused.returncode != 0 and "CONFIRM=yes" in refused.stdout
+    assert all((folder / rel).exists() for rel in CLASS_FILES)
+    done = _make_in(folder, "reset-course", "CONFIRM=yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (archive,) = (folder / "backups").glob("course-*.tar.gz")
+    assert str(archive.relative_to(folder)) in done.stdout  # it says where
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+    assert set(CLASS_FILES) <= names
+    assert not any((folder / rel).exists() for rel in CLASS_FILES)
