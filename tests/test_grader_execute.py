@@ -78,3 +78,33 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
         assert kinds == {"output_truncated"}, (student, read_flags(graded))
         stored = sum(len(str(o)) for c in graded.cells for o in c.get("outputs", []))
         assert stored < 12 * 2**20, (student, stored)
+
+
+def test_a_kernel_that_cannot_start_says_why(tmp_path):
+    from attention_grader.execute import GradingExecute, KernelStartError
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    config = Config()
+    config.SandboxedKernelManager.memory_mb = 20  # too little for Python to import ipykernel
+    execute = GradingExecute(timeout=10, config=config, startup_timeout=30)
+    nb = new_notebook(cells=[new_code_cell("x = 1")])
+    with pytest.raises(KernelStartError, match="could not start: .*MemoryError"):
+        execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+
+
+def test_kernels_start_through_the_resolved_interpreter_folder(tmp_path):
+    """Through a symlinked venv (``.venv -> /opt/venv``) the sandbox, which mounts real paths
+    only, must start the real folder's interpreter; a missing one is named."""
+    from pathlib import Path
+
+    from attention_grader.sandbox import _resolved_kernel_cmd
+
+    real = Path(sys.executable).parent
+    (tmp_path / "venv").symlink_to(real.parent, target_is_directory=True)
+    linked = str(tmp_path / "venv" / real.name / Path(sys.executable).name)
+    cmd = _resolved_kernel_cmd([linked, "-m", "ipykernel_launcher"])
+    assert cmd[0] == str(real.resolve() / Path(sys.executable).name)
+    assert cmd[1:] == ["-m", "ipykernel_launcher"]
+    with pytest.raises(RuntimeError, match="does not exist"):
+        _resolved_kernel_cmd([str(tmp_path / "nowhere" / "python"), "-m", "x"])

@@ -56,6 +56,10 @@ CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
 _META = "attention_grader"
 
 
+class KernelStartError(RuntimeError):
+    """The sandboxed kernel could not start; the message says why (its own last words)."""
+
+
 def _where(cell, index: int) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
 
@@ -130,6 +134,7 @@ class GradingExecute(Execute):
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
+        self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 
     def _report_protections(self) -> None:
@@ -187,6 +192,12 @@ class GradingExecute(Execute):
             self._stop(KERNEL_DIED, -1)
             self._fail_remaining(nb, 0)
             return nb, resources
+        except (RuntimeError, TimeoutError) as exc:
+            if self.code_cells_executed:
+                raise
+            km = getattr(self, "_started_km", None)
+            why = getattr(km, "kernel_log_tail", lambda: "")() or str(exc)
+            raise KernelStartError(f"the student's kernel could not start: {why}") from exc
         finally:
             self._record_findings(nb, resources)
 

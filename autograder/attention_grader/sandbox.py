@@ -29,6 +29,7 @@ import functools
 import glob
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -207,6 +208,9 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     _ctl_dir: str | None = None
     _orig_cwd: str | None = None
+    _log_path: str | None = None
+    _log_file = None
+    last_log: str = ""
 
     # jupyter_client hands the kernel's cwd and env to pre_start; we grab cwd there, pick an ipc
     # socket path in a private folder, and let the provisioner write the connection file in it.
@@ -231,14 +235,38 @@ class SandboxedKernelManager(AsyncKernelManager):
             raise
         kw["env"] = plan.env
         kw["cwd"] = plan.host_cwd
+        # The kernel process's own stdout/stderr (not the notebook's outputs) go to a file: if the
+        # kernel cannot start, that is where the reason is (kernel_log_tail); else it is noise.
+        self._log_path = os.path.join(self._ctl_dir, "kernel.log")
+        self._log_file = open(self._log_path, "wb")  # noqa: SIM115 -- closed at cleanup
+        kw["stdout"] = kw["stderr"] = self._log_file
         self.log.debug("Sandboxed kernel: %s", plan.argv)
         await super()._async_launch_kernel(plan.argv, **kw)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
         if not restart and self._ctl_dir:
+            self.last_log = self.kernel_log_tail()
+            if self._log_file is not None:
+                self._log_file.close()
+                self._log_file = None
             shutil.rmtree(self._ctl_dir, ignore_errors=True)
             self._ctl_dir = None
+
+    def kernel_log_tail(self, lines: int = 5) -> str:
+        """The last lines the kernel process wrote to its own stdout/stderr (why it could not
+        start, if it could not), joined into one line."""
+        path = self._log_path
+        if not path or not os.path.exists(path):
+            return self.last_log
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - 4096))
+            text = fh.read().decode("utf-8", "replace")
+        kept = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        kept = [ln for ln in kept if "without encryption" not in ln]
+        # Tracebacks end in frames: the lines that name an error say more.
+        errors = [ln for ln in kept if re.search(r"error|denied|no such|cannot|fail", ln, re.I)]
+        return " | ".join((errors or kept)[-lines:])
 
     # AsyncKernelManager binds cleanup_resources to the base class's function, so the override
     # above would be skipped when nbclient cleans up after a dead kernel.
