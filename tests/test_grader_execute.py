@@ -17,7 +17,14 @@ import time
 import pytest
 from attention_grader.release import release
 from attention_grader.summary import read_flags
-from grading_course import CORRECT, FIXTURE, answer, make_course, place_submission, released_notebook
+from grading_course import (
+    CORRECT,
+    FIXTURE,
+    answer,
+    make_course,
+    place_submission,
+    released_notebook,
+)
 
 FLOODS = {
     "blaster": "\nprint('y' * 200_000_000)",

@@ -58,12 +58,14 @@ def test_every_explorer_shows_its_readout_table(pages):
             for o in cell.get("outputs", [])
             if o.get("data", {}).get("text/plain", "").startswith("QueryExplorer(")
         ]
+        # An explorer in prediction mode shows its hint, not the weights it asks to guess.
+        guessing = [o for o in shown if "reveal the weights" in o["data"].get("text/html", "")]
         tables = pages[name].select(".attention-explorer-readout table")
-        assert len(tables) == len(shown), name
+        assert len(tables) == len(shown) - len(guessing), name
         for table in tables:
             assert table.find("th", string="weight") and table.find("tfoot"), name
         total += len(tables)
-    assert total >= 4  # lessons 1, 3 (two), 4, 5 show an explorer
+    assert total >= 3  # lessons 1, 4, 5 show an explorer outside prediction mode
 
 
 @pytest.mark.slow
@@ -75,7 +77,9 @@ def test_every_image_has_real_alt_text(pages):
             if alt.lower() in GENERIC_ALT or len(alt) < 20:
                 undescribed.append(f"{name}: {alt!r}")
     assert not undescribed, undescribed
-    explorer_alt = [i["alt"] for i in pages["03_worked_examples"].select(".attention-explorer img")]
+    explorer_alt = [
+        i["alt"] for soup in pages.values() for i in soup.select(".attention-explorer img")
+    ]
     assert explorer_alt and all("weights" in a for a in explorer_alt)
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from attention_grader.answers import AnswerChannel, UnreadableAnswer
 from attention_grader.trusted import TrustedCells, TrustedChecker, answer_names, library_use
-from nbgrader.utils import determine_grade
 from nbformat.v4 import new_code_cell
+from nbgrader.utils import determine_grade
 from test_grader_answers import kernel
 
 
@@ -102,7 +102,13 @@ def test_a_substituted_reference_is_seen_by_the_students_function_only_inside():
         (["import scipy.special as ss\ndef f(x):\n    return ss.softmax(x)"], "scipy.special"),
         (["from attention_lab import softmax\ndef f(x):\n    return softmax(x)"], "attention_lab"),
         (["import attention_lab.core\nf = attention_lab.core.softmax"], "attention_lab"),
-        (["import torch\n", "def g(x):\n    return torch.softmax(x, 0)\ndef f(x):\n    return g(x)"], "torch"),
+        (
+            [
+                "import torch\n",
+                "def g(x):\n    return torch.softmax(x, 0)\ndef f(x):\n    return g(x)",
+            ],
+            "torch",
+        ),
         (["def f(x):\n    return __import__('scipy').special.softmax(x)"], "__import__"),
         (["def f(x):\n    from scipy.special import softmax\n    return softmax(x)"], "scipy"),
     ],

@@ -166,6 +166,14 @@ def _wait_for_readout(root: Any, causal: bool, timeout_s: float = 15.0) -> None:
         page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => r(true)))")
 
 
+def _reveal_if_predicting(root: Any, img: Any) -> None:
+    """An explorer in prediction mode hides the figure until its reveal button is pressed (and
+    again after each move): press it, as a student does after guessing."""
+    button = root.locator("button").filter(has_text="reveal the weights")
+    if button.count() and button.first.is_visible() and not img.is_visible():
+        button.first.click()
+
+
 def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> None:
     """Move an explorer's query by keyboard and by mouse; the heatmap and numbers must follow.
 
@@ -180,6 +188,7 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     """
     root.scroll_into_view_if_needed()
     img = root.locator("img.attention-explorer-figure")
+    _reveal_if_predicting(root, img)
     img.wait_for(state="visible")
     causal = _checkbox(root, "causal mask")
     _wait_for_readout(root, causal)  # the opening state is already right
@@ -196,6 +205,7 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     else:
         drag_slider(page, first, 0.15 if start > 0 else 0.85)
         assert slider_value(first) != start, "dragging did not move the query slider"
+    _reveal_if_predicting(root, img)
     wait_for_new_image(img, src)
     _wait_for_readout(root, causal)
     after_first = image_bytes(img)
@@ -206,6 +216,7 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     src = img.get_attribute("src")
     drag_slider(page, second, 0.15 if before_drag > 0 else 0.85)
     assert slider_value(second) != before_drag, "dragging did not move the slider"
+    _reveal_if_predicting(root, img)
     wait_for_new_image(img, src)
     _wait_for_readout(root, causal)
     assert image_bytes(img) != after_first, "the heatmap image did not change after a drag"
