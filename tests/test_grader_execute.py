@@ -56,7 +56,6 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
     place_submission(course, FIXTURE, "honest", answer(copy.deepcopy(nb), CORRECT))
     cmd = [sys.executable, "-m", "attention_grader", "--course", str(course.root)]
     cmd += ["grade", FIXTURE, "--jobs", "1", "--no-progress", "--cell-timeout", "60"]
-    t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     peak = [0.0]
 
@@ -70,8 +69,6 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
     out = proc.communicate(timeout=300)[0]
     watcher.join()
     assert proc.returncode == 0, out
-    # the endless loop was interrupted at the output cap, long before its 60 s cell timeout
-    assert time.perf_counter() - t0 < 60, out
     assert 0 < peak[0] < MAX_GRADER_RSS_MB, f"grader peaked at {peak[0]:.0f} MB"
     with course.gradebook() as gb:
         scores = {s: gb.find_submission(FIXTURE, s).score for s in [*FLOODS, "honest"]}
@@ -81,6 +78,8 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
     for student in FLOODS:
         path = course.root / "autograded" / student / FIXTURE / f"{FIXTURE}.ipynb"
         graded = nbformat.read(path, as_version=4)
+        # only the cut, no cell_timeout: the endless loop was interrupted at the output cap,
+        # long before its 60 s cell timeout
         kinds = {f.kind for f in read_flags(graded)}
         assert kinds == {"output_truncated"}, (student, read_flags(graded))
         stored = sum(len(str(o)) for c in graded.cells for o in c.get("outputs", []))

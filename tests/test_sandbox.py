@@ -14,12 +14,8 @@ import pytest
 from attacks.batch import graded_batch
 from attention_grader import sandbox
 from attention_grader.execute import GradingExecute
-from attention_grader.sandbox import (
-    Protection,
-    SandboxedKernelManager,
-    format_protections,
-    protections,
-)
+from attention_grader.protections import Protection, format_protections, protections
+from attention_grader.sandbox import SandboxedKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat.v4 import new_code_cell, new_notebook

@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             start_method="fork" if fresh_process else "forkserver",
         )
         if _sandboxed(course):
-            from .sandbox import format_protections
+            from .protections import format_protections
 
             print(format_protections(), flush=True)  # say plainly what is on and what is off
         else:

@@ -33,7 +33,8 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, AnswerLimits, KernelGone
-from .sandbox import SandboxedKernelManager, format_protections, protections
+from .protections import format_protections, protections
+from .sandbox import SandboxedKernelManager
 from .summary import Flag, record_flags
 from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
 

@@ -1,0 +1,110 @@
+"""What a student kernel started now is protected by, in plain words (the ``[ON ]``/``[OFF]`` report).
+
+Grading prints it when it starts (``make grade``, ``nbgrader autograde``) and ``make
+sandbox-check`` prints it alone, so a teacher sees which walls this machine provides.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+from dataclasses import dataclass
+
+from .sandbox import SandboxedKernelManager, _private_env, bwrap_available, sandbox_user_ids
+
+__all__ = ["Protection", "format_protections", "protections"]
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of the sandbox and whether this machine provides it.
+
+    Attributes
+    ----------
+    name : str
+        What is protected, in words a teacher understands.
+    on : bool
+        Whether the protection is active for kernels started now.
+    detail : str
+        How it is provided, or why it is off and how to turn it on.
+    """
+
+    name: str
+    on: bool
+    detail: str
+
+
+def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
+    km = km or SandboxedKernelManager()
+    bwrap_ok, why = (False, "sandbox switched off") if km.sandbox == "off" else bwrap_available()
+    bw_detail = "bubblewrap mount namespace" if bwrap_ok else why
+    prlimit = shutil.which("prlimit") is not None
+    private = _private_env() if (km.drop_user and bwrap_ok) else ""
+    ids = sandbox_user_ids(create=False) if (km.drop_user and bwrap_ok and not private) else None
+    if private:
+        detail = f"the Python environment is not readable by other users ({private})"
+        user = Protection("separate unprivileged user", False, detail)
+    elif ids is not None:
+        name = pwd.getpwuid(ids[0]).pw_name
+        user = Protection("separate unprivileged user", True, f"uid {ids[0]} ({name})")
+    elif os.geteuid() != 0:
+        detail = "grading does not run as root: kernels keep the grader's uid (inside namespaces)"
+        user = Protection("separate unprivileged user", False, detail)
+    else:
+        detail = "needs bubblewrap (the interpreter may sit in a private home folder)"
+        user = Protection("separate unprivileged user", False, detail)
+    fs = "no access to source/, gradebook, other submissions, autograded/, feedback/, exchange"
+    lim = "prlimit" if prlimit else "prlimit missing (util-linux)"
+    net_detail = "empty network namespace" if bwrap_ok else why
+    return [
+        Protection(f"filesystem isolation ({fs})", bwrap_ok, bw_detail),
+        Protection("no network (not even the grader's loopback ports)", bwrap_ok, net_detail),
+        user,
+        Protection(
+            "notebooks with hidden tests hidden from the kernel", True, "copy without .ipynb"
+        ),
+        Protection("clean environment (no grader tokens)", True, "minimal env"),
+        Protection(f"CPU-time limit {km.cpu_seconds} s", prlimit, lim),
+        Protection(f"memory limit {km.memory_mb} MiB", prlimit, lim),
+        Protection(f"file-size limit {km.file_size_mb} MiB", prlimit, lim),
+    ]
+
+
+def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[Protection]:
+    """Which protections a kernel started now gets on this machine.
+
+    Parameters
+    ----------
+    km : SandboxedKernelManager, optional
+        The configured manager; defaults to one with default settings.
+    execute : GradingExecute or nbgrader Execute, optional
+        Adds the per-cell and per-notebook timeouts it is configured with.
+
+    Returns
+    -------
+    list of Protection
+    """
+    out = _protections_for(km)
+    if execute is not None:
+        cell = getattr(execute, "timeout", None)
+        out.append(Protection(f"per-cell timeout {cell} s", bool(cell and cell > 0), "nbclient"))
+        nb = getattr(execute, "notebook_timeout", None)
+        detail = "GradingExecute" if nb else "use attention_grader.execute.GradingExecute"
+        out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
+    return out
+
+
+def format_protections(items: list[Protection] | None = None) -> str:
+    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection."""
+    items = protections() if items is None else items
+    lines = ["Sandbox protections for student kernels:"]
+    for p in items:
+        lines.append(f"  [{'ON ' if p.on else 'OFF'}] {p.name} -- {p.detail}")
+    off = [p for p in items if not p.on]
+    if off:
+        lines.append(
+            f"  WARNING: {len(off)} protection(s) OFF: student code can do what they guard "
+            "against (see README, 'Grading safely: the threat model')."
+        )
+    return "\n".join(lines)
