@@ -183,7 +183,7 @@ class GradingExecute(Execute):
         self._cell_timeouts: list[int] = []
         self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
-        self._cell_bytes, self._cut = 0, False
+        self._cell_bytes, self._cut, self._requesting = 0, False, False
         self._trusted = self._checker(nb, resources)
         self._report_protections()
         try:
@@ -290,6 +290,7 @@ class GradingExecute(Execute):
         request = new_code_cell(source)
         keep = self.nb.cells[self._index]
         self._fresh_cell()
+        self._requesting = True
         try:
             self.execute_cell(request, self._index, store_history=False)
         except CellTimeoutError as exc:
@@ -300,6 +301,7 @@ class GradingExecute(Execute):
         except DeadKernelError:
             raise KernelGone("the kernel died") from None
         finally:
+            self._requesting = False
             self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
         return request.outputs
 
@@ -312,10 +314,12 @@ class GradingExecute(Execute):
     def output(self, outs, msg, display_id, cell_index):
         size = _content_size(msg.get("content", {}))
         self._cell_bytes += size
-        self._notebook_bytes += size
-        if (
-            self._cell_bytes <= self.max_cell_output_bytes
-            and self._notebook_bytes <= self.max_notebook_output_bytes
+        # The grader's own requests are thrown away after reading: only the per-cell cap applies
+        # to them, so a notebook that printed a lot still has its answers read.
+        if not self._requesting:
+            self._notebook_bytes += size
+        if self._cell_bytes <= self.max_cell_output_bytes and (
+            self._requesting or self._notebook_bytes <= self.max_notebook_output_bytes
         ):
             return super().output(outs, msg, display_id, cell_index)
         if not self._cut:
