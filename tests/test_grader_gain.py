@@ -375,3 +375,11 @@ def test_one_choice_per_item_is_corrected():
     acting = _one_choice_correction(chosen)
     assert acting == pytest.approx({"x": 0.4, "y": 0.3}, abs=1e-6)
     assert _one_choice_correction({"z": 0.2}) == pytest.approx({"z": 0.2})  # alone: as chosen
+
+
+def test_an_ungraded_test_is_a_clear_error(tmp_path, capsys):
+    course, _ = _bare_course(tmp_path)
+    code = main(["--course", str(course.root), "gain", PRE, "inventory_later"])
+    err = capsys.readouterr().err
+    assert code == 2 and "inventory_later is not in the gradebook" in err
+    assert "make grade A=inventory_later" in err

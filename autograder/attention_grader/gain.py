@@ -127,6 +127,12 @@ def read_form(course: Course, assignment: str) -> Form:
             offered.setdefault(slug, []).append(gid)
     max_scores, scores = {}, {}
     with course.gradebook() as gb:
+        if assignment not in {a.name for a in gb.assignments}:
+            raise ValueError(
+                f"{assignment} is not in the gradebook: release, collect and grade it first "
+                f"(make release A={assignment}, make collect A={assignment}, "
+                f"make grade A={assignment})"
+            )
         for nb in gb.find_assignment(assignment).notebooks:
             for gc in nb.grade_cells:
                 if gc.cell_type == "code":
