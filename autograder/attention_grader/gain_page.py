@@ -48,17 +48,18 @@ def _figures(report: GainReport, folder: Path) -> dict[str, str]:
         ("items", [(r.item, r.pre, r.post) for r in report.items], "share right", "Items"),
         ("misconceptions",
          [(r.title, r.pre, r.post) for r in report.misconceptions if r.pre or r.post],
-         "share of students who chose it", "Misconceptions"),
+         "estimated share of students holding it", "Misconceptions"),
     ):  # fmt: skip
         if not rows or not report.students:
             continue
-        fig, ax = plt.subplots(figsize=(8, 0.42 * len(rows) + 1.4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(10, 0.42 * len(rows) + 1.6), layout="constrained")
         y = np.arange(len(rows))[::-1]
         ax.barh(y + 0.2, [r[1] or 0 for r in rows], 0.4, label="before", color="#b0b0b0")
         ax.barh(y - 0.2, [r[2] or 0 for r in rows], 0.4, label="after", color="#3b6ea5")
         ax.set_yticks(y, [r[0] for r in rows])
-        ax.set(xlim=(0, 1), xlabel=label, title=f"{title}: before and after")
-        ax.legend(loc="lower right")
+        ax.set(xlim=(0, 1), xlabel=label)
+        fig.suptitle(f"{title}: before and after")  # over the whole figure: long labels fit
+        fig.legend(loc="outside lower center", ncols=2)
         fig.savefig(folder / f"{name}.png", dpi=110)
         plt.close(fig)
         made[name] = f"{name}.png"
@@ -122,12 +123,12 @@ an id).</p>
 {_table(["item", "right before", "right after"], item_rows)}
 {fig.get("items", "")}
 <h2>Misconceptions</h2>
-<p>"Before" and "after" estimate the share of the class holding each misconception. A student
+<p>"Before" and "after" estimate the share of the class holding each misconception: on an item
+that offers it, the share of the class that falls for it, averaged over those items. A student
 can choose only one wrong option per item, so one holding two misconceptions that the same item
-offers shows only one there; the estimate corrects for that item by item and averages over the
-items offering the misconception. "Chose" counts the students who chose its option at least
-once; "items" says on how many items of each test one option reveals it (one item measures less
-surely than several).</p>
+offers shows only one there; the estimate corrects for that, item by item. "Chose" counts the
+students who chose its option at least once; "items" says on how many items of each test one
+option reveals it (one item measures less surely than several).</p>
 {
         _table(
             [
