@@ -24,6 +24,7 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.course import load_course, new_course, quiet_autoflush_warning
+from attention_grader.csp import STATIC_PAGE_POLICY
 from attention_grader.gain import build_gain, hake_gain, offered_misconceptions
 from attention_grader.gain_page import write_gain
 from attention_grader.grade import GradeOptions, grade
@@ -347,7 +348,7 @@ def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_
     page = write_gain(course, PRE, POST, tmp_path / "out")
     text = page.read_text()
     assert "<img src=x" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
-    assert "Content-Security-Policy" in text
+    assert f'http-equiv="Content-Security-Policy" content="{STATIC_PAGE_POLICY}"' in text
     names = [r["name"] for r in csv.DictReader((tmp_path / "out" / "gain.csv").open())]
     assert "'" + evil_csv in names and evil_csv not in names
 
