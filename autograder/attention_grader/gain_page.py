@@ -9,13 +9,12 @@ no script (:mod:`attention_grader.csp`), as the class report does.
 from __future__ import annotations
 
 import csv
-import html
 from pathlib import Path
 
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .gain import HAKE_INTERACTIVE, HAKE_TRADITIONAL, GainReport, build_gain
-from .report import _table
+from .report import html_table, page_start
 from .safe_text import printable
 
 __all__ = ["write_gain"]
@@ -91,20 +90,10 @@ def _html(report: GainReport, figures: dict[str, str]) -> str:
     perfect = len(report.perfect_pre)
     left_out = f" ({perfect} student(s) with 100% before left out)" if perfect else ""
     title = f"Learning gain: {report.pre.assignment} -> {report.post.assignment}"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 54rem; margin: 2rem auto; padding: 0 1rem;
-       color: #1a1a1a; }}
-table {{ border-collapse: collapse; margin: 1rem 0; }}
-th, td {{ border: 1px solid #bbb; padding: .3rem .6rem; text-align: left; }}
-th {{ background: #eef2f7; }}
-img {{ max-width: 100%; display: block; margin: 1rem 0; }}
-</style></head><body>
-<h1>{html.escape(title)}</h1>
+    return f"""{page_start(title)}
 <p>{n} students took both tests; they are the class below.</p>
 {
-        _table(
+        html_table(
             ["", "before", "after"],
             [["class average score", f"{report.class_pre:.1f}%", f"{report.class_post:.1f}%"]],
         )
@@ -120,7 +109,7 @@ Concept Inventory); see docs/teachers-gain.md.</p>
 <h2>Items</h2>
 <p>The share of the class that chose the right option, before and after (parallel items share
 an id).</p>
-{_table(["item", "right before", "right after"], item_rows)}
+{html_table(["item", "right before", "right after"], item_rows)}
 {fig.get("items", "")}
 <h2>Misconceptions</h2>
 <p>"Before" and "after" estimate the share of the class holding each misconception: on an item
@@ -130,7 +119,7 @@ offers shows only one there; the estimate corrects for that, item by item. "Chos
 students who chose its option at least once; "items" says on how many items of each test one
 option reveals it (one item measures less surely than several).</p>
 {
-        _table(
+        html_table(
             [
                 "misconception",
                 "id",
@@ -144,7 +133,7 @@ option reveals it (one item measures less surely than several).</p>
     }
 {fig.get("misconceptions", "")}
 <h2>Left out</h2>
-{_table(["student", "took"], apart) if apart else "<p>Every student took both tests.</p>"}
+{html_table(["student", "took"], apart) if apart else "<p>Every student took both tests.</p>"}
 </body></html>
 """
 
