@@ -255,6 +255,7 @@ def test_gain_page_csv_and_figures(graded_class):
         assert (folder / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"src='{png}'" in text
     assert "only_pre" in text and "only_post" in text and "0.23" in text and "0.48" in text
+    assert "<td>bottleneck_choice</td>" in text and " -&gt; " in text  # difficulty before -> after
     rows = list(csv.DictReader((folder / "gain.csv").open()))
     kinds = [r["kind"] for r in rows]
     assert kinds.count("student") == len(class_) + 2 and kinds.count("item") == len(ITEMS[PRE])

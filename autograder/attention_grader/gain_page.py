@@ -14,7 +14,7 @@ from pathlib import Path
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .gain import HAKE_INTERACTIVE, HAKE_TRADITIONAL, GainReport, build_gain
-from .report import html_table, page_start
+from .report import difficulty_label, html_table, page_start
 from .safe_text import printable
 
 __all__ = ["write_gain"]
@@ -72,6 +72,10 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{x:.0%}"
 
 
+def _band(facility: float | None) -> str:
+    return "-" if facility is None else difficulty_label(facility)
+
+
 def _g(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
@@ -79,7 +83,10 @@ def _g(x: float | None) -> str:
 def _html(report: GainReport, figures: dict[str, str]) -> str:
     fig = {k: f"<img src='{v}' alt='{k} chart'>" for k, v in figures.items()}
     n = len(report.students)
-    item_rows = [[r.item, _pct(r.pre), _pct(r.post)] for r in report.items]
+    item_rows = [
+        [r.item, _pct(r.pre), _pct(r.post), f"{_band(r.pre)} -> {_band(r.post)}"]
+        for r in report.items
+    ]
     m_rows = [
         [r.title, r.slug, _pct(r.pre), _pct(r.post), f"{r.pre_chose} / {r.post_chose}",
          f"{r.pre_items} / {r.post_items}"]
@@ -108,8 +115,8 @@ Concept Inventory); see docs/teachers-gain.md.</p>
 {fig.get("scores", "")}
 <h2>Items</h2>
 <p>The share of the class that chose the right option, before and after (parallel items share
-an id).</p>
-{html_table(["item", "right before", "right after"], item_rows)}
+an id), and the difficulty it means: easy &ge; 80%, medium &ge; 50%, hard below.</p>
+{html_table(["item", "right before", "right after", "difficulty"], item_rows)}
 {fig.get("items", "")}
 <h2>Misconceptions</h2>
 <p>"Before" and "after" estimate the share of the class holding each misconception: on an item
