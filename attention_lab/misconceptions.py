@@ -397,6 +397,21 @@ _ENTRIES = [
         "a weight is the softmax of the query's scores against the keys: it depends only on the "
         "query and the keys. Values only decide what gets blended once the weights are fixed.",
     ),
+    Entry(
+        "one_fixed_vector",
+        "thinks one fixed-size summary vector, made big enough, can hold any sentence",
+        "a fixed-size vector has the same room for a five-word and a fifty-word sentence, so the "
+        "longer the sentence, the more of its early details get squeezed out (the bottleneck). "
+        "Attention removes the squeeze: the decoder keeps every encoder state and looks back at "
+        "all of them, with fresh weights, at every step.",
+    ),
+    Entry(
+        "cross_attention_sources",
+        "mixes up where cross-attention's queries, keys and values come from",
+        "in cross-attention the queries come from the sequence being generated (the Hindi being "
+        "written) and the keys and values from the other sequence (the English source); the dot "
+        "products, the softmax and the blend are the same as in self-attention.",
+    ),
 ]
 
 #: id -> Entry, in matching order.

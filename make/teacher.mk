@@ -2,6 +2,7 @@
 # Each target calls one step of `python -m attention_grader` (autograder/attention_grader/).
 #   make release A=intro_attention DUE="2026-12-07 17:00 Asia/Kolkata"
 #   make grade A=intro_attention JOBS=2 [FORCE=1] [GRADE_ARGS="--cell-timeout 20"]
+#   make gain PRE=inventory_pre POST=inventory_post   (after grading both tests)
 # Grading runs the pipeline nbgrader_config.py installs (attention_grader.pipeline.configure),
 # the same as `nbgrader autograde` and the formgrader: student code in a sandboxed kernel, hidden
 # tests in the grader's own process. Where no sandbox can be had, grading says what is off.
@@ -12,10 +13,12 @@ JOBS       ?= 2
 DUE        ?=
 FORCE      ?=
 GRADE_ARGS ?=
+PRE        ?= inventory_pre
+POST       ?= inventory_post
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 
-.PHONY: release collect grade feedback grades report _need-assignment
+.PHONY: release collect grade feedback grades report gain _need-assignment
 
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
@@ -37,3 +40,6 @@ grades: setup ## Teacher: write grades.csv (one row per student and assignment)
 
 report: _need-assignment setup ## Teacher: class report for A under reports/A/ (HTML + PNG)
 	$(GRADER) report "$(A)"
+
+gain: setup ## Teacher: learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
+	$(GRADER) gain "$(PRE)" "$(POST)"

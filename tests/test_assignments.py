@@ -1,9 +1,10 @@
 """The nbgrader assignments under source/, generated, autograded and fed back on a course copy.
 
 One module-scoped fixture copies ``nbgrader_config.py`` and ``source/`` to a temporary course,
-generates the three assignments, writes a batch of submissions per assignment (the source
-itself, the released blank, answers written differently, and buggy answers that carry the
-course map's misconceptions, several per notebook in different questions) and autogrades and
+generates the assignments (the three of the chapters and the two forms of the concept
+inventory), writes a batch of submissions per assignment (the source itself, the released blank,
+answers written differently, and buggy answers that carry the course map's misconceptions,
+several per notebook in different questions) and autogrades and
 feeds back every assignment in its own process, side by side. The tests then read the scores,
 the feedback HTML and the released notebooks.
 """
@@ -28,7 +29,52 @@ from attention_lab.checks import MISCONCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
-ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
+CHAPTERS = ("intro_attention", "focus_in_the_noise", "practice_implement")
+INVENTORY = ("inventory_pre", "inventory_post")  # the concept inventory's two parallel forms
+ASSIGNMENTS = (*CHAPTERS, *INVENTORY)
+
+
+def _hidden_choice(cell) -> dict | None:
+    """The literal keywords of a choice test cell's hidden check_choice call (None: not one)."""
+    if "### BEGIN HIDDEN TESTS" not in cell.source or '"abcd"' not in cell.source:
+        return None
+    hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("###")[0]
+    call = next(n for n in ast.walk(ast.parse(hidden)) if isinstance(n, ast.Call))
+    return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
+def _choice_keys(assignment: str) -> dict[str, dict]:
+    """Test cell grade_id -> its hidden check_choice keywords (correct, misconceptions, name)."""
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", 4)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+    return {
+        gid: kw for gid, c in cells.items() if gid.endswith("_choice") and (kw := _hidden_choice(c))
+    }
+
+
+# The inventory's answers, spelled as students do (as in the accuracy suite) ...
+SPELLINGS = ("{}", " {} ", "({})", "{}.", "Option {}")
+
+
+def _inventory_alternative(form: str) -> dict[str, str]:
+    keys = _choice_keys(form).values()
+    return {
+        kw[
+            "name"
+        ]: f"{kw['name']} = {SPELLINGS[i % len(SPELLINGS)].format(kw['correct'].upper())!r}"
+        for i, kw in enumerate(keys)
+    }
+
+
+def _inventory_buggy(form: str, pick: int) -> tuple[dict, dict]:
+    """Every item answered with its ``pick``-th wrong option; each must name its misconception."""
+    overrides, expected = {}, {}
+    for gid, kw in _choice_keys(form).items():
+        letter, slug = sorted(kw["misconceptions"].items())[pick]
+        overrides[kw["name"]] = f"{kw['name']} = {letter!r}"
+        expected[gid] = slug
+    return overrides, expected
+
 
 # ---------------------------------------------------------------------------------------------
 # Submissions: solution grade_id -> replacement code. `EXPECT` says which test cells must fail
@@ -63,6 +109,7 @@ def causal_mask(n):
     return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
 """,
     },
+    **{form: _inventory_alternative(form) for form in INVENTORY},
 }
 
 NAIVE = "    e = np.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)"
@@ -318,6 +365,10 @@ BUGGY = {
                 "attention_large_scores": None,
             },
         ),
+    },
+    **{
+        form: {f"bugs_{pick + 1}": _inventory_buggy(form, pick) for pick in range(3)}
+        for form in INVENTORY
     },
 }
 
@@ -637,35 +688,92 @@ def _options(markdown: str) -> dict[str, str]:
     return {letter: re.sub(r"[$\\]|sqrt|cdot", "", text) for letter, text in found}
 
 
-def test_multiple_choice_distractors_are_registry_misconceptions_of_similar_length():
+def _option_lengths(assignment, cell, correct, mistakes) -> dict[str, int]:
+    """Checks every choice question shares: a-d, each wrong option a registry misconception."""
     from attention_lab import misconceptions
 
+    options = _options(cell.source)
+    assert sorted(options) == list("abcd"), (assignment, cell.source)
+    assert set(mistakes) == set(options) - {correct}, (assignment, mistakes)
+    assert all(slug in misconceptions.REGISTRY for slug in mistakes.values())
+    lengths = {letter: len(text) for letter, text in options.items()}
+    assert max(lengths.values()) <= 1.3 * min(lengths.values()), (assignment, lengths)
+    return lengths
+
+
+def test_multiple_choice_distractors_are_registry_misconceptions_of_similar_length():
     letters = []
-    for assignment, cell, correct, mistakes in _choice_questions_by_cell():
-        options = _options(cell.source)
-        assert sorted(options) == list("abcd"), (assignment, cell.source)
-        assert set(mistakes) == set(options) - {correct}, (assignment, mistakes)
-        assert all(slug in misconceptions.REGISTRY for slug in mistakes.values())
-        lengths = {letter: len(text) for letter, text in options.items()}
-        assert max(lengths.values()) <= 1.3 * min(lengths.values()), (assignment, lengths)
+    for assignment, cell, correct, mistakes in _choice_questions_by_cell(CHAPTERS):
+        lengths = _option_lengths(assignment, cell, correct, mistakes)
         assert lengths[correct] < max(lengths.values()), f"{assignment}: the longest is right"
         letters.append(correct)
     assert len(letters) >= 3 and len(set(letters)) == len(letters), letters
 
 
-def _choice_questions_by_cell():
-    """Each a-d choice question's markdown cell, with its answer key from the hidden test."""
-    for assignment in ASSIGNMENTS:
-        nb = _source_nb(assignment)
-        cells = _cells_by_id(nb)
-        for gid, cell in cells.items():
-            if not gid.endswith("_choice") or '"abcd"' not in cell.source:
-                continue
-            hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1]
-            call = next(
-                n for n in ast.walk(ast.parse(hidden.split("###")[0])) if isinstance(n, ast.Call)
+def test_inventory_items_are_registry_misconceptions_with_no_give_away():
+    """Every item of both forms; the right letter is spread evenly and never the longest alone."""
+    for form in INVENTORY:
+        letters = []
+        for _, cell, correct, mistakes in _choice_questions_by_cell([form]):
+            lengths = _option_lengths(form, cell, correct, mistakes)
+            longest = [k for k, v in lengths.items() if v == max(lengths.values())]
+            assert longest != [correct], (
+                f"{form}: the longest option is the right one\n{cell.source}"
             )
-            kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg != "name"}
+            letters.append(correct)
+        assert 12 <= len(letters) <= 16, f"{form}: {len(letters)} items"
+        counts = [letters.count(letter) for letter in "abcd"]
+        assert max(counts) - min(counts) <= 1, (form, letters)
+        assert all(a != b for a, b in zip(letters, letters[1:], strict=False)), (
+            f"{form}: same letter twice: {letters}"
+        )
+
+
+def test_inventory_forms_are_parallel_not_verbatim():
+    """Item k of both forms: the same grade id and misconceptions, another question and letter."""
+    pre, post = (list(_choice_questions_by_cell([form])) for form in INVENTORY)
+    assert [c.metadata["nbgrader"]["grade_id"] for _, c, _, _ in pre] == [
+        c.metadata["nbgrader"]["grade_id"] for _, c, _, _ in post
+    ]
+    pre_tests, post_tests = (list(_choice_keys(form)) for form in INVENTORY)
+    assert pre_tests == post_tests  # the gain report pairs items by test cell id
+    for (_, a, key_a, mis_a), (_, b, key_b, mis_b) in zip(pre, post, strict=True):
+        assert sorted(mis_a.values()) == sorted(mis_b.values()), (mis_a, mis_b)
+        assert key_a != key_b, a.source
+        stem_a, stem_b = (c.source.split("- **a)**")[0] for c in (a, b))
+        assert stem_a != stem_b and not set(_options(a.source).values()) & set(
+            _options(b.source).values()
+        )
+
+
+def test_inventory_covers_the_five_lessons():
+    """One misconception per topic of issue 20 is offered on both forms."""
+    topics = {
+        "the bottleneck": "one_fixed_vector",
+        "QKV as a soft lookup": "keys_as_values",
+        "scaling": "forgot_scaling",
+        "softmax": "sum_normalised",
+        "masking": "mask_after_softmax",
+        "cross-attention": "cross_attention_sources",
+        "hard vs soft": "hard_attention",
+        "learned weights": "importance_is_programmed",
+        "word order": "order_aware_self_attention",
+    }
+    for form in INVENTORY:
+        offered = {s for kw in _choice_keys(form).values() for s in kw["misconceptions"].values()}
+        missing = {topic for topic, slug in topics.items() if slug not in offered}
+        assert not missing, (form, missing)
+        nb = _source_nb(form)
+        graded = [c for c in _grade_cells(nb)]
+        assert all(c.cell_type == "code" and c.metadata.nbgrader.points == 1 for c in graded)
+
+
+def _choice_questions_by_cell(assignments):
+    """Each a-d choice question's markdown cell, with its answer key from the hidden test."""
+    for assignment in assignments:
+        cells = _cells_by_id(_source_nb(assignment))
+        keys = _choice_keys(assignment)
+        for gid, kw in keys.items():
             index = list(cells).index(gid)
             question = next(
                 c for c in reversed(list(cells.values())[:index]) if c.cell_type == "markdown"

@@ -191,6 +191,18 @@ def test_lesson_opens_with_goals_and_closes_with_check_yourself(name):
         assert f"`{NEXT_ASSIGNMENT[name]}`" in closing
 
 
+def test_the_concept_inventory_opens_and_closes_the_course():
+    """The start page sends students to the pre-test first; lesson 5 ends with the post-test."""
+    start = "\n".join(_markdown(_read("00_start_here")))
+    last = start.rstrip().splitlines()[-2:]
+    assert "`inventory_pre`" in last[0] and "`01_the_bottleneck.ipynb`" in last[1], last
+    assert start.index("`inventory_pre`") < start.index("`01_the_bottleneck.ipynb`")
+    assert "`inventory_post`" in start
+    closing = _markdown(_read("05_misconceptions"))[-1]
+    assert closing.index("`focus_in_the_noise`") < closing.index("`inventory_post`")
+    assert "`inventory_post`" in closing.rstrip().split("\n\n")[-1]  # the last paragraph
+
+
 @pytest.mark.parametrize("name", LESSONS)
 def test_code_cells_are_short_calls_into_the_package(name):
     for src in _code(_read(name)):

@@ -1,7 +1,8 @@
 """``python -m attention_grader <step> ...``: the command line the ``make`` targets call.
 
 Steps, in the order a teacher uses them: ``release``, ``collect``, ``grade``, ``feedback``,
-``grades``, ``report``. Each prints one short result (``grade`` prints the batch summary table).
+``grades``, ``report``; ``gain`` compares a pre-test with a post-test. Each prints one short
+result (``grade`` prints the batch summary table).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from .collect import collect_report
 from .course import GradingStepError, load_course
 from .feedback import feedback_report
+from .gain_page import write_gain
 from .grade import GradeOptions, grade
 from .grades import write_grades
 from .release import release
@@ -55,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", help="class report: difficulty, distribution, misconceptions")
     s.add_argument("assignment")
     s.add_argument("--out", help="folder (default: <course>/reports/<assignment>)")
+
+    s = sub.add_parser("gain", help="learning gain: a pre-test and a post-test compared")
+    s.add_argument("pre", help="the pre-test assignment, e.g. inventory_pre")
+    s.add_argument("post", help="the post-test assignment, e.g. inventory_post")
+    s.add_argument("--out", help="folder (default: <course>/reports/gain)")
     return p
 
 
@@ -119,6 +126,8 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
         print(f"wrote {write_grades(course, args.out)}")
     elif args.step == "report":
         print(f"wrote {write_report(course, args.assignment, args.out)}")
+    elif args.step == "gain":
+        print(f"wrote {write_gain(course, args.pre, args.post, args.out)}")
     return 0
 
 

@@ -32,7 +32,9 @@ __all__ = [
     "build_report",
     "difficulty_label",
     "find_diagnoses",
+    "html_table",
     "misconception_titles",
+    "page_start",
     "question_stats",
     "write_report",
 ]
@@ -261,7 +263,23 @@ def _figures(report: Report, folder: Path) -> dict[str, str]:
     return made
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def page_start(title: str) -> str:
+    """The head of a teacher's report page (shared style) and its ``<h1>``; ``title`` is escaped."""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1a1a1a; }}
+table {{ border-collapse: collapse; margin: 1rem 0; }}
+th, td {{ border: 1px solid #bbb; padding: .3rem .6rem; text-align: left; }}
+th {{ background: #eef2f7; }}
+img {{ max-width: 100%; display: block; margin: 1rem 0; }}
+</style></head><body>
+<h1>{html.escape(title)}</h1>"""
+
+
+def html_table(header: list[str], rows: list[list[str]]) -> str:
+    """A table with every header and cell escaped (cells may hold student-chosen text)."""
     head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
@@ -302,29 +320,18 @@ def _html(report: Report, figures: dict[str, str]) -> str:
     }
     mean_total = statistics.fmean(report.totals.values()) if n else 0.0
     misconceptions = (
-        _table(["misconception", "slug", "students", "share of class", "questions"], m_rows)
+        html_table(["misconception", "slug", "students", "share of class", "questions"], m_rows)
         + fig.get("misconceptions", "")
         if m_rows
         else "<p>No misconceptions were diagnosed.</p>"
     )
-    title = f"Class report: {report.assignment}"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
-       color: #1a1a1a; }}
-table {{ border-collapse: collapse; margin: 1rem 0; }}
-th, td {{ border: 1px solid #bbb; padding: .3rem .6rem; text-align: left; }}
-th {{ background: #eef2f7; }}
-img {{ max-width: 100%; display: block; margin: 1rem 0; }}
-</style></head><body>
-<h1>{html.escape(title)}</h1>
+    return f"""{page_start(f"Class report: {report.assignment}")}
 <p>{n} submissions; mean total {mean_total:.2f} out of {report.max_total:g}.</p>
 <h2>Questions</h2>
 <p>Facility is the mean score as a share of the maximum: easy &ge; 80%, medium &ge; 50%, hard
 below. Answers still waiting for a teacher's grade are left out until graded.</p>
 {
-        _table(
+        html_table(
             [
                 "question",
                 "graded",
