@@ -97,11 +97,16 @@ def test_a_kernel_that_cannot_start_says_why(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
+    from attention_grader.sandbox import bwrap_available
+
+    if not bwrap_available()[0]:  # make test installs bubblewrap; say so plainly if it is absent
+        pytest.fail("bubblewrap is not available: run `make sandbox-deps`")
     config = Config()
-    config.SandboxedKernelManager.memory_mb = 20  # too little for Python to import ipykernel
+    # A folder the sandbox must mount but which does not exist: bubblewrap refuses to start.
+    config.SandboxedKernelManager.extra_readonly_paths = ["/nonexistent/attention-lab-missing"]
     execute = GradingExecute(timeout=10, config=config, startup_timeout=30)
     nb = new_notebook(cells=[new_code_cell("x = 1")])
-    with pytest.raises(KernelStartError, match="could not start: .*MemoryError"):
+    with pytest.raises(KernelStartError, match="could not start: .*attention-lab-missing"):
         execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
 
 
