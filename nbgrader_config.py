@@ -6,6 +6,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
+    from attention_grader import feedback_page
     from attention_grader.pipeline import configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
@@ -32,3 +33,6 @@ c.LimitOutput.max_traceback = 3
 # code in a sandboxed kernel, hidden tests in the grader's own process (README, "Grading safely").
 # Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
 configure(c)
+# Feedback pages: plain words first, maths offline, "not graded yet" for written answers a
+# teacher has not graded (attention_grader.feedback_page; keeps the CSP). After configure(c).
+feedback_page.configure(c)

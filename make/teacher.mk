@@ -11,6 +11,7 @@ A          ?=
 JOBS       ?= 2
 DUE        ?=
 FORCE      ?=
+PARTIAL    ?=
 GRADE_ARGS ?=
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
@@ -29,8 +30,8 @@ collect: _need-assignment setup ## Teacher: collect the submissions of A from th
 grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
 
-feedback: _need-assignment setup ## Teacher: generate + release feedback for A
-	$(GRADER) feedback "$(A)"
+feedback: _need-assignment setup ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
+	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
 
 grades: setup ## Teacher: write grades.csv (one row per student and assignment)
 	$(GRADER) grades

@@ -247,3 +247,29 @@ def synthetic_class(tmp: Path) -> Course:
         nb = new_notebook(cells=[test_cell("q1", q1_out), test_cell("q2", q2_out)])
         nbformat.write(nb, folder / "nb.ipynb")
     return course
+
+
+#: A written answer and a formula for :func:`written_fixture` (its model answer holds a rubric).
+ESSAY_SOURCE = (
+    "### BEGIN SOLUTION\n**Model answer.** Dividing by the sum keeps signs.\n\n"
+    "**Rubric (2 points).** 1 point: names a negative score. 1 point: says e^x > 0.\n"
+    "### END SOLUTION"
+)
+MATHS_SOURCE = "**Q3.** Why divide by $\\sqrt{d_k}$? Explain in two sentences."
+
+
+def written_fixture(tmp: Path) -> Path:
+    """A source folder: :data:`FIXTURE` plus a question with maths and a written answer
+    ``essay`` (2 points, graded by a teacher). Returns the ``source/`` root to copy from."""
+    from nbformat.v4 import new_markdown_cell
+
+    root = tmp / "written-source"
+    (root / FIXTURE).mkdir(parents=True)
+    nb = nbformat.read(FIXTURE_SOURCE / FIXTURE / f"{FIXTURE}.ipynb", as_version=4)
+    meta = {"grade": True, "solution": True, "locked": False, "points": 2, "grade_id": "essay"}
+    nb.cells.append(new_markdown_cell(MATHS_SOURCE))
+    nb.cells.append(
+        new_markdown_cell(ESSAY_SOURCE, metadata={"nbgrader": {**meta, "schema_version": 3}})
+    )
+    nbformat.write(nb, root / FIXTURE / f"{FIXTURE}.ipynb")
+    return root
