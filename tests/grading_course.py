@@ -273,3 +273,24 @@ def written_fixture(tmp: Path) -> Path:
     )
     nbformat.write(nb, root / FIXTURE / f"{FIXTURE}.ipynb")
     return root
+
+
+def render_feedback(nb, **grades) -> str:
+    """A feedback page of ``nb`` as ``generate_feedback`` renders it (the course's exporter and
+    nbgrader's template folders), without a gradebook: ``grades`` holds what ``GetGrades``
+    puts in the resources (``score``, ``max_score``, ``late_penalty``, ``ungraded``)."""
+    import os
+
+    import nbgrader
+    from attention_grader.feedback_page import FeedbackPageExporter
+    from traitlets.config import Config
+
+    here = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader")
+    c = Config()
+    c.HTMLExporter.template_name = "feedback"
+    c.HTMLExporter.extra_template_basedirs = [os.path.join(here, "templates")]
+    css = os.path.join(here, "static", "node_modules", "bootstrap", "dist", "css")
+    c.HTMLExporter.extra_template_paths = [css]
+    info = {"notebook": "nb", "score": 0, "max_score": 1, "late_penalty": 0, **grades}
+    page, _ = FeedbackPageExporter(config=c).from_notebook_node(nb, {"nbgrader": info})
+    return page
