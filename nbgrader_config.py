@@ -7,6 +7,7 @@ from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
     from attention_grader import feedback_page
+    from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
@@ -28,6 +29,14 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "
 # the grader (one line per failed check, never test code), see attention_grader.trusted.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 c.LimitOutput.max_traceback = 3
+
+# Late work (README, "Late work"): 10% of the notebook's score for each started day after the
+# due date, never more than half; 15 minutes of grace. nbgrader's AssignLatePenalties applies it
+# when a notebook is autograded; the formgrader, `make grades` and the feedback page show it.
+c.AssignLatePenalties.plugin_class = SharePerDay
+c.SharePerDay.share_per_day = 0.1
+c.SharePerDay.max_share = 0.5
+c.SharePerDay.grace_minutes = 15
 
 # The grading pipeline, for `nbgrader autograde`, the formgrader and `make grade` alike: student
 # code in a sandboxed kernel, hidden tests in the grader's own process (README, "Grading safely").

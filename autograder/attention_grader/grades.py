@@ -58,13 +58,16 @@ def grade_rows(course: Course) -> list[dict]:
                         }
                     )
                     continue
-                pct = 100 * sub.score / sub.max_score if sub.max_score else 0.0
+                # nbgrader keeps the penalty apart from the grades (its feedback subtracts it)
+                penalty = sub.late_submission_penalty or 0.0
+                score = max(0.0, (sub.score or 0.0) - penalty)
+                pct = 100 * score / sub.max_score if sub.max_score else 0.0
                 rows.append(
                     {
                         "student_id": student,
                         "assignment": assignment.name,
                         "status": "submitted",
-                        "score": _fmt(sub.score),
+                        "score": _fmt(round(score, 4)),
                         "max_score": _fmt(sub.max_score),
                         "percent": f"{pct:.1f}",
                         "late_penalty": _fmt(sub.late_submission_penalty or None),

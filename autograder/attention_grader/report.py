@@ -165,7 +165,8 @@ def question_stats(course: Course, assignment: str) -> tuple[list[QuestionStat],
                 stats[(nb.name, gc.name)] = QuestionStat(gc.name, nb.name, gc.max_score, kind=kind)
         totals = {}
         for sub in gb.assignment_submissions(assignment):
-            totals[sub.student.id] = sub.score or 0.0
+            penalty = sub.late_submission_penalty or 0.0
+            totals[sub.student.id] = max(0.0, (sub.score or 0.0) - penalty)
             for snb in sub.notebooks:
                 for g in snb.grades:
                     stat = stats[(snb.name, g.name)]
@@ -282,7 +283,8 @@ def student_rows(course: Course, assignment: str, diagnoses: list[Diagnosis]) ->
         for sub in gb.assignment_submissions(assignment):
             pending = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
             late = _late(sub.total_seconds_late, sub.late_submission_penalty)
-            rows.append(StudentRow(sub.student.id, sub.score or 0.0, pending, late=late))
+            score = max(0.0, (sub.score or 0.0) - (sub.late_submission_penalty or 0.0))
+            rows.append(StudentRow(sub.student.id, score, pending, late=late))
     for row in rows:
         folder = course.root / "autograded" / row.student / assignment
         row.misconceptions = found.get(row.student, [])
