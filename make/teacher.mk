@@ -12,6 +12,7 @@ JOBS       ?= 2
 DUE        ?=
 FORCE      ?=
 PARTIAL    ?=
+FORMAT     ?= csv
 GRADE_ARGS ?=
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
@@ -33,8 +34,8 @@ grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE
 feedback: _need-assignment setup ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
 	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
 
-grades: setup ## Teacher: write grades.csv (one row per student and assignment)
-	$(GRADER) grades
+grades: setup ## Teacher: write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
+	$(GRADER) grades --format "$(FORMAT)"
 
 report: _need-assignment setup ## Teacher: class report for A under reports/A/ (HTML + PNG)
 	$(GRADER) report "$(A)"

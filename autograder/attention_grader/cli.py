@@ -13,7 +13,7 @@ from .collect import collect_report
 from .course import GradingStepError, load_course
 from .feedback import feedback_report
 from .grade import GradeOptions, grade
-from .grades import write_grades
+from .grades import FORMATS, write_grades
 from .release import release
 from .report import write_report
 from .safe_text import printable
@@ -55,7 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     s = sub.add_parser("grades", help="write the grades CSV (one row per student and assignment)")
-    s.add_argument("--out", help="CSV path (default: <course>/grades.csv)")
+    s.add_argument("--out", help="CSV path (default: <course>/grades.csv, grades-canvas.csv)")
+    s.add_argument(
+        "--format", default="csv", choices=FORMATS, help="csv (default) or canvas (LMS import)"
+    )
 
     s = sub.add_parser("report", help="class report: difficulty, distribution, misconceptions")
     s.add_argument("assignment")
@@ -123,7 +126,7 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             print(f"  not released: {student}: {reason}")
         _print_flags(done.flags)
     elif args.step == "grades":
-        print(f"wrote {write_grades(course, args.out)}")
+        print(f"wrote {write_grades(course, args.out, args.format)}")
     elif args.step == "report":
         print(f"wrote {write_report(course, args.assignment, args.out)}")
     return 0
