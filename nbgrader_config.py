@@ -6,7 +6,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
-    from attention_grader import feedback_page
+    from attention_grader import feedback_page, formgrader_view
     from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
@@ -45,3 +45,6 @@ configure(c)
 # Feedback pages: plain words first, maths offline, "not graded yet" for written answers a
 # teacher has not graded (attention_grader.feedback_page; keeps the CSP). After configure(c).
 feedback_page.configure(c)
+# The formgrader: each written answer's model answer and rubric (from source/) beside it, and
+# maths as MathML (attention_grader.formgrader_view; never on a student's feedback page).
+formgrader_view.configure(c)

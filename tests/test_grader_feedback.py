@@ -128,6 +128,7 @@ def test_feedback_pages_are_offline_wrapped_and_keep_their_policy(graded):
         assert "mathjax" not in html.lower() and "cdn" not in html.lower()
         assert '<math alttext="\\sqrt{d_k}"' in html  # maths as MathML, drawn with no internet
         assert "white-space: pre-wrap" in html
+        assert "Rubric" not in html and "Model answer" not in html  # the formgrader's only
 
 
 def test_feedback_releases_once_everything_is_graded(graded):
