@@ -216,7 +216,8 @@ def new_course(
         f"c.Exchange.root = {str(folder / 'exchange')!r}\n"
         + (
             "from attention_grader.pipeline import configure\nconfigure(c)\n"
-            "from attention_grader import feedback_page\nfeedback_page.configure(c)\n"
+            "from attention_grader import feedback_page, formgrader_view\n"
+            "feedback_page.configure(c)\nformgrader_view.configure(c)\n"
             if pipeline
             else ""
         )

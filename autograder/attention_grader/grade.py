@@ -228,7 +228,7 @@ def grade(
                 with quiet_autoflush_warning():
                     apply_rows(gb(), assignment, res.student, res.rows)
             reason = res.reason
-            if res.status == "graded" and not reason:  # what went wrong in the student's code
+            if res.status in ("graded", "unchanged") and not reason:  # in the student's code
                 folder = course.root / "autograded" / res.student / assignment
                 reason = one_line_reason(submission_outcomes(folder))
             results[res.student] = SubmissionResult(
