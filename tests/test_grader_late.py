@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import copy
+import csv
 from datetime import datetime
 
 import pytest
+from attention_grader.course import load_course
+from attention_grader.grade import GradeOptions, grade
+from attention_grader.grades import write_grades
 from attention_grader.late import SharePerDay, late_penalty
+from attention_grader.release import release
+from grading_course import (
+    CORRECT,
+    FIXTURE,
+    answer,
+    make_course,
+    place_submission,
+    released_notebook,
+)
 
 DAY = 86400
 
@@ -47,21 +60,6 @@ def test_the_course_config_sets_it():
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_a_late_submission_loses_its_share_in_the_gradebook_and_grades_csv(tmp_path):
-    import csv
-
-    from attention_grader.course import load_course
-    from attention_grader.grade import GradeOptions, grade
-    from attention_grader.grades import write_grades
-    from attention_grader.release import release
-    from grading_course import (
-        CORRECT,
-        FIXTURE,
-        answer,
-        make_course,
-        place_submission,
-        released_notebook,
-    )
-
     course = make_course(tmp_path)
     with (course.root / "nbgrader_config.py").open("a") as fh:
         fh.write("from attention_grader.late import SharePerDay\n"
