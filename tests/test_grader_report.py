@@ -154,3 +154,13 @@ def test_names_a_student_chose_are_escaped_in_the_page(course):
     report.students[0].timeouts.append(evil)
     page = page_html(report, {}, {})
     assert "<script>" not in page and "\x1b" not in page and "&lt;script&gt;" in page
+
+
+def test_shared_page_helpers_escape_and_style():
+    """report.page_start / report.html_table: the other teacher pages build on them."""
+    from attention_grader.report import html_table, page_start
+
+    head = page_start("Gain <b>")
+    assert head.startswith("<!doctype html>") and "<h1>Gain &lt;b&gt;</h1>" in head
+    assert "border-collapse" in head
+    assert "<td>&lt;i&gt;</td>" in html_table(["x"], [["<i>"]])

@@ -28,6 +28,7 @@ from attention_lab.misconceptions import parse_diagnosis
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .outcomes import submission_outcomes
+from .report_page import figures, html_table, page_html, page_start
 from .safe_text import printable
 from .summary import Flag, read_flags
 
@@ -39,7 +40,9 @@ __all__ = [
     "build_report",
     "difficulty_label",
     "find_diagnoses",
+    "html_table",
     "misconception_titles",
+    "page_start",
     "question_stats",
     "write_report",
 ]
@@ -342,8 +345,6 @@ def write_report(course: Course, assignment: str, out: str | Path | None = None)
     Path
         The HTML page.
     """
-    from .report_page import figures, page_html
-
     report = build_report(course, assignment)
     folder = Path(out) if out else course.root / "reports" / assignment
     folder.mkdir(parents=True, exist_ok=True)

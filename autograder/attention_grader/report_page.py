@@ -12,11 +12,14 @@ import html
 import math
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .report import Report
 from .safe_text import printable
 
-__all__ = ["figures", "page_html", "score_bins"]
+if TYPE_CHECKING:
+    from .report import Report
+
+__all__ = ["figures", "html_table", "page_html", "page_start", "score_bins"]
 
 
 def score_bins(max_total: float) -> list[float]:
@@ -77,7 +80,8 @@ def _esc(value) -> str:
     return html.escape(printable(value))
 
 
-def _table(header: list[str], rows: list[list]) -> str:
+def html_table(header: list[str], rows: list[list]) -> str:
+    """A table with every header and cell escaped (cells may hold student-chosen text)."""
     head = "".join(f"<th scope='col'>{_esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -112,7 +116,7 @@ def _questions(report: Report) -> str:
     ]
     header = ["question", "graded", "mean score", "max", "facility", "difficulty", "scored",
               "awaiting teacher"]  # fmt: skip
-    return _table(header, rows)
+    return html_table(header, rows)
 
 
 def _students(report: Report) -> str:
@@ -127,7 +131,7 @@ def _students(report: Report) -> str:
         ]
         for r in report.students
     ]
-    return _table(["student", "score", "misconceptions", "late", "timed out", "error"], rows)
+    return html_table(["student", "score", "misconceptions", "late", "timed out", "error"], rows)
 
 
 def _misconceptions(report: Report, fig: dict[str, str]) -> str:
@@ -141,7 +145,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
          f"{len(students) / n:.0%}" if n else "", ", ".join(where[slug])]
         for slug, students in counts.items()
     ]  # fmt: skip
-    overall = _table(["misconception", "slug", "students", "share of class", "questions"], rows)
+    overall = html_table(["misconception", "slug", "students", "share of class", "questions"], rows)
     per_q = [
         [question, report.titles.get(slug, slug), len(students), ", ".join(students)]
         for question, by_slug in report.misconceptions_per_question().items()
@@ -151,7 +155,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
         overall
         + fig.get("misconceptions", "")
         + "<h3>By question</h3>"
-        + _table(["question", "misconception", "students", "who"], per_q)
+        + html_table(["question", "misconception", "students", "who"], per_q)
     )
 
 
@@ -175,6 +179,14 @@ img { max-width: 100%; display: block; margin: 1rem 0; }
 """
 
 
+def page_start(title: str) -> str:
+    """The head of a teacher's report page (shared style) and its ``<h1>``; ``title`` is escaped."""
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}'
+        f"</title>\n<style>{_STYLE}</style></head><body>\n<h1>{_esc(title)}</h1>"
+    )
+
+
 def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> str:
     """The report page (without its CSP)."""
     fig = {
@@ -185,11 +197,7 @@ def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> st
     mean = f"{statistics.fmean(final.values()):.2f}" if final else "n/a"
     left_out = len(report.totals) - len(final)
     note = f" ({left_out} not fully graded, left out)" if left_out else ""
-    title = f"Class report: {report.assignment}"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
-<style>{_STYLE}</style></head><body>
-<h1>{_esc(title)}</h1>
+    return f"""{page_start(f"Class report: {report.assignment}")}
 {_banner(report)}
 <p>{len(report.totals)} submissions; mean total {mean} out of {report.max_total:g} over
 {len(final)} fully graded submission(s){note}.</p>
