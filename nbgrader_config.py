@@ -6,6 +6,8 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 try:
+    from attention_grader import feedback_page, formgrader_view
+    from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
@@ -28,7 +30,21 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 c.LimitOutput.max_traceback = 3
 
+# Late work (README, "Late work"): 10% of the notebook's score for each started day after the
+# due date, never more than half; 15 minutes of grace. nbgrader's AssignLatePenalties applies it
+# when a notebook is autograded; the formgrader, `make grades` and the feedback page show it.
+c.AssignLatePenalties.plugin_class = SharePerDay
+c.SharePerDay.share_per_day = 0.1
+c.SharePerDay.max_share = 0.5
+c.SharePerDay.grace_minutes = 15
+
 # The grading pipeline, for `nbgrader autograde`, the formgrader and `make grade` alike: student
 # code in a sandboxed kernel, hidden tests in the grader's own process (README, "Grading safely").
 # Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
 configure(c)
+# Feedback pages: plain words first, maths offline, "not graded yet" for written answers a
+# teacher has not graded (attention_grader.feedback_page; keeps the CSP). After configure(c).
+feedback_page.configure(c)
+# The formgrader: each written answer's model answer and rubric (from source/) beside it, and
+# maths as MathML (attention_grader.formgrader_view; never on a student's feedback page).
+formgrader_view.configure(c)

@@ -12,6 +12,8 @@ A          ?=
 JOBS       ?= 2
 DUE        ?=
 FORCE      ?=
+PARTIAL    ?=
+FORMAT     ?= csv
 GRADE_ARGS ?=
 PRE        ?= inventory_pre
 POST       ?= inventory_post
@@ -32,11 +34,11 @@ collect: _need-assignment setup ## Teacher: collect the submissions of A from th
 grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
 
-feedback: _need-assignment setup ## Teacher: generate + release feedback for A
-	$(GRADER) feedback "$(A)"
+feedback: _need-assignment setup ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
+	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
 
-grades: setup ## Teacher: write grades.csv (one row per student and assignment)
-	$(GRADER) grades
+grades: setup ## Teacher: write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
+	$(GRADER) grades --format "$(FORMAT)"
 
 report: _need-assignment setup ## Teacher: class report for A under reports/A/ (HTML + PNG)
 	$(GRADER) report "$(A)"

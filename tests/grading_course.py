@@ -247,3 +247,50 @@ def synthetic_class(tmp: Path) -> Course:
         nb = new_notebook(cells=[test_cell("q1", q1_out), test_cell("q2", q2_out)])
         nbformat.write(nb, folder / "nb.ipynb")
     return course
+
+
+#: A written answer and a formula for :func:`written_fixture` (its model answer holds a rubric).
+ESSAY_SOURCE = (
+    "### BEGIN SOLUTION\n**Model answer.** Dividing by the sum keeps signs.\n\n"
+    "**Rubric (2 points).** 1 point: names a negative score. 1 point: says e^x > 0.\n"
+    "### END SOLUTION"
+)
+MATHS_SOURCE = "**Q3.** Why divide by $\\sqrt{d_k}$? Explain in two sentences."
+
+
+def written_fixture(tmp: Path) -> Path:
+    """A source folder: :data:`FIXTURE` plus a question with maths and a written answer
+    ``essay`` (2 points, graded by a teacher). Returns the ``source/`` root to copy from."""
+    from nbformat.v4 import new_markdown_cell
+
+    root = tmp / "written-source"
+    (root / FIXTURE).mkdir(parents=True)
+    nb = nbformat.read(FIXTURE_SOURCE / FIXTURE / f"{FIXTURE}.ipynb", as_version=4)
+    meta = {"grade": True, "solution": True, "locked": False, "points": 2, "grade_id": "essay"}
+    nb.cells.append(new_markdown_cell(MATHS_SOURCE))
+    nb.cells.append(
+        new_markdown_cell(ESSAY_SOURCE, metadata={"nbgrader": {**meta, "schema_version": 3}})
+    )
+    nbformat.write(nb, root / FIXTURE / f"{FIXTURE}.ipynb")
+    return root
+
+
+def render_feedback(nb, **grades) -> str:
+    """A feedback page of ``nb`` as ``generate_feedback`` renders it (the course's exporter and
+    nbgrader's template folders), without a gradebook: ``grades`` holds what ``GetGrades``
+    puts in the resources (``score``, ``max_score``, ``late_penalty``, ``ungraded``)."""
+    import os
+
+    import nbgrader
+    from attention_grader.feedback_page import FeedbackPageExporter
+    from traitlets.config import Config
+
+    here = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader")
+    c = Config()
+    c.HTMLExporter.template_name = "feedback"
+    c.HTMLExporter.extra_template_basedirs = [os.path.join(here, "templates")]
+    css = os.path.join(here, "static", "node_modules", "bootstrap", "dist", "css")
+    c.HTMLExporter.extra_template_paths = [css]
+    info = {"notebook": "nb", "score": 0, "max_score": 1, "late_penalty": 0, **grades}
+    page, _ = FeedbackPageExporter(config=c).from_notebook_node(nb, {"nbgrader": info})
+    return page

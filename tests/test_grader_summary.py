@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import UTC
 
 import pytest
 from attention_grader.summary import BatchSummary, Flag, SubmissionResult
@@ -51,4 +52,32 @@ def test_write_json_csv_and_log(tmp_path):
     assert data["results"][2]["flags"] == [{"kind": "late", "detail": "submitted 2 h after"}]
     rows = list(csv.DictReader(cs.open()))
     assert [r["status"] for r in rows] == ["graded", "error", "graded"]
-    assert (tmp_path / "out" / "grading.log").read_text() == s.log
+    log = (tmp_path / "out" / "grading.log").read_text()
+    assert log.startswith("##### run of ") and log.endswith(s.log)
+
+
+def test_every_runs_log_is_kept(tmp_path):
+    from datetime import datetime
+
+    first, second = sample(), sample()
+    first.log, second.log = "===== ana\n[INFO] graded 198 lines\n", "===== ana\n[INFO] Skipping\n"
+    first.write(tmp_path, when=datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    second.write(tmp_path, when=datetime(2026, 12, 1, 10, 0, tzinfo=UTC))
+    log = (tmp_path / "grading.log").read_text()
+    assert log.index("graded 198 lines") < log.index("Skipping")
+    assert "run of 2026-12-01 09:00:00 UTC" in log and "run of 2026-12-01 10:00:00 UTC" in log
+
+
+def test_a_flag_is_listed_once():
+    twice = Flag("edited_test_cell", "nb/q1_test was changed")
+    r = SubmissionResult("ana", "graded", flags=[twice, Flag("late", "1 h"), twice])
+    assert r.flags == [twice, Flag("late", "1 h")]
+    table = BatchSummary("a", [r]).table()
+    assert table.count("edited_test_cell") == 1
+
+
+def test_a_reason_alone_needs_attention():
+    r = SubmissionResult("cy", "graded", "raised AttributeError in cell practice_attention")
+    s = BatchSummary("a", [r, SubmissionResult("ana", "graded")])
+    assert s.needs_attention == [r]
+    assert "raised AttributeError in cell practice_attention" in s.table().splitlines()[2]

@@ -78,7 +78,10 @@ def test_teacher_workflow_end_to_end(tmp_path, capsys):
         "3 graded" in out and (course.root / "reports" / ASSIGNMENT / "batch_summary.csv").exists()
     )
 
-    cli(course, "feedback", ASSIGNMENT)
+    # alice's and bob's written answers wait for a teacher: refused, then released as partial
+    assert main(["--course", str(course.root), "feedback", ASSIGNMENT]) == 2
+    assert "alice: intro_attention/" in capsys.readouterr().err
+    cli(course, "feedback", ASSIGNMENT, "--partial")
     for sid in students:
         pages = people[sid].fetch_feedback(ASSIGNMENT)
         assert len(pages) == 1, f"{sid} got no feedback"

@@ -310,7 +310,7 @@ def test_the_course_config_sanitises_with_and_without_the_sandbox(monkeypatch):
         config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
         assert config.Autograde.autograde_preprocessors[-1] is SanitizeStudentContent
         assert SanitizeStudentContent in config.GenerateFeedback.preprocessors
-        assert config.GenerateFeedback.exporter_class is csp.FeedbackExporter
+        assert issubclass(config.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):

@@ -15,7 +15,7 @@ from .course import GradingStepError, load_course
 from .feedback import feedback_report
 from .gain_page import write_gain
 from .grade import GradeOptions, grade
-from .grades import write_grades
+from .grades import FORMATS, write_grades
 from .release import release
 from .report import write_report
 from .safe_text import printable
@@ -50,9 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("feedback", help="generate and release feedback")
     s.add_argument("assignment")
+    s.add_argument(
+        "--partial",
+        action="store_true",
+        help="release although some written answers are not graded yet (they say so)",
+    )
 
     s = sub.add_parser("grades", help="write the grades CSV (one row per student and assignment)")
-    s.add_argument("--out", help="CSV path (default: <course>/grades.csv)")
+    s.add_argument("--out", help="CSV path (default: <course>/grades.csv, grades-canvas.csv)")
+    s.add_argument(
+        "--format", default="csv", choices=FORMATS, help="csv (default) or canvas (LMS import)"
+    )
 
     s = sub.add_parser("report", help="class report: difficulty, distribution, misconceptions")
     s.add_argument("assignment")
@@ -115,15 +123,17 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
         summary = grade(course, args.assignment, options, students=args.student)
         print(summary.table())
         js, _ = summary.write(course.root / "reports" / args.assignment)
-        print(f"summary: {js} (+ .csv, grading.log)")
+        print(f"summary: {js} (+ .csv; log added to grading.log)")
     elif args.step == "feedback":
-        done = feedback_report(course, args.assignment)
+        done = feedback_report(course, args.assignment, partial=args.partial)
         print(f"released feedback for {len(done.released)} student(s) of {args.assignment}")
+        if done.ungraded:
+            print(f'  {len(done.ungraded)} of them with answers marked "not graded yet"')
         for student, reason in sorted(done.withheld.items()):  # already printable
             print(f"  not released: {student}: {reason}")
         _print_flags(done.flags)
     elif args.step == "grades":
-        print(f"wrote {write_grades(course, args.out)}")
+        print(f"wrote {write_grades(course, args.out, args.format)}")
     elif args.step == "report":
         print(f"wrote {write_report(course, args.assignment, args.out)}")
     elif args.step == "gain":

@@ -214,7 +214,13 @@ def new_course(
         "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
         "c.CourseDirectory.course_id = 'attention-lab'\n"
         f"c.Exchange.root = {str(folder / 'exchange')!r}\n"
-        + ("from attention_grader.pipeline import configure\nconfigure(c)\n" if pipeline else "")
+        + (
+            "from attention_grader.pipeline import configure\nconfigure(c)\n"
+            "from attention_grader import feedback_page, formgrader_view\n"
+            "feedback_page.configure(c)\nformgrader_view.configure(c)\n"
+            if pipeline
+            else ""
+        )
     )
     (folder / "exchange").mkdir()
     (folder / "exchange").chmod(0o777)  # as nbgrader's exchange: every student may write

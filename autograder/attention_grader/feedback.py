@@ -8,11 +8,18 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course, check_result
+from .course import Course, GradingStepError, check_result
 from .safe_text import printable
 from .summary import Flag
 
-__all__ = ["FeedbackReport", "clean_feedback_folder", "feedback", "feedback_report"]
+__all__ = [
+    "FeedbackReport",
+    "UngradedAnswers",
+    "clean_feedback_folder",
+    "feedback",
+    "feedback_report",
+    "ungraded_answers",
+]
 
 #: What ``nbgrader generate_feedback`` writes next to the pages, and the release needs.
 KEEP = ("timestamp.txt", "submission_secret.txt")
@@ -31,11 +38,58 @@ class FeedbackReport:
         ``submission_secret.txt``, no feedback page generated).
     flags : dict of str to list of Flag
         Files in a feedback folder that were not published (extra ``*.html``).
+    ungraded : dict of str to list of str
+        With ``partial``: student -> answers released as "not graded yet".
     """
 
     released: list[str] = field(default_factory=list)
     withheld: dict[str, str] = field(default_factory=dict)
     flags: dict[str, list[Flag]] = field(default_factory=dict)
+    ungraded: dict[str, list[str]] = field(default_factory=dict)
+
+
+class UngradedAnswers(GradingStepError):
+    """Feedback was refused: some answers still wait for a teacher's grade.
+
+    Attributes
+    ----------
+    waiting : dict of str to list of str
+        Student id -> ``"<notebook>/<grade_id>"`` of each answer not graded yet.
+    """
+
+    def __init__(self, assignment: str, waiting: dict[str, list[str]]):
+        self.waiting = waiting
+        cells = sum(len(v) for v in waiting.values())
+        lines = [
+            f"not releasing feedback for {printable(assignment)}: {cells} answer(s) of "
+            f"{len(waiting)} student(s) are not graded yet (students would see 0 for them)."
+        ]
+        lines += [f"  {printable(s)}: {printable(', '.join(c))}" for s, c in waiting.items()]
+        lines.append(
+            "Grade them in the formgrader, or release anyway with `make feedback "
+            f'A={printable(assignment)} PARTIAL=1` (those answers then say "not graded yet").'
+        )
+        super().__init__("\n".join(lines))
+
+
+def ungraded_answers(course: Course, assignment: str) -> dict[str, list[str]]:
+    """Answers still waiting for a teacher, by student (sorted): ``"<notebook>/<grade_id>"``.
+
+    The gradebook's ``needs_manual_grade``: a written answer nobody graded yet (a blank one is
+    scored 0 by nbgrader and does not wait), or an autograded cell marked for review.
+    """
+    waiting: dict[str, list[str]] = {}
+    with course.gradebook() as gb:
+        for sub in gb.assignment_submissions(assignment):
+            cells = [
+                f"{nb.name}/{grade.name}"
+                for nb in sub.notebooks
+                for grade in nb.grades
+                if grade.needs_manual_grade
+            ]
+            if cells:
+                waiting[sub.student.id] = sorted(cells)
+    return dict(sorted(waiting.items()))
 
 
 def clean_feedback_folder(folder: Path, expected: list[str]) -> list[Flag]:
@@ -59,8 +113,12 @@ def clean_feedback_folder(folder: Path, expected: list[str]) -> list[Flag]:
     return flags
 
 
-def feedback_report(course: Course, assignment: str) -> FeedbackReport:
+def feedback_report(course: Course, assignment: str, partial: bool = False) -> FeedbackReport:
     """``nbgrader generate_feedback`` + a release that publishes only what it should.
+
+    Refused (:class:`UngradedAnswers`, nothing generated) while any answer waits for a
+    teacher's grade, unless ``partial``: then those answers say "not graded yet"
+    (:class:`~.feedback_page.MarkUngraded`).
 
     Release goes through :class:`~.safe_exchange.SafeExchangeReleaseFeedback`: only
     ``<notebook>.html`` of the assignment's notebooks is published (never another ``*.html``
@@ -71,6 +129,9 @@ def feedback_report(course: Course, assignment: str) -> FeedbackReport:
 
     from .safe_exchange import SafeExchangeReleaseFeedback
 
+    waiting = ungraded_answers(course, assignment)
+    if waiting and not partial:
+        raise UngradedAnswers(assignment, waiting)
     api = course.api()
     generated = api.generate_feedback(assignment, force=True)
     graded = {p.parent.name for p in (course.root / "autograded").glob(f"*/{assignment}")}
@@ -95,9 +156,9 @@ def feedback_report(course: Course, assignment: str) -> FeedbackReport:
         withheld[printable(student)] = "feedback could not be generated (see nbgrader's log)"
     for student, found in app.flags.items():
         flags.setdefault(student, []).extend(found)
-    return FeedbackReport(sorted(app.released), withheld, flags)
+    return FeedbackReport(sorted(app.released), withheld, flags, waiting)
 
 
-def feedback(course: Course, assignment: str) -> list[str]:
+def feedback(course: Course, assignment: str, partial: bool = False) -> list[str]:
     """:func:`feedback_report`; return the students whose feedback was released."""
-    return feedback_report(course, assignment).released
+    return feedback_report(course, assignment, partial).released

@@ -30,13 +30,15 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from .course import Course, quiet_autoflush_warning
 from .gradebook_sync import apply_rows, finish, score_missing, snapshot, sqlite_path
 from .intake import prepare_submission, visible_notebooks
+from .outcomes import one_line_reason, submission_outcomes
+from .progress import Progress
 from .summary import BatchSummary, SubmissionResult
 from .worker import GradeOptions, WorkerResult, close_worker, crashed, grade_one, init_worker
 
@@ -89,54 +91,59 @@ def _run_tasks(students, initargs, jobs, on_result, progress, start_method="fork
     Workers come from a fork server (``multiprocessing`` "forkserver") that imported nbgrader
     once, so each worker starts in milliseconds instead of paying the import again, and never
     inherits this process's state (a process that already ran kernels holds ZeroMQ contexts,
-    which must not cross a ``fork``: the child's kernel channels can hang).
+    which must not cross a ``fork``: the child's kernel channels can hang). At most ``jobs``
+    submissions are handed out at a time, so the progress knows whom it is waiting for.
     """
     if not students:
         return
-    from tqdm import tqdm
+    shown = Progress(len(students), enabled=progress)
 
-    def bar():
-        return tqdm(
-            total=len(students), unit="submission", disable=not progress, dynamic_ncols=True
-        )
+    def done(res: WorkerResult) -> None:
+        on_result(res)
+        shown.finish(res.student, res.status, res.seconds)
 
-    if jobs <= 1:
-        init_worker(*initargs)
-        try:
-            with bar() as progress_bar:
-                for student in students:
-                    on_result(grade_one(student))
-                    progress_bar.update()
-        finally:
-            close_worker()
-        return
-    method = _start_method(start_method)
-    pending = list(students)
-    progress_bar = None
     try:
+        if jobs <= 1:
+            init_worker(*initargs)
+            try:
+                for student in students:
+                    shown.start(student)
+                    done(grade_one(student))
+            finally:
+                close_worker()
+            return
+        pending = list(students)
         for _attempt in range(3):  # a crashed worker breaks the pool: restart it for the rest
             try:
-                with ProcessPoolExecutor(
-                    max_workers=min(jobs, len(pending)),
-                    mp_context=multiprocessing.get_context(method),
-                    initializer=init_worker,
-                    initargs=initargs,
-                ) as pool:
-                    futures = {pool.submit(grade_one, s): s for s in pending}
-                    progress_bar = progress_bar or bar()
-                    for fut in as_completed(futures):
-                        on_result(fut.result())
-                        pending.remove(futures[fut])
-                        progress_bar.update()
+                _pool_round(pending, initargs, jobs, start_method, done, shown)
                 return
             except BrokenProcessPool:
-                continue
-        for student in pending:
-            on_result(crashed(student))
-            progress_bar.update()
+                shown.reset_running()
+        for student in list(pending):
+            done(crashed(student))
     finally:
-        if progress_bar is not None:
-            progress_bar.close()
+        shown.close()
+
+
+def _pool_round(pending, initargs, jobs, start_method, done, shown) -> None:
+    """Grade ``pending`` (removing each finished student) in one pool of ``jobs`` workers."""
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(pending)),
+        mp_context=multiprocessing.get_context(_start_method(start_method)),
+        initializer=init_worker,
+        initargs=initargs,
+    ) as pool:
+        queue, running = list(pending), {}
+        while queue or running:
+            while queue and len(running) < jobs:
+                student = queue.pop(0)
+                running[pool.submit(grade_one, student)] = student
+                shown.start(student)
+            finished, _ = wait(running, timeout=2.0, return_when=FIRST_COMPLETED)
+            shown.tick()
+            for fut in finished:
+                done(fut.result())
+                pending.remove(running.pop(fut))
 
 
 def grade(
@@ -220,8 +227,12 @@ def grade(
             if res.rows is not None:
                 with quiet_autoflush_warning():
                     apply_rows(gb(), assignment, res.student, res.rows)
+            reason = res.reason
+            if res.status in ("graded", "unchanged") and not reason:  # in the student's code
+                folder = course.root / "autograded" / res.student / assignment
+                reason = one_line_reason(submission_outcomes(folder))
             results[res.student] = SubmissionResult(
-                res.student, res.status, res.reason, res.flags, seconds=res.seconds
+                res.student, res.status, reason, res.flags, seconds=res.seconds
             )
             logs[res.student] = res.log
 

@@ -7,7 +7,10 @@ from pathlib import Path
 
 from .course import Course
 
-__all__ = ["COLUMNS", "grade_rows", "write_grades"]
+__all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
+
+#: ``make grades FORMAT=...``: the course's CSV, or an LMS's import file (:mod:`.lms`).
+FORMATS = ("csv", "canvas")
 
 COLUMNS = (
     "student_id",
@@ -58,13 +61,16 @@ def grade_rows(course: Course) -> list[dict]:
                         }
                     )
                     continue
-                pct = 100 * sub.score / sub.max_score if sub.max_score else 0.0
+                # nbgrader keeps the penalty apart from the grades (its feedback subtracts it)
+                penalty = sub.late_submission_penalty or 0.0
+                score = max(0.0, (sub.score or 0.0) - penalty)
+                pct = 100 * score / sub.max_score if sub.max_score else 0.0
                 rows.append(
                     {
                         "student_id": student,
                         "assignment": assignment.name,
                         "status": "submitted",
-                        "score": _fmt(sub.score),
+                        "score": _fmt(round(score, 4)),
                         "max_score": _fmt(sub.max_score),
                         "percent": f"{pct:.1f}",
                         "late_penalty": _fmt(sub.late_submission_penalty or None),
@@ -75,10 +81,29 @@ def grade_rows(course: Course) -> list[dict]:
     return rows
 
 
-def write_grades(course: Course, out: str | Path | None = None) -> Path:
-    """Write :func:`grade_rows` to ``out`` (default ``<course>/grades.csv``); return the path."""
-    path = Path(out) if out else course.root / "grades.csv"
+def write_grades(course: Course, out: str | Path | None = None, fmt: str = "csv") -> Path:
+    """Write the grades; return the path.
+
+    Parameters
+    ----------
+    out : path, optional
+        Default ``<course>/grades.csv`` (``csv``) or ``<course>/grades-canvas.csv``.
+    fmt : str
+        ``"csv"``: :func:`grade_rows`; ``"canvas"``: Canvas's gradebook import, through the
+        nbgrader export plugin :class:`attention_grader.lms.CanvasExportPlugin`.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown grades format {fmt!r}; one of {', '.join(FORMATS)}")
+    default = "grades.csv" if fmt == "csv" else f"grades-{fmt}.csv"
+    path = Path(out) if out else course.root / default
     path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "canvas":
+        from .lms import CanvasExportPlugin
+
+        plugin = CanvasExportPlugin(config=course.config, to=str(path))
+        with course.gradebook() as gb:
+            plugin.export(gb)
+        return path
     with path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         writer.writeheader()

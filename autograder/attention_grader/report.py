@@ -1,5 +1,8 @@
 """Step 6: the class report -- question difficulty, score distribution and misconceptions.
 
+This module gathers the numbers (:func:`build_report`); :mod:`attention_grader.report_page`
+draws the page.
+
 Per-question scores come from the gradebook. Misconceptions come from the autograded notebooks:
 a failing check in a test cell leaves an error output with ``ename == "Misconception"`` and an
 ``evalue`` starting with ``"[<slug>] "`` (the contract of ``attention_lab.checks``); the cell's
@@ -12,7 +15,7 @@ carries a Content-Security-Policy that allows no script at all (:mod:`attention_
 from __future__ import annotations
 
 import csv
-import html
+import os
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,11 +27,16 @@ from attention_lab.misconceptions import parse_diagnosis
 
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
+from .outcomes import submission_outcomes
+from .report_page import figures, html_table, page_html, page_start
+from .safe_text import printable
+from .summary import Flag, read_flags
 
 __all__ = [
     "Diagnosis",
     "QuestionStat",
     "Report",
+    "StudentRow",
     "build_report",
     "difficulty_label",
     "find_diagnoses",
@@ -87,7 +95,12 @@ class QuestionStat:
 
     @property
     def difficulty(self) -> str:
-        if not self.scores:
+        """The band of :func:`difficulty_label`, only once every answer is graded.
+
+        While some answers wait for a teacher the few graded ones say little (one blank
+        answer scored 0 would make a question "hard"): ``"awaiting grading"``.
+        """
+        if self.pending or not self.scores:
             return "awaiting grading"
         return difficulty_label(self.facility)
 
@@ -155,7 +168,8 @@ def question_stats(course: Course, assignment: str) -> tuple[list[QuestionStat],
                 stats[(nb.name, gc.name)] = QuestionStat(gc.name, nb.name, gc.max_score, kind=kind)
         totals = {}
         for sub in gb.assignment_submissions(assignment):
-            totals[sub.student.id] = sub.score or 0.0
+            penalty = sub.late_submission_penalty or 0.0
+            totals[sub.student.id] = max(0.0, (sub.score or 0.0) - penalty)
             for snb in sub.notebooks:
                 for g in snb.grades:
                     stat = stats[(snb.name, g.name)]
@@ -177,6 +191,37 @@ def _notebook_cell_order(course: Course, assignment: str) -> list[str]:
 
 
 @dataclass
+class StudentRow:
+    """One student's line in the report's class table.
+
+    Attributes
+    ----------
+    student : str
+    score : float
+        Total in the gradebook (late penalty subtracted).
+    pending : int
+        Answers still waiting for a teacher (the score is not final while > 0).
+    misconceptions : list of str
+        Slugs diagnosed in this student's tests (each once, in order).
+    late : str
+        Empty, or how late and the penalty ("3.0 h late, -1.5 points").
+    timeouts, errors : list of str
+        Cells that ran out of time; cells whose code raised ("AttributeError in q2_answer").
+    flags : list of Flag
+        What grading flagged in the autograded notebooks.
+    """
+
+    student: str
+    score: float
+    pending: int = 0
+    misconceptions: list[str] = field(default_factory=list)
+    late: str = ""
+    timeouts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+
+
+@dataclass
 class Report:
     """Everything the HTML page shows (also handy for tests)."""
 
@@ -186,6 +231,28 @@ class Report:
     max_total: float
     diagnoses: list[Diagnosis]
     titles: dict[str, str]
+    students: list[StudentRow] = field(default_factory=list)
+
+    @property
+    def pending(self) -> int:
+        """Answers of the class still waiting for a teacher's grade."""
+        return sum(s.pending for s in self.stats)
+
+    def final_totals(self) -> dict[str, float]:
+        """Totals of the students whose every answer is graded (what means and the
+        histogram use while grading is not finished)."""
+        waiting = {r.student for r in self.students if r.pending}
+        return {s: t for s, t in self.totals.items() if s not in waiting}
+
+    def misconceptions_per_question(self) -> dict[str, dict[str, list[str]]]:
+        """question -> slug -> students (sorted), most common slug first."""
+        out: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for d in self.diagnoses:
+            out[d.question][d.slug].add(d.student)
+        return {
+            q: {k: sorted(v) for k, v in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+            for q, by in out.items()
+        }
 
     def students_per_misconception(self) -> dict[str, set[str]]:
         """slug -> students who showed it (each student counted once per slug)."""
@@ -201,178 +268,108 @@ class Report:
         return {k: sorted(v) for k, v in out.items()}
 
 
+def _late(seconds: float, penalty: float | None) -> str:
+    if seconds <= 0:
+        return ""
+    when = f"{seconds / 3600:.1f} h late" if seconds >= 3600 else f"{seconds / 60:.0f} min late"
+    return when + (f", -{penalty:g} points" if penalty else ", no penalty")
+
+
+def student_rows(course: Course, assignment: str, diagnoses: list[Diagnosis]) -> list[StudentRow]:
+    """One :class:`StudentRow` per submission in the gradebook (sorted by student)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for d in diagnoses:
+        if d.slug not in found[d.student]:
+            found[d.student].append(d.slug)
+    rows = []
+    with course.gradebook() as gb:
+        for sub in gb.assignment_submissions(assignment):
+            pending = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
+            late = _late(sub.total_seconds_late, sub.late_submission_penalty)
+            score = max(0.0, (sub.score or 0.0) - (sub.late_submission_penalty or 0.0))
+            rows.append(StudentRow(sub.student.id, score, pending, late=late))
+    for row in rows:
+        folder = course.root / "autograded" / row.student / assignment
+        row.misconceptions = found.get(row.student, [])
+        for o in submission_outcomes(folder):
+            if o.kind == "timeout" and o.ename == "CellTimeoutError":
+                row.timeouts.append(o.cell)
+            elif o.kind == "timeout" and "notebook" not in row.timeouts:
+                row.timeouts.append("notebook")
+            elif o.kind == "exception":
+                row.errors.append(f"{o.ename} in {o.cell}")
+            elif o.kind == "stopped" and "kernel died" not in row.errors:
+                row.errors.append("kernel died")
+        for path in sorted(folder.glob("*.ipynb")):
+            try:
+                row.flags += read_flags(nbformat.read(path, as_version=4))
+            except Exception:  # reported by `grade`
+                continue
+    return sorted(rows, key=lambda r: r.student)
+
+
 def build_report(course: Course, assignment: str) -> Report:
     """Collect the numbers for the report of ``assignment`` (nothing is written)."""
     stats, totals = question_stats(course, assignment)
     with course.gradebook() as gb:
         max_total = gb.find_assignment(assignment).max_score
+    diagnoses = find_diagnoses(course, assignment)
     return Report(
         assignment,
         stats,
         totals,
         max_total,
-        find_diagnoses(course, assignment),
+        diagnoses,
         misconception_titles(),
+        student_rows(course, assignment, diagnoses),
     )
 
 
-# --------------------------------------------------------------------------- figures and HTML
-
-
-def _figures(report: Report, folder: Path) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display (runs in make and CI)
-    import matplotlib.pyplot as plt
-
-    made = {}
-    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-    totals = list(report.totals.values())
-    bins = max(1, min(20, int(report.max_total) + 1))
-    ax.hist(
-        totals, bins=bins, range=(0, max(report.max_total, 1)), color="#3b6ea5", edgecolor="white"
-    )
-    ax.set(xlabel=f"total score (out of {report.max_total:g})", ylabel="students",
-           title=f"Score distribution ({len(totals)} submissions)")  # fmt: skip
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    fig.savefig(folder / "score_distribution.png", dpi=110)
-    plt.close(fig)
-    made["score_distribution"] = "score_distribution.png"
-
-    if any(s.scores for s in report.stats):
-        fig, ax = plt.subplots(figsize=(6, 0.45 * len(report.stats) + 1.2), layout="constrained")
-        shown = [s for s in report.stats if s.scores][::-1]
-        ax.barh([s.question for s in shown], [s.facility for s in shown], color="#5a9e6f")
-        ax.set(xlim=(0, 1), xlabel="mean score / max (facility; low = hard)",
-               title="Question difficulty")  # fmt: skip
-        fig.savefig(folder / "question_difficulty.png", dpi=110)
-        plt.close(fig)
-        made["question_difficulty"] = "question_difficulty.png"
-
-    counts = report.students_per_misconception()
-    if counts:
-        fig, ax = plt.subplots(figsize=(8, 0.45 * len(counts) + 1.4), layout="constrained")
-        labels = [report.titles.get(slug, slug) for slug in counts][::-1]
-        ax.barh(labels, [len(v) for v in counts.values()][::-1], color="#c0504d")
-        ax.set(xlabel="students", xlim=(0, max(len(v) for v in counts.values()) + 0.5))
-        fig.suptitle("Misconceptions shown by the class")
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        fig.savefig(folder / "misconceptions.png", dpi=110)
-        plt.close(fig)
-        made["misconceptions"] = "misconceptions.png"
-    return made
-
-
-def page_start(title: str) -> str:
-    """The head of a teacher's report page (shared style) and its ``<h1>``; ``title`` is escaped."""
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
-       color: #1a1a1a; }}
-table {{ border-collapse: collapse; margin: 1rem 0; }}
-th, td {{ border: 1px solid #bbb; padding: .3rem .6rem; text-align: left; }}
-th {{ background: #eef2f7; }}
-img {{ max-width: 100%; display: block; margin: 1rem 0; }}
-</style></head><body>
-<h1>{html.escape(title)}</h1>"""
-
-
-def html_table(header: list[str], rows: list[list[str]]) -> str:
-    """A table with every header and cell escaped (cells may hold student-chosen text)."""
-    head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _html(report: Report, figures: dict[str, str]) -> str:
-    n = len(report.totals)
-    q_rows = [
-        [
-            s.question,
-            "by a teacher" if s.kind == "manual" else "automatically",
-            f"{s.mean:.2f}" if s.scores else "",
-            f"{s.max_score:g}",
-            f"{s.facility:.0%}" if s.scores else "",
-            s.difficulty,
-            len(s.scores),
-            s.pending,
-        ]
-        for s in report.stats
-    ]
-    counts = report.students_per_misconception()
-    where = report.questions_per_misconception()
-    m_rows = [
-        [
-            report.titles.get(slug, slug),
-            slug,
-            len(students),
-            f"{len(students) / n:.0%}" if n else "",
-            ", ".join(where[slug]),
-        ]  # fmt: skip
-        for slug, students in counts.items()
-    ]
-    fig = {
-        k: f"<img src='{v}' alt='{html.escape(k.replace('_', ' '))} chart'>"
-        for k, v in figures.items()
-    }
-    mean_total = statistics.fmean(report.totals.values()) if n else 0.0
-    misconceptions = (
-        html_table(["misconception", "slug", "students", "share of class", "questions"], m_rows)
-        + fig.get("misconceptions", "")
-        if m_rows
-        else "<p>No misconceptions were diagnosed.</p>"
-    )
-    return f"""{page_start(f"Class report: {report.assignment}")}
-<p>{n} submissions; mean total {mean_total:.2f} out of {report.max_total:g}.</p>
-<h2>Questions</h2>
-<p>Facility is the mean score as a share of the maximum: easy &ge; 80%, medium &ge; 50%, hard
-below. Answers still waiting for a teacher's grade are left out until graded.</p>
-{
-        html_table(
-            [
-                "question",
-                "graded",
-                "mean score",
-                "max",
-                "facility",
-                "difficulty",
-                "scored",
-                "awaiting teacher",
-            ],
-            q_rows,
-        )
-    }
-{fig.get("question_difficulty", "")}
-<h2>Score distribution</h2>
-{fig.get("score_distribution", "")}
-<h2>Misconceptions</h2>
-<p>How many students' answers matched each known buggy computation (a student counts once per
-misconception, even if it shows in several questions).</p>
-{misconceptions}
-</body></html>
-"""
+def _write_csv(path: Path, header: list[str], rows) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows([[printable(c) for c in row] for row in rows])
 
 
 def write_report(course: Course, assignment: str, out: str | Path | None = None) -> Path:
-    """Write ``index.html``, the PNG figures and ``misconceptions.csv``; return the HTML path.
+    """Write ``index.html``, the PNG figures, ``misconceptions.csv`` and ``students.csv``.
 
     Parameters
     ----------
     out : path, optional
         The folder (default ``<course>/reports/<assignment>/``).
+
+    Returns
+    -------
+    Path
+        The HTML page.
     """
     report = build_report(course, assignment)
     folder = Path(out) if out else course.root / "reports" / assignment
     folder.mkdir(parents=True, exist_ok=True)
-    figures = _figures(report, folder)
-    with (folder / "misconceptions.csv").open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["student", "notebook", "question", "slug", "title"])
-        for d in report.diagnoses:
-            w.writerow([d.student, d.notebook, d.question, d.slug, report.titles.get(d.slug, "")])
+    made = figures(report, folder)
+    _write_csv(
+        folder / "misconceptions.csv",
+        ["student", "notebook", "question", "slug", "title"],
+        [[d.student, d.notebook, d.question, d.slug, report.titles.get(d.slug, "")]
+         for d in report.diagnoses],
+    )  # fmt: skip
+    _write_csv(
+        folder / "students.csv",
+        ["student", "score", "awaiting_teacher", "misconceptions", "late", "timeout", "error"],
+        [[r.student, f"{r.score:g}", r.pending, " ".join(r.misconceptions), r.late,
+          " ".join(r.timeouts), "; ".join(r.errors)] for r in report.students],
+    )  # fmt: skip
+    links = {
+        "students.csv": "one row per student (this page's class table)",
+        "misconceptions.csv": "one row per diagnosis (student, question, misconception)",
+    }
+    if (folder / "batch_summary.csv").exists():
+        links["batch_summary.csv"] = "the last grading run: status and reason per submission"
+    grades = course.root / "grades.csv"
+    if grades.exists():
+        links[os.path.relpath(grades, folder)] = "the class gradebook (make grades)"
     page = folder / "index.html"
-    page.write_text(add_csp_meta(_html(report, figures), STATIC_PAGE_POLICY))
+    page.write_text(add_csp_meta(page_html(report, made, links), STATIC_PAGE_POLICY))
     return page

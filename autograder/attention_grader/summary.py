@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .safe_text import printable
@@ -91,6 +92,8 @@ class SubmissionResult:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        # Several steps and notebooks may report the same finding: list each once.
+        self.flags = list(dict.fromkeys(self.flags))
 
 
 @dataclass
@@ -111,8 +114,8 @@ class BatchSummary:
 
     @property
     def needs_attention(self) -> list[SubmissionResult]:
-        """Results that are not cleanly graded: errors, missing notebooks or any flag."""
-        return [r for r in self.results if r.status in ("error", "missing") or r.flags]
+        """Results that are not cleanly graded: errors, missing notebooks, a reason or a flag."""
+        return [r for r in self.results if r.status in ("error", "missing") or r.flags or r.reason]
 
     def table(self) -> str:
         """A plain-text table, one line per submission, for the terminal.
@@ -144,14 +147,22 @@ class BatchSummary:
         out.pop("log")
         return out
 
-    def write(self, folder: Path) -> tuple[Path, Path]:
-        """Write ``batch_summary.json``, ``batch_summary.csv`` and ``grading.log`` into ``folder``.
+    def write(self, folder: Path, when: datetime | None = None) -> tuple[Path, Path]:
+        """Write ``batch_summary.json`` and ``.csv`` into ``folder``; add the log to ``grading.log``.
 
-        The CSV and the log escape control characters (a teacher may ``cat`` them); the JSON
-        keeps the exact text (JSON escapes them itself).
+        Every run's log is kept: it is appended to ``grading.log`` under a line naming the run
+        (``when``, default now, UTC), so a rerun that skips everything does not erase the log of
+        the run that graded. The CSV and the log escape control characters (a teacher may
+        ``cat`` them); the JSON keeps the exact text (JSON escapes them itself).
         """
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "grading.log").write_text(printable(self.log, keep_newlines=True))
+        when = when or datetime.now(UTC)
+        header = (
+            f"##### run of {when:%Y-%m-%d %H:%M:%S %Z}: {printable(self.assignment)}, "
+            f"{len(self.results)} submission(s), {self.wall_seconds:.1f} s\n"
+        )
+        with (folder / "grading.log").open("a") as fh:
+            fh.write(header + printable(self.log, keep_newlines=True))
         js, cs = folder / "batch_summary.json", folder / "batch_summary.csv"
         js.write_text(json.dumps(self.to_dict(), indent=1))
         with cs.open("w", newline="") as fh:
