@@ -26,7 +26,9 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import to_rgb
 from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle
 
+from attention_lab._format import fmt
 from attention_lab._render import LayoutCachedText
+from attention_lab._validate import as_float_array
 
 __all__ = [
     "HEATMAP_CMAP",
@@ -74,19 +76,8 @@ def _labels(labels: Sequence[str], n: int, name: str, what: str) -> list[str]:
 
 
 def _finite(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
-    """Convert to a float array with an allowed number of dimensions and only finite numbers."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be numbers (a list or numpy array): {err}") from None
-    if arr.ndim not in ndims:
-        allowed = " or ".join(f"{d}-D" for d in ndims)
-        raise ValueError(f"{name} must be {allowed}, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinity; plot finite numbers only")
-    return arr
+    """A float array with an allowed number of dimensions and only finite numbers."""
+    return as_float_array(x, name, ndims, finite=True)
 
 
 def _weights(weights, name: str = "weights") -> np.ndarray:
@@ -190,7 +181,7 @@ class AttentionHeatmap(_LivePlot):
         a masked array of shape (n_q, n_k) whose masked entries are the masked cells.
     colorbar : matplotlib.colorbar.Colorbar
     texts : numpy.ndarray of matplotlib.text.Text, shape (n_q, n_k), or None
-        One annotation per cell ("0.61", or "masked"); None when the heatmap is larger than
+        One annotation per cell ("0.610", or "masked"); None when the heatmap is larger than
         :data:`ANNOTATE_MAX_TOKENS` or ``annotate=False``.
     masked_cells : matplotlib.collections.PolyCollection
         Hatched squares over the masked cells.
@@ -317,7 +308,7 @@ class AttentionHeatmap(_LivePlot):
             dark_text = _black_text_wins(self._cmap(w)[..., :3])
             for (i, j), text in np.ndenumerate(self.texts):
                 if allowed[i, j]:
-                    text.set_text(f"{w[i, j]:.2f}")
+                    text.set_text(fmt(w[i, j]))
                     text.set_color("black" if dark_text[i, j] else "white")
                     text.set_fontstyle("normal")
                 else:
@@ -372,7 +363,7 @@ def attention_heatmap(
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure is made when omitted.
     annotate : bool, default True
-        Write each weight (2 decimals) in its cell, in black or white for contrast. Only up to
+        Write each weight (3 decimals, as every readout) in its cell, in black or white for contrast. Only up to
         12 x 12; larger heatmaps are not annotated.
     mask : array_like of bool, shape (n_q, n_k), optional
         True where a query may attend. Masked cells are drawn grey and hatched and labelled
@@ -461,7 +452,7 @@ class WeightsBars(_LivePlot):
         ----------
         weights : array_like, shape (n_k,)
         mask : array_like of bool, shape (n_k,), optional
-            True where the query may attend; masked keys are labelled "masked" and hatched.
+            True where the query may attend; a masked key gets no bar, only the label "masked".
         """
         w = _weights(weights)
         if w.shape != self.weights.shape:
@@ -469,25 +460,20 @@ class WeightsBars(_LivePlot):
         allowed = _bool_mask(mask, w.shape)
         self.weights, self.mask = w, allowed
         for j, bar in enumerate(self.bars):
-            if allowed[j]:
-                bar.set_height(w[j])
-                bar.set_hatch(None)
-                bar.set_facecolor(BAR_COLOUR)
-            else:
-                # A full-height hatched grey bar says "not allowed", unlike a bar of height 0.
-                bar.set_height(1.0)
-                bar.set_hatch(MASKED_HATCH)
-                bar.set_facecolor(MASKED_FACE)
+            # A masked key has no bar at all (its weight is exactly 0), and its label says why:
+            # a tall hatched bar would read as a weight of 1.
+            bar.set_height(w[j] if allowed[j] else 0.0)
+            bar.set_visible(bool(allowed[j]))
         if self.texts is not None:
             for j, text in enumerate(self.texts):
                 if allowed[j]:
-                    text.set_text(f"{w[j]:.3f}")
+                    text.set_text(fmt(w[j]))
                     text.set_y(w[j] + 0.01)
-                    text.set_rotation(0)
+                    text.set_fontstyle("normal")
                 else:
                     text.set_text("masked")
-                    text.set_y(0.4)
-                    text.set_rotation(90)
+                    text.set_y(0.01)
+                    text.set_fontstyle("italic")
 
     def set_title(self, title: str) -> None:
         """Change the chart's title."""
@@ -665,14 +651,14 @@ class VectorPlot(_LivePlot):
             if show_names:
                 ax.annotate(
                     f"k {self.labels[i]}", key, xytext=_outward(key, 9), textcoords="offset points",
-                    color=KEY_COLOUR, fontsize=8, ha="center", va="center",
+                    color=KEY_COLOUR, fontsize=10, ha="center", va="center",
                 )  # fmt: skip
         ax.plot(v[:, 0], v[:, 1], "s", color=VALUE_COLOUR, markersize=7, label="values")
         if show_names:
             for i, value in enumerate(v):
                 ax.annotate(
                     f"v {self.labels[i]}", value, xytext=(5, 4), textcoords="offset points",
-                    color=VALUE_COLOUR, fontsize=8,
+                    color=VALUE_COLOUR, fontsize=10,
                 )  # fmt: skip
         self.blend_lines = LineCollection(
             [], colors=OUTPUT_COLOUR, alpha=0.45, linestyles=":", label="blend (width = weight)"
@@ -685,7 +671,7 @@ class VectorPlot(_LivePlot):
         )  # fmt: skip
         ax.add_patch(self.query_arrow)
         self.query_label = _label(
-            ax, *q, text="q", color=QUERY_COLOUR, fontsize=9, fontweight="bold", ha="center",
+            ax, *q, text="q", color=QUERY_COLOUR, fontsize=10, fontweight="bold", ha="center",
             va="center",
         )  # fmt: skip
         (self.output_marker,) = ax.plot(

@@ -124,7 +124,8 @@ def test_moving_the_query_changes_the_heatmap_image(tiffin):
     assert tiffin.image.value != png_before
     assert bytes(tiffin.image.value).startswith(PNG_SIGNATURE)
     np.testing.assert_allclose([b.get_height() for b in tiffin.bars.bars], tiffin.weights)
-    np.testing.assert_array_equal(tiffin.vectors.query, [-1.0, 2.0])
+    np.testing.assert_array_equal(tiffin.keys_panel.query, [-1.0, 2.0])
+    np.testing.assert_array_equal(tiffin.values_panel.output, tiffin.output)
 
 
 def test_one_render_per_slider_change_and_one_for_a_batch(tiffin):

@@ -1,0 +1,124 @@
+"""The explorer's figure: one state in, one PNG out.
+
+Four panels side by side: every token's weights (heatmap), the selected query's weights (bars),
+the query among the keys, and the output among the values. :class:`ExplorerFigure` is a
+:class:`~attention_lab.live_figure.LiveFigure`: it updates its artists in place and alone
+decides what is static (the titles; see :meth:`ExplorerFigure.static_key`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from attention_lab._format import fmt
+from attention_lab.explorer_model import ExplorerState
+from attention_lab.live_figure import LiveFigure
+from attention_lab.plots import AttentionHeatmap, WeightsBars
+from attention_lab.vector_panels import KeysPanel, ValuesPanel
+
+__all__ = ["FIGURE_DPI", "FIGURE_SIZE", "ExplorerFigure", "plot_limits", "render_naive"]
+
+# 1098 x 315 pixels: fits beside nothing, under the controls, in a 1024-pixel-wide JupyterLab
+# (scaled to the notebook's width) and at full size at 1280 x 720.
+FIGURE_SIZE = (12.2, 3.5)  # inches
+FIGURE_DPI = 90
+TITLE_PT = 10.0
+
+
+def plot_limits(K, reach: float):
+    """Fixed keys-panel limits: the sliders' square plus every key, with a margin."""
+    pts = np.vstack([K, [[-reach, -reach], [reach, reach]]])
+    low, high = pts.min(axis=0), pts.max(axis=0)
+    low, high = low.min(), high.max()  # one range for both axes: the plot is square
+    pad = 0.06 * (high - low)
+    return (low - pad, high + pad), (low - pad, high + pad)
+
+
+def _values_limits(V):
+    """Limits around the values (and the origin): the output always lies among them."""
+    pts = np.vstack([V, [[0.0, 0.0]]])
+    low, high = float(pts.min()), float(pts.max())
+    pad = 0.12 * max(high - low, 1.0)
+    return (low - pad, high + pad), (low - pad, high + pad)
+
+
+class ExplorerFigure(LiveFigure):
+    """Heatmap, weights bars, keys panel and values panel on one Agg figure.
+
+    Parameters
+    ----------
+    tokens : list of str, length n
+    K, V : numpy.ndarray, shape (n, 2)
+    state : ExplorerState
+        The state drawn first.
+    limits : ((x0, x1), (y0, y1))
+        The keys panel's fixed limits (the query can go anywhere the sliders reach), from
+        :func:`plot_limits`.
+    """
+
+    def __init__(self, tokens, K, V, state: ExplorerState, limits):
+        self.tokens = list(tokens)
+        figure = Figure(figsize=FIGURE_SIZE, dpi=FIGURE_DPI, layout="constrained")
+        ax_heat, ax_bars, ax_keys, ax_vals = figure.subplots(
+            1, 4, width_ratios=[1.25, 1.0, 1.0, 1.0]
+        )
+        self.heatmap = AttentionHeatmap(
+            ax_heat, state.weight_matrix, self.tokens, self.tokens, mask=state.mask
+        )
+        self.bars = WeightsBars(ax_bars, state.weights, self.tokens)
+        self.keys = KeysPanel(ax_keys, K, self.tokens, state.query, limits, "")
+        self.values = ValuesPanel(
+            ax_vals, V, self.tokens, state.output, state.weights, _values_limits(V), ""
+        )
+        for ax in figure.axes:
+            ax.title.set_fontsize(TITLE_PT)
+        super().__init__(figure)
+        self.update(state)
+
+    def titles(self, state: ExplorerState) -> tuple[str, str, str, str]:
+        """The four titles. Always two lines, so the layout found on the first draw fits all."""
+        mode = "hard (argmax)" if state.hard else "softmax"
+        token = self.tokens[state.query_index]
+        heat = f"every token's weights ({mode})"
+        if state.mask is None:
+            heat += "\none row per query, each sums to 1"  # else: the masked-cells note
+        tied = state.tied
+        if len(tied):
+            names = " = ".join(self.tokens[j] for j in tied)
+            bars = f"TIE for “{token}”: {names}\nargmax took the first"
+        else:
+            bars = f"weights of the query “{token}”\n(its row in the heatmap)"
+        keys = "query q → and keys k →\nscore = q·k"
+        values = "values v ■ and output ★\noutput = Σ weight × v"
+        return heat, bars, keys, values
+
+    def update(self, state: ExplorerState) -> None:
+        self.heatmap.update(state.weight_matrix, mask=state.mask)
+        self.heatmap.highlight_row(state.query_index)
+        if state.ties is not None and self.heatmap.texts is not None:
+            for i, j in zip(*np.nonzero(state.ties), strict=True):
+                self.heatmap.texts[i, j].set_text(f"{fmt(state.weight_matrix[i, j])}\ntie")
+        row_mask = None if state.mask is None else state.mask[state.query_index]
+        self.bars.update(state.weights, mask=row_mask)
+        self.keys.update(state.query)
+        self.values.update(state.output, state.weights)
+        heat, bars, keys, values = self.titles(state)
+        self.heatmap.set_title(heat)
+        self.bars.set_title(bars)
+        self.keys.ax.title.set_text(keys)  # set_text keeps the title's font size
+        self.values.ax.title.set_text(values)
+
+    def dynamic_artists(self) -> list:
+        # Titles are static (text is the slowest thing Agg draws): a change of title, which
+        # comes with the token or a toggle, redraws the background (LiveFigure.static_key).
+        heat = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]
+        bars = [a for a in self.bars.dynamic_artists() if a is not self.bars.ax.title]
+        return heat + bars + self.keys.dynamic_artists() + self.values.dynamic_artists()
+
+
+def render_naive(tokens, K, V, state: ExplorerState, limits) -> bytes:
+    """Build the whole explorer figure from scratch and encode it (the benchmark's baseline)."""
+    from attention_lab._render import figure_png
+
+    return figure_png(ExplorerFigure(tokens, K, V, state, limits).figure)
