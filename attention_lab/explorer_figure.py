@@ -60,6 +60,7 @@ class ExplorerFigure(LiveFigure):
     def __init__(self, tokens, K, V, state: ExplorerState, limits):
         self.tokens = list(tokens)
         figure = Figure(figsize=FIGURE_SIZE, dpi=FIGURE_DPI, layout="constrained")
+        super().__init__(figure)  # attaches the Agg canvas the panels measure their labels on
         ax_heat, ax_bars, ax_keys, ax_vals = figure.subplots(
             1, 4, width_ratios=[1.25, 1.0, 1.0, 1.0]
         )
@@ -73,7 +74,6 @@ class ExplorerFigure(LiveFigure):
         )
         for ax in figure.axes:
             ax.title.set_fontsize(TITLE_PT)
-        super().__init__(figure)
         self.update(state)
 
     def titles(self, state: ExplorerState) -> tuple[str, str, str, str]:

@@ -470,10 +470,14 @@ class WeightsBars(_LivePlot):
                     text.set_text(fmt(w[j]))
                     text.set_y(w[j] + 0.01)
                     text.set_fontstyle("normal")
+                    text.set_rotation(0)
                 else:
+                    # Upright text where a bar would stand: it fits the bar's slot, and it is
+                    # plainly a word, not a bar.
                     text.set_text("masked")
-                    text.set_y(0.01)
+                    text.set_y(0.02)
                     text.set_fontstyle("italic")
+                    text.set_rotation(90)
 
     def set_title(self, title: str) -> None:
         """Change the chart's title."""

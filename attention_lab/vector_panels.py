@@ -41,8 +41,7 @@ def coincide(a, b, ax: Axes) -> bool:
     return float(np.hypot(*(np.asarray(a) - np.asarray(b)))) <= _NEAR * _span(ax)
 
 
-_CHAR_PX = 7.0  # a 10 pt DejaVu Sans character at 90 dpi is about 7 pixels wide
-_LINE_PX = 15.0
+_LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
 def place_labels(items, ax: Axes) -> None:
@@ -59,15 +58,20 @@ def place_labels(items, ax: Axes) -> None:
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     box = ax.get_window_extent()
     sx, sy = max(box.width, 1.0) / (x1 - x0), max(box.height, 1.0) / (y1 - y0)
+    renderer = ax.get_figure(root=True).canvas.get_renderer()
     placed: list[tuple[float, float, float, float]] = []
     for text, point in items:
         if not text.get_visible():
             continue
-        w, h = _CHAR_PX * len(text.get_text()), _LINE_PX
+        # Measured (the layout of a string is cached, so this costs little after the first)
+        size = text.get_window_extent(renderer)
+        w, h = size.width + 2.0, max(size.height, _LINE_PX)
         px, py = (point[0] - x0) * sx, (point[1] - y0) * sy  # pixels from the lower left
         norm = float(np.hypot(*point))
         dx, dy = (point[0] / norm, point[1] / norm) if norm else (0.7, 0.7)
         left = px + 8 * dx if dx >= 0 else px + 8 * dx - w
+        if left + w > box.width - 2.0 or left < 2.0:  # no room on that side: the other one
+            left = px - 8 - w if dx >= 0 else px + 8
         centre = py + 8 * dy
         for shift in (0, 1, -1, 2, -2, 3, -3):
             cy = min(max(centre + shift * h, h / 2), box.height - h / 2)
