@@ -21,7 +21,7 @@ SLIDER_STEP = 0.05
 SLIDER_LIMIT = 3.0  # the chapters' query components are all within [0, 2]
 SCORE_SCALE_MAX = 5.0
 UNITS_PER_PIXEL = 0.02  # a one-pixel drag moves a slider at most this much (issue 17)
-_READOUT_PX = 80  # the number beside the track, and margins
+_READOUT_PX = 90  # the number beside the track, and margins (measured: 10 px to spare)
 
 SCORE_SCALE_HELP = (
     "Score scale β multiplies every score before the softmax: softmax(β·z). β is an inverse "
@@ -139,16 +139,15 @@ class ExplorerControls:
             max=SCORE_SCALE_MAX,
             step=SLIDER_STEP,
             readout_format=".2f",
-            description="score scale β (inverse temperature)",
+            description="score scale β",
             tooltip=SCORE_SCALE_HELP,
             style=wide,
-            layout=widgets.Layout(
-                width=slider_width(0.0, SCORE_SCALE_MAX, "score scale β (inverse temperature)")
-            ),
+            layout=widgets.Layout(width=slider_width(0.0, SCORE_SCALE_MAX, "score scale β")),
         )
         # Folded: read once, it would otherwise push the figure below a small screen's fold.
         self.score_scale_help = widgets.HTML(
-            "<details style='font-size:0.9em;max-width:34em'><summary>what is β?</summary>"
+            "<details style='font-size:0.9em;max-width:34em'><summary>what is β (inverse "
+            "temperature)?</summary>"
             f"{html.escape(SCORE_SCALE_HELP)}</details>"
         )
         self.reset_button = widgets.Button(
@@ -159,12 +158,21 @@ class ExplorerControls:
         )
 
     def layout(self, shown: tuple[str, ...], prediction: list) -> widgets.Box:
-        """The controls named in ``shown``, in two columns (and the prediction panel)."""
+        """The controls named in ``shown`` in two columns, side by side when there is room.
+
+        Left: what the query is (token, sliders, reset) and prediction mode under it; right:
+        the toggles. At 1280 pixels both columns sit on one row, so the controls, the figure
+        and the readout fit a 720-pixel-high screen together.
+        """
+        first_row = [
+            *([self.token_dropdown] if "token" in shown else []),
+            *([self.reset_button] if "reset" in shown else []),
+        ]
         query_box = widgets.VBox(
             [
-                *([self.token_dropdown] if "token" in shown else []),
+                *([widgets.HBox(first_row)] if first_row else []),
                 *(self.query_sliders if "query" in shown else ()),
-                *([self.reset_button] if "reset" in shown else []),
+                *(prediction if "predict" in shown else []),
             ],
             layout=widgets.Layout(margin="0 2em 0 0"),
         )
@@ -175,10 +183,6 @@ class ExplorerControls:
             "beta": [self.score_scale_slider, self.score_scale_help],
         }
         toggle_box = widgets.VBox(
-            [w for name, group in toggles.items() if name in shown for w in group],
-            layout=widgets.Layout(max_width="36em"),
+            [w for name, group in toggles.items() if name in shown for w in group]
         )
-        guesses = widgets.VBox(prediction if "predict" in shown else [])
-        return widgets.HBox(
-            [query_box, toggle_box, guesses], layout=widgets.Layout(flex_flow="row wrap")
-        )
+        return widgets.HBox([query_box, toggle_box], layout=widgets.Layout(flex_flow="row wrap"))

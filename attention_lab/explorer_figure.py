@@ -19,10 +19,12 @@ from attention_lab.vector_panels import KeysPanel, ValuesPanel
 
 __all__ = ["FIGURE_DPI", "FIGURE_SIZE", "ExplorerFigure", "plot_limits", "render_naive"]
 
-# 1098 x 315 pixels: fits beside nothing, under the controls, in a 1024-pixel-wide JupyterLab
-# (scaled to the notebook's width) and at full size at 1280 x 720.
-FIGURE_SIZE = (12.2, 3.5)  # inches
-FIGURE_DPI = 90
+# 998 x 274 pixels, shown at its own size: at 96 dpi a 10 pt label is 13.3 pixels, CSS's
+# 10 pt, so labels are read at the size they were drawn. A JupyterLab notebook is about 1180
+# pixels wide at 1280 x 720 and 920 at 1024 x 768 (file browser closed): there the picture is
+# shown whole or scaled by 0.9, never more.
+FIGURE_SIZE = (10.4, 2.85)  # inches
+FIGURE_DPI = 96
 TITLE_PT = 10.0
 
 
@@ -62,10 +64,10 @@ class ExplorerFigure(LiveFigure):
         figure = Figure(figsize=FIGURE_SIZE, dpi=FIGURE_DPI, layout="constrained")
         super().__init__(figure)  # attaches the Agg canvas the panels measure their labels on
         ax_heat, ax_bars, ax_keys, ax_vals = figure.subplots(
-            1, 4, width_ratios=[1.25, 1.0, 1.0, 1.0]
+            1, 4, width_ratios=[1.4, 0.9, 1.0, 1.0]
         )
         self.heatmap = AttentionHeatmap(
-            ax_heat, state.weight_matrix, self.tokens, self.tokens, mask=state.mask
+            ax_heat, state.weight_matrix, self.tokens, self.tokens, mask=state.mask, colorbar=False
         )
         self.bars = WeightsBars(ax_bars, state.weights, self.tokens)
         self.keys = KeysPanel(ax_keys, K, self.tokens, state.query, limits, "")
@@ -80,17 +82,17 @@ class ExplorerFigure(LiveFigure):
         """The four titles. Always two lines, so the layout found on the first draw fits all."""
         mode = "hard (argmax)" if state.hard else "softmax"
         token = self.tokens[state.query_index]
-        heat = f"every token's weights ({mode})"
+        heat = f"all weights ({mode})"
         if state.mask is None:
-            heat += "\none row per query, each sums to 1"  # else: the masked-cells note
+            heat += "\nrow = query, sums to 1"  # else: the masked-cells note
         tied = state.tied
         if len(tied):
             names = " = ".join(self.tokens[j] for j in tied)
-            bars = f"TIE for “{token}”: {names}\nargmax took the first"
+            bars = f"TIE: {names}\nargmax took the first"
         else:
-            bars = f"weights of the query “{token}”\n(its row in the heatmap)"
-        keys = "query q → and keys k →\nscore = q·k"
-        values = "values v ■ and output ★\noutput = Σ weight × v"
+            bars = f"weights of “{token}”\n(its row, outlined)"
+        keys = "query q, keys k\nscore = q·k"
+        values = "values v, output ★\n= Σ weight × v"
         return heat, bars, keys, values
 
     def update(self, state: ExplorerState) -> None:

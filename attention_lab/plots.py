@@ -51,7 +51,7 @@ ANNOTATE_MAX_TOKENS = 12
 
 MASKED_FACE = "0.88"  # light grey: clearly not a colour of the viridis scale
 MASKED_HATCH = "///"
-MASKED_NOTE = "hatched = masked (weight exactly 0)"
+MASKED_NOTE = "hatched = masked (weight 0)"
 
 # Okabe-Ito colours (safe for the common colour-vision deficiencies).
 KEY_COLOUR = "#0072B2"  # blue
@@ -179,7 +179,8 @@ class AttentionHeatmap(_LivePlot):
     image : matplotlib.collections.QuadMesh
         The weights (one quad per cell), on a fixed 0-1 colour scale; ``image.get_array()`` is
         a masked array of shape (n_q, n_k) whose masked entries are the masked cells.
-    colorbar : matplotlib.colorbar.Colorbar
+    colorbar : matplotlib.colorbar.Colorbar or None
+        None when made with ``colorbar=False``.
     texts : numpy.ndarray of matplotlib.text.Text, shape (n_q, n_k), or None
         One annotation per cell ("0.610", or "masked"); None when the heatmap is larger than
         :data:`ANNOTATE_MAX_TOKENS` or ``annotate=False``.
@@ -202,6 +203,7 @@ class AttentionHeatmap(_LivePlot):
         annotate: bool = True,
         mask=None,
         title: str = "attention weights",
+        colorbar: bool = True,
     ):
         w = np.atleast_2d(_weights(weights))
         self.shape = w.shape
@@ -227,8 +229,10 @@ class AttentionHeatmap(_LivePlot):
         ax.set_xlim(-0.5, n_k - 0.5)
         ax.set_ylim(n_q - 0.5, -0.5)  # first query on top, as in a matrix
         ax.set_facecolor(MASKED_FACE)  # masked quads are not drawn: the axes shows through
-        self.colorbar = ax.figure.colorbar(self.image, ax=ax, fraction=0.06, pad=0.03)
-        self.colorbar.set_label("weight (0 to 1)")
+        self.colorbar = None
+        if colorbar:  # the explorer leaves it out: its cells print their numbers
+            self.colorbar = ax.figure.colorbar(self.image, ax=ax, fraction=0.06, pad=0.03)
+            self.colorbar.set_label("weight (0 to 1)")
         crowded = n_k > 4 or sum(len(label) for label in self.key_labels) > 18
         ax.set_xticks(
             range(n_k),

@@ -51,8 +51,11 @@ class SliderFigure(widgets.VBox):
         self.image = LabelledImage(format="png", layout=widgets.Layout(max_width="900px"))
         # The readout says in words what the figure shows (screen readers, no colour needed).
         self.readout = widgets.HTML()
+        self.image.add_class("attention-demo-figure")
+        self.readout.add_class("attention-demo-readout")
         intro = widgets.HTML(f"<p>{html.escape(description)}</p>")
         super().__init__([intro, slider, self.image, self.readout])
+        self.add_class("attention-demo")
         slider.observe(self._on_change, names="value")
         self._on_change()
 

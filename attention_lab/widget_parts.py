@@ -4,17 +4,25 @@ fallback of the display data, and table styling."""
 from __future__ import annotations
 
 import base64
+import functools
 import html
 
 import ipywidgets as widgets
 from traitlets import Unicode
 
-__all__ = ["TABLE_STYLE", "LabelledImage", "descendants", "mimebundle", "static_widget_html"]
+__all__ = [
+    "TABLE_STYLE",
+    "LabelledImage",
+    "descendants",
+    "hidden_png",
+    "mimebundle",
+    "static_widget_html",
+]
 
 # Cell padding for the readout and feedback tables (the HTML widget renders it unsanitised).
 TABLE_STYLE = (
     "<style>.attention-explorer table th, .attention-explorer table td "
-    "{padding: 0.1em 0.7em; font-variant-numeric: tabular-nums}</style>"
+    "{padding: 0 0.7em; line-height: 1.35; font-variant-numeric: tabular-nums}</style>"
 )
 
 
@@ -50,15 +58,30 @@ def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
     )
 
 
-def mimebundle(bundle: dict, png: bytes, text: str, page: str, include=None, exclude=None):
+@functools.cache
+def hidden_png(message: str) -> bytes:
+    """A small picture that only says ``message``: what a static export shows in place of a
+    figure that would give an answer away (a prediction-mode explorer before the reveal)."""
+    from matplotlib.figure import Figure
+
+    from attention_lab._render import figure_png
+
+    fig = Figure(figsize=(6.0, 0.6), dpi=96)
+    fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, style="italic")
+    return figure_png(fig)
+
+
+def mimebundle(bundle: dict, png: bytes | None, text: str, page: str, include=None, exclude=None):
     """A widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
 
     nbconvert skips the widget view when no widget state was saved and GitHub never renders
-    it; both then show the picture of the state the widget was displayed in.
+    it; both then show the picture of the state the widget was displayed in. ``png=None``
+    leaves the picture out (a prediction-mode explorer must not show the weights it hides).
     """
     bundle = dict(bundle)
     bundle["text/plain"] = text
-    bundle["image/png"] = base64.b64encode(png).decode("ascii")
+    if png is not None:
+        bundle["image/png"] = base64.b64encode(png).decode("ascii")
     bundle["text/html"] = page
     if include:
         bundle = {k: v for k, v in bundle.items() if k in include}

@@ -50,6 +50,7 @@ from attention_lab.widget_parts import (
     TABLE_STYLE,
     LabelledImage,
     descendants,
+    hidden_png,
     mimebundle,
     static_widget_html,
 )
@@ -63,6 +64,8 @@ __all__ = [
     "QueryExplorer",
     "static_widget_html",
 ]
+
+_HIDDEN = "The weights are hidden until you guess them and press “reveal the weights”."
 
 _LabelledImage = LabelledImage  # the old private name, for code written against it
 _descendants = descendants
@@ -516,7 +519,7 @@ class QueryExplorer(widgets.VBox):
             formula += f" / √{d_k}"
         if s.beta != 1:
             formula = f"β × {formula} (β = {fmt(s.beta)})"
-        mode = "hard: all weight to the best key" if s.hard else "softmax of the scores"
+        mode = "hard, all to the best key" if s.hard else "softmax"
         rows = []
         for j, tok in enumerate(self.tokens):
             allowed = s.mask is None or s.mask[s.query_index, j]
@@ -532,7 +535,7 @@ class QueryExplorer(widgets.VBox):
         return (
             TABLE_STYLE + "<table style='border-collapse:collapse;text-align:right'>"
             f"<caption style='text-align:left'>Query “{token}” q = {fmt_vec(s.query)}; "
-            f"score = {formula}; weight = {mode}.{tie}</caption>"
+            f"score = {formula}; weight: {mode}.{tie}</caption>"
             "<thead><tr><th scope='col'>key token</th><th scope='col'>key k</th>"
             "<th scope='col'>score</th><th scope='col'>weight</th><th scope='col'>value v</th>"
             "</tr></thead><tbody>" + "".join(rows) + "</tbody>"
@@ -574,6 +577,8 @@ class QueryExplorer(widgets.VBox):
     def __repr__(self) -> str:
         s = self.state
         token = self.tokens[s.query_index]
+        if self._hidden():
+            return f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights hidden)"
         return (
             f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights "
             f"{fmt_vec(s.weights)}, output {fmt_vec(s.output)})"
@@ -586,10 +591,15 @@ class QueryExplorer(widgets.VBox):
         """
         if self._start is None:
             self.mark_start()
+        png = hidden_png(_HIDDEN) if self._hidden() else self.to_png()
         return mimebundle(
-            super()._repr_mimebundle_(**kwargs), self.to_png(), repr(self), self._static_html(),
-            include, exclude,
+            super()._repr_mimebundle_(**kwargs), png, repr(self), self._static_html(), include,
+            exclude,
         )  # fmt: skip
+
+    def _hidden(self) -> bool:
+        """Prediction mode before the reveal: the figure and the numbers are not shown."""
+        return self.readout.layout.display == "none"
 
     def _static_html(self) -> str:
         """The figure (with its alt text) and the readout table, as a static page shows them.
@@ -597,8 +607,10 @@ class QueryExplorer(widgets.VBox):
         In prediction mode before the reveal the live widget hides both (they give the weights
         away), and so does this: only the hint is shown.
         """
-        if self.readout.layout.display == "none":
-            return f'<div class="attention-explorer">{self.prediction_hint.value}</div>'
+        if self._hidden():
+            return static_widget_html(
+                hidden_png(_HIDDEN), _HIDDEN, self.prediction_hint.value, "attention-explorer"
+            )
         readout = f'<div class="attention-explorer-readout">{self.readout.value}</div>'
         return static_widget_html(self.to_png(), self._alt_text(), readout, "attention-explorer")
 

@@ -233,5 +233,5 @@ def test_query_rotation_picture_matches_a_fresh_drawing():
 def test_one_pixel_of_an_angle_slider_is_at_most_one_degree(cls):
     w = cls(ISRO)
     width = int(w.slider.layout.width.removesuffix("px"))
-    track = width - 8 * len(w.slider.description) - 80
+    track = width - 8 * len(w.slider.description) - 90
     assert (w.slider.max - w.slider.min) / track <= 1.0 and w.slider.step == 1.0

@@ -190,7 +190,7 @@ def test_every_label_of_the_figure_is_at_least_10_pt(preset):
 def test_a_pixel_of_slider_moves_at_most_002_units(isro):
     for slider in isro.query_sliders:
         width = int(slider.layout.width.removesuffix("px"))
-        track = width - 8 * len(slider.description) - 80
+        track = width - 8 * len(slider.description) - 90
         assert (slider.max - slider.min) / track <= UNITS_PER_PIXEL
 
 
