@@ -109,7 +109,10 @@ class KeysPanel:
     ----------
     ax : matplotlib.axes.Axes
     key_arrows : list of FancyArrowPatch
-        Drawn over the query arrow, so a key equal to the query still shows.
+        The keys (static).
+    key_overlays : list of FancyArrowPatch
+        Copies of the key arrows, visible only over a query that sits on that key, so a key
+        equal to the query still shows.
     key_labels : list of Text
         "k ISRO", ...; hidden while the query sits on that key (the query's label says it).
     query_arrow : FancyArrowPatch
@@ -129,14 +132,19 @@ class KeysPanel:
             alpha=0.85,
         )  # fmt: skip
         ax.add_patch(self.query_arrow)
-        self.key_arrows = [
-            FancyArrowPatch(
-                (0, 0), tuple(k), arrowstyle="-|>", mutation_scale=12, color=KEY_COLOUR, lw=1.6
-            )
-            for k in self.keys
-        ]
-        for arrow in self.key_arrows:
-            ax.add_patch(arrow)
+
+        def key_arrow(k, visible=True):
+            return ax.add_patch(
+                FancyArrowPatch(
+                    (0, 0), tuple(k), arrowstyle="-|>", mutation_scale=12, color=KEY_COLOUR,
+                    lw=1.6, visible=visible,
+                )
+            )  # fmt: skip
+
+        self.key_arrows = [key_arrow(k) for k in self.keys]  # static: in the background
+        # A copy of each key arrow, shown over the query only while the query sits on that key
+        # (arrows cost a millisecond each to draw: only those are redrawn on every step).
+        self.key_overlays = [key_arrow(k, visible=False) for k in self.keys]
         font = {"fontsize": LABEL_PT, "va": "center"}
         # Above a dozen tokens names cannot be read anyway: no key labels, static key arrows.
         self.named = len(self.keys) <= ANNOTATE_MAX_TOKENS
@@ -157,14 +165,15 @@ class KeysPanel:
         self.query_label.set_text(f"q = {names}" if on else "q")
         for j, text in enumerate(self.key_labels):
             text.set_visible(j not in on)
+        for j, arrow in enumerate(self.key_overlays):
+            arrow.set_visible(j in on)
         place_labels(
             [(self.query_label, q), *zip(self.key_labels, self.keys, strict=False)], self.ax
         )
 
     def dynamic_artists(self) -> list:
-        # Keys are drawn over the query, so a key equal to the query still shows.
-        keys = self.key_arrows if self.named else []
-        return [self.query_arrow, *keys, *self.key_labels, self.query_label]
+        # A key the query sits on is drawn again over it, so it still shows.
+        return [self.query_arrow, *self.key_overlays, *self.key_labels, self.query_label]
 
 
 class ValuesPanel:
