@@ -22,7 +22,6 @@ batched into a single redraw with :meth:`QueryExplorer.batch_updates`.
 
 from __future__ import annotations
 
-import html
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -31,7 +30,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_lab import examples as _examples
-from attention_lab._format import fmt, fmt_vec
+from attention_lab._format import fmt_vec
 from attention_lab.explorer_controls import (
     CONTROLS,
     SCORE_SCALE_HELP,
@@ -44,10 +43,10 @@ from attention_lab.explorer_controls import (
 from attention_lab.explorer_figure import FIGURE_DPI, FIGURE_SIZE, ExplorerFigure, plot_limits
 from attention_lab.explorer_figure import render_naive as render_naive
 from attention_lab.explorer_model import ExplorerModel, ExplorerState, Settings, compute_state
+from attention_lab.explorer_readout import alt_text, readout_html, tie_sentence
 from attention_lab.plots import AttentionHeatmap, WeightsBars
 from attention_lab.prediction_panel import PredictionPanel
 from attention_lab.widget_parts import (
-    TABLE_STYLE,
     LabelledImage,
     descendants,
     hidden_png,
@@ -490,58 +489,13 @@ class QueryExplorer(widgets.VBox):
     # -- text ---------------------------------------------------------------------------------
 
     def _alt_text(self) -> str:
-        s = self.state
-        token = self.tokens[s.query_index]
-        weights = ", ".join(f"{t} {fmt(w)}" for t, w in zip(self.tokens, s.weights, strict=True))
-        return (
-            f"Attention heatmap, weights bar chart, query and keys, values and output for the "
-            f"query “{token}” {fmt_vec(s.query)}: weights {weights}; output {fmt_vec(s.output)}."
-            + self._tie_sentence()
-        )
+        return alt_text(self.state, self.tokens)
 
     def _tie_sentence(self) -> str:
-        tied = self.state.tied
-        if not len(tied):
-            return ""
-        names = ", ".join(self.tokens[j] for j in tied)
-        first = self.tokens[tied[0]]
-        return (
-            f" Tie: {names} have the same best score; hard attention's argmax takes the "
-            f"first, {first}, and gives the others 0."
-        )
+        return tie_sentence(self.state, self.tokens)
 
     def _readout_html(self) -> str:
-        s = self.state
-        token = html.escape(self.tokens[s.query_index])
-        d_k = self.model.K.shape[1]
-        formula = "q·k"
-        if s.scale:
-            formula += f" / √{d_k}"
-        if s.beta != 1:
-            formula = f"β × {formula} (β = {fmt(s.beta)})"
-        mode = "hard, all to the best key" if s.hard else "softmax"
-        rows = []
-        for j, tok in enumerate(self.tokens):
-            allowed = s.mask is None or s.mask[s.query_index, j]
-            score = fmt(s.scores[j]) if allowed else "masked (−∞)"
-            weight = fmt(s.weights[j]) + ("" if allowed else " (masked)")
-            if j in s.tied:
-                weight += " (tie)"
-            rows.append(
-                f"<tr><th scope='row'>{html.escape(tok)}</th><td>{fmt_vec(self.model.K[j])}</td>"
-                f"<td>{score}</td><td>{weight}</td><td>{fmt_vec(self.model.V[j])}</td></tr>"
-            )
-        tie = html.escape(self._tie_sentence())
-        return (
-            TABLE_STYLE + "<table style='border-collapse:collapse;text-align:right'>"
-            f"<caption style='text-align:left'>Query “{token}” q = {fmt_vec(s.query)}; "
-            f"score = {formula}; weight: {mode}.{tie}</caption>"
-            "<thead><tr><th scope='col'>key token</th><th scope='col'>key k</th>"
-            "<th scope='col'>score</th><th scope='col'>weight</th><th scope='col'>value v</th>"
-            "</tr></thead><tbody>" + "".join(rows) + "</tbody>"
-            f"<tfoot><tr><th scope='row'>output</th><td colspan='4'>{fmt_vec(s.output)} "
-            "= Σ weight × v</td></tr></tfoot></table>"
-        )
+        return readout_html(self.state, self.tokens, self.model.K, self.model.V)
 
     # -- prediction mode ----------------------------------------------------------------------
 
