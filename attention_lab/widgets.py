@@ -443,12 +443,13 @@ class QueryExplorer(widgets.VBox):
         self.state = self._compute()
         png = self._fig.render(self.state)
         self.render_count += 1
+        visible = not self._predicting() or self.prediction.revealed
         # One comm message for the picture and its alt text, not two: the browser repaints once
         with self.image.hold_sync():
             self.image.value = png
-            self.image.tooltip = self._alt_text()
+            self.image.tooltip = self._alt_text() if visible else _HIDDEN
         self.readout.value = self._readout_html()
-        self._show_results(not self._predicting() or self.prediction.revealed)
+        self._show_results(visible)
 
     # -- reset --------------------------------------------------------------------------------
 
@@ -500,6 +501,8 @@ class QueryExplorer(widgets.VBox):
     # -- prediction mode ----------------------------------------------------------------------
 
     def _show_results(self, visible: bool) -> None:
+        # The hidden picture's title says nothing either: it is in the page, and read aloud.
+        self.image.tooltip = self._alt_text() if visible else _HIDDEN
         display = None if visible else "none"
         self.image.layout.display = display
         self.readout.layout.display = display

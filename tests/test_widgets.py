@@ -384,6 +384,7 @@ def test_static_html_shows_the_figure_with_its_alt_text_and_the_readout(isro):
 
 def test_static_html_in_prediction_mode_gives_no_weight_away(isro):
     isro.prediction_checkbox.value = True
+    assert "0.503" not in isro.image.tooltip and "hidden" in isro.image.tooltip
     bundle = isro._repr_mimebundle_()
     page = bundle["text/html"]
     assert "0.503" not in page and "hidden" in page

@@ -87,7 +87,9 @@ def _query_slider(root: Any, dimension: int) -> Any:
 
 
 def _checkbox(root: Any, label: str) -> bool:
-    return root.locator(".widget-checkbox").filter(has_text=label).locator("input").is_checked()
+    """Whether the explorer's checkbox ``label`` is ticked (False when the lesson hides it)."""
+    box = root.locator(".widget-checkbox").filter(has_text=label).locator("input")
+    return box.count() > 0 and box.first.is_checked()
 
 
 def _readout_table(readout: Any) -> dict:
@@ -164,6 +166,24 @@ def _wait_for_readout(root: Any, causal: bool, timeout_s: float = 15.0) -> None:
         page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => r(true)))")
 
 
+def _check_prediction_mode(root: Any, img: Any) -> None:
+    """A lesson opened the explorer in prediction mode: reveal, move, then switch it off.
+
+    The weights are hidden until "reveal the weights"; moving the query hides them again and
+    clears the table that compared the guesses with the old weights (issue 17). Prediction mode
+    is then switched off, as the lessons tell students to, to drag the query freely.
+    """
+    assert not img.is_visible(), "prediction mode shows the figure before the reveal"
+    feedback = root.get_by_text("Your guesses against the real weights")
+    root.get_by_role("button", name="reveal the weights").click()
+    feedback.wait_for(state="visible")
+    img.wait_for(state="visible")
+    press_slider(_query_slider(root, 1), "ArrowRight")
+    feedback.wait_for(state="detached")
+    img.wait_for(state="hidden")
+    root.locator(".widget-checkbox").filter(has_text="prediction mode").locator("input").click()
+
+
 def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> None:
     """Move an explorer's query by keyboard and by mouse; the heatmap and numbers must follow.
 
@@ -178,6 +198,8 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     """
     root.scroll_into_view_if_needed()
     img = root.locator("img.attention-explorer-figure")
+    if _checkbox(root, "prediction mode"):
+        _check_prediction_mode(root, img)
     img.wait_for(state="visible")
     causal = _checkbox(root, "causal mask")
     _wait_for_readout(root, causal)  # the opening state is already right
