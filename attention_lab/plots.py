@@ -594,6 +594,27 @@ def _limits(points: np.ndarray, margin: float = 0.15) -> tuple[tuple[float, floa
     return (low[0] - pad, high[0] + pad), (low[1] - pad, high[1] + pad)
 
 
+def vector_axes(ax: Axes, limits, title: str) -> None:
+    """Square axes for 2-D vectors: fixed limits, equal aspect, the two axes through 0, a grid.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    limits : ((x0, x1), (y0, y1))
+    title : str
+    """
+    (x0, x1), (y0, y1) = limits
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.axvline(0, color="0.6", lw=0.8)
+    ax.grid(alpha=0.25)
+    ax.set_xlabel("dimension 1")
+    ax.set_ylabel("dimension 2")
+    ax.set_title(title)
+
+
 class VectorPlot(_LivePlot):
     """Keys as arrows, values as points, the query arrow and the output, updated in place.
 
@@ -688,16 +709,7 @@ class VectorPlot(_LivePlot):
         )  # fmt: skip
         if limits is None:
             limits = _limits(np.vstack([k, v, [q], [_point(output, "output")]]))
-        (x0, x1), (y0, y1) = limits
-        ax.set_xlim(x0, x1)
-        ax.set_ylim(y0, y1)
-        ax.set_aspect("equal", adjustable="box")
-        ax.axhline(0, color="0.6", lw=0.8)
-        ax.axvline(0, color="0.6", lw=0.8)
-        ax.grid(alpha=0.25)
-        ax.set_xlabel("dimension 1")
-        ax.set_ylabel("dimension 2")
-        ax.set_title(title)
+        vector_axes(ax, limits, title)
         if legend:
             ax.legend(loc="lower right", fontsize=7, framealpha=0.85)
         self.query = q

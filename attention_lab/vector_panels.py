@@ -24,6 +24,7 @@ from attention_lab.plots import (
     VALUE_COLOUR,
     _label,
     convex_hull,
+    vector_axes,
 )
 
 __all__ = ["LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "place_labels"]
@@ -89,19 +90,6 @@ def _overlap(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
 
 
-def _frame(ax: Axes, limits, title: str) -> None:
-    (x0, x1), (y0, y1) = limits
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.set_aspect("equal", adjustable="box")
-    ax.axhline(0, color="0.6", lw=0.8)
-    ax.axvline(0, color="0.6", lw=0.8)
-    ax.grid(alpha=0.25)
-    ax.set_xlabel("dimension 1")
-    ax.set_ylabel("dimension 2")
-    ax.set_title(title)
-
-
 class KeysPanel:
     """The query arrow among the key arrows (where the scores come from).
 
@@ -126,7 +114,7 @@ class KeysPanel:
         self.ax = ax
         self.keys = np.asarray(keys, dtype=float)
         self.labels = list(labels)
-        _frame(ax, limits, title)
+        vector_axes(ax, limits, title)
         self.query_arrow = FancyArrowPatch(
             (0, 0), tuple(query), arrowstyle="-|>", mutation_scale=18, color=QUERY_COLOUR, lw=4.0,
             alpha=0.85,
@@ -198,7 +186,7 @@ class ValuesPanel:
         self.ax = ax
         self.values = np.asarray(values, dtype=float)
         self.labels = list(labels)
-        _frame(ax, limits, title)
+        vector_axes(ax, limits, title)
         hull = convex_hull(self.values)
         self.hull = Polygon(
             hull if len(hull) >= 3 else np.vstack([hull, hull[:1]]), closed=True,
