@@ -33,6 +33,7 @@ from attention_lab.experiments import (
     VarianceResult,
 )
 from attention_lab.live_figure import LiveFigure
+from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
 __all__ = [
     "OKABE_ITO",
@@ -388,24 +389,27 @@ class RotationFigure(LiveFigure):
         self.K, self.V = np.asarray(example.K), np.asarray(example.V)
         self.radius = float(np.linalg.norm(example.query())) if radius is None else float(radius)
         q, out, weights = self.numbers(angle_deg)
-        fig = Figure(figsize=(9.0, 4.2), dpi=90, layout="constrained")
-        left, right = fig.subplots(1, 2)
-        lim = 1.15 * max(self.radius, float(np.abs(self.K).max()), float(np.abs(self.V).max()))
-        # Fixed square limits (the view must not jump while the slider moves).
-        self.vectors = plots.VectorPlot(
-            left, self.K, self.V, q, out, weights=weights, labels=example.tokens,
-            limits=((-lim, lim), (-lim, lim)), title="keys, values, the query and the output",
+        fig = Figure(figsize=(10.4, 3.3), dpi=96, layout="constrained")
+        super().__init__(fig)  # the Agg canvas the panels measure their labels on
+        ax_keys, ax_vals, ax_bars = fig.subplots(1, 3, width_ratios=[1.0, 1.0, 1.2])
+        # Fixed square limits (the view must not jump while the slider moves), the explorer's
+        # panels: the query among the keys, the output among the values.
+        lim = 1.15 * max(self.radius, float(np.abs(self.K).max()))
+        self.keys = KeysPanel(
+            ax_keys, self.K, example.tokens, q, ((-lim, lim), (-lim, lim)),
+            "query q, keys k\nscore = q·k",
         )  # fmt: skip
-        self.bars = plots.WeightsBars(right, weights, example.tokens)
-        self.bars.set_title("Softmax weights for this query")
-        left.title.set_fontsize(10)
-        right.title.set_fontsize(10)
-        self.angle_label = left.text(
-            0.02, 0.97, "", transform=left.transAxes, va="top", fontsize=10,
-            bbox={"facecolor": "white", "edgecolor": "0.7", "alpha": 0.9},
+        self.values = ValuesPanel(
+            ax_vals, self.V, example.tokens, out, weights, values_limits(self.V),
+            "values v, output ★\n= Σ weight × v",
         )  # fmt: skip
+        self.bars = plots.WeightsBars(ax_bars, weights, example.tokens)
+        self.bars.set_title("softmax weights\nfor this query")
+        for ax in fig.axes:
+            ax.title.set_fontsize(10)
+        # In the figure's corner, clear of every panel's labels.
+        self.angle_label = fig.text(0.005, 0.985, "", va="top", fontsize=11, fontweight="bold")
         fig.suptitle(f"{example.chapter}: turning the query", fontsize=11)
-        super().__init__(fig)
         self.update(angle_deg)
 
     def numbers(self, angle_deg: float):
@@ -416,19 +420,22 @@ class RotationFigure(LiveFigure):
 
     def update(self, angle_deg: float) -> None:
         q, out, weights = self.numbers(angle_deg)
-        self.vectors.update(q, out, weights)
+        self.keys.update(q)
+        self.values.update(out, weights)
         self.bars.update(weights)
         self.angle_label.set_text(f"query at {angle_deg:.0f}°")
 
     def dynamic_artists(self) -> list:
-        vec = [a for a in self.vectors.dynamic_artists() if a is not self.vectors.ax.title]
         bars = [a for a in self.bars.dynamic_artists() if a is not self.bars.ax.title]
-        return [*vec, *bars, self.angle_label]
+        return [
+            *self.keys.dynamic_artists(), *self.values.dynamic_artists(), *bars,
+            self.angle_label,
+        ]  # fmt: skip
 
 
 def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
-    """Left: keys, values, a query of direction ``angle_deg`` and the output (the explorer's
-    :func:`~attention_lab.plots.vector_plot`). Right: the softmax weights as bars.
+    """The query of direction ``angle_deg`` among the keys, the output among the values (the
+    explorer's panels), and the softmax weights as bars.
 
     Parameters
     ----------

@@ -15,7 +15,7 @@ from attention_lab._format import fmt
 from attention_lab.explorer_model import ExplorerState
 from attention_lab.live_figure import LiveFigure
 from attention_lab.plots import AttentionHeatmap, WeightsBars
-from attention_lab.vector_panels import KeysPanel, ValuesPanel
+from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
 __all__ = ["FIGURE_DPI", "FIGURE_SIZE", "ExplorerFigure", "plot_limits", "render_naive"]
 
@@ -34,14 +34,6 @@ def plot_limits(K, reach: float):
     low, high = pts.min(axis=0), pts.max(axis=0)
     low, high = low.min(), high.max()  # one range for both axes: the plot is square
     pad = 0.06 * (high - low)
-    return (low - pad, high + pad), (low - pad, high + pad)
-
-
-def _values_limits(V):
-    """Limits around the values (and the origin): the output always lies among them."""
-    pts = np.vstack([V, [[0.0, 0.0]]])
-    low, high = float(pts.min()), float(pts.max())
-    pad = 0.12 * max(high - low, 1.0)
     return (low - pad, high + pad), (low - pad, high + pad)
 
 
@@ -72,7 +64,7 @@ class ExplorerFigure(LiveFigure):
         self.bars = WeightsBars(ax_bars, state.weights, self.tokens)
         self.keys = KeysPanel(ax_keys, K, self.tokens, state.query, limits, "")
         self.values = ValuesPanel(
-            ax_vals, V, self.tokens, state.output, state.weights, _values_limits(V), ""
+            ax_vals, V, self.tokens, state.output, state.weights, values_limits(V), ""
         )
         for ax in figure.axes:
             ax.title.set_fontsize(TITLE_PT)

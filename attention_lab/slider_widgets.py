@@ -48,7 +48,12 @@ class SliderFigure(widgets.VBox):
         self.live = figure
         self.render_count = 0
         # Its tooltip becomes the <img> title (accessible name).
-        self.image = LabelledImage(format="png", layout=widgets.Layout(max_width="900px"))
+        # At most its own size, so its 10 pt labels are 10 pt on screen (smaller only when the
+        # notebook is narrower than the picture)
+        width = round(figure.figure.bbox.width)
+        self.image = LabelledImage(
+            format="png", layout=widgets.Layout(width="100%", max_width=f"{width}px")
+        )
         # The readout says in words what the figure shows (screen readers, no colour needed).
         self.readout = widgets.HTML()
         self.image.add_class("attention-demo-figure")

@@ -27,10 +27,18 @@ from attention_lab.plots import (
     vector_axes,
 )
 
-__all__ = ["LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "place_labels"]
+__all__ = ["LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "place_labels", "values_limits"]
 
 LABEL_PT = 10.0
 _NEAR = 0.04  # two points closer than this fraction of the panel's span share one label
+
+
+def values_limits(V):
+    """Square limits around the values (and the origin): the output always lies among them."""
+    pts = np.vstack([V, [[0.0, 0.0]]])
+    low, high = float(pts.min()), float(pts.max())
+    pad = 0.12 * max(high - low, 1.0)
+    return (low - pad, high + pad), (low - pad, high + pad)
 
 
 def _span(ax: Axes) -> float:
@@ -56,6 +64,9 @@ def place_labels(items, ax: Axes) -> None:
         overlaps no earlier label, and is kept inside the axes.
     ax : matplotlib.axes.Axes
     """
+    # The box as drawn: an equal-aspect axes is shrunk to a square when drawn, and the labels
+    # must be placed in that square the first time too, not in the box before the first draw.
+    ax.apply_aspect()
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     box = ax.get_window_extent()
     sx, sy = max(box.width, 1.0) / (x1 - x0), max(box.height, 1.0) / (y1 - y0)
