@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_lab._validate import as_float_array
+
 __all__ = [
     "softmax",
     "dot_product_scores",
@@ -24,20 +26,7 @@ __all__ = [
 
 def _as_float_array(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
     """Convert ``x`` to a float array with one of the allowed numbers of dimensions."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
-            f"{name} must be numbers (a list of lists or a numpy array), got {type(x).__name__}: {err}"
-        ) from None
-    if arr.ndim not in ndims:
-        allowed = " or ".join(f"{d}-D" for d in ndims) if len(ndims) < 4 else "at least 1-D"
-        raise ValueError(f"{name} must be {allowed}, got shape {arr.shape} ({arr.ndim}-D)")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape}); give at least one vector")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains NaN; attention needs real numbers everywhere")
-    return arr
+    return as_float_array(x, name, ndims)
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:

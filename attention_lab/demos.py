@@ -5,9 +5,9 @@
 * ``plot_*`` functions draw the measured demonstrations of :mod:`attention_lab.experiments`. They
   return a :class:`matplotlib.figure.Figure` built without pyplot (nothing leaks between cells; a
   notebook displays it as a static inline image).
-* :class:`QueryRotation` (lesson 2) and :class:`HardSoftSlider` (lesson 5) are slider widgets. Like
-  the explorer's widget they carry an ``image/png`` of their current state in their display data,
-  so a static HTML export or a reader without a kernel still sees the default figure.
+* :class:`RotationFigure` and :class:`HardSoftFigure` are the live figures behind the slider
+  widgets :class:`QueryRotation` (lesson 2) and :class:`HardSoftSlider` (lesson 5), which live in
+  :mod:`attention_lab.slider_widgets` and are reachable from here.
 
 Accessibility: the Okabe-Ito colour-blind-safe palette, and every line also differs by marker
 and line style and is labelled in a legend; every figure has a title and labelled axes.
@@ -15,18 +15,15 @@ and line style and is labelled in a legend; every figure has a title and labelle
 
 from __future__ import annotations
 
-import base64
 import html
 from dataclasses import dataclass
 
-import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
 from attention_lab import plots
-from attention_lab._render import figure_png
-from attention_lab.core import attention, dot_product_scores, hard_attention
-from attention_lab.examples import ISRO, WorkedExample
+from attention_lab.core import attention
+from attention_lab.examples import WorkedExample
 from attention_lab.experiments import (
     SCALINGS,
     BottleneckResult,
@@ -34,16 +31,16 @@ from attention_lab.experiments import (
     HardSoftSweep,
     SaturationResult,
     VarianceResult,
-    hard_vs_soft_sweep,
 )
-from attention_lab.widgets import _LabelledImage, static_widget_html
+from attention_lab.live_figure import LiveFigure
+from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
 __all__ = [
     "OKABE_ITO",
     "ChapterCheck",
     "ChapterTable",
-    "HardSoftSlider",
-    "QueryRotation",
+    "HardSoftFigure",
+    "RotationFigure",
     "check",
     "checks",
     "plot_alignment",
@@ -297,6 +294,62 @@ def plot_saturation(result: SaturationResult) -> Figure:
     return fig
 
 
+class HardSoftFigure(LiveFigure):
+    """Output and its slope as the query turns, hard vs soft, with a marker at one angle.
+
+    The curves are drawn once (the background); only the two marker lines move with the
+    slider.
+
+    Parameters
+    ----------
+    sweep : HardSoftSweep
+    component : int
+        Which coordinate of the output to draw (0 = x, 1 = y).
+    at_deg : float, optional
+        Where the marker starts (hidden when None).
+    """
+
+    def __init__(self, sweep: HardSoftSweep, component: int = 0, at_deg=None):
+        if component not in (0, 1):
+            raise ValueError(f"component must be 0 (x) or 1 (y), got {component!r}")
+        self.sweep, self.component = sweep, component
+        name = "xy"[component]
+        fig = Figure(figsize=(9.0, 3.8), dpi=90, layout="constrained")
+        left, right = fig.subplots(1, 2)
+        a = sweep.angles_deg
+        _line(left, a, sweep.hard[:, component], 1, "hard: v[argmax]")
+        _line(left, a, sweep.soft[:, component], 0, "soft: weighted blend")
+        _line(right, a, sweep.hard_slope[:, component], 1, "hard")
+        _line(right, a, sweep.soft_slope[:, component], 0, "soft")
+        for line in (*left.lines, *right.lines):
+            line.set_markevery(max(1, len(a) // 15))
+        left.set_title(f"Output {name} as the query turns", fontsize=10)
+        left.set_ylabel(f"output {name}")
+        right.set_title("Slope d(output)/d(angle): spikes = no derivative", fontsize=10)
+        right.set_ylabel(f"d(output {name}) / d(angle) per degree")
+        for ax in (left, right):
+            ax.set_xlabel("query direction (degrees)")
+            ax.grid(alpha=0.3)
+        left.legend(fontsize=8)
+        fig.suptitle("Hard selection jumps; soft attention glides", fontsize=11)
+        self.markers = [
+            ax.axvline(a[0], color="0.2", linewidth=1, linestyle="--", label="_marker")
+            for ax in (left, right)
+        ]
+        super().__init__(fig)
+        self.update(at_deg)
+
+    def update(self, at_deg) -> None:
+        visible = at_deg is not None
+        for marker in self.markers:
+            marker.set_visible(visible)
+            if visible:
+                marker.set_xdata([at_deg, at_deg])
+
+    def dynamic_artists(self) -> list:
+        return list(self.markers)
+
+
 def plot_hard_vs_soft(sweep: HardSoftSweep, component: int = 0, at_deg=None) -> Figure:
     """Output and its slope as the query turns: hard (step) vs soft (smooth).
 
@@ -308,30 +361,7 @@ def plot_hard_vs_soft(sweep: HardSoftSweep, component: int = 0, at_deg=None) -> 
     at_deg : float, optional
         Draw a vertical marker at this angle (the slider's position).
     """
-    if component not in (0, 1):
-        raise ValueError(f"component must be 0 (x) or 1 (y), got {component!r}")
-    name = "xy"[component]
-    fig = Figure(figsize=(9.0, 3.8), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    a = sweep.angles_deg
-    _line(left, a, sweep.hard[:, component], 1, "hard: v[argmax]")
-    _line(left, a, sweep.soft[:, component], 0, "soft: weighted blend")
-    _line(right, a, sweep.hard_slope[:, component], 1, "hard")
-    _line(right, a, sweep.soft_slope[:, component], 0, "soft")
-    for line in (*left.lines, *right.lines):
-        line.set_markevery(max(1, len(a) // 15))
-    left.set_title(f"Output {name} as the query turns", fontsize=10)
-    left.set_ylabel(f"output {name}")
-    right.set_title("Slope d(output)/d(angle): spikes = no derivative", fontsize=10)
-    right.set_ylabel(f"d(output {name}) / d(angle) per degree")
-    for ax in (left, right):
-        ax.set_xlabel("query direction (degrees)")
-        ax.grid(alpha=0.3)
-        if at_deg is not None:
-            ax.axvline(at_deg, color="0.2", linewidth=1, linestyle="--")
-    left.legend(fontsize=8)
-    fig.suptitle("Hard selection jumps; soft attention glides", fontsize=11)
-    return fig
+    return HardSoftFigure(sweep, component, at_deg).figure
 
 
 def _query_at(angle_deg: float, radius: float) -> np.ndarray:
@@ -339,9 +369,11 @@ def _query_at(angle_deg: float, radius: float) -> np.ndarray:
     return radius * np.array([np.cos(rad), np.sin(rad)])
 
 
-def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
-    """Left: keys, values, a query of direction ``angle_deg`` and the output (the explorer's
-    :func:`~attention_lab.plots.vector_plot`). Right: the softmax weights as bars.
+class RotationFigure(LiveFigure):
+    """Keys, values, a query of a given direction and the output, beside the weights as bars.
+
+    Drawn once; a new angle moves the query arrow, the output star, the blend lines and the
+    bars, and rewrites the angle label (see :class:`~attention_lab.live_figure.LiveFigure`).
 
     Parameters
     ----------
@@ -351,24 +383,69 @@ def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -
     radius : float, optional
         Length of the query (defaults to the length of the chapter's query).
     """
-    K, V = np.asarray(example.K), np.asarray(example.V)
-    r = float(np.linalg.norm(example.query())) if radius is None else float(radius)
-    q = _query_at(angle_deg, r)
-    out, weights = attention(q, K, V, scale=example.scale)
-    fig = Figure(figsize=(9.0, 4.2), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    lim = 1.15 * max(r, float(np.abs(K).max()), float(np.abs(V).max()))
-    plots.vector_plot(K, V, q, out, weights=weights, labels=example.tokens, ax=left)
-    # Fixed square limits (the view must not jump while the slider moves); "box" keeps the
-    # aspect equal by shaping the axes instead of overriding these limits.
-    left.set_aspect("equal", adjustable="box")
-    left.set_xlim(-lim, lim)
-    left.set_ylim(-lim, lim)
-    left.set_title(f"Query at {angle_deg:.0f}°: keys, values, output", fontsize=10)
-    bars = plots.weights_bar_chart(weights, example.tokens, ax=right)
-    bars.set_title("Softmax weights for this query")
-    fig.suptitle(f"{example.chapter}: turning the query", fontsize=11)
-    return fig
+
+    def __init__(self, example: WorkedExample, angle_deg: float, radius=None):
+        self.example = example
+        self.K, self.V = np.asarray(example.K), np.asarray(example.V)
+        self.radius = float(np.linalg.norm(example.query())) if radius is None else float(radius)
+        q, out, weights = self.numbers(angle_deg)
+        fig = Figure(figsize=(10.4, 3.3), dpi=96, layout="constrained")
+        super().__init__(fig)  # the Agg canvas the panels measure their labels on
+        ax_keys, ax_vals, ax_bars = fig.subplots(1, 3, width_ratios=[1.0, 1.0, 1.2])
+        # Fixed square limits (the view must not jump while the slider moves), the explorer's
+        # panels: the query among the keys, the output among the values.
+        lim = 1.15 * max(self.radius, float(np.abs(self.K).max()))
+        self.keys = KeysPanel(
+            ax_keys, self.K, example.tokens, q, ((-lim, lim), (-lim, lim)),
+            "query q, keys k\nscore = q·k",
+        )  # fmt: skip
+        self.values = ValuesPanel(
+            ax_vals, self.V, example.tokens, out, weights, values_limits(self.V),
+            "values v, output ★\n= Σ weight × v",
+        )  # fmt: skip
+        self.bars = plots.WeightsBars(ax_bars, weights, example.tokens)
+        self.bars.set_title("softmax weights\nfor this query")
+        for ax in fig.axes:
+            ax.title.set_fontsize(10)
+        # In the figure's corner, clear of every panel's labels.
+        self.angle_label = fig.text(0.005, 0.985, "", va="top", fontsize=11, fontweight="bold")
+        fig.suptitle(f"{example.chapter}: turning the query", fontsize=11)
+        self.update(angle_deg)
+
+    def numbers(self, angle_deg: float):
+        """The query at ``angle_deg``, its output and its weights."""
+        q = _query_at(angle_deg, self.radius)
+        out, weights = attention(q, self.K, self.V, scale=self.example.scale)
+        return q, out, weights
+
+    def update(self, angle_deg: float) -> None:
+        q, out, weights = self.numbers(angle_deg)
+        self.keys.update(q)
+        self.values.update(out, weights)
+        self.bars.update(weights)
+        self.angle_label.set_text(f"query at {angle_deg:.0f}°")
+
+    def dynamic_artists(self) -> list:
+        bars = [a for a in self.bars.dynamic_artists() if a is not self.bars.ax.title]
+        return [
+            *self.keys.dynamic_artists(), *self.values.dynamic_artists(), *bars,
+            self.angle_label,
+        ]  # fmt: skip
+
+
+def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
+    """The query of direction ``angle_deg`` among the keys, the output among the values (the
+    explorer's panels), and the softmax weights as bars.
+
+    Parameters
+    ----------
+    example : WorkedExample
+    angle_deg : float
+        Direction of the query in degrees.
+    radius : float, optional
+        Length of the query (defaults to the length of the chapter's query).
+    """
+    return RotationFigure(example, angle_deg, radius).figure
 
 
 def plot_mask_comparison(unmasked, masked, mask, tokens) -> Figure:
@@ -402,138 +479,11 @@ def plot_alignment(result: CrossAttentionResult) -> Figure:
     return fig
 
 
-# ---------------------------------------------------------------------------------------------
-# Widgets with a static fallback
-# ---------------------------------------------------------------------------------------------
+def __getattr__(name):
+    # The lessons' slider widgets live in attention_lab.slider_widgets (which draws with the
+    # figures above); they are still reachable as demos.QueryRotation and demos.HardSoftSlider.
+    if name in ("QueryRotation", "HardSoftSlider"):
+        from attention_lab import slider_widgets
 
-
-class _SliderFigure(widgets.VBox):
-    """A slider above a figure (an ``Image`` widget) and a one-line text readout.
-
-    The figure is rendered to PNG by Agg (no pyplot, no ipympl): redraws are cheap and the same
-    bytes serve as the ``image/png`` fallback in the display data.
-    """
-
-    def __init__(self, slider: widgets.FloatSlider, description: str):
-        self.slider = slider
-        # The explorer's Image subclass: its tooltip becomes the <img> title (accessible name).
-        self.image = _LabelledImage(format="png", layout=widgets.Layout(max_width="900px"))
-        # The readout says in words what the figure shows (screen readers, no colour needed).
-        self.readout = widgets.HTML()
-        intro = widgets.HTML(f"<p>{html.escape(description)}</p>")
-        super().__init__([intro, slider, self.image, self.readout])
-        slider.observe(self._on_change, names="value")
-        self._on_change()
-
-    def _figure(self, value: float) -> Figure:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _describe(self, value: float) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _on_change(self, _change=None) -> None:
-        value = float(self.slider.value)
-        text = self._describe(value)
-        self.image.value = figure_png(self._figure(value))
-        self.image.tooltip = text
-        self.readout.value = f"<p>{html.escape(text)}</p>"
-
-    @property
-    def text(self) -> str:
-        """The current readout as plain text."""
-        return self._describe(float(self.slider.value))
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        # Static fallback, as QueryExplorer does: exporters without the widget state (nbconvert
-        # --to html, GitHub) show the figure of the current state instead of nothing.
-        bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
-        bundle["text/plain"] = self.text
-        # nbconvert prefers HTML: the picture with its alt text, and the readout under it
-        bundle["text/html"] = static_widget_html(
-            bytes(self.image.value), self.text, self.readout.value, "attention-demo"
-        )
-        if include:
-            bundle = {k: v for k, v in bundle.items() if k in include}
-        if exclude:
-            bundle = {k: v for k, v in bundle.items() if k not in exclude}
-        return bundle
-
-
-class QueryRotation(_SliderFigure):
-    """Lesson 2: turn the query with a slider; watch dot products and softmax weights follow.
-
-    Parameters
-    ----------
-    example : WorkedExample, default ISRO
-    angle_deg : float, default 45
-        Starting direction (45° is the chapter's query [1, 1]).
-    """
-
-    def __init__(self, example: WorkedExample = ISRO, angle_deg: float = 45.0):
-        if not isinstance(example, WorkedExample):
-            raise TypeError("example must be a WorkedExample, e.g. attention_lab.examples.ISRO")
-        self.example = example
-        slider = widgets.FloatSlider(
-            value=angle_deg,
-            min=-180.0,
-            max=180.0,
-            step=5.0,
-            description="query angle (°)",
-            style={"description_width": "initial"},
-            continuous_update=True,
-        )
-        super().__init__(slider, "Drag to turn the query; its length stays the same.")
-
-    def _figure(self, value: float) -> Figure:
-        return plot_query_rotation(self.example, value)
-
-    def _describe(self, value: float) -> str:
-        q = _query_at(value, float(np.linalg.norm(self.example.query())))
-        _, w = attention(q, self.example.K, self.example.V, scale=self.example.scale)
-        s = dot_product_scores(q, self.example.K, scale=self.example.scale)
-        toks = self.example.tokens
-        scores = ", ".join(f"{t} {x:.3f}" for t, x in zip(toks, s, strict=True))
-        parts = ", ".join(f"{t} {x:.3f}" for t, x in zip(toks, w, strict=True))
-        best = toks[int(np.argmax(w))]
-        return (
-            f"Query at {value:.0f}° = {_fmt(q, 3)}: scores {scores}; weights {parts}; "
-            f"the largest weight goes to {best}."
-        )
-
-
-class HardSoftSlider(_SliderFigure):
-    """Lesson 5: slide the query round; hard attention jumps, soft attention glides.
-
-    Parameters
-    ----------
-    example : WorkedExample, default ISRO
-    angle_deg : float, default 45
-    radius : float, default 2
-        Length of the query.
-    """
-
-    def __init__(self, example: WorkedExample = ISRO, angle_deg: float = 45.0, radius=2.0):
-        if not isinstance(example, WorkedExample):
-            raise TypeError("example must be a WorkedExample, e.g. attention_lab.examples.ISRO")
-        self.example = example
-        self.radius = float(radius)
-        self.sweep = hard_vs_soft_sweep(example.K, example.V, radius=self.radius)
-        slider = widgets.FloatSlider(
-            value=angle_deg,
-            min=float(self.sweep.angles_deg[0]),
-            max=float(self.sweep.angles_deg[-1]),
-            step=1.0,
-            description="query angle (°)",
-            style={"description_width": "initial"},
-        )
-        super().__init__(slider, "Drag to turn the query and compare both outputs.")
-
-    def _figure(self, value: float) -> Figure:
-        return plot_hard_vs_soft(self.sweep, component=0, at_deg=value)
-
-    def _describe(self, value: float) -> str:
-        q = _query_at(value, self.radius)
-        hard, _ = hard_attention(q, self.example.K, self.example.V, scale=self.example.scale)
-        soft, _ = attention(q, self.example.K, self.example.V, scale=self.example.scale)
-        return f"Query at {value:.0f}°: hard output {_fmt(hard, 3)}, soft output {_fmt(soft, 3)}."
+        return getattr(slider_widgets, name)
+    raise AttributeError(f"module 'attention_lab.demos' has no attribute {name!r}")

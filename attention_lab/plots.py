@@ -26,7 +26,9 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import to_rgb
 from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle
 
+from attention_lab._format import fmt
 from attention_lab._render import LayoutCachedText
+from attention_lab._validate import as_float_array
 
 __all__ = [
     "HEATMAP_CMAP",
@@ -49,7 +51,7 @@ ANNOTATE_MAX_TOKENS = 12
 
 MASKED_FACE = "0.88"  # light grey: clearly not a colour of the viridis scale
 MASKED_HATCH = "///"
-MASKED_NOTE = "hatched = masked (weight exactly 0)"
+MASKED_NOTE = "hatched = masked (weight 0)"
 
 # Okabe-Ito colours (safe for the common colour-vision deficiencies).
 KEY_COLOUR = "#0072B2"  # blue
@@ -74,19 +76,8 @@ def _labels(labels: Sequence[str], n: int, name: str, what: str) -> list[str]:
 
 
 def _finite(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
-    """Convert to a float array with an allowed number of dimensions and only finite numbers."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be numbers (a list or numpy array): {err}") from None
-    if arr.ndim not in ndims:
-        allowed = " or ".join(f"{d}-D" for d in ndims)
-        raise ValueError(f"{name} must be {allowed}, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinity; plot finite numbers only")
-    return arr
+    """A float array with an allowed number of dimensions and only finite numbers."""
+    return as_float_array(x, name, ndims, finite=True)
 
 
 def _weights(weights, name: str = "weights") -> np.ndarray:
@@ -188,9 +179,10 @@ class AttentionHeatmap(_LivePlot):
     image : matplotlib.collections.QuadMesh
         The weights (one quad per cell), on a fixed 0-1 colour scale; ``image.get_array()`` is
         a masked array of shape (n_q, n_k) whose masked entries are the masked cells.
-    colorbar : matplotlib.colorbar.Colorbar
+    colorbar : matplotlib.colorbar.Colorbar or None
+        None when made with ``colorbar=False``.
     texts : numpy.ndarray of matplotlib.text.Text, shape (n_q, n_k), or None
-        One annotation per cell ("0.61", or "masked"); None when the heatmap is larger than
+        One annotation per cell ("0.610", or "masked"); None when the heatmap is larger than
         :data:`ANNOTATE_MAX_TOKENS` or ``annotate=False``.
     masked_cells : matplotlib.collections.PolyCollection
         Hatched squares over the masked cells.
@@ -211,6 +203,7 @@ class AttentionHeatmap(_LivePlot):
         annotate: bool = True,
         mask=None,
         title: str = "attention weights",
+        colorbar: bool = True,
     ):
         w = np.atleast_2d(_weights(weights))
         self.shape = w.shape
@@ -236,8 +229,10 @@ class AttentionHeatmap(_LivePlot):
         ax.set_xlim(-0.5, n_k - 0.5)
         ax.set_ylim(n_q - 0.5, -0.5)  # first query on top, as in a matrix
         ax.set_facecolor(MASKED_FACE)  # masked quads are not drawn: the axes shows through
-        self.colorbar = ax.figure.colorbar(self.image, ax=ax, fraction=0.06, pad=0.03)
-        self.colorbar.set_label("weight (0 to 1)")
+        self.colorbar = None
+        if colorbar:  # the explorer leaves it out: its cells print their numbers
+            self.colorbar = ax.figure.colorbar(self.image, ax=ax, fraction=0.06, pad=0.03)
+            self.colorbar.set_label("weight (0 to 1)")
         crowded = n_k > 4 or sum(len(label) for label in self.key_labels) > 18
         ax.set_xticks(
             range(n_k),
@@ -317,7 +312,7 @@ class AttentionHeatmap(_LivePlot):
             dark_text = _black_text_wins(self._cmap(w)[..., :3])
             for (i, j), text in np.ndenumerate(self.texts):
                 if allowed[i, j]:
-                    text.set_text(f"{w[i, j]:.2f}")
+                    text.set_text(fmt(w[i, j]))
                     text.set_color("black" if dark_text[i, j] else "white")
                     text.set_fontstyle("normal")
                 else:
@@ -372,7 +367,7 @@ def attention_heatmap(
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure is made when omitted.
     annotate : bool, default True
-        Write each weight (2 decimals) in its cell, in black or white for contrast. Only up to
+        Write each weight (3 decimals, as every readout) in its cell, in black or white for contrast. Only up to
         12 x 12; larger heatmaps are not annotated.
     mask : array_like of bool, shape (n_q, n_k), optional
         True where a query may attend. Masked cells are drawn grey and hatched and labelled
@@ -461,7 +456,7 @@ class WeightsBars(_LivePlot):
         ----------
         weights : array_like, shape (n_k,)
         mask : array_like of bool, shape (n_k,), optional
-            True where the query may attend; masked keys are labelled "masked" and hatched.
+            True where the query may attend; a masked key gets no bar, only the label "masked".
         """
         w = _weights(weights)
         if w.shape != self.weights.shape:
@@ -469,24 +464,23 @@ class WeightsBars(_LivePlot):
         allowed = _bool_mask(mask, w.shape)
         self.weights, self.mask = w, allowed
         for j, bar in enumerate(self.bars):
-            if allowed[j]:
-                bar.set_height(w[j])
-                bar.set_hatch(None)
-                bar.set_facecolor(BAR_COLOUR)
-            else:
-                # A full-height hatched grey bar says "not allowed", unlike a bar of height 0.
-                bar.set_height(1.0)
-                bar.set_hatch(MASKED_HATCH)
-                bar.set_facecolor(MASKED_FACE)
+            # A masked key has no bar at all (its weight is exactly 0), and its label says why:
+            # a tall hatched bar would read as a weight of 1.
+            bar.set_height(w[j] if allowed[j] else 0.0)
+            bar.set_visible(bool(allowed[j]))
         if self.texts is not None:
             for j, text in enumerate(self.texts):
                 if allowed[j]:
-                    text.set_text(f"{w[j]:.3f}")
+                    text.set_text(fmt(w[j]))
                     text.set_y(w[j] + 0.01)
+                    text.set_fontstyle("normal")
                     text.set_rotation(0)
                 else:
+                    # Upright text where a bar would stand: it fits the bar's slot, and it is
+                    # plainly a word, not a bar.
                     text.set_text("masked")
-                    text.set_y(0.4)
+                    text.set_y(0.02)
+                    text.set_fontstyle("italic")
                     text.set_rotation(90)
 
     def set_title(self, title: str) -> None:
@@ -600,6 +594,27 @@ def _limits(points: np.ndarray, margin: float = 0.15) -> tuple[tuple[float, floa
     return (low[0] - pad, high[0] + pad), (low[1] - pad, high[1] + pad)
 
 
+def vector_axes(ax: Axes, limits, title: str) -> None:
+    """Square axes for 2-D vectors: fixed limits, equal aspect, the two axes through 0, a grid.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    limits : ((x0, x1), (y0, y1))
+    title : str
+    """
+    (x0, x1), (y0, y1) = limits
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.axvline(0, color="0.6", lw=0.8)
+    ax.grid(alpha=0.25)
+    ax.set_xlabel("dimension 1")
+    ax.set_ylabel("dimension 2")
+    ax.set_title(title)
+
+
 class VectorPlot(_LivePlot):
     """Keys as arrows, values as points, the query arrow and the output, updated in place.
 
@@ -665,14 +680,14 @@ class VectorPlot(_LivePlot):
             if show_names:
                 ax.annotate(
                     f"k {self.labels[i]}", key, xytext=_outward(key, 9), textcoords="offset points",
-                    color=KEY_COLOUR, fontsize=8, ha="center", va="center",
+                    color=KEY_COLOUR, fontsize=10, ha="center", va="center",
                 )  # fmt: skip
         ax.plot(v[:, 0], v[:, 1], "s", color=VALUE_COLOUR, markersize=7, label="values")
         if show_names:
             for i, value in enumerate(v):
                 ax.annotate(
                     f"v {self.labels[i]}", value, xytext=(5, 4), textcoords="offset points",
-                    color=VALUE_COLOUR, fontsize=8,
+                    color=VALUE_COLOUR, fontsize=10,
                 )  # fmt: skip
         self.blend_lines = LineCollection(
             [], colors=OUTPUT_COLOUR, alpha=0.45, linestyles=":", label="blend (width = weight)"
@@ -685,7 +700,7 @@ class VectorPlot(_LivePlot):
         )  # fmt: skip
         ax.add_patch(self.query_arrow)
         self.query_label = _label(
-            ax, *q, text="q", color=QUERY_COLOUR, fontsize=9, fontweight="bold", ha="center",
+            ax, *q, text="q", color=QUERY_COLOUR, fontsize=10, fontweight="bold", ha="center",
             va="center",
         )  # fmt: skip
         (self.output_marker,) = ax.plot(
@@ -694,16 +709,7 @@ class VectorPlot(_LivePlot):
         )  # fmt: skip
         if limits is None:
             limits = _limits(np.vstack([k, v, [q], [_point(output, "output")]]))
-        (x0, x1), (y0, y1) = limits
-        ax.set_xlim(x0, x1)
-        ax.set_ylim(y0, y1)
-        ax.set_aspect("equal", adjustable="box")
-        ax.axhline(0, color="0.6", lw=0.8)
-        ax.axvline(0, color="0.6", lw=0.8)
-        ax.grid(alpha=0.25)
-        ax.set_xlabel("dimension 1")
-        ax.set_ylabel("dimension 2")
-        ax.set_title(title)
+        vector_axes(ax, limits, title)
         if legend:
             ax.legend(loc="lower right", fontsize=7, framealpha=0.85)
         self.query = q

@@ -1,10 +1,13 @@
-"""Explorer latency: from a slider change to the figure fully re-rendered, kernel side.
+"""Live widget latency: from a slider change to the figure fully re-rendered, kernel side.
 
-Measured: ``slider.value = x`` on a :class:`~attention_lab.widgets.QueryExplorer`, which runs
-the same observer a browser's message runs: recompute with ``attention()``, update the artists,
-blit, encode the PNG and hand it to the Image widget (and the readout). Beside it, in the same
-run, the naive way: compute, build the whole figure again and ``savefig`` it to PNG.
-Targets (issue 3): <= 25 ms median for <= 4 tokens, and >= 4x faster than the naive rebuild.
+Measured for every live widget of the lessons: ``slider.value = x`` on a
+:class:`~attention_lab.widgets.QueryExplorer`, a :class:`~attention_lab.slider_widgets.QueryRotation`
+and a :class:`~attention_lab.slider_widgets.HardSoftSlider`, which runs the same observer a
+browser's message runs: recompute, update the artists, blit, encode the PNG and hand it to the
+Image widget (and the readout). Beside each, in the same run, the naive way: compute, build the
+whole figure again and ``savefig`` it to PNG.
+Targets (issues 3 and 17): <= 25 ms median for <= 4 tokens, and >= 4x faster than the naive
+rebuild.
 """
 
 from __future__ import annotations
@@ -66,12 +69,14 @@ def _measure(make, repeat: int, naive_repeat: int):
 
         def naive():
             # The same work without keeping anything: numbers, a new figure, savefig to PNG.
-            explorer._Q[explorer.token_dropdown.value, 0] = next(values)
+            explorer.model.Q[explorer.token_dropdown.value, 0] = next(values)
             state = compute_state(
-                explorer._Q, explorer._K, explorer._V, explorer.token_dropdown.value,
+                explorer.model.Q, explorer.model.K, explorer.model.V, explorer.token_dropdown.value,
                 scale=explorer.scale_checkbox.value,
             )  # fmt: skip
-            png = render_naive(explorer.tokens, explorer._K, explorer._V, state, explorer._limits)
+            png = render_naive(
+                explorer.tokens, explorer.model.K, explorer.model.V, state, explorer._limits
+            )
             explorer.image.value = png
 
         fast = median_p90(timings_ms(live, repeat=repeat, warmup=3))
@@ -87,9 +92,68 @@ def _measure(make, repeat: int, naive_repeat: int):
         explorer.close()
 
 
-def rows(repeat: int = 60, naive_repeat: int = 12) -> list[Row]:
-    """Benchmark rows for the live explorer (see the module docstring)."""
+def _slider_widget_cases():
+    """(name, make the widget, naive rebuild for an angle) for the lessons' one-slider widgets."""
+    from attention_lab import demos
+    from attention_lab._render import figure_png
+    from attention_lab.examples import ISRO, TIFFIN
+    from attention_lab.slider_widgets import HardSoftSlider, QueryRotation
+
+    def rotation_naive(widget, angle):
+        widget.image.value = figure_png(demos.RotationFigure(widget.example, angle).figure)
+
+    def hard_soft_naive(widget, angle):
+        fig = demos.HardSoftFigure(widget.sweep, component=0, at_deg=angle).figure
+        widget.image.value = figure_png(fig)
+
+    return [
+        ("QueryRotation (lesson 0, 2), tiffin", lambda: QueryRotation(TIFFIN), rotation_naive),
+        ("HardSoftSlider (lesson 5), ISRO", lambda: HardSoftSlider(ISRO), hard_soft_naive),
+    ]
+
+
+def _angles():
+    """An endless back-and-forth drag in 1-degree steps between 0 and 90 degrees."""
+    values = [float(a) for a in [*range(0, 90), *range(90, 0, -1)]]
+    while True:
+        yield from values
+
+
+def _slider_widget_rows(repeat: int, naive_repeat: int) -> list[Row]:
     out = []
+    for name, make, naive_render in _slider_widget_cases():
+        widget = make()
+        try:
+            angles = _angles()
+
+            def live(widget=widget, angles=angles):
+                widget.slider.value = next(angles)
+
+            def naive(widget=widget, angles=angles, naive_render=naive_render):
+                naive_render(widget, next(angles))
+
+            fast, fast90 = median_p90(timings_ms(live, repeat=repeat, warmup=3))
+            slow, slow90 = median_p90(timings_ms(naive, repeat=naive_repeat, warmup=1))
+        finally:
+            widget.close()
+        ratio = slow / fast
+        out.append(
+            Row(
+                area="widgets",
+                case=f"slider -> figure re-rendered (blit + PNG), {name}",
+                value=format_ms(fast, fast90),
+                baseline=f"naive rebuild: {format_ms(slow, slow90)}",
+                ratio=f"{ratio:.1f}x faster",
+                target=f"<= {TARGET_MS:.0f} ms, >= {TARGET_RATIO:.0f}x",
+                ok=fast <= TARGET_MS and ratio >= TARGET_RATIO,
+            )
+        )
+    return out
+
+
+def rows(repeat: int = 60, naive_repeat: int = 12) -> list[Row]:
+    """Benchmark rows for every live widget (see the module docstring)."""
+    out = _slider_widget_rows(repeat, naive_repeat)
     for name, make, _scale, n in _cases():
         (fast, fast90), (slow, slow90), (bg, bg90), (cpu, cpu_naive) = _measure(
             make, repeat, naive_repeat

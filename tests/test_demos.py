@@ -186,3 +186,52 @@ def test_hard_soft_slider_reads_out_both_outputs():
 def test_widgets_reject_a_non_example(cls):
     with pytest.raises(TypeError, match="WorkedExample"):
         cls("ISRO")
+
+
+# --- one fast render path (issue 17) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "values"),
+    [
+        (lambda: demos.QueryRotation(TIFFIN), [50.0, 51.0, 52.0, 90.0, -120.0]),
+        (lambda: demos.HardSoftSlider(ISRO), [50.0, 51.0, 52.0, 0.0, 120.0]),
+    ],
+)
+def test_slider_widgets_blit_like_the_explorer(make, values):
+    from attention_lab.live_figure import LiveFigure
+
+    w = make()
+    try:
+        assert isinstance(w.live, LiveFigure)
+        full, count = w.live.renderer.full_draws, w.render_count
+        pictures = set()
+        for v in values:
+            w.slider.value = v
+            pictures.add(bytes(w.image.value))
+        assert w.render_count == count + len(values)  # one picture per step
+        assert len(pictures) == len(values)  # each step a new picture
+        assert w.live.renderer.full_draws == full  # only blits: the background was reused
+    finally:
+        w.close()
+
+
+def test_query_rotation_picture_matches_a_fresh_drawing():
+    # The blitted frame shows what a figure drawn from scratch for that angle shows.
+    from attention_lab._render import BlitRenderer
+
+    w = demos.QueryRotation(TIFFIN)
+    w.slider.value = 100.0
+    fresh = demos.RotationFigure(TIFFIN, 100.0)
+    fresh.render(100.0)  # lays out like the widget's figure
+    fresh.renderer.invalidate()
+    png = BlitRenderer.render(fresh.renderer)
+    assert bytes(w.image.value) == png
+
+
+@pytest.mark.parametrize("cls", [demos.QueryRotation, demos.HardSoftSlider])
+def test_one_pixel_of_an_angle_slider_is_at_most_one_degree(cls):
+    w = cls(ISRO)
+    width = int(w.slider.layout.width.removesuffix("px"))
+    track = width - 8 * len(w.slider.description) - 90
+    assert (w.slider.max - w.slider.min) / track <= 1.0 and w.slider.step == 1.0

@@ -59,10 +59,18 @@ def test_heatmap_shows_weights_on_a_fixed_scale_with_named_axes():
     assert [t.get_text() for t in hm.ax.get_xticklabels()] == list(examples.ISRO.tokens)
 
 
-def test_heatmap_annotates_two_decimals():
+def test_heatmap_annotates_three_decimals_like_every_readout():
+    # One rounding everywhere (issue 17): the chapter's "it" weight 22.5 % reads 0.225 in the
+    # heatmap, the bars and the readout alike, never 0.22 in one and 0.225 in another.
     w = _isro_weights()
     hm = attention_heatmap(w, examples.ISRO.tokens, examples.ISRO.tokens, ax=_axes())
-    assert _texts(hm).tolist() == [[f"{x:.2f}" for x in row] for row in w]
+    assert _texts(hm).tolist() == [[f"{x:.3f}" for x in row] for row in w]
+    ex = examples.TIFFIN
+    _, it = attention(ex.query(), ex.K, ex.V, scale=False)
+    assert round(it[2], 4) == 0.2245  # rounds to the chapter's 22.5 %, to 0.22 with 2 decimals
+    hm = attention_heatmap([it], ["it"], ex.tokens, ax=_axes())
+    bars = weights_bar_chart(it, ex.tokens, ax=_axes())
+    assert hm.texts[0, 2].get_text() == bars.texts[2].get_text() == "0.225"
 
 
 def test_heatmap_update_changes_the_same_artists_in_place():
@@ -76,7 +84,7 @@ def test_heatmap_update_changes_the_same_artists_in_place():
     assert all(a is b for a, b in zip(hm.texts.ravel(), texts.ravel(), strict=True))
     assert len(hm.ax.get_children()) == n_artists
     np.testing.assert_array_equal(hm.image.get_array(), new)
-    assert _texts(hm)[1].tolist() == ["0.20", "0.30", "0.50"]
+    assert _texts(hm)[1].tolist() == ["0.200", "0.300", "0.500"]
 
 
 def test_heatmap_text_colour_follows_the_cell_brightness():
@@ -182,7 +190,11 @@ def test_weights_bars_update_heights_and_labels_in_place():
     assert bars.bars[0] is first
     assert [b.get_height() for b in bars.bars[:3]] == [0.0, 0.0, 1.0]
     assert bars.texts[3].get_text() == "masked"
-    assert bars.bars[3].get_hatch()
+    # A masked key has no bar: a tall hatched one read as weight 1.0 (issue 17).
+    assert bars.bars[3].get_height() == 0.0 and not bars.bars[3].get_visible()
+    assert bars.texts[3].get_position()[1] < 0.05
+    bars.update(w)  # unmasked again: the bar is back
+    assert bars.bars[3].get_visible() and bars.bars[3].get_height() == w[3]
     assert bars.ax.get_xlabel() == "keys"
 
 

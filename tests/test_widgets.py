@@ -124,7 +124,8 @@ def test_moving_the_query_changes_the_heatmap_image(tiffin):
     assert tiffin.image.value != png_before
     assert bytes(tiffin.image.value).startswith(PNG_SIGNATURE)
     np.testing.assert_allclose([b.get_height() for b in tiffin.bars.bars], tiffin.weights)
-    np.testing.assert_array_equal(tiffin.vectors.query, [-1.0, 2.0])
+    np.testing.assert_array_equal(tiffin.keys_panel.query, [-1.0, 2.0])
+    np.testing.assert_array_equal(tiffin.values_panel.output, tiffin.output)
 
 
 def test_one_render_per_slider_change_and_one_for_a_batch(tiffin):
@@ -195,8 +196,9 @@ def test_hard_mode_respects_the_causal_mask(tiffin):
 def test_score_scale_is_an_inverse_temperature(tiffin):
     ex = examples.TIFFIN
     slider = tiffin.score_scale_slider
-    assert "inverse temperature" in slider.description
+    assert "score scale β" in slider.description
     help_text = html.unescape(tiffin.score_scale_help.value)
+    assert "inverse temperature" in help_text and "inverse temperature" in slider.tooltip
     assert "softmax(β·z)" in help_text and "sampling temperature" in help_text
     assert "tie" in help_text
     slider.value = 0.0
@@ -382,8 +384,15 @@ def test_static_html_shows_the_figure_with_its_alt_text_and_the_readout(isro):
 
 def test_static_html_in_prediction_mode_gives_no_weight_away(isro):
     isro.prediction_checkbox.value = True
-    page = isro._repr_mimebundle_()["text/html"]
-    assert "<img" not in page and "0.503" not in page and "hidden" in page
+    assert "0.503" not in isro.image.tooltip and "hidden" in isro.image.tooltip
+    bundle = isro._repr_mimebundle_()
+    page = bundle["text/html"]
+    assert "0.503" not in page and "hidden" in page
+    # Nor the PNG or text fallbacks: the picture only says that the weights are hidden.
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(PNG_SIGNATURE) and png != isro.to_png()
+    assert page.count("<img") == 1 and base64.b64encode(png).decode() in page
+    assert "0.503" not in bundle["text/plain"] and "hidden" in bundle["text/plain"]
 
 
 def test_every_control_is_labelled_and_classes_are_stable(isro):

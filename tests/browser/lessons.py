@@ -87,7 +87,7 @@ def _query_slider(root: Any, dimension: int) -> Any:
 
 
 def _checkbox(root: Any, label: str) -> bool:
-    """Whether the checkbox is ticked; a control the lesson hides (``controls=``) is off."""
+    """Whether the explorer's checkbox ``label`` is ticked (False when the lesson hides it)."""
     box = root.locator(".widget-checkbox").filter(has_text=label).locator("input")
     return box.count() > 0 and box.first.is_checked()
 
@@ -166,12 +166,22 @@ def _wait_for_readout(root: Any, causal: bool, timeout_s: float = 15.0) -> None:
         page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => r(true)))")
 
 
-def _reveal_if_predicting(root: Any, img: Any) -> None:
-    """An explorer in prediction mode hides the figure until its reveal button is pressed (and
-    again after each move): press it, as a student does after guessing."""
-    button = root.locator("button").filter(has_text="reveal the weights")
-    if button.count() and button.first.is_visible() and not img.is_visible():
-        button.first.click()
+def _check_prediction_mode(root: Any, img: Any) -> None:
+    """A lesson opened the explorer in prediction mode: reveal, move, then switch it off.
+
+    The weights are hidden until "reveal the weights"; moving the query hides them again and
+    clears the table that compared the guesses with the old weights (issue 17). Prediction mode
+    is then switched off, as the lessons tell students to, to drag the query freely.
+    """
+    assert not img.is_visible(), "prediction mode shows the figure before the reveal"
+    feedback = root.get_by_text("Your guesses against the real weights")
+    root.get_by_role("button", name="reveal the weights").click()
+    feedback.wait_for(state="visible")
+    img.wait_for(state="visible")
+    press_slider(_query_slider(root, 1), "ArrowRight")
+    feedback.wait_for(state="detached")
+    img.wait_for(state="hidden")
+    root.locator(".widget-checkbox").filter(has_text="prediction mode").locator("input").click()
 
 
 def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> None:
@@ -188,7 +198,8 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     """
     root.scroll_into_view_if_needed()
     img = root.locator("img.attention-explorer-figure")
-    _reveal_if_predicting(root, img)
+    if _checkbox(root, "prediction mode"):
+        _check_prediction_mode(root, img)
     img.wait_for(state="visible")
     causal = _checkbox(root, "causal mask")
     _wait_for_readout(root, causal)  # the opening state is already right
@@ -205,7 +216,6 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     else:
         drag_slider(page, first, 0.15 if start > 0 else 0.85)
         assert slider_value(first) != start, "dragging did not move the query slider"
-    _reveal_if_predicting(root, img)
     wait_for_new_image(img, src)
     _wait_for_readout(root, causal)
     after_first = image_bytes(img)
@@ -216,7 +226,6 @@ def check_explorer(page: Any, root: Any, shot: Path, keyboard: bool = True) -> N
     src = img.get_attribute("src")
     drag_slider(page, second, 0.15 if before_drag > 0 else 0.85)
     assert slider_value(second) != before_drag, "dragging did not move the slider"
-    _reveal_if_predicting(root, img)
     wait_for_new_image(img, src)
     _wait_for_readout(root, causal)
     assert image_bytes(img) != after_first, "the heatmap image did not change after a drag"

@@ -1,0 +1,100 @@
+"""Small parts every live widget of the course shares: the labelled picture, the static
+fallback of the display data, and table styling."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+
+import ipywidgets as widgets
+from traitlets import Unicode
+
+__all__ = [
+    "TABLE_STYLE",
+    "LabelledImage",
+    "descendants",
+    "hidden_png",
+    "mimebundle",
+    "static_widget_html",
+]
+
+# Cell padding for the readout and feedback tables (the HTML widget renders it unsanitised).
+TABLE_STYLE = (
+    "<style>.attention-explorer table th, .attention-explorer table td "
+    "{padding: 0 0.7em; line-height: 1.35; font-variant-numeric: tabular-nums}</style>"
+)
+
+
+class LabelledImage(widgets.Image):
+    """An Image whose ``tooltip`` becomes the <img> title (its accessible name).
+
+    ipywidgets' DOMWidgetView sets ``title`` from ``tooltip`` only when ``description`` is
+    empty, and Image has no ``description`` trait (the view would read ``undefined.length``);
+    an empty one makes the tooltip work.
+    """
+
+    description = Unicode("").tag(sync=True)
+
+
+def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
+    """A widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
+
+    Parameters
+    ----------
+    png : bytes
+        The widget's picture as it is now.
+    alt : str
+        The picture's alt text (what it shows, in words).
+    below : str
+        HTML shown under the picture (the readout).
+    css_class : str
+        Class of the outer ``<div>``.
+    """
+    src = base64.b64encode(png).decode("ascii")
+    return (
+        f'<div class="{css_class}"><img src="data:image/png;base64,{src}" '
+        f'alt="{html.escape(alt)}">{below}</div>'
+    )
+
+
+@functools.cache
+def hidden_png(message: str) -> bytes:
+    """A small picture that only says ``message``: what a static export shows in place of a
+    figure that would give an answer away (a prediction-mode explorer before the reveal)."""
+    from matplotlib.figure import Figure
+
+    from attention_lab._render import figure_png
+
+    fig = Figure(figsize=(6.0, 0.6), dpi=96)
+    fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, style="italic")
+    return figure_png(fig)
+
+
+def mimebundle(bundle: dict, png: bytes | None, text: str, page: str, include=None, exclude=None):
+    """A widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
+
+    nbconvert skips the widget view when no widget state was saved and GitHub never renders
+    it; both then show the picture of the state the widget was displayed in. ``png=None``
+    leaves the picture out (a prediction-mode explorer must not show the weights it hides).
+    """
+    bundle = dict(bundle)
+    bundle["text/plain"] = text
+    if png is not None:
+        bundle["image/png"] = base64.b64encode(png).decode("ascii")
+    bundle["text/html"] = page
+    if include:
+        bundle = {k: v for k, v in bundle.items() if k in include}
+    if exclude:
+        bundle = {k: v for k, v in bundle.items() if k not in exclude}
+    return bundle
+
+
+def descendants(box: widgets.Box) -> list[widgets.Widget]:
+    """Every widget inside ``box``, children before their parents."""
+    out = []
+    for child in box.children:
+        if isinstance(child, widgets.Box):
+            out.extend(descendants(child))
+        out.append(child)
+    return out

@@ -1,0 +1,87 @@
+"""The explorer and the slider widgets on a school laptop's screen (issue 17, item 2).
+
+A notebook with the explorer as lesson 4 shows it and the two one-slider widgets is opened in
+JupyterLab at 1280 x 720 and 1024 x 768 with the file browser closed. Checked in the page:
+the explorer (controls, figure, readout) fits the notebook's visible height at 1280 x 720; its
+figure is shown at its own size there (so its 10 pt labels are 10 pt on screen) and scaled by
+no less than 0.84 at 1024 x 768; one pixel of every slider's track moves at most 0.02 units
+(the query) or 1 degree (the angle sliders). Screenshots go to test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_lab.explorer_controls import UNITS_PER_PIXEL
+
+from .driver import close_current, open_in_lab, run_all_cells, write_notebook
+from .lessons import wait_for_widgets
+
+pytestmark = pytest.mark.slow
+
+CELLS = [
+    "from attention_lab import demos\n"
+    "from attention_lab.examples import ISRO, TIFFIN\n"
+    "from attention_lab.widgets import QueryExplorer",
+    "explorer = QueryExplorer.tiffin(\n"
+    "    controls=('query', 'token', 'scale', 'mask', 'beta', 'predict', 'reset')\n"
+    ")\n"
+    "explorer.causal_checkbox.value = True\n"
+    "explorer",
+    "demos.QueryRotation(TIFFIN, angle_deg=45)",
+    "demos.HardSoftSlider(ISRO, angle_deg=45)",
+]
+
+_TRACKS = """e => [...e.querySelectorAll('.widget-slider')].map(s => {
+  const t = s.querySelector('.noUi-target').getBoundingClientRect().width;
+  const label = s.querySelector('.widget-label').innerText;
+  return [label, t];
+})"""
+
+
+@pytest.fixture(scope="module")
+def notebook(course):
+    write_notebook(course / "readability.ipynb", CELLS)
+    return "readability.ipynb"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1024, 768)])
+def test_explorer_fits_and_reads_at_laptop_sizes(browser, lab, notebook, artifacts, width, height):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        open_in_lab(page, lab, notebook)
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        run_all_cells(page)
+        wait_for_widgets(page)
+        explorer = page.locator(".attention-explorer").first
+        img = explorer.locator("img.attention-explorer-figure")
+        img.wait_for(state="visible")
+        explorer.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(artifacts / f"readability-explorer-{width}x{height}.png"))
+
+        shown, natural = img.evaluate("i => [i.getBoundingClientRect().width, i.naturalWidth]")
+        if width == 1280:
+            panel = page.locator(".jp-NotebookPanel-notebook").first.bounding_box()
+            box = explorer.bounding_box()
+            assert box["height"] <= panel["height"], (box, panel)
+            assert shown == natural  # drawn at 96 dpi and shown 1:1: 10 pt on screen
+        else:
+            assert shown >= 0.84 * natural, (shown, natural)
+
+        for label, track in explorer.evaluate(_TRACKS):
+            if label.startswith("query dimension"):
+                assert 6.0 / track <= UNITS_PER_PIXEL, (label, track)
+        for i in range(2):
+            demo = page.locator(".attention-demo").nth(i)
+            demo.evaluate("e => e.scrollIntoView({block: 'start'})")
+            demo.locator("img").first.wait_for(state="visible")
+            page.screenshot(path=str(artifacts / f"readability-demo{i}-{width}x{height}.png"))
+            (label, track), *_ = demo.evaluate(_TRACKS)
+            span = demo.locator(".widget-slider").first.evaluate(
+                "e => e.querySelector('.noUi-target').noUiSlider.options.range"
+            )
+            degrees = span["max"] - span["min"]
+            assert degrees / track <= 1.0, (label, track, degrees)
+    finally:
+        close_current(page)
+        page.close()
