@@ -28,7 +28,7 @@ from .driver import (
 )
 
 playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="pip install -r requirements.txt"
+    "playwright.sync_api", reason="make setup-test"
 )
 
 
