@@ -29,16 +29,20 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pip_pins() -> dict[str, str]:
-    pins = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+def pin_matches(name: str, pattern: re.Pattern) -> list[re.Match]:
+    """Each non-comment line of the requirements file ``name``, matched as an exact pin."""
+    matches = []
+    for line in (ROOT / name).read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        match = PIN.match(line)
-        assert match, f"requirements.txt line is not an exact '==' pin: {line!r}"
-        pins[canonical(match[1])] = match[2]
-    return pins
+        if line:
+            match = pattern.match(line)
+            assert match, f"{name} line is not an exact '==' pin: {line!r}"
+            matches.append(match)
+    return matches
+
+
+def pip_pins() -> dict[str, str]:
+    return {canonical(m[1]): m[2] for m in pin_matches("requirements.txt", PIN)}
 
 
 def conda_pins() -> tuple[dict[str, str], str]:
@@ -79,12 +83,7 @@ def audience(*extras: str, students: bool = True) -> set[str]:
 def lock_pins() -> dict[str, list[tuple[str, Marker | None]]]:
     """Each locked name: its (version, environment marker) lines (one per platform range)."""
     pins: dict[str, list[tuple[str, Marker | None]]] = {}
-    for line in (ROOT / "requirements-lock.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        match = LOCK_LINE.match(line)
-        assert match, f"requirements-lock.txt line is not an exact '==' pin: {line!r}"
+    for match in pin_matches("requirements-lock.txt", LOCK_LINE):
         marker = Marker(match[3]) if match[3] else None
         pins.setdefault(canonical(match[1]), []).append((match[2], marker))
     return pins
