@@ -11,9 +11,20 @@ LAB_ARGS    ?=
 # Jupyter refuses to start as root unless told; containers and CI machines often are root.
 ROOT_ARGS   := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_ARGS ?=
-# The stamp records the pins installed: `make setup` re-installs only when requirements.txt,
-# pyproject.toml or this Makefile change (or the venv is missing).
+# Every install takes its versions from one lock of exact transitive pins (`make lock` compiles
+# it from requirements.txt and pyproject.toml) and installs only what its audience needs:
+# `make setup` the students' packages (pyproject's dependencies), and the targets that need more
+# add an extra (setup-grader, setup-hub, setup-test, setup-postgres).
+LOCK        := requirements-lock.txt
+INSTALL     := $(PIP_INSTALL) -c $(LOCK) -e
+# The stamps record what is installed: `make setup` re-installs only when the lock,
+# requirements.txt, pyproject.toml or this Makefile change (or the venv is missing).
 STAMP       := $(VENV)/.attention-lab-installed
+EXTRAS      := grader hub test postgres
+EXTRA_STAMP := $(VENV)/.attention-lab-extra-
+# `make lock` runs uv (this version, installed into build/uv) against PyPI.
+UV_VERSION  ?= 0.13.8
+UV          := build/uv/bin/uv
 # jsonschema imports rfc3987-syntax when it is installed (jupyter-events asks for the
 # format-nongpl extra), and that builds a lark grammar at import time: 2.7 s added to every
 # Jupyter, nbgrader and nbclient process (python-jsonschema/jsonschema#1392, #1521). Without it
@@ -22,15 +33,21 @@ SLOW_IMPORTS := rfc3987-syntax lark
 # Tools that nbgrader and Jupyter start by name (alembic, jupyter-*) must come from the venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup system-deps lab test lint bench clean
+.PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test lint bench clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort -u \
 	  | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt pyproject.toml Makefile
+$(STAMP): $(LOCK) requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || { echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
-	$(PIP_INSTALL) -r requirements.txt -e .
+	$(INSTALL) .
+	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
+	@touch $@
+
+# One extra on top of the students' set-up; each install may bring the slow imports back.
+$(EXTRA_STAMP)%: $(LOCK) requirements.txt pyproject.toml Makefile | $(STAMP)
+	$(INSTALL) '.[$*]'
 	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
 	@touch $@
 
@@ -46,15 +63,27 @@ SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
 $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)
 	install -D -m 644 $< $@
 
-setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with the pinned dependencies (idempotent)
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with what students need, from the lock (idempotent)
+
+$(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
+setup-grader: ## Add the teacher's grading tools to .venv (the grader extra)
+setup-hub: ## Add JupyterHub to .venv (the hub extra)
+setup-test: ## Add the test and lint tools to .venv (the test extra)
+setup-postgres: ## Add psycopg 3 to .venv, for a PostgreSQL gradebook (the postgres extra)
+
+lock: ## Maintainer: recompile requirements-lock.txt (uv, from PyPI) after editing the pins
+	@test -x $(UV) || { $(PYTHON) -m venv build/uv && build/uv/bin/python -m pip install \
+	  --disable-pip-version-check -q uv==$(UV_VERSION); }
+	$(UV) pip compile --universal --python-version 3.11 --all-extras \
+	  --custom-compile-command "make lock" requirements.txt pyproject.toml -o $(LOCK)
 
 lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-test: setup system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
+test: setup-grader setup-hub setup-test system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: setup ## Lint with ruff (check-only when CI=true, else fixes what it safely can)
+lint: setup-test ## Lint with ruff (check-only when CI=true, else fixes what it safely can)
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -63,7 +92,7 @@ else
 	$(BIN)/ruff format .
 endif
 
-bench: setup ## Print the benchmark table (medians and ratios, measured side by side)
+bench: setup-grader setup-test ## Print the benchmark table (medians and ratios, measured side by side)
 	$(BIN)/python -m benchmarks
 
 # Build output only. A class's data (submitted/, autograded/, feedback/, quarantine/, exchange/,

@@ -24,9 +24,9 @@ hub-deps: ## Install configurable-http-proxy (pinned, CHP_VERSION) from npm into
 	    configurable-http-proxy@$(CHP_VERSION); \
 	fi
 
-hub-test: setup hub-deps ## Run only the classroom JupyterHub test (root: creates local users)
+hub-test: setup-grader setup-hub setup-test hub-deps ## Run only the classroom JupyterHub test (root: creates local users)
 	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
 
-hub-install: setup ## Create the exchange and /etc/jupyter/nbgrader_config.py (root; see README)
+hub-install: setup-grader setup-hub ## Create the exchange and /etc/jupyter/nbgrader_config.py (root; see README)
 	$(BIN)/python autograder/jupyterhub/install.py system \
 	  --exchange $(HUB_EXCHANGE) --config-dir $(HUB_CONFIG_DIR) --course attention-lab

@@ -11,9 +11,9 @@ LESSON_NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
 .PHONY: html bench-lessons
 
-html: setup ## Export the lessons to static HTML in build/html/ (offline, linked in course order)
+html: setup-grader ## Export the lessons to static HTML in build/html/ (offline, linked in course order)
 	$(BIN)/python -m attention_grader.lesson_pages --out $(LESSONS_HTML_DIR) $(LESSON_NOTEBOOKS)
 	@echo "Open $(LESSONS_HTML_DIR)/index.html"
 
-bench-lessons: setup ## Per lesson: execution time and the kernel's peak memory (targets 15 s, 250 MB)
+bench-lessons: setup-grader ## Per lesson: execution time and the kernel's peak memory (targets 15 s, 250 MB)
 	$(BIN)/python -m benchmarks bench_lessons

@@ -25,23 +25,24 @@ GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
 
-release: _need-assignment setup ## Teacher: generate + release assignment A to the exchange (DUE="...")
+release: _need-assignment setup-grader ## Teacher: generate + release assignment A to the exchange (DUE="...")
 	$(GRADER) release "$(A)" $(if $(DUE),--due "$(DUE)")
 
-collect: _need-assignment setup ## Teacher: collect the submissions of A from the exchange
+collect: _need-assignment setup-grader ## Teacher: collect the submissions of A from the exchange
 	$(GRADER) collect "$(A)"
 
-grade: _need-assignment setup ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
+grade: _need-assignment setup-grader ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
 
-feedback: _need-assignment setup ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
+feedback: _need-assignment setup-grader ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
 	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
 
-grades: setup ## Teacher: write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
+grades: setup-grader ## Teacher: write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
 	$(GRADER) grades --format "$(FORMAT)"
 
-report: _need-assignment setup ## Teacher: class report for A under reports/A/ (HTML + PNG)
+
+report: _need-assignment setup-grader ## Teacher: class report for A under reports/A/ (HTML + PNG)
 	$(GRADER) report "$(A)"
 
-gain: setup ## Teacher: learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
+gain: setup-grader ## Teacher: learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
 	$(GRADER) gain "$(PRE)" "$(POST)"

@@ -1,9 +1,11 @@
-"""The set-up: pip pins and environment.yml agree, the venv has what they pin, and the JupyterLab
-and server extensions the course needs are installed and enabled."""
+"""The set-up: the pins (requirements.txt), the lock (requirements-lock.txt), pyproject's audiences
+and environment.yml agree, the venv holds exactly what the lock pins, students get no test or hub
+tools, and the JupyterLab and server extensions the course needs are installed and enabled."""
 
 import logging
 import re
-from importlib.metadata import version
+import tomllib
+from importlib.metadata import PackageNotFoundError, distributions, requires, version
 from pathlib import Path
 
 import pytest
@@ -11,25 +13,36 @@ import yaml
 from jupyter_core.paths import jupyter_config_path, jupyter_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_federated_extensions, get_page_config
+from packaging.markers import Marker
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)$")
+LOCK_LINE = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)(?:\s*;\s*(.+))?$")
+# What make test installs on top of the students' packages (postgres is for a hub's gradebook).
+TEST_EXTRAS = ("grader", "hub", "test")
+# conda-forge's name for matplotlib without the Qt backend
+CONDA_NAMES = {"matplotlib-base": "matplotlib"}
 
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pip_pins() -> dict[str, str]:
-    pins = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+def pin_matches(name: str, pattern: re.Pattern) -> list[re.Match]:
+    """Each non-comment line of the requirements file ``name``, matched as an exact pin."""
+    matches = []
+    for line in (ROOT / name).read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        match = PIN.match(line)
-        assert match, f"requirements.txt line is not an exact '==' pin: {line!r}"
-        pins[canonical(match[1])] = match[2]
-    return pins
+        if line:
+            match = pattern.match(line)
+            assert match, f"{name} line is not an exact '==' pin: {line!r}"
+            matches.append(match)
+    return matches
+
+
+def pip_pins() -> dict[str, str]:
+    return {canonical(m[1]): m[2] for m in pin_matches("requirements.txt", PIN)}
 
 
 def conda_pins() -> tuple[dict[str, str], str]:
@@ -45,6 +58,7 @@ def conda_pins() -> tuple[dict[str, str], str]:
                 pins[canonical(match[1])] = match[2]
             continue
         name, _, ver = dep.partition("=")
+        name = CONDA_NAMES.get(name, name)
         if name == "python":
             python = ver
         elif name != "pip":
@@ -53,9 +67,63 @@ def conda_pins() -> tuple[dict[str, str], str]:
     return pins, python
 
 
-def test_environment_yml_and_requirements_pin_the_same_packages_and_versions():
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def audience(*extras: str, students: bool = True) -> set[str]:
+    """The names pyproject declares for the students (its dependencies) and ``extras``."""
+    project = pyproject()
+    reqs = list(project["dependencies"]) if students else []
+    for extra in extras:
+        reqs += project["optional-dependencies"][extra]
+    return {canonical(Requirement(r).name) for r in reqs}
+
+
+def lock_pins() -> dict[str, list[tuple[str, Marker | None]]]:
+    """Each locked name: its (version, environment marker) lines (one per platform range)."""
+    pins: dict[str, list[tuple[str, Marker | None]]] = {}
+    for match in pin_matches("requirements-lock.txt", LOCK_LINE):
+        marker = Marker(match[3]) if match[3] else None
+        pins.setdefault(canonical(match[1]), []).append((match[2], marker))
+    return pins
+
+
+def locked_version(name: str) -> str | None:
+    """The lock's version of ``name`` for this interpreter and platform."""
+    for ver, marker in lock_pins().get(canonical(name), []):
+        if marker is None or marker.evaluate():
+            return ver
+    return None
+
+
+def test_the_lock_holds_every_pin_of_requirements_txt_at_its_version():
+    lock = lock_pins()
+    wrong = {
+        name: (ver, [v for v, _ in lock.get(name, [])])
+        for name, ver in pip_pins().items()
+        if [v for v, _ in lock.get(name, [])] != [ver]
+    }
+    assert not wrong, f"requirements.txt vs requirements-lock.txt (run `make lock`): {wrong}"
+
+
+def test_the_lock_covers_every_name_pyproject_declares():
+    every = audience(*pyproject()["optional-dependencies"])
+    missing = sorted(every - set(lock_pins()))
+    assert not missing, f"declared in pyproject.toml, not locked (run `make lock`): {missing}"
+
+
+def test_every_pin_belongs_to_an_audience_of_pyproject():
+    """A pin no pyproject group declares would be installed by no make target."""
+    orphans = sorted(set(pip_pins()) - audience(*pyproject()["optional-dependencies"]))
+    assert not orphans, f"pinned in requirements.txt, declared nowhere in pyproject.toml: {orphans}"
+
+
+def test_environment_yml_pins_the_student_and_grader_packages_as_requirements_txt_does():
     pip, (conda, python) = pip_pins(), conda_pins()
     assert python == "3.11"
+    # Binder/conda: the lessons and the grader, not the test, lint or hub tools
+    pip = {name: ver for name, ver in pip.items() if name in audience("grader")}
     only_pip = sorted(set(pip) - set(conda))
     only_conda = sorted(set(conda) - set(pip))
     assert not only_pip and not only_conda, (
@@ -68,13 +136,62 @@ def test_environment_yml_and_requirements_pin_the_same_packages_and_versions():
 def test_environment_yml_is_binder_ready():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert env["channels"] == ["conda-forge"]
+    names = [d for d in env["dependencies"] if isinstance(d, str)]
+    assert "matplotlib-base" in [n.split("=")[0] for n in names]
+    assert not any(n.split("=")[0] == "matplotlib" for n in names), "matplotlib pulls in Qt"
     pip_section = next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
-    assert "-e ." in pip_section, "Binder must install attention_lab itself"
+    # repo2docker copies the whole repository before an environment with `-e .` can build
+    assert not any(item.startswith("-e") for item in pip_section), "postBuild installs the package"
+    tools = audience("hub", "test", "postgres", students=False) - audience("grader")
+    assert not tools & set(conda_pins()[0]), "test, lint and hub tools stay out of Binder"
 
 
-@pytest.mark.parametrize("name", sorted(pip_pins()))
-def test_the_venv_has_exactly_the_pinned_version(name):
-    assert version(name) == pip_pins()[name], "the venv is stale: run `make setup`"
+@pytest.mark.parametrize("name", sorted(audience(*TEST_EXTRAS)))
+def test_the_venv_has_exactly_the_locked_version(name):
+    assert version(name) == locked_version(name), "the venv is stale: run `make test`"
+
+
+def test_every_package_in_the_venv_comes_from_the_lock():
+    """make setup installs from the lock: nothing unpinned slips in beside it."""
+    own = {"attention-lab", "pip", "setuptools", "wheel"}  # the venv's own tools and the course
+    unlocked, differ = [], {}
+    for dist in distributions():
+        name = canonical(dist.metadata["Name"])
+        if name in own:
+            continue
+        locked = locked_version(name)
+        if locked is None:
+            unlocked.append(name)
+        elif dist.version != locked:
+            differ[name] = (dist.version, locked)
+    assert not unlocked, f"installed but not in requirements-lock.txt: {sorted(unlocked)}"
+    assert not differ, f"installed vs locked (run `make test`): {differ}"
+
+
+def closure(names: set[str]) -> set[str]:
+    """Every distribution ``names`` pull in here, by their installed metadata (no extras)."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = canonical(todo.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            reqs = requires(name) or []
+        except PackageNotFoundError:
+            continue  # a platform's package (pywinpty...) or a removed slow import
+        for req in map(Requirement, reqs):
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return seen
+
+
+def test_students_get_no_test_lint_or_hub_tools():
+    """`make lab` installs pyproject's dependencies only: none of them needs these."""
+    student = closure(audience())
+    for tool in ("playwright", "pytest", "ruff", "jupyterhub", "axe-playwright-python", "psycopg"):
+        assert tool not in student, f"a student install would pull in {tool}"
+    assert {"jupyterlab", "notebook", "nbgrader", "ipywidgets", "matplotlib"} <= student
 
 
 def test_attention_lab_is_installed_editable_from_this_checkout():
@@ -132,16 +249,24 @@ def test_the_venv_is_without_the_slow_iri_checker_and_pip_is_consistent():
 
 
 def test_binder_postbuild_does_what_make_setup_does(tmp_path):
-    """Binder users get the same Notebook 7 settings and the same trimmed imports."""
+    """Binder users get the package, the same Notebook 7 settings and the same trimmed imports."""
     import os
     import subprocess
     import sys
 
-    script = (ROOT / "postBuild").read_text()
-    assert f"uninstall --disable-pip-version-check -q -y {' '.join(_slow_imports())}" in script
+    # A stand-in `python` records the pip calls (a real one would re-install this venv's package).
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python").write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "pip.log"}\n')
+    (fake / "python").chmod(0o755)
     env = {**os.environ, "NB_PYTHON_PREFIX": str(tmp_path)}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    env["PATH"] = f"{fake}{os.pathsep}{env['PATH']}"
     subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, env=env, check=True)
+    calls = (tmp_path / "pip.log").read_text().splitlines()
+    assert calls == [
+        "-m pip install --disable-pip-version-check -q --no-deps -e .",
+        f"-m pip uninstall --disable-pip-version-check -q -y {' '.join(_slow_imports())}",
+    ]
     wanted = (ROOT / "jupyter-settings" / "overrides.json").read_text()
     settings = Path("share") / "jupyter" / "lab" / "settings" / "overrides.json"
     assert (tmp_path / settings).read_text() == wanted

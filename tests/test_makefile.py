@@ -49,10 +49,40 @@ def test_setup_is_idempotent_once_installed():
     assert make("-q", "setup").returncode == 0, "make setup would re-install with unchanged pins"
 
 
-def test_setup_reinstalls_when_the_pins_change(tmp_path):
-    # ask make what it would do if requirements.txt were newer than the install stamp
-    dry = make("-n", "setup", "-W", "requirements.txt").stdout
-    assert "pip install" in dry and "-r requirements.txt" in dry
+def test_setup_reinstalls_from_the_lock_when_the_pins_change(tmp_path):
+    # ask make what it would do if the lock (or the pins) were newer than the install stamp
+    for changed in ("requirements-lock.txt", "requirements.txt"):
+        dry = make("-n", "setup", "-W", changed).stdout
+        assert "pip install" in dry and "-c requirements-lock.txt -e ." in dry, dry
+
+
+def _installs(*target: str) -> str:
+    """The pip commands `make <target>` runs in a venv where nothing is installed yet."""
+    dry = make("-n", "-B", *target, "VENV=/nonexistent-venv").stdout
+    return "\n".join(line for line in dry.splitlines() if "pip install" in line)
+
+
+def test_make_lab_installs_the_students_packages_only():
+    lab = _installs("lab")
+    assert "-c requirements-lock.txt -e ." in lab and "[" not in lab, lab
+
+
+@pytest.mark.parametrize(
+    ("target", "extras"),
+    [
+        ("test", {"grader", "hub", "test"}),
+        ("lint", {"test"}),
+        ("html", {"grader"}),
+        ("check", {"grader"}),
+        ("grades", {"grader"}),
+        ("hub-test", {"grader", "hub", "test"}),
+        ("setup-postgres", {"postgres"}),
+    ],
+)
+def test_each_target_adds_the_extras_it_needs_from_the_lock(target, extras):
+    installs = _installs(target, "A=x").splitlines()
+    assert all("-c requirements-lock.txt" in line for line in installs), installs
+    assert set(re.findall(r"-e '\.\[(\w+)\]'", "\n".join(installs))) == extras
 
 
 @pytest.mark.slow

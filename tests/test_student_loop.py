@@ -78,6 +78,7 @@ def laptop(tmp_path_factory):
     # reuses the venv instead of re-installing it (pip install -e would point it at the clone).
     for name in (
         "requirements.txt",
+        "requirements-lock.txt",
         "pyproject.toml",
         "Makefile",
         "jupyter-settings/overrides.json",

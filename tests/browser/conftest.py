@@ -27,9 +27,7 @@ from .driver import (
     start_jupyter,
 )
 
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="pip install -r requirements.txt"
-)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="make setup-test")
 
 
 @pytest.fixture(scope="package")

@@ -1,0 +1,46 @@
+"""The package's metadata: SPDX licence with its files, a content licence, project URLs, and the
+`attention-grader` command, as the installed distribution reports them."""
+
+import subprocess
+import sys
+from importlib.metadata import entry_points, metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_code_is_mit_and_the_content_cc_by_4_with_both_texts_shipped():
+    meta = metadata("attention-lab")
+    assert meta["License-Expression"] == "MIT"
+    assert set(meta.get_all("License-File")) == {"LICENSE", "LICENSE-content.md"}
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    content = (ROOT / "LICENSE-content.md").read_text()
+    assert "CC BY 4.0" in content and "creativecommons.org/licenses/by/4.0/" in content
+
+
+def test_project_urls_point_at_the_repository():
+    urls = dict(u.split(", ", 1) for u in metadata("attention-lab").get_all("Project-URL"))
+    assert {"Homepage", "Source", "Issues", "Changelog"} <= set(urls)
+    assert all(url.startswith(urls["Source"]) for url in urls.values())
+    assert urls["Changelog"].endswith("/CHANGELOG.md") and (ROOT / "CHANGELOG.md").is_file()
+
+
+def test_the_extras_are_the_audiences():
+    assert set(metadata("attention-lab").get_all("Provides-Extra")) == {
+        "grader",
+        "hub",
+        "postgres",
+        "test",
+    }
+
+
+def test_attention_grader_command_runs_the_cli():
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "attention-grader"]
+    from attention_grader import cli
+
+    assert script.load() is cli.main
+    command = Path(sys.executable).parent / "attention-grader"
+    done = subprocess.run([command, "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    for step in ("release", "collect", "grade", "feedback", "grades", "report"):
+        assert step in done.stdout
