@@ -415,12 +415,7 @@ def test_widgets_and_figures_have_static_images_and_captions(name):
 @pytest.mark.parametrize("name", LESSONS)
 def test_static_html_shows_every_widget_and_figure_as_an_image(name):
     nb = executed()[name]
-    # An explorer in prediction mode keeps its picture (it shows the weights) out of the page.
-    images = sum(
-        "image/png" in o.get("data", {})
-        and "reveal the weights" not in o.get("data", {}).get("text/html", "")
-        for o in _outputs(nb)
-    )
+    images = sum("image/png" in o.get("data", {}) for o in _outputs(nb))
     widgets = sum(WIDGET_VIEW in o.get("data", {}) for o in _outputs(nb))
     assert widgets >= 1
     html, _ = HTMLExporter(template_name="lab").from_notebook_node(
