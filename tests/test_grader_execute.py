@@ -94,10 +94,9 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
 
 def test_a_kernel_that_cannot_start_says_why(tmp_path):
     from attention_grader.execute import GradingExecute, KernelStartError
+    from attention_grader.sandbox import bwrap_available
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
-
-    from attention_grader.sandbox import bwrap_available
 
     if not bwrap_available()[0]:  # make test installs bubblewrap; say so plainly if it is absent
         pytest.fail("bubblewrap is not available: run `make sandbox-deps`")
