@@ -372,6 +372,26 @@ def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict
     return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log}
 
 
+def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: dict) -> Classroom:
+    """Install the exchange, system config and the instructor's course, then start the shipped
+    one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
+    exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
+    install.install_system(str(exchange), str(config_dir), [COURSE_ID])
+    course_dir = Path("~" + instructor).expanduser() / COURSE_ID
+    install.install_course(instructor, str(course_dir), str(REPO))
+    env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
+           "ATTENTION_LAB_CONFIG_ROOT": str(config_dir)}  # fmt: skip
+    hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
+    return Classroom(
+        **hub,
+        instructor=instructor,
+        students=tuple(students),
+        exchange=exchange,
+        course_dir=course_dir,
+        config_dir=config_dir,
+    )
+
+
 @pytest.fixture(scope="module")
 def classroom(request):
     """A running one-class hub (see the module docstring); torn down even on failure."""
@@ -380,26 +400,12 @@ def classroom(request):
     instructor, students = f"al_instr_{tag}", (f"al_stua_{tag}", f"al_stub_{tag}")
     with ExitStack() as stack:
         tmp = _prepare_machine(stack, [instructor, *students])
-        exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-        install.install_system(str(exchange), str(config_dir), [COURSE_ID])
-        course_dir = Path("~" + instructor).expanduser() / COURSE_ID
-        install.install_course(instructor, str(course_dir), str(REPO))
         env = {
             "ATTENTION_LAB_INSTRUCTORS": instructor,
             "ATTENTION_LAB_STUDENTS": ",".join(students),
-            "ATTENTION_LAB_EXCHANGE": str(exchange),
-            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir),
             "ATTENTION_LAB_FORMGRADER_IFRAME": "1",
         }
-        hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
-        room = Classroom(
-            **hub,
-            instructor=instructor,
-            students=students,
-            exchange=exchange,
-            course_dir=course_dir,
-            config_dir=config_dir,
-        )
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
         room.start_servers([instructor, *students])
         yield room
 
@@ -482,26 +488,12 @@ def limited_class(request):
         assert install.create_accounts(read_roster(roster_file)) == [instructor, *students]
         ok, message = install.check_venv(str(VENV), user=students[-1])
         assert ok, message
-        exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-        install.install_system(str(exchange), str(config_dir), [COURSE_ID])
-        course_dir = Path("~" + instructor).expanduser() / COURSE_ID
-        install.install_course(instructor, str(course_dir), str(REPO))
         env = {
             "ATTENTION_LAB_ROSTER": str(roster_file),
-            "ATTENTION_LAB_EXCHANGE": str(exchange),
-            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir),
             "ATTENTION_LAB_MEM_LIMIT": LIMITS["mem"],
             "ATTENTION_LAB_CPU_LIMIT": str(LIMITS["cpus"]),
             "ATTENTION_LAB_CULL_IDLE": str(LIMITS["cull_idle"]),
         }
-        hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
-        room = Classroom(
-            **hub,
-            instructor=instructor,
-            students=students,
-            exchange=exchange,
-            course_dir=course_dir,
-            config_dir=config_dir,
-        )
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
         room.start_servers([instructor, *students])
         yield room, roster_file
