@@ -31,6 +31,7 @@ import stat
 import string
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -307,18 +308,21 @@ def import_students(roster: Roster, user: str, course_dir: str, venv: str = sys.
     """Add (or update) the roster's students in ``user``'s gradebook, run as ``user`` with
     ``nbgrader db student import`` so that the gradebook stays theirs. Returns nbgrader's log."""
     entry = pwd.getpwnam(user)
-    course = Path(course_dir)
-    listing = students_csv(roster, course / ".roster-students.csv")
-    os.chown(listing, entry.pw_uid, entry.pw_gid)
+    # Root never writes into the instructor's folders (a planted symlink would redirect the
+    # write): the list goes to a fresh private folder, handed over once written.
+    folder = Path(tempfile.mkdtemp(prefix="attention-roster-"))
     try:
+        listing = students_csv(roster, folder / "students.csv")
+        for path in (listing, folder):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
         result = subprocess.run(
             ["runuser", "-u", user, "--", os.path.join(venv, "bin", "nbgrader"), "db",
-             "student", "import", listing.name],
-            cwd=course, capture_output=True, text=True, timeout=300,
+             "student", "import", str(listing)],
+            cwd=course_dir, capture_output=True, text=True, timeout=300,
             env={"HOME": entry.pw_dir, "USER": user, "PATH": f"{venv}/bin:/usr/sbin:/usr/bin:/bin"},
         )  # fmt: skip
     finally:
-        listing.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
     if result.returncode != 0:
         raise ValueError(f"nbgrader db student import failed:\n{result.stderr[-2000:]}")
     return result.stderr
