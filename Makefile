@@ -80,7 +80,7 @@ lock: ## Maintainer: recompile requirements-lock.txt (uv, from PyPI) after editi
 lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-test: setup-grader setup-hub setup-test system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
+test: setup-grader setup-hub setup-test setup-postgres system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup-test ## Lint with ruff (check-only when CI=true, else fixes what it safely can)

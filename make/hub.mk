@@ -3,6 +3,8 @@
 #   make hub-deps      configurable-http-proxy (pinned) from npm into build/node/ (no-op when present)
 #   make hub-test      run only the hub test (needs root: it creates and removes local users)
 #   make hub-install   install the exchange + system-wide nbgrader config on THIS machine (root)
+#   make hub-load N=30 N students log in, run the explorer, move its slider and submit at once
+#                      (root; prints spawn and slider p50/p95, memory per student; not in `make test`)
 # JupyterHub itself is pinned in requirements.txt; its proxy is a node package, so it lives here.
 CHP_VERSION ?= 5.3.0
 NODE_PREFIX ?= build/node
@@ -11,7 +13,12 @@ CHP         := $(NODE_PREFIX)/node_modules/.bin/configurable-http-proxy
 HUB_EXCHANGE   ?= /srv/nbgrader/exchange
 HUB_CONFIG_DIR ?= /etc/jupyter
 
-.PHONY: hub-deps hub-test hub-install
+# hub-load: students, seconds between two arrivals, slider moves per student.
+N           ?= 30
+STAGGER     ?= 2
+MOVES       ?= 20
+
+.PHONY: hub-deps hub-test hub-install hub-load
 
 SYSTEM_DEPS += hub-deps
 
@@ -26,6 +33,10 @@ hub-deps: ## Install configurable-http-proxy (pinned, CHP_VERSION) from npm into
 
 hub-test: setup-grader setup-hub setup-test hub-deps ## Run only the classroom JupyterHub test (root: creates local users)
 	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
+
+hub-load: setup-grader setup-hub setup-test hub-deps ## Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
+	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) \
+	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)
 
 hub-install: setup-grader setup-hub ## Create the exchange and /etc/jupyter/nbgrader_config.py (root; see README)
 	$(BIN)/python autograder/jupyterhub/install.py system \

@@ -128,6 +128,25 @@ def place_submission(
     return path
 
 
+DUE = "2026-11-30 12:00:00"
+
+
+def release_and_submit_class(course: Course) -> None:
+    """Release the fixture (due ``DUE``) and place four submissions, not yet graded: alice
+    (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late)."""
+    import copy
+
+    from attention_grader.release import release
+
+    release(course, FIXTURE, duedate=DUE)
+    nb = released_notebook(course, FIXTURE)
+    for student, answers in [("alice", CORRECT), ("bob", MISCONCEIVED), ("dana", None)]:
+        work = answer(copy.deepcopy(nb), answers) if answers else copy.deepcopy(nb)
+        place_submission(course, FIXTURE, student, work)
+    late = datetime(2026, 11, 30, 14, 5, 0)  # 2 h 5 min after DUE
+    place_submission(course, FIXTURE, "eli", answer(copy.deepcopy(nb), CORRECT), timestamp=late)
+
+
 def released_notebook(course: Course, assignment: str) -> nbformat.NotebookNode:
     """The student version of ``assignment`` (after ``release``)."""
     path = course.root / "release" / assignment / f"{assignment}.ipynb"
@@ -170,6 +189,7 @@ def notebook_content(path: Path) -> list:
 
 __all__ = [
     "CORRECT",
+    "DUE",
     "FIXTURE",
     "HARDMAX",
     "MISCONCEIVED",
@@ -179,6 +199,7 @@ __all__ = [
     "make_course",
     "notebook_content",
     "place_submission",
+    "release_and_submit_class",
     "released_notebook",
     "synthetic_class",
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import shutil
 import time
-from datetime import datetime
 
 import pytest
 from attention_grader.course import load_course
@@ -15,35 +14,23 @@ from attention_grader.release import release
 from grading_course import (
     CORRECT,
     FIXTURE,
-    MISCONCEIVED,
     answer,
     gradebook_state,
     make_course,
     notebook_content,
     place_submission,
+    release_and_submit_class,
     released_notebook,
 )
 
-DUE = "2026-11-30 12:00:00"
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """A released fixture course with four submissions (not yet graded), to be copied."""
-    tmp = tmp_path_factory.mktemp("released")
-    course = make_course(tmp)
-    release(course, FIXTURE, duedate=DUE)
-    nb = released_notebook(course, FIXTURE)
-    for student, answers in [
-        ("alice", CORRECT),
-        ("bob", MISCONCEIVED),
-        ("dana", None),
-    ]:
-        work = answer(copy.deepcopy(nb), answers) if answers else copy.deepcopy(nb)
-        place_submission(course, FIXTURE, student, work)
-    late = datetime(2026, 11, 30, 14, 5, 0)  # 2 h 5 min after DUE
-    place_submission(course, FIXTURE, "eli", answer(copy.deepcopy(nb), CORRECT), timestamp=late)
+    course = make_course(tmp_path_factory.mktemp("released"))
+    release_and_submit_class(course)
     return course
 
 

@@ -13,6 +13,10 @@ Three steps, each idempotent::
     # 3. check that every user can run the course environment (the users' kernel)
     python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv
 
+    # 4. a class: accounts for everyone on the roster, its students in the gradebook
+    python autograder/jupyterhub/install.py roster --file /etc/attention-lab/roster.csv \
+        --user teacher --course-dir /home/teacher/attention-lab --create-accounts
+
 Standard library only, so that it runs before the course environment exists.
 """
 
@@ -27,8 +31,11 @@ import stat
 import string
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from roster import Roster, read_roster, students_csv
 
 __all__ = [
     "EXCHANGE_ROOT_MODE",
@@ -42,6 +49,8 @@ __all__ = [
     "install_course",
     "untraversable_dirs",
     "check_venv",
+    "create_accounts",
+    "import_students",
     "main",
 ]
 
@@ -275,8 +284,52 @@ def check_venv(venv: str, user: str = "nobody") -> tuple[bool, str]:
     return False, f"{python} fails for {user!r}: {(run.stderr or run.stdout).strip()[-300:]}{hint}"
 
 
+def create_accounts(roster: Roster) -> list[str]:
+    """Create the roster's missing local accounts (private 0700 homes, no password: set one, or
+    let the hub's authenticator decide). Returns the names created."""
+    created = []
+    for person in roster.people:
+        try:
+            pwd.getpwnam(person.id)
+            continue
+        except KeyError:
+            pass
+        comment = f"{person.first_name} {person.last_name}".strip()
+        subprocess.run(
+            ["useradd", "-m", "-s", "/bin/bash", *(["-c", comment] if comment else []), person.id],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        os.chmod(pwd.getpwnam(person.id).pw_dir, 0o700)
+        created.append(person.id)
+    return created
+
+
+def import_students(roster: Roster, user: str, course_dir: str, venv: str = sys.prefix) -> str:
+    """Add (or update) the roster's students in ``user``'s gradebook, run as ``user`` with
+    ``nbgrader db student import`` so that the gradebook stays theirs. Returns nbgrader's log."""
+    entry = pwd.getpwnam(user)
+    # Root never writes into the instructor's folders (a planted symlink would redirect the
+    # write): the list goes to a fresh private folder, handed over once written.
+    folder = Path(tempfile.mkdtemp(prefix="attention-roster-"))
+    try:
+        listing = students_csv(roster, folder / "students.csv")
+        for path in (listing, folder):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        result = subprocess.run(
+            ["runuser", "-u", user, "--", os.path.join(venv, "bin", "nbgrader"), "db",
+             "student", "import", str(listing)],
+            cwd=course_dir, capture_output=True, text=True, timeout=300,
+            env={"HOME": entry.pw_dir, "USER": user, "PATH": f"{venv}/bin:/usr/sbin:/usr/bin:/bin"},
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if result.returncode != 0:
+        raise ValueError(f"nbgrader db student import failed:\n{result.stderr[-2000:]}")
+    return result.stderr
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``system``, ``instructor`` and ``check`` (see the module docstring)."""
+    """Command line: ``system``, ``instructor``, ``check`` and ``roster`` (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
     system = sub.add_parser("system", help="exchange + system-wide nbgrader config")
@@ -292,6 +345,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = sub.add_parser("check", help="can every user run the course environment?")
     check.add_argument("--venv", default=sys.prefix)
     check.add_argument("--user", default="nobody")
+    roster = sub.add_parser("roster", help="accounts + gradebook students from a roster CSV")
+    roster.add_argument("--file", required=True, help="roster CSV (see roster.py)")
+    roster.add_argument("--user", required=True, help="the instructor owning the gradebook")
+    roster.add_argument("--course-dir", required=True)
+    roster.add_argument("--venv", default=sys.prefix)
+    roster.add_argument("--create-accounts", action="store_true", help="useradd the missing")
     args = parser.parse_args(argv)
     try:
         if args.step == "system":
@@ -300,11 +359,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.step == "instructor":
             path = install_course(args.user, args.course_dir, args.repo, args.course)
             print(f"course in {args.course_dir}, wrote {path}")
+        elif args.step == "roster":
+            people = read_roster(args.file)
+            if args.create_accounts:
+                print(f"created {len(create_accounts(people))} accounts")
+            import_students(people, args.user, args.course_dir, args.venv)
+            print(f"{len(people.students)} students in {args.user}'s gradebook")
         else:
             ok, message = check_venv(args.venv, args.user)
             print(message)
             return 0 if ok else 1
-    except (ValueError, KeyError, PermissionError) as err:
+    except (ValueError, KeyError, PermissionError, subprocess.CalledProcessError) as err:
         print(f"install.py {args.step}: {err}", file=sys.stderr)
         return 2
     return 0

@@ -15,6 +15,13 @@ Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_CONFIG_ROOT   system Jupyter config dir  (default /etc/jupyter)
     ATTENTION_LAB_VENV          course environment         (default: the hub's own, sys.prefix)
     ATTENTION_LAB_FORMGRADER_IFRAME=1   show the formgrader inside JupyterLab (see below)
+    ATTENTION_LAB_ROSTER        a roster CSV (roster.py), added to the two lists above
+    ATTENTION_LAB_MEM_LIMIT     memory per student, swap included   (default 1G; 0: none)
+    ATTENTION_LAB_CPU_LIMIT     CPUs per student                    (default 1; 0: none)
+    ATTENTION_LAB_STAFF_MEM_LIMIT, ATTENTION_LAB_STAFF_CPU_LIMIT    the same for instructors, who
+                                grade in their server           (default 2G, no CPU limit)
+    ATTENTION_LAB_CULL_IDLE     stop servers idle this many seconds (default 3600; 0: never)
+docs/hub-admins.md explains limits, culling, the roster, HTTPS and a systemd unit.
 """
 
 import os
@@ -22,13 +29,23 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env  # noqa: E402
+from culler import configure_idle_culler  # noqa: E402
+from limits import LimitedLocalProcessSpawner  # noqa: E402
+from roster import Roster, read_roster  # noqa: E402
 
 c = get_config()  # noqa: F821 -- injected by traitlets
+_env = os.environ.get
 
+
+def _bytes(value: str):
+    return None if value.strip() in ("", "0") else value  # "2G", "512M"; 0: no limit
+
+
+ROSTER = read_roster(_env("ATTENTION_LAB_ROSTER")) if _env("ATTENTION_LAB_ROSTER") else Roster(())
 COURSE = Course(
     course_id="attention-lab",
-    instructors=names_from_env("ATTENTION_LAB_INSTRUCTORS"),
-    students=names_from_env("ATTENTION_LAB_STUDENTS"),
+    instructors=names_from_env("ATTENTION_LAB_INSTRUCTORS") + ROSTER.instructors,
+    students=names_from_env("ATTENTION_LAB_STUDENTS") + ROSTER.students,
 )
 
 # JupyterHub >= 4.1 forbids framing single-user pages, which blanks the formgrader panel in
@@ -45,8 +62,19 @@ configure_classroom(
 )
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as
-# their users. Only root can start servers as other users.
-c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+# their users. Only root can start servers as other users. LocalProcessSpawner, plus the
+# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (limits.py);
+# over its memory a student's kernel is killed, nobody else's.
+c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
+c.Spawner.mem_limit = _bytes(_env("ATTENTION_LAB_MEM_LIMIT", "1G"))
+c.Spawner.cpu_limit = float(_env("ATTENTION_LAB_CPU_LIMIT", "1"))
+c.LimitedLocalProcessSpawner.staff_mem_limit = _bytes(_env("ATTENTION_LAB_STAFF_MEM_LIMIT", "2G"))
+c.LimitedLocalProcessSpawner.staff_cpu_limit = float(_env("ATTENTION_LAB_STAFF_CPU_LIMIT", "0"))
+# Idle servers are stopped (their files stay) so that a class's memory goes to who is working.
+configure_idle_culler(
+    c, timeout=int(_env("ATTENTION_LAB_CULL_IDLE", "3600")),
+    venv=_env("ATTENTION_LAB_VENV", sys.prefix),
+)  # fmt: skip
 # The proxy: `make hub-deps` installs the pinned configurable-http-proxy into build/node/;
 # otherwise the one on PATH (`npm install -g configurable-http-proxy`).
 _CHP = os.path.join(

@@ -176,11 +176,18 @@ class Classroom:
         """Execute ``code`` in a new kernel of ``name``'s server; return its stdout."""
         kernel = self.user_json(name, "POST", "/api/kernels", json={"name": "python3"})
         try:
-            return asyncio.run(self._execute(name, kernel["id"], code, timeout))
+            out, errors = self.execute(name, kernel["id"], code, timeout)
         finally:
             self.user_api(name, "DELETE", f"/api/kernels/{kernel['id']}")
+        assert not errors, f"code failed in {name}'s kernel: {errors}"
+        return out
 
-    async def _execute(self, name: str, kernel_id: str, code: str, timeout: float) -> str:
+    def execute(self, name: str, kernel_id: str, code: str, timeout: float = 60):
+        """Execute ``code`` in a running kernel; (stdout, errors). A kernel that dies while
+        running it gives the error ``KernelDied: restarting`` (or ``dead``)."""
+        return asyncio.run(self._execute(name, kernel_id, code, timeout))
+
+    async def _execute(self, name: str, kernel_id: str, code: str, timeout: float):
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
@@ -224,6 +231,12 @@ class Classroom:
                 raw = await asyncio.wait_for(conn.read_message(), remaining)
                 assert raw is not None, f"kernel websocket of {name} closed"
                 msg = json.loads(raw)
+                state = (
+                    msg["content"].get("execution_state") if msg["msg_type"] == "status" else None
+                )
+                if state in ("restarting", "dead"):  # the server saw the kernel die
+                    errors.append(f"KernelDied: {state}")
+                    break
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
                 kind, content = msg["msg_type"], msg["content"]
@@ -235,8 +248,7 @@ class Classroom:
                     break
         finally:
             conn.close()
-        assert not errors, f"code failed in {name}'s kernel: {errors}"
-        return "".join(out)
+        return "".join(out), errors
 
     def log_tail(self, lines: int = 60) -> str:
         text = self.hub_log.read_text(errors="replace") if self.hub_log.exists() else ""
@@ -303,19 +315,25 @@ def _require_root_and_proxy() -> None:
         pytest.fail(f"{CHP} is missing: run `make hub-deps` (configurable-http-proxy from npm)")
 
 
-def _prepare_machine(stack: ExitStack, users: list[str]) -> Path:
-    """Temporary root folder, local accounts, a course env every account can run."""
+def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> Path:
+    """Temporary root folder, local accounts, a course env every account can run.
+
+    ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
+    this returns); every one is removed when ``stack`` closes.
+    """
     tmp = Path(tempfile.mkdtemp(prefix="al-hub-"))
     stack.callback(shutil.rmtree, tmp, True)
     os.chmod(tmp, 0o755)  # users' servers must reach the exchange and the config below
     for name in users:
         stack.callback(remove_user, name)
-        create_user(name)
+        if create:
+            create(name)
     # The course env is every user's kernel: make sure they can run it.
     blocked = install.untraversable_dirs(str(VENV / "bin" / "python"))
     stack.enter_context(traversable(blocked))
-    ok, message = install.check_venv(str(VENV), user=users[-1])
-    assert ok, message
+    if create:
+        ok, message = install.check_venv(str(VENV), user=users[-1])
+        assert ok, message
     return tmp
 
 
@@ -354,6 +372,26 @@ def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict
     return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log}
 
 
+def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: dict) -> Classroom:
+    """Install the exchange, system config and the instructor's course, then start the shipped
+    one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
+    exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
+    install.install_system(str(exchange), str(config_dir), [COURSE_ID])
+    course_dir = Path("~" + instructor).expanduser() / COURSE_ID
+    install.install_course(instructor, str(course_dir), str(REPO))
+    env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
+           "ATTENTION_LAB_CONFIG_ROOT": str(config_dir)}  # fmt: skip
+    hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
+    return Classroom(
+        **hub,
+        instructor=instructor,
+        students=tuple(students),
+        exchange=exchange,
+        course_dir=course_dir,
+        config_dir=config_dir,
+    )
+
+
 @pytest.fixture(scope="module")
 def classroom(request):
     """A running one-class hub (see the module docstring); torn down even on failure."""
@@ -362,26 +400,12 @@ def classroom(request):
     instructor, students = f"al_instr_{tag}", (f"al_stua_{tag}", f"al_stub_{tag}")
     with ExitStack() as stack:
         tmp = _prepare_machine(stack, [instructor, *students])
-        exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-        install.install_system(str(exchange), str(config_dir), [COURSE_ID])
-        course_dir = Path("~" + instructor).expanduser() / COURSE_ID
-        install.install_course(instructor, str(course_dir), str(REPO))
         env = {
             "ATTENTION_LAB_INSTRUCTORS": instructor,
             "ATTENTION_LAB_STUDENTS": ",".join(students),
-            "ATTENTION_LAB_EXCHANGE": str(exchange),
-            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir),
             "ATTENTION_LAB_FORMGRADER_IFRAME": "1",
         }
-        hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
-        room = Classroom(
-            **hub,
-            instructor=instructor,
-            students=students,
-            exchange=exchange,
-            course_dir=course_dir,
-            config_dir=config_dir,
-        )
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
         room.start_servers([instructor, *students])
         yield room
 
@@ -437,3 +461,40 @@ def two_classes(request):
         assert response.status_code in (200, 201), response.text
         room.tokens[teacher] = response.json()["token"]
         yield room, {"grader": grader, "course_a": course_a, "course_b": course_b}
+
+
+# Limits and culling of `limited_class`: small, so that the test sees them act within seconds.
+# cull_idle leaves room for the tests before the culler's (students working keep their servers).
+LIMITS = {"mem": "400M", "mem_bytes": 400 * 1024**2, "cpus": 0.5, "cull_idle": 90}
+
+
+@pytest.fixture(scope="module")
+def limited_class(request):
+    """A one-class hub made from a roster file (accounts created by ``install.py roster``), with
+    small per-user limits (LIMITS) and the idle culler on. Yields (Classroom, roster path)."""
+    _require_root_and_proxy()
+    from roster import read_roster
+
+    tag = secrets.token_hex(3)
+    instructor, students = f"al_lins_{tag}", (f"al_lsta_{tag}", f"al_lstb_{tag}")
+    with ExitStack() as stack:
+        tmp = _prepare_machine(stack, [instructor, *students], create=None)
+        roster_file = tmp / "roster.csv"
+        roster_file.write_text(
+            "id,role,first_name,last_name,email\n"
+            f"{instructor},instructor,Ada,Lovelace,\n"
+            f"{students[0]},student,Grace,Hopper,grace@example.org\n"
+            f"{students[1]},student,Alan,Turing,\n"
+        )
+        assert install.create_accounts(read_roster(roster_file)) == [instructor, *students]
+        ok, message = install.check_venv(str(VENV), user=students[-1])
+        assert ok, message
+        env = {
+            "ATTENTION_LAB_ROSTER": str(roster_file),
+            "ATTENTION_LAB_MEM_LIMIT": LIMITS["mem"],
+            "ATTENTION_LAB_CPU_LIMIT": str(LIMITS["cpus"]),
+            "ATTENTION_LAB_CULL_IDLE": str(LIMITS["cull_idle"]),
+        }
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
+        room.start_servers([instructor, *students])
+        yield room, roster_file

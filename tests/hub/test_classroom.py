@@ -46,7 +46,10 @@ def test_one_class_config_sets_groups_kernel_and_exchange(monkeypatch, tmp_path)
     assert cfg.Spawner.cmd == ["/opt/attention-lab/venv/bin/jupyterhub-singleuser"]
     assert cfg.Spawner.environment["PATH"].startswith("/opt/attention-lab/venv/bin:")
     assert cfg.Spawner.environment["ATTENTION_LAB_EXCHANGE"] == str(tmp_path / "exchange")
-    assert cfg.JupyterHub.services == []  # one class: the formgrader is in the instructor's server
+    # One class: the formgrader is in the instructor's server; the only service is the culler,
+    # run by the course env.
+    assert [s["name"] for s in cfg.JupyterHub.services] == ["idle-culler"]
+    assert cfg.JupyterHub.services[0]["command"][0] == "/opt/attention-lab/venv/bin/python"
 
 
 def test_several_classes_config_runs_one_formgrader_service_per_class(monkeypatch):

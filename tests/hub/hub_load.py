@@ -1,0 +1,224 @@
+"""`make hub-load N=30`: N real local students use the real one-class hub at once (not in `make test`).
+
+Each student, starting STAGGER seconds after the previous one (a class arriving): logs in through
+the hub's login form (which starts their server), opens a lesson notebook, runs the query explorer
+in a kernel and moves its first query slider MOVES times through the widget protocol (a
+``comm_msg`` update, as JupyterLab sends when a slider moves), then fetches and submits the
+released assignment. Printed: spawn time p50/p95, slider round trip p50/p95 (from the update sent
+to the kernel idle again, the figure's new PNG sent on the way), memory per student (their cgroup:
+server + kernel), failures and the wall time. Loopback only; every step has a timeout; accounts,
+servers and files are removed afterwards (conftest.py's teardown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import statistics
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+from conftest import REPO, _one_class_hub, _prepare_machine, _require_root_and_proxy
+from limits import UserCgroup, find_layout
+
+N = int(os.environ.get("HUB_LOAD_N", "30"))
+STAGGER = float(os.environ.get("HUB_LOAD_STAGGER", "2"))  # seconds between two arrivals
+MOVES = int(os.environ.get("HUB_LOAD_MOVES", "20"))
+LESSON = "01_the_bottleneck.ipynb"
+ASSIGNMENT = "intro_attention"
+EXPLORER = """\
+import json
+from attention_lab.widgets import QueryExplorer
+explorer = QueryExplorer.isro()
+first = explorer.query_sliders[0]
+first.value = first.min
+print(json.dumps([first.model_id, first.min, first.step]))
+"""
+
+
+@dataclass
+class StudentRun:
+    """What one simulated student measured (times in seconds, memory in bytes)."""
+
+    name: str
+    spawn: float | None = None
+    slider: list[float] = field(default_factory=list)
+    memory: int | None = None
+    error: str = ""
+
+
+def _msg(msg_type: str, content: dict, channel: str = "shell") -> dict:
+    header = {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "load",
+              "session": uuid.uuid4().hex, "version": "5.3"}  # fmt: skip
+    return {"header": header, "parent_header": {}, "metadata": {}, "channel": channel,
+            "content": content, "buffers": []}  # fmt: skip
+
+
+async def _until_idle(conn, msg_id: str, timeout: float) -> list[dict]:
+    """Messages answering ``msg_id`` until the kernel is idle again."""
+    seen, deadline = [], time.monotonic() + timeout
+    while True:
+        raw = await asyncio.wait_for(conn.read_message(), max(0.1, deadline - time.monotonic()))
+        if raw is None:
+            raise RuntimeError("kernel websocket closed")
+        if isinstance(raw, bytes):  # binary frame (a widget buffer): not needed here
+            continue
+        msg = json.loads(raw)
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        seen.append(msg)
+        if msg["msg_type"] == "error":
+            raise RuntimeError(f"{msg['content']['ename']}: {msg['content']['evalue']}")
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return seen
+
+
+async def _slider(room, name: str, kernel_id: str) -> list[float]:
+    """Run the explorer, then move its first slider MOVES times; round trips in seconds."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    url = room.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel_id}/channels"
+    conn = await websocket_connect(
+        HTTPRequest(url, headers={"Authorization": f"token {room.tokens[name]}"})
+    )
+    try:
+        run = _msg("execute_request", {"code": EXPLORER, "silent": False, "store_history": False,
+                                       "user_expressions": {}, "allow_stdin": False,
+                                       "stop_on_error": True})  # fmt: skip
+        conn.write_message(json.dumps(run))
+        replies = await _until_idle(conn, run["header"]["msg_id"], 120)
+        out = "".join(m["content"]["text"] for m in replies if m["msg_type"] == "stream")
+        comm_id, low, step = json.loads(out.strip().splitlines()[-1])
+        times = []
+        for i in range(1, MOVES + 1):
+            state = {"value": round(low + i * step, 6)}
+            move = _msg("comm_msg", {"comm_id": comm_id, "data": {
+                "method": "update", "state": state, "buffer_paths": []}})  # fmt: skip
+            t0 = time.perf_counter()
+            conn.write_message(json.dumps(move))
+            answer = await _until_idle(conn, move["header"]["msg_id"], 60)
+            times.append(time.perf_counter() - t0)
+            if not any(m["msg_type"] == "comm_msg" and m["content"]["comm_id"] != comm_id
+                       for m in answer):  # fmt: skip
+                raise RuntimeError(f"move {i}: the explorer sent no new figure")
+        return times
+    finally:
+        conn.close()
+
+
+def _login_and_spawn(room, name: str, timeout: float = 300) -> float:
+    """The hub's login form (which starts the server); seconds until the server is ready."""
+    session = requests.Session()
+    session.get(f"{room.url}/hub/login", timeout=60)
+    form = {"username": name, "password": room.password, "_xsrf": session.cookies.get("_xsrf")}
+    t0 = time.monotonic()
+    page = session.post(f"{room.url}/hub/login?next=", data=form, timeout=120)
+    if page.status_code != 200:
+        raise RuntimeError(f"login answered {page.status_code}")
+    while not room.hub_api("GET", f"/users/{name}").json()["servers"].get("", {}).get("ready"):
+        if time.monotonic() - t0 > timeout:
+            raise RuntimeError(f"server not ready after {timeout} s")
+        time.sleep(0.5)
+    return time.monotonic() - t0
+
+
+def _token(room, name: str) -> None:
+    response = room.hub_api("POST", f"/users/{name}/tokens", json={"expires_in": 3600})
+    response.raise_for_status()
+    room.tokens[name] = response.json()["token"]
+
+
+def _student(room, name: str, delay: float, lesson: dict) -> StudentRun:
+    run = StudentRun(name)
+    time.sleep(delay)
+    try:
+        run.spawn = _login_and_spawn(room, name)
+        _token(room, name)
+        # The lesson: uploaded to the student's home (as a course's first-day set-up would), opened.
+        body = {"type": "notebook", "format": "json", "content": lesson}
+        room.user_json(name, "PUT", f"/api/contents/{LESSON}", json=body)
+        room.user_json(name, "GET", f"/api/contents/{LESSON}", params={"content": 1})
+        kernel = room.user_json(name, "POST", "/api/kernels", json={"name": "python3"})
+        run.slider = asyncio.run(_slider(room, name, kernel["id"]))
+        layout = find_layout()
+        if layout is not None:
+            group = UserCgroup.of(layout, name)
+            usage = "memory.usage_in_bytes" if layout.version == 1 else "memory.current"
+            run.memory = int((group.folders[0] / usage).read_text())
+        for action in ("fetch", "submit"):
+            body = {"course_id": "attention-lab", "assignment_id": ASSIGNMENT}
+            result = room.user_json(name, "POST", f"/assignments/{action}", json=body)
+            if not result.get("success"):
+                raise RuntimeError(f"{action}: {result.get('error', result)}"[:300])
+    except Exception as err:  # one student's failure is counted, the class goes on
+        run.error = f"{type(err).__name__}: {err}"[:300]
+    return run
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def report(runs: list[StudentRun], wall: float) -> str:
+    spawns = [r.spawn for r in runs if r.spawn is not None]
+    moves = [t * 1e3 for r in runs for t in r.slider]
+    mems = [r.memory / 2**20 for r in runs if r.memory]
+    lines = [f"hub-load: {len(runs)} students, arrivals {STAGGER:g} s apart, {MOVES} slider "
+             f"moves each, wall {wall:.0f} s, {os.cpu_count()} CPUs"]  # fmt: skip
+    if spawns:
+        lines.append(f"  spawn (login -> server ready): p50 {_pct(spawns, .5):.1f} s, "
+                     f"p95 {_pct(spawns, .95):.1f} s, max {max(spawns):.1f} s")  # fmt: skip
+    if moves:
+        lines.append(f"  slider round trip under load: p50 {_pct(moves, .5):.0f} ms, "
+                     f"p95 {_pct(moves, .95):.0f} ms ({len(moves)} moves)")  # fmt: skip
+    if mems:
+        lines.append(f"  memory per student (server + kernel): mean {statistics.mean(mems):.0f} "
+                     f"MB, max {max(mems):.0f} MB, total {sum(mems):.0f} MB")  # fmt: skip
+    failed = [r for r in runs if r.error]
+    lines.append(f"  failures: {len(failed)}")
+    lines += [f"    {r.name}: {r.error}" for r in failed]
+    return "\n".join(lines)
+
+
+@pytest.mark.timeout(1800)
+def test_a_class_uses_the_hub_at_once(request):
+    _require_root_and_proxy()
+    import nbformat
+
+    tag = secrets.token_hex(3)
+    instructor = f"al_ldi_{tag}"
+    students = [f"al_ld{i:03d}_{tag}" for i in range(N)]
+    lesson = nbformat.read(REPO / "notebooks" / LESSON, as_version=4)
+    with ExitStack() as stack:
+        tmp = _prepare_machine(stack, [instructor, *students])
+        env = {
+            "ATTENTION_LAB_INSTRUCTORS": instructor,
+            "ATTENTION_LAB_STUDENTS": ",".join(students),
+            "ATTENTION_LAB_CULL_IDLE": "0",
+        }
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
+        room.start_servers([instructor])
+        for action in ("assign", "release"):
+            result = room.user_json(
+                instructor, "POST", f"/formgrader/api/assignment/{ASSIGNMENT}/{action}"
+            )
+            assert result.get("success"), result
+        room.hub_api("DELETE", f"/users/{instructor}/server")  # the class's memory is measured
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(N) as pool:
+            runs = list(pool.map(lambda i: _student(room, students[i], i * STAGGER, lesson),
+                                 range(N)))  # fmt: skip
+        text = report(runs, time.monotonic() - t0)
+        print("\n" + text)
+        (REPO / "build").mkdir(exist_ok=True)
+        (REPO / "build" / "hub-load.txt").write_text(text + "\n")
+        assert not [r for r in runs if r.error], text

@@ -1,0 +1,97 @@
+"""The classroom's operations settings without a hub: roster files, limits, the idle culler
+(tests/hub/test_hub_limits.py runs them on a real hub)."""
+
+from __future__ import annotations
+
+import pytest
+from limits import LimitedLocalProcessSpawner
+from roster import read_roster, students_csv
+from test_classroom import load_hub_config
+
+GOOD = "id,role,first_name,last_name,email\nteach,instructor,Ada,L,\ns01,student,Grace,H,g@x.org\n"
+
+
+def test_the_shipped_config_reads_the_roster_and_sets_limits_and_culler(monkeypatch, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text(GOOD)
+    cfg = load_hub_config(
+        "jupyterhub_config.py", monkeypatch,
+        ATTENTION_LAB_ROSTER=str(roster), ATTENTION_LAB_STUDENTS="s02",
+        ATTENTION_LAB_MEM_LIMIT="1G", ATTENTION_LAB_CULL_IDLE="1800",
+    )  # fmt: skip
+    groups = cfg.JupyterHub.load_groups
+    assert groups["nbgrader-attention-lab"]["users"] == ["s02", "s01"]
+    assert groups["formgrade-attention-lab"]["users"] == ["teach"]
+    assert cfg.JupyterHub.spawner_class is LimitedLocalProcessSpawner
+    assert (cfg.Spawner.mem_limit, cfg.Spawner.cpu_limit) == ("1G", 1.0)
+    culler = next(s for s in cfg.JupyterHub.services if s["name"] == "idle-culler")
+    assert "--timeout=1800" in culler["command"]
+    role = next(r for r in cfg.JupyterHub.load_roles if r["name"] == "idle-culler")
+    assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers",
+                                   "delete:servers"}  # fmt: skip
+    # Activity reaches the hub well within the timeout (else a working student could be culled).
+    assert int(cfg.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"]) <= 1800 // 4
+
+
+def test_zero_turns_limits_and_culler_off(monkeypatch):
+    cfg = load_hub_config(
+        "jupyterhub_config.py", monkeypatch,
+        ATTENTION_LAB_MEM_LIMIT="0", ATTENTION_LAB_CPU_LIMIT="0", ATTENTION_LAB_CULL_IDLE="0",
+    )  # fmt: skip
+    assert cfg.Spawner.mem_limit is None and cfg.Spawner.cpu_limit == 0
+    assert not any(s["name"] == "idle-culler" for s in cfg.JupyterHub.get("services", []))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("name,role\nx,student\n", "needs the columns id and role"),
+        ("id,role\nBad Name,student\n", "line 2: id 'Bad Name' is not a usable account name"),
+        ("id,role\n../etc,student\n", "not a usable account name"),
+        ("id,role\ns01,teacher\n", "line 2: role 'teacher' of s01 must be one of"),
+        ("id,role\ns01,student\ns01,student\n", "line 3: s01 is listed twice"),
+    ],
+)
+def test_a_bad_roster_is_refused_with_the_line_and_the_fix(tmp_path, text, message):
+    path = tmp_path / "roster.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        read_roster(path)
+
+
+def test_only_students_go_to_the_gradebook_import(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("\ufeff" + GOOD)  # spreadsheets save a byte-order mark
+    roster = read_roster(path)
+    assert (roster.instructors, roster.students) == (("teach",), ("s01",))
+    out = students_csv(roster, tmp_path / "students.csv").read_text().splitlines()
+    assert out == ["id,first_name,last_name,email", "s01,Grace,H,g@x.org"]
+
+
+def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
+    """cgroup v2 is not on the test machine (v1 is, and test_hub_limits.py uses it): check the
+    files the v2 path writes on a stand-in tree, as a v2 kernel would read them."""
+    from limits import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+
+    # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.
+    own = _own_cgroups(open("/proc/self/cgroup").read()).get("", "/")
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    base = tmp_path / own.lstrip("/")
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "cgroup.controllers").write_text("cpu io memory pids\n")
+    (base / "cgroup.subtree_control").write_text("")
+    (base / "cgroup.procs").write_text("4242\n")
+    layout = find_layout(tmp_path)
+    assert layout is not None and layout.version == 2
+    # The hub moved to a leaf, then handed memory and cpu to its children.
+    assert (base / "hub" / "cgroup.procs").read_text() == "4242"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +cpu"
+    group = UserCgroup.create(layout, "s01", 512 * 1024**2, 1.5)
+    folder = base / PARENT_NAME / "s01"
+    assert group.folders == (folder,)
+    assert (folder.parent / "cgroup.subtree_control").read_text() == "+memory +cpu"
+    assert (folder / "memory.max").read_text() == str(512 * 1024**2)
+    assert (folder / "memory.swap.max").read_text() == "0"
+    assert (folder / "cpu.max").read_text() == "150000 100000"
+    with pytest.raises(ValueError, match="not usable as a cgroup folder name"):
+        UserCgroup.of(layout, "../escape")
