@@ -4,6 +4,7 @@ tools, and the JupyterLab and server extensions the course needs are installed a
 
 import logging
 import re
+import site
 import tomllib
 from importlib.metadata import PackageNotFoundError, distributions, requires, version
 from pathlib import Path
@@ -155,7 +156,10 @@ def test_every_package_in_the_venv_comes_from_the_lock():
     """make setup installs from the lock: nothing unpinned slips in beside it."""
     own = {"attention-lab", "pip", "setuptools", "wheel"}  # the venv's own tools and the course
     unlocked, differ = [], {}
-    for dist in distributions():
+    # Only what is installed in the venv: once setuptools is imported (nbgrader does), its
+    # bundled copies (setuptools/_vendor/*.dist-info) are on sys.path too, but nobody installed them.
+    installed = [str(Path(p).resolve()) for p in site.getsitepackages()]
+    for dist in distributions(path=installed):
         name = canonical(dist.metadata["Name"])
         if name in own:
             continue

@@ -70,7 +70,7 @@ def test_make_lab_installs_the_students_packages_only():
 @pytest.mark.parametrize(
     ("target", "extras"),
     [
-        ("test", {"grader", "hub", "test"}),
+        ("test", {"grader", "hub", "test", "postgres"}),  # the PostgreSQL gradebook test
         ("lint", {"test"}),
         ("html", {"grader"}),
         ("check", {"grader"}),
