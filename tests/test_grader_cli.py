@@ -58,3 +58,15 @@ def test_grade_has_no_switch_of_its_own_for_the_protections():
     for flag in ("--safe", "--pre", "--post", "--check", "--kernel-manager"):
         with pytest.raises(SystemExit):
             parser.parse_args(["grade", "a1", flag, "x"])
+
+
+def test_installed_command_forks_workers_like_python_m(monkeypatch):
+    """`attention-grader` and `python -m attention_grader` both start fresh: workers are forked."""
+    from attention_grader import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "_run", lambda args, fresh_process: seen.append(fresh_process) or 0)
+    monkeypatch.setattr(sys, "argv", ["attention-grader", "grades"])
+    assert cli.console_main() == 0
+    assert cli.main(["grades"]) == 0
+    assert seen == [True, False]

@@ -88,6 +88,8 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
         # long before its 60 s cell timeout
         kinds = {f.kind for f in read_flags(graded)}
         assert kinds == {"output_truncated"}, (student, read_flags(graded))
+        # the limit --cell-timeout set (not the config's), for the feedback page's sentence
+        assert graded.metadata["attention_grader"]["cell_timeout"] == 60
         stored = sum(len(str(o)) for c in graded.cells for o in c.get("outputs", []))
         assert stored < 12 * 2**20, (student, stored)
 

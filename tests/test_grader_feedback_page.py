@@ -35,6 +35,17 @@ def test_a_timeout_asks_about_a_loop():
     assert explain_error(error("KeyboardInterrupt")) == ""  # the timeout note says why
 
 
+@pytest.mark.parametrize(("recorded", "said"), [(7, 7), ("7; alert(1)", 30), (True, 30)])
+def test_a_timeout_page_gives_the_limit_grading_used(recorded, said):
+    """`grade --cell-timeout 7` records 7 in the notebook: the page says 7 s, not the config's
+    default; anything but a plain number of seconds is ignored."""
+    nb = new_notebook(cells=[new_code_cell("while True: pass")])
+    nb.cells[0].outputs = [error("CellTimeoutError", "Cell execution timed out")]
+    nb.metadata["attention_grader"] = {"cell_timeout": recorded}
+    text = re.sub(r"<[^>]+>", " ", render_feedback(nb))
+    assert f"Your code ran longer than {said} s" in text
+
+
 def test_an_exception_shows_the_students_line_and_the_error():
     note = explain_error(error("AttributeError", "module 'numpy' has no attribute 'sqroot'",
                                SQROOT_TRACEBACK))  # fmt: skip

@@ -38,7 +38,9 @@ def test_attention_grader_command_runs_the_cli():
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "attention-grader"]
     from attention_grader import cli
 
-    assert script.load() is cli.main
+    # The installed command starts a fresh process, so the grader forks its workers directly
+    # (as `python -m attention_grader` does) instead of paying for a fork server.
+    assert script.load() is cli.console_main
     command = Path(sys.executable).parent / "attention-grader"
     done = subprocess.run([command, "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

@@ -149,3 +149,8 @@ def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
     except (GradingStepError, FileNotFoundError, ValueError) as err:
         print(f"error: {printable(err, keep_newlines=True)}", file=sys.stderr)
         return 2
+
+
+def console_main() -> int:
+    """The installed ``attention-grader`` command: a fresh process, like ``python -m``."""
+    return main(fresh_process=True)

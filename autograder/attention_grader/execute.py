@@ -204,6 +204,9 @@ class GradingExecute(Execute):
 
     def _record_findings(self, nb, resources) -> None:
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        # The limit that really applied (``--cell-timeout`` may differ from the course config),
+        # so the feedback page's "ran longer than N s" tells the student the truth.
+        nb.metadata.setdefault(_META, {})["cell_timeout"] = self.timeout
         flags = []
         if self._stopped:
             nb.metadata.setdefault(_META, {})["execution"] = {

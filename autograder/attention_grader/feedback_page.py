@@ -280,17 +280,22 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         super().__init__(**kw)
         self.extra_loaders = [DictLoader({"attention_feedback.html.j2": _TEMPLATE})]
         self.template_file = "attention_feedback.html.j2"
+        self._seconds = DEFAULT_CELL_TIMEOUT
 
-    def _cell_timeout(self) -> int:
+    def _cell_timeout(self, nb) -> int:
+        """The per-cell limit grading used (recorded by GradingExecute), else the config's."""
+        used = nb.metadata.get("attention_grader", {}).get("cell_timeout")
+        if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
+            return used
         configured = self.config.get("Execute", {}).get("timeout")
         return int(configured) if configured else DEFAULT_CELL_TIMEOUT
 
     def default_filters(self):
         yield from super().default_filters()
-        seconds = self._cell_timeout()
-        yield "explain_error", lambda output: explain_error(output, seconds)
+        yield "explain_error", lambda output: explain_error(output, self._seconds)
 
     def from_notebook_node(self, nb, resources=None, **kw):
+        self._seconds = self._cell_timeout(nb)
         resources = {} if resources is None else resources
         resources["attention_feedback_css"] = _CSS
         return super().from_notebook_node(nb, resources, **kw)
