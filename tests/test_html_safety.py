@@ -15,13 +15,8 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader import csp, html_safety
-from attention_grader.html_safety import (
-    SanitizeStudentContent,
-    is_safe_markdown,
-    sanitize_html,
-    sanitize_markdown,
-    sanitize_notebook,
-)
+from attention_grader.html_clean import is_safe_markdown, sanitize_html, sanitize_markdown
+from attention_grader.html_safety import SanitizeStudentContent, sanitize_notebook
 from attention_grader.summary import read_flags
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
