@@ -46,3 +46,22 @@ def test_attention_grader_command_runs_the_cli():
     assert done.returncode == 0, done.stderr
     for step in ("release", "collect", "grade", "feedback", "grades", "report"):
         assert step in done.stdout
+
+
+def test_every_package_folder_is_installed():
+    """A subpackage missing from pyproject's list imports from the source tree (an editable
+    install finds it beside its parent) but not from a wheel, e.g. the Kubernetes image: list
+    every folder with an ``__init__.py``."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    on_disk = {
+        ".".join(p.parent.relative_to(root).parts)
+        for root in (ROOT, ROOT / "autograder")
+        for top in ("attention_lab", "attention_grader")
+        if (root / top).is_dir()
+        for p in (root / top).rglob("__init__.py")
+    }
+    assert on_disk == listed, on_disk ^ listed

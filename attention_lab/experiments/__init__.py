@@ -1,0 +1,70 @@
+"""Measured demonstrations for the lessons: small numpy experiments that run in seconds.
+
+Each function returns plain numbers/arrays (a frozen dataclass) so that the lessons can plot them
+and the tests can check the claim each one demonstrates. Every random draw goes through a
+``numpy.random.Generator`` built from an explicit ``seed``, so a lesson shows the same figure on
+every run.
+
+The six demonstrations, in the order of the course:
+
+a. :func:`bottleneck_recall` - one fixed-size memory vector versus attention over all states.
+b. :func:`score_variance`, :func:`softmax_saturation` - why scores are divided by ``sqrt(d_k)``.
+c. :func:`word_order_test` - self-attention ignores word order until positions are added.
+d. :func:`hard_vs_soft_sweep` - ``v[argmax]`` is a step function; soft attention is smooth.
+e. :func:`cross_attention_alignment` - English -> Hindi alignment with hand-set vectors.
+f. :func:`rnn_vs_attention_steps` - an RNN steps word by word; attention is one matrix product.
+
+plus :func:`additive_vs_dot` (Bahdanau's additive score next to Luong's dot product).
+"""
+
+from __future__ import annotations
+
+from attention_lab.experiments.alignment import (
+    CROSS_SOURCE,
+    CROSS_TARGET,
+    AdditiveVsDot,
+    CrossAttentionResult,
+    additive_vs_dot,
+    cross_attention_alignment,
+)
+from attention_lab.experiments.bottleneck import (
+    BAHDANAU_TABLE1_BLEU,
+    BottleneckResult,
+    StepsResult,
+    bottleneck_recall,
+    rnn_vs_attention_steps,
+)
+from attention_lab.experiments.hard_soft import HardSoftSweep, hard_vs_soft_sweep
+from attention_lab.experiments.scaling import (
+    SCALINGS,
+    SaturationResult,
+    VarianceResult,
+    scale_factor,
+    score_variance,
+    softmax_saturation,
+)
+from attention_lab.experiments.word_order import WordOrderResult, word_order_test
+
+__all__ = [
+    "BAHDANAU_TABLE1_BLEU",
+    "CROSS_SOURCE",
+    "CROSS_TARGET",
+    "SCALINGS",
+    "AdditiveVsDot",
+    "BottleneckResult",
+    "CrossAttentionResult",
+    "HardSoftSweep",
+    "SaturationResult",
+    "StepsResult",
+    "VarianceResult",
+    "WordOrderResult",
+    "additive_vs_dot",
+    "bottleneck_recall",
+    "cross_attention_alignment",
+    "hard_vs_soft_sweep",
+    "rnn_vs_attention_steps",
+    "scale_factor",
+    "score_variance",
+    "softmax_saturation",
+    "word_order_test",
+]
