@@ -72,10 +72,11 @@ _JS_UNDESCRIBED = f"""
 def static_html(background):
     job = background["html"]
     job.wait(timeout=600)
-    files = sorted(job.output.glob("*.html"))  # the lessons and index.html, their contents page
-    assert [f.stem for f in files if f.stem != "index"] == [
-        n.removesuffix(".ipynb") for n in LESSONS
-    ]
+    # The site: the docs pages (index.html is the README), the lessons and lessons.html.
+    files = sorted(job.output.glob("*.html"))
+    lessons = [f.stem for f in files if f.stem[:2].isdigit()]
+    assert lessons == [n.removesuffix(".ipynb") for n in LESSONS]
+    assert {"index", "lessons", "students", "teachers"} <= {f.stem for f in files}
     return files
 
 
