@@ -208,3 +208,4 @@ def test_docs_markdown_keeps_code_and_tables():
     soup = BeautifulSoup(page, "html.parser")
     assert soup.find("table") and soup.td.code.get_text() == "make x"
     assert soup.pre.get_text() == "make lab\n"
+    assert soup.pre["tabindex"] == "0"  # a block that scrolls sideways can be scrolled by keys

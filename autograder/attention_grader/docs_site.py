@@ -82,7 +82,7 @@ body.site-doc main { max-width: 52em; margin: 1.5em auto 3em; padding: 0 1em; }
 body.site-doc pre { background: #f4f4f4; padding: 0.7em; overflow-x: auto; }
 body.site-doc code { background: #f4f4f4; padding: 0 0.2em; }
 body.site-doc pre code { padding: 0; }
-body.site-doc table { border-collapse: collapse; margin: 1em 0; display: block; overflow-x: auto; }
+body.site-doc table { border-collapse: collapse; margin: 1em 0; }
 body.site-doc th, body.site-doc td { border: 1px solid #ccc; padding: 0.3em 0.6em;
   vertical-align: top; text-align: left; }
 body.site-doc img { max-width: 100%; height: auto; }
@@ -150,8 +150,10 @@ class SiteRenderer(MathMLRenderer):
         return f'<h{level} id="{html.escape(anchor)}">{text}</h{level}>\n'
 
     def block_code(self, code: str, info: str | None = None) -> str:
-        # Plain <pre><code>: the docs pages load no syntax-highlighting stylesheet.
-        return super(IPythonRenderer, self).block_code(code, info=info)
+        # Plain <pre><code>: the docs pages load no syntax-highlighting stylesheet. A long line
+        # scrolls sideways, so the block takes keyboard focus (tabindex) to be scrolled by keys.
+        html_ = super(IPythonRenderer, self).block_code(code, info=info)
+        return html_.replace("<pre>", '<pre tabindex="0">', 1)
 
     def link(self, text: str, url: str, title: str | None = None) -> str:
         return super().link(text, self.resolve(url), title)

@@ -39,8 +39,10 @@ from .lessons import LESSONS, wait_for_widgets
 pytestmark = pytest.mark.slow
 
 # The project's content: rendered markdown and outputs (nbconvert's lab template and
-# JupyterLab use the same class names).
-OURS = ".jp-MarkdownOutput, .jp-RenderedMarkdown, .jp-OutputArea-output"
+# JupyterLab use the same class names), and the docs site's own pages and navigation bar.
+OURS = (
+    ".jp-MarkdownOutput, .jp-RenderedMarkdown, .jp-OutputArea-output, nav.site-nav, .site-doc main"
+)
 UPSTREAM = (("aria-input-field-name", ".noUi-handle"),)
 NBCONVERT_PLACEHOLDER = "No description has been provided for this image"
 LIVE_LESSON = "03_worked_examples.ipynb"  # both explorers, a heatmap, chapter tables
