@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from .lesson_pages import Lesson, build_pages, read_lessons
+from .lesson_pages import Lesson, SiteChrome, build_pages, read_lessons
 from .offline_html import MathMLRenderer
 
 __all__ = [
@@ -250,7 +250,7 @@ def build_site(lessons: list[Lesson], out_dir: Path, root: Path) -> list[Path]:
     for asset in sorted(links.assets):
         (out_dir / asset).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(root / asset, out_dir / asset)
-    site = {"nav": nav_html(LESSONS_INDEX), "css": SITE_CSS}
+    site = SiteChrome(nav=nav_html(LESSONS_INDEX), css=SITE_CSS)
     written += build_pages(lessons, out_dir, index_name=LESSONS_INDEX, site=site)
     return written
 

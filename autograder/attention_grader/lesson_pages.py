@@ -27,6 +27,7 @@ from .offline_html import OfflineHTMLExporter
 __all__ = [
     "CaptionAltText",
     "Lesson",
+    "SiteChrome",
     "build_pages",
     "caption_text",
     "execute",
@@ -104,6 +105,17 @@ def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
     return nb
 
 
+@dataclass(frozen=True)
+class SiteChrome:
+    """What a site around the lessons puts on each of their pages (:mod:`.docs_site`).
+
+    ``nav`` is the site's navigation bar and ``css`` its stylesheet, both trusted HTML/CSS.
+    """
+
+    nav: str
+    css: str
+
+
 def read_lessons(paths: list[Path], run: bool = True, timeout: int = 180) -> list[Lesson]:
     """The lessons at ``paths`` (course order), each executed unless ``run`` is False."""
     lessons = []
@@ -115,16 +127,19 @@ def read_lessons(paths: list[Path], run: bool = True, timeout: int = 180) -> lis
 
 
 # Standalone (no site around it), the contents page has a style of its own.
-_INDEX_CSS = "main{font-family:system-ui,sans-serif;max-width:48em;margin:2em auto;padding:0 1em}"
+_INDEX_CSS = (
+    "main{font-family:system-ui,sans-serif;max-width:48em;margin:2em auto;padding:0 1em;"
+    "line-height:1.5}"
+)
 
 
-def _index_page(lessons: list[Lesson], site: dict | None) -> str:
+def _index_page(lessons: list[Lesson], site: SiteChrome | None) -> str:
     items = "\n".join(
         f'<li><a href="{html.escape(x.href)}">{html.escape(x.title)}</a></li>' for x in lessons
     )
     css, bar, body_class = _INDEX_CSS, "", ""
     if site:
-        css, bar, body_class = site["css"], site["nav"] + "\n", ' class="site-doc"'
+        css, bar, body_class = site.css, site.nav + "\n", ' class="site-doc"'
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
@@ -136,7 +151,10 @@ def _index_page(lessons: list[Lesson], site: dict | None) -> str:
 
 
 def build_pages(
-    lessons: list[Lesson], out_dir: Path, index_name: str = "index.html", site: dict | None = None
+    lessons: list[Lesson],
+    out_dir: Path,
+    index_name: str = "index.html",
+    site: SiteChrome | None = None,
 ) -> list[Path]:
     """Write one page per lesson, in the given (course) order, and their contents page.
 
@@ -147,9 +165,9 @@ def build_pages(
     out_dir : Path
     index_name : str
         The contents page's file name (the docs site names it ``lessons.html``).
-    site : dict, optional
-        ``{"nav": html, "css": css}``: the site's navigation bar and stylesheet, put on every
-        page (:mod:`.docs_site`); without it the pages stand alone.
+    site : SiteChrome, optional
+        The site's navigation bar and stylesheet, put on every page (:mod:`.docs_site`);
+        without it the pages stand alone.
 
     Returns
     -------

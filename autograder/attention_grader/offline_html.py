@@ -19,7 +19,7 @@ Reuse (issue 16: feedback, the report, the formgrader):
   template without MathJax, require.js, mermaid or widget scripts; ``<img alt>`` from the
   output's ``image/png`` metadata ``alt``; optional previous / contents / next links from
   ``resources["course_nav"]``; the docs site's bar and stylesheet from ``resources["site"]``,
-  ``{"nav": html, "css": css}``, trusted HTML made by :mod:`.docs_site`).
+  a :class:`~.lesson_pages.SiteChrome` of trusted HTML made by :mod:`.docs_site`).
 """
 
 from __future__ import annotations
