@@ -35,9 +35,20 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test lint bench clean
 
-help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort -u \
-	  | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
+# `make help`: every target with a `## <audience>: <what it does>` comment, grouped by audience in
+# HELP_GROUPS' order and, within a group, in the order the files define them (this Makefile, then
+# make/*.mk by name): make/teacher.mk lists a term's steps in the order they are used.
+HELP_GROUPS := Students|Teachers|Hub admins|Maintainers
+
+help: ## Maintainers: List the targets, by audience, in the order they are used
+	@awk -v groups='$(HELP_GROUPS)' 'BEGIN { FS = ":.*## "; n = split(groups, order, "|") } \
+	  /^[a-zA-Z_-]+:.*## / && !seen[$$1]++ { \
+	    who = $$2; sub(/: .*/, "", who); what = substr($$2, length(who) + 3); \
+	    lines[who] = lines[who] sprintf("  make %-15s %s\n", $$1, what) } \
+	  END { for (i = 1; i <= n; i++) if (order[i] in lines) { \
+	          printf "%s\n%s", order[i], lines[order[i]]; delete lines[order[i]] } \
+	        for (who in lines) printf "%s (not one of HELP_GROUPS)\n%s", who, lines[who] }' \
+	  $(MAKEFILE_LIST)
 
 $(STAMP): $(LOCK) requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || { echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
@@ -63,27 +74,27 @@ SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
 $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)
 	install -D -m 644 $< $@
 
-setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with what students need, from the lock (idempotent)
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Students: Create .venv with what students need, from the lock (idempotent)
 
 $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
-setup-grader: ## Add the teacher's grading tools to .venv (the grader extra)
-setup-hub: ## Add JupyterHub to .venv (the hub extra)
-setup-test: ## Add the test and lint tools to .venv (the test extra)
-setup-postgres: ## Add psycopg 3 to .venv, for a PostgreSQL gradebook (the postgres extra)
+setup-grader: ## Teachers: Add the teacher's grading tools to .venv (the grader extra)
+setup-hub: ## Hub admins: Add JupyterHub to .venv (the hub extra)
+setup-test: ## Maintainers: Add the test and lint tools to .venv (the test extra)
+setup-postgres: ## Hub admins: Add psycopg 3 to .venv, for a PostgreSQL gradebook (the postgres extra)
 
-lock: ## Maintainer: recompile requirements-lock.txt (uv, from PyPI) after editing the pins
+lock: ## Maintainers: Recompile requirements-lock.txt (uv, from PyPI) after editing the pins
 	@test -x $(UV) || { $(PYTHON) -m venv build/uv && build/uv/bin/python -m pip install \
 	  --disable-pip-version-check -q uv==$(UV_VERSION); }
 	$(UV) pip compile --universal --python-version 3.11 --all-extras \
 	  --custom-compile-command "make lock" requirements.txt pyproject.toml -o $(LOCK)
 
-lab: setup ## Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
+lab: setup ## Students: Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-test: setup-grader setup-hub setup-test setup-postgres system-deps ## Run the whole test suite (PYTEST_ARGS=... to narrow it)
+test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: setup-test ## Lint with ruff (check-only when CI=true, else fixes what it safely can)
+lint: setup-test ## Maintainers: Lint with ruff (check-only when CI=true, else fixes what it safely can)
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -92,13 +103,13 @@ else
 	$(BIN)/ruff format .
 endif
 
-bench: setup-grader setup-test ## Print the benchmark table (medians and ratios, measured side by side)
+bench: setup-grader setup-test ## Maintainers: Print the benchmark table (medians and ratios, measured side by side)
 	$(BIN)/python -m benchmarks
 
 # Build output only. A class's data (submitted/, autograded/, feedback/, quarantine/, exchange/,
 # reports/, gradebook.db, grades.csv, release/) is never removed by a tidy-up: only by
-# `make reset-course CONFIRM=yes`, which first archives it (make/course.mk).
-clean: ## Remove build output (keeps .venv and every file of the class; see reset-course)
+# `make reset-course CONFIRM=yes`, which first archives it (make/teacher.mk).
+clean: ## Maintainers: Remove build output (keeps .venv and every file of the class; see reset-course)
 	rm -rf build test-artifacts .pytest_cache .ruff_cache
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print | xargs rm -rf
 
@@ -107,4 +118,4 @@ clean: ## Remove build output (keeps .venv and every file of the class; see rese
 
 # Each area's .mk adds the target that installs what its tests need (Debian's chromium, bubblewrap,
 # configurable-http-proxy from npm) to SYSTEM_DEPS; each such target does nothing when already installed.
-system-deps: $(SYSTEM_DEPS) ## Install the system packages the tests need (apt/npm; skips what is there)
+system-deps: $(SYSTEM_DEPS) ## Maintainers: Install the system packages the tests need (apt/npm; skips what is there)

@@ -12,7 +12,7 @@ APT_BROWSER_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
 
 SYSTEM_DEPS += browser-deps
 
-browser-deps: ## Install Debian's chromium for the browser tests (skips when present)
+browser-deps: ## Maintainers: Install Debian's chromium for the browser tests (skips when present)
 	@if [ -x $(CHROMIUM) ]; then \
 	  echo "browser-deps: $(CHROMIUM) present"; \
 	else \
@@ -22,8 +22,8 @@ browser-deps: ## Install Debian's chromium for the browser tests (skips when pre
 	         && apt-get install $(APT_BROWSER_OPTS) chromium fonts-dejavu-core; }; \
 	fi
 
-test-browser: setup-grader setup-test browser-deps ## Run only the browser tests (JupyterLab in headless Chromium)
+test-browser: setup-grader setup-test browser-deps ## Maintainers: Run only the browser tests (JupyterLab in headless Chromium)
 	$(BIN)/python -m pytest tests/browser $(PYTEST_ARGS)
 
-bench-browser: setup-grader setup-test browser-deps ## Slider -> heatmap latency in Chromium vs a naive `interact`
+bench-browser: setup-grader setup-test browser-deps ## Maintainers: Slider -> heatmap latency in Chromium vs a naive `interact`
 	$(BIN)/python -m benchmarks bench_browser

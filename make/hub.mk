@@ -1,15 +1,15 @@
 # Classroom JupyterHub (issue 9): autograder/jupyterhub/ holds the deployment, tests/hub/ tests
 # it against a real hub with real local users.
 #   make hub-deps      configurable-http-proxy (pinned) from npm into build/node/ (no-op when present)
-#   make hub-test      run only the hub test (needs root: it creates and removes local users)
 #   make hub-install   install the exchange + system-wide nbgrader config on THIS machine (root)
+#   make hub-test      run only the hub test (needs root: it creates and removes local users)
 #   make hub-load N=30 N students log in, run the explorer, move its slider and submit at once
 #                      (root; prints spawn and slider p50/p95, memory per student; not in `make test`)
 # JupyterHub itself is pinned in requirements.txt; its proxy is a node package, so it lives here.
 CHP_VERSION ?= 5.3.0
 NODE_PREFIX ?= build/node
 CHP         := $(NODE_PREFIX)/node_modules/.bin/configurable-http-proxy
-# hub-install: where the shared exchange and the system-wide config go (see README).
+# hub-install: where the shared exchange and the system-wide config go (docs/hub-admins.md).
 HUB_EXCHANGE   ?= /srv/nbgrader/exchange
 HUB_CONFIG_DIR ?= /etc/jupyter
 
@@ -18,11 +18,11 @@ N           ?= 30
 STAGGER     ?= 2
 MOVES       ?= 20
 
-.PHONY: hub-deps hub-test hub-install hub-load
+.PHONY: hub-deps hub-install hub-test hub-load
 
 SYSTEM_DEPS += hub-deps
 
-hub-deps: ## Install configurable-http-proxy (pinned, CHP_VERSION) from npm into build/node (skips when present)
+hub-deps: ## Hub admins: Install configurable-http-proxy (pinned, CHP_VERSION) from npm into build/node (skips when present)
 	@if [ -x $(CHP) ] && [ "$$($(CHP) --version 2>/dev/null)" = "$(CHP_VERSION)" ]; then \
 	  echo "hub-deps: configurable-http-proxy $(CHP_VERSION) present"; \
 	else \
@@ -31,13 +31,13 @@ hub-deps: ## Install configurable-http-proxy (pinned, CHP_VERSION) from npm into
 	    configurable-http-proxy@$(CHP_VERSION); \
 	fi
 
-hub-test: setup-grader setup-hub setup-test hub-deps ## Run only the classroom JupyterHub test (root: creates local users)
-	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
-
-hub-load: setup-grader setup-hub setup-test hub-deps ## Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
-	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) \
-	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)
-
-hub-install: setup-grader setup-hub ## Create the exchange and /etc/jupyter/nbgrader_config.py (root; see README)
+hub-install: setup-grader setup-hub ## Hub admins: Create the exchange and /etc/jupyter/nbgrader_config.py (root; docs/hub-admins.md)
 	$(BIN)/python autograder/jupyterhub/install.py system \
 	  --exchange $(HUB_EXCHANGE) --config-dir $(HUB_CONFIG_DIR) --course attention-lab
+
+hub-test: setup-grader setup-hub setup-test hub-deps ## Hub admins: Run only the classroom JupyterHub test (root: creates local users)
+	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
+
+hub-load: setup-grader setup-hub setup-test hub-deps ## Hub admins: Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
+	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) \
+	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)

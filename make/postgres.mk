@@ -8,7 +8,7 @@ APT_POSTGRES_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
 
 SYSTEM_DEPS += postgres-deps
 
-postgres-deps: ## Install Debian's postgresql for the PostgreSQL gradebook test (skips when present)
+postgres-deps: ## Maintainers: Install Debian's postgresql for the PostgreSQL gradebook test (skips when present)
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 	  echo "postgres-deps: postgresql present"; \
 	elif [ "$$(id -u)" != 0 ]; then \

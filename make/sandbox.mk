@@ -11,7 +11,7 @@ APT_SANDBOX_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
 
 SYSTEM_DEPS += sandbox-deps
 
-sandbox-deps: ## Install bubblewrap + the attention-sandbox user for sandboxed grading (skips when present)
+sandbox-deps: ## Teachers: Install bubblewrap + the attention-sandbox user for sandboxed grading (skips when present)
 	@if command -v bwrap >/dev/null; then \
 	  echo "sandbox-deps: bwrap present"; \
 	elif [ "$$(id -u)" != 0 ]; then \
@@ -27,8 +27,8 @@ sandbox-deps: ## Install bubblewrap + the attention-sandbox user for sandboxed g
 	    && echo "sandbox-deps: created user $(SANDBOX_USER)"; \
 	fi
 
-sandbox-check: setup-grader ## Show which sandbox protections student kernels get on this machine
+sandbox-check: setup-grader ## Teachers: Show which sandbox protections student kernels get on this machine
 	$(BIN)/python -c "from attention_grader.protections import format_protections; print(format_protections())"
 
-test-sandbox: setup-grader setup-test sandbox-deps ## Run only the sandbox, trusted-checking and tamper tests (the attack suite)
+test-sandbox: setup-grader setup-test sandbox-deps ## Maintainers: Run only the sandbox, trusted-checking and tamper tests (the attack suite)
 	$(BIN)/python -m pytest tests/test_sandbox.py tests/test_tamper.py tests/test_attacks.py tests/test_grader_trusted.py tests/test_grader_answers.py tests/test_grader_execute.py $(PYTEST_ARGS)

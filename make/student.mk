@@ -21,5 +21,5 @@ $(STUDENT_DIRS):
 
 lab: export JUPYTER_CONFIG_PATH := $(LAPTOP_CONFIG_DIR)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 
-check: _need-assignment setup-grader ## Student: check your fetched copy of A (✓ or the misconception; not a grade)
+check: _need-assignment setup-grader ## Students: Check your fetched copy of A (✓ or the misconception; not a grade)
 	$(BIN)/python -m attention_grader.selfstudy "$(A)" --course "$(COURSE)" $(if $(COPY),--copy "$(COPY)")

@@ -1,4 +1,5 @@
-# Teacher workflow (issue 6): release -> collect -> grade -> feedback -> grades -> report.
+# Teacher workflow (issue 6): release -> collect -> grade -> feedback -> grades -> report -> gain,
+# in the order a term uses them (`make help` lists the targets in file order), then the reset.
 # Each target calls one step of `python -m attention_grader` (autograder/attention_grader/).
 #   make release A=intro_attention DUE="2026-12-07 17:00 Asia/Kolkata"
 #   make grade A=intro_attention JOBS=2 [FORCE=1] [GRADE_ARGS="--cell-timeout 20"]
@@ -20,29 +21,48 @@ POST       ?= inventory_post
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 
-.PHONY: release collect grade feedback grades report gain _need-assignment
+.PHONY: release collect grade feedback grades report gain reset-course _need-assignment
 
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
 
-release: _need-assignment setup-grader ## Teacher: generate + release assignment A to the exchange (DUE="...")
+release: _need-assignment setup-grader ## Teachers: Generate + release assignment A to the exchange (DUE="...")
 	$(GRADER) release "$(A)" $(if $(DUE),--due "$(DUE)")
 
-collect: _need-assignment setup-grader ## Teacher: collect the submissions of A from the exchange
+collect: _need-assignment setup-grader ## Teachers: Collect the submissions of A from the exchange
 	$(GRADER) collect "$(A)"
 
-grade: _need-assignment setup-grader ## Teacher: autograde A in parallel (JOBS=2; FORCE=1 regrades)
+grade: _need-assignment setup-grader ## Teachers: Autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
 
-feedback: _need-assignment setup-grader ## Teacher: generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
+feedback: _need-assignment setup-grader ## Teachers: Generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
 	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
 
-grades: setup-grader ## Teacher: write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
+grades: setup-grader ## Teachers: Write grades.csv (one row per student and assignment); FORMAT=canvas: grades-canvas.csv for Canvas
 	$(GRADER) grades --format "$(FORMAT)"
 
-
-report: _need-assignment setup-grader ## Teacher: class report for A under reports/A/ (HTML + PNG)
+report: _need-assignment setup-grader ## Teachers: Class report for A under reports/A/ (HTML + PNG)
 	$(GRADER) report "$(A)"
 
-gain: setup-grader ## Teacher: learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
+gain: setup-grader ## Teachers: Learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
 	$(GRADER) gain "$(PRE)" "$(POST)"
+
+# A class's data: only an explicit, confirmed reset removes it, and only after archiving it.
+#   make reset-course CONFIRM=yes   archive the class's data to backups/, then remove it
+COURSE_DATA := submitted autograded feedback quarantine exchange reports release gradebook.db grades.csv
+BACKUP_DIR  ?= backups
+CONFIRM     ?=
+
+reset-course: ## Teachers: Archive the class's data to backups/<date>.tar.gz, then remove it (CONFIRM=yes)
+	@present="$$(for f in $(COURSE_DATA); do [ -e "$$f" ] && echo "$$f"; done)"; \
+	if [ -z "$$present" ]; then echo "reset-course: no class data here; nothing to do"; exit 0; fi; \
+	if [ "$(CONFIRM)" != "yes" ]; then \
+	  echo "reset-course removes the class's data: $$(echo $$present | tr '\n' ' ')"; \
+	  echo "It archives them first. To go ahead: make reset-course CONFIRM=yes"; exit 2; \
+	fi; \
+	mkdir -p $(BACKUP_DIR); \
+	archive="$(BACKUP_DIR)/course-$$(date -u +%Y%m%dT%H%M%SZ).tar.gz"; \
+	tar -czf "$$archive" $$present || { echo "reset-course: archiving failed; nothing removed"; exit 1; }; \
+	tar -tzf "$$archive" >/dev/null || { echo "reset-course: the archive does not read back; nothing removed"; exit 1; }; \
+	rm -rf $$present; \
+	echo "reset-course: archived to $$archive, then removed: $$(echo $$present | tr '\n' ' ')"

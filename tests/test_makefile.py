@@ -1,7 +1,9 @@
-"""The README's two commands: `make lab` serves the lessons, set-up is idempotent, help lists all."""
+"""The README's two commands: `make lab` serves the lessons, set-up is idempotent, `make help` lists
+every target by audience in the order of use, and every `make` command the docs show exists."""
 
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -42,6 +44,93 @@ def test_help_lists_the_readme_targets():
         "html",
     ):
         assert re.search(rf"make {target}\s", out), f"`make help` does not list {target}"
+
+
+HELP_GROUPS = ["Students", "Teachers", "Hub admins", "Maintainers"]
+# A term, as docs/teachers.md walks through it.
+TERM = ["release", "collect", "grade", "feedback", "grades", "report", "gain"]
+
+
+def _help_groups() -> dict[str, list[str]]:
+    """`make help` read back: each audience's heading and its targets, in the printed order."""
+    groups: dict[str, list[str]] = {}
+    for line in make("help").stdout.splitlines():
+        if line.startswith("  make "):
+            groups[list(groups)[-1]].append(line.split()[1])
+        else:
+            groups[line] = []  # an audience's heading
+    return groups
+
+
+def test_help_groups_every_target_by_audience():
+    groups = _help_groups()
+    assert list(groups) == HELP_GROUPS  # every comment names one of them, in this order
+    makefiles = [ROOT / "Makefile", *sorted((ROOT / "make").glob("*.mk"))]
+    commented = {
+        m[1] for f in makefiles for m in re.finditer(r"^([a-zA-Z_-]+):.*## ", f.read_text(), re.M)
+    }
+    listed = [t for targets in groups.values() for t in targets]
+    assert sorted(listed) == sorted(commented)  # each once
+    assert groups["Students"] == ["setup", "lab", "html", "check"]
+    assert {"hub-install", "hub-test", "setup-hub"} <= set(groups["Hub admins"])
+
+
+def test_help_lists_the_teachers_term_in_the_order_it_is_used():
+    teachers = _help_groups()["Teachers"]
+    assert [t for t in teachers if t in TERM] == TERM
+    start = teachers.index("release")
+    assert teachers[start : start + len(TERM)] == TERM  # one block, nothing in between
+    assert teachers.index("reset-course") > teachers.index("gain")  # the end of a term
+
+
+def make_targets() -> set[str]:
+    """Every target make knows here, from its database (``make -pRrq :`` prints it, runs none)."""
+    db = make("-pRrq", ":").stdout
+    return set(re.findall(r"^([a-zA-Z0-9_-]+):", db, re.M))
+
+
+def make_commands(markdown: str) -> list[list[str]]:
+    """The targets of each `make ...` command in a Markdown text's code (blocks and spans)."""
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", markdown, re.S | re.M)
+    prose = re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M)
+    commands = []
+    for code in [*blocks, *re.findall(r"`([^`\n]+)`", prose)]:
+        for line in code.splitlines():
+            for m in re.finditer(r"(?:^|[\s;&|(])make\s+(.*)", line):
+                try:
+                    words = shlex.split(m[1], comments=True)
+                except ValueError:  # a code span that cuts a quoted value in two
+                    words = m[1].split()
+                targets = []
+                for word in words:
+                    if re.fullmatch(r"[A-Z_]+=.*", word):  # a variable: DUE="...", A=x
+                        continue
+                    if not re.fullmatch(r"[a-z][a-z0-9-]*", word):
+                        break
+                    targets.append(word)
+                commands.append(targets)
+    return commands
+
+
+def test_make_commands_are_read_from_code_not_prose():
+    text = (
+        'To make sure: `make release A=x DUE="2026-12-07 17:00 Asia/Kolkata"` then\n'
+        "```bash\nCI=true make lint   # check only\nmake setup hub-deps\n```\n"
+    )
+    assert make_commands(text) == [["lint"], ["setup", "hub-deps"], ["release"]]
+
+
+def test_every_make_command_in_the_docs_is_a_real_target():
+    known = make_targets()
+    assert {"release", "setup-grader", "hub-install", "html"} <= known
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+    used, unknown = set(), []
+    for doc in docs:
+        for targets in make_commands(doc.read_text(encoding="utf-8")):
+            used |= set(targets)
+            unknown += [f"{doc.name}: make {t}" for t in targets if t not in known]
+    assert unknown == []
+    assert {"lab", "test", "release", "gain", "check", "hub-test", "reset-course"} <= used
 
 
 def test_setup_is_idempotent_once_installed():

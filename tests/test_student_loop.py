@@ -1,4 +1,5 @@
-"""A student alone on a laptop, from a fresh clone (issue 14 item 9): the README's student path.
+"""A student alone on a laptop, from a fresh clone (issue 14 item 9): the path of docs/students.md,
+"Studying alone on a laptop".
 
 `git clone` of this repository into a temporary folder with a temporary HOME; `make setup`
 (reusing this venv); the teacher releases an assignment (`make release`); `make lab` starts, and

@@ -24,7 +24,16 @@ from nbconvert.preprocessors import Preprocessor
 
 from .offline_html import OfflineHTMLExporter
 
-__all__ = ["CaptionAltText", "Lesson", "build_pages", "caption_text", "execute", "main"]
+__all__ = [
+    "CaptionAltText",
+    "Lesson",
+    "SiteChrome",
+    "build_pages",
+    "caption_text",
+    "execute",
+    "main",
+    "read_lessons",
+]
 
 # "*Figure (alt text): a line chart ...*", "*Figure: left, the keys ...*"
 _CAPTION = re.compile(r"^\s*\*\s*Figure(?:\s*\([^)]*\))?\s*:\s*(?P<text>.+?)\s*\*?\s*$", re.S)
@@ -96,34 +105,74 @@ def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
     return nb
 
 
-def _index_page(lessons: list[Lesson]) -> str:
+@dataclass(frozen=True)
+class SiteChrome:
+    """What a site around the lessons puts on each of their pages (:mod:`.docs_site`).
+
+    ``nav`` is the site's navigation bar and ``css`` its stylesheet, both trusted HTML/CSS.
+    """
+
+    nav: str
+    css: str
+
+
+def read_lessons(paths: list[Path], run: bool = True, timeout: int = 180) -> list[Lesson]:
+    """The lessons at ``paths`` (course order), each executed unless ``run`` is False."""
+    lessons = []
+    for path in paths:
+        nb = execute(path, timeout) if run else nbformat.read(path, as_version=4)
+        lessons.append(Lesson(path.stem, _title(nb, path.stem), nb))
+        print(f"{'executed' if run else 'read'} {path}", flush=True)
+    return lessons
+
+
+# Standalone (no site around it), the contents page has a style of its own.
+_INDEX_CSS = (
+    "main{font-family:system-ui,sans-serif;max-width:48em;margin:2em auto;padding:0 1em;"
+    "line-height:1.5}"
+)
+
+
+def _index_page(lessons: list[Lesson], site: SiteChrome | None) -> str:
     items = "\n".join(
         f'<li><a href="{html.escape(x.href)}">{html.escape(x.title)}</a></li>' for x in lessons
     )
+    css, bar, body_class = _INDEX_CSS, "", ""
+    if site:
+        css, bar, body_class = site.css, site.nav + "\n", ' class="site-doc"'
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
-        "<title>Attention Lab: the lessons</title>\n"
-        "<style>body{font-family:system-ui,sans-serif;max-width:48em;margin:2em auto;"
-        "padding:0 1em;line-height:1.5}</style>\n</head>\n<body>\n<main>\n"
+        f"<title>Attention Lab: the lessons</title>\n<style>{css}</style>\n</head>\n"
+        f"<body{body_class}>\n{bar}<main>\n"
         "<h1>Attention Lab: the lessons</h1>\n<p>In course order; start with the first.</p>\n"
         f'<nav aria-label="Lessons"><ol>\n{items}\n</ol></nav>\n</main>\n</body>\n</html>\n'
     )
 
 
-def build_pages(lessons: list[Lesson], out_dir: Path) -> list[Path]:
-    """Write one page per lesson, in the given (course) order, and ``index.html``.
+def build_pages(
+    lessons: list[Lesson],
+    out_dir: Path,
+    index_name: str = "index.html",
+    site: SiteChrome | None = None,
+) -> list[Path]:
+    """Write one page per lesson, in the given (course) order, and their contents page.
 
     Parameters
     ----------
     lessons : list of Lesson
         In course order, notebooks already executed (or not: then without outputs).
     out_dir : Path
+    index_name : str
+        The contents page's file name (the docs site names it ``lessons.html``).
+    site : SiteChrome, optional
+        The site's navigation bar and stylesheet, put on every page (:mod:`.docs_site`);
+        without it the pages stand alone.
 
     Returns
     -------
     list of Path
-        The lesson pages, then the index.
+        The lesson pages, then the contents page.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     exporter = OfflineHTMLExporter()
@@ -133,19 +182,19 @@ def build_pages(lessons: list[Lesson], out_dir: Path) -> list[Path]:
         prev = lessons[i - 1] if i > 0 else None
         nxt = lessons[i + 1] if i + 1 < len(lessons) else None
         nav = {
-            "index": "index.html",
+            "index": index_name,
             "prev": prev and {"href": prev.href, "title": prev.title},
             "next": nxt and {"href": nxt.href, "title": nxt.title},
         }
         page, _ = exporter.from_notebook_node(
             lesson.notebook,
-            resources={"metadata": {"name": lesson.title}, "course_nav": nav},
+            resources={"metadata": {"name": lesson.title}, "course_nav": nav, "site": site},
         )
         path = out_dir / lesson.href
         path.write_text(page, encoding="utf-8")
         written.append(path)
-    index = out_dir / "index.html"
-    index.write_text(_index_page(lessons), encoding="utf-8")
+    index = out_dir / index_name
+    index.write_text(_index_page(lessons, site), encoding="utf-8")
     return [*written, index]
 
 
@@ -156,11 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=int, default=180, help="seconds per cell")
     p.add_argument("--no-execute", action="store_true", help="export as stored")
     args = p.parse_args(argv)
-    lessons = []
-    for path in args.notebooks:
-        nb = nbformat.read(path, as_version=4) if args.no_execute else execute(path, args.timeout)
-        lessons.append(Lesson(path.stem, _title(nb, path.stem), nb))
-        print(f"{'read' if args.no_execute else 'executed'} {path}", flush=True)
+    lessons = read_lessons(args.notebooks, run=not args.no_execute, timeout=args.timeout)
     for page in build_pages(lessons, args.out):
         print(f"wrote {page}")
     return 0

@@ -7,7 +7,7 @@
 Canvas (Grades → Import) matches each row to a student by its ``ID`` column, Canvas's user id,
 which nbgrader keeps as the student's ``lms_user_id``: load it once with the roster,
 ``nbgrader db student import roster.csv`` (columns ``id,first_name,last_name,email,lms_user_id``;
-README, "Grades for an LMS"). A student without one is still written, matched by
+docs/teachers.md, "Grades for an LMS"). A student without one is still written, matched by
 ``SIS Login ID`` (their nbgrader id), and named in the log. Each assignment is one column named
 as in nbgrader, under a "Points Possible" row; a score has the late penalty subtracted.
 """

@@ -18,7 +18,8 @@ Reuse (issue 16: feedback, the report, the formgrader):
 - :class:`OfflineHTMLExporter`: the same with the course's offline page template (the lab
   template without MathJax, require.js, mermaid or widget scripts; ``<img alt>`` from the
   output's ``image/png`` metadata ``alt``; optional previous / contents / next links from
-  ``resources["course_nav"]``).
+  ``resources["course_nav"]``; the docs site's bar and stylesheet from ``resources["site"]``,
+  a :class:`~.lesson_pages.SiteChrome` of trusted HTML made by :mod:`.docs_site`).
 """
 
 from __future__ import annotations
@@ -133,8 +134,11 @@ nav.course-nav { display: flex; gap: 1.5em; flex-wrap: wrap; margin: 1em 0; padd
 nav.course-nav.bottom { border-top: 1px solid var(--jp-border-color2, #ccc); border-bottom: 0; }
 math[display="block"] { margin: 0.6em 0; }
 </style>
+{%- if resources.get('site') %}<style>{{ resources.site.css }}</style>{% endif %}
 {% endblock extra_css %}
-{% block body_header %}{{ super() }}{% include 'attention_nav.html.j2' %}{% endblock body_header %}
+{% block body_header %}{{ super() }}
+{%- if resources.get('site') %}{{ resources.site.nav }}{% endif %}
+{%- include 'attention_nav.html.j2' %}{% endblock body_header %}
 {% block body_footer %}{% set nav_class = 'bottom' %}{% include 'attention_nav.html.j2' %}{{ super() }}{% endblock body_footer %}
 {% block data_png scoped %}
 <div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">

@@ -105,6 +105,6 @@ def format_protections(items: list[Protection] | None = None) -> str:
     if off:
         lines.append(
             f"  WARNING: {len(off)} protection(s) OFF: student code can do what they guard "
-            "against (see README, 'Grading safely: the threat model')."
+            "against (see docs/design.md, 'Grading safely: the threat model')."
         )
     return "\n".join(lines)

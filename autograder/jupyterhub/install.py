@@ -277,7 +277,7 @@ def check_venv(venv: str, user: str = "nobody") -> tuple[bool, str]:
         return True, f"{python} runs for {user!r}"
     hint = (
         f"; these folders lack o+x: {', '.join(blocked)} (chmod o+x them, or build the env "
-        "under /opt with a system Python: see README, Classroom JupyterHub)"
+        "under /opt with a system Python: see docs/hub-admins.md, Classroom JupyterHub)"
         if blocked
         else ""
     )

@@ -6,7 +6,7 @@ Every user is a local Unix account whose server runs as that account (LocalProce
 the shared exchange's file permissions keep students apart. The formgrader runs inside the
 instructor's own server, on the course copied to their home by ``install.py instructor``.
 Before the first start: ``install.py system`` (exchange + /etc/jupyter/nbgrader_config.py) and
-``install.py check`` (every user can run the course env). README: "Classroom JupyterHub".
+``install.py check`` (every user can run the course env). docs/hub-admins.md: "Classroom JupyterHub".
 
 Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_INSTRUCTORS   user names, comma separated (group formgrade-attention-lab)
@@ -89,5 +89,5 @@ c.Spawner.http_timeout = 60
 # The hub's state (sqlite database, cookie secret) lives where it is started.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
 # Sandboxed grading: the kernel that runs students' code during `autograde` is chosen in the
-# course's nbgrader_config.py (attention_grader's sandbox hooks), not here: see README,
-# "Classroom JupyterHub" > "Sandboxed grading".
+# course's nbgrader_config.py (attention_grader's sandbox hooks), not here: see
+# docs/hub-admins.md, "Classroom JupyterHub" > "Sandboxed grading".

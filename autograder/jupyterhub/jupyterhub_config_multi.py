@@ -11,7 +11,7 @@ JupyterHubAuthPlugin shows each student the courses of their groups, and fetched
 to ~/<course>/<assignment> (``Exchange.path_includes_course``, set by ``install.py system`` when
 it is given several ``--course``). The classes file is ``classes.example.json``'s format.
 
-Install, as root (README "Classroom JupyterHub" > "Several classes"):
+Install, as root (docs/hub-admins.md, "Classroom JupyterHub" > "Several classes"):
     python install.py system --exchange /srv/nbgrader/exchange \
         --course attention-lab-9a --course attention-lab-9b
     python install.py instructor --user grader-attention-lab-9a --course attention-lab-9a \

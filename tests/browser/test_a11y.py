@@ -39,8 +39,10 @@ from .lessons import LESSONS, wait_for_widgets
 pytestmark = pytest.mark.slow
 
 # The project's content: rendered markdown and outputs (nbconvert's lab template and
-# JupyterLab use the same class names).
-OURS = ".jp-MarkdownOutput, .jp-RenderedMarkdown, .jp-OutputArea-output"
+# JupyterLab use the same class names), and the docs site's own pages and navigation bar.
+OURS = (
+    ".jp-MarkdownOutput, .jp-RenderedMarkdown, .jp-OutputArea-output, nav.site-nav, .site-doc main"
+)
 UPSTREAM = (("aria-input-field-name", ".noUi-handle"),)
 NBCONVERT_PLACEHOLDER = "No description has been provided for this image"
 LIVE_LESSON = "03_worked_examples.ipynb"  # both explorers, a heatmap, chapter tables
@@ -72,10 +74,11 @@ _JS_UNDESCRIBED = f"""
 def static_html(background):
     job = background["html"]
     job.wait(timeout=600)
-    files = sorted(job.output.glob("*.html"))  # the lessons and index.html, their contents page
-    assert [f.stem for f in files if f.stem != "index"] == [
-        n.removesuffix(".ipynb") for n in LESSONS
-    ]
+    # The site: the docs pages (index.html is the README), the lessons and lessons.html.
+    files = sorted(job.output.glob("*.html"))
+    lessons = [f.stem for f in files if f.stem[:2].isdigit()]
+    assert lessons == [n.removesuffix(".ipynb") for n in LESSONS]
+    assert {"index", "lessons", "students", "teachers"} <= {f.stem for f in files}
     return files
 
 

@@ -96,7 +96,7 @@ def traversable(folders: list[str]):
     """Temporarily add o+x to ``folders`` (restoring their exact modes afterwards).
 
     Here and in CI the venv's base interpreter lives under /root (pyenv), which other users
-    cannot enter; a real deployment builds the course env under /opt instead (README).
+    cannot enter; a real deployment builds the course env under /opt instead (docs/hub-admins.md).
     """
     saved = {folder: os.stat(folder).st_mode & 0o7777 for folder in folders}
     try:
