@@ -72,7 +72,8 @@ LESSONS_INDEX = "lessons.html"
 #: (lesson pages keep JupyterLab's own look under the bar).
 SITE_CSS = """
 nav.site-nav { display: flex; flex-wrap: wrap; gap: 0.25em 1.2em; align-items: baseline;
-  padding: 0.6em 1em; margin: 0; background: #1f3b57; font-family: system-ui, sans-serif; }
+  padding: 0.6em 1em; margin: 0; background: #1f3b57; font-family: system-ui, sans-serif;
+  font-size: 16px; line-height: 1.5; }
 nav.site-nav a { color: #fff; text-decoration: none; padding: 0.1em 0; }
 nav.site-nav a:hover, nav.site-nav a:focus { text-decoration: underline; }
 nav.site-nav a[aria-current="page"] { font-weight: bold; border-bottom: 2px solid #fff; }
