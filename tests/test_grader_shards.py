@@ -67,3 +67,28 @@ def test_one_machine_only_warns_and_the_override_is_said_out_loud():
     allowed = {**POD, ALLOW_ENV: "1"}
     assert pod_refusal(down, environ=allowed) is None
     assert f"{ALLOW_ENV}=1: grading starts although" in format_protections(down, environ=allowed)
+
+
+def _course_config(sandbox: str):
+    from types import SimpleNamespace
+
+    from traitlets.config import Config
+
+    c = Config()
+    c.Autograde.autograde_preprocessors = ["attention_grader.execute.GradingExecute"]
+    c.SandboxedKernelManager.sandbox = sandbox
+    return SimpleNamespace(config=c)
+
+
+def test_a_course_config_that_switches_the_sandbox_off_is_refused_in_a_pod(monkeypatch, capsys):
+    from attention_grader.cli import _announce_protections
+    from attention_grader.course import GradingStepError
+
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.delenv(ALLOW_ENV, raising=False)
+    with pytest.raises(GradingStepError, match="filesystem isolation is OFF.*sandbox switched off"):
+        _announce_protections(_course_config("off"))
+    assert "[OFF] filesystem isolation" in capsys.readouterr().out
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST")
+    _announce_protections(_course_config("off"))  # one machine: the loud report, no refusal
+    assert "WARNING" in capsys.readouterr().out

@@ -19,7 +19,16 @@ from pathlib import Path
 import pytest
 from attention_grader.course import load_course
 from attention_grader.grade import GradeOptions, grade
-from grading_course import FIXTURE, gradebook_state, make_course, release_and_submit_class
+from grading_course import (
+    CORRECT,
+    FIXTURE,
+    answer,
+    gradebook_state,
+    make_course,
+    place_submission,
+    release_and_submit_class,
+    released_notebook,
+)
 from k8s_files import find
 from pg_cluster import throwaway_cluster
 
@@ -29,7 +38,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),  # inside nbgrader
 ]
 UID, GID = 1000, 100  # the Job's runAsUser / runAsGroup
-STUDENTS = ["alice", "bob", "dana", "eli"]
+STUDENTS = ["alice", "bob", "dana", "eli", "mallory"]
 JOB = find("Job", "grade-intro-attention")
 (CONTAINER,) = JOB["spec"]["template"]["spec"]["containers"]
 SHARDS = JOB["spec"]["completions"]
@@ -45,9 +54,33 @@ def cluster():
         yield running
 
 
-def _class_on(root: Path, url: str):
+# mallory answers correctly and, in the same cell, looks for what the pod holds: the solutions,
+# the other submissions, the gradebook's URL (a password) in her environment, the PostgreSQL
+# socket, the network. Her kernel prints what it found into her autograded notebook.
+PROBE = """def double(x):
+    return 2 * x
+
+import os, socket
+_seen = {{
+    "source": os.path.exists({root!r} + "/source"),
+    "submitted": os.path.exists({root!r} + "/submitted"),
+    "gradebook url": any("postgresql" in v for v in os.environ.values()),
+    "postgres socket": os.path.exists({socket!r}),
+}}
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=3).close()
+    _seen["network"] = True
+except OSError:
+    _seen["network"] = False
+print("PROBE", sorted(k for k, v in _seen.items() if v))"""
+
+
+def _class_on(root: Path, url: str, socket_dir: Path):
     course = load_course(make_course(root).root, db_url=url)
     release_and_submit_class(course)
+    probe = PROBE.format(root=str(course.root), socket=str(socket_dir))
+    work = answer(released_notebook(course, FIXTURE), {**CORRECT, "q2_answer": probe})
+    place_submission(course, FIXTURE, "mallory", work)
     return course
 
 
@@ -104,14 +137,14 @@ def _pod(course, url: str, index: int, home: Path, path: str) -> subprocess.Pope
 def runs(cluster, tmp_path_factory):
     """One `grade` run (the reference), then the Job: first with bwrap failing, then for real."""
     ref_url = cluster.create_database()
-    reference = _class_on(tmp_path_factory.mktemp("reference"), ref_url)
+    reference = _class_on(tmp_path_factory.mktemp("reference"), ref_url, cluster.socket_dir)
     grade(reference, FIXTURE, GradeOptions(jobs=2, progress=False))
 
     base = Path(tempfile.mkdtemp(prefix="attention-k8s-"))  # not pytest's: private to root
     try:
         os.chmod(base, 0o755)
         url = cluster.create_database()
-        course = _class_on(base / "course", url)
+        course = _class_on(base / "course", url, cluster.socket_dir)
         _show_packages_to_kernels(course)
         for writable in ("autograded", "reports"):  # what the pod may write in the course
             (course.root / writable).mkdir()
@@ -168,6 +201,12 @@ def test_the_pods_graded_sandboxed_as_their_own_user(runs):
         assert "[ON ] filesystem isolation" in out and "[ON ] no network" in out
         assert "In a Kubernetes pod: grading may start" in out
     root = runs["course"].root
+    mallory = json.loads(
+        (root / "autograded" / "mallory" / FIXTURE / f"{FIXTURE}.ipynb").read_text()
+    )
+    printed = ["".join(o.get("text", "")) for c in mallory["cells"] for o in c.get("outputs", [])]
+    assert [t for t in printed if "PROBE" in t] == ["PROBE []\n"]  # saw nothing of all that
+    assert runs["sharded"]["mallory"]["score"] == 3  # and was graded like anyone else
     for student in STUDENTS:
         assert (root / "autograded" / student / FIXTURE).stat().st_uid == UID
     assert root.stat().st_uid == 0 and not root.stat().st_mode & 0o022  # the course: read-only

@@ -111,11 +111,17 @@ def _chosen(course, args: argparse.Namespace):
     return picked, reports / shard.label()
 
 
-def _announce_protections(sandboxed: bool) -> None:
-    """Say plainly what is on and what is off; in a Kubernetes pod, refuse without the walls."""
-    from .protections import format_protections, pod_refusal, protections
+def _announce_protections(course) -> None:
+    """Say plainly what is on and what is off; in a Kubernetes pod, refuse without the walls.
 
-    items = protections() if sandboxed else []
+    The report is for the kernel manager the course config sets up (a config that switches
+    the sandbox off shows it OFF, and a pod refuses it).
+    """
+    from .protections import format_protections, pod_refusal, protections
+    from .sandbox import SandboxedKernelManager
+
+    sandboxed = _sandboxed(course)
+    items = protections(SandboxedKernelManager(config=course.config)) if sandboxed else []
     if sandboxed:
         print(format_protections(items), flush=True)
     else:
@@ -157,7 +163,7 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             start_method="fork" if fresh_process else "forkserver",
         )
         students, reports = _chosen(course, args)
-        _announce_protections(_sandboxed(course))
+        _announce_protections(course)
         summary = grade(course, args.assignment, options, students=students)
         print(summary.table())
         js, _ = summary.write(reports)
