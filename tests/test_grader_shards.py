@@ -92,3 +92,15 @@ def test_a_course_config_that_switches_the_sandbox_off_is_refused_in_a_pod(monke
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST")
     _announce_protections(_course_config("off"))  # one machine: the loud report, no refusal
     assert "WARNING" in capsys.readouterr().out
+
+
+def test_shards_on_a_sqlite_gradebook_are_refused_with_the_way_out(tmp_path, capsys):
+    from attention_grader.cli import main
+    from grading_course import FIXTURE, make_course
+
+    course = make_course(tmp_path)
+    assert main(["--course", str(course.root), "grade", FIXTURE, "--shard", "0/2"]) == 2
+    err = capsys.readouterr().err
+    assert "SQLite cannot take" in err and "PostgreSQL" in err
+    assert main(["--course", str(course.root), "grade", FIXTURE, "--shard", "2/2"]) == 2
+    assert "0 <= I < N" in capsys.readouterr().err
