@@ -104,3 +104,31 @@ def test_shards_on_a_sqlite_gradebook_are_refused_with_the_way_out(tmp_path, cap
     assert "SQLite cannot take" in err and "PostgreSQL" in err
     assert main(["--course", str(course.root), "grade", FIXTURE, "--shard", "2/2"]) == 2
     assert "0 <= I < N" in capsys.readouterr().err
+
+
+def test_make_sandbox_check_in_a_pod_says_whether_grading_would_start():
+    """What an admin runs in a grading pod (`kubectl exec ... make sandbox-check`)."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, **POD}
+    env.pop(ALLOW_ENV, None)
+    done = subprocess.run(
+        ["make", "-s", "sandbox-check"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    if "[ON ] filesystem isolation" in done.stdout and "[ON ] no network" in done.stdout:
+        assert (
+            last
+            == "  In a Kubernetes pod: grading may start (filesystem isolation and no network are ON)"
+        )
+    else:  # a machine without bubblewrap or user namespaces: the refusal the pod would print
+        assert last.startswith("  In a Kubernetes pod: refusing to grade")
+    env.pop("KUBERNETES_SERVICE_HOST")
+    done = subprocess.run(
+        ["make", "-s", "sandbox-check"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert "Kubernetes" not in done.stdout  # one machine: the report as before
