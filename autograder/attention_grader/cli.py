@@ -14,11 +14,12 @@ from .collect import collect_report
 from .course import GradingStepError, load_course
 from .feedback import feedback_report
 from .gain_page import write_gain
-from .grade import GradeOptions, grade
+from .grade import GradeOptions, grade, submitted_students
 from .grades import FORMATS, write_grades
 from .release import release
 from .report import write_report
 from .safe_text import printable
+from .shards import parse_shard
 
 __all__ = ["build_parser", "main"]
 
@@ -42,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
     s.add_argument("--force", action="store_true", help="regrade already autograded submissions")
     s.add_argument("--student", action="append", help="only this student (repeatable)")
+    s.add_argument(
+        "--shard",
+        help='only shard I of N of the class (sorted ids, round-robin), e.g. "0/4": one pod of '
+        "a Kubernetes Indexed Job each (docs/kubernetes.md); needs a PostgreSQL gradebook",
+    )
     s.add_argument("--cell-timeout", type=int, help="seconds per cell (default: config, 30)")
     s.add_argument(
         "--notebook-timeout", type=float, help="seconds per notebook (default: config, 300)"
@@ -83,6 +89,52 @@ def _sandboxed(course) -> bool:
     return bool(GradingExecute(config=course.config).sandbox_kernels)
 
 
+def _chosen(course, args: argparse.Namespace):
+    """Whom ``grade`` grades (None: everyone collected) and where its summary goes.
+
+    With ``--shard I/N`` several processes write one gradebook at once, which SQLite cannot
+    take, and each writes its summary into its own ``reports/<a>/shard-I-of-N/`` folder.
+    """
+    reports = course.root / "reports" / args.assignment
+    if not args.shard:
+        return args.student, reports
+    shard = parse_shard(args.shard)
+    if shard.count > 1 and course.db_url.startswith("sqlite"):
+        raise ValueError(
+            f"--shard {args.shard}: {shard.count} shards write one gradebook at once, which "
+            "SQLite cannot take (database is locked); give a PostgreSQL gradebook "
+            "(--db-url postgresql://... or CourseDirectory.db_url), or grade without --shard"
+        )
+    everyone = args.student or submitted_students(course, args.assignment)
+    picked = shard.pick(everyone)
+    print(f"shard {shard.index}/{shard.count}: {len(picked)} of {len(set(everyone))} submission(s)")
+    return picked, reports / shard.label()
+
+
+def _announce_protections(course) -> None:
+    """Say plainly what is on and what is off; in a Kubernetes pod, refuse without the walls.
+
+    The report is for the kernel manager the course config sets up (a config that switches
+    the sandbox off shows it OFF, and a pod refuses it).
+    """
+    from .protections import format_protections, pod_refusal, protections
+    from .sandbox import SandboxedKernelManager
+
+    sandboxed = _sandboxed(course)
+    items = protections(SandboxedKernelManager(config=course.config)) if sandboxed else []
+    if sandboxed:
+        print(format_protections(items), flush=True)
+    else:
+        print(
+            "WARNING: the course config does not install the grading pipeline "
+            "(attention_grader.pipeline.configure): hidden tests run in students' kernels.",
+            flush=True,
+        )
+    refusal = pod_refusal(items, sandboxed=sandboxed)
+    if refusal:
+        raise GradingStepError(refusal)
+
+
 def _print_flags(flags: dict) -> None:
     """One line per refused file, under its (printable) student id: see attention_grader.intake."""
     for student, items in sorted(flags.items()):
@@ -110,19 +162,11 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             # skips the fork server's second nbgrader import (~5 s of CPU).
             start_method="fork" if fresh_process else "forkserver",
         )
-        if _sandboxed(course):
-            from .protections import format_protections
-
-            print(format_protections(), flush=True)  # say plainly what is on and what is off
-        else:
-            print(
-                "WARNING: the course config does not install the grading pipeline "
-                "(attention_grader.pipeline.configure): hidden tests run in students' kernels.",
-                flush=True,
-            )
-        summary = grade(course, args.assignment, options, students=args.student)
+        students, reports = _chosen(course, args)
+        _announce_protections(course)
+        summary = grade(course, args.assignment, options, students=students)
         print(summary.table())
-        js, _ = summary.write(course.root / "reports" / args.assignment)
+        js, _ = summary.write(reports)
         print(f"summary: {js} (+ .csv; log added to grading.log)")
     elif args.step == "feedback":
         done = feedback_report(course, args.assignment, partial=args.partial)

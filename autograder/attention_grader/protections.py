@@ -2,6 +2,11 @@
 
 Grading prints it when it starts (``make grade``, ``nbgrader autograde``) and ``make
 sandbox-check`` prints it alone, so a teacher sees which walls this machine provides.
+
+On one machine a missing wall is a loud warning. In a Kubernetes pod (docs/kubernetes.md) grading
+refuses to start without the two walls the pod's securityContext exists for -- filesystem
+isolation and no network -- because there a missing wall means a misconfigured cluster, not a
+teacher's laptop: :func:`pod_refusal`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,21 @@ from dataclasses import dataclass
 
 from .sandbox import SandboxedKernelManager, _private_env, bwrap_available, sandbox_user_ids
 
-__all__ = ["Protection", "format_protections", "protections"]
+__all__ = [
+    "ALLOW_ENV",
+    "Protection",
+    "format_protections",
+    "in_pod",
+    "pod_refusal",
+    "protections",
+]
+
+#: The kubelet sets it in every container (the API server's address): we run in a pod.
+POD_ENV = "KUBERNETES_SERVICE_HOST"
+#: ``1`` lets grading run in a pod without the sandbox (trusted submissions only).
+ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
+#: The walls a grading pod must provide (prefixes of :class:`Protection` names).
+POD_WALLS = ("filesystem isolation", "no network")
 
 
 @dataclass(frozen=True)
@@ -95,8 +114,47 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
     return out
 
 
-def format_protections(items: list[Protection] | None = None) -> str:
-    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection."""
+def in_pod(environ=None) -> bool:
+    """Whether this process runs in a Kubernetes pod (the kubelet's service variables)."""
+    return bool((os.environ if environ is None else environ).get(POD_ENV))
+
+
+def pod_refusal(items: list[Protection], sandboxed: bool = True, environ=None) -> str | None:
+    """Why grading must not start in this pod, or None (not a pod, walls up, or overridden).
+
+    Parameters
+    ----------
+    items : list of Protection
+        What :func:`protections` found.
+    sandboxed : bool
+        Whether the course config starts student kernels through the grading pipeline at all.
+    environ : mapping, optional
+        Defaults to ``os.environ``.
+    """
+    environ = os.environ if environ is None else environ
+    if not in_pod(environ) or environ.get(ALLOW_ENV) == "1":
+        return None
+    if not sandboxed:
+        off = "the course config does not install the grading pipeline (pipeline.configure)"
+    else:
+        down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
+        if not down:
+            return None
+        off = "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
+    return (
+        f"refusing to grade in a Kubernetes pod without the sandbox: {off}. Student code would "
+        "read the solutions and other submissions and reach the network. Give the grading pod "
+        "what bubblewrap needs (hostUsers: false, procMount: Unmasked, seccomp and AppArmor "
+        "allowing user namespaces: docs/kubernetes.md, 'The sandbox in a pod'); to grade "
+        f"trusted work anyway, set {ALLOW_ENV}=1."
+    )
+
+
+def format_protections(items: list[Protection] | None = None, environ=None) -> str:
+    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
+
+    In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`).
+    """
     items = protections() if items is None else items
     lines = ["Sandbox protections for student kernels:"]
     for p in items:
@@ -107,4 +165,11 @@ def format_protections(items: list[Protection] | None = None) -> str:
             f"  WARNING: {len(off)} protection(s) OFF: student code can do what they guard "
             "against (see docs/design.md, 'Grading safely: the threat model')."
         )
+    environ = os.environ if environ is None else environ
+    if in_pod(environ):
+        refusal = pod_refusal(items, environ={**environ, ALLOW_ENV: ""})
+        if refusal and environ.get(ALLOW_ENV) == "1":
+            refusal = f"{ALLOW_ENV}=1: grading starts although the walls above are OFF"
+        verdict = refusal or "grading may start (filesystem isolation and no network are ON)"
+        lines.append(f"  In a Kubernetes pod: {verdict}")
     return "\n".join(lines)

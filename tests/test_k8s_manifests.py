@@ -1,0 +1,150 @@
+"""The Kubernetes manifests (docs/kubernetes.md): every object valid against the Kubernetes schema
+(kubernetes-validate, schemas bundled in the wheel: no network), and the grading set-up they
+describe -- collect once, an Indexed Job of sandboxed shards, no network but the gradebook."""
+
+from __future__ import annotations
+
+import copy
+import shlex
+
+import kubernetes_validate
+import pytest
+import yaml
+from k8s_files import KUBE_VERSIONS, MANIFESTS, VALUES, find, objects
+
+ALL = [(m, i) for m in MANIFESTS for i in range(len(objects(m)))]
+
+
+@pytest.mark.parametrize("kube", KUBE_VERSIONS)
+@pytest.mark.parametrize(("manifest", "index"), ALL)
+def test_every_object_is_valid_kubernetes(manifest, index, kube):
+    obj = objects(manifest)[index]
+    kubernetes_validate.validate(obj, kube, strict=True)  # strict: unknown fields are errors
+
+
+def grade_job() -> dict:
+    return find("Job", "grade-intro-attention")
+
+
+def _pod(job: dict) -> dict:
+    return job["spec"]["template"]["spec"]
+
+
+@pytest.mark.parametrize(
+    ("where", "change", "complaint"),
+    [
+        ("container securityContext", lambda c, p: c["securityContext"].update(procMout="Unmasked"), "procMout"),
+        ("a count as a word", lambda c, p: None, "completions"),
+        ("pod field in the container", lambda c, p: c.update(hostUsers=False), "hostUsers"),
+    ],
+)  # fmt: skip
+def test_the_validator_rejects_a_broken_copy(where, change, complaint, tmp_path):
+    job = copy.deepcopy(grade_job())
+    container = _pod(job)["containers"][0]
+    change(container, _pod(job))
+    if where == "a count as a word":
+        job["spec"]["completions"] = "four"
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(job))
+    with pytest.raises(kubernetes_validate.ValidationError, match=complaint):
+        kubernetes_validate.validate(yaml.safe_load(broken.read_text()), KUBE_VERSIONS[0], True)
+
+
+def _env(container: dict) -> dict:
+    return {e["name"]: e for e in container.get("env", [])}
+
+
+def test_the_grading_job_is_indexed_and_each_pod_grades_its_shard():
+    job = grade_job()
+    spec, (container,) = job["spec"], _pod(job)["containers"]
+    assert spec["completionMode"] == "Indexed"
+    shards = int(_env(container)["ATTENTION_LAB_SHARDS"]["value"])
+    assert spec["completions"] == shards  # pod I of N grades shard I/N: N must agree
+    assert 1 <= spec["parallelism"] <= shards
+    words = shlex.split(container["args"][0])
+    assert words[words.index("--shard") + 1] == "$JOB_COMPLETION_INDEX/$ATTENTION_LAB_SHARDS"
+    assert "grade" in words and "collect" not in words  # collect runs once, in its own Job
+    collect = find("Job", "collect-intro-attention")
+    assert "collect" in shlex.split(_pod(collect)["containers"][0]["args"][0])
+    assert "grade" not in shlex.split(_pod(collect)["containers"][0]["args"][0])
+
+
+def test_the_grading_pods_get_what_bubblewrap_needs_and_nothing_more():
+    pod = _pod(grade_job())
+    (container,) = pod["containers"]
+    sc = container["securityContext"]
+    assert pod["hostUsers"] is False  # a user namespace for the pod; required for Unmasked
+    assert sc["procMount"] == "Unmasked"
+    assert sc["seccompProfile"]["type"] in ("Unconfined", "Localhost")
+    assert sc["allowPrivilegeEscalation"] is False
+    assert sc["capabilities"]["drop"] == ["ALL"] and "add" not in sc["capabilities"]
+    assert not sc.get("privileged")
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] != 0
+    assert pod["automountServiceAccountToken"] is False  # no API token for student code to find
+
+
+def test_the_grading_pods_see_the_course_but_not_the_exchange():
+    pod = _pod(grade_job())
+    claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+    assert claims == {"attention-lab-course"}
+    course = find("PersistentVolumeClaim", "attention-lab-course")
+    assert course["spec"]["accessModes"] == ["ReadWriteMany"]  # pods on several nodes at once
+
+
+def test_the_gradebook_url_comes_from_the_secret_only():
+    for name in ("grade-intro-attention", "collect-intro-attention"):
+        (container,) = _pod(find("Job", name))["containers"]
+        ref = _env(container)["ATTENTION_LAB_GRADEBOOK"]["valueFrom"]["secretKeyRef"]
+        assert ref == {"name": "attention-lab-gradebook", "key": "url"}
+        assert "postgresql://" not in container["args"][0]
+
+
+def test_the_network_policy_isolates_every_grading_pod_but_for_the_gradebook():
+    policy = find("NetworkPolicy", "attention-lab-grading")["spec"]
+    selector = policy["podSelector"]["matchLabels"]
+    for name in ("grade-intro-attention", "collect-intro-attention"):
+        labels = find("Job", name)["spec"]["template"]["metadata"]["labels"]
+        assert selector.items() <= labels.items(), f"{name}'s pods escape the policy"
+    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+    assert policy["ingress"] == []
+    ports = {
+        (p["protocol"], p["port"], str(rule["to"][0].get("podSelector", {}).get("matchLabels")))
+        for rule in policy["egress"]
+        for p in rule["ports"]
+    }
+    assert ports == {
+        ("TCP", 5432, "{'app.kubernetes.io/name': 'postgresql'}"),
+        ("UDP", 53, "{'k8s-app': 'kube-dns'}"),
+        ("TCP", 53, "{'k8s-app': 'kube-dns'}"),
+    }
+
+
+def test_the_instructor_pod_mounts_the_course_volume_the_jobs_use(monkeypatch):
+    """Run the hub's extraConfig on a stand-in spawner: instructors get the course, students not."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from traitlets.config import Config
+
+    values = yaml.safe_load(VALUES.read_text())
+    code = values["hub"]["extraConfig"]["attention-lab-classroom"]
+    monkeypatch.setenv("ATTENTION_LAB_GRADEBOOK", "postgresql://x@y/z")
+    c = Config()
+    exec(compile(code, str(VALUES), "exec"), {"c": c})
+    hook = c.KubeSpawner.pre_spawn_hook
+
+    def spawn(group: str) -> SimpleNamespace:
+        user = SimpleNamespace(groups=[SimpleNamespace(name=group)])
+        spawner = SimpleNamespace(user=user, environment={}, volumes=[], volume_mounts=[])
+        asyncio.run(hook(spawner))
+        return spawner
+
+    teacher, student = spawn("formgrade-attention-lab"), spawn("nbgrader-attention-lab")
+    (volume,) = teacher.volumes
+    assert volume["persistentVolumeClaim"]["claimName"] == "attention-lab-course"
+    assert teacher.volume_mounts == [{"name": volume["name"], "mountPath": "/srv/course"}]
+    assert teacher.environment["ATTENTION_LAB_COURSE"] == "/srv/course"
+    mount = find("Job", "grade-intro-attention")["spec"]["template"]["spec"]["containers"][0]
+    assert mount["volumeMounts"][0]["mountPath"] == "/srv/course"  # the same path as the Jobs
+    assert student.volumes == [] and student.environment == {}  # students never see the course
