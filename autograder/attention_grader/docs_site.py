@@ -62,6 +62,7 @@ NAV: tuple[NavItem, ...] = (
     NavItem("Teachers", "teachers.html"),
     NavItem("Authoring", "authoring.html"),
     NavItem("Hub admins", "hub-admins.html"),
+    NavItem("Kubernetes", "kubernetes.html"),
     NavItem("Design", "design.html"),
     NavItem("Contributing", "contributing.html"),
 )
