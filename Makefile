@@ -63,7 +63,13 @@ SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
 $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)
 	install -D -m 644 $< $@
 
-setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with what students need, from the lock (idempotent)
+# The course's Jupyter server loads attention_lab.nodelay: kernel websockets send with
+# TCP_NODELAY, so a widget's picture is not held back ~40 ms by Nagle's algorithm.
+NODELAY_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_lab.json
+$(NODELAY_CONF): jupyter-settings/jupyter_server_config.d/attention_lab.json | $(STAMP)
+	install -D -m 644 $< $@
+
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) $(NODELAY_CONF) ## Create .venv with what students need, from the lock (idempotent)
 
 $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
 setup-grader: ## Add the teacher's grading tools to .venv (the grader extra)

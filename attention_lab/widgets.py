@@ -336,6 +336,10 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         """Recompute the numbers, render the figure (a blit while a slider moves), send it."""
         self._dirty = False
         self.state = self._compute()
+        # The readout goes first: its small message travels, and the browser lays the table
+        # out, while the kernel draws; the picture then arrives last, with nothing behind it
+        # to process before the frame that shows it.
+        self.readout.value = self._readout_html()
         png = self._fig.render(self.state)
         self.render_count += 1
         visible = not self._predicting() or self.prediction.revealed
@@ -343,7 +347,6 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         with self.image.hold_sync():
             self.image.value = png
             self.image.tooltip = self._alt_text() if visible else HIDDEN
-        self.readout.value = self._readout_html()
         self._show_results(visible)
 
     # -- reset --------------------------------------------------------------------------------
