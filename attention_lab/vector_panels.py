@@ -77,6 +77,11 @@ def place_labels(items, ax: Axes) -> None:
             continue
         # Measured (the layout of a string is cached, so this costs little after the first)
         size = text.get_window_extent(renderer)
+        if size.width + 4.0 > box.width and " = " in text.get_text():
+            # A merged label wider than its panel ("output = v Chandrayaan" in a 130-pixel
+            # panel) would run out of it on one line: two lines.
+            text.set_text(text.get_text().replace(" = ", " =\n", 1))
+            size = text.get_window_extent(renderer)
         w, h = size.width + 2.0, max(size.height, _LINE_PX)
         px, py = (point[0] - x0) * sx, (point[1] - y0) * sy  # pixels from the lower left
         norm = float(np.hypot(*point))
