@@ -68,8 +68,9 @@ $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json |
 NODELAY_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_lab.json
 $(NODELAY_CONF): jupyter-settings/jupyter_server_config.d/attention_lab.json | $(STAMP)
 	install -D -m 644 $< $@
+setup: $(NODELAY_CONF)
 
-setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) $(NODELAY_CONF) ## Create .venv with what students need, from the lock (idempotent)
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Create .venv with what students need, from the lock (idempotent)
 
 $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
 setup-grader: ## Add the teacher's grading tools to .venv (the grader extra)
