@@ -219,3 +219,22 @@ def test_a_key_equal_to_the_query_is_drawn_over_it(isro):
     isro.query_sliders[0].value = -2.0
     assert not any(a.get_visible() for a in keys.key_overlays)
     assert all(a.get_visible() for a in keys.key_arrows)  # the keys themselves never go
+
+
+@pytest.mark.parametrize("preset", ["isro", "tiffin"])
+def test_key_labels_are_not_drawn_on_the_arrows(preset):
+    # tiffin's "k tiffin" sat on the query arrow and "k it" under the key arrows, half hidden.
+    explorer = getattr(QueryExplorer, preset)()
+    try:
+        keys = explorer.keys_panel
+        tips = [explorer.query, *explorer.model.K]
+        to_px = keys.ax.transData.transform
+        shafts = [to_px(t * np.asarray(tip)) for tip in tips for t in np.linspace(0, 0.9, 19)]
+        for label in [keys.query_label, *keys.key_labels]:
+            if not label.get_visible():
+                continue
+            box = _extent(label)
+            inside = [p for p in shafts if box.x0 < p[0] < box.x1 and box.y0 < p[1] < box.y1]
+            assert not inside, (label.get_text(), inside[:3])
+    finally:
+        explorer.close()
