@@ -68,6 +68,13 @@ OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 $(OVERRIDES): jupyter-settings/overrides.json | $(STAMP)
 	install -D -m 644 $< $@
 
+# The course's Jupyter server loads attention_lab.nodelay: kernel websockets send with
+# TCP_NODELAY, so a widget's picture is not held back ~40 ms by Nagle's algorithm.
+NODELAY_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_lab.json
+$(NODELAY_CONF): jupyter-settings/jupyter_server_config.d/attention_lab.json | $(STAMP)
+	install -D -m 644 $< $@
+setup: $(NODELAY_CONF)
+
 # The course's Jupyter server loads attention_grader.csp: the formgrader's submission pages get
 # a Content-Security-Policy (a student's script cannot call the formgrader API as the teacher).
 SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json

@@ -22,6 +22,11 @@ filter for every row adaptively, and that costs more than the compression; one n
 subtraction (the 'Up' filter) and zlib level 1 encode the same pixels about twice as fast, for a
 file of the same size (about 50 kB). Level 1: the PNG goes to a browser once, on the same
 machine or network, and level 6 takes twice as long for a file 15% smaller.
+
+Why ISA-L (``isal``) for the deflate: on the explorer's 1 MB of filtered pixels, zlib level 1
+took 2.9 ms of a 13 ms slider step, ISA-L's level 1 0.4 ms for a file of the same size (50 kB,
+standard zlib format). Measured in Chromium under the same load, the explorer's median went
+from about 57 to 47 ms. Without ``isal`` installed, zlib does the same job, slower.
 """
 
 from __future__ import annotations
@@ -46,6 +51,11 @@ __all__ = [
     "figure_png",
     "png_bytes",
 ]
+
+try:  # ISA-L's deflate: same zlib stream, ~7x faster at level 1 (a dependency; see above)
+    from isal.isal_zlib import compress as _deflate
+except ImportError:  # pragma: no cover - an environment made before isal was pinned
+    from zlib import compress as _deflate
 
 _GLYPH_CACHE_SIZE = 2048  # strings; the explorer uses a few hundred ("0.00" .. "1.00", labels)
 
@@ -200,7 +210,7 @@ def png_bytes(image: np.ndarray, compress_level: int = 1) -> bytes:
     image : numpy.ndarray of uint8, shape (height, width, 3) or (height, width, 4)
         RGB or RGBA pixels, top row first.
     compress_level : int, default 1
-        zlib level 0-9.
+        Deflate level: 0-3 with ISA-L (``isal``), 0-9 with zlib.
 
     Returns
     -------
@@ -223,7 +233,7 @@ def png_bytes(image: np.ndarray, compress_level: int = 1) -> bytes:
         (
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", zlib.compress(filtered, compress_level)),
+            _png_chunk(b"IDAT", _deflate(filtered, compress_level)),
             _png_chunk(b"IEND", b""),
         )
     )

@@ -7,11 +7,22 @@ others are still built, so the explorer's attributes never change, but they are 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
 
-__all__ = ["CONTROLS", "SCORE_SCALE_HELP", "SLIDER_STEP", "ExplorerControls", "check_controls"]
+from attention_lab.explorer_model import Settings
+from attention_lab.widget_parts import TABLE_STYLE
+
+__all__ = [
+    "CONTROLS",
+    "SCORE_SCALE_HELP",
+    "SLIDER_STEP",
+    "ControlValues",
+    "ExplorerControls",
+    "check_controls",
+]
 
 # The explorer's controls, in the order they are laid out. A hidden one stays at its neutral
 # value, so it can never change what the student sees.
@@ -63,6 +74,29 @@ def token_options(tokens: list[str]) -> list[tuple[str, int]]:
     return [(t if counts[t] == 1 else f"{t} (#{i + 1})", i) for i, t in enumerate(tokens)]
 
 
+@dataclass(frozen=True)
+class ControlValues:
+    """What the controls other than the two query sliders are set to (what reset restores).
+
+    Attributes
+    ----------
+    query_index : int
+        The token dropdown (which token asks).
+    scale, causal : bool
+        The ÷√d_k and causal-mask check boxes.
+    mode : str
+        ``"soft"`` or ``"hard"``.
+    beta : float
+        The score scale slider.
+    """
+
+    query_index: int
+    scale: bool
+    causal: bool = False
+    mode: str = "soft"
+    beta: float = 1.0
+
+
 class ExplorerControls:
     """Every control of the explorer (built whether shown or not).
 
@@ -86,9 +120,13 @@ class ExplorerControls:
 
     def __init__(self, tokens, query, query_index: int, scale: bool, reach: float, title):
         wide = {"description_width": "initial"}
+        # The tables' style sheet lives here, set once: a <style> in the readout, which changes
+        # on every slider step, would make the browser restyle the whole page each time.
         self.title_html = widgets.HTML(
-            f"<b>Attention explorer</b>: {html.escape(title)}" if title else
-            "<b>Attention explorer</b>"
+            TABLE_STYLE + (
+                f"<b>Attention explorer</b>: {html.escape(title)}" if title else
+                "<b>Attention explorer</b>"
+            )
         )  # fmt: skip
         self.token_dropdown = widgets.Dropdown(
             options=token_options(list(tokens)),
@@ -121,7 +159,7 @@ class ExplorerControls:
         )
         self.causal_checkbox = widgets.Checkbox(
             value=False,
-            description="causal mask (no looking at later tokens)",
+            description="causal mask (no looking ahead)",
             tooltip="Token i may attend only to tokens 0..i, as in a decoder",
             indent=False,
             layout=widgets.Layout(width="auto"),
@@ -157,32 +195,66 @@ class ExplorerControls:
             layout=widgets.Layout(width="auto"),
         )
 
-    def layout(self, shown: tuple[str, ...], prediction: list) -> widgets.Box:
-        """The controls named in ``shown`` in two columns, side by side when there is room.
+    def values(self) -> ControlValues:
+        """The controls as they are set now, shown or not."""
+        return ControlValues(
+            self.token_dropdown.value,
+            self.scale_checkbox.value,
+            self.causal_checkbox.value,
+            self.mode_buttons.value,
+            self.score_scale_slider.value,
+        )
 
-        Left: what the query is (token, sliders, reset) and prediction mode under it; right:
-        the toggles. At 1280 pixels both columns sit on one row, so the controls, the figure
-        and the readout fit a 720-pixel-high screen together.
+    def set_values(self, values: ControlValues) -> None:
+        """Set every control but the query sliders (each change fires its observers)."""
+        self.scale_checkbox.value = values.scale
+        self.causal_checkbox.value = values.causal
+        self.mode_buttons.value = values.mode
+        self.score_scale_slider.value = values.beta
+        self.token_dropdown.value = values.query_index
+
+    def settings(self, shown: tuple[str, ...], opening: ControlValues) -> Settings:
+        """What the controls ask for; a hidden control counts at its ``opening`` or neutral
+        value (no mask, softmax, β = 1), whatever its widget is set to."""
+        return Settings(
+            query_index=(self.token_dropdown.value if "token" in shown else opening.query_index),
+            scale=self.scale_checkbox.value if "scale" in shown else opening.scale,
+            causal="mask" in shown and self.causal_checkbox.value,
+            hard="mode" in shown and self.mode_buttons.value == "hard",
+            beta=self.score_scale_slider.value if "beta" in shown else 1.0,
+        )
+
+    def layout(self, shown: tuple[str, ...], prediction_checkbox, prediction_box) -> widgets.Box:
+        """The controls named in ``shown``: two compact columns, then the prediction panel.
+
+        Left: what the query is (token and reset, the two sliders), then the other sliders
+        (mode, β); right: the check boxes and β's folded help. Both columns fit side by side in
+        a notebook at 1024 pixels (left ~530 px, right ~230 px), so the controls take four rows
+        and the controls, the figure and the readout fit a 1024 x 768 or 1280 x 720 screen
+        together (tests/browser/test_readability.py). The guesses, shown only in prediction
+        mode, go under both columns.
         """
         first_row = [
             *([self.token_dropdown] if "token" in shown else []),
             *([self.reset_button] if "reset" in shown else []),
         ]
-        query_box = widgets.VBox(
+        left = [
+            *([widgets.HBox(first_row)] if first_row else []),
+            *(self.query_sliders if "query" in shown else ()),
+            *([self.mode_buttons] if "mode" in shown else []),
+            *([self.score_scale_slider] if "beta" in shown else []),
+        ]
+        right = [
+            *([self.scale_checkbox] if "scale" in shown else []),
+            *([self.causal_checkbox] if "mask" in shown else []),
+            *([prediction_checkbox] if "predict" in shown else []),
+            *([self.score_scale_help] if "beta" in shown else []),
+        ]
+        columns = widgets.HBox(
             [
-                *([widgets.HBox(first_row)] if first_row else []),
-                *(self.query_sliders if "query" in shown else ()),
-                *(prediction if "predict" in shown else []),
+                widgets.VBox(left, layout=widgets.Layout(margin="0 1em 0 0")),
+                widgets.VBox(right),
             ],
-            layout=widgets.Layout(margin="0 2em 0 0"),
+            layout=widgets.Layout(flex_flow="row wrap"),
         )
-        toggles = {
-            "scale": [self.scale_checkbox],
-            "mask": [self.causal_checkbox],
-            "mode": [self.mode_buttons],
-            "beta": [self.score_scale_slider, self.score_scale_help],
-        }
-        toggle_box = widgets.VBox(
-            [w for name, group in toggles.items() if name in shown for w in group]
-        )
-        return widgets.HBox([query_box, toggle_box], layout=widgets.Layout(flex_flow="row wrap"))
+        return widgets.VBox([columns, *([prediction_box] if "predict" in shown else [])])

@@ -17,7 +17,14 @@ from attention_lab.live_figure import LiveFigure
 from attention_lab.plots import AttentionHeatmap, WeightsBars
 from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
-__all__ = ["FIGURE_DPI", "FIGURE_SIZE", "ExplorerFigure", "plot_limits", "render_naive"]
+__all__ = [
+    "FIGURE_DPI",
+    "FIGURE_SIZE",
+    "ExplorerFigure",
+    "FigureShortcuts",
+    "plot_limits",
+    "render_naive",
+]
 
 # 998 x 274 pixels, shown at its own size: at 96 dpi a 10 pt label is 13.3 pixels, CSS's
 # 10 pt, so labels are read at the size they were drawn. A JupyterLab notebook is about 1180
@@ -116,3 +123,38 @@ def render_naive(tokens, K, V, state: ExplorerState, limits) -> bytes:
     from attention_lab._render import figure_png
 
     return figure_png(ExplorerFigure(tokens, K, V, state, limits).figure)
+
+
+class FigureShortcuts:
+    """The figure's parts as attributes of a widget that renders through ``self._fig``
+    (an :class:`ExplorerFigure`): what tests and lessons look at."""
+
+    _fig: ExplorerFigure
+
+    @property
+    def figure(self) -> Figure:
+        """The matplotlib Figure (Agg, not registered with pyplot)."""
+        return self._fig.figure
+
+    @property
+    def heatmap(self) -> AttentionHeatmap:
+        return self._fig.heatmap
+
+    @property
+    def bars(self) -> WeightsBars:
+        return self._fig.bars
+
+    @property
+    def keys_panel(self) -> KeysPanel:
+        """The query among the keys."""
+        return self._fig.keys
+
+    @property
+    def values_panel(self) -> ValuesPanel:
+        """The output among the values."""
+        return self._fig.values
+
+    @property
+    def _renderer(self):
+        """The figure's blit renderer (counts full draws and blits)."""
+        return self._fig.renderer

@@ -15,7 +15,14 @@ import numpy as np
 from attention_lab._validate import as_float_array
 from attention_lab.core import attention, causal_mask, dot_product_scores, hard_attention
 
-__all__ = ["ExplorerModel", "ExplorerState", "Settings", "check_vectors", "compute_state"]
+__all__ = [
+    "ExplorerModel",
+    "ExplorerState",
+    "Settings",
+    "StateShortcuts",
+    "check_vectors",
+    "compute_state",
+]
 
 
 @dataclass(frozen=True)
@@ -243,3 +250,53 @@ class ExplorerModel:
             self.Q, self.K, self.V, query_index=settings.query_index, scale=settings.scale,
             causal=settings.causal, hard=settings.hard, beta=settings.beta,
         )  # fmt: skip
+
+
+class StateShortcuts:
+    """The current numbers as attributes of a widget holding ``self.state`` (an
+    :class:`ExplorerState`) and ``self.model`` (an :class:`ExplorerModel`)."""
+
+    state: ExplorerState
+    model: ExplorerModel
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The selected query's attention weights, shape (n,)."""
+        return self.state.weights
+
+    @property
+    def output(self) -> np.ndarray:
+        """The selected query's output, shape (2,)."""
+        return self.state.output
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The selected query's scores, shape (n,) (``-inf`` where masked)."""
+        return self.state.scores
+
+    @property
+    def weight_matrix(self) -> np.ndarray:
+        """Every token's weights (the heatmap), shape (n, n)."""
+        return self.state.weight_matrix
+
+    @property
+    def query(self) -> np.ndarray:
+        """The selected query vector, shape (2,)."""
+        return self.state.query
+
+    @property
+    def Q(self) -> np.ndarray:
+        """All current query vectors (the sliders edit the selected row), shape (n, 2)."""
+        return self.model.Q.copy()
+
+    @property
+    def _K(self) -> np.ndarray:
+        return self.model.K
+
+    @property
+    def _V(self) -> np.ndarray:
+        return self.model.V
+
+    @property
+    def _Q(self) -> np.ndarray:
+        return self.model.Q

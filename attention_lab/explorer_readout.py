@@ -1,4 +1,5 @@
-"""What the explorer says in words: the readout table and the figure's alt text.
+"""What the explorer says in words: the readout table, the figure's alt text, its text repr
+and the static page shown where there is no widget manager.
 
 Both print numbers with the one rounding of :mod:`attention_lab._format`, so the table, the
 heatmap, the bars and a screen reader all say the same "0.225".
@@ -12,9 +13,10 @@ import numpy as np
 
 from attention_lab._format import fmt, fmt_vec
 from attention_lab.explorer_model import ExplorerState
-from attention_lab.widget_parts import TABLE_STYLE
+from attention_lab.prediction_panel import HIDDEN
+from attention_lab.widget_parts import TABLE_STYLE, hidden_png, static_widget_html
 
-__all__ = ["alt_text", "readout_html", "tie_sentence"]
+__all__ = ["ExplorerText", "alt_text", "readout_html", "tie_sentence"]
 
 
 def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
@@ -70,7 +72,7 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
         )
     tie = html.escape(tie_sentence(state, tokens))
     return (
-        TABLE_STYLE + "<table style='border-collapse:collapse;text-align:right'>"
+        "<table style='border-collapse:collapse;text-align:right'>"
         f"<caption style='text-align:left'>Query “{token}” q = {fmt_vec(s.query)}; "
         f"score = {formula}; weight: {mode}.{tie}</caption>"
         "<thead><tr><th scope='col'>key token</th><th scope='col'>key k</th>"
@@ -79,3 +81,41 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
         f"<tfoot><tr><th scope='row'>output</th><td colspan='4'>{fmt_vec(s.output)} "
         "= Σ weight × v</td></tr></tfoot></table>"
     )
+
+
+class ExplorerText:
+    """The explorer in words and as a static page, for a widget holding ``self.state``,
+    ``self.tokens``, ``self.model`` and the parts of :class:`~attention_lab.prediction_panel.
+    PredictionMode` (a hidden explorer says nothing about its weights)."""
+
+    def _alt_text(self) -> str:
+        return alt_text(self.state, self.tokens)
+
+    def _tie_sentence(self) -> str:
+        return tie_sentence(self.state, self.tokens)
+
+    def _readout_html(self) -> str:
+        return readout_html(self.state, self.tokens, self.model.K, self.model.V)
+
+    def __repr__(self) -> str:
+        s = self.state
+        token = self.tokens[s.query_index]
+        if self._hidden():
+            return f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights hidden)"
+        return (
+            f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights "
+            f"{fmt_vec(s.weights)}, output {fmt_vec(s.output)})"
+        )
+
+    def _static_html(self) -> str:
+        """The figure (with its alt text) and the readout table, as a static page shows them.
+
+        In prediction mode before the reveal the live widget hides both (they give the weights
+        away), and so does this: only the hint is shown.
+        """
+        if self._hidden():
+            return static_widget_html(
+                hidden_png(HIDDEN), HIDDEN, self.prediction_hint.value, "attention-explorer"
+            )
+        readout = f'{TABLE_STYLE}<div class="attention-explorer-readout">{self.readout.value}</div>'
+        return static_widget_html(self.to_png(), self._alt_text(), readout, "attention-explorer")

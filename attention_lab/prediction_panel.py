@@ -8,10 +8,10 @@ import ipywidgets as widgets
 import numpy as np
 
 from attention_lab._format import fmt
-from attention_lab.widget_parts import TABLE_STYLE
 
-__all__ = ["PredictionPanel"]
+__all__ = ["HIDDEN", "PredictionMode", "PredictionPanel"]
 
+HIDDEN = "The weights are hidden until you guess them and press “reveal the weights”."
 HINT = (
     "<i>The weights are hidden. Type your guesses (they should add up to 1), then press "
     "“reveal the weights”.</i>"
@@ -46,7 +46,7 @@ class PredictionPanel:
         self.revealed = False
         self.checkbox = widgets.Checkbox(
             value=False,
-            description="prediction mode: guess the weights before you see them",
+            description="prediction mode: guess first",
             tooltip="Hides the weights until you press reveal",
             indent=False,
             layout=widgets.Layout(width="auto"),
@@ -101,9 +101,6 @@ class PredictionPanel:
         self.feedback.value = feedback_html(self.labels, guesses, weights, errors)
         return errors
 
-    def widgets(self) -> list[widgets.Widget]:
-        return [self.checkbox, self.box]
-
 
 def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.ndarray) -> str:
     """The feedback table: each guess, the real weight, the difference, and a verdict."""
@@ -126,10 +123,78 @@ def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.n
         else f" Your guesses add up to {fmt(total)}, but softmax weights always add up to 1."
     )
     return (
-        TABLE_STYLE + "<table style='border-collapse:collapse;text-align:right'>"
+        "<table style='border-collapse:collapse;text-align:right'>"
         "<caption style='text-align:left'>Your guesses against the real weights</caption>"
         "<thead><tr><th scope='col'>key</th><th scope='col'>guess</th>"
         "<th scope='col'>weight</th><th scope='col'>guess − weight</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
         f"<p>Mean absolute error {fmt(mean_abs)}. {verdict}{sum_note}</p>"
     )
+
+
+class PredictionMode:
+    """Prediction mode on a widget that shows ``self.image`` and ``self.readout``: the
+    panel's widgets under the names lessons use, and hiding the answers until the reveal.
+
+    The host holds ``self.prediction`` (a :class:`PredictionPanel`), ``self.weights`` (the
+    weights to guess), ``self.controls`` (the names of the controls shown) and
+    ``self._alt_text()`` (the picture in words).
+    """
+
+    prediction: PredictionPanel
+
+    @property
+    def prediction_checkbox(self) -> widgets.Checkbox:
+        return self.prediction.checkbox
+
+    @property
+    def prediction_inputs(self) -> tuple:
+        return self.prediction.inputs
+
+    @property
+    def reveal_button(self) -> widgets.Button:
+        return self.prediction.reveal_button
+
+    @property
+    def prediction_feedback(self) -> widgets.HTML:
+        return self.prediction.feedback
+
+    @property
+    def prediction_hint(self) -> widgets.HTML:
+        return self.prediction.hint
+
+    @property
+    def prediction_box(self) -> widgets.VBox:
+        return self.prediction.box
+
+    @property
+    def predictions(self) -> np.ndarray:
+        """The student's guesses, shape (n,)."""
+        return self.prediction.guesses
+
+    def _predicting(self) -> bool:
+        return "predict" in self.controls and self.prediction_checkbox.value
+
+    def _hidden(self) -> bool:
+        """Prediction mode before the reveal: the figure and the numbers are not shown."""
+        return self.readout.layout.display == "none"
+
+    def _show_results(self, visible: bool) -> None:
+        # The hidden picture's title says nothing either: it is in the page, and read aloud.
+        self.image.tooltip = self._alt_text() if visible else HIDDEN
+        display = None if visible else "none"
+        self.image.layout.display = display
+        self.readout.layout.display = display
+        self.prediction_hint.layout.display = "none" if visible else None
+
+    def _on_prediction_mode(self, change) -> None:
+        if "predict" not in self.controls:
+            return
+        self.prediction.set_mode(change["new"])
+        self._show_results(not change["new"])
+
+    def reveal(self) -> np.ndarray:
+        """Show the weights and how far the guesses were; returns guess minus actual, (n,)."""
+        errors = self.prediction.reveal(self.weights)
+        self._show_results(True)
+        return errors

@@ -53,16 +53,22 @@ def coincide(a, b, ax: Axes) -> bool:
 _LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
-def place_labels(items, ax: Axes) -> None:
-    """Put each label just past its point, inside the axes, and off the labels placed before.
+def place_labels(items, ax: Axes, avoid=()) -> None:
+    """Put each label just past its point, inside the axes, off the labels placed before and,
+    where there is room, off the arrows.
 
     Parameters
     ----------
     items : sequence of (Text, point)
-        The labels, most important first; hidden ones are skipped. Each goes on the side of
-        its point facing away from the origin, then up or down a line at a time until it
-        overlaps no earlier label, and is kept inside the axes.
+        The labels, most important first; hidden ones are skipped. Each goes beside its
+        point on the side facing away from the origin (the other side when that one has no
+        room), else just above or below it, else further up or down, else on its other side:
+        the first of those places, kept inside the axes, that overlaps no earlier label and
+        covers no arrow of ``avoid`` (failing that, the first that overlaps no label).
     ax : matplotlib.axes.Axes
+    avoid : sequence of array_like, shape (2,)
+        Arrow tips; the arrows run from the origin to them (the keys and the query). A label
+        on an arrow's shaft is half hidden by it (tiffin's "k tiffin" under the query arrow).
     """
     # The box as drawn: an equal-aspect axes is shrunk to a square when drawn, and the labels
     # must be placed in that square the first time too, not in the box before the first draw.
@@ -71,30 +77,64 @@ def place_labels(items, ax: Axes) -> None:
     box = ax.get_window_extent()
     sx, sy = max(box.width, 1.0) / (x1 - x0), max(box.height, 1.0) / (y1 - y0)
     renderer = ax.get_figure(root=True).canvas.get_renderer()
+    shafts = _shaft_points(avoid, (x0, y0), (sx, sy))
     placed: list[tuple[float, float, float, float]] = []
     for text, point in items:
         if not text.get_visible():
             continue
         # Measured (the layout of a string is cached, so this costs little after the first)
         size = text.get_window_extent(renderer)
+        if size.width + 4.0 > box.width and " = " in text.get_text():
+            # A merged label wider than its panel ("output = v Chandrayaan" in a 130-pixel
+            # panel) would run out of it on one line: two lines.
+            text.set_text(text.get_text().replace(" = ", " =\n", 1))
+            size = text.get_window_extent(renderer)
         w, h = size.width + 2.0, max(size.height, _LINE_PX)
         px, py = (point[0] - x0) * sx, (point[1] - y0) * sy  # pixels from the lower left
         norm = float(np.hypot(*point))
         dx, dy = (point[0] / norm, point[1] / norm) if norm else (0.7, 0.7)
         left = px + 8 * dx if dx >= 0 else px + 8 * dx - w
+        other = px - 8 - w if dx >= 0 else px + 8
         if left + w > box.width - 2.0 or left < 2.0:  # no room on that side: the other one
-            left = px - 8 - w if dx >= 0 else px + 8
+            left, other = other, left
         centre = py + 8 * dy
-        for shift in (0, 1, -1, 2, -2, 3, -3):
+        free = clear = None
+        # Beside the point (facing away from the origin), then just above or below it, then
+        # further up or down, then on its other side: the label stays next to its own point.
+        mid = px - w / 2
+        order = [(left, 0), (left, 1), (left, -1), (mid, 1), (mid, -1), (left, 2), (left, -2)]
+        order += [(other, 0), (other, 1), (other, -1), (left, 3), (left, -3)]
+        for side, shift in order:
             cy = min(max(centre + shift * h, h / 2), box.height - h / 2)
-            lx = min(max(left, 2.0), box.width - w - 2.0)
+            lx = min(max(side, 2.0), box.width - w - 2.0)
             candidate = (lx, lx + w, cy - h / 2, cy + h / 2)
-            if not any(_overlap(candidate, other) for other in placed):
+            if any(_overlap(candidate, other_box) for other_box in placed):
+                continue
+            free = free or candidate
+            if not _covers(candidate, shafts):
+                clear = candidate
                 break
+        candidate = clear or free or candidate
         placed.append(candidate)
         text.set_horizontalalignment("left")
         text.set_verticalalignment("center")
         text.set_position((x0 + candidate[0] / sx, y0 + (candidate[2] + h / 2) / sy))
+
+
+def _shaft_points(tips, origin, scale) -> np.ndarray:
+    """Points along each arrow from the origin to a tip, in pixels from the axes' lower left,
+    shape (m, 2); the last tenth (the head, beside its own label) is left out."""
+    if not len(tips):
+        return np.empty((0, 2))
+    t = np.linspace(0.0, 0.9, 19)[:, None, None]
+    tips = np.asarray(tips, dtype=float)[None]
+    pts = (t * tips - np.asarray(origin)) * np.asarray(scale)
+    return pts.reshape(-1, 2)
+
+
+def _covers(box, points: np.ndarray) -> bool:
+    x, y = points[:, 0], points[:, 1]
+    return bool(np.any((x > box[0]) & (x < box[1]) & (y > box[2]) & (y < box[3])))
 
 
 def _overlap(a, b) -> bool:
@@ -167,7 +207,9 @@ class KeysPanel:
         for j, arrow in enumerate(self.key_overlays):
             arrow.set_visible(j in on)
         place_labels(
-            [(self.query_label, q), *zip(self.key_labels, self.keys, strict=False)], self.ax
+            [(self.query_label, q), *zip(self.key_labels, self.keys, strict=False)],
+            self.ax,
+            avoid=[q, *self.keys],
         )
 
     def dynamic_artists(self) -> list:

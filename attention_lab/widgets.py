@@ -27,25 +27,35 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.figure import Figure
 
 from attention_lab import examples as _examples
-from attention_lab._format import fmt_vec
 from attention_lab.explorer_controls import (
     CONTROLS,
     SCORE_SCALE_HELP,
     SLIDER_LIMIT,
     SLIDER_STEP,
+    ControlValues,
     ExplorerControls,
     check_controls,
     token_options,
 )
-from attention_lab.explorer_figure import FIGURE_DPI, FIGURE_SIZE, ExplorerFigure, plot_limits
+from attention_lab.explorer_figure import (
+    FIGURE_DPI,
+    FIGURE_SIZE,
+    ExplorerFigure,
+    FigureShortcuts,
+    plot_limits,
+)
 from attention_lab.explorer_figure import render_naive as render_naive
-from attention_lab.explorer_model import ExplorerModel, ExplorerState, Settings, compute_state
-from attention_lab.explorer_readout import alt_text, readout_html, tie_sentence
-from attention_lab.plots import AttentionHeatmap, WeightsBars
-from attention_lab.prediction_panel import PredictionPanel
+from attention_lab.explorer_model import (
+    ExplorerModel,
+    ExplorerState,
+    Settings,
+    StateShortcuts,
+    compute_state,
+)
+from attention_lab.explorer_readout import ExplorerText
+from attention_lab.prediction_panel import HIDDEN, PredictionMode, PredictionPanel
 from attention_lab.widget_parts import (
     LabelledImage,
     descendants,
@@ -64,8 +74,6 @@ __all__ = [
     "static_widget_html",
 ]
 
-_HIDDEN = "The weights are hidden until you guess them and press “reveal the weights”."
-
 _LabelledImage = LabelledImage  # the old private name, for code written against it
 _descendants = descendants
 
@@ -75,14 +83,10 @@ class _Start:
     """What reset returns to: the explorer as the lesson showed it."""
 
     Q: np.ndarray
-    settings: Settings
-    causal: bool
-    mode: str
-    beta: float
-    scale: bool
+    controls: ControlValues
 
 
-class QueryExplorer(widgets.VBox):
+class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerText, widgets.VBox):
     """Drag a query vector and watch scores, weights, the output and the heatmap change.
 
     Parameters
@@ -167,7 +171,7 @@ class QueryExplorer(widgets.VBox):
             query_index = n - 1
         if not 0 <= int(query_index) < n:
             raise ValueError(f"query_index must be in 0..{n - 1}, got {query_index}")
-        self._initial = {"query_index": int(query_index), "scale": bool(scale)}
+        self._opening = ControlValues(int(query_index), bool(scale))
         self._hold = 0
         self._dirty = False
         self._loading_sliders = False
@@ -201,7 +205,7 @@ class QueryExplorer(widgets.VBox):
         super().__init__(
             children=[
                 self.title_html,
-                self._controls.layout(self.controls, self.prediction.widgets()),
+                self._controls.layout(self.controls, self.prediction.checkbox, self.prediction.box),
                 self.image,
                 self.readout,
             ]
@@ -250,12 +254,7 @@ class QueryExplorer(widgets.VBox):
 
     def _query_index(self) -> int:
         """The asking token: the dropdown's, or the opening one while the dropdown is hidden."""
-        if self._shown("token"):
-            return self.token_dropdown.value
-        return self._initial["query_index"]
-
-    def _predicting(self) -> bool:
-        return self._shown("predict") and self.prediction_checkbox.value
+        return self.settings().query_index
 
     def _observe_controls(self) -> None:
         self.token_dropdown.observe(self._on_token, names="value")
@@ -271,103 +270,6 @@ class QueryExplorer(widgets.VBox):
         self.reset_button.on_click(lambda _button: self.reset())
         self.prediction_checkbox.observe(self._on_prediction_mode, names="value")
         self.reveal_button.on_click(lambda _button: self.reveal())
-
-    # -- test surface -------------------------------------------------------------------------
-
-    @property
-    def figure(self) -> Figure:
-        """The matplotlib Figure (Agg, not registered with pyplot)."""
-        return self._fig.figure
-
-    @property
-    def heatmap(self) -> AttentionHeatmap:
-        return self._fig.heatmap
-
-    @property
-    def bars(self) -> WeightsBars:
-        return self._fig.bars
-
-    @property
-    def keys_panel(self):
-        """The query among the keys (:class:`attention_lab.vector_panels.KeysPanel`)."""
-        return self._fig.keys
-
-    @property
-    def values_panel(self):
-        """The output among the values (:class:`attention_lab.vector_panels.ValuesPanel`)."""
-        return self._fig.values
-
-    @property
-    def _renderer(self):
-        """The figure's blit renderer (counts full draws and blits)."""
-        return self._fig.renderer
-
-    @property
-    def weights(self) -> np.ndarray:
-        """The selected query's attention weights, shape (n,)."""
-        return self.state.weights
-
-    @property
-    def output(self) -> np.ndarray:
-        """The selected query's output, shape (2,)."""
-        return self.state.output
-
-    @property
-    def scores(self) -> np.ndarray:
-        """The selected query's scores, shape (n,) (``-inf`` where masked)."""
-        return self.state.scores
-
-    @property
-    def weight_matrix(self) -> np.ndarray:
-        """Every token's weights (the heatmap), shape (n, n)."""
-        return self.state.weight_matrix
-
-    @property
-    def query(self) -> np.ndarray:
-        """The selected query vector, shape (2,)."""
-        return self.state.query
-
-    @property
-    def Q(self) -> np.ndarray:
-        """All current query vectors (the sliders edit the selected row), shape (n, 2)."""
-        return self.model.Q.copy()
-
-    @property
-    def _K(self) -> np.ndarray:
-        return self.model.K
-
-    @property
-    def _V(self) -> np.ndarray:
-        return self.model.V
-
-    @property
-    def _Q(self) -> np.ndarray:
-        return self.model.Q
-
-    # the prediction panel's widgets, under the names lessons use
-    @property
-    def prediction_checkbox(self) -> widgets.Checkbox:
-        return self.prediction.checkbox
-
-    @property
-    def prediction_inputs(self) -> tuple:
-        return self.prediction.inputs
-
-    @property
-    def reveal_button(self) -> widgets.Button:
-        return self.prediction.reveal_button
-
-    @property
-    def prediction_feedback(self) -> widgets.HTML:
-        return self.prediction.feedback
-
-    @property
-    def prediction_hint(self) -> widgets.HTML:
-        return self.prediction.hint
-
-    @property
-    def prediction_box(self) -> widgets.VBox:
-        return self.prediction.box
 
     # -- updating -----------------------------------------------------------------------------
 
@@ -392,14 +294,7 @@ class QueryExplorer(widgets.VBox):
 
     def settings(self) -> Settings:
         """The controls as they are now; a hidden control counts at its neutral value."""
-        shown = self._shown
-        return Settings(
-            query_index=self._query_index(),
-            scale=self.scale_checkbox.value if shown("scale") else self._initial["scale"],
-            causal=shown("mask") and self.causal_checkbox.value,
-            hard=shown("mode") and self.mode_buttons.value == "hard",
-            beta=self.score_scale_slider.value if shown("beta") else 1.0,
-        )
+        return self._controls.settings(self.controls, self._opening)
 
     def _compute(self) -> ExplorerState:
         return self.model.state(self.settings())
@@ -441,27 +336,20 @@ class QueryExplorer(widgets.VBox):
         """Recompute the numbers, render the figure (a blit while a slider moves), send it."""
         self._dirty = False
         self.state = self._compute()
+        # The readout goes first: its small message travels, and the browser lays the table
+        # out, while the kernel draws; the picture then arrives last, with nothing behind it
+        # to process before the frame that shows it.
+        self.readout.value = self._readout_html()
         png = self._fig.render(self.state)
         self.render_count += 1
         visible = not self._predicting() or self.prediction.revealed
         # One comm message for the picture and its alt text, not two: the browser repaints once
         with self.image.hold_sync():
             self.image.value = png
-            self.image.tooltip = self._alt_text() if visible else _HIDDEN
-        self.readout.value = self._readout_html()
+            self.image.tooltip = self._alt_text() if visible else HIDDEN
         self._show_results(visible)
 
     # -- reset --------------------------------------------------------------------------------
-
-    def _snapshot(self) -> _Start:
-        return _Start(
-            Q=self.model.Q.copy(),
-            settings=self.settings(),
-            causal=self.causal_checkbox.value,
-            mode=self.mode_buttons.value,
-            beta=self.score_scale_slider.value,
-            scale=self.scale_checkbox.value,
-        )
 
     def mark_start(self) -> None:
         """Make the explorer as it is now what :meth:`reset` returns to.
@@ -469,77 +357,22 @@ class QueryExplorer(widgets.VBox):
         Called on the first display, so a lesson that ticks the causal mask before showing the
         explorer gets it back ticked after a reset.
         """
-        self._start = self._snapshot()
+        self._start = _Start(self.model.Q.copy(), self._controls.values())
 
     def reset(self) -> None:
         """Back to the start: the explorer as the lesson first displayed it."""
-        start = self._start
-        if start is None:  # never displayed: the opening numbers
-            settings = Settings(self._initial["query_index"], self._initial["scale"])
-            start = _Start(self.model.Q0.copy(), settings, False, "soft", 1.0, settings.scale)
+        start = self._start or _Start(self.model.Q0.copy(), self._opening)  # never displayed
         with self.batch_updates():
             self.model.Q[:] = start.Q
-            self.scale_checkbox.value = start.scale
-            self.causal_checkbox.value = start.causal
-            self.mode_buttons.value = start.mode
-            self.score_scale_slider.value = start.beta
-            self.token_dropdown.value = start.settings.query_index
+            self._controls.set_values(start.controls)
             self._load_sliders(self._query_index())
             self._request_refresh()
-
-    # -- text ---------------------------------------------------------------------------------
-
-    def _alt_text(self) -> str:
-        return alt_text(self.state, self.tokens)
-
-    def _tie_sentence(self) -> str:
-        return tie_sentence(self.state, self.tokens)
-
-    def _readout_html(self) -> str:
-        return readout_html(self.state, self.tokens, self.model.K, self.model.V)
-
-    # -- prediction mode ----------------------------------------------------------------------
-
-    def _show_results(self, visible: bool) -> None:
-        # The hidden picture's title says nothing either: it is in the page, and read aloud.
-        self.image.tooltip = self._alt_text() if visible else _HIDDEN
-        display = None if visible else "none"
-        self.image.layout.display = display
-        self.readout.layout.display = display
-        self.prediction_hint.layout.display = "none" if visible else None
-
-    def _on_prediction_mode(self, change) -> None:
-        if not self._shown("predict"):
-            return
-        self.prediction.set_mode(change["new"])
-        self._show_results(not change["new"])
-
-    @property
-    def predictions(self) -> np.ndarray:
-        """The student's guesses, shape (n,)."""
-        return self.prediction.guesses
-
-    def reveal(self) -> np.ndarray:
-        """Show the weights and how far the guesses were; returns guess minus actual, (n,)."""
-        errors = self.prediction.reveal(self.weights)
-        self._show_results(True)
-        return errors
 
     # -- display and lifetime -----------------------------------------------------------------
 
     def to_png(self) -> bytes:
         """The figure as it is now, as PNG bytes."""
         return bytes(self.image.value) or self._fig.render(self.state)
-
-    def __repr__(self) -> str:
-        s = self.state
-        token = self.tokens[s.query_index]
-        if self._hidden():
-            return f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights hidden)"
-        return (
-            f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights "
-            f"{fmt_vec(s.weights)}, output {fmt_vec(s.output)})"
-        )
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         """The live widget, plus a PNG and text for places without a widget manager.
@@ -548,28 +381,11 @@ class QueryExplorer(widgets.VBox):
         """
         if self._start is None:
             self.mark_start()
-        png = hidden_png(_HIDDEN) if self._hidden() else self.to_png()
+        png = hidden_png(HIDDEN) if self._hidden() else self.to_png()
         return mimebundle(
             super()._repr_mimebundle_(**kwargs), png, repr(self), self._static_html(), include,
             exclude,
         )  # fmt: skip
-
-    def _hidden(self) -> bool:
-        """Prediction mode before the reveal: the figure and the numbers are not shown."""
-        return self.readout.layout.display == "none"
-
-    def _static_html(self) -> str:
-        """The figure (with its alt text) and the readout table, as a static page shows them.
-
-        In prediction mode before the reveal the live widget hides both (they give the weights
-        away), and so does this: only the hint is shown.
-        """
-        if self._hidden():
-            return static_widget_html(
-                hidden_png(_HIDDEN), _HIDDEN, self.prediction_hint.value, "attention-explorer"
-            )
-        readout = f'<div class="attention-explorer-readout">{self.readout.value}</div>'
-        return static_widget_html(self.to_png(), self._alt_text(), readout, "attention-explorer")
 
     def close(self) -> None:
         """Close every widget of the explorer and free its figure."""

@@ -275,8 +275,10 @@ def test_binder_postbuild_does_what_make_setup_does(tmp_path):
     settings = Path("share") / "jupyter" / "lab" / "settings" / "overrides.json"
     assert (tmp_path / settings).read_text() == wanted
     assert (Path(sys.prefix) / settings).read_text() == wanted, "run `make setup`"
-    # The course's Jupyter server loads the formgrader's Content-Security-Policy extension.
-    server = Path("etc") / "jupyter" / "jupyter_server_config.d" / "attention_grader.json"
-    wanted = ROOT / "jupyter-settings" / "jupyter_server_config.d" / "attention_grader.json"
-    assert (tmp_path / server).read_text() == wanted.read_text()
-    assert (Path(sys.prefix) / server).read_text() == wanted.read_text(), "run `make setup`"
+    # The course's Jupyter server loads the formgrader's Content-Security-Policy extension and
+    # the kernel websockets' TCP_NODELAY (attention_lab.nodelay).
+    for name in ("attention_grader.json", "attention_lab.json"):
+        server = Path("etc") / "jupyter" / "jupyter_server_config.d" / name
+        wanted = ROOT / "jupyter-settings" / "jupyter_server_config.d" / name
+        assert (tmp_path / server).read_text() == wanted.read_text()
+        assert (Path(sys.prefix) / server).read_text() == wanted.read_text(), "run `make setup`"
