@@ -36,10 +36,10 @@ RUN python -m venv /opt/venv \
     && pip install --no-cache-dir -c requirements-lock.txt ".[grader,postgres]" jupyterhub \
     && pip uninstall -y -q rfc3987-syntax lark
 
-# What `make setup` adds to the venv: Notebook 7's slider keys, the formgrader's CSP.
+# What `make setup` adds to the venv: Notebook 7's slider keys, the server's extensions (the
+# formgrader's CSP, kernel websockets without Nagle's delay): the whole folder, so none is missed.
 COPY jupyter-settings/overrides.json /opt/venv/share/jupyter/lab/settings/overrides.json
-COPY jupyter-settings/jupyter_server_config.d/attention_grader.json \
-     /opt/venv/etc/jupyter/jupyter_server_config.d/attention_grader.json
+COPY jupyter-settings/jupyter_server_config.d/ /opt/venv/etc/jupyter/jupyter_server_config.d/
 
 # The lessons, read-only for students (their home is a volume: they copy a lesson to keep it).
 # NOT source/: the assignments' solutions and hidden tests never go into an image every student

@@ -96,3 +96,20 @@ def test_no_solution_can_reach_the_image():
         assert _ignored(secret, rules), f"{secret} would be in the build context"
     for needed in ("requirements-lock.txt", "attention_lab/core.py", "notebooks/01.ipynb"):
         assert not _ignored(needed, rules), f"{needed} is needed by the build"
+
+
+def test_the_image_has_every_server_setting_make_setup_installs():
+    """Each file of jupyter-settings/ that `make setup` installs (the formgrader's CSP, the kernel
+    websockets without Nagle's 40 ms stall) reaches the image's venv, and postBuild's (Binder)."""
+    copies = [shlex.split(args) for word, args in STEPS if word == "COPY"]
+    installed = set()
+    for *sources, dest in copies:
+        for src in sources:
+            folder = ROOT / src
+            if src.startswith("jupyter-settings/"):
+                names = [p.name for p in folder.iterdir()] if folder.is_dir() else [folder.name]
+                installed |= {f"{dest.rstrip('/')}/{n}" if folder.is_dir() else dest for n in names}
+    post_build = (ROOT / "postBuild").read_text()
+    for conf in sorted((ROOT / "jupyter-settings" / "jupyter_server_config.d").iterdir()):
+        assert f"/opt/venv/etc/jupyter/jupyter_server_config.d/{conf.name}" in installed, conf.name
+        assert f"jupyter_server_config.d/{conf.name}" in post_build, conf.name
