@@ -16,16 +16,15 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.patches import FancyArrowPatch, Polygon
 
-from attention_lab.plots import (
+from attention_lab.plots._style import (
     ANNOTATE_MAX_TOKENS,
     KEY_COLOUR,
     OUTPUT_COLOUR,
     QUERY_COLOUR,
     VALUE_COLOUR,
-    _label,
-    convex_hull,
-    vector_axes,
+    add_label,
 )
+from attention_lab.plots.vectors import convex_hull, vector_axes
 
 __all__ = ["LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "place_labels", "values_limits"]
 
@@ -188,11 +187,13 @@ class KeysPanel:
         # Above a dozen tokens names cannot be read anyway: no key labels, static key arrows.
         self.named = len(self.keys) <= ANNOTATE_MAX_TOKENS
         self.key_labels = [
-            _label(ax, *k, text=f"k {name}", color=KEY_COLOUR, **font)
+            add_label(ax, *k, text=f"k {name}", color=KEY_COLOUR, **font)
             for k, name in zip(self.keys, self.labels, strict=True)
             if self.named
         ]
-        self.query_label = _label(ax, 0, 0, text="q", color=QUERY_COLOUR, fontweight="bold", **font)
+        self.query_label = add_label(
+            ax, 0, 0, text="q", color=QUERY_COLOUR, fontweight="bold", **font
+        )
         self.update(query)
 
     def update(self, query) -> None:
@@ -255,11 +256,11 @@ class ValuesPanel:
         )  # fmt: skip
         font = {"fontsize": LABEL_PT, "va": "center"}
         self.value_labels = [
-            _label(ax, *v, text=f"v {name}", color=VALUE_COLOUR, **font)
+            add_label(ax, *v, text=f"v {name}", color=VALUE_COLOUR, **font)
             for v, name in zip(self.values, self.labels, strict=True)
             if len(self.values) <= ANNOTATE_MAX_TOKENS
         ]
-        self.output_label = _label(ax, 0, 0, text="output", color=OUTPUT_COLOUR, **font)
+        self.output_label = add_label(ax, 0, 0, text="output", color=OUTPUT_COLOUR, **font)
         self.update(output, weights)
 
     def update(self, output, weights) -> None:
