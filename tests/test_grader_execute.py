@@ -126,3 +126,17 @@ def test_kernels_start_through_the_resolved_interpreter_folder(tmp_path):
     assert cmd[1:] == ["-m", "ipykernel_launcher"]
     with pytest.raises(RuntimeError, match="does not exist"):
         resolved_kernel_cmd([str(tmp_path / "nowhere" / "python"), "-m", "x"])
+
+
+def test_the_executors_old_import_paths_still_work():
+    """nbgrader config names ``attention_grader.execute.GradingExecute`` as a string; the
+    pipeline and older configs import the moved names from ``attention_grader.execute``."""
+    from attention_grader import execute, execution_stops, flag_limited_output, kernel_client
+    from traitlets.utils.importstring import import_item
+
+    assert import_item("attention_grader.execute.GradingExecute") is execute.GradingExecute
+    assert execute.FlagLimitedOutput is flag_limited_output.FlagLimitedOutput
+    assert execute.CappedKernelClient is kernel_client.CappedKernelClient
+    for name in ("KERNEL_DIED", "KERNEL_UNRESPONSIVE", "NOTEBOOK_TIMEOUT", "execution_flags"):
+        assert getattr(execute, name) is getattr(execution_stops, name)
+    assert all(hasattr(execute, name) for name in execute.__all__)

@@ -218,3 +218,12 @@ def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
                control_root=str(control), raise_dead=False)  # fmt: skip
     assert out == ["dead"]
     assert list(control.iterdir()) == []
+
+
+def test_the_sandboxs_old_import_paths_still_work():
+    """``attention_grader.sandbox`` still names everything it did before the probes moved out."""
+    from attention_grader import sandbox_host
+
+    for name in ("SANDBOX_USER", "bwrap_available", "sandbox_user_ids", "library_paths"):
+        assert getattr(sandbox, name) is getattr(sandbox_host, name)
+    assert all(hasattr(sandbox, name) for name in sandbox.__all__)
