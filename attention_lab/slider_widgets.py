@@ -14,12 +14,13 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
+from attention_lab.chapter_checks import format_value
 from attention_lab.core import attention, dot_product_scores, hard_attention
-from attention_lab.demos import HardSoftFigure, RotationFigure, _fmt, _query_at
 from attention_lab.examples import ISRO, WorkedExample
 from attention_lab.experiments import hard_vs_soft_sweep
 from attention_lab.explorer_controls import slider_width
 from attention_lab.live_figure import LiveFigure
+from attention_lab.slider_figures import HardSoftFigure, RotationFigure, query_at
 from attention_lab.widget_parts import LabelledImage, mimebundle, static_widget_html
 
 __all__ = ["HardSoftSlider", "QueryRotation", "SliderFigure"]
@@ -128,7 +129,7 @@ class QueryRotation(SliderFigure):
         super().__init__(slider, "Drag to turn the query; its length stays the same.", figure)
 
     def _describe(self, value: float) -> str:
-        q = _query_at(value, float(np.linalg.norm(self.example.query())))
+        q = query_at(value, float(np.linalg.norm(self.example.query())))
         _, w = attention(q, self.example.K, self.example.V, scale=self.example.scale)
         s = dot_product_scores(q, self.example.K, scale=self.example.scale)
         toks = self.example.tokens
@@ -136,7 +137,7 @@ class QueryRotation(SliderFigure):
         parts = ", ".join(f"{t} {x:.3f}" for t, x in zip(toks, w, strict=True))
         best = toks[int(np.argmax(w))]
         return (
-            f"Query at {value:.0f}° = {_fmt(q, 3)}: scores {scores}; weights {parts}; "
+            f"Query at {value:.0f}° = {format_value(q, 3)}: scores {scores}; weights {parts}; "
             f"the largest weight goes to {best}."
         )
 
@@ -164,7 +165,7 @@ class HardSoftSlider(SliderFigure):
         super().__init__(slider, "Drag to turn the query and compare both outputs.", figure)
 
     def _describe(self, value: float) -> str:
-        q = _query_at(value, self.radius)
+        q = query_at(value, self.radius)
         hard, _ = hard_attention(q, self.example.K, self.example.V, scale=self.example.scale)
         soft, _ = attention(q, self.example.K, self.example.V, scale=self.example.scale)
-        return f"Query at {value:.0f}°: hard output {_fmt(hard, 3)}, soft output {_fmt(soft, 3)}."
+        return f"Query at {value:.0f}°: hard output {format_value(hard, 3)}, soft output {format_value(soft, 3)}."

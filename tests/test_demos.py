@@ -1,5 +1,5 @@
-"""Lesson helpers (attention_lab.demos): chapter checks, accessible figures, static-fallback
-widgets."""
+"""Lesson helpers (attention_lab.demos): the names lessons reach through it, accessible figures,
+static-fallback widgets (chapter checks: test_chapter_checks.py)."""
 
 import base64
 import html
@@ -13,67 +13,23 @@ from attention_lab.examples import ISRO, TIFFIN
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
-# --- computed vs chapter -------------------------------------------------------------------------
+# --- the lessons' one entry point ---------------------------------------------------------------
 
 
-def test_check_shows_computed_beside_chapter():
-    _, w = attention(ISRO.query(), ISRO.K, ISRO.V)
-    c = demos.check("weights", w, [0.248, 0.248, 0.503])
-    assert c.agrees
-    assert (
-        str(c) == "weights: computed [0.248, 0.248, 0.503] | chapter [0.248, 0.248, 0.503] ✓ agrees"
-    )
+def test_lessons_reach_every_helper_through_demos():
+    """The notebooks call ``demos.check``, ``demos.RotationFigure``, ``demos.QueryRotation``...:
+    each is the object of the module that owns it, not a copy."""
+    from attention_lab import chapter_checks, slider_figures, slider_widgets
+    from attention_lab.plots import lines
 
-
-def test_check_means_rounds_to_unless_a_tolerance_is_given():
-    total = np.exp([3, 1, 2, 1]).sum()  # 32.91115..., chapter A prints 32.911
-    assert demos.check("total", total, 32.911).agrees
-    assert not demos.check("total", total, 32.912).agrees
-    # 0.503 * 4 = 2.012 in chapter B uses a rounded weight; exactly it is 2.0140.
-    exact = 0.50349 * 4
-    strict = demos.check("0.503 v3", exact, 2.012)
-    assert not strict.agrees and "✗ DIFFERS" in str(strict)
-    assert demos.check("0.503 v3", exact, 2.012, tolerance=0.002).agrees
-    assert demos.check("weight", 0.0826, 0.083).agrees  # 0.0826 rounds to 0.083
-    assert not demos.check("weight", 0.0824, 0.083).agrees
-
-
-def test_a_half_way_value_rounded_the_other_way_is_explained():
-    half_way = demos.check("0.083 x 5", 0.083 * 5, 0.41, 2)  # 0.415: the chapter prints 0.41
-    assert half_way.agrees and "half-way" in str(half_way)
-    assert "half-way" not in str(demos.check("weight", 0.0826, 0.083))
-
-
-def test_check_extremes_integer_and_zero_decimals():
-    assert str(demos.check("score", 3.0, 3, 0)) == "score: computed 3 | chapter 3 ✓ agrees"
-    assert not demos.check("score", 2.4, 3, 0).agrees
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_check_on_random_vectors(seed):
-    x = np.random.default_rng(seed).normal(size=4)
-    assert demos.check("v", x, np.round(x, 3)).agrees
-    assert not demos.check("v", x, np.round(x, 3) + 0.01).agrees
-
-
-def test_check_rejects_mismatched_shapes_and_missing_label():
-    with pytest.raises(ValueError, match="shape"):
-        demos.check("w", [1, 2], [1, 2, 3])
-    with pytest.raises(TypeError, match="label"):
-        demos.check("", 1, 1)
-
-
-def test_checks_table_text_html_and_summary():
-    table = demos.checks(("a", 0.5, 0.5), ("b", 2.0, 2.1, 1), demos.check("c", 1, 1, 0))
-    assert len(table) == 3 and not table.all_agree
-    text = repr(table)
-    assert text.splitlines()[-1] == "1 of 3 numbers differ from the chapter"
-    html = table._repr_html_()
-    assert "<caption>" in html and "✗ <strong>differs</strong>" in html and html.count("<tr>") == 4
-    ok = demos.checks(("a", 0.5, 0.5))
-    assert ok.all_agree and repr(ok).endswith("all 1 numbers agree with the chapter")
-    with pytest.raises(TypeError, match="tuple"):
-        demos.checks(("only", 2))
+    for name in ("ChapterCheck", "ChapterTable", "check", "checks"):
+        assert getattr(demos, name) is getattr(chapter_checks, name)
+    for name in ("HardSoftFigure", "RotationFigure", "plot_hard_vs_soft", "plot_query_rotation"):
+        assert getattr(demos, name) is getattr(slider_figures, name)
+    for name in ("QueryRotation", "HardSoftSlider"):
+        assert getattr(demos, name) is getattr(slider_widgets, name)
+    assert demos.OKABE_ITO is lines.OKABE_ITO
+    assert all(hasattr(demos, name) for name in demos.__all__)
 
 
 # --- figures: titled, labelled, never colour alone -------------------------------------------------

@@ -116,13 +116,27 @@ def test_kernels_start_through_the_resolved_interpreter_folder(tmp_path):
     only, must start the real folder's interpreter; a missing one is named."""
     from pathlib import Path
 
-    from attention_grader.sandbox import _resolved_kernel_cmd
+    from attention_grader.sandbox_launch import resolved_kernel_cmd
 
     real = Path(sys.executable).parent
     (tmp_path / "venv").symlink_to(real.parent, target_is_directory=True)
     linked = str(tmp_path / "venv" / real.name / Path(sys.executable).name)
-    cmd = _resolved_kernel_cmd([linked, "-m", "ipykernel_launcher"])
+    cmd = resolved_kernel_cmd([linked, "-m", "ipykernel_launcher"])
     assert cmd[0] == str(real.resolve() / Path(sys.executable).name)
     assert cmd[1:] == ["-m", "ipykernel_launcher"]
     with pytest.raises(RuntimeError, match="does not exist"):
-        _resolved_kernel_cmd([str(tmp_path / "nowhere" / "python"), "-m", "x"])
+        resolved_kernel_cmd([str(tmp_path / "nowhere" / "python"), "-m", "x"])
+
+
+def test_the_executors_old_import_paths_still_work():
+    """nbgrader config names ``attention_grader.execute.GradingExecute`` as a string; the
+    pipeline and older configs import the moved names from ``attention_grader.execute``."""
+    from attention_grader import execute, execution_stops, flag_limited_output, kernel_client
+    from traitlets.utils.importstring import import_item
+
+    assert import_item("attention_grader.execute.GradingExecute") is execute.GradingExecute
+    assert execute.FlagLimitedOutput is flag_limited_output.FlagLimitedOutput
+    assert execute.CappedKernelClient is kernel_client.CappedKernelClient
+    for name in ("KERNEL_DIED", "KERNEL_UNRESPONSIVE", "NOTEBOOK_TIMEOUT", "execution_flags"):
+        assert getattr(execute, name) is getattr(execution_stops, name)
+    assert all(hasattr(execute, name) for name in execute.__all__)

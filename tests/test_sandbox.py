@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from attacks.batch import graded_batch
-from attention_grader import sandbox
+from attention_grader import sandbox, sandbox_launch
 from attention_grader.execute import GradingExecute
 from attention_grader.protections import Protection, format_protections, protections
 from attention_grader.sandbox import SandboxedKernelManager
@@ -156,7 +156,9 @@ def test_bwrap_command_binds_only_what_a_kernel_needs(tmp_path):
     km = SandboxedKernelManager()
     km._ctl_dir = str(tmp_path)
     (tmp_path / "ipc").mkdir()
-    argv = sandbox._bwrap_argv(km, str(tmp_path / "w"), "/course/autograded/a/lab", "/m", True)
+    argv = sandbox_launch.bwrap_argv(
+        km, str(tmp_path / "w"), "/course/autograded/a/lab", "/m", True
+    )
     assert "--unshare-net" in argv and "--unshare-pid" in argv and "--die-with-parent" in argv
     binds = {argv[i + 2] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")}
     assert "/course" not in binds and not any(b.startswith("/course/source") for b in binds)
@@ -199,12 +201,12 @@ def test_submission_copy_skips_notebooks_links_and_itself_and_has_a_limit(tmp_pa
     (src / "answers").symlink_to(tmp_path)
     own = src / "attention-sandbox-1"  # the sandbox folder may sit inside the copied folder
     (own / "work").mkdir(parents=True)
-    sandbox._copy_submission(str(src), str(own / "work"), limit_mb=1)
+    sandbox_launch.copy_submission(str(src), str(own / "work"), limit_mb=1)
     copied = sorted(p.relative_to(own / "work").as_posix() for p in (own / "work").rglob("*"))
     assert copied == ["data", "data/x.csv"]
     (src / "big.bin").write_bytes(b"0" * (2 * 2**20))
     with pytest.raises(RuntimeError, match="more than 1 MiB"):
-        sandbox._copy_submission(str(src), str(tmp_path / "again" / "work"), limit_mb=1)
+        sandbox_launch.copy_submission(str(src), str(tmp_path / "again" / "work"), limit_mb=1)
 
 
 def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
@@ -216,3 +218,12 @@ def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
                control_root=str(control), raise_dead=False)  # fmt: skip
     assert out == ["dead"]
     assert list(control.iterdir()) == []
+
+
+def test_the_sandboxs_old_import_paths_still_work():
+    """``attention_grader.sandbox`` still names everything it did before the probes moved out."""
+    from attention_grader import sandbox_host
+
+    for name in ("SANDBOX_USER", "bwrap_available", "sandbox_user_ids", "library_paths"):
+        assert getattr(sandbox, name) is getattr(sandbox_host, name)
+    assert all(hasattr(sandbox, name) for name in sandbox.__all__)

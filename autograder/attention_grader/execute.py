@@ -14,6 +14,11 @@ It also keeps what the sandbox's executor did: a time budget per notebook, and a
 dies or stops answering fails only the tests it did not reach (their cells get an error
 output). Outputs are capped while they stream (per cell and per notebook) and no single kernel
 message larger than the cap is ever received, so a flood cannot grow the grader's memory.
+
+This module holds that one preprocessor. How a stopped notebook is marked lives in
+:mod:`attention_grader.execution_stops`, the size-capped kernel client in
+:mod:`attention_grader.kernel_client`, and the preprocessor flagging LimitOutput's cuts in
+:mod:`attention_grader.flag_limited_output`; their names stay importable from here.
 """
 
 from __future__ import annotations
@@ -23,16 +28,26 @@ import json
 from pathlib import Path
 from time import monotonic
 
-import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, AnswerLimits, KernelGone
+from .execution_stops import (
+    GRADER_METADATA,
+    KERNEL_DIED,
+    KERNEL_UNRESPONSIVE,
+    NOTEBOOK_TIMEOUT,
+    cell_label,
+    execution_flags,
+    mark_not_run,
+    runs_code,
+)
+from .flag_limited_output import FlagLimitedOutput
+from .kernel_client import CappedKernelClient
 from .protections import format_protections, protections
 from .sandbox import SandboxedKernelManager
 from .summary import Flag, record_flags
@@ -40,58 +55,22 @@ from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cel
 
 __all__ = [
     "CAP_MARKER",
+    "CappedKernelClient",
     "FlagLimitedOutput",
     "GradingExecute",
     "KERNEL_DIED",
     "KERNEL_UNRESPONSIVE",
     "NOTEBOOK_TIMEOUT",
+    "KernelStartError",
     "execution_flags",
 ]
 
-#: Error names written into test cells that could not run; SaveAutoGrades gives them 0 points.
-KERNEL_DIED = "KernelDied"
-KERNEL_UNRESPONSIVE = "KernelUnresponsive"
-NOTEBOOK_TIMEOUT = "NotebookTimeout"
 #: Written where the grader stopped storing a cell's output.
 CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
-_META = "attention_grader"
 
 
 class KernelStartError(RuntimeError):
     """The sandboxed kernel could not start; the message says why (its own last words)."""
-
-
-def _where(cell, index: int) -> str:
-    return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
-
-
-class CappedKernelClient(AsyncKernelClient):
-    """A kernel client whose sockets refuse any single message over ``max_message_bytes``.
-
-    ZeroMQ drops the connection to a peer that sends a bigger message instead of allocating it,
-    so a kernel printing 800 MB at once never reaches the grader's memory.
-    """
-
-    max_message_bytes = 16 * 2**20
-
-    def _create_connected_socket(self, channel, identity=None):
-        url = self._make_url(channel)
-        sock = self.context.socket(_SOCKET_TYPES[channel])
-        sock.linger = 1000
-        sock.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-        if identity:
-            sock.identity = identity
-        sock.connect(url)
-        return sock
-
-
-_SOCKET_TYPES = {
-    "hb": zmq.REQ,
-    "shell": zmq.DEALER,
-    "iopub": zmq.SUB,
-    "stdin": zmq.DEALER,
-    "control": zmq.DEALER,
-}
 
 
 class GradingExecute(Execute):
@@ -206,22 +185,22 @@ class GradingExecute(Execute):
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         # The limit that really applied (``--cell-timeout`` may differ from the course config),
         # so the feedback page's "ran longer than N s" tells the student the truth.
-        nb.metadata.setdefault(_META, {})["cell_timeout"] = self.timeout
+        nb.metadata.setdefault(GRADER_METADATA, {})["cell_timeout"] = self.timeout
         flags = []
         if self._stopped:
-            nb.metadata.setdefault(_META, {})["execution"] = {
+            nb.metadata.setdefault(GRADER_METADATA, {})["execution"] = {
                 "stopped": self._stopped[0],
                 "cell": self._stopped[1],
             }
             flags += [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
         for index in sorted(set(self._truncated)):
-            where = _where(nb.cells[index], index) if index < len(nb.cells) else "?"
+            where = cell_label(nb.cells[index], index) if index < len(nb.cells) else "?"
             flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
         for index in sorted(set(self._lost_output)):
-            where = _where(nb.cells[index], index)
+            where = cell_label(nb.cells[index], index)
             flags.append(Flag("output_truncated", f"{name}/{where}: output lost (too large)"))
         for index in self._cell_timeouts:
-            where = _where(nb.cells[index], index)
+            where = cell_label(nb.cells[index], index)
             flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
         if self._trusted is not None:
             flags += [Flag("unreadable_answer", f"{name}/{u}") for u in self._trusted.unreadable]
@@ -236,11 +215,11 @@ class GradingExecute(Execute):
 
     def preprocess_cell(self, cell, resources, index):
         if self._stopped is not None:
-            _mark_not_run(cell, *self._stopped)
+            mark_not_run(cell, *self._stopped)
             return cell, self.resources
-        if self._deadline is not None and monotonic() > self._deadline and _runs(cell):
+        if self._deadline is not None and monotonic() > self._deadline and runs_code(cell):
             self._stop(NOTEBOOK_TIMEOUT, index)
-            _mark_not_run(cell, *self._stopped)
+            mark_not_run(cell, *self._stopped)
             return cell, self.resources
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
@@ -274,7 +253,7 @@ class GradingExecute(Execute):
                 self._reconnect_output()
                 return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
-        _mark_not_run(cell, *self._stopped)
+        mark_not_run(cell, *self._stopped)
         return cell, self.resources
 
     def _reconnect_output(self) -> None:
@@ -349,26 +328,7 @@ class GradingExecute(Execute):
 
     def _fail_remaining(self, nb, start: int) -> None:
         for cell in nb.cells[start:]:
-            _mark_not_run(cell, *self._stopped)
-
-
-#: What nbgrader's LimitOutput writes where it cut a cell's output (it runs after execution).
-LIMIT_OUTPUT_MARKER = "... Output truncated ..."
-
-
-class FlagLimitedOutput(NbGraderPreprocessor):
-    """After nbgrader's LimitOutput: flag the cells whose output it cut (``output_truncated``)."""
-
-    def preprocess(self, nb, resources):
-        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
-        flags = []
-        for index, cell in enumerate(nb.cells):
-            texts = [str(o.get("text", "")) for o in cell.get("outputs", [])]
-            if any(LIMIT_OUTPUT_MARKER in t for t in texts):
-                where = _where(cell, index)
-                flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
-        record_flags(nb, flags)
-        return nb, resources
+            mark_not_run(cell, *self._stopped)
 
 
 def _content_size(content: dict) -> int:
@@ -377,36 +337,3 @@ def _content_size(content: dict) -> int:
     for value in (content.get("data") or {}).values():
         size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
     return size + sum(len(str(line)) for line in content.get("traceback", []) or [])
-
-
-def execution_flags(nb) -> list[tuple[str, str]]:
-    """``(kind, detail)`` for how :class:`GradingExecute` stopped ``nb`` early, if it did."""
-    stopped = nb.metadata.get(_META, {}).get("execution", {}).get("stopped")
-    return {
-        KERNEL_DIED: [("exit", "the kernel exited or was killed; the tests after it scored 0")],
-        KERNEL_UNRESPONSIVE: [
-            ("timeout", "the kernel stopped responding; the tests after it scored 0")
-        ],
-        NOTEBOOK_TIMEOUT: [
-            ("timeout", "the notebook ran out of time; the tests after it scored 0")
-        ],
-    }.get(stopped, [])
-
-
-def _runs(cell) -> bool:
-    return cell.cell_type == "code" and bool(cell.source.strip())
-
-
-def _mark_not_run(cell, kind: str, index: int) -> None:
-    """Give a code cell that never ran an error output, so its tests score 0."""
-    if not _runs(cell):
-        return
-    if kind == KERNEL_DIED:
-        text = f"the kernel died or exited (at cell {index}); this cell did not run"
-    elif kind == KERNEL_UNRESPONSIVE:
-        text = f"the kernel stopped responding (at cell {index}); this cell did not run"
-    else:
-        text = "the notebook's time budget ran out; this cell did not run"
-    cell.outputs = [
-        NotebookNode(output_type="error", ename=kind, evalue=text, traceback=[f"{kind}: {text}"])
-    ]

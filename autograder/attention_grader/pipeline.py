@@ -47,7 +47,8 @@ def configure(c) -> None:
     )
 
     from . import html_safety
-    from .execute import FlagLimitedOutput, GradingExecute
+    from .execute import GradingExecute
+    from .flag_limited_output import FlagLimitedOutput
     from .safe_exchange import IntakeGuard, configure_intake
     from .tamper import ScanSubmission
 

@@ -16,7 +16,8 @@ import pwd
 import shutil
 from dataclasses import dataclass
 
-from .sandbox import SandboxedKernelManager, _private_env, bwrap_available, sandbox_user_ids
+from .sandbox import SandboxedKernelManager
+from .sandbox_host import bwrap_available, private_env, sandbox_user_ids
 
 __all__ = [
     "ALLOW_ENV",
@@ -59,7 +60,7 @@ def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
     bwrap_ok, why = (False, "sandbox switched off") if km.sandbox == "off" else bwrap_available()
     bw_detail = "bubblewrap mount namespace" if bwrap_ok else why
     prlimit = shutil.which("prlimit") is not None
-    private = _private_env() if (km.drop_user and bwrap_ok) else ""
+    private = private_env() if (km.drop_user and bwrap_ok) else ""
     ids = sandbox_user_ids(create=False) if (km.drop_user and bwrap_ok and not private) else None
     if private:
         detail = f"the Python environment is not readable by other users ({private})"
