@@ -1,7 +1,6 @@
 """How a notebook stopped early is recorded (attention_grader.execution_stops)."""
 
 from attention_grader.execution_stops import (
-    GRADER_METADATA,
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
     NOTEBOOK_TIMEOUT,
@@ -9,6 +8,7 @@ from attention_grader.execution_stops import (
     execution_flags,
     mark_not_run,
 )
+from attention_grader.summary import GRADER_METADATA
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 

@@ -37,7 +37,6 @@ from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, AnswerLimits, KernelGone
 from .execution_stops import (
-    GRADER_METADATA,
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
     NOTEBOOK_TIMEOUT,
@@ -50,7 +49,7 @@ from .flag_limited_output import FlagLimitedOutput
 from .kernel_client import CappedKernelClient
 from .protections import format_protections, protections
 from .sandbox import SandboxedKernelManager
-from .summary import Flag, record_flags
+from .summary import GRADER_METADATA, Flag, record_flags
 from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
 
 __all__ = [

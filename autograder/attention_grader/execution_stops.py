@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from nbformat import NotebookNode
 
+from .summary import GRADER_METADATA
+
 __all__ = [
-    "GRADER_METADATA",
     "KERNEL_DIED",
     "KERNEL_UNRESPONSIVE",
     "NOTEBOOK_TIMEOUT",
@@ -25,8 +26,6 @@ __all__ = [
 KERNEL_DIED = "KernelDied"
 KERNEL_UNRESPONSIVE = "KernelUnresponsive"
 NOTEBOOK_TIMEOUT = "NotebookTimeout"
-#: The notebook metadata key under which the grader records how execution went.
-GRADER_METADATA = "attention_grader"
 
 
 def cell_label(cell, index: int) -> str:

@@ -30,6 +30,7 @@ from attention_lab.misconceptions import parse_diagnosis
 from .csp import FeedbackExporter
 from .offline_html import MathMLHTMLExporter
 from .outcomes import STOPPED_NAMES, student_line
+from .summary import GRADER_METADATA
 
 __all__ = ["FeedbackPageExporter", "MarkUngraded", "configure", "explain_error"]
 
@@ -284,7 +285,7 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
 
     def _cell_timeout(self, nb) -> int:
         """The per-cell limit grading used (recorded by GradingExecute), else the config's."""
-        used = nb.metadata.get("attention_grader", {}).get("cell_timeout")
+        used = nb.metadata.get(GRADER_METADATA, {}).get("cell_timeout")
         if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
             return used
         configured = self.config.get("Execute", {}).get("timeout")

@@ -26,12 +26,11 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
 from .offline_html import MathMLRenderer
+from .summary import GRADER_METADATA
 
 __all__ = ["ShowRubric", "configure", "markdown2html", "model_answers"]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-#: Marks the inserted box (``metadata.attention_grader.rubric``): never a student's cell.
-RUBRIC_META = "attention_grader"
 
 
 def model_answers(source: Path) -> dict[str, str]:
@@ -74,7 +73,9 @@ class ShowRubric(Preprocessor):
             if cell.cell_type == "markdown" and meta.get("solution"):
                 text = answers.get(meta.get("grade_id"))
                 if text:
-                    box = new_markdown_cell(_box(text), metadata={RUBRIC_META: {"rubric": True}})
+                    box = new_markdown_cell(
+                        _box(text), metadata={GRADER_METADATA: {"rubric": True}}
+                    )
                     cells.append(box)
         nb.cells = cells
         return nb, resources

@@ -10,10 +10,20 @@ from pathlib import Path
 
 from .safe_text import printable
 
-__all__ = ["Flag", "SubmissionResult", "BatchSummary", "STATUSES", "read_flags", "record_flags"]
+__all__ = [
+    "GRADER_METADATA",
+    "Flag",
+    "SubmissionResult",
+    "BatchSummary",
+    "STATUSES",
+    "read_flags",
+    "record_flags",
+]
 
-#: Where grading steps store their flags in a notebook: ``metadata.attention_grader.flags``.
-FLAGS_META = "attention_grader"
+#: The one metadata key the grader writes under, in a notebook (flags, how execution stopped,
+#: the per-cell time limit used) and in a cell (the formgrader's rubric box). Intake strips it
+#: from every submission (:mod:`attention_grader.tamper`): a student cannot write it.
+GRADER_METADATA = "attention_grader"
 
 #: What happened to a submission. ``graded``: autograded now; ``unchanged``: already autograded
 #: and not resubmitted (``FORCE=1`` regrades); ``missing``: no notebook under the expected name,
@@ -50,7 +60,7 @@ def record_flags(nb, flags) -> None:
     Every grading step records here and the batch summary, the report and the teacher read
     :func:`read_flags`: one route, so nothing is listed twice.
     """
-    stored = nb.metadata.setdefault(FLAGS_META, {}).setdefault("flags", [])
+    stored = nb.metadata.setdefault(GRADER_METADATA, {}).setdefault("flags", [])
     for flag in flags:
         entry = [str(flag.kind), str(flag.detail)]
         if entry not in stored:
@@ -59,7 +69,7 @@ def record_flags(nb, flags) -> None:
 
 def read_flags(nb) -> list[Flag]:
     """The flags grading recorded in a notebook (see :func:`record_flags`)."""
-    stored = nb.metadata.get(FLAGS_META, {}).get("flags", [])
+    stored = nb.metadata.get(GRADER_METADATA, {}).get("flags", [])
     return [Flag(str(kind), str(detail)) for kind, detail in stored]
 
 

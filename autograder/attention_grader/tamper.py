@@ -32,7 +32,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .summary import FLAGS_META, Flag, record_flags
+from .summary import GRADER_METADATA, Flag, record_flags
 
 __all__ = [
     "TAMPER_KINDS",
@@ -289,9 +289,9 @@ def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> 
 
 def _forget_forged_metadata(nb: NotebookNode) -> None:
     """A student's own ``attention_grader`` metadata (notebook or cells) is not grading's."""
-    nb.metadata.pop(FLAGS_META, None)
+    nb.metadata.pop(GRADER_METADATA, None)
     for cell in nb.cells:
-        cell.metadata.pop(FLAGS_META, None)
+        cell.metadata.pop(GRADER_METADATA, None)
 
 
 def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
