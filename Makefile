@@ -114,7 +114,7 @@ bench: setup-grader setup-test ## Maintainers: Print the benchmark table (median
 	$(BIN)/python -m benchmarks
 
 # Build output only. A class's data (submitted/, autograded/, feedback/, quarantine/, exchange/,
-# reports/, gradebook.db, grades.csv, grades-canvas.csv, release/) is never removed by a tidy-up:
+# reports/, gradebook.db, grades*.csv, roster.csv, release/) is never removed by a tidy-up:
 # only by `make reset-course CONFIRM=yes`, which first archives it (make/teacher.mk).
 clean: ## Maintainers: Remove build output (keeps .venv and every file of the class; see reset-course)
 	rm -rf build test-artifacts .pytest_cache .ruff_cache

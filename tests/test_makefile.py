@@ -226,6 +226,7 @@ CLASS_FILES = [
     "gradebook.db",
     "grades.csv",
     "grades-canvas.csv",
+    "roster.csv",
 ]
 
 
