@@ -114,8 +114,8 @@ bench: setup-grader setup-test ## Maintainers: Print the benchmark table (median
 	$(BIN)/python -m benchmarks
 
 # Build output only. A class's data (submitted/, autograded/, feedback/, quarantine/, exchange/,
-# reports/, gradebook.db, grades.csv, release/) is never removed by a tidy-up: only by
-# `make reset-course CONFIRM=yes`, which first archives it (make/teacher.mk).
+# reports/, gradebook.db, grades*.csv, roster.csv, release/) is never removed by a tidy-up:
+# only by `make reset-course CONFIRM=yes`, which first archives it (make/teacher.mk).
 clean: ## Maintainers: Remove build output (keeps .venv and every file of the class; see reset-course)
 	rm -rf build test-artifacts .pytest_cache .ruff_cache
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print | xargs rm -rf

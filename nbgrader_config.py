@@ -21,7 +21,7 @@ _root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = _root
 c.CourseDirectory.course_id = "attention-lab"
 # One machine: the exchange is a folder inside the course. On a JupyterHub, point it at the
-# shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (see README, teacher section).
+# shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
 
 # Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
@@ -30,16 +30,18 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 c.LimitOutput.max_traceback = 3
 
-# Late work (README, "Late work"): 10% of the notebook's score for each started day after the
-# due date, never more than half; 15 minutes of grace. nbgrader's AssignLatePenalties applies it
-# when a notebook is autograded; the formgrader, `make grades` and the feedback page show it.
+# Late work (docs/teachers.md, "Late work"): 10% of the notebook's score for each started day
+# after the due date, never more than half; 15 minutes of grace. nbgrader's AssignLatePenalties
+# applies it when a notebook is autograded; the formgrader, `make grades` and the feedback page
+# show it.
 c.AssignLatePenalties.plugin_class = SharePerDay
 c.SharePerDay.share_per_day = 0.1
 c.SharePerDay.max_share = 0.5
 c.SharePerDay.grace_minutes = 15
 
 # The grading pipeline, for `nbgrader autograde`, the formgrader and `make grade` alike: student
-# code in a sandboxed kernel, hidden tests in the grader's own process (README, "Grading safely").
+# code in a sandboxed kernel, hidden tests in the grader's own process (docs/design.md,
+# "Grading safely").
 # Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
 configure(c)
 # Feedback pages: plain words first, maths offline, "not graded yet" for written answers a

@@ -49,7 +49,8 @@ gain: setup-grader ## Teachers: Learning gain PRE -> POST under reports/gain/ (H
 
 # A class's data: only an explicit, confirmed reset removes it, and only after archiving it.
 #   make reset-course CONFIRM=yes   archive the class's data to backups/, then remove it
-COURSE_DATA := submitted autograded feedback quarantine exchange reports release gradebook.db grades.csv
+COURSE_DATA := submitted autograded feedback quarantine exchange reports release gradebook.db grades.csv \
+               grades-canvas.csv roster.csv
 BACKUP_DIR  ?= backups
 CONFIRM     ?=
 

@@ -70,3 +70,20 @@ def test_installed_command_forks_workers_like_python_m(monkeypatch):
     assert cli.console_main() == 0
     assert cli.main(["grades"]) == 0
     assert seen == [True, False]
+
+
+def test_canvas_grades_name_the_students_without_a_canvas_id(tmp_path):
+    """`make grades FORMAT=canvas` says whom Canvas can match only by SIS Login ID."""
+    from test_grader_grades import import_roster
+
+    course = synthetic_class(tmp_path)
+    import_roster(course, tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "attention_grader", "--course", str(course.root), "grades"]
+        + ["--format", "canvas"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "grades-canvas.csv" in run.stdout
+    assert "warning: No lms_user_id for cy, dee" in run.stderr

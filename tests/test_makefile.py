@@ -225,6 +225,8 @@ CLASS_FILES = [
     "release/intro_attention/intro_attention.ipynb",
     "gradebook.db",
     "grades.csv",
+    "grades-canvas.csv",
+    "roster.csv",
 ]
 
 
@@ -248,6 +250,16 @@ def test_clean_removes_build_output_and_keeps_every_file_of_the_class(tmp_path):
     assert not (folder / "build").exists() and not (folder / "attention_lab/__pycache__").exists()
     for rel in CLASS_FILES:
         assert (folder / rel).read_text() == rel, f"make clean removed {rel}"
+
+
+def test_every_file_of_the_class_is_kept_out_of_git():
+    """Names, scores and submissions must never be committed with the course by accident."""
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "check-ignore", "--no-index", *CLASS_FILES],
+        capture_output=True,
+        text=True,
+    )
+    assert set(tracked.stdout.split("\n")) - {""} == set(CLASS_FILES)
 
 
 def test_reset_course_needs_confirmation_and_archives_before_removing(tmp_path):

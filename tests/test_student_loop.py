@@ -6,7 +6,8 @@
 its Assignment List REST API (what Nbgrader -> Assignment List calls) lists the course and the
 assignment and fetches it; the student answers one question with unscaled scores, validates
 through the server, and `make check` names the misconception without an expected value, the
-hidden tests, the solution or a score.
+hidden tests, the solution or a score. Then Submit, the teacher's collect, grade and feedback,
+and Fetch Feedback puts the page where the docs say.
 """
 
 from __future__ import annotations
@@ -215,3 +216,29 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     assert values and not [s for s in shown for v in values if abs(s - v) < 5e-3], out
     assert not re.search(r"\d+(\.\d+)?\s*/\s*\d+|points|%", out), "a score in: " + out
     assert "not a grade" in out
+
+
+def test_after_submit_the_lone_student_plays_teacher_and_reads_the_feedback(laptop, lab):
+    """docs/students.md: Submit, then `make collect`, `make grade`, `make feedback PARTIAL=1`,
+    and *Fetch Feedback* puts the page in assignments/<a>/feedback/<time>/<a>.html."""
+    clone, env = laptop
+    copy = clone / "notebooks" / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    if not copy.exists():  # this test run alone
+        lab("assignments/fetch", {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+    nb = nbformat.read(copy, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_q3":
+            cell.source = UNSCALED
+    nbformat.write(nb, copy)
+
+    ids = {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}
+    submitted = lab("assignments/submit", ids)  # the Submit button's request
+    assert submitted["success"], submitted
+    for step in ("collect", "grade", "feedback"):
+        done = _make(clone, env, step, f"A={ASSIGNMENT}", "PARTIAL=1")
+        assert done.returncode == 0, f"make {step}: " + done.stdout + done.stderr
+
+    got = lab("assignments/fetch_feedback", ids)  # the Fetch Feedback button's request
+    assert got["success"], got
+    (page,) = (copy.parent / "feedback").glob(f"*/{ASSIGNMENT}.html")
+    assert "[forgot_scaling]" in page.read_text()

@@ -8,6 +8,7 @@ result (``grade`` prints the batch summary table).
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from .collect import collect_report
@@ -185,9 +186,21 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
     return 0
 
 
+def _show_warnings() -> None:
+    """Print the steps' logged warnings (``warning: ...`` on stderr), once per process."""
+    logger = logging.getLogger("attention_grader")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("warning: %(message)s"))
+        handler.setLevel(logging.WARNING)
+        logger.addHandler(handler)
+
+
 def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
     """Run one step. ``fresh_process``: called from ``__main__`` (nothing ran before us)."""
     args = build_parser().parse_args(argv)
+    if fresh_process:  # a library caller (or a test) keeps its own logging set-up
+        _show_warnings()
     try:
         return _run(args, fresh_process)
     except (GradingStepError, FileNotFoundError, ValueError) as err:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 
 from .course import Course
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
+
+log = logging.getLogger(__name__)
 
 #: ``make grades FORMAT=...``: the course's CSV, or an LMS's import file (:mod:`.lms`).
 FORMATS = ("csv", "canvas")
@@ -100,7 +103,9 @@ def write_grades(course: Course, out: str | Path | None = None, fmt: str = "csv"
     if fmt == "canvas":
         from .lms import CanvasExportPlugin
 
-        plugin = CanvasExportPlugin(config=course.config, to=str(path))
+        # Our logger, not traitlets' silent default: the CLI shows its warnings (students the
+        # Canvas file can match only by SIS Login ID).
+        plugin = CanvasExportPlugin(config=course.config, to=str(path), log=log)
         with course.gradebook() as gb:
             plugin.export(gb)
         return path
