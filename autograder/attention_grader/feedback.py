@@ -62,7 +62,7 @@ class UngradedAnswers(GradingStepError):
         cells = sum(len(v) for v in waiting.values())
         lines = [
             f"not releasing feedback for {printable(assignment)}: {cells} answer(s) of "
-            f"{len(waiting)} student(s) are not graded yet (students would see 0 for them)."
+            f"{len(waiting)} student(s) are waiting for a teacher (their feedback would not show a confirmed grade for them)."
         ]
         lines += [f"  {printable(s)}: {printable(', '.join(c))}" for s, c in waiting.items()]
         lines.append(
