@@ -142,7 +142,7 @@ def test_feedback_waits_for_the_essays_then_reads_well(graded, capsys):
     course, people, _, _ = graded
     assert cli(course, "feedback", A) == 2
     err = capsys.readouterr().err
-    assert "22 answer(s) of 11 student(s) are not graded yet" in err
+    assert "22 answer(s) of 11 student(s) are waiting for a teacher" in err
     assert f"alice: {A}/why_exponentiate_explained, {A}/word_order_reason" in err
     assert cli(course, "feedback", A, "--partial") == 0
     assert "released feedback for 12 student(s)" in capsys.readouterr().out
