@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
+from attention_lab.checks import Misconception, WrongAnswer
+from attention_lab.checks._base import as_numbers
 from attention_lab.core import softmax
 
 __all__ = [
@@ -33,28 +34,6 @@ _UNMASKED = (
     "the masked key still counts, so the mask has not been applied yet: set the masked scores "
     "to -inf before the softmax."
 )
-
-
-def _numbers(answer, name: str, n: int, what: str, allow_minus_inf: bool = False) -> np.ndarray:
-    """``answer`` as ``n`` floats, or AnswerFormatError saying what was expected."""
-    if answer is None or answer is Ellipsis:
-        raise AnswerFormatError(f"{name} is still a placeholder: replace it with {what}.")
-    if isinstance(answer, list | tuple) and any(x is None or x is Ellipsis for x in answer):
-        raise AnswerFormatError(f"{name} still has a placeholder in it: replace it with a number.")
-    if isinstance(answer, str | bytes | dict | set):
-        raise AnswerFormatError(f"{name} is a {type(answer).__name__}; expected {what}.")
-    try:
-        arr = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        raise AnswerFormatError(
-            f"{name} has a None or something else that is not a number in it; expected {what}."
-        ) from None
-    if arr.shape != (n,):
-        raise AnswerFormatError(f"{name} has shape {arr.shape}; expected {what} (shape ({n},)).")
-    bad = np.isnan(arr) | np.isposinf(arr) | (np.isneginf(arr) & (not allow_minus_inf))
-    if bad.any():
-        raise AnswerFormatError(f"{name} contains nan or inf; expected {what}.")
-    return arr
 
 
 def _scores(query, keys, scale: bool) -> np.ndarray:
@@ -125,7 +104,7 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
     """
     scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
-    arr = _numbers(answer, name, n, f"{n} scores, -np.inf where masked", allow_minus_inf=True)
+    arr = as_numbers(answer, name, (n,), f"{n} scores, -np.inf where masked", allow_minus_inf=True)
     hidden = arr[~row]
     if (arr[row] <= _AS_GOOD_AS_MINUS_INF).any():
         raise Misconception("mask_inverted", name)
@@ -152,7 +131,7 @@ def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "ma
     """
     scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
-    arr = _numbers(answer, name, n, f"{n} weights, one per key (0 where masked)")
+    arr = as_numbers(answer, name, (n,), f"{n} weights, one per key (0 where masked)")
     expected = softmax(_masked(scores, row))
     candidates = _weight_candidates(scores, other, row, scale)
     if abs(arr.sum() - 1.0) > 2 * _ATOL and not _close(arr, candidates[2][1]):
@@ -173,7 +152,7 @@ def check_masked_output(
     """
     scores, other, row = _inputs(query, keys, mask, scale)
     v = np.asarray(values, dtype=float)
-    arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers")
+    arr = as_numbers(answer, name, (v.shape[1],), f"a vector of {v.shape[1]} numbers")
     weights = softmax(_masked(scores, row))
     candidates = [(what, w @ v if w is not None else None) for what, w in
                   _weight_candidates(scores, other, row, scale)]  # fmt: skip
@@ -202,7 +181,7 @@ def check_hard_output(answer, query, keys, values, scale: bool, name: str = "har
     name : str
     """
     k, v = np.asarray(keys, dtype=float), np.asarray(values, dtype=float)
-    arr = _numbers(answer, name, v.shape[1], f"a vector of {v.shape[1]} numbers (one value)")
+    arr = as_numbers(answer, name, (v.shape[1],), f"a vector of {v.shape[1]} numbers (one value)")
     scores = _scores(query, keys, scale)
     best = int(np.argmax(scores))
     soft = softmax(scores) @ v

@@ -62,14 +62,23 @@ def quiet() -> Iterator[None]:
         yield
 
 
-def as_numbers(answer, name: str, shape: tuple[int, ...], what: str) -> np.ndarray:
+def as_numbers(
+    answer, name: str, shape: tuple[int, ...], what: str, *, allow_minus_inf: bool = False
+) -> np.ndarray:
     """Convert an answer to a float array of ``shape`` or raise AnswerFormatError.
 
     An array with the same numbers and extra length-1 axes (a row ``(1, n)`` or a column
-    ``(n, 1)`` from a matrix product) is accepted and squeezed.
+    ``(n, 1)`` from a matrix product) is accepted and squeezed. ``None`` and ``...`` are the
+    placeholders exercises ship with, alone or inside a list. ``allow_minus_inf``: ``-inf`` is
+    a right entry (a masked score); ``nan`` and ``+inf`` never are.
     """
-    if answer is None:
-        raise AnswerFormatError(f"{name} is still None: replace None with {what}.")
+    if answer is None or answer is Ellipsis:
+        shown = "None" if answer is None else "..."
+        raise AnswerFormatError(
+            f"{name} is still {shown}, a placeholder: replace {shown} with {what}."
+        )
+    if isinstance(answer, list | tuple) and any(x is None or x is Ellipsis for x in answer):
+        raise AnswerFormatError(f"{name} still has a placeholder in it: replace it with a number.")
     if isinstance(answer, str | bytes | dict | set):
         raise AnswerFormatError(
             f"{name} is a {type(answer).__name__}; expected {what} (numbers, not text)."
@@ -89,8 +98,10 @@ def as_numbers(answer, name: str, shape: tuple[int, ...], what: str) -> np.ndarr
         raise AnswerFormatError(
             f"{name} has shape {arr.shape}; expected {what}, i.e. shape {tuple(shape)}."
         )
-    if not np.isfinite(arr).all():
-        raise AnswerFormatError(f"{name} contains nan or inf; expected {what} (finite numbers).")
+    bad = np.isnan(arr) | np.isposinf(arr) | (np.isneginf(arr) & (not allow_minus_inf))
+    if bad.any():
+        finite = "" if allow_minus_inf else " (finite numbers)"
+        raise AnswerFormatError(f"{name} contains nan or inf; expected {what}{finite}.")
     return arr
 
 
