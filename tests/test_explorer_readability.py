@@ -19,20 +19,6 @@ from attention_lab.live_figure import LiveFigure
 from attention_lab.widgets import QueryExplorer
 
 
-@pytest.fixture
-def tiffin():
-    explorer = QueryExplorer.tiffin()
-    yield explorer
-    explorer.close()
-
-
-@pytest.fixture
-def isro():
-    explorer = QueryExplorer.isro()
-    yield explorer
-    explorer.close()
-
-
 def _visible_texts(explorer: QueryExplorer) -> list[Text]:
     fig = explorer.figure
     return [

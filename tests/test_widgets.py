@@ -23,20 +23,6 @@ from attention_lab.widgets import CONTROLS, QueryExplorer, _descendants, compute
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def tiffin():
-    explorer = QueryExplorer.tiffin()
-    yield explorer
-    explorer.close()
-
-
-@pytest.fixture
-def isro():
-    explorer = QueryExplorer.isro()
-    yield explorer
-    explorer.close()
-
-
 def _readout_numbers(explorer: QueryExplorer) -> dict[str, list[str]]:
     """The readout table's weight and score columns, and the output, as printed."""
     text = html.unescape(explorer.readout.value)
