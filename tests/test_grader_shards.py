@@ -132,3 +132,22 @@ def test_make_sandbox_check_in_a_pod_says_whether_grading_would_start():
         ["make", "-s", "sandbox-check"], cwd=root, env=env, capture_output=True, text=True
     )
     assert "Kubernetes" not in done.stdout  # one machine: the report as before
+
+
+def test_every_grading_route_refuses_in_a_pod_without_the_sandbox(monkeypatch):
+    """Not only `attention_grader grade`: plain `nbgrader autograde` and the formgrader's
+    autograde button run GradingExecute too, which refuses before any student kernel starts."""
+    from attention_grader import execute
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    monkeypatch.setattr(execute.GradingExecute, "_reported", False)
+    monkeypatch.setattr(execute.GradingExecute, "_refusal", None)
+    monkeypatch.setattr(execute, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
+    for name, value in POD.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv(ALLOW_ENV, raising=False)
+    nb = new_notebook(cells=[new_code_cell("open('/etc/hostname').read()")])
+    grader = execute.GradingExecute(print_protections=False)
+    with pytest.raises(execute.KernelStartError, match="refusing to grade in a Kubernetes pod"):
+        grader.preprocess(nb, {})
+    assert not nb.cells[0].get("outputs")  # nothing ran

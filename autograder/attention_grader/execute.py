@@ -47,7 +47,7 @@ from .execution_stops import (
 )
 from .flag_limited_output import FlagLimitedOutput
 from .kernel_client import CappedKernelClient
-from .protections import format_protections, protections
+from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
 from .summary import GRADER_METADATA, Flag, record_flags
 from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
@@ -97,6 +97,7 @@ class GradingExecute(Execute):
     ).tag(config=True)
 
     _reported = False
+    _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
 
     def __init__(self, *args, **kwargs):
         # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
@@ -117,13 +118,22 @@ class GradingExecute(Execute):
         return km
 
     def _report_protections(self) -> None:
-        if not self.print_protections or GradingExecute._reported:
-            return
-        GradingExecute._reported = True
-        manager = self.kernel_manager_class
-        sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
-        items = protections(manager(config=self.config) if sandboxed else None, self)
-        self.log.info("%s", format_protections(items))
+        """Log the protections once per process; in a Kubernetes pod without the sandbox, refuse.
+
+        Here, not in the command line, so that every route that grades (``make grade``, plain
+        ``nbgrader autograde``, the formgrader's autograde button) refuses before a student
+        kernel starts.
+        """
+        if not GradingExecute._reported:
+            GradingExecute._reported = True
+            manager = self.kernel_manager_class
+            sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+            items = protections(manager(config=self.config) if sandboxed else None, self)
+            GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed)
+            if self.print_protections:
+                self.log.info("%s", format_protections(items))
+        if GradingExecute._refusal:
+            raise KernelStartError(GradingExecute._refusal)
 
     def _checker(self, nb, resources) -> TrustedChecker | None:
         info = (resources or {}).get("nbgrader", {})
