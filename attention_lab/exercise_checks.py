@@ -1,5 +1,6 @@
-"""Checks for lesson exercises that no graded assignment asks: masked attention by hand, and
-what hard selection (``v[argmax]``) returns.
+"""Checks for lesson exercises that no graded assignment asks: masked attention by hand, what
+hard selection (``v[argmax]``) returns, and what makes a dot product large (lengths as well as
+the angle).
 
 They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` when the answer is
 right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_lab.checks import Misconception, WrongAnswer
+from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
 from attention_lab.checks._base import as_numbers
 from attention_lab.core import softmax
 
@@ -23,6 +24,8 @@ __all__ = [
     "check_masked_weights",
     "check_masked_output",
     "check_hard_output",
+    "check_top_key",
+    "check_parallel_key_beats",
 ]
 
 # Hand-computed answers may be rounded to 3 decimals on the way (as in the assignments' checks).
@@ -198,3 +201,71 @@ def check_hard_output(answer, query, keys, values, scale: bool, name: str = "har
         name,
         "Find the key with the largest score q.k, and give that token's value vector.",
     )  # fmt: skip
+
+
+_LENGTH_COUNTS = (
+    "a dot product grows with the lengths of both arrows as well as with how well they line up "
+    "(q.k = |q| |k| cos(angle))"
+)
+
+
+def check_top_key(answer, query, keys, tokens, name: str = "your answer"):
+    """Check which token's key gets the most weight (the largest score) from ``query``.
+
+    Parameters
+    ----------
+    answer : str
+        A token's name.
+    query : array_like, shape (d_k,)
+    keys : array_like, shape (n_k, d_k)
+    tokens : sequence of str, length n_k
+    name : str
+    """
+    names = [str(t) for t in tokens]
+    if answer is None:
+        raise AnswerFormatError(f"{name} is still None: replace it with one of the words {names}.")
+    chosen = answer.strip().strip("'\"").lower() if isinstance(answer, str) else None
+    lowered = [t.lower() for t in names]
+    if chosen not in lowered:
+        raise AnswerFormatError(f"{name} must be one of the words {names}, as a string in quotes.")
+    scores = _scores(query, keys, scale=False)
+    picked = lowered.index(chosen)
+    if np.isclose(scores[picked], scores.max()):
+        return
+    k = np.asarray(keys, dtype=float)
+    cosines = scores / (np.linalg.norm(query) * np.linalg.norm(k, axis=1))
+    if np.isclose(cosines[picked], cosines.max()):
+        raise WrongAnswer(
+            f"{name}: that key points the most the same way as the query, but {_LENGTH_COUNTS}. "
+            "Compute every score q.k and compare."
+        )
+    raise WrongAnswer(f"{name}: not that one. Compute every score q.k: the largest wins.")
+
+
+def check_parallel_key_beats(answer, query, rival, name: str = "your key"):
+    """Check a key that points exactly along ``query`` yet scores more than ``rival`` does.
+
+    Parameters
+    ----------
+    answer : list or numpy.ndarray, shape (d_k,)
+    query : array_like, shape (d_k,)
+        A non-zero query.
+    rival : array_like, shape (d_k,)
+        The key to beat.
+    name : str
+    """
+    q = np.asarray(query, dtype=float)
+    arr = as_numbers(answer, name, q.shape, f"a key of {q.size} numbers")
+    if not arr.any():
+        raise WrongAnswer(f"{name} is all zeros: it has no direction at all.")
+    cos = float(arr @ q / (np.linalg.norm(arr) * np.linalg.norm(q)))
+    if cos < 1 - 1e-9:
+        raise WrongAnswer(
+            f"{name} does not point exactly the way the query does (the angle between them is "
+            "not 0): every number must be the same multiple of the query's, a positive one."
+        )
+    if arr @ q <= np.asarray(rival, dtype=float) @ q + 1e-9:
+        raise WrongAnswer(
+            f"{name} points the right way but does not beat the other key's score yet: "
+            f"{_LENGTH_COUNTS}."
+        )

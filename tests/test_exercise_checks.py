@@ -13,6 +13,8 @@ from attention_lab.exercise_checks import (
     check_masked_output,
     check_masked_scores,
     check_masked_weights,
+    check_parallel_key_beats,
+    check_top_key,
 )
 
 Q = TIFFIN.query()  # "it" = (1, 1)
@@ -95,3 +97,39 @@ def test_hard_output():
     found, message = _slug(lambda: check_hard_output(None, q, ISRO.K, ISRO.V, scale=True))
     assert found == "AnswerFormatError" and "placeholder" in message
     assert "[0, 4]" not in message and "4.0" not in message
+
+
+# --- what makes a score large: lengths and angle (lesson 2, issue 27 item 1) ---
+
+
+def test_top_key_at_45_degrees_is_tiffin_not_the_parallel_it():
+    # q = (1, 1) is parallel to the key of "it" (score 2) yet tiffin (2, 1) scores 3.
+    check_top_key("tiffin", Q, K, TIFFIN.tokens)
+    check_top_key(" Tiffin ", Q, K, TIFFIN.tokens)
+    kind, message = _slug(lambda: check_top_key("it", Q, K, TIFFIN.tokens))
+    assert kind == "WrongAnswer" and "length" in message and "|q| |k| cos" in message
+    kind, message = _slug(lambda: check_top_key("bag", Q, K, TIFFIN.tokens))
+    assert kind == "WrongAnswer" and "length" not in message
+    for bad in (None, "zebra", 2):
+        assert _slug(lambda bad=bad: check_top_key(bad, Q, K, TIFFIN.tokens))[0] == (
+            "AnswerFormatError"
+        )
+
+
+def test_top_key_messages_never_name_the_winner():
+    for wrong in ("it", "bag", "big"):
+        _, message = _slug(lambda wrong=wrong: check_top_key(wrong, Q, K, TIFFIN.tokens))
+        assert "tiffin" not in message.split(":", 1)[1]
+
+
+def test_a_parallel_key_beats_tiffin_only_when_it_is_long_enough():
+    tiffin = K[0]
+    for good in ([2, 2], [1.6, 1.6], np.array([10.0, 10.0])):
+        check_parallel_key_beats(good, Q, tiffin)
+    kind, message = _slug(lambda: check_parallel_key_beats([1, 1], Q, tiffin))  # it's own key: 2
+    assert kind == "WrongAnswer" and "points the right way" in message
+    _, message = _slug(lambda: check_parallel_key_beats([1.5, 1.5], Q, tiffin))  # exactly 3: a tie
+    assert "points the right way" in message
+    for crooked in ([3, 1], [-2, -2], [0, 0]):
+        kind, message = _slug(lambda c=crooked: check_parallel_key_beats(c, Q, tiffin))
+        assert kind == "WrongAnswer" and "points the right way" not in message

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from attention_lab import attention, experiments, hard_attention, positional_encoding, softmax
-from attention_lab.examples import ISRO
+from attention_lab.examples import ISRO, TIFFIN
 
 # --- a. the bottleneck ---------------------------------------------------------------------------
 
@@ -341,3 +341,46 @@ def test_additive_and_dot_scores_reference():
 def test_additive_vs_dot_extreme_single_state():
     r = experiments.additive_vs_dot(n=1, d=1, d_attn=1, seed=0)
     assert r.additive_weights.tolist() == [1.0] and r.dot_weights.tolist() == [1.0]
+
+
+# --- g. a dot product is lengths times the cosine (issue 27 item 1) ---
+
+
+def test_dot_geometry_splits_the_tiffin_scores_into_lengths_and_angles():
+    g = experiments.dot_geometry(TIFFIN.query(), TIFFIN.K)
+    np.testing.assert_allclose(g.scores, [3, 1, 2, 1])
+    np.testing.assert_allclose(g.products, g.scores)
+    np.testing.assert_allclose(g.key_lengths, np.sqrt([5, 1, 2, 1]))
+    np.testing.assert_allclose(g.angles_deg, [np.degrees(np.arctan(1 / 3)), 45, 0, 45], atol=1e-9)
+    # the key most in line with the query ("it") is not the one that wins ("tiffin")
+    assert TIFFIN.tokens[g.best_aligned] == "it"
+    assert TIFFIN.tokens[g.best_scored] == "tiffin"
+    _, weights = attention(TIFFIN.query(), TIFFIN.K, TIFFIN.V, scale=False)
+    assert np.argmax(weights) == g.best_scored
+
+
+def test_dot_geometry_rejects_zero_vectors():
+    with pytest.raises(ValueError, match="length > 0"):
+        experiments.dot_geometry([0, 0], [[1, 0]])
+    with pytest.raises(ValueError, match="length > 0"):
+        experiments.dot_geometry([1, 1], [[1, 0], [0, 0]])
+
+
+# --- h. a weight is not an influence (issue 27 item 6) ---
+
+
+def test_swapping_keys_of_tokens_with_equal_values_moves_weight_but_not_the_output():
+    equal = np.array(TIFFIN.V)
+    equal[1] = equal[0]  # bag carries tiffin's value
+    swap = experiments.swap_keys(TIFFIN.query(), TIFFIN.K, equal, 0, 1)
+    np.testing.assert_allclose(swap.weights_before[[0, 1]], swap.weights_after[[1, 0]])
+    assert swap.weight_moved == pytest.approx(0.5277, abs=1e-4)  # 0.610 -> 0.083
+    assert swap.output_moved == 0.0
+    # with the chapter's own (different) values the same swap moves the output a lot
+    other = experiments.swap_keys(TIFFIN.query(), TIFFIN.K, TIFFIN.V, 0, 1)
+    assert other.weight_moved == swap.weight_moved and other.output_moved > 2
+
+
+def test_swap_keys_rejects_a_row_that_does_not_exist():
+    with pytest.raises(ValueError, match="row of keys"):
+        experiments.swap_keys([1, 1], [[1, 0], [0, 1]], [[1, 1], [2, 2]], 0, 2)

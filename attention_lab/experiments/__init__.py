@@ -14,7 +14,9 @@ d. :func:`hard_vs_soft_sweep` - ``v[argmax]`` is a step function; soft attention
 e. :func:`cross_attention_alignment` - English -> Hindi alignment with hand-set vectors.
 f. :func:`rnn_vs_attention_steps` - an RNN steps word by word; attention is one matrix product.
 
-plus :func:`additive_vs_dot` (Bahdanau's additive score next to Luong's dot product).
+plus :func:`additive_vs_dot` (Bahdanau's additive score next to Luong's dot product),
+:func:`dot_geometry` (a score is ``||q|| ||k|| cos(theta)``: length counts, not direction alone)
+and :func:`swap_keys` (moving weight between tokens with equal values moves no output).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from attention_lab.experiments.bottleneck import (
     bottleneck_recall,
     rnn_vs_attention_steps,
 )
+from attention_lab.experiments.geometry import DotGeometry, WeightSwap, dot_geometry, swap_keys
 from attention_lab.experiments.hard_soft import HardSoftSweep, hard_vs_soft_sweep
 from attention_lab.experiments.scaling import (
     SCALINGS,
@@ -53,18 +56,22 @@ __all__ = [
     "AdditiveVsDot",
     "BottleneckResult",
     "CrossAttentionResult",
+    "DotGeometry",
     "HardSoftSweep",
     "SaturationResult",
     "StepsResult",
     "VarianceResult",
+    "WeightSwap",
     "WordOrderResult",
     "additive_vs_dot",
     "bottleneck_recall",
     "cross_attention_alignment",
+    "dot_geometry",
     "hard_vs_soft_sweep",
     "rnn_vs_attention_steps",
     "scale_factor",
     "score_variance",
     "softmax_saturation",
+    "swap_keys",
     "word_order_test",
 ]
