@@ -355,6 +355,9 @@ def test_dot_geometry_splits_the_tiffin_scores_into_lengths_and_angles():
     # the key most in line with the query ("it") is not the one that wins ("tiffin")
     assert TIFFIN.tokens[g.best_aligned] == "it"
     assert TIFFIN.tokens[g.best_scored] == "tiffin"
+    table = g.table(TIFFIN.tokens).splitlines()
+    assert table[-1] == "lined up best: it | largest score: tiffin"
+    assert table[3].split() == ["it", "1.414", "1.414", "0.0°", "1.000", "2.000", "2"]
     _, weights = attention(TIFFIN.query(), TIFFIN.K, TIFFIN.V, scale=False)
     assert np.argmax(weights) == g.best_scored
 

@@ -61,6 +61,9 @@ KEY_OUTPUTS = {
         "e^3: computed 20.086 | chapter 20.086 ✓ agrees",
         "sqrt(d_k) for d_k = 2: computed 1.4142 | chapter 1.4142 ✓ agrees",
         "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
+        # the 45° reveal (issue 27 item 1): the parallel key is not the winner
+        "lined up best: it | largest score: tiffin",
+        "|q| |k| cos θ = the scores q·k, tiffin, bag, it, big: computed [3, 1, 2, 1] | chapter",
         "QueryExplorer(query “it” = (1.000, 1.000)",
     ],
     "03_worked_examples": [
@@ -120,6 +123,8 @@ MODEL_ANSWERS = {
     ],
     "02_query_key_value": [
         "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
+        'winner_at_45 = "tiffin"',
+        "long_key = [2, 2]",
         "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
         "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"
         "scaled_weights = np.exp(z) / np.exp(z).sum()\noutput = scaled_weights @ TIFFIN.V",

@@ -52,6 +52,23 @@ class DotGeometry:
         """Index of the key with the largest score (the one softmax gives the most weight)."""
         return int(np.argmax(self.scores))
 
+    def table(self, tokens) -> str:
+        """One line per key: ``|q|``, ``|k|``, the angle, ``cos``, their product and ``q.k``;
+        then which key lines up best and which scores highest."""
+        lines = ["word    |q|    |k|   angle   cos θ   |q| |k| cos θ   q·k"]
+        for word, k_len, angle, cos, product, score in zip(
+            tokens, self.key_lengths, self.angles_deg, self.cosines, self.products, self.scores,
+            strict=True,
+        ):  # fmt: skip
+            lines.append(
+                f"{word:7} {self.query_length:5.3f} {k_len:6.3f} {angle:5.1f}° {cos:7.3f} "
+                f"{product:10.3f} {score:9.3g}"
+            )
+        lines.append(
+            f"lined up best: {tokens[self.best_aligned]} | largest score: {tokens[self.best_scored]}"
+        )
+        return "\n".join(lines)
+
 
 def dot_geometry(query, keys) -> DotGeometry:
     """Split each score ``q . k_i`` into ``||q||``, ``||k_i||`` and the angle between them.
