@@ -387,3 +387,23 @@ def test_swapping_keys_of_tokens_with_equal_values_moves_weight_but_not_the_outp
 def test_swap_keys_rejects_a_row_that_does_not_exist():
     with pytest.raises(ValueError, match="row of keys"):
         experiments.swap_keys([1, 1], [[1, 0], [0, 1]], [[1, 1], [2, 2]], 0, 2)
+
+
+def test_shuffling_the_tiffin_sentence_reorders_the_matrix_and_moves_no_output():
+    result = experiments.shuffled_self_attention(
+        TIFFIN.tokens, TIFFIN.Q, TIFFIN.K, TIFFIN.V, order=(1, 3, 0, 2), scale=False
+    )
+    assert result.shuffled_tokens == ("bag", "big", "tiffin", "it")
+    assert result.weights_follow and result.output_change < 1e-12
+    # the row of "it" is the chapter's row, its entries reordered with the words
+    it = result.shuffled_tokens.index("it")
+    np.testing.assert_allclose(result.shuffled_weights[it], result.weights[2][[1, 3, 0, 2]])
+    # a causal mask would break this; without one, any order gives the same per-word outputs
+    again = experiments.shuffled_self_attention(
+        TIFFIN.tokens, TIFFIN.Q, TIFFIN.K, TIFFIN.V, order=(3, 2, 1, 0)
+    )
+    assert again.weights_follow and again.output_change < 1e-12
+    with pytest.raises(ValueError, match="each of the positions"):
+        experiments.shuffled_self_attention(
+            TIFFIN.tokens, TIFFIN.Q, TIFFIN.K, TIFFIN.V, (0, 0, 1, 2)
+        )

@@ -79,6 +79,12 @@ KEY_OUTPUTS = {
         "0.083 × (5, 6) (weight 0.0826): computed [0.41, 0.50] | chapter [0.41, 0.50] ✓ agrees",
         "sum of the four rounded terms: computed [3.91, 2.83] | chapter [3.91, 2.83] ✓ agrees",
         "the three rounded terms add up to [0.992 2.508]",
+        # the chapters' rounding notes (issue 27 item 9): B's 0.999, A's 100.1 %
+        "the three weights rounded to 3 decimals add up to 0.999",
+        "as percentages rounded to 0.1, they add up to 100.1 %",
+        # order-blindness beside the matrix (item 10)
+        "new matrix = old matrix with rows and columns reordered: True",
+        "largest move of any word's output: measured 0.000.",
         "attention: 3 stages that wait, 8,388,608 multiplications",
         "row by row gives the same matrix: True",
     ],
@@ -100,6 +106,8 @@ KEY_OUTPUTS = {
         "hard output [0.000, 4.000]",
         "scores of B are the scores of A, reordered: True",
         "with a causal mask, no positions: largest change 0.798",
+        # weight is not influence (issue 27 item 6)
+        "largest weight change 0.528, largest output change 0.000",
     ],
 }
 
@@ -148,6 +156,7 @@ MODEL_ANSWERS = {
         'other_keys[TIFFIN.tokens.index("bag")] = [2.0, 2.0]\n'
         "e = np.exp(other_keys @ TIFFIN.query())\n"
         "weights_with_new_bag_key = e / e.sum()",
+        "e = np.exp(swapped_keys @ TIFFIN.query())\noutput_after_swap = e / e.sum() @ equal_values",
         "reversed_keys, reversed_values = TIFFIN.K[::-1], TIFFIN.V[::-1]\n"
         "e = np.exp(reversed_keys @ TIFFIN.query())\n"
         "output_it_reversed = e / e.sum() @ reversed_values",

@@ -9,7 +9,8 @@ The six demonstrations, in the order of the course:
 
 a. :func:`bottleneck_recall` - one fixed-size memory vector versus attention over all states.
 b. :func:`score_variance`, :func:`softmax_saturation` - why scores are divided by ``sqrt(d_k)``.
-c. :func:`word_order_test` - self-attention ignores word order until positions are added.
+c. :func:`word_order_test`, :func:`shuffled_self_attention` - self-attention ignores word order
+   until positions are added.
 d. :func:`hard_vs_soft_sweep` - ``v[argmax]`` is a step function; soft attention is smooth.
 e. :func:`cross_attention_alignment` - English -> Hindi alignment with hand-set vectors.
 f. :func:`rnn_vs_attention_steps` - an RNN steps word by word; attention is one matrix product.
@@ -46,7 +47,12 @@ from attention_lab.experiments.scaling import (
     score_variance,
     softmax_saturation,
 )
-from attention_lab.experiments.word_order import WordOrderResult, word_order_test
+from attention_lab.experiments.word_order import (
+    ShuffleResult,
+    WordOrderResult,
+    shuffled_self_attention,
+    word_order_test,
+)
 
 __all__ = [
     "BAHDANAU_TABLE1_BLEU",
@@ -59,6 +65,7 @@ __all__ = [
     "DotGeometry",
     "HardSoftSweep",
     "SaturationResult",
+    "ShuffleResult",
     "StepsResult",
     "VarianceResult",
     "WeightSwap",
@@ -70,6 +77,7 @@ __all__ = [
     "hard_vs_soft_sweep",
     "rnn_vs_attention_steps",
     "scale_factor",
+    "shuffled_self_attention",
     "score_variance",
     "softmax_saturation",
     "swap_keys",

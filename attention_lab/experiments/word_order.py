@@ -106,3 +106,71 @@ def word_order_test(
     scores_a = dot_product_scores(xa @ w_q, xa @ w_k)
     scores_b = dot_product_scores(xb @ w_q, xb @ w_k)
     return WordOrderResult(a, b, perm, scores_a, scores_b, without, with_pe)
+
+
+@dataclass(frozen=True)
+class ShuffleResult:
+    """Self-attention over a sentence and over the same words in another order.
+
+    Attributes
+    ----------
+    tokens, shuffled_tokens : tuple of str, length n
+        ``shuffled_tokens[i] == tokens[order[i]]``.
+    order : ndarray of int, shape (n,)
+    weights, shuffled_weights : ndarray, shape (n, n)
+        The self-attention weight matrices (row = query word, column = key word).
+    outputs, shuffled_outputs : ndarray, shape (n, d_v)
+    weights_follow : bool
+        Whether the shuffled matrix is the original one with rows and columns reordered.
+    output_change : float
+        Largest change of any word's output between the two orders (0 up to rounding).
+    """
+
+    tokens: tuple
+    shuffled_tokens: tuple
+    order: np.ndarray
+    weights: np.ndarray
+    shuffled_weights: np.ndarray
+    outputs: np.ndarray
+    shuffled_outputs: np.ndarray
+    weights_follow: bool
+    output_change: float
+
+
+def shuffled_self_attention(tokens, Q, K, V, order, scale: bool = True) -> ShuffleResult:
+    """Run self-attention (no mask, no positions) on a sentence and on a reordering of it.
+
+    Parameters
+    ----------
+    tokens : sequence of str, length n
+    Q, K, V : array_like, shape (n, d_k), (n, d_k), (n, d_v)
+        One row per token; each row moves with its token.
+    order : sequence of int, length n
+        A permutation of ``0 … n-1``: the new sentence is ``tokens[order[0]], tokens[order[1]], …``.
+    scale : bool
+        Divide the scores by ``sqrt(d_k)``.
+
+    Returns
+    -------
+    ShuffleResult
+    """
+    words = tuple(tokens)
+    perm = np.asarray(order)
+    if sorted(perm.tolist()) != list(range(len(words))):
+        raise ValueError(
+            f"order must list each of the positions 0 to {len(words) - 1} once (got {order!r})"
+        )
+    q, k, v = (np.asarray(x, dtype=float) for x in (Q, K, V))
+    outputs, weights = attention(q, k, v, scale=scale)
+    shuffled_outputs, shuffled_weights = attention(q[perm], k[perm], v[perm], scale=scale)
+    return ShuffleResult(
+        words,
+        tuple(words[i] for i in perm),
+        perm,
+        weights,
+        shuffled_weights,
+        outputs,
+        shuffled_outputs,
+        bool(np.allclose(shuffled_weights, weights[np.ix_(perm, perm)])),
+        float(np.max(np.abs(shuffled_outputs - outputs[perm]))),
+    )
