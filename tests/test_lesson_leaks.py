@@ -11,6 +11,10 @@ text drawn into figures, in markdown and in code; and for the lines of the assig
 solutions and the sentences of their model answers.
 
 A deliberately leaking scratch notebook proves the search finds what it is meant to find.
+
+Softer leaks (issue 27, item 11): a lesson's markdown that restates a written model answer in
+shorter runs of words (its recap, say), and an explorer the students' guide advertises whose
+readout shows a graded answer when the student picks another token.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import pytest
 from nbclient import NotebookClient
 from test_notebooks import LESSONS, NOTEBOOKS, ROOT, executed
 
-from attention_lab import attention, checks, dot_product_scores, softmax
+from attention_lab import QueryExplorer, attention, checks, dot_product_scores, softmax
 from attention_lab.examples import ISRO, TIFFIN
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
@@ -324,3 +328,85 @@ def test_a_leaking_notebook_is_caught(tmp_path):
 
 def test_lessons_are_the_ones_scanned():
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(LESSONS)
+
+
+# --- softer leaks (issue 27, item 11) ----------------------------------------------------------
+
+# Written answers to the chapters' own questions. practice_implement's written exercises are
+# open-ended (a paragraph on a lab's use of attention, a concept map), so any correct lesson text
+# about the same mechanism shares short phrases with them; the 9-word search above covers them.
+RESTATED_ANSWERS = ("intro_attention", "focus_in_the_noise")
+RESTATEMENT_WORDS = 7
+STUDENT_GUIDE = ROOT / "docs" / "students.md"
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words, with markdown, code marks and ``d_k``-style underscores dropped."""
+    return re.findall(
+        r"[a-z0-9]+", text.replace("**", "").replace("`", "").replace("_", "").lower()
+    )
+
+
+def _model_answer_runs(words: int = RESTATEMENT_WORDS) -> list[tuple[str, str]]:
+    """(assignment, run of ``words`` words) of the model answers (not the rubrics)."""
+    runs = []
+    for assignment, block in _solution_blocks("markdown"):
+        if assignment in RESTATED_ANSWERS:
+            tokens = _words(block.split("**Rubric")[0].replace("Model answer.", ""))
+            runs += [
+                (assignment, " ".join(tokens[i : i + words]))
+                for i in range(len(tokens) - words + 1)
+            ]
+    return runs
+
+
+def restatements(markdown: str) -> list[str]:
+    """Each run of a model answer's words that ``markdown`` repeats."""
+    text = f" {' '.join(_words(markdown))} "
+    return sorted({f"{a}: {run!r}" for a, run in _model_answer_runs() if f" {run} " in text})
+
+
+def test_the_restatement_search_finds_a_recap_that_paraphrases_a_model_answer():
+    # lesson 5's old recap, which restated focus_in_the_noise Q4's model answer
+    old_recap = (
+        "- Every word produces a query, a key and a value; a weight depends only on the query "
+        "and the keys, and the values decide what is blended (chapter B's active recall)."
+    )
+    assert any("focus_in_the_noise" in r for r in restatements(old_recap))
+    assert not restatements("A weight is not an influence: the values decide the output too.")
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_lesson_restates_a_written_model_answer(name):
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    found = restatements(markdown)
+    assert not found, f"{name} restates model answers: " + "; ".join(found)
+
+
+def explorer_text(preset: str) -> str:
+    """What a preset explorer can show: every token's weights and output, to 3 decimals."""
+    explorer = getattr(QueryExplorer, preset)()
+    try:
+        weights = explorer.weight_matrix
+        outputs = weights @ explorer.model.V
+        rows = [
+            f"{np.round(w, 3)} -> {np.round(o, 3)}" for w, o in zip(weights, outputs, strict=True)
+        ]
+    finally:
+        explorer.close()
+    return "\n".join(rows)
+
+
+def test_an_explorer_that_shows_a_graded_answer_is_caught():
+    # "ISRO launched Chandrayaan" with the token "launched" picked: focus_in_the_noise Q3.
+    leaks = find_leaks(explorer_text("isro"))
+    assert any("launched_weights" in leak for leak in leaks), leaks
+
+
+def test_the_students_guide_advertises_no_explorer_that_shows_a_graded_answer():
+    presets = sorted(set(re.findall(r"QueryExplorer\.(\w+)\(", STUDENT_GUIDE.read_text())))
+    assert presets, "the guide shows no preset explorer any more: update this test"
+    for preset in presets:
+        leaks = find_leaks(explorer_text(preset))
+        assert not leaks, f"docs/students.md: QueryExplorer.{preset}() shows " + "; ".join(leaks)
