@@ -111,7 +111,27 @@ def _graded_numbers() -> list[GradedNumbers]:
     return found
 
 
-GRADED = _graded_numbers()
+def _vector(text: str) -> list[float]:
+    return [float(x) for x in text.split(",")]
+
+
+def _choice_question_scores() -> list[GradedNumbers]:
+    """The raw scores behind a choice question that names a query and its keys (focus Q1: "which
+    key scores highest?"): a lesson printing them for the same query and keys gives it away."""
+    found = []
+    vector = r"\$%s = \[([^\]]+)\]\$"
+    for path in SOURCES:
+        for cell in nbformat.read(path, as_version=4).cells:
+            query = re.search(vector % "q", cell.source)
+            keys = re.findall(vector % r"k_\d", cell.source)
+            if cell.cell_type == "markdown" and query and len(keys) > 1:
+                scores = dot_product_scores(_vector(query[1]), [_vector(k) for k in keys], False)
+                name = cell.metadata.get("nbgrader", {}).get("grade_id", "question")
+                found.append(GradedNumbers(path.stem, f"{name} (its raw scores)", scores))
+    return found
+
+
+GRADED = _graded_numbers() + _choice_question_scores()
 
 
 def _solution_blocks(cell_type: str):
@@ -254,6 +274,7 @@ def test_the_answers_come_from_every_assignment():
         ("focus_in_the_noise", "launched_weights"),
         ("focus_in_the_noise", "launched_output"),
     } <= names
+    assert ("focus_in_the_noise", "q1_question (its raw scores)") in names
     weights = next(g for g in GRADED if g.name == "launched_weights")
     assert np.round(weights.values, 3).tolist() == [0.198, 0.401, 0.401]
     assert {a for a, _ in _solution_lines()} >= {"practice_implement"}
@@ -273,6 +294,7 @@ def test_the_answers_come_from_every_assignment():
         "19.8%, 40.1%, 40.1%",
         "scores: [0.    0.707 0.707]",
         "q1_scores = [2, 0]",
+        "raw scores q3·k1, q3·k2, q3·k3: computed [1, 1, 2]",
         "return np.tril(np.ones((n, n), dtype=bool))",
     ],
 )
