@@ -106,6 +106,8 @@ KEY_OUTPUTS = {
         "hard output [0.000, 4.000]",
         "scores of B are the scores of A, reordered: True",
         "with a causal mask, no positions: largest change 0.798",
+        # every key counts through the softmax sum (issue 27 item 4): tiffin's key never changed
+        "tiffin: chapter's keys 0.610  ->  bag's key (2, 2) 0.237",
         # weight is not influence (issue 27 item 6)
         "largest weight change 0.528, largest output change 0.000",
     ],
