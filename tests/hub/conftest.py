@@ -5,8 +5,9 @@ class's formgrader service, two classes, one student in each). The module-scoped
 fixture:
 
 1. creates three local accounts (an instructor, two students; random names, private homes);
-2. runs ``install.py system`` (exchange 1777, system nbgrader config and the students' Jupyter
-   config, in a temporary "/etc/jupyter") and ``install.py instructor`` (course copy);
+2. runs ``install.py system --owner <instructor>`` (exchange 1777 with the course's folders
+   owned by the instructor, system nbgrader config and the students' Jupyter config, in a
+   temporary "/etc/jupyter") and ``install.py instructor`` (course copy);
 3. starts ``jupyterhub`` on free localhost ports with ``autograder/jupyterhub/jupyterhub_config.py``
    loaded unchanged, plus only what a test needs on top: ports, a shared-password authenticator
    and an admin API token for the test driver;
@@ -340,15 +341,19 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
 def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict) -> dict:
     """Start jupyterhub with ``hub_config`` (+ test settings); stopped when ``stack`` closes."""
     state = tmp / "hub"
-    state.mkdir()
+    # private, as docs/hub-admins.md says: the config holds the admin token and the password,
+    # the database every user's tokens (the hub refuses to start in a folder others can read)
+    state.mkdir(mode=0o700)
+    state.chmod(0o700)
     ports = {key: free_port() for key in ("public", "hub", "proxy_api")}
     token, password = secrets.token_hex(32), secrets.token_hex(8)
     test_config = state / "jupyterhub_test_config.py"
     _write_test_config(
         test_config, hub_config=hub_config, ports=ports, token=token, password=password, state=state
     )
+    test_config.chmod(0o600)
     hub_log = state / "jupyterhub.log"
-    log_file = stack.enter_context(open(hub_log, "w"))
+    log_file = stack.enter_context(open(os.open(hub_log, os.O_WRONLY | os.O_CREAT, 0o600), "w"))
 
     def keep_log() -> None:
         if request.session.testsfailed:
@@ -376,7 +381,7 @@ def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: di
     """Install the exchange, system config and the instructor's course, then start the shipped
     one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
     exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-    install.install_system(str(exchange), str(config_dir), [COURSE_ID])
+    install.install_system(str(exchange), str(config_dir), [COURSE_ID], instructor)
     course_dir = Path("~" + instructor).expanduser() / COURSE_ID
     install.install_course(instructor, str(course_dir), str(REPO))
     env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
@@ -423,7 +428,9 @@ def two_classes(request):
         # The teacher never starts a server here: a hub account is enough for a token.
         tmp = _prepare_machine(stack, [grader, student_a, student_b])
         exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-        install.install_system(str(exchange), str(config_dir), [course_a, course_b])
+        # class B's instructor has no local account here: root keeps its folders
+        owners = [f"{course_a}={grader}", f"{course_b}=root"]
+        install.install_system(str(exchange), str(config_dir), [course_a, course_b], owners)
         course_dir = Path("~" + grader).expanduser() / course_a
         install.install_course(grader, str(course_dir), str(REPO), course_id=course_a)
         classes = tmp / "classes.json"
