@@ -277,3 +277,24 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, ac
         done = subprocess.run(["runuser", "-u", mallory, "--", *what], capture_output=True)
         assert done.returncode != 0, what
     assert folder.exists()
+
+
+def test_released_feedback_is_readable_by_its_student_only(tmp_path, accounts):
+    from attention_grader.private_submit import readable_only_by
+
+    alice, mallory = accounts["alice"], accounts["mallory"]
+    folder = Path("/var/tmp") / f"al-feedback-{uuid.uuid4().hex[:6]}"  # a filesystem with ACLs
+    folder.mkdir(mode=0o711)
+    try:
+        page = folder / "0123abcd.html"
+        page.write_text("<p>alice's feedback</p>")
+        page.chmod(0o600)
+        assert readable_only_by(page, alice)
+        assert not readable_only_by(page, "no-such-account-here")
+        for who, ok in ((alice, True), (mallory, False)):
+            done = subprocess.run(
+                ["runuser", "-u", who, "--", "cat", str(page)], capture_output=True
+            )
+            assert (done.returncode == 0) is ok, (who, done.stderr)
+    finally:
+        shutil.rmtree(folder)

@@ -1,4 +1,13 @@
-"""nbgrader's submit, leaving the submission readable only by its student and the instructors.
+"""Who may read what in the exchange: a submission its student and the instructors, a released
+feedback page its student.
+
+nbgrader's release_feedback leaves each page 0644 in ``feedback/`` (0711): anyone who can compute
+its name (a hash of the submission's secret) reads it. :func:`readable_only_by` gives the page to
+its student alone with a POSIX ACL (``user:<student>:r``, nothing for group and others), where
+the student has an account here and the filesystem has ACLs (a hub); elsewhere (one laptop) the
+page stays 0644.
+
+nbgrader's submit, leaving the submission readable only by its student and the instructors:
 
 nbgrader's ``ExchangeSubmit`` leaves the folder in ``inbound/`` mode 0777 with 0644 files "so
 the instructor can delete later": anyone who learns the folder's name (a log line is enough)
@@ -17,11 +26,13 @@ so they add nothing to the time collect reads (the exchange's ctime, see
 from __future__ import annotations
 
 import os
+import pwd
 import stat
+import struct
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "PrivateExchangeSubmit", "make_private"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "PrivateExchangeSubmit", "make_private", "readable_only_by"]
 
 FOLDER_MODE = 0o2770
 FILE_MODE = 0o640
@@ -48,3 +59,35 @@ class PrivateExchangeSubmit(ExchangeSubmit):
     def copy_files(self):
         super().copy_files()
         make_private(os.path.join(self.inbound_path, self.assignment_filename))
+
+
+# POSIX ACL xattr (linux/posix_acl_xattr.h): version 2, then (tag, perm, id) entries, sorted by tag
+_ACL_VERSION = 2
+_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+_NO_ID = 0xFFFFFFFF
+
+
+def readable_only_by(path: str | os.PathLike, user: str) -> bool:
+    """Make ``path`` (owned by the caller) readable by its owner and ``user`` only.
+
+    Returns
+    -------
+    bool
+        True when done; False when ``user`` has no account here or the filesystem has no ACLs
+        (then the mode is left as it was: the caller decides).
+    """
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return False
+    if uid == os.stat(path).st_uid:
+        os.chmod(path, 0o600)
+        return True
+    entries = [(_USER_OBJ, 6, _NO_ID), (_USER, 4, uid), (_GROUP_OBJ, 0, _NO_ID),
+               (_MASK, 4, _NO_ID), (_OTHER, 0, _NO_ID)]  # fmt: skip
+    blob = struct.pack("<I", _ACL_VERSION) + b"".join(struct.pack("<HHI", *e) for e in entries)
+    try:
+        os.setxattr(path, "system.posix_acl_access", blob)
+    except OSError:
+        return False
+    return True

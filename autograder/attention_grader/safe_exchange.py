@@ -17,8 +17,10 @@ collect``, ``nbgrader autograde``, ``nbgrader release_feedback``, the formgrader
 * :class:`IntakeGuard` (first of ``c.Autograde.sanitize_preprocessors``): strips cell metadata
   (``skip-execution`` …) and refuses a notebook over the caps.
 * :class:`SafeExchangeReleaseFeedback` (``c.ExchangeFactory.release_feedback``): publishes only
-  ``<notebook>.html`` of the assignment's notebooks, as plain single-link files, and a student
-  without a readable ``submission_secret.txt`` is named and skipped instead of stopping everyone.
+  ``<notebook>.html`` of the assignment's notebooks, as plain single-link files readable by
+  their student only where the student has an account (:func:`~.private_submit.readable_only_by`),
+  and a student without a readable ``submission_secret.txt`` is named and skipped instead of
+  stopping everyone.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .intake import (
     record_flags,
     strip_cell_metadata,
 )
+from .private_submit import readable_only_by
 from .safe_text import printable
 from .summary import Flag
 from .summary import record_flags as record_notebook_flags
@@ -344,9 +347,11 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
             tmp = Path(self.dest_path) / f"{checksum}-tmp.html"
             if os.path.lexists(tmp):
                 os.unlink(tmp)  # never write through a link someone left there
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(page)
+            if not readable_only_by(tmp, student):  # no account or no ACLs: nbgrader's 0644
+                os.chmod(tmp, 0o644)
             os.replace(tmp, Path(self.dest_path) / f"{checksum}.html")
             self.log.info("Released feedback for %s: %s", printable(student), printable(nb))
         self.released.append(student)

@@ -322,9 +322,27 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
 
+    def _shared_paths_in_tmp(self) -> list[str]:
+        """The exchange or a Jupyter config folder of this server under /tmp or /dev/shm, which
+        a private mount would hide from it."""
+        env = self.environment or {}
+        paths = [env.get("ATTENTION_LAB_EXCHANGE", ""),
+                 *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)]  # fmt: skip
+        return [p for p in paths if p and any(
+            os.path.abspath(p) == m or os.path.abspath(p).startswith(m + "/")
+            for m in PRIVATE_MOUNTS)]  # fmt: skip
+
     def make_preexec_fn(self, name):
         drop_to_user = super().make_preexec_fn(name)
         group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
+        hidden = self._shared_paths_in_tmp() if tmp else []
+        if hidden:
+            self.log.error(
+                "%s: no private /tmp and /dev/shm: %s would be hidden from the server. Move the "
+                "exchange and the config out of /tmp (e.g. /srv/nbgrader/exchange), or set "
+                "c.LimitedLocalProcessSpawner.private_tmp_size = 0.", name, ", ".join(hidden),
+            )  # fmt: skip
+            tmp = None
 
         def preexec() -> None:
             # Runs in the child between fork and exec, still as root.

@@ -273,6 +273,10 @@ c.ConfigurableHTTPProxy.command = [{str(CHP)!r}]
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
 c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+# A test machine may be far busier than a classroom's: a server importing its extensions took
+# over 60 s (the shipped timeout) with the load at 25 on 2 cores. Wait on readiness, longer.
+c.Spawner.start_timeout = 600
+c.Spawner.http_timeout = 600
 c.JupyterHub.authenticator_class = "jupyterhub.authenticators.shared.SharedPasswordAuthenticator"
 c.SharedPasswordAuthenticator.user_password = {password!r}
 c.JupyterHub.services = list(c.JupyterHub.services) + [
@@ -322,7 +326,9 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
     this returns); every one is removed when ``stack`` closes.
     """
-    tmp = Path(tempfile.mkdtemp(prefix="al-hub-"))
+    # not under /tmp: each server gets a private /tmp (limits.py), which would hide the
+    # exchange and the system config from it
+    tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir="/var/tmp"))
     stack.callback(shutil.rmtree, tmp, True)
     os.chmod(tmp, 0o755)  # users' servers must reach the exchange and the config below
     for name in users:

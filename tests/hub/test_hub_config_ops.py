@@ -135,3 +135,14 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
                          timeout=60, check=True).stdout.split(" ", 1)  # fmt: skip
     assert int(out[0]) == 8 << 20 and out[1].strip() == "['al-probe']"  # fresh and capped
     assert not os.path.exists("/dev/shm/al-probe") and not os.path.exists("/tmp/al-probe")
+
+
+def test_an_exchange_under_tmp_turns_the_private_tmp_off_and_says_so():
+    """A private /tmp would hide an exchange (or config) kept under /tmp from the server."""
+    spawner = LimitedLocalProcessSpawner()
+    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/tmp/x/exchange",
+                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/dev/shm/cfg"}  # fmt: skip
+    assert spawner._shared_paths_in_tmp() == ["/tmp/x/exchange", "/dev/shm/cfg"]
+    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/srv/nbgrader/exchange",
+                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/tmpfoo"}  # fmt: skip
+    assert spawner._shared_paths_in_tmp() == []
