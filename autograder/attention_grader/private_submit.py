@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shutil
 import stat
 import struct
 
@@ -54,11 +55,45 @@ def make_private(folder: str | os.PathLike) -> None:
 
 
 class PrivateExchangeSubmit(ExchangeSubmit):
-    """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``."""
+    """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``.
+
+    Its copy keeps the setgid bit the new folder inherits from ``inbound/``: nbgrader's copy
+    (``shutil.copytree``) copies the student's folder mode onto it, which, the student not being
+    in the instructors' group, clears setgid, so ``timestamp.txt`` and ``submission_secret.txt``
+    (written next) got the student's own group and the instructors could not read the secret:
+    no feedback could be released.
+    """
 
     def copy_files(self):
         super().copy_files()
         make_private(os.path.join(self.inbound_path, self.assignment_filename))
+
+    def do_copy(self, src, dest, log=None):
+        from nbgrader.utils import ignore_patterns
+
+        size = self.get_size(src)
+        if size > 1000 * self.coursedir.max_dir_size:
+            raise RuntimeError(f"Directory size is too big. Size is {size}, maximum size is "
+                               f"{1000 * self.coursedir.max_dir_size}")  # fmt: skip
+        ignore = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
+                                 max_file_size=self.coursedir.max_file_size, log=self.log)  # fmt: skip
+        _copy_contents(src, dest, ignore)
+
+
+def _copy_contents(src: str, dest: str, ignore) -> None:
+    """``src`` into a new ``dest``: folders made (inheriting group and setgid), file contents
+    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``)."""
+    os.makedirs(dest)
+    names = os.listdir(src)
+    skipped = ignore(src, names) if ignore else set()
+    for name in names:
+        if name in skipped:
+            continue
+        source, target = os.path.join(src, name), os.path.join(dest, name)
+        if os.path.isdir(source):
+            _copy_contents(source, target, ignore)
+        else:
+            shutil.copyfile(source, target)
 
 
 # POSIX ACL xattr (linux/posix_acl_xattr.h): version 2, then (tag, perm, id) entries, sorted by tag

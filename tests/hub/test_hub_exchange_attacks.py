@@ -198,7 +198,12 @@ def test_a_classmate_cannot_read_replace_or_take_a_submission(attacked, story):
     for key in ("read alice's notebook", "read alice's secret", "replace alice's notebook",
                 "rename alice's folder", "list inbound"):  # fmt: skip
         assert result[key] == "PermissionError", (key, result)
-    assert story["alice_folder"].exists()
+    folder = story["alice_folder"]
+    assert folder.exists()
+    # hers and the instructors': every file in the instructors' group (inbound's, by setgid)
+    group = folder.parent.stat().st_gid
+    assert {p.stat().st_gid for p in [folder, *folder.iterdir()]} == {group}
+    assert {p.stat().st_mode & 0o7777 for p in folder.iterdir()} == {0o640}
     assert result["hand in as alice"] == "ok"  # inbound is writable: collect must refuse it
 
 
@@ -215,6 +220,7 @@ def test_the_hubs_secrets_are_private(attacked, story):
 def test_formgrader_collect_refuses_the_forgery_and_keeps_alices_work(attacked, story):
     alice, bob, mallory = attacked.students
     assert f"refused: folder owned by {mallory} names {alice}" in story["collect_log"]
+    assert f"{alice}: unsafe_file" not in story["collect_log"]  # all of her submission collected
     scores = story["scores"]
     assert set(scores) == {alice, bob}, scores  # nothing under mallory's or anyone else's name
     assert story["expected_points"] > 0
