@@ -298,3 +298,30 @@ def test_released_feedback_is_readable_by_its_student_only(tmp_path, accounts):
             assert (done.returncode == 0) is ok, (who, done.stderr)
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, accounts, capsys):
+    """docs/teachers.md, "Refused submissions": the teacher's commands, run as written, put the
+    kept copy in submitted/ with the exchange's time, and it is graded."""
+    import re
+
+    alice, mallory = accounts["alice"], accounts["mallory"]
+    course = _class(tmp_path, accounts)
+    released = nbformat.read(course.root / "release" / FIXTURE / f"{FIXTURE}.ipynb", 4)
+    folder = _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    nbformat.write(answer(released, CORRECT), folder / f"{FIXTURE}.ipynb")  # her work after all
+    _chown_tree(folder, _uid(mallory))
+    assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
+    kept = re.search(r"not collected; kept in (\S+)", capsys.readouterr().out).group(1)
+    docs = (Path(__file__).parents[1] / "docs" / "teachers.md").read_text()
+    block = docs.split("kept=quarantine/refused/")[1].split("make grade")[0]
+    script = f"kept={kept}\n" + block.split("\n", 1)[1]
+    script = script.replace("alice", alice).replace("intro_attention", FIXTURE)
+    subprocess.run(["bash", "-euc", script], cwd=course.root, check=True)
+    stamp, flags = read_timestamp(course.root / "submitted" / alice / FIXTURE)
+    assert not flags and abs((datetime.utcnow() - stamp).total_seconds()) < 3600
+    assert main(["--course", str(course.root), "grade", FIXTURE, "--jobs", "1", "--no-progress"]) == 0  # fmt: skip
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url, course.course_id) as gb:
+        assert gb.find_submission(FIXTURE, alice).score == 3.0

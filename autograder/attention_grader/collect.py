@@ -60,7 +60,7 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
     check_result(capture_log(app), f"collect {assignment}")
     submitted = course.root / "submitted"
     students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
-    return CollectReport(students, app.flags, [item.line() for item in app.refused])
+    return CollectReport(students, app.flags, list(app.refused_lines))
 
 
 def collect(course: Course, assignment: str) -> list[str]:

@@ -113,6 +113,7 @@ class SafeExchangeCollect(ExchangeCollect):
         super().__init__(*args, **kwargs)
         self.flags: dict[str, list[Flag]] = {}
         self.refused: list[Inbound] = []
+        self.refused_lines: list[str] = []  # one per refused folder, with where it is kept
         self._current: Inbound | None = None
         self._expected: list[str] | None = None
 
@@ -186,7 +187,8 @@ class SafeExchangeCollect(ExchangeCollect):
             kept_at = f"; kept in {kept.relative_to(self.coursedir.root)}"
         except OSError as err:
             kept_at = f"; could not be kept ({type(err).__name__})"
-        self.log.warning("%s%s", item.line(), kept_at)
+        self.refused_lines.append(item.line() + kept_at)
+        self.log.warning("%s", self.refused_lines[-1])
 
     def copy_files(self):
         records = self.src_records
