@@ -289,15 +289,17 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [
     )
 
 
-def _wait_for_hub(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+def _wait_for_hub(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
+    # A busy machine: the hub may accept the connection and answer slowly (a read timeout is
+    # "not up yet", as a refused connection is); wait on the condition, generously.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"jupyterhub exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
         try:
-            if requests.get(f"{url}/hub/api", timeout=2).status_code == 200:
+            if requests.get(f"{url}/hub/api", timeout=10).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.3)
     raise RuntimeError(f"jupyterhub not up after {timeout}s:\n{log.read_text()[-4000:]}")
