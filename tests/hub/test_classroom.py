@@ -32,9 +32,12 @@ def exchange_with_courses(root: Path, course_ids) -> Path:
 def load_hub_config(name: str, monkeypatch, **env) -> Config:
     """A shipped hub config as JupyterHub loads it, over an exchange made as install.py makes it
     (the config refuses to load without one)."""
+    import atexit
+    import shutil
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix="hubcfg-"))
+    atexit.register(shutil.rmtree, tmp, True)
     if name == "jupyterhub_config_multi.py" and "ATTENTION_LAB_CLASSES" not in env:
         classes = json.loads((HUB_DIR / "classes.example.json").read_text())
         classes["exchange"] = str(tmp / "exchange")
