@@ -12,6 +12,8 @@ CHP         := $(NODE_PREFIX)/node_modules/.bin/configurable-http-proxy
 # hub-install: where the shared exchange and the system-wide config go (docs/hub-admins.md).
 HUB_EXCHANGE   ?= /srv/nbgrader/exchange
 HUB_CONFIG_DIR ?= /etc/jupyter
+# The account owning the course folders in the exchange (`make hub-install OWNER=teacher`).
+OWNER          ?=
 
 # hub-load: students, seconds between two arrivals, slider moves per student.
 N           ?= 30
@@ -31,8 +33,9 @@ hub-deps: ## Hub admins: Install configurable-http-proxy (pinned, CHP_VERSION) f
 	    configurable-http-proxy@$(CHP_VERSION); \
 	fi
 
-hub-install: setup-grader setup-hub ## Hub admins: Create the exchange and /etc/jupyter/nbgrader_config.py (root; docs/hub-admins.md)
-	$(BIN)/python autograder/jupyterhub/install.py system \
+hub-install: setup-grader setup-hub ## Hub admins: Create the exchange (course folders owned by OWNER) and /etc/jupyter/nbgrader_config.py (root; docs/hub-admins.md)
+	@test -n "$(OWNER)" || { echo "Say who owns the course folders: make hub-install OWNER=<instructor account> (docs/hub-admins.md)"; exit 2; }
+	$(BIN)/python autograder/jupyterhub/install.py system --owner "$(OWNER)" \
 	  --exchange $(HUB_EXCHANGE) --config-dir $(HUB_CONFIG_DIR) --course attention-lab
 
 hub-test: setup-grader setup-hub setup-test hub-deps ## Hub admins: Run only the classroom JupyterHub test (root: creates local users)

@@ -397,23 +397,28 @@ def test_configure_intake_is_idempotent_and_keeps_a_teachers_hook_explicit():
     ("name", "why"),
     [
         ("ana+a1+not a time+x", "not <student>+<assignment>+<time>"),
-        (f"{OSC}+a1+2026-11-30 09:00:00.000000 UTC+x", "not a plain name"),
+        (f"{OSC}+a1+2026-11-30 09:00:00.000000 UTC+x", "not a student id"),
         ("ana+a1", "not <student>+<assignment>+<time>"),
     ],
 )
-def test_a_badly_named_exchange_folder_is_refused_not_fatal(name, why):
-    from attention_grader.safe_exchange import SafeExchangeCollect
+def test_a_badly_named_exchange_folder_is_refused_not_fatal(tmp_path, name, why):
+    from attention_grader.exchange_identity import read_inbound
 
-    record = SafeExchangeCollect._path_to_record(None, f"/exchange/c/inbound/{name}")
-    assert why in record["refused"] and record["timestamp"] == datetime.min
+    folder = tmp_path / name
+    folder.mkdir()
+    item = read_inbound(folder, frozenset({os.geteuid()}), None)
+    assert why in item.refused and item.time is None
+    assert "\x1b" not in item.line() and "not collected" in item.line()
 
 
-def test_an_exchange_folder_nbgrader_writes_is_accepted():
-    from attention_grader.safe_exchange import SafeExchangeCollect
+def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
+    from attention_grader.exchange_identity import read_inbound
 
-    name = "ana+a1+2026-11-30 09:00:00.000000 UTC+1a2b"
-    record = SafeExchangeCollect._path_to_record(None, f"/exchange/c/inbound/{name}")
-    assert "refused" not in record and record["timestamp"] == datetime(2026, 11, 30, 9, 0)
+    folder = tmp_path / "ana+a1+2026-11-30 09:00:00.000000 UTC+1a2b"
+    folder.mkdir()
+    item = read_inbound(folder, frozenset({os.geteuid()}), None)  # a folder the teacher made
+    assert not item.refused and item.time == datetime(2026, 11, 30, 9, 0)
+    assert not item.by_exchange
 
 
 def _feedback_course(tmp_path, secret: str | None, page_is_link: bool = False):

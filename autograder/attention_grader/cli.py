@@ -151,6 +151,12 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
     elif args.step == "collect":
         done = collect_report(course, args.assignment)
         print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")
+        for line in done.refused:
+            print(f"  {line}")
+        if done.refused:
+            print(
+                f'  {len(done.refused)} refused, kept in quarantine/refused/{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
+            )
         _print_flags(done.flags)
     elif args.step == "grade":
         options = GradeOptions(

@@ -20,18 +20,26 @@ class CollectReport:
         Everyone with a collected submission of the assignment (sorted).
     flags : dict of str to list of Flag
         Per (printable) student id, what was refused while copying from the exchange: links,
-        special files, hidden and unexpected files, a bad timestamp, a badly named exchange folder.
+        special files, hidden and unexpected files, a timestamp that is not the exchange's.
+    refused : list of str
+        One line per exchange folder not collected, with the reason and where it is kept
+        ("refused: folder owned by mallory names alice (exchange folder …); not collected";
+        see :mod:`attention_grader.exchange_identity`).
     """
 
     students: list[str] = field(default_factory=list)
     flags: dict[str, list[Flag]] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
 
 
 def collect_report(course: Course, assignment: str) -> CollectReport:
     """``nbgrader collect --update`` through :class:`~.safe_exchange.SafeExchangeCollect`.
 
     A student who submitted again after an earlier collect gets the newer submission (the
-    grader then re-grades it, because its timestamp is newer than the autograded copy). Nothing
+    grader then re-grades it, because its timestamp is newer than the autograded copy). Who
+    handed in and when come from the system, not from the folder's name; a folder that fails
+    that check is refused, one line each in :attr:`CollectReport.refused`, and kept in
+    ``quarantine/refused/<assignment>/``. Nothing
     in the exchange is followed: links and special files are not copied (see
     :mod:`attention_grader.intake`), whatever the course's ``nbgrader_config.py`` says.
     """
@@ -52,7 +60,7 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
     check_result(capture_log(app), f"collect {assignment}")
     submitted = course.root / "submitted"
     students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
-    return CollectReport(students, app.flags)
+    return CollectReport(students, app.flags, list(app.refused_lines))
 
 
 def collect(course: Course, assignment: str) -> list[str]:

@@ -4,20 +4,23 @@
 collect``, ``nbgrader autograde``, ``nbgrader release_feedback``, the formgrader and
 ``python -m attention_grader`` all use them:
 
-* :class:`SafeExchangeCollect` (``c.ExchangeFactory.collect``): nbgrader's collect copies the
-  exchange folder with ``shutil.copytree``, which follows links, so a link to ``../../source``
-  handed in became a real copy of the solution. This one copies with
-  :func:`~.intake.copy_submission` (nothing followed, only notebooks and data files), refuses
-  exchange folders whose name is not ``<plain id>+<assignment>+<time>``, replaces a
-  ``timestamp.txt`` that is not a time by the time in the folder's name, and collects every
-  student even when one submission fails.
+* :class:`SafeExchangeCollect` (``c.ExchangeFactory.collect``): nbgrader's collect takes the
+  student and the time from the folder's name (only logging "claims to be submitted by alice
+  but is owned by mallory") and copies with ``shutil.copytree``, which follows links (a link to
+  ``../../source`` handed in became a real copy of the solution). This one takes who and when
+  from the system (:mod:`~.exchange_identity`: the folder's owner, the roster, the exchange's
+  ctime), refuses and quarantines anything else with one logged line, copies with
+  :func:`~.intake.copy_submission` (nothing followed, only notebooks and data files), and
+  collects every student even when one submission fails.
 * :func:`intake_hook` (``c.Autograde.pre_convert_hook``): runs :func:`~.intake.prepare_submission`
   on ``submitted/<student>/<assignment>`` before nbgrader copies or reads anything there.
 * :class:`IntakeGuard` (first of ``c.Autograde.sanitize_preprocessors``): strips cell metadata
   (``skip-execution`` …) and refuses a notebook over the caps.
 * :class:`SafeExchangeReleaseFeedback` (``c.ExchangeFactory.release_feedback``): publishes only
-  ``<notebook>.html`` of the assignment's notebooks, as plain single-link files, and a student
-  without a readable ``submission_secret.txt`` is named and skipped instead of stopping everyone.
+  ``<notebook>.html`` of the assignment's notebooks, as plain single-link files readable by
+  their student only where the student has an account (:func:`~.private_submit.readable_only_by`),
+  and a student without a readable ``submission_secret.txt`` is named and skipped instead of
+  stopping everyone.
 """
 
 from __future__ import annotations
@@ -25,23 +28,27 @@ from __future__ import annotations
 import glob
 import os
 import stat
-from datetime import datetime
 from pathlib import Path
 
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import check_mode
+from traitlets import Unicode
 
+from .exchange_identity import REFUSED, Inbound, quarantine_refused, read_inbound, roster_ids
 from .intake import (
     IntakeLimits,
     copy_submission,
     default_quarantine,
-    parse_timestamp,
     prepare_submission,
     read_plain_file,
+    read_timestamp,
     record_flags,
     strip_cell_metadata,
 )
+from .private_submit import readable_only_by
 from .safe_text import printable
 from .summary import Flag
 from .summary import record_flags as record_notebook_flags
@@ -57,6 +64,9 @@ __all__ = [
 ]
 
 NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
+#: How far (s) a student's ``timestamp.txt`` may be from the exchange's time without a flag:
+#: nbgrader's submit writes it a moment before it copies the notebooks.
+CLOCK_SLACK = 600
 
 
 class UnsafeSubmission(RuntimeError):
@@ -69,35 +79,43 @@ def expected_notebooks(course_root: str | os.PathLike, assignment: str) -> list[
     return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
-def _safe_id(student: str) -> bool:
-    """A student id that is one plain path component (no dot first, no control characters)."""
-    return (
-        bool(student)
-        and not student.startswith(".")
-        and "/" not in student
-        and (printable(student) == student)
-    )
-
-
 # --------------------------------------------------------------------------- collect
 
 
 class SafeExchangeCollect(ExchangeCollect):
-    """nbgrader's collect without following links and without one submission stopping the rest.
+    """nbgrader's collect that takes who and when from the system, follows no link, and never
+    lets one submission stop the rest.
+
+    Each ``inbound/`` folder is judged by :func:`~.exchange_identity.read_inbound`: its owner
+    must be the student its name claims (or the collecting teacher), the id must be on the
+    roster (else of safe characters), and a student's folder is dated by the exchange (ctime),
+    not by its name or ``timestamp.txt``. A refused folder is logged (the formgrader's Collect
+    shows the log), listed in :attr:`refused` and kept in ``quarantine/refused/<assignment>/``.
 
     Attributes
     ----------
     flags : dict of str to list of Flag
         Per (printable) student id, what was refused; also recorded in the quarantine
         (``flags.json``), where :func:`~.intake.prepare_submission` finds it when grading.
+    refused : list of Inbound
+        Folders not collected, each with its one-line reason (``Inbound.line()``).
     """
 
     limits = IntakeLimits()
+    roster_file = Unicode(
+        "",
+        help="The class roster (a CSV with an 'id' column): collect refuses a submission whose "
+        "student id is not on it. Empty: $ATTENTION_LAB_ROSTER, else <course>/roster.csv when "
+        "present, else any id of safe characters (letters, digits, '_', '.', '-').",
+    ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.flags: dict[str, list[Flag]] = {}
-        self._current: dict | None = None
+        self.refused: list[Inbound] = []
+        self.refused_lines: list[str] = []  # one per refused folder, with where it is kept
+        self._current: Inbound | None = None
+        self._expected: list[str] | None = None
 
     def _flag(self, student: str, flags: list[Flag]) -> None:
         if flags:
@@ -105,27 +123,77 @@ class SafeExchangeCollect(ExchangeCollect):
         for flag in flags:
             self.log.warning("%s: %s", printable(student), flag)
 
-    def _path_to_record(self, path):
-        filename = os.path.basename(path)
-        parts = filename.rsplit("+", 3)
-        record = {"username": parts[0], "filename": filename, "timestamp": datetime.min}
-        stamp = parse_timestamp(parts[2]) if len(parts) >= 3 else None
-        if not _safe_id(parts[0]):
-            record["refused"] = "the student id in its name is not a plain name"
-        elif stamp is None:
-            record["refused"] = "its name is not <student>+<assignment>+<time>"
-        else:
-            record["timestamp"] = stamp
-        return record
+    def _roster(self) -> frozenset[str] | None:
+        path = self.roster_file or os.environ.get("ATTENTION_LAB_ROSTER", "")
+        if self.roster_file and not os.path.isfile(path):
+            self.fail(f"the roster {path} (c.SafeExchangeCollect.roster_file) does not exist")
+        return roster_ids(path or os.path.join(self.coursedir.root, "roster.csv"))
+
+    def expected(self) -> list[str]:
+        if self._expected is None:
+            self._expected = expected_notebooks(self.coursedir.root, self.coursedir.assignment_id)
+        return self._expected
+
+    def init_src(self):
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        if not check_mode(self.inbound_path, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        roster, trusted = self._roster(), frozenset({0, os.geteuid()})
+        assignment = self.coursedir.assignment_id
+        # nbgrader's "every student" is "*" (a glob); here an id is only ever compared, never globbed
+        wanted = None if self.coursedir.student_id in ("", "*") else self.coursedir.student_id
+        accepted: dict[str, list[Inbound]] = {}
+        for entry in sorted(os.scandir(self.inbound_path), key=lambda e: e.name):
+            parts = entry.name.rsplit("+", 3)
+            if entry.name.startswith(".") or len(parts) < 2 or parts[1] != assignment:
+                continue
+            if wanted is not None and parts[0] != wanted:
+                continue
+            item = read_inbound(Path(entry.path), trusted, roster)
+            if item.refused:
+                self._refuse(item)
+            else:
+                accepted.setdefault(item.student, []).append(item)
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            try:
+                self.duedate = gb.find_assignment(assignment).duedate
+            except MissingEntry:
+                self.duedate = None
+        self.src_records = [self._record(self._choose(items)) for items in accepted.values()]
+
+    def _choose(self, items: list[Inbound]) -> Inbound:
+        """The newest by the time collect trusts (the earliest on time with ``before_duedate``)."""
+        items = sorted(items, key=lambda i: i.time, reverse=True)
+        if self.duedate is not None and self.before_duedate:
+            on_time = [i for i in items if i.time <= self.duedate]
+            return (on_time or items)[0]
+        return items[0]
+
+    @staticmethod
+    def _record(item: Inbound) -> dict:
+        return {"username": item.student, "filename": item.name, "timestamp": item.time,
+                "inbound": item}  # fmt: skip
+
+    def _refuse(self, item: Inbound) -> None:
+        self.refused.append(item)
+        where = Path(self.coursedir.root) / "quarantine" / REFUSED / self.coursedir.assignment_id
+        try:
+            kept = quarantine_refused(item, where, self.expected(), self.limits)
+            kept_at = f"; kept in {kept.relative_to(self.coursedir.root)}"
+        except OSError as err:
+            kept_at = f"; could not be kept ({type(err).__name__})"
+        self.refused_lines.append(item.line() + kept_at)
+        self.log.warning("%s", self.refused_lines[-1])
 
     def copy_files(self):
-        records, self._expected = self.src_records, None
+        records = self.src_records
         for rec in records:
-            if rec.get("refused"):
-                shown = printable(rec["filename"])
-                self._flag(rec["username"], [Flag("unsafe_file", f"exchange folder {shown}: {rec['refused']}; not collected")])  # fmt: skip
-                continue
-            self.src_records, self._current = [rec], rec
+            self.src_records, self._current = [rec], rec["inbound"]
             try:
                 super().copy_files()
             except Exception as err:  # one broken submission never stops the others
@@ -134,18 +202,27 @@ class SafeExchangeCollect(ExchangeCollect):
         self.src_records = records
 
     def do_copy(self, src, dest, log=None):
-        if self._expected is None:
-            self._expected = expected_notebooks(self.coursedir.root, self.coursedir.assignment_id)
-        flags = copy_submission(Path(src), Path(dest), self._expected, self.limits)
-        stamp_file = Path(dest) / "timestamp.txt"
-        if self._current is not None and os.path.exists(stamp_file):
-            if parse_timestamp(stamp_file.read_text(errors="replace")) is None:
-                when = self._current["timestamp"].strftime(NBGRADER_TIME)
-                stamp_file.write_text(when)  # the time nbgrader itself read from the folder name
+        flags = copy_submission(Path(src), Path(dest), self.expected(), self.limits)
+        item, stamp_file = self._current, Path(dest) / "timestamp.txt"
+        if item is not None:
+            stated, _ = read_timestamp(Path(dest))
+            when = item.time.strftime(NBGRADER_TIME)
+            if item.by_exchange:  # a student's own folder: the exchange's time, not theirs
+                if stated is not None and abs((stated - item.time).total_seconds()) > CLOCK_SLACK:
+                    flags.append(Flag("bad_timestamp", f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
+                _write_stamp(stamp_file, when)
+            elif stated is None and os.path.lexists(stamp_file):
+                _write_stamp(stamp_file, when)  # the time nbgrader itself read from the name
                 flags.append(Flag("bad_timestamp", f"timestamp.txt is not a time; read as {when}"))  # fmt: skip
         student = os.path.basename(os.path.dirname(dest))
         record_flags(default_quarantine(Path(dest)), flags, reset=True)  # a new submission
         self._flag(student, flags)
+
+
+def _write_stamp(path: Path, when: str) -> None:
+    if os.path.lexists(path):
+        os.unlink(path)
+    path.write_text(when)
 
 
 # --------------------------------------------------------------------------- autograde
@@ -272,9 +349,11 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
             tmp = Path(self.dest_path) / f"{checksum}-tmp.html"
             if os.path.lexists(tmp):
                 os.unlink(tmp)  # never write through a link someone left there
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(page)
+            if not readable_only_by(tmp, student):  # no account or no ACLs: nbgrader's 0644
+                os.chmod(tmp, 0o644)
             os.replace(tmp, Path(self.dest_path) / f"{checksum}.html")
             self.log.info("Released feedback for %s: %s", printable(student), printable(nb))
         self.released.append(student)

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "refuse_foreign_course_folders",
+    "refuse_public_state_folder",
     "FORMGRADE_PREFIX",
     "STUDENT_PREFIX",
     "Course",
@@ -333,6 +335,12 @@ def configure_classroom(
     formgrader_iframe : bool
         Send ``frame-ancestors 'self'`` from instructors' servers (see
         :func:`frame_ancestors_arg`: only with subdomains or trusted users).
+
+    Raises
+    ------
+    ValueError
+        Bad courses, or a course folder in the exchange that is missing or not its
+        instructors' (:func:`refuse_foreign_course_folders`): the hub does not start.
     """
     if not courses:
         raise ValueError("configure_classroom needs at least one Course")
@@ -363,8 +371,52 @@ def configure_classroom(
         formgrader_iframe=formgrader_iframe,
         services=any(course.has_service for course in courses),
     )
+    refuse_foreign_course_folders(exchange, courses)
+
+
+def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> None:
+    """The hub does not start while a course's exchange folders are missing or owned by someone
+    other than its instructors, grader account or root (``install.py system --owner`` makes them).
+
+    Raises
+    ------
+    ValueError
+        Every problem, each with its fix (:func:`exchange_folders.course_folder_problems`).
+    """
+    from exchange_folders import course_folder_problems
+
+    problems = [
+        problem
+        for course in courses
+        for problem in course_folder_problems(
+            exchange, course.course_id, [*course.instructors, *filter(None, [course.grader])]
+        )
+    ]
+    if problems:
+        raise ValueError("the hub does not start: " + "; ".join(problems))
 
 
 def names_from_env(variable: str, environ=os.environ) -> tuple[str, ...]:
     """User names from a comma/space separated environment variable (empty when unset)."""
     return tuple(name for name in re.split(r"[,\s]+", environ.get(variable, "")) if name)
+
+
+def refuse_public_state_folder(folder: str = ".") -> None:
+    """The hub does not start in a folder other users may enter: its state there (the sqlite
+    database with every user's tokens, the cookie secret, the log) is secret.
+
+    Raises
+    ------
+    ValueError
+        ``folder`` is group- or world-accessible; says how to make a private one.
+    """
+    import stat
+
+    path = os.path.abspath(folder)
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        raise ValueError(
+            f"the hub does not start in {path} (mode {mode:o}): its database, cookie secret and "
+            "log would be readable by other users. Start it in a private folder: install -d -m "
+            "700 /var/lib/attention-lab-hub && cd /var/lib/attention-lab-hub (docs/hub-admins.md)"
+        )

@@ -3,7 +3,7 @@
 Three steps, each idempotent::
 
     # 1. once per machine: the shared exchange and the system-wide nbgrader config
-    python autograder/jupyterhub/install.py system \\
+    python autograder/jupyterhub/install.py system --owner teacher \\
         --exchange /srv/nbgrader/exchange --config-dir /etc/jupyter --course attention-lab
 
     # 2. once per course: the course directory in the instructor's (or grader's) home
@@ -11,7 +11,9 @@ Three steps, each idempotent::
         --course-dir /home/teacher/attention-lab --from /path/to/this/repo
 
     # 3. check that every user can run the course environment (the users' kernel)
-    python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv
+    #    and that the course folders are the instructor's
+    python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv \\
+        --exchange /srv/nbgrader/exchange --course attention-lab --owner teacher
 
     # 4. a class: accounts for everyone on the roster, its students in the gradebook
     python autograder/jupyterhub/install.py roster --file /etc/attention-lab/roster.csv \
@@ -35,11 +37,13 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from exchange_folders import COURSE_DIR_MODES, course_folder_problems, make_course_folders
 from roster import Roster, read_roster, students_csv
 
 __all__ = [
     "EXCHANGE_ROOT_MODE",
     "COURSE_DIR_MODES",
+    "course_owners",
     "STUDENT_DISABLED_LAB_PLUGINS",
     "STUDENT_DISABLED_SERVER_EXTENSIONS",
     "render_system_config",
@@ -56,19 +60,11 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "etc" / "nbgrader_config.py.in"
-# World-writable so that any instructor's first `release` can create its course folder; the
-# sticky bit stops one course's instructor from deleting or renaming another course's folder.
-# (nbgrader itself checks only the 0o777 bits, so it leaves the sticky bit alone.)
+# World-writable because nbgrader's `release` resets any other mode of the root to 0777; the
+# sticky bit stops anyone deleting or renaming a folder that is not theirs. (nbgrader checks only
+# the 0o777 bits.) Each course's own folders are made at install, owned by its instructor
+# (exchange_folders.py), so nobody else can make them first.
 EXCHANGE_ROOT_MODE = 0o1777
-# nbgrader's own modes for a course inside the exchange (exchange/default/release_assignment.py
-# and release_feedback.py): inbound is write-only for students (setgid keeps the instructor's
-# group on submissions), feedback is traverse-only (each student knows only their own hash).
-COURSE_DIR_MODES = {
-    "": 0o755,
-    "outbound": 0o755,
-    "inbound": 0o2733,
-    "feedback": 0o711,
-}
 # nbgrader's JupyterLab plugins an instructor needs and a student does not.
 STUDENT_DISABLED_LAB_PLUGINS = (
     "@jupyter/nbgrader:formgrader",
@@ -105,14 +101,34 @@ def render_system_config(exchange: str, course_ids: Sequence[str]) -> str:
     )
 
 
-def _chown(path: Path, user: str | None) -> None:
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(path, entry.pw_uid, entry.pw_gid)
+def course_owners(course_ids: Sequence[str], owner) -> dict[str, str]:
+    """``{course: account}`` from ``--owner`` values: ``USER`` (every course) or ``COURSE=USER``.
+
+    Raises
+    ------
+    ValueError
+        No owner, or a course without one (the course folders must be made at install).
+    """
+    values = [owner] if isinstance(owner, str) else list(owner or ())
+    owners, default = {}, None
+    for value in values:
+        course, sep, user = value.partition("=")
+        if sep:
+            owners[course] = user
+        else:
+            default = value
+    missing = [c for c in course_ids if c not in owners and default is None]
+    if missing:
+        raise ValueError(
+            f"say who owns the course folders of {', '.join(missing)}: --owner <instructor> (or "
+            "--owner <course>=<account> for each course); they are made now so that nobody else "
+            "can make them first"
+        )
+    return {c: owners.get(c, default) for c in course_ids}
 
 
-def ensure_exchange(root: str, course_ids: Sequence[str] = (), owner: str | None = None) -> None:
-    """Create the exchange root (mode 1777); with ``owner``, each course's folders too.
+def ensure_exchange(root: str, course_ids: Sequence[str], owner) -> None:
+    """Create the exchange root (mode 1777) and each course's folders, owned by ``owner``.
 
     Parameters
     ----------
@@ -120,22 +136,17 @@ def ensure_exchange(root: str, course_ids: Sequence[str] = (), owner: str | None
         The exchange root (``/srv/nbgrader/exchange``).
     course_ids : sequence of str
         Courses whose ``<root>/<course>/{outbound,inbound,feedback}`` to create now.
-    owner : str, optional
-        The account that releases and collects for those courses (instructor or grader). Without
-        it the course folders are left to the instructor's first ``release``, which creates them
-        with the same modes.
+    owner : str or sequence of str
+        The account that releases and collects (instructor or grader): ``USER`` for every
+        course, or ``COURSE=USER`` items (see :func:`course_owners`). A course folder already
+        owned by someone else is refused (:func:`exchange_folders.make_course_folders`).
     """
+    owners = course_owners(course_ids, owner)
     root_path = Path(root)
     root_path.mkdir(parents=True, exist_ok=True)
     os.chmod(root_path, EXCHANGE_ROOT_MODE)
-    if owner is None:
-        return
-    for course_id in course_ids:
-        for sub, mode in COURSE_DIR_MODES.items():
-            path = root_path / course_id / sub if sub else root_path / course_id
-            path.mkdir(exist_ok=True)
-            _chown(path, owner)
-            os.chmod(path, mode)
+    for course_id, user in owners.items():
+        make_course_folders(root_path, course_id, user)
 
 
 def _write_role_config(folder: Path, server_extensions, lab_plugins) -> Path:
@@ -173,9 +184,7 @@ def write_role_configs(config_dir: str) -> Path:
     )
 
 
-def install_system(
-    exchange: str, config_dir: str, course_ids: Sequence[str], owner: str | None = None
-) -> Path:
+def install_system(exchange: str, config_dir: str, course_ids: Sequence[str], owner) -> Path:
     """Exchange + ``<config_dir>/nbgrader_config.py`` + the students' config folder.
 
     Returns the path of the written ``nbgrader_config.py``.
@@ -336,7 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     system.add_argument("--exchange", required=True, help="shared exchange root")
     system.add_argument("--config-dir", default="/etc/jupyter", help="system Jupyter config dir")
     system.add_argument("--course", action="append", required=True, help="course id (repeat)")
-    system.add_argument("--owner", help="account owning the course folders (else first release)")
+    system.add_argument(
+        "--owner", action="append", required=True,
+        help="account owning the course folders: USER, or COURSE=USER per course (repeat)",
+    )  # fmt: skip
     course = sub.add_parser("instructor", help="course directory in an instructor's home")
     course.add_argument("--user", required=True)
     course.add_argument("--course-dir", required=True)
@@ -345,6 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = sub.add_parser("check", help="can every user run the course environment?")
     check.add_argument("--venv", default=sys.prefix)
     check.add_argument("--user", default="nobody")
+    check.add_argument("--exchange", help="also check the course folders in this exchange")
+    check.add_argument("--course", action="append", default=[], help="course id (repeat)")
+    check.add_argument("--owner", action="append", help="USER or COURSE=USER (as for system)")
     roster = sub.add_parser("roster", help="accounts + gradebook students from a roster CSV")
     roster.add_argument("--file", required=True, help="roster CSV (see roster.py)")
     roster.add_argument("--user", required=True, help="the instructor owning the gradebook")
@@ -355,7 +370,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.step == "system":
             path = install_system(args.exchange, args.config_dir, args.course, args.owner)
-            print(f"exchange {args.exchange} (1777), wrote {path}")
+            owners = course_owners(args.course, args.owner)
+            made = ", ".join(f"{c} (owner {u})" for c, u in owners.items())
+            print(f"exchange {args.exchange} (1777), course folders {made}, wrote {path}")
         elif args.step == "instructor":
             path = install_course(args.user, args.course_dir, args.repo, args.course)
             print(f"course in {args.course_dir}, wrote {path}")
@@ -368,6 +385,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             ok, message = check_venv(args.venv, args.user)
             print(message)
+            if args.exchange:
+                owners = course_owners(args.course, args.owner)
+                problems = [p for c, u in owners.items()
+                            for p in course_folder_problems(args.exchange, c, [u])]  # fmt: skip
+                for problem in problems:
+                    print(f"course folder: {problem}")
+                ok = ok and not problems
+                if not problems:
+                    print(f"course folders of {', '.join(owners)}: owned by their owners")
             return 0 if ok else 1
     except (ValueError, KeyError, PermissionError, subprocess.CalledProcessError) as err:
         print(f"install.py {args.step}: {err}", file=sys.stderr)

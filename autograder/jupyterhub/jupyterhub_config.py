@@ -5,7 +5,9 @@
 Every user is a local Unix account whose server runs as that account (LocalProcessSpawner), so
 the shared exchange's file permissions keep students apart. The formgrader runs inside the
 instructor's own server, on the course copied to their home by ``install.py instructor``.
-Before the first start: ``install.py system`` (exchange + /etc/jupyter/nbgrader_config.py) and
+Before the first start: ``install.py system --owner <instructor>`` (exchange, the course's
+folders owned by the instructor, /etc/jupyter/nbgrader_config.py; the hub refuses to start while
+they are missing or someone else's) and
 ``install.py check`` (every user can run the course env). docs/hub-admins.md: "Classroom JupyterHub".
 
 Settings come from the environment (or edit the defaults below):
@@ -28,7 +30,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classroom import Course, configure_classroom, names_from_env  # noqa: E402
+from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder  # noqa: E402,E501
 from culler import configure_idle_culler  # noqa: E402
 from limits import LimitedLocalProcessSpawner  # noqa: E402
 from roster import Roster, read_roster  # noqa: E402
@@ -86,8 +88,10 @@ if os.path.exists(_CHP):
 # A lesson kernel starts in a few seconds; a busy classroom machine may need more.
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60
-# The hub's state (sqlite database, cookie secret) lives where it is started.
+# The hub's state (sqlite database, cookie secret) lives where it is started, which must be a
+# private folder (0700): the database holds every user's tokens.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
+refuse_public_state_folder()
 # Sandboxed grading: the kernel that runs students' code during `autograde` is chosen in the
 # course's nbgrader_config.py (attention_grader's sandbox hooks), not here: see
 # docs/hub-admins.md, "Classroom JupyterHub" > "Sandboxed grading".

@@ -13,7 +13,8 @@ it is given several ``--course``). The classes file is ``classes.example.json``'
 
 Install, as root (docs/hub-admins.md, "Classroom JupyterHub" > "Several classes"):
     python install.py system --exchange /srv/nbgrader/exchange \
-        --course attention-lab-9a --course attention-lab-9b
+        --course attention-lab-9a --course attention-lab-9b \
+        --owner attention-lab-9a=grader-attention-lab-9a --owner attention-lab-9b=grader-attention-lab-9b
     python install.py instructor --user grader-attention-lab-9a --course attention-lab-9a \
         --course-dir /home/grader-attention-lab-9a/attention-lab-9a          # per class
 """
@@ -23,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classroom import Course, configure_classroom  # noqa: E402
+from classroom import Course, configure_classroom, refuse_public_state_folder  # noqa: E402
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 
@@ -48,7 +49,9 @@ configure_classroom(
 c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60
+# The hub's state (database, cookie secret) lives where it is started: a private folder.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
+refuse_public_state_folder()
 _CHP = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
     *("..", "..", "build", "node", "node_modules", ".bin", "configurable-http-proxy"),

@@ -7,7 +7,16 @@ dropping to the user), so the server and every kernel and process it starts shar
 
 * memory: ``mem_limit`` bytes, swap included; over it the kernel's OOM killer ends the biggest
   process of that group (a runaway notebook kernel), never another user's process;
-* CPU: ``cpu_limit`` cores (CFS quota), e.g. 1.0 = at most one core's time in total.
+* CPU: ``cpu_limit`` cores (CFS quota), e.g. 1.0 = at most one core's time in total;
+* processes: ``pids_limit`` processes and threads together (the ``pids`` controller), so that
+  no student can use up the machine's pid space (a fork bomb stops at its own limit).
+
+Each server also gets a **private /tmp and /dev/shm** (``private_tmp_size``): a mount namespace
+of its own with a capped ``tmpfs`` on each, made in the child as root before dropping to the
+user. Nobody else sees what a student puts there, its pages count against the student's memory
+limit, and it is gone when the server stops (the last process of the namespace ends; the
+cgroup's removal ends any straggler). The shared /dev/shm no longer keeps a stopped student's
+files against everyone's memory.
 
 Works on cgroup v1 (separate ``memory`` and ``cpu`` hierarchies; tested here, as root without
 systemd) and on cgroup v2 when the hub's own cgroup has the ``memory`` and ``cpu`` controllers
@@ -20,6 +29,7 @@ the hub log.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import resource
@@ -29,9 +39,16 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from traitlets import Float, Unicode
+from traitlets import Float, Integer, Unicode
 
-__all__ = ["CgroupLayout", "LimitedLocalProcessSpawner", "UserCgroup", "find_layout"]
+__all__ = [
+    "CgroupLayout",
+    "LimitedLocalProcessSpawner",
+    "UserCgroup",
+    "find_layout",
+    "private_tmp",
+    "private_tmp_works",
+]
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT_NAME = "attention-lab"  # one folder per user below this, under the hub's own cgroup
@@ -44,8 +61,9 @@ class CgroupLayout:
     """Where the per-user groups go: one folder per controller (v1) or one folder (v2)."""
 
     version: int
-    memory: Path  # the folder under which user groups are made for memory (v2: for both)
+    memory: Path  # the folder under which user groups are made for memory (v2: for all)
     cpu: Path
+    pids: Path | None = None  # None: no pids controller to write
 
 
 def _own_cgroups(proc_cgroup: str) -> dict[str, str]:
@@ -71,12 +89,17 @@ def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
     if (root / "cgroup.controllers").exists():  # v2 mounted at the root
         base = root / own.get("", "/").lstrip("/")
         if _writable_dir(base) and _delegate_v2(base):
-            return CgroupLayout(2, base / PARENT_NAME, base / PARENT_NAME)
+            enabled = (base / "cgroup.subtree_control").read_text().replace("+", " ").split()
+            pids = "pids" in enabled
+            parent = base / PARENT_NAME
+            return CgroupLayout(2, parent, parent, parent if pids else None)
         return None
     memory = root / "memory" / own.get("memory", "/").lstrip("/")
     cpu = root / "cpu" / own.get("cpu", "/").lstrip("/")
+    pids = root / "pids" / own.get("pids", "/").lstrip("/")
     if _writable_dir(memory) and _writable_dir(cpu):
-        return CgroupLayout(1, memory / PARENT_NAME, cpu / PARENT_NAME)
+        pids_parent = pids / PARENT_NAME if _writable_dir(pids) else None
+        return CgroupLayout(1, memory / PARENT_NAME, cpu / PARENT_NAME, pids_parent)
     return None
 
 
@@ -91,13 +114,14 @@ def _delegate_v2(base: Path) -> bool:
     try:
         if wanted <= set((base / "cgroup.subtree_control").read_text().split()):
             return True
-        if not wanted <= set((base / "cgroup.controllers").read_text().split()):
+        available = set((base / "cgroup.controllers").read_text().split())
+        if not wanted <= available:
             return False
         leaf = base / "hub"
         leaf.mkdir(exist_ok=True)
         for pid in (base / "cgroup.procs").read_text().split():
             _write(leaf / "cgroup.procs", pid)
-        _write(base / "cgroup.subtree_control", "+memory +cpu")
+        _write(base / "cgroup.subtree_control", "+memory +cpu" + (" +pids" if "pids" in available else ""))  # fmt: skip
         return True
     except OSError:
         return False
@@ -114,17 +138,26 @@ class UserCgroup:
         """The group(s) of ``user`` (not created)."""
         if not _SAFE_NAME.match(user):
             raise ValueError(f"user name {user!r} is not usable as a cgroup folder name")
-        return cls(tuple(dict.fromkeys([layout.memory / user, layout.cpu / user])))  # v2: one
+        folders = [layout.memory / user, layout.cpu / user]
+        if layout.pids is not None:
+            folders.append(layout.pids / user)
+        return cls(tuple(dict.fromkeys(folders)))  # v2: one
 
     @classmethod
-    def create(cls, layout: CgroupLayout, user: str, mem_bytes: int | None, cpus: float | None):
+    def create(
+        cls, layout: CgroupLayout, user: str, mem_bytes: int | None, cpus: float | None,
+        pids: int | None = None,
+    ):  # fmt: skip
         """Make ``user``'s group(s) with these limits (None: unlimited); returns them."""
         group = cls.of(layout, user)
         memory, cpu = layout.memory / user, layout.cpu / user
         for folder in group.folders:
             folder.mkdir(parents=True, exist_ok=True)
-        if layout.version == 2:  # the shared parent hands both controllers to each user's group
-            _write(layout.memory / "cgroup.subtree_control", "+memory +cpu")
+        if layout.version == 2:  # the shared parent hands the controllers to each user's group
+            wanted = "+memory +cpu" + (" +pids" if layout.pids is not None else "")
+            _write(layout.memory / "cgroup.subtree_control", wanted)
+        if layout.pids is not None:
+            _write(layout.pids / user / "pids.max", pids or "max")
         quota = int(cpus * CFS_PERIOD_US) if cpus else None
         if layout.version == 1:
             _write(cpu / "cpu.cfs_period_us", CFS_PERIOD_US)
@@ -176,6 +209,57 @@ def _write(path: Path, value) -> None:
         f.write(str(value))
 
 
+# --------------------------------------------------------------------------- private /tmp
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
+PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
+
+
+def private_tmp(size_bytes: int) -> None:
+    """In the calling process (root): a mount namespace of its own with a fresh ``tmpfs`` of
+    ``size_bytes`` on /tmp and on /dev/shm (mode 1777). Its children inherit it.
+
+    Raises
+    ------
+    OSError
+        The kernel refused (no ``CAP_SYS_ADMIN``, no mount namespaces).
+    """
+    libc = _LIBC  # loaded in the parent: nothing is imported between fork and exec
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"{what}: {os.strerror(err)}")
+
+    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    # never propagate these mounts back to the machine's namespace
+    check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    options = f"size={int(size_bytes)},mode=1777".encode()
+    for target in PRIVATE_MOUNTS:
+        if os.path.isdir(target):
+            check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
+                  f"mount tmpfs on {target}")  # fmt: skip
+
+
+def private_tmp_works() -> str:
+    """Empty when :func:`private_tmp` can work here (tried in a throw-away child), else why not."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import limits; limits.private_tmp(1 << 20)"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(Path(__file__).parent)],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
+
+
 class LimitedLocalProcessSpawner(LocalProcessSpawner):
     """``LocalProcessSpawner`` that enforces ``mem_limit`` and ``cpu_limit`` (see the module)."""
 
@@ -191,20 +275,74 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     staff_cpu_limit = Float(
         None, allow_none=True, config=True, help="cpu_limit for staff; None: cpu_limit"
     )
+    pids_limit = Integer(
+        512, config=True,
+        help="Processes and threads one user's server may hold together (cgroup pids.max); "
+        "0: no limit. 30 students x 512 stay well under a default pid_max of 32768.",
+    )  # fmt: skip
+    staff_pids_limit = Integer(
+        None, allow_none=True, config=True,
+        help="pids_limit for staff (grading runs parallel workers); None: pids_limit",
+    )  # fmt: skip
+    private_tmp_size = ByteSpecification(
+        "256M", allow_none=True, config=True,
+        help="Size of each server's own /tmp and /dev/shm (a tmpfs in a private mount "
+        "namespace, emptied when the server stops; counts against its memory limit). "
+        "0 or None: the machine's shared /tmp and /dev/shm.",
+    )  # fmt: skip
+    _private_tmp_problem: str | None = None  # probed once per hub process
 
     def _limits(self) -> tuple[int | None, float | None]:
         """(memory bytes, CPUs) for this user: the staff values for instructors."""
-        staff = any(g.name.startswith(self.staff_group_prefix) for g in self.user.groups)
-        if staff:
+        if self._staff():
             return (
                 self.staff_mem_limit if self.staff_mem_limit is not None else self.mem_limit,
                 self.staff_cpu_limit if self.staff_cpu_limit is not None else self.cpu_limit,
             )
         return self.mem_limit, self.cpu_limit
 
+    def _staff(self) -> bool:
+        return any(g.name.startswith(self.staff_group_prefix) for g in self.user.groups)
+
+    def _pids(self) -> int | None:
+        staff = self._staff() and self.staff_pids_limit is not None
+        return (self.staff_pids_limit if staff else self.pids_limit) or None
+
+    def _tmp_size(self) -> int | None:
+        """The private /tmp size, or None (off, or the kernel refuses: said once in the log)."""
+        if not self.private_tmp_size:
+            return None
+        cls = type(self)
+        if cls._private_tmp_problem is None:
+            cls._private_tmp_problem = private_tmp_works()
+            if cls._private_tmp_problem:
+                self.log.warning(
+                    "No private /tmp and /dev/shm per user (%s): they stay shared. See "
+                    "docs/hub-admins.md, 'Memory and CPU limits'.", cls._private_tmp_problem,
+                )  # fmt: skip
+        return None if cls._private_tmp_problem else int(self.private_tmp_size)
+
+    def _shared_paths_in_tmp(self) -> list[str]:
+        """The exchange or a Jupyter config folder of this server under /tmp or /dev/shm, which
+        a private mount would hide from it."""
+        env = self.environment or {}
+        paths = [env.get("ATTENTION_LAB_EXCHANGE", ""),
+                 *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)]  # fmt: skip
+        return [p for p in paths if p and any(
+            os.path.abspath(p) == m or os.path.abspath(p).startswith(m + "/")
+            for m in PRIVATE_MOUNTS)]  # fmt: skip
+
     def make_preexec_fn(self, name):
         drop_to_user = super().make_preexec_fn(name)
-        group, mem = self._cgroup, self._limits()[0]
+        group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
+        hidden = self._shared_paths_in_tmp() if tmp else []
+        if hidden:
+            self.log.error(
+                "%s: no private /tmp and /dev/shm: %s would be hidden from the server. Move the "
+                "exchange and the config out of /tmp (e.g. /srv/nbgrader/exchange), or set "
+                "c.LimitedLocalProcessSpawner.private_tmp_size = 0.", name, ", ".join(hidden),
+            )  # fmt: skip
+            tmp = None
 
         def preexec() -> None:
             # Runs in the child between fork and exec, still as root.
@@ -212,6 +350,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 group.join()
             elif mem:
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            if tmp:
+                private_tmp(tmp)
             drop_to_user()
 
         return preexec
@@ -219,7 +359,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     async def start(self):
         self._cgroup = None
         mem, cpus = self._limits()
-        if mem or cpus:
+        if mem or cpus or self._pids():
             layout = find_layout()
             if layout is None:
                 self.log.warning(
@@ -228,10 +368,12 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 )  # fmt: skip
             else:
                 UserCgroup.of(layout, self.user.name).remove()  # a stale one, from a crash
-                self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus)
+                pids = self._pids()
+                self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus, pids)
                 self.log.info(
-                    "%s: cgroup v%d, memory %s bytes, %s CPUs",
-                    self.user.name, layout.version, mem, cpus,
+                    "%s: cgroup v%d, memory %s bytes, %s CPUs, %s pids%s",
+                    self.user.name, layout.version, mem, cpus, pids,
+                    "" if layout.pids else " (no pids controller: not limited)",
                 )  # fmt: skip
         return await super().start()
 

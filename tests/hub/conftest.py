@@ -5,8 +5,9 @@ class's formgrader service, two classes, one student in each). The module-scoped
 fixture:
 
 1. creates three local accounts (an instructor, two students; random names, private homes);
-2. runs ``install.py system`` (exchange 1777, system nbgrader config and the students' Jupyter
-   config, in a temporary "/etc/jupyter") and ``install.py instructor`` (course copy);
+2. runs ``install.py system --owner <instructor>`` (exchange 1777 with the course's folders
+   owned by the instructor, system nbgrader config and the students' Jupyter config, in a
+   temporary "/etc/jupyter") and ``install.py instructor`` (course copy);
 3. starts ``jupyterhub`` on free localhost ports with ``autograder/jupyterhub/jupyterhub_config.py``
    loaded unchanged, plus only what a test needs on top: ports, a shared-password authenticator
    and an admin API token for the test driver;
@@ -272,6 +273,10 @@ c.ConfigurableHTTPProxy.command = [{str(CHP)!r}]
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
 c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+# A test machine may be far busier than a classroom's: a server importing its extensions took
+# over 60 s (the shipped timeout) with the load at 25 on 2 cores. Wait on readiness, longer.
+c.Spawner.start_timeout = 600
+c.Spawner.http_timeout = 600
 c.JupyterHub.authenticator_class = "jupyterhub.authenticators.shared.SharedPasswordAuthenticator"
 c.SharedPasswordAuthenticator.user_password = {password!r}
 c.JupyterHub.services = list(c.JupyterHub.services) + [
@@ -284,15 +289,17 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [
     )
 
 
-def _wait_for_hub(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+def _wait_for_hub(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
+    # A busy machine: the hub may accept the connection and answer slowly (a read timeout is
+    # "not up yet", as a refused connection is); wait on the condition, generously.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"jupyterhub exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
         try:
-            if requests.get(f"{url}/hub/api", timeout=2).status_code == 200:
+            if requests.get(f"{url}/hub/api", timeout=10).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.3)
     raise RuntimeError(f"jupyterhub not up after {timeout}s:\n{log.read_text()[-4000:]}")
@@ -321,7 +328,9 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
     this returns); every one is removed when ``stack`` closes.
     """
-    tmp = Path(tempfile.mkdtemp(prefix="al-hub-"))
+    # not under /tmp: each server gets a private /tmp (limits.py), which would hide the
+    # exchange and the system config from it
+    tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir="/var/tmp"))
     stack.callback(shutil.rmtree, tmp, True)
     os.chmod(tmp, 0o755)  # users' servers must reach the exchange and the config below
     for name in users:
@@ -340,15 +349,19 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
 def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict) -> dict:
     """Start jupyterhub with ``hub_config`` (+ test settings); stopped when ``stack`` closes."""
     state = tmp / "hub"
-    state.mkdir()
+    # private, as docs/hub-admins.md says: the config holds the admin token and the password,
+    # the database every user's tokens (the hub refuses to start in a folder others can read)
+    state.mkdir(mode=0o700)
+    state.chmod(0o700)
     ports = {key: free_port() for key in ("public", "hub", "proxy_api")}
     token, password = secrets.token_hex(32), secrets.token_hex(8)
     test_config = state / "jupyterhub_test_config.py"
     _write_test_config(
         test_config, hub_config=hub_config, ports=ports, token=token, password=password, state=state
     )
+    test_config.chmod(0o600)
     hub_log = state / "jupyterhub.log"
-    log_file = stack.enter_context(open(hub_log, "w"))
+    log_file = stack.enter_context(open(os.open(hub_log, os.O_WRONLY | os.O_CREAT, 0o600), "w"))
 
     def keep_log() -> None:
         if request.session.testsfailed:
@@ -376,7 +389,7 @@ def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: di
     """Install the exchange, system config and the instructor's course, then start the shipped
     one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
     exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-    install.install_system(str(exchange), str(config_dir), [COURSE_ID])
+    install.install_system(str(exchange), str(config_dir), [COURSE_ID], instructor)
     course_dir = Path("~" + instructor).expanduser() / COURSE_ID
     install.install_course(instructor, str(course_dir), str(REPO))
     env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
@@ -423,7 +436,9 @@ def two_classes(request):
         # The teacher never starts a server here: a hub account is enough for a token.
         tmp = _prepare_machine(stack, [grader, student_a, student_b])
         exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
-        install.install_system(str(exchange), str(config_dir), [course_a, course_b])
+        # class B's instructor has no local account here: root keeps its folders
+        owners = [f"{course_a}={grader}", f"{course_b}=root"]
+        install.install_system(str(exchange), str(config_dir), [course_a, course_b], owners)
         course_dir = Path("~" + grader).expanduser() / course_a
         install.install_course(grader, str(course_dir), str(REPO), course_id=course_a)
         classes = tmp / "classes.json"

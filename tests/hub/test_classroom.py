@@ -22,9 +22,39 @@ import install  # noqa: E402
 from classroom import Course  # noqa: E402
 
 
+def exchange_with_courses(root: Path, course_ids) -> Path:
+    """An exchange whose course folders are this test's own (root, as install.py makes them)."""
+    me = __import__("pwd").getpwuid(os.geteuid()).pw_name
+    install.ensure_exchange(str(root), list(course_ids), me)
+    return root
+
+
 def load_hub_config(name: str, monkeypatch, **env) -> Config:
+    """A shipped hub config as JupyterHub loads it, over an exchange made as install.py makes it
+    (the config refuses to load without one)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="hubcfg-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    if name == "jupyterhub_config_multi.py" and "ATTENTION_LAB_CLASSES" not in env:
+        classes = json.loads((HUB_DIR / "classes.example.json").read_text())
+        classes["exchange"] = str(tmp / "exchange")
+        env["ATTENTION_LAB_CLASSES"] = str(tmp / "classes.json")
+        Path(env["ATTENTION_LAB_CLASSES"]).write_text(json.dumps(classes))
+    if name == "jupyterhub_config_multi.py":
+        classes = json.loads(Path(env["ATTENTION_LAB_CLASSES"]).read_text())
+        exchange_with_courses(Path(classes["exchange"]), [c["course_id"] for c in classes["courses"]])  # fmt: skip
+    else:
+        env.setdefault("ATTENTION_LAB_EXCHANGE", str(tmp / "exchange"))
+        if not Path(env["ATTENTION_LAB_EXCHANGE"], "attention-lab").exists():
+            exchange_with_courses(Path(env["ATTENTION_LAB_EXCHANGE"]), ["attention-lab"])
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    state = tmp / "hub-state"
+    state.mkdir(mode=0o700)  # the hub starts only in a private folder
+    monkeypatch.chdir(state)
     return PyFileConfigLoader(name, path=str(HUB_DIR)).load_config()
 
 
@@ -116,8 +146,10 @@ def test_pre_spawn_hook_hides_instructor_tools_from_students():
 
 def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
     exchange, config_dir = tmp_path / "exchange", tmp_path / "etc"
-    written = install.install_system(str(exchange), str(config_dir), ["attention-lab"])
+    me = __import__("pwd").getpwuid(os.geteuid()).pw_name
+    written = install.install_system(str(exchange), str(config_dir), ["attention-lab"], me)
     assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777
+    assert (exchange / "attention-lab" / "inbound").is_dir()  # made now, not at first release
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(written.parent)).load_config()
     assert cfg.Exchange.root == str(exchange)
     assert cfg.CourseDirectory.course_id == "attention-lab"
@@ -138,6 +170,20 @@ def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
     )
 
 
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_the_hub_refuses_a_working_folder_others_can_read(name, monkeypatch, tmp_path):
+    """The hub's database (every user's tokens), cookie secret and log live where it starts."""
+    public = tmp_path / "public"
+    public.mkdir()
+    public.chmod(0o755)
+    load_hub_config(name, monkeypatch)  # a private folder: loads
+    monkeypatch.chdir(public)
+    exchange = exchange_with_courses(tmp_path / "x", ["attention-lab"])
+    monkeypatch.setenv("ATTENTION_LAB_EXCHANGE", str(exchange))
+    with pytest.raises(ValueError, match="does not start in .*mode 755.*install -d -m 700"):
+        PyFileConfigLoader("jupyterhub_config.py", path=str(HUB_DIR)).load_config()
+
+
 def test_several_courses_put_fetched_copies_under_the_course(tmp_path):
     text = install.render_system_config(str(tmp_path), ["a-9", "a-10"])
     assert "c.Exchange.path_includes_course = True" in text
@@ -151,8 +197,49 @@ def test_course_folders_get_nbgraders_modes(tmp_path):
     install.ensure_exchange(str(tmp_path / "x"), ["attention-lab"], owner=owner)
     course = tmp_path / "x" / "attention-lab"
     modes = {sub: stat.S_IMODE((course / sub).stat().st_mode) for sub in install.COURSE_DIR_MODES}
-    # inbound: students may write and enter but not list (nbgrader's 2733 with setgid)
-    assert modes == {"": 0o755, "outbound": 0o755, "inbound": 0o2733, "feedback": 0o711}
+    # inbound: students may write and enter but not list (nbgrader's 2733 with setgid), and
+    # sticky: nobody renames or deletes a classmate's submission
+    assert modes == {"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+
+
+def test_course_folders_need_an_owner_at_install(tmp_path):
+    with pytest.raises(ValueError, match="--owner <instructor>"):
+        install.ensure_exchange(str(tmp_path / "x"), ["attention-lab"], None)
+    with pytest.raises(SystemExit):  # argparse: --owner is required
+        install.main(["system", "--exchange", str(tmp_path / "x"), "--config-dir",
+                      str(tmp_path / "etc"), "--course", "attention-lab"])  # fmt: skip
+    # several classes: one owner per course, or one for all
+    owners = install.course_owners(["a", "b"], ["a=ann", "bob"])
+    assert owners == {"a": "ann", "b": "bob"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder to another account needs root")
+def test_a_course_folder_made_by_someone_else_is_refused_everywhere(tmp_path, monkeypatch, capsys):
+    """mallory (here: nobody) made the course folder before the install: install, check and
+    the hub's start refuse it, naming the owner and the fix; nothing is taken over."""
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    taken = exchange / "attention-lab"
+    taken.mkdir()
+    os.chown(taken, 65534, 65534)
+    me = __import__("pwd").getpwuid(os.geteuid()).pw_name
+    with pytest.raises(ValueError, match="owned by nobody, not by an instructor"):
+        install.ensure_exchange(str(exchange), ["attention-lab"], "daemon")
+    assert taken.stat().st_uid == 65534  # not taken over silently
+    code = install.main(["check", "--exchange", str(exchange), "--course", "attention-lab",
+                         "--owner", "daemon"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1 and "owned by nobody" in out and "mv " in out
+    with pytest.raises(ValueError, match="the hub does not start: .*owned by nobody"):
+        load_hub_config("jupyterhub_config.py", monkeypatch, ATTENTION_LAB_EXCHANGE=str(exchange),
+                        ATTENTION_LAB_INSTRUCTORS="daemon")  # fmt: skip
+    # moved aside, the install makes the instructor's own
+    taken.rename(exchange / "attention-lab.suspect")
+    install.ensure_exchange(str(exchange), ["attention-lab"], me)
+    assert install.main(["check", "--exchange", str(exchange), "--course", "attention-lab",
+                         "--owner", me]) in (0, 1)  # fmt: skip
+    assert "owned by their owners" in capsys.readouterr().out
 
 
 def test_untraversable_dirs_names_the_blocking_folder(tmp_path):

@@ -83,15 +83,66 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     (base / "cgroup.procs").write_text("4242\n")
     layout = find_layout(tmp_path)
     assert layout is not None and layout.version == 2
-    # The hub moved to a leaf, then handed memory and cpu to its children.
+    # The hub moved to a leaf, then handed memory, cpu and pids to its children.
     assert (base / "hub" / "cgroup.procs").read_text() == "4242"
-    assert (base / "cgroup.subtree_control").read_text() == "+memory +cpu"
-    group = UserCgroup.create(layout, "s01", 512 * 1024**2, 1.5)
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +cpu +pids"
+    group = UserCgroup.create(layout, "s01", 512 * 1024**2, 1.5, 512)
     folder = base / PARENT_NAME / "s01"
     assert group.folders == (folder,)
-    assert (folder.parent / "cgroup.subtree_control").read_text() == "+memory +cpu"
+    assert (folder.parent / "cgroup.subtree_control").read_text() == "+memory +cpu +pids"
+    assert (folder / "pids.max").read_text() == "512"
     assert (folder / "memory.max").read_text() == str(512 * 1024**2)
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "cpu.max").read_text() == "150000 100000"
     with pytest.raises(ValueError, match="not usable as a cgroup folder name"):
         UserCgroup.of(layout, "../escape")
+
+
+def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
+    """v1 (this machine): the pids hierarchy gets its own group per user with pids.max."""
+    from limits import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+
+    own = _own_cgroups(open("/proc/self/cgroup").read())
+    for controller in ("memory", "cpu", "pids"):
+        (tmp_path / controller / own.get(controller, "/").lstrip("/")).mkdir(parents=True, exist_ok=True)  # fmt: skip
+    layout = find_layout(tmp_path)
+    assert layout is not None and layout.version == 1 and layout.pids is not None
+    group = UserCgroup.create(layout, "s01", None, None, 300)
+    pids = layout.pids / "s01"
+    assert pids in group.folders and (pids / "pids.max").read_text() == "300"
+    assert pids.parent.name == PARENT_NAME
+
+
+def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
+    """In a child (as root): /tmp and /dev/shm become fresh capped tmpfs, unseen outside."""
+    import os
+    import subprocess
+    import sys
+
+    from limits import private_tmp_works
+
+    if os.geteuid() != 0:
+        pytest.skip("mount namespaces need root")
+    assert private_tmp_works() == ""
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); import limits\n"
+        "limits.private_tmp(8 << 20)\n"
+        "open('/dev/shm/al-probe', 'w').write('x'); open('/tmp/al-probe', 'w').write('x')\n"
+        "st = os.statvfs('/dev/shm'); print(st.f_blocks * st.f_frsize, os.listdir('/tmp'))\n"
+    )
+    hub_dir = str(__import__("limits").__file__).rsplit("/", 1)[0]
+    out = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split(" ", 1)  # fmt: skip
+    assert int(out[0]) == 8 << 20 and out[1].strip() == "['al-probe']"  # fresh and capped
+    assert not os.path.exists("/dev/shm/al-probe") and not os.path.exists("/tmp/al-probe")
+
+
+def test_an_exchange_under_tmp_turns_the_private_tmp_off_and_says_so():
+    """A private /tmp would hide an exchange (or config) kept under /tmp from the server."""
+    spawner = LimitedLocalProcessSpawner()
+    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/tmp/x/exchange",
+                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/dev/shm/cfg"}  # fmt: skip
+    assert spawner._shared_paths_in_tmp() == ["/tmp/x/exchange", "/dev/shm/cfg"]
+    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/srv/nbgrader/exchange",
+                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/tmpfoo"}  # fmt: skip
+    assert spawner._shared_paths_in_tmp() == []

@@ -1,0 +1,310 @@
+"""Submissions nobody can forge, replace, read or backdate: attacks from a student on a real hub.
+
+A one-class hub (tests/hub/conftest.py: the shipped config, ``install.py system --owner``) with
+an instructor and three students: alice and bob are honest, mallory attacks from her own
+server's kernel, as any student can:
+
+* before the first release she tries to take the course's exchange folder (it is already the
+  instructor's, made at install) and to plant a notebook in ``outbound/``;
+* knowing alice's submission folder's name (as if read from a log), she tries to read alice's
+  notebook and ``submission_secret.txt``, replace the notebook and rename the folder;
+* she hands in a folder named as alice's, dated 2099, holding junk;
+* she reads the hub's working folder (config with the admin token, database, log).
+
+Then the instructor collects through the formgrader's Collect and through ``make collect``'s
+command (``python -m attention_grader collect``, as the instructor): mallory's folder is refused
+with one line naming her, alice's own work is collected and graded in full.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
+from test_hub import (
+    _action,
+    _answer_with_solutions,
+    _autograded_points,
+    _choose_assignment,
+    _formgrader,
+)
+
+pytestmark = pytest.mark.slow
+
+FUTURE = "2099-01-01 00:00:00.000000 UTC"
+
+
+@pytest.fixture(scope="module")
+def attacked(request):
+    """A running hub with an instructor, alice, bob and mallory; torn down even on failure."""
+    _require_root_and_proxy()
+    tag = secrets.token_hex(3)
+    instructor = f"al_instr_{tag}"
+    students = (f"al_alice_{tag}", f"al_bob_{tag}", f"al_mallory_{tag}")
+    with ExitStack() as stack:
+        tmp = _prepare_machine(stack, [instructor, *students])
+        env = {
+            "ATTENTION_LAB_INSTRUCTORS": instructor,
+            "ATTENTION_LAB_STUDENTS": ",".join(students),
+        }
+        room = _one_class_hub(stack, request, tmp, instructor, students, env)
+        # four servers at once on a busy machine: wait on readiness, generously
+        room.start_servers([instructor, *students], timeout=600)
+        yield room
+
+
+def _try(room, user: str, attempts: dict[str, str]) -> dict[str, str]:
+    """Run each snippet in ``user``'s kernel; ``ok`` or the name of the error it raised."""
+    code = (
+        "import json, os, shutil\n"
+        f"attempts = {attempts!r}\n"
+        "result = {}\n"
+        "for key, snippet in attempts.items():\n"
+        "    try:\n"
+        "        exec(snippet)\n"
+        "        result[key] = 'ok'\n"
+        "    except OSError as err:\n"
+        "        result[key] = type(err).__name__\n"
+        "print(json.dumps(result))\n"
+    )
+    return json.loads(room.run_in_kernel(user, code))
+
+
+@pytest.fixture(scope="module")
+def story(attacked):
+    room = attacked
+    alice, bob, mallory = room.students
+    course = room.exchange / COURSE_ID
+    before_release = _try(room, mallory, {
+        "take the course folder": f"os.mkdir({str(course)!r})",
+        "plant in outbound": f"open({str(course / 'outbound' / 'x.ipynb')!r}, 'w').write('{{}}')",
+        "rename the course folder": f"os.rename({str(course)!r}, {str(course) + '.old'!r})",
+    })  # fmt: skip
+
+    assignment = _choose_assignment(room.course_dir, room.instructor)
+    _formgrader(room, "generate", f"assignment/{assignment}/assign")
+    _formgrader(room, "release", f"assignment/{assignment}/release")
+    import nbformat
+
+    source_nb = nbformat.read(
+        room.course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
+    )
+    notebook = f"{assignment}/{assignment}.ipynb"
+    for student in (alice, bob, mallory):
+        _action(room, student, "fetch", assignment)
+    model = room.user_json(alice, "GET", f"/api/contents/{notebook}", params={"content": 1})
+    answered = _answer_with_solutions(model["content"], source_nb)
+    room.user_json(alice, "PUT", f"/api/contents/{notebook}",
+                   json={"type": "notebook", "format": "json", "content": answered})  # fmt: skip
+    for student in (alice, bob):
+        _action(room, student, "submit", assignment)
+
+    inbound = course / "inbound"
+    (alice_folder,) = [p for p in inbound.iterdir() if p.name.startswith(f"{alice}+")]
+    home = Path(pwd.getpwnam(mallory).pw_dir)
+    forged = inbound / f"{alice}+{assignment}+{FUTURE}+x"
+    state = room.hub_log.parent
+    after_submit = _try(room, mallory, {
+        "read alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}).read()",
+        "read alice's secret": f"open({str(alice_folder / 'submission_secret.txt')!r}).read()",
+        "replace alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}, 'w').write('{{}}')",  # noqa: E501
+        "rename alice's folder": f"os.rename({str(alice_folder)!r}, {str(inbound / f'{mallory}+{assignment}+{FUTURE}+y')!r})",  # noqa: E501
+        "list inbound": f"os.listdir({str(inbound)!r})",
+        "hand in as alice": (
+            f"os.mkdir({str(forged)!r}); "
+            f"shutil.copy({str(home / notebook)!r}, {str(forged)!r}); "
+            f"open({str(forged / 'timestamp.txt')!r}, 'w').write({FUTURE!r})"
+        ),
+        "read the hub's config": f"open({str(state / 'jupyterhub_test_config.py')!r}).read()",
+        "read the hub's database": f"open({str(state / 'jupyterhub.sqlite')!r}, 'rb').read(1)",
+        "read the hub's log": f"open({str(room.hub_log)!r}).read()",
+    })  # fmt: skip
+
+    collected = _formgrader(room, "collect", f"assignment/{assignment}/collect")
+    graded = {
+        s: _formgrader(room, "autograde", f"submission/{assignment}/{s}/autograde")
+        for s in (alice, bob)
+    }
+    submissions = room.user_json(
+        room.instructor, "GET", f"/formgrader/api/submissions/{assignment}"
+    )
+    _formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
+    _formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
+    _action(room, alice, "fetch_feedback", assignment)
+    alice_uid = pwd.getpwnam(alice).pw_uid
+    pages = [p for p in (course / "feedback").iterdir()
+             if any(line.startswith(f"user:{alice}:") or f"user:{alice_uid}:" in line
+                    for line in _acl(p))]  # fmt: skip
+    feedback_read = _try(room, mallory, {
+        f"read alice's feedback {i}": f"open({str(p)!r}).read()" for i, p in enumerate(pages)
+    })  # fmt: skip
+    alice_copy = list((Path(pwd.getpwnam(alice).pw_dir) / assignment / "feedback").rglob("*.html"))
+    return {
+        "feedback_pages": pages,
+        "feedback_read": feedback_read,
+        "alice_feedback": alice_copy,
+        "assignment": assignment,
+        "before_release": before_release,
+        "after_submit": after_submit,
+        "collect_log": collected.get("log", ""),
+        "graded": graded,
+        "scores": {entry["student"]: entry for entry in submissions},
+        "forged": forged,
+        "expected_points": _autograded_points(source_nb),
+        "alice_folder": alice_folder,
+    }
+
+
+def _acl(path: Path) -> list[str]:
+    """``path``'s access ACL as getfacl would list its named users (``user:<uid>:r--``)."""
+    import struct
+
+    try:
+        blob = os.getxattr(path, "system.posix_acl_access")
+    except OSError:
+        return []
+    entries = [struct.unpack_from("<HHI", blob, 4 + 8 * i) for i in range((len(blob) - 4) // 8)]
+    return [f"user:{uid}:{perm}" for tag, perm, uid in entries if tag == 0x02]
+
+
+def test_released_feedback_reaches_alice_and_nobody_else(attacked, story):
+    assert story["alice_feedback"], "alice fetched no feedback"
+    assert story["feedback_pages"], "no feedback page of alice's carries her ACL"
+    assert set(story["feedback_read"].values()) == {"PermissionError"}, story["feedback_read"]
+    for page in story["feedback_pages"]:
+        assert page.stat().st_mode & 0o077 == 0o040  # the ACL mask: group/others get nothing
+
+
+def test_the_course_folder_is_the_instructors_from_the_start(attacked, story):
+    assert story["before_release"] == {
+        "take the course folder": "FileExistsError",
+        "plant in outbound": "PermissionError",
+        "rename the course folder": "PermissionError",
+    }
+
+
+def test_a_classmate_cannot_read_replace_or_take_a_submission(attacked, story):
+    result = story["after_submit"]
+    for key in ("read alice's notebook", "read alice's secret", "replace alice's notebook",
+                "rename alice's folder", "list inbound"):  # fmt: skip
+        assert result[key] == "PermissionError", (key, result)
+    folder = story["alice_folder"]
+    assert folder.exists()
+    # hers and the instructors': every file in the instructors' group (inbound's, by setgid)
+    group = folder.parent.stat().st_gid
+    assert {p.stat().st_gid for p in [folder, *folder.iterdir()]} == {group}
+    assert {p.stat().st_mode & 0o7777 for p in folder.iterdir()} == {0o640}
+    assert result["hand in as alice"] == "ok"  # inbound is writable: collect must refuse it
+
+
+def test_the_hubs_secrets_are_private(attacked, story):
+    result = story["after_submit"]
+    for key in ("read the hub's config", "read the hub's database", "read the hub's log"):
+        assert result[key] == "PermissionError", (key, result)
+    state = attacked.hub_log.parent
+    assert state.stat().st_mode & 0o077 == 0
+    for path in (state / "jupyterhub_test_config.py", attacked.hub_log):
+        assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_formgrader_collect_refuses_the_forgery_and_keeps_alices_work(attacked, story):
+    alice, bob, mallory = attacked.students
+    assert f"refused: folder owned by {mallory} names {alice}" in story["collect_log"]
+    assert f"{alice}: unsafe_file" not in story["collect_log"]  # all of her submission collected
+    scores = story["scores"]
+    assert set(scores) == {alice, bob}, scores  # nothing under mallory's or anyone else's name
+    assert story["expected_points"] > 0
+    assert scores[alice]["score"] == pytest.approx(story["expected_points"])  # hers, in full
+    assert scores[bob]["score"] == 0
+    kept = attacked.course_dir / "quarantine" / "refused" / story["assignment"]
+    reasons = [json.loads((k / "refusal.json").read_text())["reason"] for k in kept.iterdir()]
+    assert reasons == [f"folder owned by {mallory} names {alice}"]
+
+
+def test_make_collect_refuses_it_too(attacked, story):
+    alice, _, mallory = attacked.students
+    instructor = pwd.getpwnam(attacked.instructor)
+    venv = Path(sys.prefix)
+    done = subprocess.run(
+        [shutil.which("runuser") or "/usr/sbin/runuser", "-u", attacked.instructor, "--", str(venv / "bin" / "python"), "-m",
+         "attention_grader", "--course", str(attacked.course_dir), "collect", story["assignment"]],
+        capture_output=True, text=True, timeout=600, cwd=attacked.course_dir,
+        env={"HOME": instructor.pw_dir, "USER": attacked.instructor,
+             "PATH": f"{venv}/bin:/usr/bin:/bin", "ATTENTION_LAB_EXCHANGE": str(attacked.exchange),
+             "JUPYTER_CONFIG_PATH": str(attacked.config_dir)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [ln for ln in done.stdout.splitlines() if "refused:" in ln]
+    assert len(lines) == 1 and f"folder owned by {mallory} names {alice}" in lines[0], done.stdout
+    assert os.path.isdir(story["forged"])  # left where it is; kept once in the quarantine
+
+
+# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/limits.py) ----------
+JUNK = "mallory-junk-7d1e"
+
+
+def test_tmp_and_shm_are_each_servers_own_and_capped(attacked, story):
+    alice, _, mallory = attacked.students
+    code = (
+        "import json, os\n"
+        "out = {}\n"
+        "for d in ('/tmp', '/dev/shm'):\n"
+        f"    open(os.path.join(d, {JUNK!r}), 'wb').write(b'x' * (4 << 20))\n"
+        "    st = os.statvfs(d)\n"
+        "    out[d] = st.f_blocks * st.f_frsize\n"
+        "print(json.dumps(out))\n"
+    )
+    sizes = json.loads(attacked.run_in_kernel(mallory, code))
+    assert all(0 < size <= 256 * 2**20 for size in sizes.values()), sizes  # capped
+    seen = attacked.run_in_kernel(
+        alice, f"import os; print([os.path.exists(d + '/{JUNK}') for d in ('/tmp', '/dev/shm')])"
+    )
+    assert seen.strip() == "[False, False]"  # alice does not see mallory's files
+    assert not any(os.path.exists(f"{d}/{JUNK}") for d in ("/tmp", "/dev/shm"))  # nor the machine
+
+
+def test_a_student_cannot_take_the_machines_pids(attacked, story):
+    _, _, mallory = attacked.students
+    code = (
+        "import threading, time\n"
+        "threading.stack_size(64 * 1024)\n"
+        "stop, started = threading.Event(), 0\n"
+        "try:\n"
+        "    for _ in range(2000):\n"
+        "        threading.Thread(target=stop.wait, daemon=True).start()\n"
+        "        started += 1\n"
+        "except RuntimeError:\n"
+        "    pass\n"
+        "stop.set()\n"
+        "print(started)\n"
+    )
+    started = int(attacked.run_in_kernel(mallory, code, timeout=120).strip())
+    assert 0 < started < 512, started  # stopped by her own pids.max, long before pid_max
+
+
+def test_a_stopped_servers_tmp_is_gone(attacked, story):
+    from conftest import pids_of_uid
+
+    _, _, mallory = attacked.students
+    response = attacked.hub_api("DELETE", f"/users/{mallory}/server")
+    assert response.status_code in (202, 204), response.text
+    uid = pwd.getpwnam(mallory).pw_uid
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        server = attacked.hub_api("GET", f"/users/{mallory}").json()["servers"].get("")
+        if not server and not pids_of_uid(uid):
+            break
+        time.sleep(0.5)
+    # no process of hers is left, so no mount namespace holds her /tmp or /dev/shm: freed
+    assert not pids_of_uid(uid)
+    assert not any(os.path.exists(f"{d}/{JUNK}") for d in ("/tmp", "/dev/shm"))
