@@ -104,7 +104,9 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
     """
     scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
-    arr = as_numbers(answer, name, (n,), f"{n} scores, -np.inf where masked", allow_minus_inf=True)
+    arr = as_numbers(
+        answer, name, (n,), f"{n} scores, minus infinity where masked", allow_minus_inf=True
+    )
     hidden = arr[~row]
     if (arr[row] <= _AS_GOOD_AS_MINUS_INF).any():
         raise Misconception("mask_inverted", name)

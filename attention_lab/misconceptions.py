@@ -254,11 +254,11 @@ _ENTRIES = [
         "forgot to divide the scores by sqrt(d_k)",
         "your answer matches scores that were never scaled, but this question asks for scaled "
         "dot-product attention.",
-        "that treats the scaling as unimportant, as if softmax only cared which score is largest.",
+        "that treats the scaling as unimportant.",
         (_W(scores=_unscaled),),
-        hint="as d_k grows, what happens to the spread of the scores, and to softmax fed with "
-        "widely spread scores?",
-        lesson="lesson 02 (why scale?)",
+        hint="think back to lesson 02's experiment with long keys and no division: what did "
+        "the weights look like?",
+        lesson="lesson 02",
     ),
     Entry(
         "scaled_when_not_asked",
@@ -266,8 +266,7 @@ _ENTRIES = [
         "your answer was divided by sqrt(d_k), but this question works with plain dot products "
         "as the scores, with no scaling anywhere.",
         wrong=(_W(scores=_scaled_anyway),),
-        hint="reread what the question says about scaling; which of your steps changed the "
-        "scores?",
+        hint="reread what the question says about scaling; which of your steps changed the scores?",
         lesson="lesson 02",
     ),
     Entry(
@@ -277,8 +276,9 @@ _ENTRIES = [
         "that divides by d_k, which shrinks the scores too much: softmax then flattens towards "
         "equal weights.",
         (_W(scores=_by_dk),),
-        hint="how does the spread of q.k grow with d_k: like d_k or like its square root?",
-        lesson="lesson 02 (why scale?)",
+        hint="which divisor keeps the typical size of q.k the same for every d_k, as lesson 02 "
+        "measured it?",
+        lesson="lesson 02",
     ),
     Entry(
         "divided_by_n_tokens",
@@ -287,9 +287,9 @@ _ENTRIES = [
         "the scaling averaged over the sentence.",
         "that scales by the length of the sentence, as if the scores were averaged over words.",
         (_W(scores=_by_tokens), _W(scores=_by_sqrt_tokens)),
-        hint="one score compares one query with one key: which of their sizes makes it spread "
-        "wider, the number of tokens or the length of each vector?",
-        lesson="lesson 02 (why scale?)",
+        hint="one score compares one query with one key: does it change when the sentence "
+        "gets longer, or when the vectors do?",
+        lesson="lesson 02",
     ),
     Entry(
         "query_dot_values",
@@ -300,7 +300,7 @@ _ENTRIES = [
         wrong=(_W(scores=_query_dot_values),),
         hint="in the library picture, is the search compared with the books themselves or with "
         "their labels?",
-        lesson="lesson 02 (query, key, value)",
+        lesson="lesson 02",
     ),
     Entry(
         "weights_not_scores",
@@ -309,7 +309,7 @@ _ENTRIES = [
         wrong=(_W(scores=_softmax_of_scores),),
         kinds=frozenset({"scores"}),
         hint="which step of attention comes before the softmax?",
-        lesson="lesson 03 (step by step)",
+        lesson="lesson 03",
     ),
     Entry(
         "softmax_wrong_axis",
@@ -320,7 +320,7 @@ _ENTRIES = [
         wrong=(_W(softmax=_other_axis),),
         hint="one query shares out its attention among all the keys: which of its weights must "
         "add up to 1?",
-        lesson="lesson 03 (the self-attention matrix)",
+        lesson="lesson 03",
     ),
     Entry(
         "softmax_whole_matrix",
@@ -330,7 +330,7 @@ _ENTRIES = [
         "that gives the whole matrix one budget of attention instead of one per query.",
         wrong=(_W(softmax=_whole_array), _W(softmax=_row_shift_whole_sum)),
         hint="does one query's attention depend on how much another query attends?",
-        lesson="lesson 03 (the self-attention matrix)",
+        lesson="lesson 03",
     ),
     Entry(
         "global_max_softmax",
@@ -340,18 +340,17 @@ _ENTRIES = [
         wrong=(_W(softmax=_global_max),),
         hint="the shift is there so that each row's largest exponent is exactly 1; which "
         "largest score is that for a row far below the others?",
-        lesson="lesson 04 (a softmax that never overflows)",
+        lesson="lesson 04",
     ),
     Entry(
         "uniform_average",
         "averaged the values equally, ignoring the scores",
         "your answer gives every key the same weight, a plain average of the values.",
-        "that gives every word an equal share, whatever its score, as if matching did not "
-        "matter.",
+        "that gives every word an equal share, whatever its score, as if matching did not matter.",
         wrong=(_W(softmax=_uniform),),
         kinds=frozenset({"weights", "output", "attention"}),
         hint="what are the scores for, if every key gets the same weight in the end?",
-        lesson="lesson 02 (query, key, value)",
+        lesson="lesson 02",
     ),
     Entry(
         "clipped_softmax",
@@ -365,17 +364,16 @@ _ENTRIES = [
         hint="softmax does not change when every score of a row moves by the same amount; "
         "which shift keeps every exponent at most 1 without changing any score's difference "
         "to the others?",
-        lesson="lesson 04 (a softmax that never overflows)",
+        lesson="lesson 04",
     ),
     Entry(
         "naive_softmax_overflow",
         "naive softmax overflows to nan on large scores",
-        "your softmax overflows on large scores: exp of a large number is inf, and inf/inf is "
-        "nan.",
+        "your softmax overflows on large scores: exp of a large number is inf, and inf/inf is nan.",
         wrong=(_W(softmax=_naive),),
         hint="softmax does not change when every score of a row moves by the same amount; "
         "which amount keeps every exponent small?",
-        lesson="lesson 04 (a softmax that never overflows)",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_after_softmax",
@@ -386,7 +384,7 @@ _ENTRIES = [
         wrong=(_W(masked=_identity, after=lambda w, m: w * m),),
         hint="at which step must a masked token disappear so that the allowed ones still share "
         "the whole budget?",
-        lesson="lesson 04 (masking)",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_zero_not_inf",
@@ -396,7 +394,7 @@ _ENTRIES = [
         "that gives the masked token a score of 0, and exp(0) = 1: it still gets weight.",
         wrong=(_W(masked=_zero_masked), _W(softmax=_minus_inf_to_zero)),
         hint="which score has an exponential of exactly 0?",
-        lesson="lesson 04 (masking)",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_inverted",
@@ -406,7 +404,7 @@ _ENTRIES = [
         "that reads the mask backwards: what it marks is what a token may look at.",
         wrong=(_W(masked=_inverted), _W(causal_mask=lambda n: ~_tril(n))),
         hint="in this course's masks, what does True mean?",
-        lesson="lesson 04 (masking)",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_wrong_triangle",
@@ -416,7 +414,7 @@ _ENTRIES = [
         "that lets a token look at tokens after it, which do not exist yet when it is written.",
         wrong=(_W(causal_mask=lambda n: _tril(n).T),),
         hint="when token i is written, which tokens exist already?",
-        lesson="lesson 04 (masking)",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_no_diagonal",
@@ -425,7 +423,7 @@ _ENTRIES = [
         "that hides each token from itself, as if a token could only look at earlier ones.",
         wrong=(_W(causal_mask=lambda n: _tril(n, k=-1)),),
         hint="does a token already exist at the moment it attends?",
-        lesson="lesson 04 (masking)",
+        lesson="lesson 04",
     ),
     Entry(
         "keys_as_values",
@@ -435,17 +433,17 @@ _ENTRIES = [
         "it receives.",
         wrong=(_W(blend=_keys_blended),),
         hint="in the library picture, do you take home the label or the book?",
-        lesson="lesson 02 (query, key, value)",
+        lesson="lesson 02",
     ),
     Entry(
         "sum_normalised",
         "divided by the sum instead of using softmax",
         "your weights are the scores divided by their sum, with no exponentials.",
-        "that divides raw scores by their sum, which breaks when a score is negative or the "
-        "scores add up to 0.",
+        "that divides raw scores by their sum, as if any set of scores made usable shares.",
         (_W(softmax=_by_sum), _W(masked=_zero_masked, softmax=_by_sum)),
-        hint="what happens to a 'share' of attention when its score is negative?",
-        lesson="lesson 02 (why softmax?)",
+        hint="try it on three scores of your own, some of them below zero: are the results "
+        "usable as shares of attention?",
+        lesson="lesson 02",
     ),
     Entry(
         "hard_attention",
@@ -463,7 +461,7 @@ _ENTRIES = [
         ),
         hint="what weight does softmax give a key whose score is only a little below the "
         "best? Can it ever be exactly 0?",
-        lesson="lesson 05 (soft, not hard)",
+        lesson="lesson 05",
     ),
     Entry(
         "scores_not_weights",
@@ -473,7 +471,7 @@ _ENTRIES = [
         wrong=(_W(softmax=_identity),),
         kinds=frozenset({"weights", "output", "attention"}),
         hint="can a weight be negative? What must a query's weights add up to?",
-        lesson="lesson 02 (why softmax?)",
+        lesson="lesson 02",
     ),
     Entry(
         "weights_not_normalised",
@@ -482,7 +480,7 @@ _ENTRIES = [
         "that leaves the weights without a fixed total, as if exponentials alone were weights.",
         (_W(softmax=_exps_shifted), _W(softmax=_exps)),
         hint="which step of softmax makes the weights share one whole?",
-        lesson="lesson 02 (why softmax?)",
+        lesson="lesson 02",
     ),
     Entry(
         "used_library",
@@ -500,26 +498,23 @@ _ENTRIES = [
         "that assumes someone wrote rules about which words matter.",
         hint="in the toy examples, who chose the numbers, and what chooses them in a trained "
         "network?",
-        lesson="lesson 05 (weights are learned)",
+        lesson="lesson 05",
     ),
     Entry(
         "order_aware_self_attention",
         "thinks self-attention alone knows word order or distance",
         "self-attention's scores were taken to depend on where the words stand.",
-        "that assumes self-attention, by itself, knows where each word stands or how far apart "
-        "two words are.",
-        hint="shuffle the words: which numbers go into each score, and do any of them say "
-        "where a word stands?",
-        lesson="lesson 05 (word order)",
+        "that assumes self-attention, by itself, knows the order of the words or their distance.",
+        hint="what did lesson 05's shuffle experiment show?",
+        lesson="lesson 05",
     ),
     Entry(
         "values_change_weights",
         "thinks value vectors change the attention weights",
         "the values were taken to change the weights.",
-        "that lets the values decide the weights, though they are only what gets blended.",
-        hint="which vectors go into a score, and which only come in after the weights are "
-        "fixed?",
-        lesson="lesson 02 (query, key, value)",
+        "that lets the values change how much weight a token gets.",
+        hint="which of a token's three vectors does the formula of its weight use?",
+        lesson="lesson 02",
     ),
     Entry(
         "one_fixed_vector",
@@ -528,7 +523,7 @@ _ENTRIES = [
         "that keeps the squeeze: one summary vector of fixed size for sentences of any length.",
         hint="a five-word and a fifty-word sentence get the same room: where does the squeeze "
         "go away?",
-        lesson="lesson 01 (the bottleneck)",
+        lesson="lesson 01",
     ),
     Entry(
         "cross_attention_sources",
@@ -536,7 +531,7 @@ _ENTRIES = [
         "the roles of the two sentences in cross-attention were swapped.",
         "that swaps the roles of the two sentences in cross-attention.",
         hint="who is asking (the sentence being written, or the one being read)?",
-        lesson="lesson 04 (cross-attention)",
+        lesson="lesson 04",
     ),
     # Ideas the concept inventory asks about (issue 27): distractors a student could hold.
     Entry(
@@ -545,7 +540,7 @@ _ENTRIES = [
         "self-attention was taken to step through the tokens one at a time.",
         "that has self-attention step through the words one by one, as a recurrent network does.",
         hint="does any row of the weight matrix need another row to be finished first?",
-        lesson="lesson 03 (the self-attention matrix)",
+        lesson="lesson 03",
     ),
     Entry(
         "attention_cost_linear",
@@ -553,7 +548,7 @@ _ENTRIES = [
         "self-attention's cost was taken to grow only in step with the length.",
         "that has self-attention's work grow only in step with the length of the sentence.",
         hint="how many scores does a sentence of n tokens need?",
-        lesson="lesson 03 (the self-attention matrix)",
+        lesson="lesson 03",
     ),
     Entry(
         "temperature_sharpens",
@@ -562,7 +557,7 @@ _ENTRIES = [
         "that has a larger divisor sharpen the weights towards the top score.",
         hint="what happens to the gaps between scores when all of them are divided by a large "
         "number?",
-        lesson="lesson 02 (temperature)",
+        lesson="lesson 02",
     ),
     Entry(
         "position_added_to_weights",
@@ -570,7 +565,7 @@ _ENTRIES = [
         "the positions were taken to go into the weights.",
         "that puts word order into the attention weights (or the outputs) after they are made.",
         hint="where could a position change every score a word takes part in?",
-        lesson="lesson 06 (positional encodings)",
+        lesson="lesson 06",
     ),
     Entry(
         "qkv_are_the_token",
@@ -580,7 +575,7 @@ _ENTRIES = [
         "training could not adjust.",
         hint="if all three were the same vector, what could training change to make a word "
         "look for something other than itself?",
-        lesson="lesson 06 (learned projections)",
+        lesson="lesson 06",
     ),
     Entry(
         "heads_are_copies",
@@ -588,7 +583,7 @@ _ENTRIES = [
         "the heads were taken to be copies computing the same thing.",
         "that makes the heads copies of each other, computing one pattern several times.",
         hint="what would several heads add if each had the same projections?",
-        lesson="lesson 06 (several heads)",
+        lesson="lesson 06",
     ),
     Entry(
         "heads_split_tokens",
@@ -596,7 +591,7 @@ _ENTRIES = [
         "the heads were taken to share out the words of the sentence between them.",
         "that gives each head its own slice of the sentence, as if heads shared out the words.",
         hint="which tokens can one head's queries look at?",
-        lesson="lesson 06 (several heads)",
+        lesson="lesson 06",
     ),
 ]
 

@@ -244,7 +244,7 @@ def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray
     if not isinstance(result, tuple | list) or len(result) != 2:
         raise AnswerFormatError(
             f"{name} returned a {type(result).__name__} on {case}; expected a pair "
-            "(output, weights): `return output, weights`."
+            "(output, weights), in that order."
         )
     out = _returned_array(result[0], name, case, "(output, weights)")
     weights = _returned_array(result[1], name, case, "(output, weights)")
