@@ -554,7 +554,8 @@ _ENTRIES = [
         "temperature_sharpens",
         "thinks dividing the scores by a larger number makes softmax sharper",
         "dividing the scores by a larger number was taken to sharpen the weights.",
-        "that has a larger divisor sharpen the weights towards the top score.",
+        "that has the divisor work backwards: a larger one taken to sharpen, a smaller one to "
+        "flatten.",
         hint="what happens to the gaps between scores when all of them are divided by a large "
         "number?",
         lesson="lesson 02",
