@@ -106,6 +106,7 @@ HAND_CASES = [  # (query, keys, values, scale, queries)
     ([0, 1], ISRO_K, ISRO_V, True, ISRO_K),
     ([1, 1], TIFFIN_K, TIFFIN_V, False, None),
     ([1, 1], [[1, 0], [1, 1], [0, 2]], [[1, 0], [0, 1], [2, 2]], False, None),
+    ([1, -1], TIFFIN_K, TIFFIN_V, False, None),  # lesson 02, your turn 2
 ]
 
 
