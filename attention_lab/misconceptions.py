@@ -338,7 +338,7 @@ _ENTRIES = [
         "your softmax shifts every row by the same number, the largest score of the whole "
         "array, so a row far below it underflows to 0/0.",
         wrong=(_W(softmax=_global_max),),
-        hint="the shift is there so that each row's largest exponent is exactly 1; which "
+        hint="the shift is there so that each row's largest exponential is exactly 1; which "
         "largest score is that for a row far below the others?",
         lesson="lesson 04",
     ),
@@ -362,7 +362,7 @@ _ENTRIES = [
             *(_W(softmax=_capped(c)) for c in _CAPS),
         ),
         hint="softmax does not change when every score of a row moves by the same amount; "
-        "which shift keeps every exponent at most 1 without changing any score's difference "
+        "which shift keeps every exponential at most 1 without changing any score's difference "
         "to the others?",
         lesson="lesson 04",
     ),
@@ -372,7 +372,7 @@ _ENTRIES = [
         "your softmax overflows on large scores: exp of a large number is inf, and inf/inf is nan.",
         wrong=(_W(softmax=_naive),),
         hint="softmax does not change when every score of a row moves by the same amount; "
-        "which amount keeps every exponent small?",
+        "which amount keeps every exponential small?",
         lesson="lesson 04",
     ),
     Entry(
@@ -449,8 +449,8 @@ _ENTRIES = [
         "hard_attention",
         "picked one value (v[argmax]) instead of blending all values",
         "your answer puts all the weight on the best-matching key (or shares it only among keys "
-        "tied for best), as if attention picked the top match: attention gives every key some "
-        "weight, however small.",
+        "tied for best), as if attention picked the top match: attention gives every key it may "
+        "look at some weight, however small.",
         "that is hard attention: only the best match (or the matches tied for best) counts, and "
         "the others get nothing.",
         (
@@ -459,8 +459,7 @@ _ENTRIES = [
             _W(softmax=_one_hot("all")),
             _W(softmax=_one_hot("split")),
         ),
-        hint="what weight does softmax give a key whose score is only a little below the "
-        "best? Can it ever be exactly 0?",
+        hint="what weight does softmax give a key whose score is only a little below the best?",
         lesson="lesson 05",
     ),
     Entry(
