@@ -207,7 +207,7 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     assert "[forgot_scaling]" in lines["launched_scores"], out
     # a choice's verdict is held back on the first check (issue 27), and the printout says so
     assert "checked" in lines["highest_key_choice"] and "✓" not in lines["highest_key_choice"]
-    assert "once your teacher releases feedback" in out, out
+    assert "until your teacher releases feedback" in out, out
     assert "written answer" in lines["scaling_explained"], out
 
     source = nbformat.read(clone / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)

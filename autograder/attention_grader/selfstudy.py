@@ -189,13 +189,14 @@ def choices_revealed(released: bool, tries: int, limit: int) -> ChoiceGate:
         return ChoiceGate(True, "Feedback is released: choice answers show ✓ or what they show.")
     if limit > 0 and tries > limit:
         return ChoiceGate(True, f"After {limit} checks, choice answers show ✓ or what they show.")
-    later = (
-        f"from your check number {limit + 1} on, or " if limit > 0 else ""
-    ) + "once your teacher releases feedback"
+    later = "until your teacher releases feedback" + (
+        f" or until your check number {limit + 1}" if limit > 0 else ""
+    )
     return ChoiceGate(
         False,
-        f"Multiple-choice and true/false answers only say 'checked' (the format is right), "
-        f"{later}, they say whether they are right. This was check {tries} of this assignment.",
+        f"Multiple-choice and true/false answers only say 'checked' (the format is right) "
+        f"{later}; then they say whether they are right. This was check {tries} of this "
+        "assignment.",
     )
 
 
