@@ -147,13 +147,17 @@ def one_hot(scores, axis: int = -1, pick: str = "first") -> np.ndarray:
     """All the weight on the largest score of each slice.
 
     ``pick`` says what happens on a tie: ``"first"`` (numpy's ``argmax``), ``"last"`` (the
-    other tie of two), or ``"all"`` (1 at every maximum, as ``scores == scores.max()`` gives).
+    other tie of two), ``"all"`` (1 at every maximum, as ``scores == scores.max()`` gives) or
+    ``"split"`` (the weight shared equally among the maxima).
     """
     s = np.moveaxis(np.asarray(scores, dtype=float), axis, -1)
     with np.errstate(all="ignore"):
         top = s == np.max(s, axis=-1, keepdims=True)
-    if pick == "all":
-        return np.moveaxis(top.astype(float), -1, axis)
+    if pick in ("all", "split"):
+        hot = top.astype(float)
+        if pick == "split":
+            hot /= np.maximum(hot.sum(axis=-1, keepdims=True), 1.0)
+        return np.moveaxis(hot, -1, axis)
     if pick == "first":
         idx = np.argmax(top, axis=-1)
     else:

@@ -34,8 +34,8 @@ _RTOL, _ATOL = 1e-3, 6e-3
 _AS_GOOD_AS_MINUS_INF = -745.0
 
 _UNMASKED = (
-    "the masked key still counts, so the mask has not been applied yet: set the masked scores "
-    "to -inf before the softmax."
+    "the masked key still counts, so the mask has not been applied yet. Hint: which score "
+    "has an exponential of exactly 0, so that the softmax gives it no weight? (See lesson 04.)"
 )
 
 
@@ -107,7 +107,9 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
     """
     scores, other, row = _inputs(query, keys, mask, scale)
     n = len(scores)
-    arr = as_numbers(answer, name, (n,), f"{n} scores, -np.inf where masked", allow_minus_inf=True)
+    arr = as_numbers(
+        answer, name, (n,), f"{n} scores, minus infinity where masked", allow_minus_inf=True
+    )
     hidden = arr[~row]
     if (arr[row] <= _AS_GOOD_AS_MINUS_INF).any():
         raise Misconception("mask_inverted", name)
@@ -117,8 +119,8 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
         raise WrongAnswer(f"{name}: {_UNMASKED}")
     if not (hidden <= _AS_GOOD_AS_MINUS_INF).all():
         raise WrongAnswer(
-            f"{name}: a masked score must vanish in the softmax; exp() of it must be 0, so use "
-            "-np.inf (written -np.inf or float('-inf'))."
+            f"{name}: a masked score must vanish in the softmax, so its exponential must be "
+            "exactly 0. Hint: which number has an exponential of exactly 0?"
         )
     _diagnose(
         arr[row], scores[row],
@@ -141,7 +143,8 @@ def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "ma
         raise Misconception("weights_not_normalised", name)
     _diagnose(
         arr, expected, candidates, name,
-        "Mask first (masked scores -> -inf), then softmax: exp of each score over their sum.",
+        "Hint: which step comes first, hiding the masked keys or the softmax? Work the "
+        "allowed keys by hand.",
     )  # fmt: skip
 
 
@@ -196,8 +199,8 @@ def check_hard_output(answer, query, keys, values, scale: bool, name: str = "har
         )
     _diagnose(
         arr, v[best],
-        [(("keys_as_values", "your answer is the best key itself: a key is only for matching; "
-          "hard selection returns that key's value."), k[best])],
+        [(("keys_as_values", "your answer is the best key itself, the label the query was "
+          "matched against. Hint: in the library picture, what do you take home?"), k[best])],
         name,
         "Find the key with the largest score q.k, and give that token's value vector.",
     )  # fmt: skip

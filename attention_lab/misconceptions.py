@@ -37,7 +37,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Entry:
-    """One misconception.
+    """One misconception, with its feedback in three levels.
+
+    A student who shows it reads, in this order: the misconception named in plain words
+    (``message``, or ``idea`` for a choice), a hint that points at the idea (``hint``), and
+    where the course teaches it (``lesson``). None of them gives the fix as code or the right
+    option's text (``tests/test_feedback_texts.py`` scans every one).
 
     Attributes
     ----------
@@ -46,14 +51,20 @@ class Entry:
     title : str
         A few words for the teacher's report.
     message : str
-        What a wrong computed answer shows and what to do instead (never a number).
+        Level 1 for a computed answer: what the wrong answer shows, in plain words (never a
+        number, never the fix).
     idea : str
-        The teaching idea, for a multiple-choice option or true/false answer that reveals it.
+        Level 1 for a multiple-choice option or true/false answer that reveals it: the mistaken
+        idea, named without pointing at the right option.
     wrong : tuple of WrongComputation
         The computations that produce it (empty for a misconception about an idea).
     kinds : frozenset of str or None
         The answer kinds it is looked for in (see ``WrongComputation.reaches``); None = every
         kind its computations reach.
+    hint : str
+        Level 2: a question or pointer that leads to the idea (not to the fix).
+    lesson : str
+        Level 3: where the course teaches it, e.g. ``"lesson 04"``.
     """
 
     id: str
@@ -62,6 +73,8 @@ class Entry:
     idea: str = ""
     wrong: tuple[WrongComputation, ...] = ()
     kinds: frozenset[str] | None = None
+    hint: str = ""
+    lesson: str = ""
 
     def computations(self, kind: str) -> tuple[WrongComputation, ...]:
         """The wrong computations that apply to an answer of ``kind``."""
@@ -69,10 +82,19 @@ class Entry:
             return ()
         return tuple(w for w in self.wrong if w.reaches(kind))
 
+    def feedback(self, first: str = "") -> str:
+        """The three levels as one text: ``first`` (default: the message), hint, lesson."""
+        text = first or self.message
+        if self.hint:
+            text += f" Hint: {self.hint}"
+        if self.lesson:
+            text += f" (See {self.lesson}.)"
+        return text
+
     @property
     def teaching(self) -> str:
-        """The idea when there is one, else the message."""
-        return self.idea or self.message
+        """What a wrong choice shows: the idea (else the message), then hint and lesson."""
+        return self.feedback(self.idea or self.message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,6 +116,10 @@ def _by_dk(case: Case):
 
 def _by_tokens(case: Case):
     return raw_scores(case) / case.n_k
+
+
+def _by_sqrt_tokens(case: Case):
+    return raw_scores(case) / np.sqrt(case.n_k)
 
 
 def _query_dot_values(case: Case):
@@ -141,6 +167,27 @@ def _clipped(limit):
         return exps / np.sum(exps, axis=axis, keepdims=True)
 
     return clipped
+
+
+def _capped(limit):
+    """Only large scores capped at ``limit`` before exp (a one-sided clip): ties the large ones,
+    and a row far below 0 still underflows to 0/0."""
+
+    def capped(x, axis):
+        exps = np.exp(np.minimum(np.asarray(x, dtype=float), limit))
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+
+    return capped
+
+
+#: Limits students pick when they cap scores (709: exp's float64 limit; 88: float32's).
+_CAPS = (709.0, 700.0, 500.0, 300.0, 100.0, 88.0, 50.0, 20.0, 10.0)
+
+
+def _minus_inf_to_zero(x, axis):
+    """-inf (a masked score) turned into 0 before the softmax, "to avoid nan"."""
+    x = np.asarray(x, dtype=float)
+    return softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
 
 
 def _naive(x, axis):
@@ -194,223 +241,357 @@ def _tril(n, k=0):
 _W = WrongComputation
 
 # ---------------------------------------------------------------------------------------------
-# The entries. Order matters: when one wrong answer matches several computations, the first
-# entry wins, so specific mistakes come before general ones.
+# The entries. Order matters: when one wrong answer matches several computations equally well,
+# the first entry wins, so specific mistakes come before general ones. Dividing by the sum comes
+# before hard attention: on scores (0, s, s) dividing by the sum and splitting the tie between
+# the two best keys give the same weights (0, 1/2, 1/2), so no answer can tell them apart there;
+# the tie split is named wherever the numbers differ (scores (1, 2, 2), a matrix of queries).
 # ---------------------------------------------------------------------------------------------
 
 _ENTRIES = [
     Entry(
-        "hard_attention",
-        "picked one value (v[argmax]) instead of blending all values",
-        "your answer puts all the weight on the best-matching key (a one-hot argmax, v[argmax] "
-        "for the output): softmax gives every key some weight, and attention blends all the "
-        "values, each in proportion to its weight; it does not pick one.",
-        "that is hard attention, picking the single best match (v[argmax]); softmax gives every "
-        "token some weight and attention blends all the values.",
-        (_W(softmax=_one_hot("first")), _W(softmax=_one_hot("last")), _W(softmax=_one_hot("all"))),
-    ),
-    Entry(
         "forgot_scaling",
         "forgot to divide the scores by sqrt(d_k)",
-        "your answer matches unscaled scores: scaled dot-product attention divides every q.k by "
-        "sqrt(d_k) before the softmax.",
-        "without scaling, the dot product's spread grows with d_k, softmax saturates to nearly "
-        "one-hot and the losing keys get almost no gradient; the scaling matters.",
+        "your answer matches scores that were never scaled, but this question asks for scaled "
+        "dot-product attention.",
+        "that treats the scaling as unimportant.",
         (_W(scores=_unscaled),),
+        hint="think back to lesson 02's experiment with long keys and no division: what did "
+        "the weights look like?",
+        lesson="lesson 02",
     ),
     Entry(
         "scaled_when_not_asked",
         "divided by sqrt(d_k) when the question said not to scale",
-        "your answer is divided by sqrt(d_k), but this question asks for the plain dot product "
-        "(no scaling): add up the products of matching components and stop there.",
+        "your answer was divided by sqrt(d_k), but this question works with plain dot products "
+        "as the scores, with no scaling anywhere.",
         wrong=(_W(scores=_scaled_anyway),),
+        hint="reread what the question says about scaling; which of your steps changed the scores?",
+        lesson="lesson 02",
     ),
     Entry(
         "divided_by_dk",
         "divided the scores by d_k instead of sqrt(d_k)",
-        "your answer divides the scores by d_k: the scaling is 1/sqrt(d_k), which keeps the "
-        "scores' variance near 1; dividing by d_k over-shrinks them and flattens the softmax.",
-        "dividing by d_k over-shrinks the scores (their variance falls to 1/d_k), flattening "
-        "softmax towards equal weights; sqrt(d_k) is chosen because it restores unit variance.",
+        "your answer divides the scores by d_k itself, not by its square root.",
+        "that divides by d_k, which shrinks the scores too much: softmax then flattens towards "
+        "equal weights.",
         (_W(scores=_by_dk),),
+        hint="which divisor keeps the typical size of q.k the same for every d_k, as lesson 02 "
+        "measured it?",
+        lesson="lesson 02",
     ),
     Entry(
         "divided_by_n_tokens",
-        "divided the scores by the number of tokens instead of sqrt(d_k)",
-        "your answer divides the scores by the number of tokens: the scaling depends on the "
-        "length of the vectors (d_k), not on how many tokens there are; divide by sqrt(d_k).",
-        wrong=(_W(scores=_by_tokens),),
+        "divided the scores by the number of tokens (or its square root)",
+        "your answer divides the scores by the number of tokens (or by its square root), as if "
+        "the scaling averaged over the sentence.",
+        "that scales by the length of the sentence, as if the scores were averaged over words.",
+        (_W(scores=_by_tokens), _W(scores=_by_sqrt_tokens)),
+        hint="one score compares one query with one key: does it change when the sentence "
+        "gets longer, or when the vectors do?",
+        lesson="lesson 02",
     ),
     Entry(
         "query_dot_values",
         "scored the query against the values (Q.V) instead of the keys",
-        "your scores compare the query with the value vectors: scores come from q.k with the "
-        "keys; the values are only blended afterwards.",
+        "your scores compare the query with the value vectors.",
+        "that compares the query with the values, as if what a token hands back decided how "
+        "well it matches.",
         wrong=(_W(scores=_query_dot_values),),
+        hint="in the library picture, is the search compared with the books themselves or with "
+        "their labels?",
+        lesson="lesson 02",
     ),
     Entry(
         "weights_not_scores",
         "applied softmax where raw scores were asked",
-        "your answer already went through softmax: this part asks for the raw scores (the dot "
-        "products, scaled only if the question says so).",
+        "your answer already went through softmax, but this part asks for the scores.",
         wrong=(_W(scores=_softmax_of_scores),),
         kinds=frozenset({"scores"}),
+        hint="which step of attention comes before the softmax?",
+        lesson="lesson 03",
     ),
     Entry(
         "softmax_wrong_axis",
         "took the softmax along the wrong axis",
-        "your softmax runs along the wrong axis: each query's weights over the keys must sum "
-        "to 1 (across a row, axis=-1), not each key's weights over the queries.",
+        "your weights add up to 1 down each column (over the queries), not across each row.",
+        "that shares out each word's attention over the queries that look at it, not each "
+        "query's attention over the words.",
         wrong=(_W(softmax=_other_axis),),
+        hint="one query shares out its attention among all the keys: which of its weights must "
+        "add up to 1?",
+        lesson="lesson 03",
     ),
     Entry(
         "softmax_whole_matrix",
         "took one softmax over the whole score matrix",
-        "your softmax runs over the whole score matrix at once, so all the weights together sum "
-        "to 1: each query needs its own softmax over the keys (one row at a time, axis=-1).",
+        "your weights add up to 1 over the whole matrix at once, so the queries share one "
+        "budget of attention.",
+        "that gives the whole matrix one budget of attention instead of one per query.",
         wrong=(_W(softmax=_whole_array), _W(softmax=_row_shift_whole_sum)),
+        hint="does one query's attention depend on how much another query attends?",
+        lesson="lesson 03",
     ),
     Entry(
         "global_max_softmax",
         "subtracted one global maximum instead of each row's maximum",
-        "your softmax subtracts one maximum for the whole array: in a row whose scores are far "
-        "below the overall maximum every exp underflows to 0, and 0/0 is nan. Subtract each "
-        "row's own maximum (np.max(x, axis=axis, keepdims=True)).",
+        "your softmax shifts every row by the same number, the largest score of the whole "
+        "array, so a row far below it underflows to 0/0.",
         wrong=(_W(softmax=_global_max),),
+        hint="the shift is there so that each row's largest exponential is exactly 1; which "
+        "largest score is that for a row far below the others?",
+        lesson="lesson 04",
     ),
     Entry(
         "uniform_average",
         "averaged the values equally, ignoring the scores",
-        "your answer gives every key the same weight (a plain average of the values): attention "
-        "weights each value by how well its key matches the query.",
+        "your answer gives every key the same weight, a plain average of the values.",
+        "that gives every word an equal share, whatever its score, as if matching did not matter.",
         wrong=(_W(softmax=_uniform),),
         kinds=frozenset({"weights", "output", "attention"}),
+        hint="what are the scores for, if every key gets the same weight in the end?",
+        lesson="lesson 02",
     ),
     Entry(
         "clipped_softmax",
-        "clipped large scores before exp, so they all get the same weight",
-        "your softmax clips (or caps) large scores before exp, so every large score becomes the "
-        "same number and they all get equal weight: subtract the maximum score instead, which "
-        "never overflows and does not change the result.",
-        wrong=tuple(_W(softmax=_clipped(c)) for c in (709.0, 700.0, 500.0, 100.0, 88.0, 50.0)),
+        "capped or clipped large scores before exp, so they all get the same weight",
+        "your softmax caps large scores (at one side or both) before exp, so every large score "
+        "becomes the same number and they all get equal weight.",
+        wrong=(
+            *(_W(softmax=_clipped(c)) for c in _CAPS),
+            *(_W(softmax=_capped(c)) for c in _CAPS),
+        ),
+        hint="softmax does not change when every score of a row moves by the same amount; "
+        "which shift keeps every exponential at most 1 without changing any score's difference "
+        "to the others?",
+        lesson="lesson 04",
     ),
     Entry(
         "naive_softmax_overflow",
         "naive softmax overflows to nan on large scores",
-        "your softmax overflows on large scores (exp of a large number is inf, and inf/inf is "
-        "nan): subtract the maximum score first; softmax does not change when every score is "
-        "shifted by the same amount.",
+        "your softmax overflows on large scores: exp of a large number is inf, and inf/inf is nan.",
         wrong=(_W(softmax=_naive),),
+        hint="softmax does not change when every score of a row moves by the same amount; "
+        "which amount keeps every exponential small?",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_after_softmax",
         "applied the mask after the softmax",
-        "you applied the mask after the softmax, so the allowed weights no longer sum to 1: set "
-        "masked scores to -inf before the softmax; then they get exactly 0 weight and the others "
-        "keep their ratios.",
+        "you hid the masked weights after the softmax, so the weights left over no longer add "
+        "up to 1.",
+        "that hides the masked token after the softmax: the weights left no longer add up to 1.",
         wrong=(_W(masked=_identity, after=lambda w, m: w * m),),
+        hint="at which step must a masked token disappear so that the allowed ones still share "
+        "the whole budget?",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_zero_not_inf",
-        "masked scores with 0 instead of -inf",
-        "you set masked scores to 0, but exp(0) = 1, so masked tokens still get weight: set them "
-        "to -inf (np.where(mask, scores, -np.inf)) before the softmax.",
-        wrong=(_W(masked=_zero_masked),),
+        "turned masked (-inf) scores into 0 before the softmax",
+        "a masked score became 0 before the softmax (set to 0, or turned from -inf into 0), "
+        "but exp(0) = 1, so the masked token still gets weight.",
+        "that gives the masked token a score of 0, and exp(0) = 1: it still gets weight.",
+        wrong=(_W(masked=_zero_masked), _W(softmax=_minus_inf_to_zero)),
+        hint="which score has an exponential of exactly 0?",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_inverted",
         "read the mask backwards (True taken as 'blocked')",
-        "you read the mask backwards: True means 'may attend' and False means 'masked'.",
+        "you read the mask backwards: the tokens you hid are the ones allowed, and the ones "
+        "you kept are the masked ones.",
+        "that reads the mask backwards: what it marks is what a token may look at.",
         wrong=(_W(masked=_inverted), _W(causal_mask=lambda n: ~_tril(n))),
+        hint="in this course's masks, what does True mean?",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_wrong_triangle",
         "causal mask on the wrong triangle (lets tokens see the future)",
-        "your mask lets tokens see later tokens: in a causal mask token i may attend to tokens "
-        "0..i (the lower triangle, diagonal included), never to the future.",
+        "your mask lets tokens see later tokens, which a decoder writing left to right does "
+        "not have yet.",
+        "that lets a token look at tokens after it, which do not exist yet when it is written.",
         wrong=(_W(causal_mask=lambda n: _tril(n).T),),
+        hint="when token i is written, which tokens exist already?",
+        lesson="lesson 04",
     ),
     Entry(
         "mask_no_diagonal",
         "causal mask hides each token from itself",
-        "your mask stops each token from attending to itself: the causal mask keeps the "
-        "diagonal (token i may attend to tokens 0..i, including i).",
+        "your mask stops each token from attending to itself.",
+        "that hides each token from itself, as if a token could only look at earlier ones.",
         wrong=(_W(causal_mask=lambda n: _tril(n, k=-1)),),
+        hint="does a token already exist at the moment it attends?",
+        lesson="lesson 04",
     ),
     Entry(
         "keys_as_values",
         "blended the keys instead of the values",
-        "your output blends the key vectors: keys are only for matching; the output is the "
-        "weighted sum of the value vectors.",
+        "your output blends the key vectors.",
+        "that hands back the keys, as if the labels a query is matched against were also what "
+        "it receives.",
         wrong=(_W(blend=_keys_blended),),
+        hint="in the library picture, do you take home the label or the book?",
+        lesson="lesson 02",
     ),
     Entry(
         "sum_normalised",
         "divided by the sum instead of using softmax",
-        "your weights are the scores divided by their sum: attention uses softmax (exponentiate, "
-        "then divide by the sum of the exponentials), which keeps every weight positive even for "
-        "negative scores.",
-        "dividing raw scores by their sum breaks with negative scores (negative 'shares' of "
-        "attention) and when they sum to 0; exponentiating first makes every value positive.",
+        "your weights are the scores divided by their sum, with no exponentials.",
+        "that divides raw scores by their sum, as if any set of scores made usable shares.",
         (_W(softmax=_by_sum), _W(masked=_zero_masked, softmax=_by_sum)),
+        hint="try it on three scores of your own, some of them below zero: are the results "
+        "usable as shares of attention?",
+        lesson="lesson 02",
+    ),
+    Entry(
+        "hard_attention",
+        "picked one value (v[argmax]) instead of blending all values",
+        "your answer puts all the weight on the best-matching key (or shares it only among keys "
+        "tied for best), as if attention picked the top match: attention gives every key it may "
+        "look at some weight, however small.",
+        "that is hard attention: only the best match (or the matches tied for best) counts, and "
+        "the others get nothing.",
+        (
+            _W(softmax=_one_hot("first")),
+            _W(softmax=_one_hot("last")),
+            _W(softmax=_one_hot("all")),
+            _W(softmax=_one_hot("split")),
+        ),
+        hint="what weight does softmax give a key whose score is only a little below the best?",
+        lesson="lesson 05",
     ),
     Entry(
         "scores_not_weights",
         "gave the raw scores where weights were asked",
-        "you used the raw scores as the weights: turn scores into weights with softmax, so "
-        "they are positive and sum to 1, before blending the values.",
+        "you used the raw scores as the weights.",
+        "that uses the raw scores as weights: they can be negative and need not add up to 1.",
         wrong=(_W(softmax=_identity),),
         kinds=frozenset({"weights", "output", "attention"}),
+        hint="can a weight be negative? What must a query's weights add up to?",
+        lesson="lesson 02",
     ),
     Entry(
         "weights_not_normalised",
         "weights that do not sum to 1",
-        "your weights do not add up to 1: after exponentiating, divide by the sum of the "
-        "exponentials (for each query separately).",
-        "it is the softmax's division by the sum of exponentials that makes the weights add up "
-        "to 1, whatever the scaling.",
+        "your weights do not add up to 1 for each query.",
+        "that leaves the weights without a fixed total, as if exponentials alone were weights.",
         (_W(softmax=_exps_shifted), _W(softmax=_exps)),
+        hint="which step of softmax makes the weights share one whole?",
+        lesson="lesson 02",
     ),
     Entry(
         "used_library",
         "called a library instead of writing the code",
-        "this exercise asks you to write the computation yourself with numpy (np.exp, np.max, "
-        "np.sum, @, np.where, np.tril ...), not to call a finished implementation.",
+        "this exercise asks you to write the computation yourself with numpy, not to call a "
+        "finished implementation.",
+        hint="the lessons built every step from numpy's basic operations; reuse what you wrote "
+        "there.",
     ),
     Entry(
         "importance_is_programmed",
         "thinks attention weights are hand-written rules",
-        "nobody writes rules like 'bags matter less': the weight comes from the numbers in the "
-        "query and key vectors (chosen by hand in the toy example, learned from data in a real "
-        "network).",
+        "nobody writes rules about which words matter: the weights come out of the numbers in "
+        "the vectors.",
+        "that assumes someone wrote rules about which words matter.",
+        hint="in the toy examples, who chose the numbers, and what chooses them in a trained "
+        "network?",
+        lesson="lesson 05",
     ),
     Entry(
         "order_aware_self_attention",
         "thinks self-attention alone knows word order or distance",
-        "self-attention's scores depend only on the word vectors, not on their positions: "
-        "shuffle the words and the scores just shuffle along, and a far word is not penalised. "
-        "Transformers add positional encodings to know word order.",
+        "self-attention's scores were taken to depend on where the words stand.",
+        "that assumes self-attention, by itself, knows the order of the words or their distance.",
+        hint="what did lesson 05's shuffle experiment show?",
+        lesson="lesson 05",
     ),
     Entry(
         "values_change_weights",
         "thinks value vectors change the attention weights",
-        "a weight is the softmax of the query's scores against the keys: it depends only on the "
-        "query and the keys. Values only decide what gets blended once the weights are fixed.",
+        "the values were taken to change the weights.",
+        "that lets the values change how much weight a token gets.",
+        hint="which of a token's three vectors does the formula of its weight use?",
+        lesson="lesson 02",
     ),
     Entry(
         "one_fixed_vector",
         "thinks one fixed-size summary vector, made big enough, can hold any sentence",
-        "a fixed-size vector has the same room for a five-word and a fifty-word sentence, so the "
-        "longer the sentence, the more of its early details get squeezed out (the bottleneck). "
-        "Attention removes the squeeze: the decoder keeps every encoder state and looks back at "
-        "all of them, with fresh weights, at every step.",
+        "one fixed-size summary was taken to be enough for any sentence.",
+        "that keeps the squeeze: one summary vector of fixed size for sentences of any length.",
+        hint="a five-word and a fifty-word sentence get the same room: where does the squeeze "
+        "go away?",
+        lesson="lesson 01",
     ),
     Entry(
         "cross_attention_sources",
         "mixes up where cross-attention's queries, keys and values come from",
-        "in cross-attention the queries come from the sequence being generated (the Hindi being "
-        "written) and the keys and values from the other sequence (the English source); the dot "
-        "products, the softmax and the blend are the same as in self-attention.",
+        "the roles of the two sentences in cross-attention were swapped.",
+        "that swaps the roles of the two sentences in cross-attention.",
+        hint="who is asking (the sentence being written, or the one being read)?",
+        lesson="lesson 04",
+    ),
+    # Ideas the concept inventory asks about (issue 27): distractors a student could hold.
+    Entry(
+        "attention_is_sequential",
+        "thinks self-attention reads the tokens one after another, like an RNN",
+        "self-attention was taken to step through the tokens one at a time.",
+        "that has self-attention step through the words one by one, as a recurrent network does.",
+        hint="does any row of the weight matrix need another row to be finished first?",
+        lesson="lesson 03",
+    ),
+    Entry(
+        "attention_cost_linear",
+        "thinks self-attention's cost grows only in step with the sentence length",
+        "self-attention's cost was taken to grow only in step with the length.",
+        "that has self-attention's work grow only in step with the length of the sentence.",
+        hint="how many scores does a sentence of n tokens need?",
+        lesson="lesson 03",
+    ),
+    Entry(
+        "temperature_sharpens",
+        "thinks dividing the scores by a larger number makes softmax sharper",
+        "dividing the scores by a larger number was taken to sharpen the weights.",
+        "that has the divisor work backwards: a larger one taken to sharpen, a smaller one to "
+        "flatten.",
+        hint="what happens to the gaps between scores when all of them are divided by a large "
+        "number?",
+        lesson="lesson 02",
+    ),
+    Entry(
+        "position_added_to_weights",
+        "thinks word order is added to the attention weights",
+        "the positions were taken to go into the weights.",
+        "that puts word order into the attention weights (or the outputs) after they are made.",
+        hint="where could a position change every score a word takes part in?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "qkv_are_the_token",
+        "thinks a token's query, key and value are the token's own vector, unchanged",
+        "a token's query, key and value were taken to be the token's own vector.",
+        "that makes the query, key and value of a token one and the same vector, which "
+        "training could not adjust.",
+        hint="if all three were the same vector, what could training change to make a word "
+        "look for something other than itself?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "heads_are_copies",
+        "thinks the heads of a layer compute the same pattern",
+        "the heads were taken to be copies computing the same thing.",
+        "that makes the heads copies of each other, computing one pattern several times.",
+        hint="what would several heads add if each had the same projections?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "heads_split_tokens",
+        "thinks each head handles a different part of the sentence",
+        "the heads were taken to share out the words of the sentence between them.",
+        "that gives each head its own slice of the sentence, as if heads shared out the words.",
+        hint="which tokens can one head's queries look at?",
+        lesson="lesson 06",
     ),
 ]
 
@@ -444,9 +625,10 @@ def entries_for(kind: str) -> list[tuple[str, WrongComputation]]:
 def format_diagnosis(misconception_id: str, name: str, message: str = "", detail: str = "") -> str:
     """The feedback line naming a misconception: ``"[id] name: message detail"``.
 
-    ``message`` defaults to the entry's message; :func:`parse_diagnosis` reads it back.
+    ``message`` defaults to the entry's three levels (:meth:`Entry.feedback`);
+    :func:`parse_diagnosis` reads it back.
     """
-    text = message or get(misconception_id).message
+    text = message or get(misconception_id).feedback()
     return f"[{misconception_id}] {name}: {text} {detail}".rstrip()
 
 

@@ -214,6 +214,8 @@ FOCUS = [
             Wrong(_q3("K @ q_launched"), _all(Q3, "forgot_scaling")),
             Wrong(_q3("K @ q_launched / 2"), _all(Q3, "divided_by_dk")),
             Wrong(_q3("K @ q_launched / len(K)"), _all(Q3, "divided_by_n_tokens")),
+            # issue 27: the square root of the token count, named the same on all three steps
+            Wrong(_q3("K @ q_launched / np.sqrt(len(K))"), _all(Q3, "divided_by_n_tokens")),
             Wrong(_q3("V @ q_launched / np.sqrt(2)"), _all(Q3, "query_dot_values")),
             Wrong(
                 _q3(SCALED) + "\nlaunched_scores = launched_weights",
@@ -353,6 +355,15 @@ def stable_softmax(x, axis=-1):
         Wrong(_softmax(_ret("np.exp(x - np.max(x))")), {SM[2]: "global_max_softmax"}),
         Wrong(_softmax(_ret("np.exp(np.clip(x, -500, 500))")), {SM[1]: "clipped_softmax"}),
         Wrong(_softmax(_ret("np.exp(np.minimum(x, 700))")), {SM[1]: "clipped_softmax"}),
+        # issue 27: a one-sided cap at a limit of the student's own; -inf turned into 0
+        Wrong(
+            _softmax(_ret("np.exp(np.minimum(x, 250))")),
+            {SM[1]: "clipped_softmax", SM[2]: "clipped_softmax"},
+        ),
+        Wrong(
+            _softmax("    x = np.nan_to_num(x, neginf=0.0)  # no nan please\n" + STABLE),
+            {SM[2]: "mask_zero_not_inf"},
+        ),
         Wrong(
             _softmax(
                 "    e = np.exp(x - x.max(axis=0, keepdims=True))\n"
@@ -454,6 +465,19 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
         Wrong(_attention(scores="Q @ K.T"), _all(AT, "forgot_scaling")),
         Wrong(_attention(scores="Q @ K.T / K.shape[1]"), _all(AT, "divided_by_dk")),
         Wrong(_attention(scores="Q @ K.T / K.shape[0]"), _all(AT, "divided_by_n_tokens")),
+        Wrong(_attention(scores="Q @ K.T / np.sqrt(len(K))"), _all(AT, "divided_by_n_tokens")),
+        Wrong(  # issue 27: hard attention that splits a tie between the best keys
+            _attention(
+                weights="(s == s.max(-1, keepdims=True)) / (s == s.max(-1)[:, None]).sum(-1, keepdims=True)"
+            ),
+            _all(AT, "hard_attention"),
+        ),  # fmt: skip
+        Wrong(
+            _attention(
+                weights="np.exp(np.minimum(s, 50)) / np.exp(np.minimum(s, 50)).sum(-1, keepdims=True)"
+            ),
+            {AT[3]: "clipped_softmax"},
+        ),
         Wrong(
             _attention(weights="stable_softmax(s, axis=0)"),
             _all(AT, "softmax_wrong_axis"),

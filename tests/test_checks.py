@@ -803,3 +803,74 @@ def test_the_checks_package_ships_in_a_regular_install():
         for p in (root / "attention_lab").rglob("__init__.py")
     }
     assert subpackages <= set(listed), sorted(subpackages - set(listed))
+
+
+# --- issue 27: the three misconceptions the held-out run left unnamed, and consistent names ---
+
+
+def test_splitting_a_tie_in_hard_attention_is_hard_attention():
+    """Scores (1, 2, 2): the tie split (0, 1/2, 1/2) is not what dividing by the sum gives."""
+    q, k = np.array([1.0, 1.0]), np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    s = k @ q
+    split = (s == s.max()) / np.sum(s == s.max())
+    _raises("hard_attention", checks.check_weights, split, q, k, scale=False)
+    _raises("hard_attention", checks.check_output, split @ v, q, k, v, scale=False)
+
+    def tie_split(Q, K, V, mask=None):  # row 3 of the ISRO example has no tie, rows 1-2 do
+        w = stable(Q @ K.T / np.sqrt(K.shape[1]))
+        top = w == w.max(axis=-1, keepdims=True)
+        w = top / top.sum(axis=-1, keepdims=True)
+        return w @ V, w
+
+    _raises("hard_attention", checks.check_attention_function, tie_split, behaviour="example")
+
+
+def test_minus_inf_turned_into_zero_is_the_masking_mistake_in_softmax_too():
+    def zeroed(x, axis=-1):
+        x = np.where(np.isneginf(x), 0.0, x)  # "to avoid nan"
+        return stable(x, axis=axis)
+
+    _raises("mask_zero_not_inf", checks.check_softmax_function, zeroed, behaviour="shapes")
+    checks.check_softmax_function(zeroed, behaviour="example")
+
+
+@pytest.mark.parametrize("limit", [300.0, 30.0])
+def test_a_one_sided_cap_on_large_scores_is_named_wherever_it_shows(limit):
+    def capped_at(x, axis=-1):
+        e = np.exp(np.minimum(x, limit))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    def attention(Q, K, V, mask=None):
+        w = capped_at(Q @ K.T / np.sqrt(K.shape[1]))
+        return w @ V, w
+
+    _raises("clipped_softmax", checks.check_softmax_function, capped_at, behaviour="large")
+    _raises(
+        "clipped_softmax",
+        checks.check_attention_function,
+        attention,
+        behaviour="large",
+        softmax_name=None,
+    )
+
+
+def test_dividing_by_the_square_root_of_the_token_count_has_one_name_on_every_step():
+    s = K @ Q_LAUNCHED / np.sqrt(len(K))
+    w = softmax(s)
+    for check, answer, args in (
+        (checks.check_scores, s, (Q_LAUNCHED, K)),
+        (checks.check_weights, w, (Q_LAUNCHED, K)),
+        (checks.check_output, w @ V, (Q_LAUNCHED, K, V)),
+    ):
+        _raises("divided_by_n_tokens", check, answer, *args, scale=True, queries=K)
+
+
+def test_a_scaled_softmax_on_an_unscaled_weights_question_is_not_told_to_stop_at_products():
+    """Lesson 02, your turn 2: the diagnosis fits a question about weights."""
+    q, k = np.array([1.0, -1.0]), np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    message = _raises(
+        "scaled_when_not_asked", checks.check_weights, softmax(k @ q / np.sqrt(2)), q, k, False
+    )
+    assert "add up" not in message and "stop there" not in message
+    assert "Hint:" in message and "(See lesson" in message

@@ -5,15 +5,20 @@ The whole path (fetch, answer, `make check` on a fresh clone) is in test_student
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 from attention_grader.selfstudy import (
     QuestionCheck,
+    _count_try,
+    _gate,
     _message,
     _question_label,
     check_working_copy,
+    choice_cells,
+    choices_revealed,
     format_checks,
     working_copy_dir,
 )
@@ -80,3 +85,87 @@ def test_a_renamed_working_copy_is_named_in_the_error(tmp_path):
     nbformat.write(nb, tmp_path / "my copy.ipynb")
     with pytest.raises(FileNotFoundError, match="my copy"):
         check_working_copy(ROOT, "intro_attention", tmp_path)
+
+
+# --- issue 27: a choice's verdict is held back until feedback is released or after N tries ----
+
+
+def test_choice_cells_are_read_from_the_teachers_source():
+    found = choice_cells(ROOT / "source" / "intro_attention")
+    assert found == {"why_exponentiate_choice", "bag_weight_source_choice", "word_order_true_false"}
+    assert "dot_products_query_2_0" not in found
+
+
+def test_a_held_back_choice_says_checked_whatever_it_was():
+    gate = choices_revealed(released=False, tries=2, limit=5)
+    assert not gate.revealed and "check 2" in gate.note and "number 6" in gate.note
+    wrong = QuestionCheck("Q2", "c", "not_yet", "not yet: [hard_attention] ...", "Misconception")
+    right = QuestionCheck("Q2", "c", "pass")
+    assert _gate(wrong, gate) == _gate(right, gate)
+    assert _gate(right, gate).status == "checked" and "[" not in _gate(wrong, gate).message
+    # a format problem, or the student's own error, says nothing about the option: it shows
+    blank = QuestionCheck(
+        "Q2", "c", "not_yet", "not yet: answer_q2 is still None", "AnswerFormatError"
+    )
+    assert _gate(blank, gate) == blank
+    named = QuestionCheck("Q2", "c", "not_yet", "not yet: your code raised NameError", "NameError")
+    assert _gate(named, gate) == named
+
+
+@pytest.mark.parametrize(
+    ("released", "tries", "limit", "revealed"),
+    [(False, 5, 5, False), (False, 6, 5, True), (True, 1, 5, True), (False, 99, 0, False)],
+)
+def test_choices_are_revealed_after_feedback_or_after_the_tries(released, tries, limit, revealed):
+    gate = choices_revealed(released, tries, limit)
+    assert gate.revealed == revealed
+    checks = [
+        QuestionCheck("Q2", "c", "pass" if revealed else "checked", "" if revealed else "checked")
+    ]
+    assert gate.note in format_checks("intro_attention", checks, gate)
+
+
+def test_tries_are_counted_in_the_course_folder_and_survive_a_broken_file(tmp_path):
+    assert [_count_try(tmp_path, "intro_attention") for _ in range(3)] == [1, 2, 3]
+    (tmp_path / ".selfstudy" / "intro_attention.json").write_text("{not json")
+    assert _count_try(tmp_path, "intro_attention") == 1
+    assert _count_try(tmp_path, "../../escape") == 1  # a name, never a path
+    assert not (tmp_path.parent / "escape.json").exists()
+
+
+@pytest.fixture
+def course_copy(tmp_path):
+    """A course folder with intro_attention, its config, and a working copy answering Q2 wrong."""
+    root = tmp_path / "course"
+    shutil.copytree(ROOT / "source" / "intro_attention", root / "source" / "intro_attention")
+    shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    (root / "nbgrader_config.py").write_text(
+        (root / "nbgrader_config.py").read_text() + "\nc.SelfStudy.choice_tries = 1\n"
+    )
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    nb = nbformat.read(ROOT / "source" / "intro_attention" / "intro_attention.ipynb", 4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_q2":
+            cell.source = 'answer_q2 = "c"'  # hard_attention: a wrong option
+    nbformat.write(nb, copy / "intro_attention.ipynb")
+    return root, copy
+
+
+@pytest.mark.slow
+def test_make_check_holds_a_wrong_choice_back_then_shows_it(course_copy):
+    root, copy = course_copy
+    first, gate = check_working_copy(root, "intro_attention", copy)
+    (q2,) = [c for c in first if c.cell == "why_exponentiate_choice"]
+    assert q2.status == "checked" and "hard_attention" not in format_checks("x", first, gate)
+    assert not gate.revealed and "check 1" in gate.note
+    (q1,) = [c for c in first if c.cell == "dot_products_query_2_0"]
+    assert q1.status == "pass"  # a computed answer is not held back
+    second, gate = check_working_copy(root, "intro_attention", copy)  # tries > choice_tries
+    (q2,) = [c for c in second if c.cell == "why_exponentiate_choice"]
+    assert gate.revealed and q2.status == "not_yet" and "[hard_attention]" in q2.message
+    (root / ".selfstudy" / "intro_attention.json").unlink()  # a fresh count ...
+    (copy / "feedback" / "2026-12-01").mkdir(parents=True)  # ... but feedback was released
+    (copy / "feedback" / "2026-12-01" / "intro_attention.html").write_text("<html></html>")
+    third, gate = check_working_copy(root, "intro_attention", copy)
+    assert gate.revealed and "released" in gate.note

@@ -132,3 +132,16 @@ def test_a_new_entry_is_enough_for_the_checks_to_name_it(monkeypatch):
     q, k = np.array([2.0, 1.0]), np.array([[1.0, 2.0], [3.0, 1.0]])
     with pytest.raises(checks.Misconception, match=r"^\[cubed_scores\] "):
         checks.check_scores((k @ q) ** 3, q, k, scale=False)
+
+
+def test_every_entry_gives_feedback_in_three_levels():
+    """Issue 27: the misconception in plain words, a hint at the idea, the lesson to reread."""
+    for entry in misconceptions.REGISTRY.values():
+        assert entry.hint, f"{entry.id}: no hint"
+        text = entry.feedback()
+        assert text.startswith(entry.message) and f"Hint: {entry.hint}" in text
+        if entry.id != "used_library":  # every lesson builds with numpy: no one place to reread
+            assert re.fullmatch(r"lesson 0\d", entry.lesson), entry.id
+            assert text.endswith(f"(See {entry.lesson}.)")
+        if entry.idea:
+            assert entry.teaching.startswith(entry.idea) and entry.hint in entry.teaching

@@ -205,7 +205,9 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     out = check.stdout
     lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("  ")}
     assert "[forgot_scaling]" in lines["launched_scores"], out
-    assert lines["highest_key_choice"].rstrip().endswith("✓"), out
+    # a choice's verdict is held back on the first check (issue 27), and the printout says so
+    assert "checked" in lines["highest_key_choice"] and "✓" not in lines["highest_key_choice"]
+    assert "until your teacher releases feedback" in out, out
     assert "written answer" in lines["scaling_explained"], out
 
     source = nbformat.read(clone / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)

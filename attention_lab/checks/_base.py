@@ -138,11 +138,15 @@ def first_match(answer, expected, candidates, rtol: float, atol: float, nan: boo
     """The id of the candidate ``answer`` equals (and ``expected`` does not), or None.
 
     When several candidates match (two bugs can give nearly the same numbers on some inputs),
-    the closest wins; on an exact tie, the first (the registry's order).
+    the closest wins; on an exact tie, the first (the registry's order). A candidate within
+    the tolerance of ``expected`` is skipped (the bug gives the right answer here); one just
+    outside it still counts, so that a mistake is named on the step where its effect is small
+    too (dividing by sqrt(3) instead of sqrt(2) moves an output by less than twice the
+    tolerance) and not mistaken for its neighbour.
     """
     best, best_gap = None, np.inf
     for slug, candidate in candidates:
-        if candidate is None or close(candidate, expected, 2 * rtol, 2 * atol, nan):
+        if candidate is None or close(candidate, expected, rtol, atol, nan):
             continue
         if close(answer, candidate, rtol, atol, nan):
             gap = _gap(answer, candidate)

@@ -155,8 +155,9 @@ def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: boo
     if not np.allclose(sums, 1.0, atol=1e-3):
         raise Misconception("weights_not_normalised", name, f"(On {case}.)")
     raise WrongAnswer(
-        f"{name} gives wrong weights on {case}. Softmax is exp(x_i - max) divided by the sum "
-        "of those exponentials along the given axis."
+        f"{name} gives wrong weights on {case}. Work one small row by hand and compare: are "
+        "all your weights positive, do they add up to 1 along the given axis, and do they stay "
+        "the same when every score of the row moves by the same amount?"
     )
 
 
@@ -243,7 +244,7 @@ def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray
     if not isinstance(result, tuple | list) or len(result) != 2:
         raise AnswerFormatError(
             f"{name} returned a {type(result).__name__} on {case}; expected a pair "
-            "(output, weights): `return output, weights`."
+            "(output, weights), in that order."
         )
     out = _returned_array(result[0], name, case, "(output, weights)")
     weights = _returned_array(result[1], name, case, "(output, weights)")
@@ -299,8 +300,9 @@ def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
         raise Misconception("weights_not_normalised", name, f"(On {case}.)")
     part = "output" if close(weights, expected.weights, CODE_RTOL, CODE_ATOL) else "weights"
     raise WrongAnswer(
-        f"{name} gives a wrong {part} on {case}. Steps: scores = Q @ K.T / sqrt(d_k); masked "
-        "scores -> -inf; weights = softmax over each row; output = weights @ V."
+        f"{name} gives a wrong {part} on {case}. Print every stage of your function on a tiny "
+        "example you can work by hand (one from the lessons) and find the first stage that "
+        "differs from your hand computation."
     )
 
 

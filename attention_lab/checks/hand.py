@@ -125,10 +125,7 @@ def check_weights(
     n_k = len(keys)
     arr = as_numbers(answer, name, (n_k,), f"{n_k} weights, one per key")
     case, row = _case(query, keys, values, scale, queries)
-    hint = (
-        "Weights are softmax(scores): exponentiate each score, then divide by the sum of the "
-        "exponentials."
-    )
+    hint = "Check your scores first, then each of the two steps of softmax on them."
     _check_step(arr, "weights", case, row, name, hint)
 
 
@@ -153,5 +150,5 @@ def check_output(
     d_v = np.asarray(values, dtype=float).shape[1]
     arr = as_numbers(answer, name, (d_v,), f"a vector of {d_v} numbers (same length as a value)")
     case, row = _case(query, keys, values, scale, queries)
-    hint = "The output is sum_i weight_i * v_i: every value, times its softmax weight, added up."
+    hint = "The output takes every value in the share its weight gives it; check the weights first."
     _check_step(arr, "output", case, row, name, hint)
