@@ -516,3 +516,31 @@ def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
     assert csp.STATIC_PAGE_POLICY in page
     assert "script-src" not in csp.STATIC_PAGE_POLICY  # default-src 'none': no script at all
     assert evil not in page and "&lt;img src=x" in page
+
+
+def _policy_of(page: str) -> dict[str, str]:
+    match = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert match, "no Content-Security-Policy <meta> in the page"
+    return {d.split()[0]: d for d in match[1].split("; ")}
+
+
+def test_every_offline_page_carries_a_policy_meta(tmp_path):
+    """Lesson pages, their contents page and the docs site's pages, like feedback and the
+    report: nothing loads by default, no <base> may move links, no form may post."""
+    from attention_grader import docs_site, lesson_pages
+    from attention_grader.offline_html import OfflineHTMLExporter
+
+    lesson, _ = OfflineHTMLExporter().from_notebook_node(
+        new_notebook(cells=[new_markdown_cell("# A lesson\n\n$x$")])
+    )
+    pages = {
+        "lesson": lesson,
+        "contents": lesson_pages._index_page([], None),
+        "docs": docs_site._doc_page("Docs", "index.html", "<p>hi</p>"),
+    }
+    for name, page in pages.items():
+        policy = _policy_of(page)
+        assert policy["default-src"] == "default-src 'none'", name
+        assert policy["base-uri"] == "base-uri 'none'", name
+        assert policy["form-action"] == "form-action 'none'", name
+        assert "script-src" not in policy, name  # none of these pages has a script of its own
