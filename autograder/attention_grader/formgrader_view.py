@@ -31,7 +31,14 @@ from .offline_html import markdown_to_html
 from .safe_text import html_text
 from .summary import GRADER_METADATA
 
-__all__ = ["EscapePageText", "ShowRubric", "configure", "markdown2html", "model_answers"]
+__all__ = [
+    "EscapePageText",
+    "ShowRubric",
+    "configure",
+    "escape_formgrader_pages",
+    "markdown2html",
+    "model_answers",
+]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
@@ -120,6 +127,44 @@ class EscapePageText(Preprocessor):
                 if resources.get(key) is not None:
                     resources[key] = html_text(resources[key])
         return nb, resources
+
+
+def _finalize(value):
+    """Every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it (its
+    macros' HTML, already ``Markup``, stays HTML)."""
+    from markupsafe import Markup
+
+    if hasattr(value, "__html__"):
+        return value
+    return Markup(html_text("" if value is None else value))
+
+
+def escape_formgrader_pages() -> None:
+    """Make nbgrader's formgrader pages (``manage_students``, ``gradebook``...) escape what they
+    print (idempotent; called by the ``attention_grader.csp`` server extension).
+
+    nbgrader renders them with a Jinja environment that escapes nothing, and prints ids into
+    script strings (``var student_id = "{{ student_id }}"``) and links. nbgrader offers no
+    setting for it; its ``BaseHandler.render`` is wrapped so that the environment it uses
+    escapes every value with the course's one HTML function, which is safe in all three places.
+    """
+    from nbgrader.server_extensions.formgrader.base import BaseHandler
+
+    if hasattr(BaseHandler.render, "__wrapped__"):
+        return
+    original = BaseHandler.render
+
+    def render(self, name, **ns):
+        env = self.settings["nbgrader_jinja2_env"]
+        if env.finalize is not _finalize:
+            env.autoescape = True  # macros then return Markup, which _finalize keeps
+            env.finalize = _finalize
+            if env.cache is not None:
+                env.cache.clear()
+        return original(self, name, **ns)
+
+    render.__wrapped__ = original
+    BaseHandler.render = render
 
 
 def configure(c) -> None:

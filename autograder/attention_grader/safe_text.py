@@ -16,6 +16,7 @@ characters as visible escapes (``\\x1b``) instead of sending them to the termina
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 
 __all__ = ["csv_cell", "html_text", "printable"]
@@ -95,15 +96,18 @@ def html_text(text: object) -> str:
 #: First characters a spreadsheet reads as a formula or a command (OWASP, "CSV Injection"):
 #: ``=``, ``+``, ``-``, ``@``, and tab and carriage return, which some read past.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: A plain number written as text ("-1.5"): a value, not a formula, kept as it is.
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def csv_cell(value: object) -> str | int | float:
     """``value`` for a CSV cell a spreadsheet may open: never a formula, one line, printable.
 
     Numbers (``int``/``float``, not ``bool``) stay numbers. Text has control characters shown as
-    escapes (:func:`printable`: a tab, carriage return or newline inside becomes ``\\t``...), and
-    text starting with ``= + - @``, a tab or a carriage return gets a leading ``'`` (OWASP's
-    advice: the cell then reads as text, and the ``'`` shows what was done). ``None`` is empty.
+    escapes (:func:`printable`: a tab, carriage return or newline inside becomes ``\\x09``...),
+    and text starting with ``= + - @``, a tab or a carriage return gets a leading ``'`` (OWASP's
+    advice: the cell then reads as text, and the ``'`` shows what was done), unless it is a plain
+    number (``-1.5``). ``None`` is empty.
 
     Examples
     --------
@@ -117,6 +121,6 @@ def csv_cell(value: object) -> str | int | float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     text = str(value)
-    if text.startswith(_FORMULA_START):
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         text = "'" + text
     return printable(text)
