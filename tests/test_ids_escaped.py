@@ -110,7 +110,7 @@ def test_grades_csv_and_the_canvas_export(hostile_class):
     from attention_grader.grades import write_grades
 
     for fmt in ("csv", "canvas"):
-        rows = _read_csv(write_grades(hostile_class, fmt))
+        rows = _read_csv(write_grades(hostile_class, fmt=fmt))
         ids = {r[0] for r in rows} | {r[3] for r in rows if len(r) > 3}
         assert {csv_cell(s) for s in HOSTILE.values()} <= ids, fmt
         for row in rows:
