@@ -7,7 +7,7 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 * ``FILES`` (optional): file name -> text of extra files handed in next to the notebook;
 * ``TAGS`` (optional): grade_id -> cell tags the student set (``skip-execution``, ...);
 * ``EXTRA_CELLS`` (optional): cells the student added, each ``{"after": grade_id, "source": ...}``
-  with optional forged ``"nbgrader"`` metadata;
+  with optional forged ``"nbgrader"`` metadata and ``"cell_type": "markdown"`` (code by default);
 * ``EXPECT_SCORE``: the points the submission must get (out of 3);
 * ``EXPECT_FLAGS``: tamper kinds the batch summary must list for that student.
 
@@ -184,7 +184,8 @@ def submission(
         keep.append(cell)
         for extra in attack.extra_cells:
             if extra["after"] == grade_id:
-                added = new_code_cell(extra["source"].format(**fill))
+                make = new_markdown_cell if extra.get("cell_type") == "markdown" else new_code_cell
+                added = make(extra["source"].format(**fill))
                 if "nbgrader" in extra:
                     added.metadata["nbgrader"] = dict(extra["nbgrader"])
                 keep.append(added)
@@ -274,7 +275,10 @@ GROUPS = 3  # courses graded side by side: kernel start-up is mostly waiting on 
 
 
 def _write_config(root: Path) -> None:
+    """The course's own settings (nbgrader_config.py's pipeline, feedback page and formgrader
+    view), with shorter time limits."""
     (root / "nbgrader_config.py").write_text(
+        "from attention_grader import feedback_page, formgrader_view\n"
         "from attention_grader.pipeline import configure\n"
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
@@ -282,6 +286,8 @@ def _write_config(root: Path) -> None:
         "c.Execute.timeout = 8\n"
         "c.GradingExecute.notebook_timeout = 60\n"
         "configure(c)\n"
+        "feedback_page.configure(c)\n"
+        "formgrader_view.configure(c)\n"
     )
 
 
