@@ -15,7 +15,12 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader import csp, html_safety
-from attention_grader.html_clean import is_safe_markdown, sanitize_html, sanitize_markdown
+from attention_grader.html_clean import (
+    clean_html,
+    is_safe_markdown,
+    sanitize_html,
+    sanitize_markdown,
+)
 from attention_grader.html_safety import (
     SanitizeStudentContent,
     sanitize_notebook,
@@ -544,3 +549,14 @@ def test_every_offline_page_carries_a_policy_meta(tmp_path):
         assert policy["base-uri"] == "base-uri 'none'", name
         assert policy["form-action"] == "form-action 'none'", name
         assert "script-src" not in policy, name  # none of these pages has a script of its own
+
+
+def test_a_styled_pandas_table_keeps_its_cells_without_its_ids():
+    """A pandas Styler writes ``id`` on every cell: dropped quietly, the table still shown."""
+    styler = (
+        '<table id="T_1"><thead><tr><th id="T_1_level0_col0" class="col_heading">score</th>'
+        '</tr></thead><tbody><tr><td id="T_1_row0_col0" class="data row0 col0">0.25</td>'
+        "</tr></tbody></table>"
+    )
+    clean, found = clean_html(styler)
+    assert found == [] and "<td" in clean and "0.25" in clean and "id=" not in clean

@@ -166,20 +166,34 @@ def clean_fragment(fragment: str) -> str:
     )
 
 
+#: Attributes that load, link or run something: removing one is worth a flag. Any other
+#: attribute the allowlist lacks (``id`` on a pandas Styler table, ``aria-*``) is only dropped
+#: from outputs; in a written answer ``id``/``name`` count too (DOM clobbering: no honest
+#: answer needs one).
+_ACTIVE_ATTRIBUTES = frozenset(
+    "href src srcset action formaction xlink:href background poster data codebase cite ping "
+    "lowsrc dynsrc style class type http-equiv content".split()
+)
+
+
 class _Inspector(HTMLParser):
     """Lists what :func:`clean_fragment` would remove (stdlib parser: only for the words of a
     flag and the choice to show an answer as text; the cleaning itself is nh3's)."""
 
-    def __init__(self):
+    def __init__(self, ids: bool):
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
+        self.flagged = _ACTIVE_ATTRIBUTES | {"id", "name"} if ids else _ACTIVE_ATTRIBUTES
+
+    def _worth_a_flag(self, name: str) -> bool:
+        return name.startswith("on") or name in self.flagged
 
     def handle_starttag(self, tag, attrs):
         if tag not in TAGS and tag not in MATHML_TAGS:
             self.found.append(f"<{tag}>")
             return
         for name, value in attrs:
-            if (tag, name) in _RENDERER_ATTRIBUTES:
+            if (tag, name) in _RENDERER_ATTRIBUTES or not self._worth_a_flag(name):
                 continue
             if not _attribute_ok(tag, name, value or ""):
                 self.found.append(f"<{tag} {name}=...>")
@@ -199,15 +213,18 @@ class _Inspector(HTMLParser):
         self.found.append("<![...]>")
 
 
-def problems(fragment: str) -> list[str]:
+def problems(fragment: str, ids: bool = True) -> list[str]:
     """What in ``fragment`` the allowlist does not allow, in words (empty: nothing).
+
+    ``ids=False`` leaves out ``id``/``name`` attributes (outputs: a pandas Styler writes them;
+    they are dropped all the same).
 
     Examples
     --------
     >>> problems('<b>ok</b><img src=x onerror="a()">')
     ['<img onerror=...>']
     """
-    inspector = _Inspector()
+    inspector = _Inspector(ids)
     inspector.feed(fragment)
     inspector.close()
     return inspector.found
@@ -221,7 +238,7 @@ def clean_html(text: str) -> tuple[str, list[str]]:
     person grading reads what the student tried and nothing of it runs.
     """
     text = _STYLE_BLOCK.sub("", text)
-    found = problems(text)
+    found = problems(text, ids=False)
     if found:
         text = (
             '<p class="unsafe-html"><em>The grader shows this output as text: it contained '
