@@ -179,3 +179,36 @@ def test_the_formgraders_own_pages_escape_ids_in_script_strings(template):
     honest = page("ana")
     assert 'var student_id = "ana";' in honest
     assert '<a href="/base/formgrader/manage_students">' in honest  # macros still write HTML
+
+
+def test_every_formgrader_page_still_renders_its_own_markup():
+    """With escaping on, nbgrader's templates keep their own HTML and scripts (macros and
+    blocks are markup), only the values are escaped."""
+    from pathlib import Path
+
+    from attention_grader.formgrader_view import escape_formgrader_pages
+    from jinja2 import Environment, FileSystemLoader
+    from nbgrader.server_extensions.formgrader import handlers
+    from nbgrader.server_extensions.formgrader.base import BaseHandler
+
+    escape_formgrader_pages()
+    env = Environment(loader=FileSystemLoader([handlers.template_path]))
+    handler = SimpleNamespace(settings={"nbgrader_jinja2_env": env})
+    resources = {"base_url": "/base", "notebook_id": "nb", "assignment_id": "a1", "index": 0,
+                 "total": 1, "submission_id": "s1", "student": HOSTILE["html"],
+                 "filename": "x.ipynb", "notebook_path": "p"}  # fmt: skip
+    # formgrade_404.tpl imports a formgrade_macros.tpl nbgrader 0.9.6 does not ship: it cannot
+    # render with or without escaping.
+    names = sorted(p.name for p in Path(handlers.template_path).glob("*.tpl"))
+    names.remove("formgrade_404.tpl")
+    assert "manage_students.tpl" in names
+    for name in names:
+        page = BaseHandler.render(
+            handler, name, base_url="/base", assignment_id="a1", notebook_id="nb",
+            student_id=HOSTILE["html"], url_prefix="course", resources=resources,
+            error_code=500, exchange="/srv/exchange", course_dir="/srv/course",
+            default_timezone="UTC", current_config="{}", windows=False,
+        )  # fmt: skip
+        assert "&lt;script" not in page and "&lt;div" not in page, name
+        assert "<img src=x" not in page, name
+        assert "<script" in page or "<div" in page, name
