@@ -17,7 +17,9 @@ onerror>}`` runs the payload in the same harness.
 
 from __future__ import annotations
 
+import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +33,10 @@ ROUTES = {"nbgrader": graded_batch, "parallel": graded_batch_parallel}
 #: What the attack pages set when their script runs (tests/attacks/page_*.py).
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 #: The attacks made for pages: each must get feedback and a formgrader view.
-PAGE_ATTACKS = ("page_maths_text", "page_maths_links", "page_outputs", "honest_full")
+PAGE_ATTACKS = (
+    "page_maths_text", "page_maths_links", "page_outputs", "id_html", "id_formula",
+    "honest_full",
+)  # fmt: skip
 
 # Reads the state of a loaded page: what ran, and what live markup the student's part holds.
 INSPECT = """() => {
@@ -103,10 +108,14 @@ def _formgrader_views(batch, out: Path) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module", params=sorted(ROUTES))
-def pages(request, tmp_path_factory):
-    """route -> {(page kind, submission): HTML file} for every graded submission."""
-    batch = ROUTES[request.param]()
-    out = tmp_path_factory.mktemp(f"attack-pages-{request.param}")
+def batch(request):
+    return ROUTES[request.param]()
+
+
+@pytest.fixture(scope="module")
+def pages(batch, tmp_path_factory):
+    """{(page kind, submission): HTML file} for every graded submission of the route."""
+    out = tmp_path_factory.mktemp("attack-pages")
     found = {}
     for key, page in _feedback(batch).items():
         found[("feedback", key)] = page
@@ -181,3 +190,28 @@ def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
     state = _visit(unprotected, page)
     assert state["pwned"] == 1 and state["title"] == "PWNED"
     assert "img[onerror]" in state["bad"]
+
+
+def test_every_csv_of_the_batch_holds_no_formula(batch):
+    """grades.csv, the report's students.csv and (``make grade``) batch_summary.csv, with the
+    formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs."""
+    from attention_grader.course import load_course
+    from attention_grader.grades import write_grades
+    from attention_grader.report import write_report
+
+    starts = ("=", "+", "-", "@", "\t", "\r")
+    seen_formula_id = False
+    for root in batch.roots:
+        course = load_course(root)
+        files = [write_grades(course, root / "grades.csv")]
+        report = write_report(course, ASSIGNMENT, root / "reports" / "class")
+        files.append(report.parent / "students.csv")
+        summary = root / "reports" / ASSIGNMENT / "batch_summary.csv"
+        files += [summary] if summary.exists() else []
+        for path in files:
+            for row in csv.reader(path.open(newline="")):
+                bad = [c for c in row if c.startswith(starts) and not re.fullmatch(r"-?[0-9.]+", c)]
+                assert bad == [], (path.name, row)
+                seen_formula_id |= any("HYPERLINK" in c for c in row)
+        assert "<img src=x" not in report.read_text()
+    assert seen_formula_id, "the formula id was graded and listed somewhere"
