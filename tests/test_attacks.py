@@ -62,6 +62,9 @@ def test_honest_students_in_every_course_keep_full_marks(batch):
 def test_every_attack_that_could_gain_points_is_flagged(batch):
     harmless = HONEST_NAMES | {"memory_hog", "infinite_loop", "print_history"}
     harmless |= {"skip_execution_tags"}  # no code to scan, and it changes nothing
+    # ids are escaped wherever they are shown (tests/browser/test_attack_pages.py); refusing
+    # them is the exchange's job, at collect: these folders were put in submitted/ by hand
+    harmless |= {"id_html", "id_formula"}
     unflagged = [a.name for a in ATTACKS if a.name not in harmless and not batch.flags[a.name]]
     assert unflagged == []
 

@@ -15,8 +15,17 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader import csp, html_safety
-from attention_grader.html_clean import is_safe_markdown, sanitize_html, sanitize_markdown
-from attention_grader.html_safety import SanitizeStudentContent, sanitize_notebook
+from attention_grader.html_clean import (
+    clean_html,
+    is_safe_markdown,
+    sanitize_html,
+    sanitize_markdown,
+)
+from attention_grader.html_safety import (
+    SanitizeStudentContent,
+    sanitize_notebook,
+    sanitize_output,
+)
 from attention_grader.summary import read_flags
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -119,13 +128,113 @@ def test_html_attacks_are_neutralised(kind, payload):
 
 
 def test_a_script_is_shown_as_text_so_the_grader_sees_the_attempt():
-    clean = sanitize_html("<script>steal()</script>")
-    assert clean == "&lt;script&gt;steal()&lt;/script&gt;"
+    clean = sanitize_html("<b>mine</b><script>steal()</script>")
+    assert "&lt;b&gt;mine&lt;/b&gt;&lt;script&gt;steal()&lt;/script&gt;" in clean
+    assert "shows this output as text" in clean and not _live_markup(clean)
+
+
+# --------------------------------------------------------------------------- maths (issue 25)
+
+_RUN = "window.__pwned=1"
+#: Formulas whose MathML carried HTML: latex2mathml copies text commands into its output.
+MATHS_ATTACKS = [
+    ("\\text img", f'$\\text{{<img/src="x"/onerror="{_RUN}">}}$'),
+    ("\\text display", f"$$\\text{{<img src=x onerror={_RUN}>}}$$"),
+    ("\\mathrm", f"$\\mathrm{{<img src=x onerror={_RUN}>}}$"),
+    ("\\operatorname", f"$\\operatorname{{<img src=x onerror={_RUN}>}}$"),
+    ("\\mbox svg", f"$\\mbox{{<svg onload={_RUN}>}}$"),
+    ("\\textbf script", f"$\\textbf{{<script>{_RUN}</script>}}$"),
+    ("\\href javascript", f"$\\href{{javascript:{_RUN}}}{{x}}$"),
+    ("\\style css", "$\\style{background:url(javascript:alert(1))}{x}$"),
+    ("\\color quote", '$\\color{red" onclick="window.__pwned=1}{y}$'),
+    ("meta refresh", '$\\text{<meta http-equiv="refresh" content="0;url=https://evil.example/">}$'),
+    ("base href", '$\\text{<base href="https://evil.example/">}$'),
+    ("form", '$\\text{<form action="https://evil.example/"><button>Save</button></form>}$'),
+    ("iframe", '$\\text{<iframe src="https://evil.example/"></iframe>}$'),
+    ("environment", f"\\begin{{align}}\\text{{<img src=x onerror={_RUN}>}}\\end{{align}}"),
+]
+
+
+@pytest.mark.parametrize(("kind", "payload"), MATHS_ATTACKS, ids=[k for k, _ in MATHS_ATTACKS])
+def test_maths_carries_no_html_into_any_page(kind, payload):
+    """Every renderer of student markdown (feedback, the formgrader's filter, one text) ends
+    with the allowlist: nothing live even if the notebook-level check were skipped."""
+    from attention_grader.formgrader_view import markdown2html
+    from attention_grader.offline_html import MathMLHTMLExporter, markdown_to_html
+
+    pages = {
+        "markdown_to_html": markdown_to_html(payload),
+        "formgrader filter": markdown2html({"cell": {}, "resources": {}}, payload),
+        "feedback filter": MathMLHTMLExporter().markdown2html(
+            {"cell": {}, "resources": {}}, payload
+        ),
+        "after the check": markdown_to_html(sanitize_markdown(payload)),
+    }
+    for where, page in pages.items():
+        assert not _live_markup(page), f"{kind} ({where}): {page!r}"
+        for tag in ("<img", "<meta", "<base", "<form", "<iframe", "<svg", "<script"):
+            assert tag not in page.lower(), f"{kind} ({where}): {page!r}"
+        assert _attributes(page) <= _SAFE_ATTRIBUTES, f"{kind} ({where}): {page!r}"
+
+
+#: What the pages above may carry: MathML's presentation, nothing that links or runs.
+_SAFE_ATTRIBUTES = {"alttext", "display", "mathvariant", "stretchy", "mathcolor", "style",
+                    "displaystyle", "scriptlevel", "class", "columnalign", "fence", "lspace",
+                    "rspace", "width", "columnspacing", "rowspacing"}  # fmt: skip
+
+
+def _attributes(page: str) -> set[str]:
+    names: set[str] = set()
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            names.update(name for name, _ in attrs)
+
+    Collect().feed(page)
+    return names
+
+
+@pytest.mark.parametrize(("kind", "payload"), MATHS_ATTACKS, ids=[k for k, _ in MATHS_ATTACKS])
+def test_maths_with_html_in_it_is_shown_as_text_and_flagged(kind, payload):
+    nb = new_notebook(cells=[new_markdown_cell(payload)])
+    findings = sanitize_notebook(nb)
+    if kind in ("\\style css", "\\color quote"):
+        return  # no HTML in the TeX: its attribute values are escaped and checked on the page
+    assert findings, kind
+    assert "plain text" in nb.cells[0].source and payload in nb.cells[0].source
+
+
+def test_latex_to_mathml_escapes_text_commands():
+    from attention_grader.offline_html import latex_to_mathml
+
+    mathml = latex_to_mathml('\\text{<img/src="x"/onerror="a()"> & <b>}')
+    assert "<img" not in mathml and "<b>" not in mathml
+    assert "&lt;img/src=&quot;x&quot;" in mathml or '&lt;img/src="x"' in mathml
+    assert mathml.startswith("<math alttext=") and "<mtext>" in mathml
+
+
+HONEST_MATHS = [
+    "$\\mathrm{softmax}\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V$",
+    "$a < b$ and $\\text{if } x > 0$",
+    "$$\\sum_{j=1}^{n} \\alpha_{ij} = 1$$",
+    "\\begin{align}x &= 1 \\\\ y &= 2\\end{align}",
+    "$\\operatorname{argmax}_i s_i$",
+]
+
+
+@pytest.mark.parametrize("source", HONEST_MATHS)
+def test_honest_maths_keeps_its_mathml_through_the_allowlist(source):
+    from attention_grader.offline_html import markdown_to_html, render_markdown
+
+    assert sanitize_markdown(source) == source
+    page = markdown_to_html(source)
+    assert page.count("<m") == render_markdown(source).count("<m") > 0  # every MathML element
+    assert _attributes(page) == _attributes(render_markdown(source))  # and all its attributes
 
 
 def test_a_pandas_table_survives():
     clean = sanitize_html(PANDAS)
-    for kept in ('<table border="1" class="dataframe">', '<tr style="text-align: right;">',
+    for kept in ('<table border="1" class="dataframe">', '<tr style="text-align:right">',
                  "<th>score</th>", "<td>0.25</td>"):  # fmt: skip
         assert kept in clean
     assert "<style" not in clean and ".dataframe tbody" not in clean
@@ -134,6 +243,15 @@ def test_a_pandas_table_survives():
 def test_honest_formatting_and_links_survive():
     html = '<p><b>Bold</b>, <sub>2</sub>, <a href="https://numpy.org">numpy</a>, <a href="#x">x</a></p>'
     assert sanitize_html(html) == html
+
+
+def test_an_svg_output_shown_as_an_image_stays_an_image_when_cleaned_again():
+    svg = _display(
+        {"image/svg+xml": '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>'}
+    )
+    sanitize_output(svg)
+    once = svg.data["text/html"]
+    assert sanitize_output(svg) == [] and svg.data["text/html"] == once
 
 
 # --------------------------------------------------------------------------- markdown
@@ -245,7 +363,7 @@ def test_a_notebook_of_attacks_is_cleaned_everywhere():
     assert "My answer" in written.source and not _live_markup(_rendered(written.source))
     assert forged.metadata.nbgrader.grade_id == "___script_alert_1___script_"
     assert forged.attachments == {}  # an SVG attachment is not a bitmap
-    assert raw.source == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw.source and not _live_markup(raw.source)
     assert "widgets" not in nb.metadata
     kinds = {f.as_flag().kind for f in findings}
     assert kinds == {"unsafe_html"} and len(findings) >= 10
@@ -347,7 +465,9 @@ def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
         for o in c.get("outputs", [])
         if "text/html" in o.get("data", {})
     ]
-    assert html == ["&lt;script&gt;window.__pwned = 1&lt;/script&gt;<b>shown</b>"]
+    (shown,) = html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;&lt;b&gt;shown&lt;/b&gt;" in shown
+    assert not _live_markup(shown) and "<script" not in shown
 
 
 # --------------------------------------------------------------------------- CSP
@@ -401,3 +521,42 @@ def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
     assert csp.STATIC_PAGE_POLICY in page
     assert "script-src" not in csp.STATIC_PAGE_POLICY  # default-src 'none': no script at all
     assert evil not in page and "&lt;img src=x" in page
+
+
+def _policy_of(page: str) -> dict[str, str]:
+    match = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert match, "no Content-Security-Policy <meta> in the page"
+    return {d.split()[0]: d for d in match[1].split("; ")}
+
+
+def test_every_offline_page_carries_a_policy_meta(tmp_path):
+    """Lesson pages, their contents page and the docs site's pages, like feedback and the
+    report: nothing loads by default, no <base> may move links, no form may post."""
+    from attention_grader import docs_site, lesson_pages
+    from attention_grader.offline_html import OfflineHTMLExporter
+
+    lesson, _ = OfflineHTMLExporter().from_notebook_node(
+        new_notebook(cells=[new_markdown_cell("# A lesson\n\n$x$")])
+    )
+    pages = {
+        "lesson": lesson,
+        "contents": lesson_pages._index_page([], None),
+        "docs": docs_site._doc_page("Docs", "index.html", "<p>hi</p>"),
+    }
+    for name, page in pages.items():
+        policy = _policy_of(page)
+        assert policy["default-src"] == "default-src 'none'", name
+        assert policy["base-uri"] == "base-uri 'none'", name
+        assert policy["form-action"] == "form-action 'none'", name
+        assert "script-src" not in policy, name  # none of these pages has a script of its own
+
+
+def test_a_styled_pandas_table_keeps_its_cells_without_its_ids():
+    """A pandas Styler writes ``id`` on every cell: dropped quietly, the table still shown."""
+    styler = (
+        '<table id="T_1"><thead><tr><th id="T_1_level0_col0" class="col_heading">score</th>'
+        '</tr></thead><tbody><tr><td id="T_1_row0_col0" class="data row0 col0">0.25</td>'
+        "</tr></tbody></table>"
+    )
+    clean, found = clean_html(styler)
+    assert found == [] and "<td" in clean and "0.25" in clean and "id=" not in clean

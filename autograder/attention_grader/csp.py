@@ -208,5 +208,10 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(serverapp) -> None:
+    from .formgrader_view import escape_formgrader_pages
+
     protect_formgrader()
-    serverapp.log.info("attention_grader.csp: formgrader pages carry a Content-Security-Policy")
+    escape_formgrader_pages()
+    serverapp.log.info(
+        "attention_grader.csp: formgrader pages carry a Content-Security-Policy and escape ids"
+    )

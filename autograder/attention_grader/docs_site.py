@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .lesson_pages import Lesson, SiteChrome, build_pages, read_lessons
 from .offline_html import MathMLRenderer
 
@@ -206,12 +207,13 @@ class Links:
 
 
 def _doc_page(title: str, href: str, body: str) -> str:
-    return (
+    return add_csp_meta(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
         f"<title>{html.escape(title)}: Attention Lab</title>\n<style>{SITE_CSS}</style>\n"
         f'</head>\n<body class="site-doc">\n{nav_html(href)}\n<main>\n{body}</main>\n'
-        "</body>\n</html>\n"
+        "</body>\n</html>\n",
+        STATIC_PAGE_POLICY,
     )
 
 

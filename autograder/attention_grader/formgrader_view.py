@@ -12,7 +12,10 @@ config (``formgrade`` template), so both changes are config (:func:`configure`, 
   ``submission_id`` and no ``nbgrader`` entry): feedback, rendered by an ``HTMLExporter`` too,
   never gets a rubric.
 * :func:`markdown2html`: the ``markdown2html`` filter with maths as MathML
-  (:mod:`attention_grader.offline_html`), so formulas render where MathJax's CDN is unreachable.
+  (:mod:`attention_grader.offline_html`), so formulas render where MathJax's CDN is unreachable,
+  and the rendered HTML through the allowlist (:mod:`attention_grader.html_clean`);
+* :class:`~.html_safety.SanitizeStudentContent` again at render time, and
+  :class:`EscapePageText` for the names nbgrader's template prints raw.
 """
 
 from __future__ import annotations
@@ -21,14 +24,21 @@ from pathlib import Path
 
 import nbformat
 from jinja2 import pass_context
-from nbconvert.filters.markdown_mistune import MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
-from .offline_html import MathMLRenderer
+from .offline_html import markdown_to_html
+from .safe_text import html_text
 from .summary import GRADER_METADATA
 
-__all__ = ["ShowRubric", "configure", "markdown2html", "model_answers"]
+__all__ = [
+    "EscapePageText",
+    "ShowRubric",
+    "configure",
+    "escape_formgrader_pages",
+    "markdown2html",
+    "model_answers",
+]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
@@ -93,18 +103,84 @@ class ShowRubric(Preprocessor):
 
 @pass_context
 def markdown2html(context, source: str) -> str:
-    """nbconvert's ``markdown2html`` filter with maths as MathML (cell attachments kept)."""
+    """nbconvert's ``markdown2html`` filter with maths as MathML (cell attachments kept), the
+    result through the allowlist (:func:`attention_grader.offline_html.markdown_to_html`)."""
     cell = context.get("cell", {})
     path = context.get("resources", {}).get("metadata", {}).get("path", "")
-    renderer = MathMLRenderer(escape=False, attachments=cell.get("attachments", {}), path=path)
-    return MarkdownWithMath(renderer=renderer).render(source)
+    return markdown_to_html(source, cell.get("attachments", {}), path=path)
+
+
+#: What nbgrader's SubmissionHandler hands its ``formgrade`` template, which prints them
+#: unescaped (into the page, a ``data-link`` and script strings). A student id comes from a
+#: folder name in the exchange; the others are checked too, being cheap to check.
+PAGE_TEXT_KEYS = (
+    "student", "first_name", "last_name", "notebook_id", "assignment_id", "notebook_path",
+)  # fmt: skip
+
+
+class EscapePageText(Preprocessor):
+    """On a formgrader page, the names the template prints are escaped (:func:`html_text`)."""
+
+    def preprocess(self, nb, resources):
+        if resources and resources.get("submission_id") and "nbgrader" not in resources:
+            for key in PAGE_TEXT_KEYS:
+                if resources.get(key) is not None:
+                    resources[key] = html_text(resources[key])
+        return nb, resources
+
+
+def _finalize(value):
+    """Every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it (its
+    macros' HTML, already ``Markup``, stays HTML)."""
+    from markupsafe import Markup
+
+    if hasattr(value, "__html__"):
+        return value
+    return Markup(html_text("" if value is None else value))
+
+
+def escape_formgrader_pages() -> None:
+    """Make nbgrader's formgrader pages (``manage_students``, ``gradebook``...) escape what they
+    print (idempotent; called by the ``attention_grader.csp`` server extension).
+
+    nbgrader renders them with a Jinja environment that escapes nothing, and prints ids into
+    script strings (``var student_id = "{{ student_id }}"``) and links. nbgrader offers no
+    setting for it; its ``BaseHandler.render`` is wrapped so that the environment it uses
+    escapes every value with the course's one HTML function, which is safe in all three places.
+    """
+    from nbgrader.server_extensions.formgrader.base import BaseHandler
+
+    if hasattr(BaseHandler.render, "__wrapped__"):
+        return
+    original = BaseHandler.render
+
+    def render(self, name, **ns):
+        env = self.settings["nbgrader_jinja2_env"]
+        if env.finalize is not _finalize:
+            env.autoescape = True  # macros then return Markup, which _finalize keeps
+            env.finalize = _finalize
+            if env.cache is not None:
+                env.cache.clear()
+        return original(self, name, **ns)
+
+    render.__wrapped__ = original
+    BaseHandler.render = render
 
 
 def configure(c) -> None:
-    """Rubrics and offline maths in the formgrader (``nbgrader_config.py``). Idempotent."""
+    """Rubrics, offline maths, the allowlist on every student output and escaped names in the
+    formgrader (``nbgrader_config.py``). Idempotent.
+
+    The formgrader renders the *autograded* notebook, cleaned when it was graded; cleaning its
+    outputs again as the page is built (:class:`~.html_safety.SanitizeStudentContent`) covers a
+    notebook graded before a fix, or changed since.
+    """
+    from .html_safety import SanitizeStudentContent
+
     steps = list(c.HTMLExporter.preprocessors) if "preprocessors" in c.HTMLExporter else []
-    if ShowRubric not in steps:
-        steps.append(ShowRubric)
+    for step in (SanitizeStudentContent, EscapePageText, ShowRubric):
+        if step not in steps:
+            steps.append(step)
     c.HTMLExporter.preprocessors = steps
     filters = dict(c.HTMLExporter.filters) if "filters" in c.HTMLExporter else {}
     filters["markdown2html"] = markdown2html

@@ -15,7 +15,7 @@ from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .gain import HAKE_INTERACTIVE, HAKE_TRADITIONAL, GainReport, build_gain
 from .report import difficulty_label, html_table, page_start
-from .safe_text import printable
+from .safe_text import csv_cell, printable
 
 __all__ = ["write_gain"]
 
@@ -145,12 +145,6 @@ option reveals it (one item measures less surely than several).</p>
 """
 
 
-def _csv_text(text: str) -> str:
-    """Student-chosen text for a CSV cell: printable, and never read as a spreadsheet formula."""
-    text = printable(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
 def _csv_rows(report: GainReport) -> list[list[str]]:
     def num(x, fmt):
         return "" if x is None else format(x, fmt)
@@ -168,10 +162,10 @@ def _csv_rows(report: GainReport) -> list[list[str]]:
     for s in report.students:
         pre, post = report.percents(s)
         gain = num(report.student_gain(s), ".4f")
-        rows.append(["student", _csv_text(s), f"{pre:.2f}", f"{post:.2f}", gain])
-    rows += [["student", _csv_text(s), f"{report.pre.percent(s):.2f}", "", ""]
+        rows.append(["student", csv_cell(s), f"{pre:.2f}", f"{post:.2f}", gain])
+    rows += [["student", csv_cell(s), f"{report.pre.percent(s):.2f}", "", ""]
              for s in report.pre_only]  # fmt: skip
-    rows += [["student", _csv_text(s), "", f"{report.post.percent(s):.2f}", ""]
+    rows += [["student", csv_cell(s), "", f"{report.post.percent(s):.2f}", ""]
              for s in report.post_only]  # fmt: skip
     return rows
 
@@ -189,7 +183,7 @@ def write_gain(course: Course, pre: str, post: str, out: str | Path | None = Non
     with (folder / "gain.csv").open("w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["kind", "name", "before", "after", "gain"])
-        writer.writerows(_csv_rows(report))
+        writer.writerows([[csv_cell(c) for c in row] for row in _csv_rows(report)])
     page = folder / "index.html"
     page.write_text(add_csp_meta(_html(report, figures), STATIC_PAGE_POLICY))
     return page

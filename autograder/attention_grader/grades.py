@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from .course import Course
+from .safe_text import csv_cell
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
 
@@ -112,5 +113,5 @@ def write_grades(course: Course, out: str | Path | None = None, fmt: str = "csv"
     with path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         writer.writeheader()
-        writer.writerows(grade_rows(course))
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in grade_rows(course))
     return path

@@ -9,18 +9,19 @@ makes a notebook safe to render; :class:`SanitizeStudentContent` runs it as a pr
 step of autograde, first of feedback), :func:`sanitize_notebook` is the plain function; the
 allowlist and the string cleaning are in :mod:`attention_grader.html_clean`.
 
-Why bleach, not nh3: bleach is already installed (nbconvert depends on it and uses it for its own
-``sanitize_html`` option), so the course gains no dependency; it parses with html5lib, the
-HTML5 parsing algorithm browsers use, so what it keeps is what the browser sees. nh3 (Rust
-ammonia) is faster, but speed does not matter for a few outputs per notebook. nbconvert's own
-``SanitizeHTML`` preprocessor is not enough on its own: it keeps markdown links to
-``javascript:`` URLs (nbconvert's markdown renderer allows them), escapes every ``<`` of a
-markdown cell (an honest ``$a < b$`` or ``> quote`` turns into entity soup), drops SVG figures
-and leaves nbgrader metadata alone, which nbgrader's templates print without escaping.
+The allowlist is nh3's (:mod:`attention_grader.html_clean`, which says why not bleach), and it
+runs on the final HTML: here on outputs (which templates insert as they are), and in every page's
+``markdown2html`` filter on rendered markdown, maths as MathML included
+(:func:`attention_grader.offline_html.markdown_to_html`). nbconvert's own ``SanitizeHTML``
+preprocessor is not enough on its own: it keeps markdown links to ``javascript:`` URLs
+(nbconvert's markdown renderer allows them), escapes every ``<`` of a markdown cell (an honest
+``$a < b$`` or ``> quote`` turns into entity soup), drops SVG figures and leaves nbgrader
+metadata alone, which nbgrader's templates print without escaping.
 
 Decisions per output type (see :data:`KEEP_MIMES`): plain text, JSON, PNG/JPEG/GIF (if really
-base64) are kept; HTML is cleaned against an allowlist (tables, text formatting, images; no
-scripts, event handlers, iframes, forms, ``<style>`` or ``javascript:``/``data:`` links); SVG
+base64) are kept; HTML is kept when the allowlist allows all of it (tables, text formatting,
+images; no scripts, event handlers, iframes, forms, meta, base, ``<style>`` or
+``javascript:``/``data:`` links), else shown as its source text, then cleaned either way; SVG
 becomes an ``<img>`` of a ``data:`` URL, where SVG never runs script; markdown is rendered,
 checked, and shown as text if unsafe; LaTeX is kept (nbconvert escapes it); JavaScript, widget
 views and every other type (``application/vnd.*``, PDF) are dropped, leaving a note.

@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 from nbconvert.preprocessors import Preprocessor
 
+from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .offline_html import OfflineHTMLExporter
 
 __all__ = [
@@ -140,13 +141,14 @@ def _index_page(lessons: list[Lesson], site: SiteChrome | None) -> str:
     css, bar, body_class = _INDEX_CSS, "", ""
     if site:
         css, bar, body_class = site.css, site.nav + "\n", ' class="site-doc"'
-    return (
+    return add_csp_meta(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
         f"<title>Attention Lab: the lessons</title>\n<style>{css}</style>\n</head>\n"
         f"<body{body_class}>\n{bar}<main>\n"
         "<h1>Attention Lab: the lessons</h1>\n<p>In course order; start with the first.</p>\n"
-        f'<nav aria-label="Lessons"><ol>\n{items}\n</ol></nav>\n</main>\n</body>\n</html>\n'
+        f'<nav aria-label="Lessons"><ol>\n{items}\n</ol></nav>\n</main>\n</body>\n</html>\n',
+        STATIC_PAGE_POLICY,
     )
 
 

@@ -19,17 +19,17 @@ import csv
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
 
+from .safe_text import csv_cell
+
 __all__ = ["CANVAS_COLUMNS", "CanvasExportPlugin", "canvas_rows"]
 
 #: Canvas's identity columns, first in its gradebook CSV, in this order.
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-#: Characters that make a spreadsheet read a cell as a formula.
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(text: str) -> str:
     """A text cell a spreadsheet shows as text (names come from a roster students may edit)."""
-    return "'" + text if text.startswith(_FORMULA) else text
+    return str(csv_cell(text))
 
 
 def _score(gb, assignment: str, student: str) -> str:

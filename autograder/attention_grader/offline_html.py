@@ -32,18 +32,42 @@ from jinja2 import DictLoader, pass_context
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+from .csp import add_csp_meta, page_policy
+from .html_clean import clean_fragment
+
 __all__ = [
     "MathMLHTMLExporter",
     "MathMLRenderer",
     "OfflineHTMLExporter",
     "latex_to_mathml",
+    "inspect_markdown",
     "markdown_to_html",
+    "render_markdown",
 ]
 
 log = logging.getLogger(__name__)
 #: nbconvert's alt text for an image nobody described (what we never want to ship).
 PLACEHOLDER_ALT = "No description has been provided for this image"
 _UNKNOWN_COMMAND = re.compile(r">\\[A-Za-z]+<")
+
+
+def _escaped(text: str | None) -> str:
+    # latex2mathml writes symbols as entity strings ("&#x0003C;") and copies \text{...} as it
+    # is: decode both, then escape once, so a student's "<img ...>" stays text.
+    return html.escape(html.unescape(text or ""), quote=False)
+
+
+def _serialise(element) -> str:
+    """An ElementTree element as HTML, every text and attribute escaped (no xmlns: see below)."""
+    attrs = "".join(
+        f' {name}="{html.escape(html.unescape(value), quote=True)}"'
+        for name, value in element.attrib.items()
+        if name != "xmlns"
+    )
+    inner = _escaped(element.text) + "".join(
+        _serialise(child) + _escaped(child.tail) for child in element
+    )
+    return f"<{element.tag}{attrs}>{inner}</{element.tag}>"
 
 
 def latex_to_mathml(tex: str, display: bool = False) -> str:
@@ -59,13 +83,15 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     Returns
     -------
     str
-        The MathML; or, when latex2mathml cannot read the formula, its TeX source in
-        ``<code class="tex-fallback">`` (logged as a warning).
+        The MathML, every text in it escaped (latex2mathml's own ``convert`` copies
+        ``\\text{<img onerror=...>}`` into its output as markup; here it is text); or, when
+        latex2mathml cannot read the formula, its TeX source in ``<code class="tex-fallback">``
+        (logged as a warning).
     """
-    from latex2mathml.converter import convert
+    from latex2mathml.converter import convert_to_element
 
     try:
-        mathml = convert(tex, display="block" if display else "inline")
+        mathml = _serialise(convert_to_element(tex, display="block" if display else "inline"))
     except Exception as err:  # latex2mathml raises its own and plain errors on unknown input
         mathml, reason = "", str(err)
     else:  # a command it does not know comes out as text: "<mi>\\bogus</mi>"
@@ -76,7 +102,6 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     # In HTML the parser puts <math> in the MathML namespace by itself; an explicit xmlns would
     # make nbconvert's heading anchors (parsed as XML) write it as <ns0:math>, which no browser
     # draws. Screen readers and copy-paste get the source: MathML Core's alttext.
-    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
     return mathml.replace("<math ", f'<math alttext="{html.escape(tex.strip())}" ', 1)
 
 
@@ -84,40 +109,68 @@ class MathMLRenderer(IPythonRenderer):
     """nbconvert's markdown renderer, with ``$...$``, ``$$...$$`` and environments as MathML.
 
     nbconvert's own math parser finds the formulas (it skips code spans and blocks, and
-    escaped dollars); only their rendering changes.
+    escaped dollars); only their rendering changes. The TeX of each is kept in
+    :attr:`formulas` (the sanitiser checks it for HTML a student hid in it).
     """
 
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.formulas: list[str] = []
+
     def block_math(self, body: str) -> str:
+        self.formulas.append(body)
         return latex_to_mathml(body, display=True)
 
     def inline_math(self, body: str) -> str:
+        self.formulas.append(body)
         return latex_to_mathml(body)
 
     def latex_environment(self, name: str, body: str) -> str:
+        self.formulas.append(body)
         return latex_to_mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
 
 
-def markdown_to_html(source: str) -> str:
-    """Markdown (as in a notebook cell) to HTML, maths as MathML."""
-    return MarkdownWithMath(renderer=MathMLRenderer(escape=False)).render(source)
+def render_markdown(source: str, attachments: dict | None = None, **renderer_options) -> str:
+    """Markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned (trusted text,
+    or to inspect what a student's answer would become)."""
+    return inspect_markdown(source, attachments, **renderer_options)[0]
+
+
+def inspect_markdown(
+    source: str, attachments: dict | None = None, **renderer_options
+) -> tuple[str, list[str]]:
+    """:func:`render_markdown`, and the TeX of every formula in ``source``."""
+    renderer = MathMLRenderer(escape=False, attachments=dict(attachments or {}), **renderer_options)
+    return MarkdownWithMath(renderer=renderer).render(source), renderer.formulas
+
+
+def markdown_to_html(source: str, attachments: dict | None = None, **renderer_options) -> str:
+    """Markdown a student may have written to HTML for a page: maths as MathML, then the final
+    HTML through the allowlist (:func:`attention_grader.html_clean.clean_fragment`)."""
+    return clean_fragment(render_markdown(source, attachments, **renderer_options))
 
 
 class MathMLHTMLExporter(HTMLExporter):
-    """``HTMLExporter`` whose markdown cells render their maths as MathML (any template)."""
+    """``HTMLExporter`` whose markdown cells render their maths as MathML (any template), and
+    whose rendered markdown goes through the allowlist (:attr:`clean_markdown`)."""
+
+    #: Pages of student work clean every rendered markdown text; the course's own lessons
+    #: (trusted, with heading anchors the docs link to) do not.
+    clean_markdown = True
 
     @pass_context  # a Jinja filter that sees the cell (attachments) and resources (path)
     def markdown2html(self, context, source):
         cell = context.get("cell", {})
-        renderer = MathMLRenderer(
-            escape=False,
-            attachments=cell.get("attachments", {}),
+        render = markdown_to_html if self.clean_markdown else render_markdown
+        return render(
+            source,
+            cell.get("attachments", {}),
             embed_images=self.embed_images,
             path=context.get("resources", {}).get("metadata", {}).get("path", ""),
             anchor_link_text=self.anchor_link_text,
             exclude_anchor_links=self.exclude_anchor_links,
             **self.lexer_options,
         )
-        return MarkdownWithMath(renderer=renderer).render(source)
 
 
 # The lab template minus everything it fetches from the internet, plus alt text on images and
@@ -160,7 +213,14 @@ _NAV = """{%- set nav = resources.get('course_nav') -%}
 
 
 class OfflineHTMLExporter(MathMLHTMLExporter):
-    """The course's static pages: the lab look, MathML maths, nothing loaded from the internet."""
+    """The course's static pages: the lab look, MathML maths, nothing loaded from the internet,
+    and a Content-Security-Policy ``<meta>`` allowing only the template's own scripts."""
+
+    clean_markdown = False  # the lessons are the course's own text
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        return add_csp_meta(output, page_policy(output)), resources
 
     def __init__(self, **kw):
         kw.setdefault("template_name", "lab")

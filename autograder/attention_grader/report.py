@@ -29,7 +29,7 @@ from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .outcomes import submission_outcomes
 from .report_page import figures, html_table, page_html, page_start
-from .safe_text import printable
+from .safe_text import csv_cell
 from .summary import Flag, read_flags
 
 __all__ = [
@@ -329,7 +329,7 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)
-        w.writerows([[printable(c) for c in row] for row in rows])
+        w.writerows([[csv_cell(c) for c in row] for row in rows])
 
 
 def write_report(course: Course, assignment: str, out: str | Path | None = None) -> Path:

@@ -8,13 +8,12 @@ page shows numbers and words only.
 
 from __future__ import annotations
 
-import html
 import math
 import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .safe_text import printable
+from .safe_text import html_text
 
 if TYPE_CHECKING:
     from .report import Report
@@ -77,7 +76,7 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
 
 
 def _esc(value) -> str:
-    return html.escape(printable(value))
+    return html_text(value)
 
 
 def html_table(header: list[str], rows: list[list]) -> str:
@@ -161,8 +160,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
 
 def _links(links: dict[str, str]) -> str:
     items = "".join(
-        f"<li><a href='{html.escape(href, quote=True)}'>{html.escape(Path(href).name)}</a>: "
-        f"{html.escape(what)}</li>"
+        f"<li><a href='{html_text(href)}'>{html_text(Path(href).name)}</a>: {html_text(what)}</li>"
         for href, what in links.items()
     )
     return f"<ul>{items}</ul>"
@@ -190,8 +188,7 @@ def page_start(title: str) -> str:
 def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> str:
     """The report page (without its CSP)."""
     fig = {
-        k: f"<img src='{v}' alt='{html.escape(k.replace('_', ' '))} chart'>"
-        for k, v in figs.items()
+        k: f"<img src='{v}' alt='{html_text(k.replace('_', ' '))} chart'>" for k, v in figs.items()
     }
     final = report.final_totals()
     mean = f"{statistics.fmean(final.values()):.2f}" if final else "n/a"

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .safe_text import printable
+from .safe_text import csv_cell, printable
 
 __all__ = [
     "GRADER_METADATA",
@@ -179,7 +179,7 @@ class BatchSummary:
             w = csv.writer(fh)
             w.writerow(["student", "status", "score", "max_score", "reason", "flags"])
             for r in self.results:
-                flags = printable("; ".join(str(f) for f in r.flags))
-                row = [printable(r.student), r.status, r.score, r.max_score, printable(r.reason)]
-                w.writerow([*row, flags])
+                flags = "; ".join(str(f) for f in r.flags)
+                row = [r.student, r.status, r.score, r.max_score, r.reason, flags]
+                w.writerow([csv_cell(c) for c in row])
         return js, cs

@@ -7,7 +7,9 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 * ``FILES`` (optional): file name -> text of extra files handed in next to the notebook;
 * ``TAGS`` (optional): grade_id -> cell tags the student set (``skip-execution``, ...);
 * ``EXTRA_CELLS`` (optional): cells the student added, each ``{"after": grade_id, "source": ...}``
-  with optional forged ``"nbgrader"`` metadata;
+  with optional forged ``"nbgrader"`` metadata and ``"cell_type": "markdown"`` (code by default);
+* ``STUDENT`` (optional): the student id, i.e. the submission folder's name (default: the file's
+  name): ids are whatever a folder is called;
 * ``EXPECT_SCORE``: the points the submission must get (out of 3);
 * ``EXPECT_FLAGS``: tamper kinds the batch summary must list for that student.
 
@@ -137,6 +139,12 @@ class Attack:
     extra_cells: list = field(default_factory=list)
     expect_score: float = 0.0
     expect_flags: set = field(default_factory=set)
+    student: str = ""
+
+    @property
+    def sid(self) -> str:
+        """The student id the submission is handed in under."""
+        return self.student or self.name
 
 
 def load_attacks() -> list[Attack]:
@@ -160,6 +168,7 @@ def load_attacks() -> list[Attack]:
                 extra_cells=list(getattr(mod, "EXTRA_CELLS", [])),
                 expect_score=float(mod.EXPECT_SCORE),
                 expect_flags=set(getattr(mod, "EXPECT_FLAGS", set())),
+                student=getattr(mod, "STUDENT", ""),
             )
         )
     return out
@@ -184,7 +193,8 @@ def submission(
         keep.append(cell)
         for extra in attack.extra_cells:
             if extra["after"] == grade_id:
-                added = new_code_cell(extra["source"].format(**fill))
+                make = new_markdown_cell if extra.get("cell_type") == "markdown" else new_code_cell
+                added = make(extra["source"].format(**fill))
                 if "nbgrader" in extra:
                     added.metadata["nbgrader"] = dict(extra["nbgrader"])
                 keep.append(added)
@@ -274,7 +284,10 @@ GROUPS = 3  # courses graded side by side: kernel start-up is mostly waiting on 
 
 
 def _write_config(root: Path) -> None:
+    """The course's own settings (nbgrader_config.py's pipeline, feedback page and formgrader
+    view), with shorter time limits."""
     (root / "nbgrader_config.py").write_text(
+        "from attention_grader import feedback_page, formgrader_view\n"
         "from attention_grader.pipeline import configure\n"
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
@@ -282,6 +295,8 @@ def _write_config(root: Path) -> None:
         "c.Execute.timeout = 8\n"
         "c.GradingExecute.notebook_timeout = 60\n"
         "configure(c)\n"
+        "feedback_page.configure(c)\n"
+        "formgrader_view.configure(c)\n"
     )
 
 
@@ -332,7 +347,7 @@ def _hand_in(roots: list[Path], attacks: list[Attack], port: int, token: str) ->
         group.append(honest)
         fill = {"port": port, "course": str(root), "token": token}
         for attack in group:
-            folder = root / "submitted" / attack.name / ASSIGNMENT
+            folder = root / "submitted" / attack.sid / ASSIGNMENT
             folder.mkdir(parents=True)
             nbformat.write(submission(released, attack, fill), folder / f"{ASSIGNMENT}.ipynb")
             (folder / "timestamp.txt").write_text("2026-11-30 09:00:00.000000 UTC")
@@ -362,6 +377,7 @@ def _grade_in_parallel(roots: list[Path]) -> str:
     for root in roots:
         options = GradeOptions(jobs=2, force=True, progress=False)
         summary = grade(load_course(root), ASSIGNMENT, options)
+        summary.write(root / "reports" / ASSIGNMENT)  # as `make grade` does: the CSV is checked
         logs.append(summary.log)
     return "\n".join(logs)
 
@@ -388,13 +404,13 @@ def _graded(route: str) -> Batch:
 
     scores, flags, extra_honest, paths = {}, {}, [], {}
     for g, (root, group) in enumerate(zip(roots, members, strict=True)):
-        course_scores = _scores(root, [a.name for a in group])
+        course_scores = _scores(root, [a.sid for a in group])
         for attack in group:
             key = attack.name if (attack is not honest or g == 0) else f"honest_full@course{g}"
             if key != attack.name:
                 extra_honest.append(key)
-            scores[key] = course_scores[attack.name]
-            paths[key] = root / "autograded" / attack.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+            scores[key] = course_scores[attack.sid]
+            paths[key] = root / "autograded" / attack.sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
             graded = paths[key].exists()
             flags[key] = read_flags(nbformat.read(paths[key], as_version=4)) if graded else []
     return Batch(

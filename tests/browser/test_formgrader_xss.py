@@ -264,32 +264,44 @@ def test_the_sanitiser_alone_stops_the_attack(browser, formgrader, graded):
     assert _gradebook(graded)["scores"] == before
 
 
+def _inject(context, url: str) -> None:
+    """Serve ``url`` with raw payloads inside the notebook, its headers (the CSP) kept: what a
+    page would be if the sanitiser had missed them (it runs as the page is built, so the only
+    way past it is after the server)."""
+    raw = (
+        f"<script>{PAYLOAD}</script>"
+        f'<img src=x onerror="{PAYLOAD}">'
+        f'<math><mtext><img src=y onerror="{PAYLOAD}"></mtext></math>'
+    )
+
+    def handle(route):
+        response = route.fetch()
+        body = response.text().replace(
+            'id="notebook-container">', 'id="notebook-container">' + raw, 1
+        )
+        route.fulfill(response=response, body=body)
+
+    context.route(url, handle)
+
+
 def test_the_policy_alone_stops_a_script_the_sanitiser_missed(browser, teacher, formgrader, graded):
-    """Second wall: the autograded notebook is replaced by one with raw payloads."""
-    path = graded / "autograded" / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    saved = path.read_text()
-    nb = nbformat.read(path, as_version=4)
-    essay = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "essay")
-    essay.source = ATTACK_ESSAY
-    code = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "q1")
-    code.outputs = [
-        nbformat.v4.new_output("display_data", data={"text/html": f"<script>{PAYLOAD}</script>"}),
-        nbformat.v4.new_output("display_data", data={"application/javascript": PAYLOAD}),
-    ]
-    nbformat.write(nb, path)
+    """Second wall: payloads put into the page after the server built it."""
+    url = _submission_url(formgrader, graded, "mallory")
     before = _gradebook(graded)["scores"]
     unprotected = _browser_context(browser, formgrader, bypass_csp=True)
     try:
-        page = _open(teacher, _submission_url(formgrader, graded, "mallory"))
+        _inject(teacher, url)
+        page = _open(teacher, url)
         ran = _ran(page)
         page.close()
+        teacher.unroute(url)
         blocked_scores = _gradebook(graded)["scores"]
         # Control: the same page without its policy runs the payload (the harness sees it).
-        page = _open(unprotected, _submission_url(formgrader, graded, "mallory"))
+        _inject(unprotected, url)
+        page = _open(unprotected, url)
         ran_unprotected = _ran(page)
     finally:
         unprotected.close()
-        path.write_text(saved)
         for (student, grade), (_, manual) in before.items():
             _set_manual(graded, student, grade, manual)
     assert ran["pwned"] is None and ran["title"] != "PWNED", ran
@@ -298,6 +310,37 @@ def test_the_policy_alone_stops_a_script_the_sanitiser_missed(browser, teacher, 
     assert blocked_scores == before
     assert ran_unprotected["pwned"] and ran_unprotected["title"] == "PWNED"
     assert any("/formgrader/api/grade/" in url for url in unprotected.puts)
+
+
+def test_an_unsanitised_notebook_is_cleaned_when_the_page_is_built(browser, formgrader, graded):
+    """A notebook autograded before a fix (raw payloads in its outputs and written answer,
+    maths included) is cleaned as the formgrader renders it: nothing runs even with the
+    page's policy off."""
+    path = graded / "autograded" / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    saved = path.read_text()
+    nb = nbformat.read(path, as_version=4)
+    essay = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "essay")
+    essay.source = ATTACK_ESSAY + f'\n\n$\\text{{<img/src="x"/onerror="{PAYLOAD}">}}$'
+    code = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "q1")
+    code.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/html": f"<script>{PAYLOAD}</script>"}),
+        nbformat.v4.new_output("display_data", data={"application/javascript": PAYLOAD}),
+        nbformat.v4.new_output(
+            "display_data", data={"text/markdown": f'$\\text{{<img src=x onerror="{PAYLOAD}">}}$'}
+        ),
+    ]
+    nbformat.write(nb, path)
+    before = _gradebook(graded)["scores"]
+    unprotected = _browser_context(browser, formgrader, bypass_csp=True)
+    try:
+        page = _open(unprotected, _submission_url(formgrader, graded, "mallory"))
+        ran = _ran(page)
+    finally:
+        unprotected.close()
+        path.write_text(saved)
+    assert ran["pwned"] is None and ran["title"] != "PWNED", ran
+    assert unprotected.puts == []
+    assert _gradebook(graded)["scores"] == before
 
 
 def test_the_payload_rewrites_grades_when_it_runs(teacher, formgrader, graded):
