@@ -38,6 +38,11 @@ SELF = "you"
 #: holds an expected value, so it is shown as it is. A bare ``AssertionError`` may quote a hidden
 #: test (``assert x == 0.248``), so its message is never shown.
 CHECK_ERRORS = frozenset({"Misconception", "WrongAnswer", "AnswerFormatError", "CheckFailure"})
+#: A released answer cell's placeholder, and what a student is told while it is still there.
+_BLANK_CODE = "replace None with your answer and delete the 'raise NotImplementedError()' line."
+_BLANK_WRITTEN_MARK = "YOUR ANSWER HERE"
+_BLANK_WRITTEN = "write your answer in place of YOUR ANSWER HERE."
+_WRITTEN = ("written", "written answer: your teacher marks it.")
 _NOT_GRADE = "Practice feedback on your working copy: not a grade, and nothing was submitted."
 
 
@@ -93,33 +98,46 @@ def _message(outputs: list) -> str:
             return f"not yet: {value}"
         if name == "AssertionError":
             return "not yet: this answer does not pass the check."
+        if name == "NotImplementedError":  # the released placeholder is still there
+            return f"blank: {_BLANK_CODE}"
         first = value.splitlines()[0][:160] if value else ""
         return f"not yet: your code raised {name}" + (f": {first}" if first else ".")
     return "not yet: this answer does not pass the check."
 
 
+def _answer_error(cell) -> list:
+    """An answer cell's error output, if its last run raised: a check after it fails because of
+    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``)."""
+    return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"][:1]
+
+
 def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list[QuestionCheck]:
     """One :class:`QuestionCheck` per graded cell of an autograded notebook, in order."""
     nb = nbformat.read(notebook, as_version=4)
-    question, found = "", []
+    question, found, answer_error = "", [], []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
             question = _question_label(cell.source) or question
+            answer_error = []
+            continue
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            answer_error = _answer_error(cell) or answer_error
             continue
         if not meta.get("grade"):
             continue
         gid = meta.get("grade_id", "")
         if cell.cell_type == "markdown" or meta.get("task"):
-            found.append(
-                QuestionCheck(question, gid, "written", "written answer: your teacher marks it.")
-            )
+            blank = _BLANK_WRITTEN_MARK in cell.source or not cell.source.strip()
+            status, said = ("not_yet", f"blank: {_BLANK_WRITTEN}") if blank else _WRITTEN
+            found.append(QuestionCheck(question, gid, status, said))
             continue
         auto, most = scores.get(gid, (0.0, 1.0))
         if auto is not None and auto >= most:
             found.append(QuestionCheck(question, gid, "pass"))
         else:
-            found.append(QuestionCheck(question, gid, "not_yet", _message(cell.get("outputs", []))))
+            said = _message(answer_error or cell.get("outputs", []))
+            found.append(QuestionCheck(question, gid, "not_yet", said))
     return found
 
 
