@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from .course import Course
+from .late import final_score
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
 
@@ -64,9 +65,7 @@ def grade_rows(course: Course) -> list[dict]:
                         }
                     )
                     continue
-                # nbgrader keeps the penalty apart from the grades (its feedback subtracts it)
-                penalty = sub.late_submission_penalty or 0.0
-                score = max(0.0, (sub.score or 0.0) - penalty)
+                score = final_score(sub)
                 pct = 100 * score / sub.max_score if sub.max_score else 0.0
                 rows.append(
                     {
