@@ -24,6 +24,12 @@ c.CourseDirectory.course_id = "attention-lab"
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
 
+# The course's time zone (an IANA name): a due date without one (make release DUE="2026-12-07
+# 17:00") is read in it, and release prints the due date in it. The exchange stamps hand-ins in
+# it too.
+c.CourseTime.timezone = "UTC"
+c.Exchange.timezone = c.CourseTime.timezone
+
 # Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
 # (jupyter/nbgrader#917): strip them as in the released notebook. Test outputs are written by
 # the grader (one line per failed check, never test code), see attention_grader.trusted.

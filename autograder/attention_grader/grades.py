@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .course import Course
@@ -31,6 +32,11 @@ COLUMNS = (
 
 def _fmt(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
+
+
+def _utc(stamp: datetime | None) -> str:
+    """A gradebook time (nbgrader keeps naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
+    return "" if stamp is None else stamp.replace(tzinfo=UTC).isoformat()
 
 
 def grade_rows(course: Course) -> list[dict]:
@@ -77,7 +83,7 @@ def grade_rows(course: Course) -> list[dict]:
                         "percent": f"{pct:.1f}",
                         "late_penalty": _fmt(sub.late_submission_penalty or None),
                         "needs_manual_grade": "yes" if sub.needs_manual_grade else "no",
-                        "submitted_at": "" if sub.timestamp is None else sub.timestamp.isoformat(),
+                        "submitted_at": _utc(sub.timestamp),
                     }
                 )
     return rows
