@@ -100,8 +100,13 @@ lock: ## Maintainers: Recompile requirements-lock.txt (uv, from PyPI) after edit
 	$(UV) pip compile --universal --python-version 3.11 --all-extras \
 	  --custom-compile-command "make lock" requirements.txt pyproject.toml -o $(LOCK)
 
-lab: setup ## Students: Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
+# The student's own folder (git ignores it): copies of the lessons and the fetched assignments.
+# jupyter-settings/laptop/nbgrader_config.py names it too.
+WORK_DIR    := work
+
+lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ (LAB_ARGS="--no-browser --port=8888")
+	$(LAB_PREPARE)
+	$(BIN)/jupyter lab --notebook-dir=$(WORK_DIR) $(ROOT_ARGS) $(LAB_ARGS)
 
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -51,7 +51,7 @@ def test_question_headings_label_the_checks():
 
 def test_the_working_copy_is_where_the_laptop_config_makes_fetch_put_it():
     assert working_copy_dir(ROOT, "intro_attention") == (
-        ROOT / "notebooks" / "assignments" / "intro_attention"
+        ROOT / "work" / "assignments" / "intro_attention"
     )
 
 

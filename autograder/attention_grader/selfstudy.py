@@ -1,7 +1,7 @@
 """``make check A=<assignment>``: practice feedback on a student's own working copy.
 
 For a student alone on a laptop, before (or instead of) a teacher's grading. The working copy
-is the notebook that nbgrader's Fetch put in ``notebooks/assignments/<assignment>/`` (the
+is the notebook that nbgrader's Fetch put in ``work/assignments/<assignment>/`` (the
 ``Exchange.assignment_dir`` of ``jupyter-settings/laptop/nbgrader_config.py``). It is graded in
 a scratch course (:func:`~.course.new_course`, deleted afterwards) with the course's own
 pipeline: :func:`~.release.release` builds the gradebook from ``source/``, :func:`~.grade.grade`
