@@ -38,7 +38,10 @@ $(BIN)/python -m attention_lab.lesson_copies notebooks $(WORK_DIR)
        echo "yourself first, in a terminal in the course folder: make release A=inventory_pre"; fi; fi
 endef
 
-lab: export JUPYTER_CONFIG_PATH := $(LAPTOP_CONFIG_DIR)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
+# make lab is the student's: student-lab/labconfig/page_config.json switches off nbgrader's
+# teacher parts (Create Assignment, Formgrader, Course List); `make formgrader` is the teacher's.
+STUDENT_LAB_DIR   := $(CURDIR)/jupyter-settings/student-lab
+lab: export JUPYTER_CONFIG_PATH := $(LAPTOP_CONFIG_DIR):$(STUDENT_LAB_DIR)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 
 check: _need-assignment setup-grader ## Students: Check your fetched copy of A (✓ or the misconception; not a grade)
 	$(BIN)/python -m attention_grader.selfstudy "$(A)" --course "$(COURSE)" $(if $(COPY),--copy "$(COPY)")

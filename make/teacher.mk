@@ -21,7 +21,7 @@ POST       ?= inventory_post
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 
-.PHONY: release collect grade feedback grades report gain reset-course _need-assignment
+.PHONY: release collect grade feedback formgrader grades report gain reset-course _need-assignment
 
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
@@ -34,6 +34,9 @@ collect: _need-assignment setup-grader ## Teachers: Collect the submissions of A
 
 grade: _need-assignment setup-grader ## Teachers: Autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
+
+formgrader: setup-grader ## Teachers: JupyterLab on the course with Nbgrader -> Formgrader, to grade written answers (make lab is the students')
+	$(BIN)/jupyter lab --notebook-dir="$(COURSE)" $(ROOT_ARGS) $(LAB_ARGS)
 
 feedback: _need-assignment setup-grader ## Teachers: Generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
 	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)

@@ -1,6 +1,7 @@
 """The README's two commands: `make lab` serves the lessons, set-up is idempotent, `make help` lists
 every target by audience in the order of use, and every `make` command the docs show exists."""
 
+import json
 import os
 import re
 import shlex
@@ -49,7 +50,7 @@ def test_help_lists_the_readme_targets():
 
 HELP_GROUPS = ["Students", "Teachers", "Hub admins", "Maintainers"]
 # A term, as docs/teachers.md walks through it.
-TERM = ["release", "collect", "grade", "feedback", "grades", "report", "gain"]
+TERM = ["release", "collect", "grade", "formgrader", "feedback", "grades", "report", "gain"]
 
 
 def _help_groups() -> dict[str, list[str]]:
@@ -203,11 +204,28 @@ def test_make_lab_serves_the_lessons_headless():
                 page = urllib.request.urlopen(url, timeout=30)
             except urllib.error.URLError:
                 time.sleep(0.2)
-        assert page is not None and page.status == 200 and b"JupyterLab" in page.read()
+        html = page.read() if page is not None else b""
+        assert page is not None and page.status == 200 and b"JupyterLab" in html
+        # the student's JupyterLab: no news pop-up, none of nbgrader's teacher parts
+        config = json.loads(
+            re.search(rb'id="jupyter-config-data"[^>]*>(.*?)</script>', html, re.S)[1]
+        )
+        assert {
+            "@jupyter/nbgrader:create-assignment",
+            "@jupyter/nbgrader:formgrader",
+            "@jupyter/nbgrader:course-list",
+        } <= set(config["disabledExtensions"])
+        assert not {
+            "@jupyter/nbgrader:assignment-list",
+            "@jupyter/nbgrader:validate-assignment",
+        } & set(config["disabledExtensions"])
         token = url.rsplit("=", 1)[1]
+        news = f"http://127.0.0.1:{port}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}"
+        with urllib.request.urlopen(news, timeout=30) as answer:
+            assert json.load(answer)["schema"]["properties"]["fetchNews"]["default"] == "false"
         api = f"http://127.0.0.1:{port}/api/contents?token={token}"
         with urllib.request.urlopen(api, timeout=30) as listing:
-            names = {item["name"] for item in __import__("json").load(listing)["content"]}
+            names = {item["name"] for item in json.load(listing)["content"]}
         # the student's copies of the lessons (work/, git-ignored) and the fetched assignments
         lessons = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
         assert lessons <= names and names - lessons <= {"assignments"} | {
@@ -322,7 +340,7 @@ def test_reset_course_refuses_while_a_jupyter_server_serves_the_course(tmp_path,
     server = subprocess.Popen(["sleep", "600"])  # stands in for the live jupyter-lab process
     info = {"pid": server.pid, "root_dir": str(folder / "work"), "url": "http://localhost:8888/"}
     try:
-        (runtime / f"jpserver-{server.pid}.json").write_text(__import__("json").dumps(info))
+        (runtime / f"jpserver-{server.pid}.json").write_text(json.dumps(info))
         refused = _make_in(folder, "reset-course", "CONFIRM=yes")
         assert refused.returncode != 0 and f"pid {server.pid}" in refused.stdout
         assert "http://localhost:8888/" in refused.stdout

@@ -142,7 +142,7 @@ class BatchSummary:
         who = sum(bool(r.waiting) for r in self.results)
         return (
             f"Written answers: {waiting} wait for a teacher ({who} submission(s)): grade them in "
-            "the formgrader (make lab, then Nbgrader -> Formgrader) before make feedback."
+            "the formgrader (make formgrader, then Nbgrader -> Formgrader) before make feedback."
         )
 
     def table(self) -> str:
