@@ -26,6 +26,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from .course import GradingStepError, new_course
 from .grade import GradeOptions, grade
+from .question_labels import question_label as _question_label
 from .release import release
 
 __all__ = ["QuestionCheck", "check_working_copy", "format_checks", "main", "working_copy_dir"]
@@ -78,14 +79,6 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root / LAPTOP_CONFIG_DIR))
     assignment_dir = config.load_config().Exchange.assignment_dir
     return (root / assignment_dir).resolve() / assignment
-
-
-def _question_label(markdown: str) -> str | None:
-    """``"## Q3. The full computation"`` -> ``"Q3"``; None when the cell is no question heading."""
-    first = markdown.lstrip().splitlines()[0] if markdown.strip() else ""
-    if not first.startswith("## "):
-        return None
-    return first[3:].split(".", 1)[0].strip()
 
 
 def _message(outputs: list) -> str:
