@@ -145,3 +145,14 @@ def test_the_contents_list_names_the_questions_not_test_cell():
     labels = re.findall(r'<a href="#[^"]*">([^<]*)</a>', toc)
     assert labels == ["Q1", "Q2, check 1", "Q2, check 2", "Q3"]
     assert "Test cell" not in page and "<b>Weights" not in toc
+
+
+def test_a_blank_answer_reads_as_blank_not_as_an_error():
+    """Issue 29: a blank submission read as five NotImplementedErrors."""
+    raised = new_output("error", ename="NotImplementedError", evalue="",
+                        traceback=["----> 2 raise NotImplementedError()"])  # fmt: skip
+    note = explain_error(raised)
+    assert "Blank: not answered" in note and "Your code stopped with an error" not in note
+    own = new_output("error", ename="NotImplementedError", evalue="softmax of a matrix",
+                     traceback=["----> 5 raise NotImplementedError('softmax of a matrix')"])  # fmt: skip
+    assert "Blank" not in explain_error(own)  # the student's own raise is their code's error

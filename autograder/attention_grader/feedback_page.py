@@ -111,6 +111,13 @@ def explain_error(output, seconds: int = DEFAULT_CELL_TIMEOUT) -> str:
         )  # fmt: skip
     if ename == "KeyboardInterrupt":
         return ""  # the timeout note that follows says why the kernel was interrupted
+    if ename == "NotImplementedError" and not evalue.strip():  # the released placeholder
+        return _box(
+            "blank",
+            "Blank: not answered",
+            _para("This answer still has its placeholder: replace None with your answer and "
+                  "delete the line raise NotImplementedError()."),
+        )  # fmt: skip
     line = student_line(output.get("traceback", []))
     if line is None:  # a failed check (hidden test) or an error without a frame
         return _box("check", "Not yet right", _para(f"{ename}: {evalue}" if evalue else ename))
