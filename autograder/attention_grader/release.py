@@ -46,8 +46,12 @@ def due_line(course: Course, assignment: str) -> str:
             f"{assignment} has no due date: nothing handed in counts as late "
             '(set one with DUE="2026-12-07 17:00")'
         )
-    zone = CourseTime(config=course.config).zone
-    return f"{assignment} is due {describe_due(stored.replace(tzinfo=UTC), zone)}"
+    course_time = CourseTime(config=course.config)
+    due = describe_due(stored.replace(tzinfo=UTC), course_time.zone)
+    return (
+        f"{assignment} is due {due} (the course's time zone is {course_time.timezone}: "
+        "c.CourseTime.timezone in nbgrader_config.py)"
+    )
 
 
 def release(course: Course, assignment: str, duedate: str | datetime | None = None) -> None:
