@@ -9,6 +9,7 @@ try:
     from attention_grader import feedback_page, formgrader_view
     from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
+    from attention_grader.validate_labels import name_questions
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
         f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "
@@ -56,3 +57,6 @@ feedback_page.configure(c)
 # The formgrader: each written answer's model answer and rubric (from source/) beside it, and
 # maths as MathML (attention_grader.formgrader_view; never on a student's feedback page).
 formgrader_view.configure(c)
+# `nbgrader validate` names the question of each failing cell (the Validate button's server
+# extension does the same: attention_grader.validate_labels).
+name_questions()

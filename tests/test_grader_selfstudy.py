@@ -141,3 +141,24 @@ def test_blank_answers_read_as_blank(tmp_path):
     assert written.message == "blank: write your answer in place of YOUR ANSWER HERE."
     assert "1 check(s)" not in format_checks("a", [code, written])  # both count as to do
     assert "2 check(s) to look at again" in format_checks("a", [code, written])
+
+
+@pytest.mark.slow
+def test_validate_names_the_question_of_each_blank_answer(tmp_path):
+    """Issue 29: Validate listed "YOUR ANSWER HERE" again and again without naming the question."""
+    from attention_grader.course import new_course
+    from attention_grader.release import release
+    from attention_grader.validate_labels import name_questions
+    from nbgrader.validator import Validator
+
+    course = new_course(tmp_path / "course", ROOT / "source", ["intro_attention"])
+    release(course, "intro_attention")
+    released = course.root / "release" / "intro_attention" / "intro_attention.ipynb"
+    name_questions()
+    failed = Validator().validate(str(released))["failed"]
+    blank_written = [f["raw_error"] for f in failed if f["source"] == "YOUR ANSWER HERE"]
+    assert blank_written == [
+        "Q2, written answer: You did not provide a response.",
+        "Q4, written answer: You did not provide a response.",
+    ]
+    assert all(f["raw_error"].startswith("Q") for f in failed), [f["raw_error"] for f in failed]

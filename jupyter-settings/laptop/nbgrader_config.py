@@ -20,3 +20,12 @@ c.CourseDirectory.course_id = "attention-lab"
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_course, "exchange"))
 # Fetch puts <assignment>/<assignment>.ipynb here; `make check` reads the working copy from here.
 c.Exchange.assignment_dir = os.path.join(_course, "work", "assignments")
+
+# `nbgrader validate` in JupyterLab's terminal names the question of each failing cell, as the
+# Validate button does (attention_grader.validate_labels).
+try:
+    from attention_grader.validate_labels import name_questions
+except ImportError:  # the course package is missing: validate still works, unlabelled
+    pass
+else:
+    name_questions()
