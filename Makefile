@@ -33,7 +33,7 @@ SLOW_IMPORTS := rfc3987-syntax lark
 # Tools that nbgrader and Jupyter start by name (alembic, jupyter-*) must come from the venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test lint bench clean
+.PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test lint bench clean FORCE
 
 # `make help`: every target with a `## <audience>: <what it does>` comment, grouped by audience in
 # HELP_GROUPS' order and, within a group, in the order the files define them (this Makefile, then
@@ -50,8 +50,13 @@ help: ## Maintainers: List the targets, by audience, in the order they are used
 	        for (who in lines) printf "%s (not one of HELP_GROUPS)\n%s", who, lines[who] }' \
 	  $(MAKEFILE_LIST)
 
-$(STAMP): $(LOCK) requirements.txt pyproject.toml Makefile
-	@test -x $(BIN)/python || { echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+# The Pythons the course supports: pyproject.toml's requires-python says the same (a test checks).
+SUPPORTED_PYTHONS := 3.11 3.12 3.13
+# PYTHON=... on the command line: make/venv.sh rebuilds .venv if it was made by another version.
+PYTHON_GIVEN := $(if $(filter command line,$(origin PYTHON)),yes,no)
+
+$(STAMP): $(LOCK) requirements.txt pyproject.toml Makefile $(if $(filter yes,$(PYTHON_GIVEN)),FORCE)
+	@bash make/venv.sh $(VENV) $(PYTHON) $(PYTHON_GIVEN) $(SUPPORTED_PYTHONS)
 	$(INSTALL) .
 	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
 	@touch $@
@@ -95,8 +100,13 @@ lock: ## Maintainers: Recompile requirements-lock.txt (uv, from PyPI) after edit
 	$(UV) pip compile --universal --python-version 3.11 --all-extras \
 	  --custom-compile-command "make lock" requirements.txt pyproject.toml -o $(LOCK)
 
-lab: setup ## Students: Start JupyterLab on the lessons (LAB_ARGS="--no-browser --port=8888")
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
+# The student's own folder (git ignores it): copies of the lessons and the fetched assignments.
+# jupyter-settings/laptop/nbgrader_config.py names it too.
+WORK_DIR    := work
+
+lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ (LAB_ARGS="--no-browser --port=8888")
+	$(LAB_PREPARE)
+	$(BIN)/jupyter lab --notebook-dir=$(WORK_DIR) $(ROOT_ARGS) $(LAB_ARGS)
 
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -119,6 +129,8 @@ bench: setup-grader setup-test ## Maintainers: Print the benchmark table (median
 clean: ## Maintainers: Remove build output (keeps .venv and every file of the class; see reset-course)
 	rm -rf build test-artifacts .pytest_cache .ruff_cache
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print | xargs rm -rf
+
+FORCE:
 
 # Areas with their own targets (teacher workflow, browser tests, classroom hub) live in make/.
 -include make/*.mk

@@ -9,6 +9,7 @@ try:
     from attention_grader import feedback_page, formgrader_view
     from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
+    from attention_grader.validate_labels import name_questions
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
         f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "
@@ -23,6 +24,12 @@ c.CourseDirectory.course_id = "attention-lab"
 # One machine: the exchange is a folder inside the course. On a JupyterHub, point it at the
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
+
+# The course's time zone (an IANA name): a due date without one (make release DUE="2026-12-07
+# 17:00") is read in it, and release prints the due date in it. The exchange stamps hand-ins in
+# it too.
+c.CourseTime.timezone = "UTC"
+c.Exchange.timezone = c.CourseTime.timezone
 
 # Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
 # (jupyter/nbgrader#917): strip them as in the released notebook. Test outputs are written by
@@ -50,3 +57,6 @@ feedback_page.configure(c)
 # The formgrader: each written answer's model answer and rubric (from source/) beside it, and
 # maths as MathML (attention_grader.formgrader_view; never on a student's feedback page).
 formgrader_view.configure(c)
+# `nbgrader validate` names the question of each failing cell (the Validate button's server
+# extension does the same: attention_grader.validate_labels).
+name_questions()

@@ -31,6 +31,10 @@ CONTROLS = ("query", "token", "scale", "mask", "mode", "beta", "predict", "reset
 SLIDER_STEP = 0.05
 SLIDER_LIMIT = 3.0  # the chapters' query components are all within [0, 2]
 SCORE_SCALE_MAX = 5.0
+# noUiSlider (ipywidgets' slider) writes the handle's aria-valuenow with one decimal: with a
+# step of 0.05 a keyboard user's handle said 4.0 while the readout and the table said 3.95.
+# β's steps are ones that one decimal writes exactly, so the three say the same number.
+SCORE_SCALE_STEP = 0.1
 UNITS_PER_PIXEL = 0.02  # a one-pixel drag moves a slider at most this much (issue 17)
 _READOUT_PX = 90  # the number beside the track, and margins (measured: 10 px to spare)
 
@@ -175,8 +179,8 @@ class ExplorerControls:
             value=1.0,
             min=0.0,
             max=SCORE_SCALE_MAX,
-            step=SLIDER_STEP,
-            readout_format=".2f",
+            step=SCORE_SCALE_STEP,
+            readout_format=".1f",
             description="score scale β",
             tooltip=SCORE_SCALE_HELP,
             style=wide,

@@ -36,8 +36,8 @@ class Reveal:
         """``guess - actual``, or None without a guess."""
         return None if self.guess is None else self.guess - self.actual
 
-    def _repr_pretty_(self, printer, cycle) -> None:  # the printed line already says it all
-        printer.text("")
+    def _ipython_display_(self) -> None:
+        """Show nothing: the printed line already says it all (and no empty ``Out[n]:`` prompt)."""
 
 
 def _as_guess(guess) -> float | None:
@@ -48,6 +48,13 @@ def _as_guess(guess) -> float | None:
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) else None
+
+
+def _percent_hint(value: float, actual: float, decimals: int) -> str:
+    """A guess of 80 for a share from 0 to 1 was most likely meant as 80 %: say what that is."""
+    if 0.0 <= actual <= 1.0 and 1.0 < value <= 100.0:
+        return f" Did you mean {value / 100:.{decimals}f}? ({value:g} % written as a share from 0 to 1)"
+    return ""
 
 
 def reveal(guess, actual: float, what: str, decimals: int = 2) -> Reveal:
@@ -83,6 +90,8 @@ def reveal(guess, actual: float, what: str, decimals: int = 2) -> Reveal:
             verdict = "spot on."
         else:
             verdict = f"off by {abs(off):.{decimals}f} ({'too high' if off > 0 else 'too low'})."
-        message = f"{shown} You predicted {value:.{decimals}f}: {verdict}"
+        message = f"{shown} You predicted {value:.{decimals}f}: {verdict}" + _percent_hint(
+            value, actual, decimals
+        )
     print(message)
     return Reveal(actual, value, message)

@@ -9,6 +9,11 @@ the same diagnosis the graded assignments give, at once and without a teacher::
 It prints ``✓ my_scores: right.`` or ``not yet: <what the answer shows>`` and never raises, so
 "Run All" on a lesson with the exercises left blank still runs to the end. The messages come
 from the checks, which never show an expected value.
+
+It judges only what the last run of the exercise produced: in IPython a hook
+(:class:`~attention_lab.cell_runs.CellRuns`) remembers which names each cell run set and whether
+it raised, so when the last cell that set ``name`` stopped with an error, the check says so
+instead of describing the older value the variable still holds.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from attention_lab import checks
+from attention_lab.cell_runs import CELL_RUNS
 
 __all__ = ["SelfCheckResult", "self_check"]
 
@@ -38,8 +44,8 @@ class SelfCheckResult:
     message: str
     misconception: str | None = None
 
-    def _repr_pretty_(self, printer, cycle) -> None:  # the printed line already says it all
-        printer.text("")
+    def _ipython_display_(self) -> None:
+        """Show nothing: the printed line already says it all (and no empty ``Out[n]:`` prompt)."""
 
 
 def self_check(check: Callable, answer, *args, name: str = "your answer", **kwargs):
@@ -61,7 +67,14 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
     SelfCheckResult
     """
     blank = _placeholder(answer)
+    failed_run = CELL_RUNS.failed_last_run(name)
     try:
+        if failed_run:
+            raise checks.AnswerFormatError(
+                f"the last run of the cell that sets {name} stopped with {failed_run}, so "
+                f"{name} may still hold an older value: fix that cell and run it again, "
+                "then run this check."
+            )
         if blank:
             # A half-filled list (``[5, 3, None]``) would otherwise read as "contains nan".
             raise checks.AnswerFormatError(

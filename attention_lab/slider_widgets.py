@@ -53,7 +53,10 @@ class SliderFigure(widgets.VBox):
         # notebook is narrower than the picture)
         width = round(figure.figure.bbox.width)
         self.image = LabelledImage(
-            format="png", layout=widgets.Layout(width="100%", max_width=f"{width}px")
+            # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
+            # a sideways scrollbar at 1280 px with the file browser open
+            format="png",
+            layout=widgets.Layout(width="100%", max_width=f"{width}px", margin="0"),
         )
         # The readout says in words what the figure shows (screen readers, no colour needed).
         self.readout = widgets.HTML()

@@ -3,8 +3,9 @@
 Keys and values live in different panels so a student never mistakes one for the other: the
 left one shows where scores come from (the query's dot product with each key arrow), the right
 one what the weights do with them (the output is a blend of the value points). Labels are at
-least 10 pt, stay inside their axes, and two things drawn at the same place get one merged
-label ("q = k Chandrayaan", "output = v ISRO") instead of two printed on top of each other.
+least 10 pt, stay inside their axes, and two things that are equal (at the readouts' 3
+decimals) get one merged label ("q = k Chandrayaan", "output = v ISRO"); two merely near each
+other keep their own labels, placed apart.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from attention_lab.plots._style import (
 )
 from attention_lab.plots.vectors import convex_hull, vector_axes
 
-__all__ = ["LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "place_labels", "values_limits"]
+__all__ = [
+    "LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "equal_as_shown", "place_labels",
+    "values_limits",
+]  # fmt: skip
 
 LABEL_PT = 10.0
 _NEAR = 0.04  # two points closer than this fraction of the panel's span share one label
@@ -47,6 +51,14 @@ def _span(ax: Axes) -> float:
 def coincide(a, b, ax: Axes) -> bool:
     """Whether two points would be drawn (nearly) on top of each other in ``ax``."""
     return float(np.hypot(*(np.asarray(a) - np.asarray(b)))) <= _NEAR * _span(ax)
+
+
+def equal_as_shown(a, b) -> bool:
+    """Whether two points are the same at the 3 decimals every readout shows: only then may a
+    label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not equal to it)."""
+    return bool(
+        np.array_equal(np.round(np.asarray(a, float), 3), np.round(np.asarray(b, float), 3))
+    )
 
 
 _LINE_PX = 15.0  # a 10 pt line at 90 dpi
@@ -200,13 +212,14 @@ class KeysPanel:
         """Move the query arrow; merge its label with a key it sits on."""
         q = self.query = np.asarray(query, dtype=float)
         self.query_arrow.set_positions((0, 0), tuple(q))
-        on = [j for j, k in enumerate(self.keys) if self.named and coincide(q, k, self.ax)]
+        near = [j for j, k in enumerate(self.keys) if coincide(q, k, self.ax)]
+        on = [j for j in near if self.named and equal_as_shown(q, self.keys[j])]
         names = " = ".join(f"k {self.labels[j]}" for j in on)
         self.query_label.set_text(f"q = {names}" if on else "q")
         for j, text in enumerate(self.key_labels):
             text.set_visible(j not in on)
-        for j, arrow in enumerate(self.key_overlays):
-            arrow.set_visible(j in on)
+        for j, arrow in enumerate(self.key_overlays):  # a key under the query still shows
+            arrow.set_visible(j in near)
         place_labels(
             [(self.query_label, q), *zip(self.key_labels, self.keys, strict=False)],
             self.ax,
@@ -270,7 +283,7 @@ class ValuesPanel:
         self.blend_lines.set_segments([[tuple(out), tuple(v)] for v in self.values])
         self.blend_lines.set_linewidths(0.3 + 5.0 * np.asarray(weights, dtype=float))
         named = bool(self.value_labels)
-        on = [j for j, v in enumerate(self.values) if named and coincide(out, v, self.ax)]
+        on = [j for j, v in enumerate(self.values) if named and equal_as_shown(out, v)]
         names = " = ".join(f"v {self.labels[j]}" for j in on)
         self.output_label.set_text(f"output = {names}" if on else "output")
         for j, text in enumerate(self.value_labels):

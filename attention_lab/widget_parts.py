@@ -66,8 +66,10 @@ def hidden_png(message: str) -> bytes:
 
     from attention_lab._render import figure_png
 
-    fig = Figure(figsize=(6.0, 0.6), dpi=96)
-    fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, style="italic")
+    # Wrapped, with room for two lines: on one 6-inch line the message ran past both edges
+    # (the static site showed a picture of clipped text).
+    fig = Figure(figsize=(6.0, 0.8), dpi=96)
+    fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, style="italic", wrap=True)
     return figure_png(fig)
 
 

@@ -194,7 +194,10 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         self.readout.add_class("attention-explorer-readout")
         width, _ = self._figure_px()
         self.image = LabelledImage(
-            format="png", layout=widgets.Layout(width="100%", max_width=f"{width}px")
+            # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
+            # a sideways scrollbar at 1280 px with the file browser open
+            format="png",
+            layout=widgets.Layout(width="100%", max_width=f"{width}px", margin="0"),
         )
         self.image.add_class("attention-explorer-figure")
 

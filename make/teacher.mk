@@ -21,7 +21,7 @@ POST       ?= inventory_post
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 
-.PHONY: release collect grade feedback grades report gain reset-course _need-assignment
+.PHONY: release collect grade feedback formgrader grades report gain reset-course _need-assignment
 
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
@@ -34,6 +34,9 @@ collect: _need-assignment setup-grader ## Teachers: Collect the submissions of A
 
 grade: _need-assignment setup-grader ## Teachers: Autograde A in parallel (JOBS=2; FORCE=1 regrades)
 	$(GRADER) grade "$(A)" --jobs $(JOBS) $(if $(FORCE),--force) $(GRADE_ARGS)
+
+formgrader: setup-grader ## Teachers: JupyterLab on the course with Nbgrader -> Formgrader, to grade written answers (make lab is the students')
+	$(BIN)/jupyter lab --notebook-dir="$(COURSE)" $(ROOT_ARGS) $(LAB_ARGS)
 
 feedback: _need-assignment setup-grader ## Teachers: Generate + release feedback for A (refused while written answers are ungraded; PARTIAL=1 releases, saying "not graded yet")
 	$(GRADER) feedback "$(A)" $(if $(PARTIAL),--partial)
@@ -53,17 +56,29 @@ COURSE_DATA := submitted autograded feedback quarantine exchange reports release
                grades-canvas.csv roster.csv
 BACKUP_DIR  ?= backups
 CONFIRM     ?=
+# What a reset never touches; it says so.
+KEPT        := notebooks/, source/ and $(WORK_DIR)/ (lesson copies and fetched assignments: a student's own work)
 
 reset-course: ## Teachers: Archive the class's data to backups/<date>.tar.gz, then remove it (CONFIRM=yes)
 	@present="$$(for f in $(COURSE_DATA); do [ -e "$$f" ] && echo "$$f"; done)"; \
 	if [ -z "$$present" ]; then echo "reset-course: no class data here; nothing to do"; exit 0; fi; \
+	users="$$($(PYTHON) make/course_in_use.py .)"; in_use=$$?; \
+	if [ $$in_use != 0 ]; then \
+	  if [ $$in_use = 1 ]; then echo "reset-course: a Jupyter server (make lab, the formgrader) is using this course:"; \
+	  else echo "reset-course: could not check whether a Jupyter server uses this course ($(PYTHON) make/course_in_use.py failed)."; fi; \
+	  echo "$$users"; \
+	  echo "Stop it first (Ctrl-C twice in its terminal, or kill <pid>), then run this again:"; \
+	  echo "a server left running keeps the removed gradebook and shows 404 for every submission."; \
+	  echo "Nothing was removed."; exit 2; \
+	fi; \
 	if [ "$(CONFIRM)" != "yes" ]; then \
 	  echo "reset-course removes the class's data: $$(echo $$present | tr '\n' ' ')"; \
-	  echo "It archives them first. To go ahead: make reset-course CONFIRM=yes"; exit 2; \
+	  echo "It archives them first, and keeps $(KEPT). To go ahead: make reset-course CONFIRM=yes"; exit 2; \
 	fi; \
 	mkdir -p $(BACKUP_DIR); \
 	archive="$(BACKUP_DIR)/course-$$(date -u +%Y%m%dT%H%M%SZ).tar.gz"; \
 	tar -czf "$$archive" $$present || { echo "reset-course: archiving failed; nothing removed"; exit 1; }; \
 	tar -tzf "$$archive" >/dev/null || { echo "reset-course: the archive does not read back; nothing removed"; exit 1; }; \
 	rm -rf $$present; \
-	echo "reset-course: archived to $$archive, then removed: $$(echo $$present | tr '\n' ' ')"
+	echo "reset-course: archived to $$archive, then removed: $$(echo $$present | tr '\n' ' ')"; \
+	echo "reset-course: kept $(KEPT)"

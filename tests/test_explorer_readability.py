@@ -155,6 +155,19 @@ def test_a_query_on_a_key_gets_one_merged_label(isro):
     assert all(t.get_visible() for t in keys.key_labels)
 
 
+def test_a_query_near_a_key_is_not_labelled_equal_to_it(tiffin):
+    """Issue 29: "q = k it" stayed at q = (0.95, 1.0); a label says "=" only when it is."""
+    keys = tiffin.keys_panel
+    it = 2  # keys: tiffin, bag, it, big; "it" is the selected query token
+    k_it = keys.keys[it]
+    tiffin.query_sliders[0].value, tiffin.query_sliders[1].value = k_it[0], k_it[1]
+    assert keys.query_label.get_text() == "q = k it"
+    tiffin.query_sliders[0].value = k_it[0] - 0.05
+    assert keys.query_label.get_text() == "q"
+    assert all(t.get_visible() for t in keys.key_labels)
+    assert keys.key_overlays[it].get_visible()  # the key under the query arrow still shows
+
+
 def test_hard_output_on_a_value_gets_one_merged_label(isro):
     isro.mode_buttons.value = "hard"
     label = isro.values_panel.output_label.get_text()

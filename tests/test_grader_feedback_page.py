@@ -124,3 +124,35 @@ def test_the_course_config_uses_the_feedback_page(path):
     config = PyFileConfigLoader(path, path=str(root)).load_config()
     assert config.GenerateFeedback.exporter_class is FeedbackPageExporter
     assert MarkUngraded in config.GenerateFeedback.preprocessors
+
+
+def test_the_contents_list_names_the_questions_not_test_cell():
+    """Issue 29: the contents read "Test cell" five times; a student looks for Q1 ... Q5."""
+
+    def test(gid):
+        meta = {"nbgrader": {"grade": True, "grade_id": gid, "points": 1, "score": 1}}
+        return new_code_cell("check(x)", metadata=meta)
+
+    essay = {"nbgrader": {"grade": True, "solution": True, "grade_id": "q3_essay", "points": 2,
+                          "score": 0, "ungraded": True}}  # fmt: skip
+    nb = new_notebook(cells=[
+        new_markdown_cell("## Q1. Scores"), test("q1_test"),
+        new_markdown_cell("## Q2. <b>Weights</b>"), test("q2_a"), test("q2_b"),
+        new_markdown_cell("## Q3. Explain"), new_markdown_cell("Mine.", metadata=essay),
+    ])  # fmt: skip
+    page = render_feedback(nb, score=3, max_score=5, ungraded=1, late_penalty=0)
+    toc = re.search(r'<ol id="toc">(.*?)</ol>', page, re.S)[1]
+    labels = re.findall(r'<a href="#[^"]*">([^<]*)</a>', toc)
+    assert labels == ["Q1", "Q2, check 1", "Q2, check 2", "Q3"]
+    assert "Test cell" not in page and "<b>Weights" not in toc
+
+
+def test_a_blank_answer_reads_as_blank_not_as_an_error():
+    """Issue 29: a blank submission read as five NotImplementedErrors."""
+    raised = new_output("error", ename="NotImplementedError", evalue="",
+                        traceback=["----> 2 raise NotImplementedError()"])  # fmt: skip
+    note = explain_error(raised)
+    assert "Blank: not answered" in note and "Your code stopped with an error" not in note
+    own = new_output("error", ename="NotImplementedError", evalue="softmax of a matrix",
+                     traceback=["----> 5 raise NotImplementedError('softmax of a matrix')"])  # fmt: skip
+    assert "Blank" not in explain_error(own)  # the student's own raise is their code's error

@@ -16,6 +16,7 @@ import ast
 import csv
 import json
 import random
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -256,6 +257,10 @@ def test_gain_page_csv_and_figures(graded_class):
         assert f"src='{png}'" in text
     assert "only_pre" in text and "only_post" in text and "0.23" in text and "0.48" in text
     assert "<td>bottleneck_choice</td>" in text and " -&gt; " in text  # difficulty before -> after
+    # the docs are a link that resolves from the page; a class this size gets no caution
+    (href,) = re.findall(r'<a href="([^"]+)">Measuring what the class learned</a>', text)
+    assert (folder / href).resolve() == (course.root / "docs" / "teachers-gain.md").resolve()
+    assert ("A small class" in text) == (len(class_) < 10)
     rows = list(csv.DictReader((folder / "gain.csv").open()))
     kinds = [r["kind"] for r in rows]
     assert kinds.count("student") == len(class_) + 2 and kinds.count("item") == len(ITEMS[PRE])
@@ -337,6 +342,8 @@ def test_small_class_by_hand(tmp_path):
         it.grade_id for it in ITEMS[PRE] if "hard_attention" in it.misconceptions.values()
     ]
     assert all(facility[i] == 0.5 for i in hard_items)
+    page = write_gain(course, PRE, POST).read_text()  # n = 2: <0.6> from two students
+    assert "A small class: 2 student(s)." in page and "rough" in page
 
 
 def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_path):

@@ -22,6 +22,7 @@ def test_one_row_per_student_and_assignment(tmp_path):
     assert by["a1", "ana"]["needs_manual_grade"] == "yes"  # essay not graded yet
     assert by["a1", "ben"]["needs_manual_grade"] == "no"
     assert by["a1", "ana"]["submitted_at"].startswith("2026-11-30T09:00")
+    assert by["a1", "ana"]["submitted_at"].endswith("+00:00")  # says its zone: UTC
     assert (by["a1", "dee"]["status"], by["a1", "dee"]["score"]) == ("no submission", "0")
     assert by["a2", "ana"]["status"] == "no submission"
 

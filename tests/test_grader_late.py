@@ -76,3 +76,15 @@ def test_a_late_submission_loses_its_share_in_the_gradebook_and_grades_csv(tmp_p
     # 25 h late = 2 started days = 20% of 3 points
     assert (rows["late"]["score"], rows["late"]["late_penalty"]) == ("2.4", "0.6")
     assert (rows["ontime"]["score"], rows["ontime"]["late_penalty"]) == ("3", "")
+
+    # the formgrader's lists (its server extension wraps NbGraderAPI) show the same final score
+    from attention_grader.formgrader_scores import show_final_scores
+
+    show_final_scores()
+    api = course.api()
+    listed = {r["student"]: r for r in api.get_submissions(FIXTURE)}
+    assert (listed["late"]["score"], listed["late"]["late_penalty"]) == (2.4, 0.6)
+    assert listed["ontime"]["score"] == 3
+    (mine,) = [r for r in api.get_student_submissions("late") if r["name"] == FIXTURE]
+    assert mine["score"] == 2.4  # subtracted once, not twice
+    assert api.get_submission(FIXTURE, "late")["score"] == 2.4

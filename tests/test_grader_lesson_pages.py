@@ -137,3 +137,18 @@ def test_a_figure_takes_the_caption_below_it_as_alt_text():
     nb, _ = CaptionAltText().preprocess(nb, {})
     assert nb.cells[0].outputs[0].metadata["image/png"]["alt"] == "two line charts of the output."
     assert "image/png" not in nb.cells[2].outputs[0].metadata
+
+
+def test_make_html_runs_lessons_without_the_kernels_tcp_warning(tmp_path):
+    """Issue 29: every lesson printed ipykernel's "Kernel is running over TCP without encryption"."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "attention_grader.lesson_pages", "--out", str(tmp_path),
+         str(ROOT / "notebooks" / "00_start_here.ipynb")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "executed" in run.stdout and (tmp_path / "00_start_here.html").exists()
+    assert "WARNING" not in run.stderr + run.stdout, run.stderr

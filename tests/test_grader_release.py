@@ -50,3 +50,70 @@ def test_collect_then_feedback_reaches_the_student(tmp_path):
     assert feedback(course, FIXTURE) == ["ana"]
     (page,) = ana.fetch_feedback(FIXTURE)
     assert "3.0 / 3.0" in page.read_text() or "3 / 3" in page.read_text()
+
+
+def test_a_due_date_without_a_zone_is_in_the_courses_time_zone_and_release_echoes_it(
+    tmp_path, capsys
+):
+    from attention_grader.cli import main
+
+    course = make_course(tmp_path)
+    config = course.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + '\nc.CourseTime.timezone = "Asia/Kolkata"\n')
+    assert (
+        main(["--course", str(course.root), "release", FIXTURE, "--due", "2026-12-07 17:00"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert f"{FIXTURE} is due 2026-12-07 17:00 IST (Asia/Kolkata) = 2026-12-07 11:30 UTC" in out
+    with course.gradebook() as gb:  # nbgrader keeps due dates as naive UTC
+        assert str(gb.find_assignment(FIXTURE).duedate) == "2026-12-07 11:30:00"
+    assert main(["--course", str(course.root), "release", FIXTURE]) == 0  # kept, and said again
+    assert "is due 2026-12-07 17:00 IST" in capsys.readouterr().out
+
+
+def test_an_unreadable_due_date_is_refused_with_the_formats_that_work(tmp_path, capsys):
+    from attention_grader.cli import main
+
+    course = make_course(tmp_path)
+    assert main(["--course", str(course.root), "release", FIXTURE, "--due", "next friday"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read the due date 'next friday'" in err and '"2026-12-07 17:00 +05:30"' in err
+    assert "Traceback" not in err
+    assert not (course.exchange / course.course_id / "outbound" / FIXTURE).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2026-12-07 17:00", "2026-12-07 16:00"),  # in the course's zone: Berlin is UTC+1
+        ("2026-12-07 17:00 Asia/Kolkata", "2026-12-07 11:30"),
+        ("2026-12-07 17:00 +05:30", "2026-12-07 11:30"),
+        ("2026-12-07T17:00:00Z", "2026-12-07 17:00"),
+        ("2026-07-07 17:00", "2026-07-07 15:00"),  # summer time
+    ],
+)
+def test_due_date_formats(text, utc):
+    from datetime import UTC
+    from zoneinfo import ZoneInfo
+
+    from attention_grader.due import parse_due
+
+    assert f"{parse_due(text, ZoneInfo('Europe/Berlin')).astimezone(UTC):%Y-%m-%d %H:%M}" == utc
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("2026-12-07", "add the time"),
+        ("2026-12-07 17:00 Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
+        ("2026-02-30 17:00", "not a real date"),
+        ("tomorrow 5pm", "Write it as one of"),
+    ],
+)
+def test_bad_due_dates_say_what_was_wrong(text, says):
+    from zoneinfo import ZoneInfo
+
+    from attention_grader.due import DueDateError, parse_due
+
+    with pytest.raises(DueDateError, match=says):
+        parse_due(text, ZoneInfo("UTC"))

@@ -56,7 +56,7 @@ def test_question_headings_label_the_checks():
 
 def test_the_working_copy_is_where_the_laptop_config_makes_fetch_put_it():
     assert working_copy_dir(ROOT, "intro_attention") == (
-        ROOT / "notebooks" / "assignments" / "intro_attention"
+        ROOT / "work" / "assignments" / "intro_attention"
     )
 
 
@@ -169,3 +169,85 @@ def test_make_check_holds_a_wrong_choice_back_then_shows_it(course_copy):
     (copy / "feedback" / "2026-12-01" / "intro_attention.html").write_text("<html></html>")
     third, gate = check_working_copy(root, "intro_attention", copy)
     assert gate.revealed and "released" in gate.note
+
+
+def _autograded(*cells) -> Path:
+    return nbformat.v4.new_notebook(cells=list(cells))
+
+
+def _answer_cell(source: str, outputs=()):
+    cell = nbformat.v4.new_code_cell(source, outputs=list(outputs))
+    cell.metadata.nbgrader = {"solution": True, "grade": False, "grade_id": "answer_cell"}
+    return cell
+
+
+def _test_cell(grade_id: str, outputs=()):
+    cell = nbformat.v4.new_code_cell("check(answer_q5)", outputs=list(outputs))
+    cell.metadata.nbgrader = {"grade": True, "grade_id": grade_id, "points": 1}
+    return cell
+
+
+def _written(source: str):
+    cell = nbformat.v4.new_markdown_cell(source)
+    cell.metadata.nbgrader = {"grade": True, "solution": True, "grade_id": "explain", "points": 2}
+    return cell
+
+
+def _checks_of(tmp_path, *cells) -> list[QuestionCheck]:
+    from attention_grader.selfstudy import _read_checks
+
+    path = tmp_path / "a.ipynb"
+    nbformat.write(_autograded(*cells), path)
+    return _read_checks(path, {"q5_test": (0.0, 1.0), "explain": (None, 2.0)})
+
+
+def test_the_error_names_the_students_undefined_name_not_the_answers(tmp_path):
+    """`answer_q5 = [query, key, value]` raises NameError for `query`; the test after it then
+    fails on `answer_q5`. The student must be told about `query` (issue 29)."""
+    (check,) = [c for c in _checks_of(
+        tmp_path,
+        nbformat.v4.new_markdown_cell("## Q5. Which vectors"),
+        _answer_cell("answer_q5 = [query, key, value]",
+                     [_error("NameError", "name 'query' is not defined")]),
+        _test_cell("q5_test", [_error("NameError", "name 'answer_q5' is not defined")]),
+    ) if c.cell == "q5_test"]  # fmt: skip
+    assert check.question == "Q5"
+    assert check.message == "not yet: your code raised NameError: name 'query' is not defined"
+
+
+def test_blank_answers_read_as_blank(tmp_path):
+    code, written = _checks_of(
+        tmp_path,
+        nbformat.v4.new_markdown_cell("## Q5. Which vectors"),
+        _answer_cell("answer_q5 = None\nraise NotImplementedError()",
+                     [_error("NotImplementedError", "")]),
+        _test_cell("q5_test", [_error("AnswerFormatError", "answer_q5 is still None")]),
+        nbformat.v4.new_markdown_cell("## Q6. Explain"),
+        _written("YOUR ANSWER HERE"),
+    )  # fmt: skip
+    assert code.message.startswith("blank: replace None") and code.question == "Q5"
+    assert (written.status, written.question) == ("not_yet", "Q6")
+    assert written.message == "blank: write your answer in place of YOUR ANSWER HERE."
+    assert "1 check(s)" not in format_checks("a", [code, written])  # both count as to do
+    assert "2 check(s) to look at again" in format_checks("a", [code, written])
+
+
+@pytest.mark.slow
+def test_validate_names_the_question_of_each_blank_answer(tmp_path):
+    """Issue 29: Validate listed "YOUR ANSWER HERE" again and again without naming the question."""
+    from attention_grader.course import new_course
+    from attention_grader.release import release
+    from attention_grader.validate_labels import name_questions
+    from nbgrader.validator import Validator
+
+    course = new_course(tmp_path / "course", ROOT / "source", ["intro_attention"])
+    release(course, "intro_attention")
+    released = course.root / "release" / "intro_attention" / "intro_attention.ipynb"
+    name_questions()
+    failed = Validator().validate(str(released))["failed"]
+    blank_written = [f["raw_error"] for f in failed if f["source"] == "YOUR ANSWER HERE"]
+    assert blank_written == [
+        "Q2, written answer: You did not provide a response.",
+        "Q4, written answer: You did not provide a response.",
+    ]
+    assert all(f["raw_error"].startswith("Q") for f in failed), [f["raw_error"] for f in failed]

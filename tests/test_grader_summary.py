@@ -27,10 +27,25 @@ def sample() -> BatchSummary:
 
 def test_table_has_one_line_per_submission_and_a_total():
     lines = sample().table().splitlines()
-    assert len(lines) == 1 + 1 + 3 + 1  # header, rule, rows, total
+    assert len(lines) == 1 + 1 + 3 + 2  # header, rule, rows, total, written answers
     assert lines[2].split()[:3] == ["ana", "graded", "6/10"]
     assert "kernel died" in lines[3] and "late: submitted 2 h after" in lines[4]
-    assert "3 submissions (2 graded, 1 error), 2 need attention" in lines[-1]
+    assert "3 submissions (2 graded, 1 error), 2 need attention" in lines[-2]
+    assert lines[-1] == "Written answers: none wait for a teacher."
+
+
+def test_the_table_says_how_many_written_answers_wait_and_the_final_score_with_its_penalty():
+    """Issue 29: "0 need attention" while written answers waited; late sam read 6/10 here and
+    4.8 in grades.csv. The score is the final one, the penalty beside it."""
+    summary = BatchSummary("a", [
+        SubmissionResult("sam", "graded", score=4.8, max_score=10, penalty=1.2, waiting=2),
+        SubmissionResult("tia", "graded", score=9, max_score=10, waiting=1),
+        SubmissionResult("uma", "graded", score=10, max_score=10),
+    ])  # fmt: skip
+    lines = summary.table().splitlines()
+    assert lines[2].split()[:5] == ["sam", "graded", "4.8/10", "(late", "-1.2)"]
+    assert lines[-1].startswith("Written answers: 3 wait for a teacher (2 submission(s))")
+    assert "Formgrader" in lines[-1]
 
 
 def test_needs_attention_and_counts():

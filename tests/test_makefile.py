@@ -1,12 +1,14 @@
 """The README's two commands: `make lab` serves the lessons, set-up is idempotent, `make help` lists
 every target by audience in the order of use, and every `make` command the docs show exists."""
 
+import json
 import os
 import re
 import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import tarfile
 import time
 import urllib.error
@@ -48,7 +50,7 @@ def test_help_lists_the_readme_targets():
 
 HELP_GROUPS = ["Students", "Teachers", "Hub admins", "Maintainers"]
 # A term, as docs/teachers.md walks through it.
-TERM = ["release", "collect", "grade", "feedback", "grades", "report", "gain"]
+TERM = ["release", "collect", "grade", "formgrader", "feedback", "grades", "report", "gain"]
 
 
 def _help_groups() -> dict[str, list[str]]:
@@ -202,13 +204,32 @@ def test_make_lab_serves_the_lessons_headless():
                 page = urllib.request.urlopen(url, timeout=30)
             except urllib.error.URLError:
                 time.sleep(0.2)
-        assert page is not None and page.status == 200 and b"JupyterLab" in page.read()
+        html = page.read() if page is not None else b""
+        assert page is not None and page.status == 200 and b"JupyterLab" in html
+        # the student's JupyterLab: no news pop-up, none of nbgrader's teacher parts
+        config = json.loads(
+            re.search(rb'id="jupyter-config-data"[^>]*>(.*?)</script>', html, re.S)[1]
+        )
+        assert {
+            "@jupyter/nbgrader:create-assignment",
+            "@jupyter/nbgrader:formgrader",
+            "@jupyter/nbgrader:course-list",
+        } <= set(config["disabledExtensions"])
+        assert not {
+            "@jupyter/nbgrader:assignment-list",
+            "@jupyter/nbgrader:validate-assignment",
+        } & set(config["disabledExtensions"])
         token = url.rsplit("=", 1)[1]
+        news = f"http://127.0.0.1:{port}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}"
+        with urllib.request.urlopen(news, timeout=30) as answer:
+            assert json.load(answer)["schema"]["properties"]["fetchNews"]["default"] == "false"
         api = f"http://127.0.0.1:{port}/api/contents?token={token}"
         with urllib.request.urlopen(api, timeout=30) as listing:
-            names = {item["name"] for item in __import__("json").load(listing)["content"]}
-        assert names == {
-            p.name for p in (ROOT / "notebooks").iterdir() if not p.name.startswith(".")
+            names = {item["name"] for item in json.load(listing)["content"]}
+        # the student's copies of the lessons (work/, git-ignored) and the fetched assignments
+        lessons = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+        assert lessons <= names and names - lessons <= {"assignments"} | {
+            n for n in names if "(course update" in n
         }
     finally:
         os.killpg(proc.pid, 15)
@@ -232,6 +253,7 @@ CLASS_FILES = [
 
 def _class_folder(tmp_path: Path) -> Path:
     """A copy of the Makefile next to a graded class's files (and some build output)."""
+    tmp_path.mkdir(exist_ok=True)
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     shutil.copytree(ROOT / "make", tmp_path / "make")
     for rel in [*CLASS_FILES, "build/html/index.html", "attention_lab/__pycache__/x.pyc"]:
@@ -275,3 +297,111 @@ def test_reset_course_needs_confirmation_and_archives_before_removing(tmp_path):
         names = set(tar.getnames())
     assert set(CLASS_FILES) <= names
     assert not any((folder / rel).exists() for rel in CLASS_FILES)
+
+
+def _holding(path: Path) -> subprocess.Popen:
+    """A process that keeps `path` open, as a running formgrader keeps the gradebook open."""
+    holder = subprocess.Popen(
+        [
+            "python3",
+            "-c",
+            "import sys; f = open(sys.argv[1]); print('open', flush=True); sys.stdin.read()",
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline() == "open\n"
+    return holder
+
+
+def test_reset_course_refuses_while_a_process_holds_the_gradebook(tmp_path):
+    folder = _class_folder(tmp_path / "course")
+    holder = _holding(folder / "gradebook.db")
+    try:
+        refused = _make_in(folder, "reset-course", "CONFIRM=yes")
+    finally:
+        holder.communicate("")
+    assert refused.returncode != 0
+    assert f"pid {holder.pid}" in refused.stdout and "Nothing was removed" in refused.stdout
+    assert all((folder / rel).exists() for rel in CLASS_FILES)
+    assert not (folder / "backups").exists()
+    done = _make_in(folder, "reset-course", "CONFIRM=yes")  # once it is gone, the reset goes ahead
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_reset_course_refuses_while_a_jupyter_server_serves_the_course(tmp_path, monkeypatch):
+    """`make lab` runs a server rooted in the course; its formgrader opens the gradebook lazily."""
+    folder = _class_folder(tmp_path / "course")
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    server = subprocess.Popen(["sleep", "600"])  # stands in for the live jupyter-lab process
+    info = {"pid": server.pid, "root_dir": str(folder / "work"), "url": "http://localhost:8888/"}
+    try:
+        (runtime / f"jpserver-{server.pid}.json").write_text(json.dumps(info))
+        refused = _make_in(folder, "reset-course", "CONFIRM=yes")
+        assert refused.returncode != 0 and f"pid {server.pid}" in refused.stdout
+        assert "http://localhost:8888/" in refused.stdout
+        assert all((folder / rel).exists() for rel in CLASS_FILES)
+    finally:
+        server.kill()
+        server.wait()
+    # a stale runtime file of a server that has exited does not block the reset
+    done = _make_in(folder, "reset-course", "CONFIRM=yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "kept notebooks/, source/" in done.stdout
+
+
+def _fake_python(path: Path, version: str) -> Path:
+    """An interpreter that says it is `version` (Ubuntu 22.04's python3 is 3.10)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho {version}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_setup_refuses_an_unsupported_python_and_says_what_to_install(tmp_path):
+    old = _fake_python(tmp_path / "python3.10", "3.10")
+    venv = tmp_path / ".venv"
+    refused = make("setup", f"PYTHON={old}", f"VENV={venv}")
+    assert refused.returncode != 0
+    assert "is Python 3.10; the course needs Python 3.11–3.13" in refused.stdout
+    assert (
+        "sudo apt install python3.11" in refused.stdout and "make setup PYTHON=" in refused.stdout
+    )
+    assert "ResolutionImpossible" not in refused.stdout + refused.stderr
+    assert not venv.exists()  # nothing half-made is left for the next try to trip over
+
+
+def test_setup_rebuilds_a_venv_made_by_an_unsupported_python(tmp_path):
+    venv = tmp_path / ".venv"
+    _fake_python(venv / "bin" / "python", "3.10")  # what a failed try with Python 3.10 leaves
+    supported = ["3.11", "3.12", "3.13"]
+    run = subprocess.run(
+        ["bash", "make/venv.sh", str(venv), sys.executable, "no", *supported],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "was made by Python 3.10; rebuilding it" in run.stdout
+    built = subprocess.run(
+        [venv / "bin" / "python", "-c", "import sys; print(sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+    )
+    assert built.stdout.strip() == str(tuple(sys.version_info[:2]))
+
+
+def test_supported_pythons_agree_with_pyproject():
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    versions = re.search(r"^SUPPORTED_PYTHONS := (.*)$", (ROOT / "Makefile").read_text(), re.M)[1]
+    minors = [int(v.split(".")[1]) for v in versions.split()]
+    assert requires == f">=3.{minors[0]},<3.{minors[-1] + 1}"
+    assert minors == list(range(minors[0], minors[-1] + 1))
+    assert f"Python 3.{minors[0]}–3.{minors[-1]}" in (ROOT / "docs/students.md").read_text()
+    assert f"Python 3.{minors[0]}–3.{minors[-1]}" in (ROOT / "docs/teachers.md").read_text()

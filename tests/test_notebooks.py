@@ -245,7 +245,7 @@ def test_lesson_uses_static_inline_figures(name):
 
 def _repo_notebooks() -> list[Path]:
     found = [*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("source/**/*.ipynb")]
-    # notebooks/assignments/ holds a student's fetched working copies (gitignored, see make/student.mk)
+    # notebooks/assignments/ held a student's fetched working copies before work/ (gitignored)
     student = ROOT / "notebooks" / "assignments"
     return sorted(
         p for p in found if ".ipynb_checkpoints" not in p.parts and not p.is_relative_to(student)
@@ -480,3 +480,16 @@ def test_model_answers_get_a_tick_from_every_self_check(name):
     assert len(printed) == len(MODEL_ANSWERS[name])
     for lines in printed:
         assert lines and all(line.startswith("✓ ") for line in lines), lines
+
+
+def test_the_start_page_tells_a_lone_student_how_to_get_the_pre_test():
+    """Issue 29: a laptop student sent to the Assignment List found "There are no assignments to
+    fetch". The start page names the list as JupyterLab does and the command that fills it."""
+    import subprocess
+
+    text = "\n".join(c.source for c in _read("00_start_here").cells)
+    assert "*Assignments* tab" not in text and "Nbgrader → Assignment List" in text
+    assert text.count("make release A=inventory_pre") >= 2  # where it is explained, and at the end
+    dry = subprocess.run(["make", "-n", "release", "A=inventory_pre"], cwd=ROOT,
+                         capture_output=True, text=True)  # fmt: skip
+    assert dry.returncode == 0 and 'release "inventory_pre"' in dry.stdout

@@ -38,3 +38,11 @@ def test_no_readable_guess_still_reveals_and_never_raises(guess, capsys):
 
 def test_decimals():
     assert "measured 0.2280" in reveal(None, 0.228, "x", decimals=4).message
+
+
+def test_a_percentage_for_a_share_gets_did_you_mean(capsys):
+    """Issue 29: `my_guess = 80` for a recall of 0.23 read "off by 79.77" and nothing else."""
+    result = reveal(80, 0.23, "recall")
+    assert result.message.endswith("Did you mean 0.80? (80 % written as a share from 0 to 1)")
+    assert "Did you mean" not in reveal(0.8, 0.23, "recall").message
+    assert "Did you mean" not in reveal(80, 3.5, "a coordinate").message  # not a share

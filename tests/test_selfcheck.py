@@ -42,3 +42,45 @@ def test_none_and_errors_never_raise(capsys):
     assert "c is still None" in capsys.readouterr().out
     result = self_check(checks.check_scores, [1, 2, 3], [1, 2], [[1, "x"]] * 3, False, name="s")
     assert not result.passed and "not yet: checking s raised ValueError" in capsys.readouterr().out
+
+
+def _run_in_a_kernel(*sources: str) -> list[dict]:
+    """Run cells in a real IPython kernel, as a student does one after another; their outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
+    return [cell.outputs for cell in nb.cells]
+
+
+_LESSON_01 = (
+    "import numpy as np\n"
+    "from attention_lab import checks, softmax\n"
+    "from attention_lab.selfcheck import self_check\n"
+    "H = np.array([[3, 1], [1, 1], [0, 2]]); s = np.array([1, 2])"
+)
+_CHECK_C = 'self_check(checks.check_output, c, query=s, keys=H, values=H, scale=False, name="c")'
+
+
+def test_a_check_judges_only_what_the_last_run_of_the_exercise_produced():
+    """Lesson 01, your turn 2: a hard pick first, then `c = a * H` raises; the check must not
+    describe the old pick (the issue's report), nor say anything of a value no longer there."""
+    outputs = _run_in_a_kernel(
+        _LESSON_01,
+        "a = softmax(H @ s)\nc = H[np.argmax(a)]",  # an earlier try: the hard-attention pick
+        _CHECK_C,
+        "a = softmax(H @ s)\nc = a * H",  # the new try raises: shapes (3,) and (3, 2)
+        _CHECK_C,
+        "c = a @ H",  # fixed
+        _CHECK_C,
+    )
+    first, after_error, fixed = ("".join(o.get("text", "") for o in outputs[i]) for i in (2, 4, 6))
+    assert "[hard_attention]" in first
+    assert "hard_attention" not in after_error
+    assert after_error.startswith(
+        "not yet: the last run of the cell that sets c stopped with ValueError"
+    )
+    assert fixed.strip() == "✓ c: right."
+    # every check printed its line and left no empty Out[n] prompt behind
+    assert all(o["output_type"] == "stream" for i in (2, 4, 6) for o in outputs[i])

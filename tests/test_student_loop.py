@@ -91,7 +91,7 @@ def laptop(tmp_path_factory):
     assert "pip install" not in dry.stdout, "the clone's make setup would re-install the venv"
     setup = _make(clone, env, "setup")
     assert setup.returncode == 0, setup.stderr
-    assert (clone / "exchange").is_dir() and (clone / "notebooks" / "assignments").is_dir()
+    assert (clone / "exchange").is_dir() and (clone / "work" / "assignments").is_dir()
     release = _make(clone, env, "release", f"A={ASSIGNMENT}")
     assert release.returncode == 0, release.stdout + release.stderr
     return clone, env
@@ -113,17 +113,19 @@ def lab(laptop):
         start_new_session=True,
     )
 
-    def call(path: str, data: dict | None = None) -> dict:
+    def call(path: str, data: dict | None = None, method: str | None = None) -> dict:
         """GET ``path``, or POST ``data`` as JSON (as nbgrader's lab extension does)."""
         body = None if data is None else json.dumps(data).encode()
         req = urllib.request.Request(
             f"http://127.0.0.1:{port}/{path}",
             data=body,
             headers={"Authorization": f"token {token}"},
-            method="POST" if data is not None else "GET",
+            method=method or ("POST" if data is not None else "GET"),
         )
         with urllib.request.urlopen(req, timeout=120) as answer:
             return json.load(answer)
+
+    call.put = lambda path, data: call(path, data, "PUT")  # save, as JupyterLab does
 
     try:
         deadline = time.monotonic() + 120
@@ -182,8 +184,8 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     (row,) = fetched["value"]
     assert row["status"] == "fetched"
     rel = f"assignments/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
-    assert [nb["path"] for nb in row["notebooks"]] == [rel]  # inside the lab's notebooks/
-    copy = clone / "notebooks" / rel
+    assert [nb["path"] for nb in row["notebooks"]] == [rel]  # inside the lab's work/
+    copy = clone / "work" / rel
 
     nb = nbformat.read(copy, as_version=4)
     (answer,) = [
@@ -208,7 +210,7 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     # a choice's verdict is held back on the first check (issue 27), and the printout says so
     assert "checked" in lines["highest_key_choice"] and "✓" not in lines["highest_key_choice"]
     assert "until your teacher releases feedback" in out, out
-    assert "written answer" in lines["scaling_explained"], out
+    assert "blank: write your answer" in lines["scaling_explained"], out  # left blank
 
     source = nbformat.read(clone / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     leaked = [line for line in _hidden_and_solution_lines(source) if line in out]
@@ -224,7 +226,7 @@ def test_after_submit_the_lone_student_plays_teacher_and_reads_the_feedback(lapt
     """docs/students.md: Submit, then `make collect`, `make grade`, `make feedback PARTIAL=1`,
     and *Fetch Feedback* puts the page in assignments/<a>/feedback/<time>/<a>.html."""
     clone, env = laptop
-    copy = clone / "notebooks" / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    copy = clone / "work" / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     if not copy.exists():  # this test run alone
         lab("assignments/fetch", {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
     nb = nbformat.read(copy, as_version=4)
@@ -244,3 +246,27 @@ def test_after_submit_the_lone_student_plays_teacher_and_reads_the_feedback(lapt
     assert got["success"], got
     (page,) = (copy.parent / "feedback").glob(f"*/{ASSIGNMENT}.html")
     assert "[forgot_scaling]" in page.read_text()
+
+
+def test_lessons_opened_and_saved_in_make_lab_leave_the_git_checkout_clean(laptop, lab):
+    """Issue 29: JupyterLab autosaved the lessons into notebooks/, so `git status` showed all six
+    modified and `git pull` conflicted. make lab serves the student's copies in work/."""
+    clone, _ = laptop
+    listing = {item["name"] for item in lab("api/contents")["content"]}
+    lessons = {p.name for p in (clone / "notebooks").glob("*.ipynb")}
+    assert lessons <= listing and "assignments" in listing
+    model = lab("api/contents/01_the_bottleneck.ipynb?content=1")
+    model["content"]["cells"][0]["source"] = "my own note"
+    saved = lab.put(
+        "api/contents/01_the_bottleneck.ipynb",
+        {"type": "notebook", "format": "json", "content": model["content"]},
+    )
+    assert saved["name"] == "01_the_bottleneck.ipynb"
+    assert "my own note" in (clone / "work" / "01_the_bottleneck.ipynb").read_text()
+    status = subprocess.run(
+        ["git", "-C", str(clone), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status == "", status

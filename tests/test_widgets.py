@@ -485,3 +485,18 @@ def test_docstring_examples_hold():
     import attention_lab.widgets
 
     assert doctest.testmod(attention_lab.widgets).failed == 0
+
+
+def test_the_hidden_weights_picture_is_not_clipped():
+    """Issue 29: the static site's prediction explorer was a picture of clipped text."""
+    import io
+
+    import matplotlib.image as mpimg
+
+    from attention_lab.prediction_panel import HIDDEN
+    from attention_lab.widget_parts import hidden_png
+
+    pixels = mpimg.imread(io.BytesIO(hidden_png(HIDDEN)))[..., :3]
+    for edge in (pixels[:, :4], pixels[:, -4:], pixels[:4], pixels[-4:]):
+        assert edge.min() > 0.99  # only background at the edges: no letter cut off
+    assert pixels.min() < 0.5  # and the message is drawn

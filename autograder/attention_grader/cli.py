@@ -17,7 +17,7 @@ from .feedback import feedback_report
 from .gain_page import write_gain
 from .grade import GradeOptions, grade, submitted_students
 from .grades import FORMATS, write_grades
-from .release import release
+from .release import due_line, release
 from .report import write_report
 from .safe_text import printable
 from .shards import parse_shard
@@ -34,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("release", help="generate the student version and release it")
     s.add_argument("assignment")
-    s.add_argument("--due", help='due date, e.g. "2026-12-07 17:00 Asia/Kolkata"')
+    s.add_argument(
+        "--due",
+        help='due date, e.g. "2026-12-07 17:00" (in c.CourseTime.timezone) or '
+        '"2026-12-07 17:00 Asia/Kolkata"',
+    )
 
     s = sub.add_parser("collect", help="collect submissions from the exchange")
     s.add_argument("assignment")
@@ -148,6 +152,7 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
     if args.step == "release":
         release(course, args.assignment, args.due)
         print(f"released {args.assignment} to {course.exchange}")
+        print(due_line(course, args.assignment))
     elif args.step == "collect":
         done = collect_report(course, args.assignment)
         print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")

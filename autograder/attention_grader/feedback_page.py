@@ -30,6 +30,7 @@ from attention_lab.misconceptions import parse_diagnosis
 from .csp import FeedbackExporter
 from .offline_html import MathMLHTMLExporter
 from .outcomes import STOPPED_NAMES, student_line
+from .question_labels import toc_labels
 from .summary import GRADER_METADATA
 
 __all__ = ["FeedbackPageExporter", "MarkUngraded", "configure", "explain_error"]
@@ -110,6 +111,13 @@ def explain_error(output, seconds: int = DEFAULT_CELL_TIMEOUT) -> str:
         )  # fmt: skip
     if ename == "KeyboardInterrupt":
         return ""  # the timeout note that follows says why the kernel was interrupted
+    if ename == "NotImplementedError" and not evalue.strip():  # the released placeholder
+        return _box(
+            "blank",
+            "Blank: not answered",
+            _para("This answer still has its placeholder: replace None with your answer and "
+                  "delete the line raise NotImplementedError()."),
+        )  # fmt: skip
     line = student_line(output.get("traceback", []))
     if line is None:  # a failed check (hidden test) or an error without a frame
         return _box("check", "Not yet right", _para(f"{ename}: {evalue}" if evalue else ename))
@@ -178,7 +186,7 @@ _TEMPLATE = """{%- extends 'nbconvert/templates/classic/index.html.j2' -%}
 <ol id="toc">
 {%- for cell in nb.cells %}{% set g = cell.metadata.nbgrader %}
 {%- if g and g.grade %}
-<li><a href="#{{ g.grade_id | escape_html }}">{% if g.solution and cell.cell_type == 'markdown' %}Written response{% elif g.solution %}Coding free-response{% else %}Test cell{% endif %}</a> ({{ score_text(cell) }})</li>
+<li><a href="#{{ g.grade_id | escape_html }}">{{ resources.attention_toc.get(g.grade_id, 'check') | escape_html }}</a> ({{ score_text(cell) }})</li>
 {%- endif %}
 {%- endfor %}
 {%- if resources.nbgrader.late_penalty > 0 %}
@@ -299,6 +307,7 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         self._seconds = self._cell_timeout(nb)
         resources = {} if resources is None else resources
         resources["attention_feedback_css"] = _CSS
+        resources["attention_toc"] = toc_labels(nb)  # "Q1" ... "Q5", not "Test cell" x 5
         return super().from_notebook_node(nb, resources, **kw)
 
 

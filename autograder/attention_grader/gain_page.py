@@ -9,6 +9,8 @@ no script (:mod:`attention_grader.csp`), as the class report does.
 from __future__ import annotations
 
 import csv
+import html
+import os
 from pathlib import Path
 
 from .course import Course
@@ -80,7 +82,22 @@ def _g(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
-def _html(report: GainReport, figures: dict[str, str]) -> str:
+#: Below this many students, one student moves ⟨g⟩ by a tenth or more: the page says so.
+SMALL_CLASS = 10
+
+
+def _small_sample(n: int) -> str:
+    if n >= SMALL_CLASS:
+        return ""
+    return (
+        f"<p class='caution'><strong>A small class: {n} student(s).</strong> With fewer than "
+        f"{SMALL_CLASS}, one student's answers move &lang;g&rang; a lot; read it as a rough "
+        "indication, not a measurement, and compare it with another class or term before "
+        "drawing conclusions.</p>"
+    )
+
+
+def _html(report: GainReport, figures: dict[str, str], docs_href: str) -> str:
     fig = {k: f"<img src='{v}' alt='{k} chart'>" for k, v in figures.items()}
     n = len(report.students)
     item_rows = [
@@ -111,7 +128,9 @@ averages (Hake 1998). The average of the students' own gains is
 {_g(report.mean_student_gain)}{left_out}.
 For comparison, Hake measured &lang;g&rang; = {HAKE_TRADITIONAL} on average for traditional
 lecture courses and {HAKE_INTERACTIVE} for interactive-engagement courses (physics, Force
-Concept Inventory); see docs/teachers-gain.md.</p>
+Concept Inventory); see <a href="{html.escape(docs_href)}">Measuring what the class learned</a>
+(docs/teachers-gain.md).</p>
+{_small_sample(n)}
 {fig.get("scores", "")}
 <h2>Items</h2>
 <p>The share of the class that chose the right option, before and after (parallel items share
@@ -185,5 +204,8 @@ def write_gain(course: Course, pre: str, post: str, out: str | Path | None = Non
         writer.writerow(["kind", "name", "before", "after", "gain"])
         writer.writerows([[csv_cell(c) for c in row] for row in _csv_rows(report)])
     page = folder / "index.html"
-    page.write_text(add_csp_meta(_html(report, figures), STATIC_PAGE_POLICY))
+    docs = os.path.relpath(
+        Path(course.root).resolve() / "docs" / "teachers-gain.md", folder.resolve()
+    )
+    page.write_text(add_csp_meta(_html(report, figures, Path(docs).as_posix()), STATIC_PAGE_POLICY))
     return page

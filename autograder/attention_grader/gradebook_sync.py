@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import Course
+from .late import final_score
 from .summary import Flag, SubmissionResult
 
 __all__ = [
@@ -144,7 +145,9 @@ def finish(gb, assignment: str, result: SubmissionResult) -> None:
         sub = gb.find_submission(assignment, result.student)
     except MissingEntry:
         return
-    result.score, result.max_score = sub.score, sub.max_score
+    result.score, result.max_score = final_score(sub), sub.max_score
+    result.penalty = sub.late_submission_penalty or 0.0
+    result.waiting = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
     late = sub.total_seconds_late
     if late > 0:
         penalty = sub.late_submission_penalty

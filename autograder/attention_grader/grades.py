@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import csv
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .course import Course
 from .safe_text import csv_cell
+
+from .late import final_score
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
 
@@ -31,6 +34,11 @@ COLUMNS = (
 
 def _fmt(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
+
+
+def _utc(stamp: datetime | None) -> str:
+    """A gradebook time (nbgrader keeps naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
+    return "" if stamp is None else stamp.replace(tzinfo=UTC).isoformat()
 
 
 def grade_rows(course: Course) -> list[dict]:
@@ -65,9 +73,7 @@ def grade_rows(course: Course) -> list[dict]:
                         }
                     )
                     continue
-                # nbgrader keeps the penalty apart from the grades (its feedback subtracts it)
-                penalty = sub.late_submission_penalty or 0.0
-                score = max(0.0, (sub.score or 0.0) - penalty)
+                score = final_score(sub)
                 pct = 100 * score / sub.max_score if sub.max_score else 0.0
                 rows.append(
                     {
@@ -79,7 +85,7 @@ def grade_rows(course: Course) -> list[dict]:
                         "percent": f"{pct:.1f}",
                         "late_penalty": _fmt(sub.late_submission_penalty or None),
                         "needs_manual_grade": "yes" if sub.needs_manual_grade else "no",
-                        "submitted_at": "" if sub.timestamp is None else sub.timestamp.isoformat(),
+                        "submitted_at": _utc(sub.timestamp),
                     }
                 )
     return rows

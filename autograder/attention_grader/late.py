@@ -21,7 +21,7 @@ import math
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
 
-__all__ = ["SharePerDay", "late_penalty"]
+__all__ = ["SharePerDay", "final_score", "late_penalty"]
 
 DAY = 86400.0
 
@@ -61,6 +61,20 @@ def late_penalty(score: float, seconds_late: float, share_per_day: float, max_sh
         return 0.0
     days = math.ceil(late / DAY)
     return round(score * min(max_share, share_per_day * days), 2)
+
+
+def final_score(submission) -> float:
+    """A submission's score with its late penalty subtracted (never below 0): the one number
+    the batch summary, ``grades.csv``, the Canvas file, the report and the formgrader show.
+
+    nbgrader keeps the penalty apart from the grades (``submission.score`` is before it); every
+    place that shows a score calls this, with the penalty beside it.
+
+    Parameters
+    ----------
+    submission : nbgrader.api.SubmittedAssignment or SubmittedNotebook
+    """
+    return max(0.0, (submission.score or 0.0) - (submission.late_submission_penalty or 0.0))
 
 
 class SharePerDay(LateSubmissionPlugin):

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,15 +96,25 @@ def _title(nb: nbformat.NotebookNode, fallback: str) -> str:
 def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
     """Run a lesson top to bottom in its folder, as a student would, without widget state."""
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,  # the template loads no widget JavaScript: static HTML instead
-    ).execute()
+    config = Config()
+    # A local kernel over a Unix socket: over TCP (the default) ipykernel warns on every lesson
+    # that the connection is unencrypted, a warning `make html` has no use for. The socket's
+    # path is absolute: the kernel runs in the lesson's folder, not ours.
+    with tempfile.TemporaryDirectory(prefix="attention-lesson-") as sockets:
+        if os.name == "posix":
+            config.KernelManager.transport = "ipc"
+            config.KernelManager.ip = f"{sockets}/kernel"
+        NotebookClient(
+            nb,
+            config=config,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            store_widget_state=False,  # the template loads no widget JavaScript: static HTML
+        ).execute()
     return nb
 
 

@@ -21,6 +21,8 @@ from nbgrader.plugins import ExportPlugin
 
 from .safe_text import csv_cell
 
+from .late import final_score
+
 __all__ = ["CANVAS_COLUMNS", "CanvasExportPlugin", "canvas_rows"]
 
 #: Canvas's identity columns, first in its gradebook CSV, in this order.
@@ -37,8 +39,7 @@ def _score(gb, assignment: str, student: str) -> str:
         sub = gb.find_submission(assignment, student)
     except MissingEntry:
         return "0"  # nothing handed in: nbgrader's own CSV export says 0 as well
-    score = max(0.0, (sub.score or 0.0) - (sub.late_submission_penalty or 0.0))
-    return f"{round(score, 4):g}"
+    return f"{round(final_score(sub), 4):g}"
 
 
 def canvas_rows(gb, assignments=(), students=()) -> tuple[list[list[str]], list[str]]:

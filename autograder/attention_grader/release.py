@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from .course import Course, check_result
+from .due import CourseTime, describe_due, parse_due
 
-__all__ = ["release", "set_duedate"]
+__all__ = ["due_line", "release", "set_duedate"]
 
 
 def set_duedate(course: Course, assignment: str, duedate: str | datetime | None) -> None:
@@ -15,13 +16,42 @@ def set_duedate(course: Course, assignment: str, duedate: str | datetime | None)
     Parameters
     ----------
     duedate : str or datetime or None
-        E.g. ``"2026-12-07 17:00"`` (read by nbgrader's own parser, so a time zone such as
-        ``"2026-12-07 17:00 Asia/Kolkata"`` is allowed). ``None`` leaves it unchanged.
+        E.g. ``"2026-12-07 17:00"``, read in the course's time zone (``c.CourseTime.timezone``),
+        or with its own (``"2026-12-07 17:00 Asia/Kolkata"``, ``"... +05:30"``): see
+        :func:`attention_grader.due.parse_due`, which refuses anything else with the formats
+        that work. A naive datetime is in the course's zone too. ``None`` leaves it unchanged.
     """
     if duedate is None:
         return
+    zone = CourseTime(config=course.config).zone
+    if isinstance(duedate, str):
+        due = parse_due(duedate, zone)
+    else:
+        due = duedate if duedate.tzinfo else duedate.replace(tzinfo=zone)
     with course.gradebook() as gb:
-        gb.update_or_create_assignment(assignment, duedate=duedate)
+        gb.update_or_create_assignment(assignment, duedate=due.astimezone(UTC))
+
+
+def due_line(course: Course, assignment: str) -> str:
+    """What release prints about the due date: when it is, in the course's zone and UTC."""
+    from nbgrader.api import MissingEntry
+
+    with course.gradebook() as gb:
+        try:
+            stored = gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            stored = None
+    if stored is None:
+        return (
+            f"{assignment} has no due date: nothing handed in counts as late "
+            '(set one with DUE="2026-12-07 17:00")'
+        )
+    course_time = CourseTime(config=course.config)
+    due = describe_due(stored.replace(tzinfo=UTC), course_time.zone)
+    return (
+        f"{assignment} is due {due} (the course's time zone is {course_time.timezone}: "
+        "c.CourseTime.timezone in nbgrader_config.py)"
+    )
 
 
 def release(course: Course, assignment: str, duedate: str | datetime | None = None) -> None:
@@ -36,6 +66,8 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
         raise FileNotFoundError(
             f"no source assignment {assignment!r} in {course.root / 'source'}; known: {known}"
         )
+    if isinstance(duedate, str):  # refuse an unreadable date before generating anything
+        parse_due(duedate, CourseTime(config=course.config).zone)
     api = course.api()
     check_result(
         api.generate_assignment(assignment, force=True, create=True), f"generate {assignment}"

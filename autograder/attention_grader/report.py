@@ -27,6 +27,7 @@ from attention_lab.misconceptions import parse_diagnosis
 
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
+from .late import final_score
 from .outcomes import submission_outcomes
 from .report_page import figures, html_table, page_html, page_start
 from .safe_text import csv_cell
@@ -168,8 +169,7 @@ def question_stats(course: Course, assignment: str) -> tuple[list[QuestionStat],
                 stats[(nb.name, gc.name)] = QuestionStat(gc.name, nb.name, gc.max_score, kind=kind)
         totals = {}
         for sub in gb.assignment_submissions(assignment):
-            penalty = sub.late_submission_penalty or 0.0
-            totals[sub.student.id] = max(0.0, (sub.score or 0.0) - penalty)
+            totals[sub.student.id] = final_score(sub)
             for snb in sub.notebooks:
                 for g in snb.grades:
                     stat = stats[(snb.name, g.name)]
@@ -286,8 +286,7 @@ def student_rows(course: Course, assignment: str, diagnoses: list[Diagnosis]) ->
         for sub in gb.assignment_submissions(assignment):
             pending = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
             late = _late(sub.total_seconds_late, sub.late_submission_penalty)
-            score = max(0.0, (sub.score or 0.0) - (sub.late_submission_penalty or 0.0))
-            rows.append(StudentRow(sub.student.id, score, pending, late=late))
+            rows.append(StudentRow(sub.student.id, final_score(sub), pending, late=late))
     for row in rows:
         folder = course.root / "autograded" / row.student / assignment
         row.misconceptions = found.get(row.student, [])

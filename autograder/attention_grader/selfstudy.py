@@ -1,7 +1,7 @@
 """``make check A=<assignment>``: practice feedback on a student's own working copy.
 
 For a student alone on a laptop, before (or instead of) a teacher's grading. The working copy
-is the notebook that nbgrader's Fetch put in ``notebooks/assignments/<assignment>/`` (the
+is the notebook that nbgrader's Fetch put in ``work/assignments/<assignment>/`` (the
 ``Exchange.assignment_dir`` of ``jupyter-settings/laptop/nbgrader_config.py``). It is graded in
 a scratch course (:func:`~.course.new_course`, deleted afterwards) with the course's own
 pipeline: :func:`~.release.release` builds the gradebook from ``source/``, :func:`~.grade.grade`
@@ -37,6 +37,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from .course import GradingStepError, new_course
 from .grade import GradeOptions, grade
+from .question_labels import question_label as _question_label
 from .release import release
 
 __all__ = [
@@ -58,6 +59,11 @@ SELF = "you"
 #: holds an expected value, so it is shown as it is. A bare ``AssertionError`` may quote a hidden
 #: test (``assert x == 0.248``), so its message is never shown.
 CHECK_ERRORS = frozenset({"Misconception", "WrongAnswer", "AnswerFormatError", "CheckFailure"})
+#: A released answer cell's placeholder, and what a student is told while it is still there.
+_BLANK_CODE = "replace None with your answer and delete the 'raise NotImplementedError()' line."
+_BLANK_WRITTEN_MARK = "YOUR ANSWER HERE"
+_BLANK_WRITTEN = "write your answer in place of YOUR ANSWER HERE."
+_WRITTEN = ("written", "written answer: your teacher marks it.")
 _NOT_GRADE = "Practice feedback on your working copy: not a grade, and nothing was submitted."
 #: The checks that grade a choice: their verdict is held back (see the module docstring).
 _CHOICE_CALLS = ("check_choice(", "check_true_false(")
@@ -116,14 +122,6 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
     return (root / assignment_dir).resolve() / assignment
 
 
-def _question_label(markdown: str) -> str | None:
-    """``"## Q3. The full computation"`` -> ``"Q3"``; None when the cell is no question heading."""
-    first = markdown.lstrip().splitlines()[0] if markdown.strip() else ""
-    if not first.startswith("## "):
-        return None
-    return first[3:].split(".", 1)[0].strip()
-
-
 def _message(outputs: list) -> str:
     """What a failed test cell says, safe to show: the check's message, or the error's name."""
     for out in outputs:
@@ -134,6 +132,8 @@ def _message(outputs: list) -> str:
             return f"not yet: {value}"
         if name == "AssertionError":
             return "not yet: this answer does not pass the check."
+        if name == "NotImplementedError":  # the released placeholder is still there
+            return f"blank: {_BLANK_CODE}"
         first = value.splitlines()[0][:160] if value else ""
         return f"not yet: your code raised {name}" + (f": {first}" if first else ".")
     return "not yet: this answer does not pass the check."
@@ -217,28 +217,38 @@ def _gate(check: QuestionCheck, gate: ChoiceGate) -> QuestionCheck:
 _CHECKED = "checked: your choice is read; whether it is right is not shown yet (see below)."
 
 
+def _answer_error(cell) -> list:
+    """An answer cell's error output, if its last run raised: a check after it fails because of
+    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``)."""
+    return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"][:1]
+
+
 def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list[QuestionCheck]:
     """One :class:`QuestionCheck` per graded cell of an autograded notebook, in order."""
     nb = nbformat.read(notebook, as_version=4)
-    question, found = "", []
+    question, found, answer_error = "", [], []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
             question = _question_label(cell.source) or question
+            answer_error = []
+            continue
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            answer_error = _answer_error(cell) or answer_error
             continue
         if not meta.get("grade"):
             continue
         gid = meta.get("grade_id", "")
         if cell.cell_type == "markdown" or meta.get("task"):
-            found.append(
-                QuestionCheck(question, gid, "written", "written answer: your teacher marks it.")
-            )
+            blank = _BLANK_WRITTEN_MARK in cell.source or not cell.source.strip()
+            status, said = ("not_yet", f"blank: {_BLANK_WRITTEN}") if blank else _WRITTEN
+            found.append(QuestionCheck(question, gid, status, said))
             continue
         auto, most = scores.get(gid, (0.0, 1.0))
         if auto is not None and auto >= most:
             found.append(QuestionCheck(question, gid, "pass"))
         else:
-            outputs = cell.get("outputs", [])
+            outputs = answer_error or cell.get("outputs", [])
             found.append(
                 QuestionCheck(question, gid, "not_yet", _message(outputs), _error_name(outputs))
             )

@@ -86,7 +86,12 @@ class SubmissionResult:
         One line; empty when graded cleanly.
     flags : list of Flag
     score, max_score : float or None
-        The submission's score in the gradebook after this run (None when unknown).
+        The submission's score in the gradebook after this run, late penalty subtracted
+        (:func:`~.late.final_score`, the number ``grades.csv`` has); None when unknown.
+    penalty : float
+        The late penalty already subtracted from ``score`` (0 when on time).
+    waiting : int
+        Written answers (cells) that wait for a teacher in the formgrader.
     seconds : float
         Wall time the worker spent on it.
     """
@@ -97,6 +102,8 @@ class SubmissionResult:
     flags: list[Flag] = field(default_factory=list)
     score: float | None = None
     max_score: float | None = None
+    penalty: float = 0.0
+    waiting: int = 0
     seconds: float = 0.0
 
     def __post_init__(self) -> None:
@@ -127,6 +134,17 @@ class BatchSummary:
         """Results that are not cleanly graded: errors, missing notebooks, a reason or a flag."""
         return [r for r in self.results if r.status in ("error", "missing") or r.flags or r.reason]
 
+    def waiting_line(self) -> str:
+        """How many written answers wait for a teacher, and where to grade them."""
+        waiting = sum(r.waiting for r in self.results)
+        if not waiting:
+            return "Written answers: none wait for a teacher."
+        who = sum(bool(r.waiting) for r in self.results)
+        return (
+            f"Written answers: {waiting} wait for a teacher ({who} submission(s)): grade them in "
+            "the formgrader (make formgrader, then Nbgrader -> Formgrader) before make feedback."
+        )
+
     def table(self) -> str:
         """A plain-text table, one line per submission, for the terminal.
 
@@ -137,6 +155,7 @@ class BatchSummary:
         rows = [header]
         for r in self.results:
             score = "" if r.score is None else f"{r.score:g}/{r.max_score:g}"
+            score += f" (late -{r.penalty:g})" if r.penalty else ""
             notes = "; ".join([r.reason] * bool(r.reason) + [str(f) for f in r.flags])
             rows.append((printable(r.student), r.status, score, printable(notes)))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -150,6 +169,7 @@ class BatchSummary:
             f"{len(self.needs_attention)} need attention; {self.wall_seconds:.1f} s "
             f"with {self.jobs} worker(s)"
         )
+        lines.append(self.waiting_line())
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -177,9 +197,10 @@ class BatchSummary:
         js.write_text(json.dumps(self.to_dict(), indent=1))
         with cs.open("w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["student", "status", "score", "max_score", "reason", "flags"])
+            w.writerow(["student", "status", "score", "max_score", "late_penalty",
+                        "written_waiting", "reason", "flags"])  # fmt: skip
             for r in self.results:
                 flags = "; ".join(str(f) for f in r.flags)
-                row = [r.student, r.status, r.score, r.max_score, r.reason, flags]
-                w.writerow([csv_cell(c) for c in row])
+                row = [r.student, r.status, r.score, r.max_score, r.penalty, r.waiting, r.reason]
+                w.writerow([csv_cell(c) for c in [*row, flags]])
         return js, cs

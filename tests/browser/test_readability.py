@@ -91,3 +91,48 @@ def test_explorer_fits_and_reads_at_laptop_sizes(browser, lab, notebook, artifac
     finally:
         close_current(page)
         page.close()
+
+
+_OVERFLOW = """() => {
+  const wide = [];
+  for (const e of document.querySelectorAll('.jp-NotebookPanel-notebook, .jp-Notebook, .jp-WindowedPanel-outer, .attention-explorer, .jp-OutputArea-output')) {
+    const style = getComputedStyle(e).overflowX;
+    if (e.scrollWidth > e.clientWidth + 1 && (style === 'auto' || style === 'scroll'))
+      wide.push([e.className.slice(-60), style, e.scrollWidth, e.clientWidth]);
+  }
+  return {page: [document.documentElement.scrollWidth, document.documentElement.clientWidth], wide};
+}"""
+
+
+@pytest.fixture(scope="module")
+def full_notebook(course):
+    cells = ["from attention_lab.widgets import QueryExplorer\nQueryExplorer.isro()"]
+    write_notebook(course / "readability_full.ipynb", cells)
+    return "readability_full.ipynb"
+
+
+def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
+    browser, lab, full_notebook, artifacts
+):
+    """Issue 29: at 1280 px with the file browser open (JupyterLab's default) the explorer made
+    the notebook scroll sideways."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        open_in_lab(page, lab, full_notebook)
+        page.evaluate(
+            "() => { if (window.jupyterapp.shell.leftCollapsed)"
+            " window.jupyterapp.commands.execute('application:toggle-left-area'); }"
+        )
+        page.wait_for_function("() => !window.jupyterapp.shell.leftCollapsed")
+        run_all_cells(page)
+        wait_for_widgets(page)
+        explorer = page.locator(".attention-explorer").first
+        explorer.locator("img.attention-explorer-figure").wait_for(state="visible")
+        explorer.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(artifacts / "readability-explorer-1280-filebrowser.png"))
+        found = page.evaluate(_OVERFLOW)
+        print(found)
+        assert found["wide"] == [], found
+    finally:
+        close_current(page)
+        page.close()
