@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .course import Course
-from .safe_text import csv_cell
-
 from .late import final_score
+from .safe_text import csv_cell
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
 

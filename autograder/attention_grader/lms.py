@@ -19,9 +19,8 @@ import csv
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
 
-from .safe_text import csv_cell
-
 from .late import final_score
+from .safe_text import csv_cell
 
 __all__ = ["CANVAS_COLUMNS", "CanvasExportPlugin", "canvas_rows"]
 
