@@ -4,7 +4,9 @@ An entry holds everything about one misconception: its id (what feedback shows i
 brackets and the class report counts), a short title for the teacher, the message a student gets
 when a computed answer shows it, the teaching idea shown when a multiple-choice option or a
 true/false answer reveals it, and the wrong computation(s) that produce it, written as stage
-replacements of the attention computation (:class:`attention_lab._steps.WrongComputation`).
+replacements of the attention computation (:class:`attention_lab._steps.WrongComputation`), or,
+for a mistake about projections, heads or positions (lesson 6), of one projected head
+(:class:`attention_lab._layer_steps.WrongLayer`, in ``layer_wrong``).
 
 The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries,
 and the teacher's report reads a diagnosis back with :func:`parse_diagnosis`, the inverse of
@@ -19,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attention_lab._layer_steps import LayerCase, WrongLayer
 from attention_lab._steps import Case, WrongComputation, one_hot, raw_scores, softmax
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "Case",
     "WrongComputation",
     "entries_for",
+    "layer_entries_for",
     "format_diagnosis",
     "get",
     "parse_diagnosis",
@@ -54,6 +58,9 @@ class Entry:
     kinds : frozenset of str or None
         The answer kinds it is looked for in (see ``WrongComputation.reaches``); None = every
         kind its computations reach.
+    layer_wrong : tuple of WrongLayer
+        The computations of one projected head that produce it (lesson 6's projections, heads
+        and positions; see :func:`layer_entries_for`).
     """
 
     id: str
@@ -62,6 +69,7 @@ class Entry:
     idea: str = ""
     wrong: tuple[WrongComputation, ...] = ()
     kinds: frozenset[str] | None = None
+    layer_wrong: tuple[WrongLayer, ...] = ()
 
     def computations(self, kind: str) -> tuple[WrongComputation, ...]:
         """The wrong computations that apply to an answer of ``kind``."""
@@ -189,6 +197,28 @@ def _keys_blended(weights, case):
 
 def _tril(n, k=0):
     return np.tril(np.ones((n, n), dtype=bool), k=k)
+
+
+def _first_head_queries(case: LayerCase, inputs):
+    return None if case.other_W_Q is None else inputs @ case.other_W_Q
+
+
+def _unprojected_scores(case: LayerCase, inputs):
+    return inputs @ inputs.T / case.divisor
+
+
+def _without_positions(case: LayerCase):
+    return None if case.positions is None else case.X
+
+
+def _positions_on_output(case: LayerCase, weights, values):
+    return None if case.positions is None else weights @ values + case.positions
+
+
+def _one_matrix_scores(case: LayerCase, inputs):
+    if case.W_Q.shape[1] != case.W_K.shape[0]:
+        return None
+    return inputs @ (case.W_Q @ case.W_K) @ inputs.T / case.divisor
 
 
 _W = WrongComputation
@@ -412,6 +442,48 @@ _ENTRIES = [
         "written) and the keys and values from the other sequence (the English source); the dot "
         "products, the softmax and the blend are the same as in self-attention.",
     ),
+    Entry(
+        "heads_share_projection",
+        "gave every head the same W_Q",
+        "your answer uses another head's W_Q: every head has its own W_Q, W_K and W_V, which is "
+        "what lets two heads look for different things in the same sentence.",
+        "heads run side by side on the same words, but each with its own projections; with one "
+        "shared W_Q the heads' queries would ask the same question.",
+        layer_wrong=(WrongLayer(queries=_first_head_queries),),
+    ),
+    Entry(
+        "projection_after_softmax",
+        "scored the raw word vectors and projected after the softmax",
+        "your answer scores the word vectors themselves against each other, as if the "
+        "projections came after the softmax: W_Q and W_K make the queries and the keys first, "
+        "and only those are compared.",
+        "the projections make the queries and keys before any score is taken; projecting after "
+        "the softmax cannot change which words match.",
+        layer_wrong=(WrongLayer(scores=_unprojected_scores),),
+    ),
+    Entry(
+        "positions_after_attention",
+        "added the positions to the weights or output instead of the inputs",
+        "your answer is what attention gives when the positions are left out of its inputs and "
+        "added afterwards (or not at all): the position vectors join the word vectors X before "
+        "the projections, so that the scores can depend on where each word stands.",
+        "positional encodings are added to the inputs of the layer (the word vectors), not to "
+        "the weights or to the output; added later, they cannot change who looks at whom.",
+        layer_wrong=(
+            WrongLayer(inputs=_without_positions, output=_positions_on_output),
+            WrongLayer(inputs=_without_positions),
+        ),
+    ),
+    Entry(
+        "one_matrix_no_transpose",
+        "merged W_Q and W_K into one matrix without transposing W_K",
+        "your scores use the product of W_Q and W_K as one matrix between the word vectors: a "
+        "key enters the dot product transposed, so the matrix that joins them is not plain "
+        "W_Q times W_K. Make the queries and the keys first, then compare them.",
+        "q.k for q = x W_Q and k = y W_K is x W_Q (y W_K) transposed: the key's matrix enters "
+        "transposed, so merging the two needs care.",
+        layer_wrong=(WrongLayer(scores=_one_matrix_scores),),
+    ),
 ]
 
 #: id -> Entry, in matching order.
@@ -439,6 +511,14 @@ def titles() -> dict[str, str]:
 def entries_for(kind: str) -> list[tuple[str, WrongComputation]]:
     """(id, wrong computation) for every entry that applies to an answer of ``kind``, in order."""
     return [(entry.id, w) for entry in _ENTRIES for w in entry.computations(kind)]
+
+
+def layer_entries_for(kind: str) -> list[tuple[str, WrongLayer]]:
+    """(id, wrong layer computation) for every entry that changes a layer answer of ``kind``.
+
+    ``kind`` is one of ``"queries"``, ``"weights"``, ``"output"`` (one projected head).
+    """
+    return [(entry.id, w) for entry in _ENTRIES for w in entry.layer_wrong if w.reaches(kind)]
 
 
 def format_diagnosis(misconception_id: str, name: str, message: str = "", detail: str = "") -> str:

@@ -95,3 +95,24 @@ def test_hard_output():
     found, message = _slug(lambda: check_hard_output(None, q, ISRO.K, ISRO.V, scale=True))
     assert found == "AnswerFormatError" and "placeholder" in message
     assert "[0, 4]" not in message and "4.0" not in message
+
+
+# --- lesson 6: predicting the pattern of a "copy the previous token" head ---------------------
+
+
+def test_previous_token_pattern_prediction():
+    from attention_lab.exercise_checks import check_previous_token_pattern
+
+    check_previous_token_pattern([0, 0, 1, 2, 3, 4], 6)
+    check_previous_token_pattern(np.array([0.0, 0.0, 1.0, 2.0]), 4)
+    for wrong, says in [
+        ([0, 1, 2, 3, 4, 5], "looks at itself"),
+        ([0, 0, 0, 0, 0, 0], "first token"),
+        ([0, 2, 3, 4, 5, 5], "later one"),
+        ([0, 0, 0, 1, 2, 3], "not right yet"),
+        ([0, 0, 1.5, 2, 3, 4], "whole number"),
+    ]:
+        with pytest.raises(checks.WrongAnswer, match=says):
+            check_previous_token_pattern(wrong, 6)
+    with pytest.raises(checks.AnswerFormatError):
+        check_previous_token_pattern([0, 0, 1], 6)

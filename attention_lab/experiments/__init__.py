@@ -5,7 +5,7 @@ and the tests can check the claim each one demonstrates. Every random draw goes 
 ``numpy.random.Generator`` built from an explicit ``seed``, so a lesson shows the same figure on
 every run.
 
-The six demonstrations, in the order of the course:
+The demonstrations, in the order of the course:
 
 a. :func:`bottleneck_recall` - one fixed-size memory vector versus attention over all states.
 b. :func:`score_variance`, :func:`softmax_saturation` - why scores are divided by ``sqrt(d_k)``.
@@ -13,6 +13,8 @@ c. :func:`word_order_test` - self-attention ignores word order until positions a
 d. :func:`hard_vs_soft_sweep` - ``v[argmax]`` is a step function; soft attention is smooth.
 e. :func:`cross_attention_alignment` - English -> Hindi alignment with hand-set vectors.
 f. :func:`rnn_vs_attention_steps` - an RNN steps word by word; attention is one matrix product.
+g. :func:`order_change` - lesson 6: the same measurement on a projected head, positions added.
+h. :func:`train_previous_token` - lesson 6: a head learns "copy the previous token" in numpy.
 
 plus :func:`additive_vs_dot` (Bahdanau's additive score next to Luong's dot product).
 """
@@ -35,6 +37,13 @@ from attention_lab.experiments.bottleneck import (
     rnn_vs_attention_steps,
 )
 from attention_lab.experiments.hard_soft import HardSoftSweep, hard_vs_soft_sweep
+from attention_lab.experiments.learning import (
+    TRAINING_SEEDS,
+    TrainingRun,
+    previous_token_pattern,
+    train_previous_token,
+)
+from attention_lab.experiments.positions import OrderChange, order_change
 from attention_lab.experiments.scaling import (
     SCALINGS,
     SaturationResult,
@@ -50,21 +59,27 @@ __all__ = [
     "CROSS_SOURCE",
     "CROSS_TARGET",
     "SCALINGS",
+    "TRAINING_SEEDS",
     "AdditiveVsDot",
     "BottleneckResult",
     "CrossAttentionResult",
     "HardSoftSweep",
+    "OrderChange",
     "SaturationResult",
     "StepsResult",
+    "TrainingRun",
     "VarianceResult",
     "WordOrderResult",
     "additive_vs_dot",
     "bottleneck_recall",
     "cross_attention_alignment",
     "hard_vs_soft_sweep",
+    "order_change",
+    "previous_token_pattern",
     "rnn_vs_attention_steps",
     "scale_factor",
     "score_variance",
     "softmax_saturation",
+    "train_previous_token",
     "word_order_test",
 ]
