@@ -176,4 +176,8 @@ def __getattr__(name):
         from attention_lab import slider_widgets
 
         return getattr(slider_widgets, name)
+    if name == "ProjectionSliders":  # lesson 6's W_Q sliders
+        from attention_lab.projection_widget import ProjectionSliders
+
+        return ProjectionSliders
     raise AttributeError(f"module 'attention_lab.demos' has no attribute {name!r}")
