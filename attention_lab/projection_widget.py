@@ -186,7 +186,8 @@ class ProjectionSliders(SliderFigure):
             for t, row in zip(tokens, result.weights, strict=True)
         )
         best = ", ".join(
-            f"{t} → {tokens[int(np.argmax(row))]}"
+            f"{t} → "
+            + " = ".join(k for k, w in zip(tokens, row, strict=True) if w > row.max() - 5e-4)
             for t, row in zip(tokens, result.weights, strict=True)
         )
         matrix = "; ".join(", ".join(fmt(x) for x in row) for row in rotation_stretch(*value))

@@ -117,7 +117,7 @@ def check_head_weights(
     """
     case = LayerCase.of(X, W_Q, W_K, None, positions, other_W_Q, scale)
     n = case.X.shape[0]
-    what = f"{n} weights, one per word" if row is not None else f"an {n} x {n} matrix of weights"
+    what = f"{n} weights, one per word" if row is not None else f"a {n} x {n} matrix of weights"
     _check_layer(
         answer, "weights", case, row, name, what,
         "Project first (queries with W_Q, keys with W_K), then score each query against every "
