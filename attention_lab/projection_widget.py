@@ -10,6 +10,7 @@ step (:class:`~attention_lab.live_figure.LiveFigure`, the course's one fast rend
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -176,6 +177,22 @@ class ProjectionSliders(SliderFigure):
     @property
     def stretch_slider(self) -> widgets.FloatSlider:
         return self.sliders[1]
+
+    def _readout_html(self, text: str, value) -> str:
+        """The sentence, then the weights as a table (row = the word asking), for screen readers."""
+        tokens = [html.escape(t) for t in self.live.tokens]
+        head = "".join(f"<th scope='col'>{t}</th>" for t in tokens)
+        rows = "".join(
+            f"<tr><th scope='row'>{t}</th>" + "".join(f"<td>{fmt(w)}</td>" for w in row) + "</tr>"
+            for t, row in zip(tokens, self.live.numbers(value).weights, strict=True)
+        )
+        sentence = html.escape(text.split(" Weights (row")[0])
+        return (
+            f"<p>{sentence}</p><table style='border-collapse:collapse;text-align:right'>"
+            "<caption>attention weights: row = the word asking, column = the word it looks at"
+            f"</caption><thead><tr><th scope='col'>asking</th>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
 
     def _describe(self, value) -> str:
         angle, stretch = value

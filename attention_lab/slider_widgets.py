@@ -79,6 +79,10 @@ class SliderFigure(widgets.VBox):
     def _describe(self, value) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _readout_html(self, text: str, value) -> str:
+        """The readout under the picture: the text, as one paragraph (a subclass may add a table)."""
+        return f"<p>{html.escape(text)}</p>"
+
     def _state(self):
         """The first slider's value, or every slider's value as a tuple when there are more."""
         values = tuple(float(s.value) for s in self.sliders)
@@ -92,7 +96,7 @@ class SliderFigure(widgets.VBox):
         with self.image.hold_sync():  # one message: the picture and its alt text
             self.image.value = png
             self.image.tooltip = text
-        self.readout.value = f"<p>{html.escape(text)}</p>"
+        self.readout.value = self._readout_html(text, value)
 
     @property
     def figure(self):

@@ -84,3 +84,12 @@ def test_bad_arguments_are_explained():
         ProjectionSliders(stretch=5.0)
     with pytest.raises(ValueError, match="one 2-D vector per token"):
         ProjectionSliders(tokens=("a", "b"), X=np.ones((3, 2)))
+
+
+def test_readout_has_a_table_of_every_weight(widget):
+    widget.angle_slider.value = 40.0
+    page = widget.readout.value
+    assert page.startswith("<p>W_Q at 40°") and "<caption>" in page
+    cells = [float(x) for x in re.findall(r"<td>(\d\.\d{3})</td>", page)]
+    assert np.allclose(np.reshape(cells, (4, 4)), widget.live.result.weights, atol=6e-4)
+    assert page.count("<th scope='row'>") == 4
