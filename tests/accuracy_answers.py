@@ -552,26 +552,26 @@ PRACTICE = [SOFTMAX, ATTENTION, CAUSAL]
 # heads_and_positions (lesson 6)
 # ---------------------------------------------------------------------------------------------
 
-HB = ("head_b_chandrayaan_weights", "head_b_weights")
+HB = ("head_b_keys", "head_b_chandrayaan_weights")
 OA = "head_a_output_with_positions"
 
 
-def _head_b(scores: str, weights: str = "np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)") -> str:
-    """A Q2 answer: scores ``s`` (3 x 3), then both answers from them."""
-    return f"s = {scores}\nweights_b = {weights}\nweights_b_chandrayaan = weights_b[2]"
+def _head_b(scores: str, keys: str = "X @ W_K_b", weights: str = "") -> str:
+    """A Q2 answer: the keys, then the scores ``s`` of Chandrayaan (3,), then the weights."""
+    weights = weights or "np.exp(s) / np.exp(s).sum()"
+    return f"keys_b = {keys}\ns = {scores}\nweights_b_chandrayaan = {weights}"
 
 
 def _head_a(scores: str, output: str = "w @ (Xp @ W_V_a)", inputs: str = "X + PE") -> str:
-    """A Q4 answer from the inputs ``Xp``, the scores ``s`` and the output over ``w``."""
+    """A Q4 answer from the inputs ``Xp``, Chandrayaan's scores ``s`` (3,) and its weights ``w``."""
     return (
-        f"Xp = {inputs}\ns = {scores}\n"
-        "w = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)\n"
-        f"output_a = {output}"
+        f"Xp = {inputs}\ns = {scores}\nw = np.exp(s) / np.exp(s).sum()\n"
+        f"output_a_chandrayaan = {output}"
     )
 
 
-RIGHT_B = "(X @ W_Q_b) @ (X @ W_K_b).T / np.sqrt(2)"
-RIGHT_A = "(Xp @ W_Q_a) @ (Xp @ W_K_a).T / np.sqrt(2)"
+RIGHT_B = "(X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)"
+RIGHT_A = "(Xp @ W_K_a) @ (Xp[2] @ W_Q_a) / np.sqrt(2)"
 
 HEADS = [
     Question(
@@ -597,33 +597,35 @@ HEADS = [
         HB,
         [
             _head_b(RIGHT_B),
-            "weights_b_chandrayaan = [0.164, 0.164, 0.673]\n"
-            "weights_b = [[0.140, 0.284, 0.576], [0.401, 0.198, 0.401], [0.164, 0.164, 0.673]]",
+            "keys_b = [[1, 1], [0, 2], [1, 3]]\nweights_b_chandrayaan = [0.164, 0.164, 0.673]",
             _head_b(
-                "(X @ W_Q_b) @ (X @ W_K_b / np.sqrt(2)).T",
-                "(np.exp(s).T / np.exp(s).sum(axis=1)).T",
+                "(X @ W_K_b / np.sqrt(2)) @ (X[2] @ W_Q_b)",
+                keys="(W_K_b.T @ X.T).T",
+                weights="np.exp(s - s.max()) / np.exp(s - s.max()).sum()",
             ),
             "from attention_lab.projections import projected_attention\n\n"
-            "weights_b = projected_attention(X, W_Q_b, W_K_b, np.eye(2)).weights\n"
-            "weights_b_chandrayaan = weights_b[-1].astype(np.float32)",
-            "import math\n\nrows = []\nfor x in X:\n    q = x @ W_Q_b\n"
-            "    e = [math.exp(q @ (y @ W_K_b) / math.sqrt(2)) for y in X]\n"
-            "    rows.append([v / sum(e) for v in e])\n"
-            "weights_b = rows\nweights_b_chandrayaan = tuple(rows[2])",
-        ],
+            "head = projected_attention(X, W_Q_b, W_K_b, np.eye(2))\n"
+            "keys_b = head.K\nweights_b_chandrayaan = head.weights[-1].astype(np.float32)",
+            "import math\n\nq = X[2] @ W_Q_b\nkeys_b = [list(x @ W_K_b) for x in X]\n"
+            "e = [math.exp(q @ np.array(k) / math.sqrt(2)) for k in keys_b]\n"
+            "weights_b_chandrayaan = tuple(v / sum(e) for v in e)",
+        ],  # fmt: skip
         [
             Wrong(
-                _head_b("(X @ W_Q_a) @ (X @ W_K_b).T / np.sqrt(2)"),
-                _all(HB, "heads_share_projection"),
+                _head_b("(X @ W_K_b) @ (X[2] @ W_Q_a) / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "heads_share_projection"},
             ),
-            Wrong(_head_b("X @ X.T / np.sqrt(2)"), _all(HB, "projection_after_softmax")),
             Wrong(
-                _head_b("X @ (W_Q_b @ W_K_b) @ X.T / np.sqrt(2)"),
-                _all(HB, "one_matrix_no_transpose"),
+                _head_b("X @ X[2] / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "projection_after_softmax"},
+            ),
+            Wrong(
+                _head_b("X[2] @ (W_Q_b @ W_K_b) @ X.T / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "one_matrix_no_transpose"},
             ),
             # one part right, one wrong: only the wrong part loses its points
-            Wrong(_head_b(RIGHT_B) + "\nweights_b = weights_b.T", {"head_b_weights": None}),
-            Wrong(_head_b("(X @ W_Q_b) @ (X @ W_K_b).T"), _all(HB, None)),
+            Wrong(_head_b(RIGHT_B, keys="X @ W_K_b.T"), {"head_b_keys": None}),
+            Wrong(_head_b("(X @ W_K_b) @ (X[2] @ W_Q_b)"), {"head_b_chandrayaan_weights": None}),
         ],  # fmt: skip
     ),
     Question(
@@ -648,29 +650,30 @@ HEADS = [
         (OA,),
         [
             _head_a(RIGHT_A),
-            "output_a = [[0.979, 2.694], [0.964, 2.723], [0.910, 2.880]]",
+            "output_a_chandrayaan = [0.948, 2.841]",
             "from attention_lab.projections import projected_attention\n\n"
-            "output_a = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE).output",
+            "output_a_chandrayaan = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE).output[2]",
             _head_a(
-                "(Xp @ W_Q_a) @ (Xp @ W_K_a).T / np.sqrt(W_Q_a.shape[1])",
+                "(Xp @ W_K_a) @ (Xp[-1] @ W_Q_a) / np.sqrt(W_Q_a.shape[1])",
                 output="(w @ Xp @ W_V_a).astype(np.float32)",
             ),
             _head_a(
-                "np.array([[(x @ W_Q_a) @ (y @ W_K_a) for y in Xp] for x in Xp]) / 2 ** 0.5",
+                "np.array([(Xp[2] @ W_Q_a) @ (y @ W_K_a) for y in Xp]) / 2 ** 0.5",
                 inputs="np.array(X, dtype=float) + np.array(PE)",
             ),
         ],  # fmt: skip
         [
             Wrong(
-                _head_a(RIGHT_A, output="w @ (Xp @ W_V_a) + PE", inputs="X"),
+                _head_a(RIGHT_A, output="w @ (Xp @ W_V_a) + PE[2]", inputs="X"),
                 {OA: "positions_after_attention"},
             ),
             Wrong(_head_a(RIGHT_A, inputs="X"), {OA: "positions_after_attention"}),
-            Wrong(_head_a("Xp @ Xp.T / np.sqrt(2)"), {OA: "projection_after_softmax"}),
+            Wrong(_head_a("Xp @ Xp[2] / np.sqrt(2)"), {OA: "projection_after_softmax"}),
             Wrong(
-                _head_a("Xp @ (W_Q_a @ W_K_a) @ Xp.T / np.sqrt(2)"), {OA: "one_matrix_no_transpose"}
+                _head_a("Xp[2] @ (W_Q_a @ W_K_a) @ Xp.T / np.sqrt(2)"),
+                {OA: "one_matrix_no_transpose"},
             ),
-            Wrong(_head_a("(Xp @ W_Q_a) @ (Xp @ W_K_a).T"), {OA: None}),
+            Wrong(_head_a("(Xp @ W_K_a) @ (Xp[2] @ W_Q_a)"), {OA: None}),
         ],  # fmt: skip
     ),
     _choice(

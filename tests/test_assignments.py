@@ -113,15 +113,16 @@ def causal_mask(n):
     "heads_and_positions": {
         "answer_q1": "Q_a = [[1, 2], [0, 1], [1, 3]]",
         "answer_q2": (
+            "keys_b = [[1, 1], [0, 2], [1, 3]]\n"
             "q, k = X @ W_Q_b, X @ W_K_b\n"
             "e = np.exp(q @ k.T / np.sqrt(2))\n"
-            "weights_b = (e / e.sum(axis=1, keepdims=True)).round(3)\n"
-            "weights_b_chandrayaan = list(weights_b[2])"
+            "weights_b_chandrayaan = list((e / e.sum(axis=1, keepdims=True)).round(3)[2])"
         ),
         "answer_q3": "concat_shape = [3, 4]",
         "answer_q4": (
             "from attention_lab.projections import projected_attention\n\n"
-            "output_a = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE).output"
+            "head = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE)\n"
+            "output_a_chandrayaan = head.output[2]"
         ),
         "answer_q5": 'answer_q5 = " C "',
         "answer_q6": 'answer_q6 = "false"',
@@ -388,15 +389,15 @@ BUGGY = {
             {
                 "answer_q1": "Q_a = X @ W_Q_a.T",
                 "answer_q2": (
-                    "s = (X @ W_Q_a) @ (X @ W_K_b).T / np.sqrt(2)\n"
-                    "weights_b = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)\n"
-                    "weights_b_chandrayaan = weights_b[2]"
+                    "keys_b = X @ W_K_b\n"
+                    "s = keys_b @ (X[2] @ W_Q_a) / np.sqrt(2)\n"
+                    "weights_b_chandrayaan = np.exp(s) / np.exp(s).sum()"
                 ),
                 "answer_q3": "concat_shape = (6, 2)",
                 "answer_q4": (
-                    "s = (X @ W_Q_a) @ (X @ W_K_a).T / np.sqrt(2)\n"
-                    "w = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)\n"
-                    "output_a = w @ (X @ W_V_a) + PE"
+                    "s = (X @ W_K_a) @ (X[2] @ W_Q_a) / np.sqrt(2)\n"
+                    "w = np.exp(s) / np.exp(s).sum()\n"
+                    "output_a_chandrayaan = w @ (X @ W_V_a) + PE[2]"
                 ),
                 "answer_q5": 'answer_q5 = "a"',
                 "answer_q6": "answer_q6 = True",
@@ -404,7 +405,6 @@ BUGGY = {
             {
                 "projected_queries": None,
                 "head_b_chandrayaan_weights": "heads_share_projection",
-                "head_b_weights": "heads_share_projection",
                 "concat_shape_value": None,
                 "head_a_output_with_positions": "positions_after_attention",
                 "positions_where_choice": "positions_after_attention",
@@ -414,21 +414,21 @@ BUGGY = {
         "bugs_2": (
             {
                 "answer_q2": (
-                    "s = X @ X.T / np.sqrt(2)\n"
-                    "weights_b = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)\n"
-                    "weights_b_chandrayaan = weights_b[2]"
+                    "keys_b = X @ W_K_b.T\n"
+                    "s = X @ X[2] / np.sqrt(2)\n"
+                    "weights_b_chandrayaan = np.exp(s) / np.exp(s).sum()"
                 ),
                 "answer_q4": (
                     "Xp = X + PE\n"
-                    "s = Xp @ (W_Q_a @ W_K_a) @ Xp.T / np.sqrt(2)\n"
-                    "w = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)\n"
-                    "output_a = w @ (Xp @ W_V_a)"
+                    "s = Xp[2] @ W_Q_a @ W_K_a @ Xp.T / np.sqrt(2)\n"
+                    "w = np.exp(s) / np.exp(s).sum()\n"
+                    "output_a_chandrayaan = w @ (Xp @ W_V_a)"
                 ),
                 "answer_q5": 'answer_q5 = "d"',
             },
             {
+                "head_b_keys": None,
                 "head_b_chandrayaan_weights": "projection_after_softmax",
-                "head_b_weights": "projection_after_softmax",
                 "head_a_output_with_positions": "one_matrix_no_transpose",
                 "positions_where_choice": "order_aware_self_attention",
             },
