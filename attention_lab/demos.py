@@ -7,7 +7,8 @@
   :func:`checks`, from :mod:`attention_lab.chapter_checks`), the slider figures
   (:class:`RotationFigure`, :class:`HardSoftFigure`, from :mod:`attention_lab.slider_figures`) and
   the slider widgets :class:`QueryRotation` and :class:`HardSoftSlider` (from
-  :mod:`attention_lab.slider_widgets`) are all reachable from here.
+  :mod:`attention_lab.slider_widgets`) are all reachable from here, as are lesson 6's figures
+  (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`).
 
 Accessibility: the Okabe-Ito colour-blind-safe palette, and every line also differs by marker
 and line style and is labelled in a legend (:mod:`attention_lab.plots.lines`); every figure has a
@@ -27,6 +28,7 @@ from attention_lab.experiments import (
     SaturationResult,
     VarianceResult,
 )
+from attention_lab.layer_figures import plot_heads, plot_training
 from attention_lab.plots.lines import OKABE_ITO, styled_line
 from attention_lab.slider_figures import (
     HardSoftFigure,
@@ -46,10 +48,12 @@ __all__ = [
     "plot_alignment",
     "plot_bottleneck",
     "plot_hard_vs_soft",
+    "plot_heads",
     "plot_mask_comparison",
     "plot_query_rotation",
     "plot_saturation",
     "plot_score_variance",
+    "plot_training",
 ]
 
 _SCALING_LABELS = {
@@ -172,4 +176,8 @@ def __getattr__(name):
         from attention_lab import slider_widgets
 
         return getattr(slider_widgets, name)
+    if name == "ProjectionSliders":  # lesson 6's W_Q sliders
+        from attention_lab.projection_widget import ProjectionSliders
+
+        return ProjectionSliders
     raise AttributeError(f"module 'attention_lab.demos' has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """Checks for lesson exercises that no graded assignment asks: masked attention by hand, what
-hard selection (``v[argmax]``) returns, and what makes a dot product large (lengths as well as
-the angle).
+hard selection (``v[argmax]``) returns, what makes a dot product large (lengths as well as the
+angle), and the pattern a head trained to copy the previous token will learn (lesson 6's
+prediction).
 
 They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` when the answer is
 right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,
@@ -26,6 +27,7 @@ __all__ = [
     "check_hard_output",
     "check_top_key",
     "check_parallel_key_beats",
+    "check_previous_token_pattern",
 ]
 
 # Hand-computed answers may be rounded to 3 decimals on the way (as in the assignments' checks).
@@ -271,4 +273,42 @@ def check_parallel_key_beats(answer, query, rival, name: str = "your key"):
         raise WrongAnswer(
             f"{name} points the right way but does not beat the other key's score yet: "
             f"{_LENGTH_COUNTS}."
+        )
+
+
+def check_previous_token_pattern(answer, n: int, name: str = "looks_at") -> None:
+    """Check a prediction of where each position of a "copy the previous token" head looks.
+
+    Parameters
+    ----------
+    answer : list of int, length n
+        For each position 0..n-1 (with a causal mask), the position it will put most weight on.
+    n : int
+        Sequence length.
+    name : str
+    """
+    arr = as_numbers(answer, name, (n,), f"{n} positions, one per row of the heatmap")
+    if not np.allclose(arr, np.round(arr)) or (arr < 0).any() or (arr > n - 1).any():
+        raise WrongAnswer(f"{name}: each entry is a position, a whole number from 0 to {n - 1}.")
+    looks = np.round(arr).astype(int)
+    rows = np.arange(n)
+    if (looks > rows).any():
+        raise WrongAnswer(
+            f"{name}: some position looks at a later one, which the causal mask hides: a "
+            "position sees only itself and the ones before it."
+        )
+    if (looks[1:] == rows[1:]).all():
+        raise WrongAnswer(
+            f"{name}: every position looks at itself; but the task is to say which token came "
+            "before, and a position holds its own token, not that one."
+        )
+    if (looks[1:] == 0).all():
+        raise WrongAnswer(
+            f"{name}: every position looks at the first token; the token each must say is a "
+            "different one for each position."
+        )
+    if not (looks[1:] == rows[1:] - 1).all():
+        raise WrongAnswer(
+            f"{name} is not right yet: for each position, which place holds the token the task "
+            "asks it to say?"
         )

@@ -4,7 +4,9 @@ An entry holds everything about one misconception: its id (what feedback shows i
 brackets and the class report counts), a short title for the teacher, the message a student gets
 when a computed answer shows it, the teaching idea shown when a multiple-choice option or a
 true/false answer reveals it, and the wrong computation(s) that produce it, written as stage
-replacements of the attention computation (:class:`attention_lab._steps.WrongComputation`).
+replacements of the attention computation (:class:`attention_lab._steps.WrongComputation`), or,
+for a mistake about projections, heads or positions (lesson 6), of one projected head
+(:class:`attention_lab._layer_steps.WrongLayer`, in ``layer_wrong``).
 
 The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries,
 and the teacher's report reads a diagnosis back with :func:`parse_diagnosis`, the inverse of
@@ -19,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attention_lab._layer_steps import LayerCase, WrongLayer
 from attention_lab._steps import Case, WrongComputation, one_hot, raw_scores, softmax
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "Case",
     "WrongComputation",
     "entries_for",
+    "layer_entries_for",
     "format_diagnosis",
     "get",
     "parse_diagnosis",
@@ -65,6 +69,9 @@ class Entry:
         Level 2: a question or pointer that leads to the idea (not to the fix).
     lesson : str
         Level 3: where the course teaches it, e.g. ``"lesson 04"``.
+    layer_wrong : tuple of WrongLayer
+        The computations of one projected head that produce it (lesson 6's projections, heads
+        and positions; see :func:`layer_entries_for`).
     """
 
     id: str
@@ -75,6 +82,7 @@ class Entry:
     kinds: frozenset[str] | None = None
     hint: str = ""
     lesson: str = ""
+    layer_wrong: tuple[WrongLayer, ...] = ()
 
     def computations(self, kind: str) -> tuple[WrongComputation, ...]:
         """The wrong computations that apply to an answer of ``kind``."""
@@ -236,6 +244,28 @@ def _keys_blended(weights, case):
 
 def _tril(n, k=0):
     return np.tril(np.ones((n, n), dtype=bool), k=k)
+
+
+def _first_head_queries(case: LayerCase, inputs):
+    return None if case.other_W_Q is None else inputs @ case.other_W_Q
+
+
+def _unprojected_scores(case: LayerCase, inputs):
+    return inputs @ inputs.T / case.divisor
+
+
+def _without_positions(case: LayerCase):
+    return None if case.positions is None else case.X
+
+
+def _positions_on_output(case: LayerCase, weights, values):
+    return None if case.positions is None else weights @ values + case.positions
+
+
+def _one_matrix_scores(case: LayerCase, inputs):
+    if case.W_Q.shape[1] != case.W_K.shape[0]:
+        return None
+    return inputs @ (case.W_Q @ case.W_K) @ inputs.T / case.divisor
 
 
 _W = WrongComputation
@@ -560,14 +590,6 @@ _ENTRIES = [
         lesson="lesson 02",
     ),
     Entry(
-        "position_added_to_weights",
-        "thinks word order is added to the attention weights",
-        "the positions were taken to go into the weights.",
-        "that puts word order into the attention weights (or the outputs) after they are made.",
-        hint="where could a position change every score a word takes part in?",
-        lesson="lesson 06",
-    ),
-    Entry(
         "qkv_are_the_token",
         "thinks a token's query, key and value are the token's own vector, unchanged",
         "a token's query, key and value were taken to be the token's own vector.",
@@ -578,19 +600,54 @@ _ENTRIES = [
         lesson="lesson 06",
     ),
     Entry(
-        "heads_are_copies",
-        "thinks the heads of a layer compute the same pattern",
-        "the heads were taken to be copies computing the same thing.",
-        "that makes the heads copies of each other, computing one pattern several times.",
-        hint="what would several heads add if each had the same projections?",
-        lesson="lesson 06",
-    ),
-    Entry(
         "heads_split_tokens",
         "thinks each head handles a different part of the sentence",
         "the heads were taken to share out the words of the sentence between them.",
         "that gives each head its own slice of the sentence, as if heads shared out the words.",
         hint="which tokens can one head's queries look at?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "heads_share_projection",
+        "thinks the heads of a layer share one W_Q (and so compute the same pattern)",
+        "your answer is what a head gives with another head's query projection.",
+        "that makes the heads copies of each other, computing one pattern several times.",
+        layer_wrong=(WrongLayer(queries=_first_head_queries),),
+        hint="what would several heads add if each asked its question with the same W_Q?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "projection_after_softmax",
+        "scored the raw word vectors and projected after the softmax",
+        "your scores compare the word vectors themselves, as if the projections came after the "
+        "softmax.",
+        "that projects after the softmax, where it can no longer change which words match.",
+        layer_wrong=(WrongLayer(scores=_unprojected_scores),),
+        hint="which vectors does a head compare when it takes a score: X, or what W_Q and W_K "
+        "made of X?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "positions_after_attention",
+        "added the positions to the weights or output instead of the inputs",
+        "your answer is what attention gives when the positions are left out of its inputs "
+        "(added afterwards, or not at all).",
+        "that puts word order into the attention weights (or the outputs) after they are made.",
+        layer_wrong=(
+            WrongLayer(inputs=_without_positions, output=_positions_on_output),
+            WrongLayer(inputs=_without_positions),
+        ),
+        hint="where could a position change every score a word takes part in?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "one_matrix_no_transpose",
+        "merged W_Q and W_K into one matrix without transposing W_K",
+        "your scores use the product of W_Q and W_K as one matrix between the word vectors.",
+        "that joins W_Q and W_K as a plain product, as if the key entered the dot product "
+        "untransposed.",
+        layer_wrong=(WrongLayer(scores=_one_matrix_scores),),
+        hint="write q.k with q = x W_Q and k = y W_K: how does the key's matrix enter?",
         lesson="lesson 06",
     ),
 ]
@@ -620,6 +677,14 @@ def titles() -> dict[str, str]:
 def entries_for(kind: str) -> list[tuple[str, WrongComputation]]:
     """(id, wrong computation) for every entry that applies to an answer of ``kind``, in order."""
     return [(entry.id, w) for entry in _ENTRIES for w in entry.computations(kind)]
+
+
+def layer_entries_for(kind: str) -> list[tuple[str, WrongLayer]]:
+    """(id, wrong layer computation) for every entry that changes a layer answer of ``kind``.
+
+    ``kind`` is one of ``"queries"``, ``"weights"``, ``"output"`` (one projected head).
+    """
+    return [(entry.id, w) for entry in _ENTRIES for w in entry.layer_wrong if w.reaches(kind)]
 
 
 def format_diagnosis(misconception_id: str, name: str, message: str = "", detail: str = "") -> str:

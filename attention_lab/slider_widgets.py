@@ -27,7 +27,7 @@ __all__ = ["HardSoftSlider", "QueryRotation", "SliderFigure"]
 
 
 class SliderFigure(widgets.VBox):
-    """A slider above a live figure (an ``Image`` widget) and a one-line text readout.
+    """A slider (or a few) above a live figure (an ``Image`` widget) and a one-line readout.
 
     Parameters
     ----------
@@ -35,7 +35,10 @@ class SliderFigure(widgets.VBox):
     description : str
         One sentence above the slider: what to do.
     figure : LiveFigure
-        Renders the slider's value (``figure.render(value)``).
+        Renders the slider's value (``figure.render(value)``), or, with ``more`` sliders, the
+        tuple of every slider's value.
+    more : ipywidgets.FloatSlider
+        Further sliders, below the first.
 
     Attributes
     ----------
@@ -44,8 +47,15 @@ class SliderFigure(widgets.VBox):
         Pictures sent so far.
     """
 
-    def __init__(self, slider: widgets.FloatSlider, description: str, figure: LiveFigure):
+    def __init__(
+        self,
+        slider: widgets.FloatSlider,
+        description: str,
+        figure: LiveFigure,
+        *more: widgets.FloatSlider,
+    ):
         self.slider = slider
+        self.sliders = (slider, *more)
         self.live = figure
         self.render_count = 0
         # Its tooltip becomes the <img> title (accessible name).
@@ -63,23 +73,33 @@ class SliderFigure(widgets.VBox):
         self.image.add_class("attention-demo-figure")
         self.readout.add_class("attention-demo-readout")
         intro = widgets.HTML(f"<p>{html.escape(description)}</p>")
-        super().__init__([intro, slider, self.image, self.readout])
+        super().__init__([intro, *self.sliders, self.image, self.readout])
         self.add_class("attention-demo")
-        slider.observe(self._on_change, names="value")
+        for control in self.sliders:
+            control.observe(self._on_change, names="value")
         self._on_change()
 
-    def _describe(self, value: float) -> str:  # pragma: no cover - abstract
+    def _describe(self, value) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _readout_html(self, text: str, value) -> str:
+        """The readout under the picture: the text, as one paragraph (a subclass may add a table)."""
+        return f"<p>{html.escape(text)}</p>"
+
+    def _state(self):
+        """The first slider's value, or every slider's value as a tuple when there are more."""
+        values = tuple(float(s.value) for s in self.sliders)
+        return values if len(values) > 1 else values[0]
+
     def _on_change(self, _change=None) -> None:
-        value = float(self.slider.value)
+        value = self._state()
         text = self._describe(value)
         png = self.live.render(value)
         self.render_count += 1
         with self.image.hold_sync():  # one message: the picture and its alt text
             self.image.value = png
             self.image.tooltip = text
-        self.readout.value = f"<p>{html.escape(text)}</p>"
+        self.readout.value = self._readout_html(text, value)
 
     @property
     def figure(self):
@@ -89,7 +109,7 @@ class SliderFigure(widgets.VBox):
     @property
     def text(self) -> str:
         """The current readout as plain text."""
-        return self._describe(float(self.slider.value))
+        return self._describe(self._state())
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         png = bytes(self.image.value)

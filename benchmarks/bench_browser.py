@@ -10,9 +10,9 @@ message back and the browser's decode and paint.
 Every live widget of the lessons is measured in the same page and run, 20 moves each after 2
 warm-up moves:
 
-* the course's explorer, ``attention_lab.widgets.QueryExplorer.tiffin()``, and the lessons'
-  one-slider widgets ``QueryRotation`` (lessons 0 and 2) and ``HardSoftSlider`` (lesson 5), which
-  all redraw only what changed and swap the PNG of an ``ipywidgets.Image``
+* the course's explorer, ``attention_lab.widgets.QueryExplorer.tiffin()``, the lessons'
+  one-slider widgets ``QueryRotation`` (lessons 0 and 2) and ``HardSoftSlider`` (lesson 5), and
+  lesson 6's ``ProjectionSliders`` (its W_Q angle slider), which all redraw only what changed and swap the PNG of an ``ipywidgets.Image``
   (:mod:`attention_lab.live_figure`);
 * a naive ``ipywidgets.interact`` over the same query that rebuilds a two-panel figure
   (heatmap + bars, the library's own plot functions) on every move, shown by ``plt.show()``.
@@ -48,7 +48,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from ipywidgets import FloatSlider, interact
 from attention_lab import attention
-from attention_lab.demos import HardSoftSlider, QueryRotation
+from attention_lab.demos import HardSoftSlider, ProjectionSliders, QueryRotation
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.plots import attention_heatmap, weights_bar_chart
 from attention_lab.widgets import QueryExplorer
@@ -68,6 +68,11 @@ rotation
 hard_soft = HardSoftSlider(ISRO)
 hard_soft.slider.value = hard_soft.slider.min
 hard_soft
+""",
+    """\
+projection = ProjectionSliders()
+projection.angle_slider.value = projection.angle_slider.min
+projection
 """,
     """\
 def naive(qx=-3.0, qy=1.0):
@@ -201,6 +206,7 @@ def run(moves: int = MOVES) -> dict[str, list[float]]:
                                  ".attention-explorer-readout"),
                     "QueryRotation": (demos.nth(0), demo_img, demo_readout),
                     "HardSoftSlider": (demos.nth(1), demo_img, demo_readout),
+                    "ProjectionSliders": (demos.nth(2), demo_img, demo_readout),
                     "naive": (naive, ".jp-OutputArea-output img", None),
                 }  # fmt: skip
                 samples = {}

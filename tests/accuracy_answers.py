@@ -1,6 +1,6 @@
 """Answers for the accuracy suite: correct variants and registry misconceptions per question.
 
-Every autograded question of the three assignments has at least five correct answers written
+Every autograded question of the four assignments (the chapters' three and lesson 6's) has at least five correct answers written
 the ways students write them (lists, tuples, float32, transposed products, pre-scaled keys,
 extra prints and helper variables, loops) and one wrong answer per registry misconception that
 applies to it, each computed the buggy way in code (never typed-in results). A wrong answer says
@@ -572,4 +572,165 @@ CAUSAL = Question(
 
 PRACTICE = [SOFTMAX, ATTENTION, CAUSAL]
 
-QUESTIONS = {"intro_attention": INTRO, "focus_in_the_noise": FOCUS, "practice_implement": PRACTICE}
+# ---------------------------------------------------------------------------------------------
+# heads_and_positions (lesson 6)
+# ---------------------------------------------------------------------------------------------
+
+HB = ("head_b_keys", "head_b_chandrayaan_weights")
+OA = "head_a_output_with_positions"
+
+
+def _head_b(scores: str, keys: str = "X @ W_K_b", weights: str = "") -> str:
+    """A Q2 answer: the keys, then the scores ``s`` of Chandrayaan (3,), then the weights."""
+    weights = weights or "np.exp(s) / np.exp(s).sum()"
+    return f"keys_b = {keys}\ns = {scores}\nweights_b_chandrayaan = {weights}"
+
+
+def _head_a(scores: str, output: str = "w @ (Xp @ W_V_a)", inputs: str = "X + PE") -> str:
+    """A Q4 answer from the inputs ``Xp``, Chandrayaan's scores ``s`` (3,) and its weights ``w``."""
+    return (
+        f"Xp = {inputs}\ns = {scores}\nw = np.exp(s) / np.exp(s).sum()\n"
+        f"output_a_chandrayaan = {output}"
+    )
+
+
+RIGHT_B = "(X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)"
+RIGHT_A = "(Xp @ W_K_a) @ (Xp[2] @ W_Q_a) / np.sqrt(2)"
+
+HEADS = [
+    Question(
+        "answer_q1",
+        ("projected_queries",),
+        [
+            "Q_a = X @ W_Q_a",
+            "Q_a = [[1, 2], [0, 1], [1, 3]]",
+            "Q_a = np.array([[x[0] * W_Q_a[0, j] + x[1] * W_Q_a[1, j] for j in range(2)] "
+            "for x in X])",
+            "Q_a = np.dot(X, W_Q_a).astype(np.float32)",
+            "Q_a = (W_Q_a.T @ X.T).T\nprint(Q_a)",
+            "Q_a = tuple(map(tuple, X @ W_Q_a))",
+        ],
+        [
+            Wrong("Q_a = X @ W_Q_a.T", {"projected_queries": None}),
+            Wrong("Q_a = X @ W_K_a", {"projected_queries": None}),
+            Wrong("Q_a = X", {"projected_queries": None}),
+        ],
+    ),
+    Question(
+        "answer_q2",
+        HB,
+        [
+            _head_b(RIGHT_B),
+            "keys_b = [[1, 1], [0, 2], [1, 3]]\nweights_b_chandrayaan = [0.164, 0.164, 0.673]",
+            _head_b(
+                "(X @ W_K_b / np.sqrt(2)) @ (X[2] @ W_Q_b)",
+                keys="(W_K_b.T @ X.T).T",
+                weights="np.exp(s - s.max()) / np.exp(s - s.max()).sum()",
+            ),
+            "from attention_lab.projections import projected_attention\n\n"
+            "head = projected_attention(X, W_Q_b, W_K_b, np.eye(2))\n"
+            "keys_b = head.K\nweights_b_chandrayaan = head.weights[-1].astype(np.float32)",
+            "import math\n\nq = X[2] @ W_Q_b\nkeys_b = [list(x @ W_K_b) for x in X]\n"
+            "e = [math.exp(q @ np.array(k) / math.sqrt(2)) for k in keys_b]\n"
+            "weights_b_chandrayaan = tuple(v / sum(e) for v in e)",
+        ],  # fmt: skip
+        [
+            Wrong(
+                _head_b("(X @ W_K_b) @ (X[2] @ W_Q_a) / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "heads_share_projection"},
+            ),
+            Wrong(
+                _head_b("X @ X[2] / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "projection_after_softmax"},
+            ),
+            Wrong(
+                _head_b("X[2] @ (W_Q_b @ W_K_b) @ X.T / np.sqrt(2)"),
+                {"head_b_chandrayaan_weights": "one_matrix_no_transpose"},
+            ),
+            # one part right, one wrong: only the wrong part loses its points
+            Wrong(_head_b(RIGHT_B, keys="X @ W_K_b.T"), {"head_b_keys": None}),
+            Wrong(_head_b("(X @ W_K_b) @ (X[2] @ W_Q_b)"), {"head_b_chandrayaan_weights": None}),
+        ],  # fmt: skip
+    ),
+    Question(
+        "answer_q3",
+        ("concat_shape_value",),
+        [
+            "concat_shape = (3, 4)",
+            "concat_shape = [3, 4]",
+            "concat_shape = np.array([3, 4])",
+            "concat_shape = (X.shape[0], 2 * 2)",
+            "concat_shape = np.concatenate([X @ W_Q_a, X @ W_Q_b], axis=1).shape",
+            "concat_shape = (3.0, 4.0)",
+        ],
+        [
+            Wrong("concat_shape = (6, 2)", {"concat_shape_value": None}),
+            Wrong("concat_shape = (3, 2)", {"concat_shape_value": None}),
+            Wrong("concat_shape = (4, 3)", {"concat_shape_value": None}),
+        ],
+    ),
+    Question(
+        "answer_q4",
+        (OA,),
+        [
+            _head_a(RIGHT_A),
+            "output_a_chandrayaan = [0.948, 2.841]",
+            "from attention_lab.projections import projected_attention\n\n"
+            "output_a_chandrayaan = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE).output[2]",
+            _head_a(
+                "(Xp @ W_K_a) @ (Xp[-1] @ W_Q_a) / np.sqrt(W_Q_a.shape[1])",
+                output="(w @ Xp @ W_V_a).astype(np.float32)",
+            ),
+            _head_a(
+                "np.array([(Xp[2] @ W_Q_a) @ (y @ W_K_a) for y in Xp]) / 2 ** 0.5",
+                inputs="np.array(X, dtype=float) + np.array(PE)",
+            ),
+        ],  # fmt: skip
+        [
+            Wrong(
+                _head_a(RIGHT_A, output="w @ (Xp @ W_V_a) + PE[2]", inputs="X"),
+                {OA: "positions_after_attention"},
+            ),
+            Wrong(_head_a(RIGHT_A, inputs="X"), {OA: "positions_after_attention"}),
+            Wrong(_head_a("Xp @ Xp[2] / np.sqrt(2)"), {OA: "projection_after_softmax"}),
+            Wrong(
+                _head_a("Xp[2] @ (W_Q_a @ W_K_a) @ Xp.T / np.sqrt(2)"),
+                {OA: "one_matrix_no_transpose"},
+            ),
+            Wrong(_head_a("(Xp @ W_K_a) @ (Xp[2] @ W_Q_a)"), {OA: None}),
+        ],  # fmt: skip
+    ),
+    _choice(
+        "answer_q5",
+        "positions_where_choice",
+        "answer_q5",
+        "c",
+        {
+            "a": "positions_after_attention",
+            "b": "positions_after_attention",
+            "d": "order_aware_self_attention",
+        },
+    ),
+    Question(
+        "answer_q6",
+        ("heads_share_true_false",),
+        [
+            "answer_q6 = False",
+            'answer_q6 = "false"',
+            "answer_q6 = np.False_",
+            'answer_q6 = " False "',
+            "answer_q6 = 1 > 2",
+        ],
+        [
+            Wrong("answer_q6 = True", {"heads_share_true_false": "heads_share_projection"}),
+            Wrong('answer_q6 = "TRUE"', {"heads_share_true_false": "heads_share_projection"}),
+        ],
+    ),
+]
+
+QUESTIONS = {
+    "intro_attention": INTRO,
+    "focus_in_the_noise": FOCUS,
+    "practice_implement": PRACTICE,
+    "heads_and_positions": HEADS,
+}

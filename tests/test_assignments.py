@@ -29,7 +29,8 @@ from attention_lab.checks import MISCONCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
-CHAPTERS = ("intro_attention", "focus_in_the_noise", "practice_implement")
+# The chapters' three assignments and lesson 6's (beyond the chapters).
+CHAPTERS = ("intro_attention", "focus_in_the_noise", "practice_implement", "heads_and_positions")
 INVENTORY = ("inventory_pre", "inventory_post")  # the concept inventory's two parallel forms
 ASSIGNMENTS = (*CHAPTERS, *INVENTORY)
 
@@ -108,6 +109,23 @@ ALTERNATIVE = {
 def causal_mask(n):
     return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
 """,
+    },
+    "heads_and_positions": {
+        "answer_q1": "Q_a = [[1, 2], [0, 1], [1, 3]]",
+        "answer_q2": (
+            "keys_b = [[1, 1], [0, 2], [1, 3]]\n"
+            "q, k = X @ W_Q_b, X @ W_K_b\n"
+            "e = np.exp(q @ k.T / np.sqrt(2))\n"
+            "weights_b_chandrayaan = list((e / e.sum(axis=1, keepdims=True)).round(3)[2])"
+        ),
+        "answer_q3": "concat_shape = [3, 4]",
+        "answer_q4": (
+            "from attention_lab.projections import projected_attention\n\n"
+            "head = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE)\n"
+            "output_a_chandrayaan = head.output[2]"
+        ),
+        "answer_q5": 'answer_q5 = " C "',
+        "answer_q6": 'answer_q6 = "false"',
     },
     **{form: _inventory_alternative(form) for form in INVENTORY},
 }
@@ -363,6 +381,56 @@ BUGGY = {
                 # Q @ V.T cannot even run when the values are narrower than the keys
                 "attention_masked_rows": None,
                 "attention_large_scores": None,
+            },
+        ),
+    },
+    "heads_and_positions": {
+        "bugs_1": (
+            {
+                "answer_q1": "Q_a = X @ W_Q_a.T",
+                "answer_q2": (
+                    "keys_b = X @ W_K_b\n"
+                    "s = keys_b @ (X[2] @ W_Q_a) / np.sqrt(2)\n"
+                    "weights_b_chandrayaan = np.exp(s) / np.exp(s).sum()"
+                ),
+                "answer_q3": "concat_shape = (6, 2)",
+                "answer_q4": (
+                    "s = (X @ W_K_a) @ (X[2] @ W_Q_a) / np.sqrt(2)\n"
+                    "w = np.exp(s) / np.exp(s).sum()\n"
+                    "output_a_chandrayaan = w @ (X @ W_V_a) + PE[2]"
+                ),
+                "answer_q5": 'answer_q5 = "a"',
+                "answer_q6": "answer_q6 = True",
+            },
+            {
+                "projected_queries": None,
+                "head_b_chandrayaan_weights": "heads_share_projection",
+                "concat_shape_value": None,
+                "head_a_output_with_positions": "positions_after_attention",
+                "positions_where_choice": "positions_after_attention",
+                "heads_share_true_false": "heads_share_projection",
+            },
+        ),
+        "bugs_2": (
+            {
+                "answer_q2": (
+                    "keys_b = X @ W_K_b.T\n"
+                    "s = X @ X[2] / np.sqrt(2)\n"
+                    "weights_b_chandrayaan = np.exp(s) / np.exp(s).sum()"
+                ),
+                "answer_q4": (
+                    "Xp = X + PE\n"
+                    "s = Xp[2] @ W_Q_a @ W_K_a @ Xp.T / np.sqrt(2)\n"
+                    "w = np.exp(s) / np.exp(s).sum()\n"
+                    "output_a_chandrayaan = w @ (Xp @ W_V_a)"
+                ),
+                "answer_q5": 'answer_q5 = "d"',
+            },
+            {
+                "head_b_keys": None,
+                "head_b_chandrayaan_weights": "projection_after_softmax",
+                "head_a_output_with_positions": "one_matrix_no_transpose",
+                "positions_where_choice": "order_aware_self_attention",
             },
         ),
     },

@@ -133,3 +133,23 @@ def test_a_parallel_key_beats_tiffin_only_when_it_is_long_enough():
     for crooked in ([3, 1], [-2, -2], [0, 0]):
         kind, message = _slug(lambda c=crooked: check_parallel_key_beats(c, Q, tiffin))
         assert kind == "WrongAnswer" and "points the right way" not in message
+
+# --- lesson 6: predicting the pattern of a "copy the previous token" head ---------------------
+
+
+def test_previous_token_pattern_prediction():
+    from attention_lab.exercise_checks import check_previous_token_pattern
+
+    check_previous_token_pattern([0, 0, 1, 2, 3, 4], 6)
+    check_previous_token_pattern(np.array([0.0, 0.0, 1.0, 2.0]), 4)
+    for wrong, says in [
+        ([0, 1, 2, 3, 4, 5], "looks at itself"),
+        ([0, 0, 0, 0, 0, 0], "first token"),
+        ([0, 2, 3, 4, 5, 5], "later one"),
+        ([0, 0, 0, 1, 2, 3], "not right yet"),
+        ([0, 0, 1.5, 2, 3, 4], "whole number"),
+    ]:
+        with pytest.raises(checks.WrongAnswer, match=says):
+            check_previous_token_pattern(wrong, 6)
+    with pytest.raises(checks.AnswerFormatError):
+        check_previous_token_pattern([0, 0, 1], 6)

@@ -33,6 +33,7 @@ from test_notebooks import LESSONS, NOTEBOOKS, ROOT, executed
 
 from attention_lab import QueryExplorer, attention, checks, dot_product_scores, softmax
 from attention_lab.examples import ISRO, TIFFIN
+from attention_lab.projections import projected_attention
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
@@ -43,7 +44,20 @@ RECOMPUTE = {
     "check_scores": lambda a: dot_product_scores(a["query"], a["keys"], scale=a["scale"]),
     "check_weights": lambda a: softmax(dot_product_scores(a["query"], a["keys"], a["scale"])),
     "check_output": lambda a: attention(a["query"], a["keys"], a["values"], scale=a["scale"])[0],
+    "check_projection": lambda a: np.asarray(a["X"], dtype=float) @ np.asarray(a["W"], dtype=float),
+    "check_head_weights": lambda a: _head(a).weights[_row(a)],
+    "check_head_output": lambda a: _head(a).output[_row(a)],
 }
+
+
+def _head(a: dict):
+    """Lesson 6's projected head for a layer check's arguments (W_V defaults to the identity)."""
+    w_v = a.get("W_V", np.eye(np.shape(a["X"])[1]))
+    return projected_attention(a["X"], a["W_Q"], a["W_K"], w_v, positions=a.get("positions"))
+
+
+def _row(a: dict):
+    return slice(None) if a.get("row") is None else a["row"]
 
 
 @dataclass(frozen=True)
@@ -105,7 +119,7 @@ def _graded_numbers() -> list[GradedNumbers]:
                 assert answer is not None and np.allclose(answer, recomputed, atol=6e-3), (
                     f"{path.stem}: the solution of {name} is not what its hidden test expects"
                 )
-                found.append(GradedNumbers(path.stem, name, recomputed))
+                found.append(GradedNumbers(path.stem, name, recomputed.reshape(-1)))
             elif answer is not None:
                 found.append(GradedNumbers(path.stem, name, answer.reshape(-1)))
     return found

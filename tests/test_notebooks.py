@@ -29,8 +29,9 @@ LESSONS = (
     "03_worked_examples",
     "04_masking_and_cross_attention",
     "05_misconceptions",
+    "06_projections_heads_positions",
 )
-ASSIGNMENTS = ("intro_attention", "practice_implement", "focus_in_the_noise")
+ASSIGNMENTS = ("intro_attention", "practice_implement", "focus_in_the_noise", "heads_and_positions")
 # Which assignment each lesson's "Check yourself" sends the student to (00 names all three).
 NEXT_ASSIGNMENT = {
     "01_the_bottleneck": "intro_attention",
@@ -38,8 +39,9 @@ NEXT_ASSIGNMENT = {
     "03_worked_examples": "intro_attention",
     "04_masking_and_cross_attention": "practice_implement",
     "05_misconceptions": "focus_in_the_noise",
+    "06_projections_heads_positions": "heads_and_positions",
 }
-WIDGETS = ("QueryExplorer.", "QueryRotation(", "HardSoftSlider(")
+WIDGETS = ("QueryExplorer.", "QueryRotation(", "HardSoftSlider(", "ProjectionSliders(")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # The key numbers each lesson must print (chapters' values and measured results).
@@ -111,6 +113,20 @@ KEY_OUTPUTS = {
         # weight is not influence (issue 27 item 6)
         "largest weight change 0.528, largest output change 0.000",
     ],
+    "06_projections_heads_positions": [
+        # the bridge: identity projections give chapter A's scores, untouched
+        "scores of 'it' with W_Q = W_K = I: computed [3, 1, 2, 1] | chapter [3, 1, 2, 1] ✓ agrees",
+        "    it looks at: tiffin 0.703, bag 0.042, it 0.171, big 0.084",
+        "W_Q at 0°, stretch 1.00 = [1.000, 0.000; 0.000, 1.000]",
+        "head 1: it → its noun: 'it' looks most at tiffin (0.505)",
+        "head 2: it → what it is: 'it' looks most at big (0.849)",
+        "            concat: (4, 4)",
+        "concat is (words, heads x d_v): True",
+        "output has the shape of X: True",
+        "position 2 (    it): PE = (0.909, -0.416)",
+        "largest change, with positions: measured 2.691",
+        "[0.999 0.999 0.999 0.999 1.   ]",
+    ],
 }
 
 
@@ -124,6 +140,7 @@ EXERCISE_LESSONS = (
     "03_worked_examples",
     "04_masking_and_cross_attention",
     "05_misconceptions",
+    "06_projections_heads_positions",
 )
 MODEL_ANSWERS = {
     "01_the_bottleneck": [
@@ -163,8 +180,24 @@ MODEL_ANSWERS = {
         "e = np.exp(reversed_keys @ TIFFIN.query())\n"
         "output_it_reversed = e / e.sum() @ reversed_values",
     ],
+    "06_projections_heads_positions": [
+        'x_it = X[TIFFIN.tokens.index("it")]\nq_it = [1 * 1 + 1 * 1, 1 * 0 + 1 * 1]',
+        "Q = X @ LESSON_W_Q\nK = X @ LESSON_W_K\nV = X @ LESSON_W_V",
+        "s = (X @ LESSON_W_Q) @ (X @ LESSON_W_K).T / np.sqrt(2)\n"
+        "weights = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)",
+        "head2 = TIFFIN_HEADS[1]\ns = (X @ head2.W_K) @ (X[it] @ head2.W_Q) / np.sqrt(2)\n"
+        "weights_it_head2 = np.exp(s) / np.exp(s).sum()",
+        "Xp = X + pe\ns = (Xp @ LESSON_W_Q) @ (Xp @ LESSON_W_K).T / np.sqrt(2)\n"
+        "w = np.exp(s[it]) / np.exp(s[it]).sum()\noutput_it_with_positions = w @ (Xp @ LESSON_W_V)",
+        "looks_at = [0, 0, 1, 2, 3, 4]",
+    ],
 }
-ASSIGNMENT_NAMES = ("`intro_attention`", "`focus_in_the_noise`", "`practice_implement`")
+ASSIGNMENT_NAMES = (
+    "`intro_attention`",
+    "`focus_in_the_noise`",
+    "`practice_implement`",
+    "`heads_and_positions`",
+)
 
 
 def _tags(cell) -> list[str]:
@@ -208,14 +241,14 @@ def test_lesson_opens_with_goals_and_closes_with_check_yourself(name):
 
 
 def test_the_concept_inventory_opens_and_closes_the_course():
-    """The start page sends students to the pre-test first; lesson 5 ends with the post-test."""
+    """The start page sends students to the pre-test first; the last lesson ends with the post-test."""
     start = "\n".join(_markdown(_read("00_start_here")))
     last = start.rstrip().splitlines()[-2:]
     assert "`inventory_pre`" in last[0] and "`01_the_bottleneck.ipynb`" in last[1], last
     assert start.index("`inventory_pre`") < start.index("`01_the_bottleneck.ipynb`")
     assert "`inventory_post`" in start
-    closing = _markdown(_read("05_misconceptions"))[-1]
-    assert closing.index("`focus_in_the_noise`") < closing.index("`inventory_post`")
+    closing = _markdown(_read(LESSONS[-1]))[-1]
+    assert closing.index(f"`{NEXT_ASSIGNMENT[LESSONS[-1]]}`") < closing.index("`inventory_post`")
     assert "`inventory_post`" in closing.rstrip().split("\n\n")[-1]  # the last paragraph
 
 

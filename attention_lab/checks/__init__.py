@@ -21,7 +21,8 @@ write nothing to stderr (nbgrader gives 0 points to a test cell with stderr outp
 
 The checks are split by question kind: :mod:`.hand` (numbers computed by hand), :mod:`.words`
 (multiple choice, true/false, names) and :mod:`.functions` (implement-it exercises, run on
-several inputs grouped by behaviour, behind library tripwires).
+several inputs grouped by behaviour, behind library tripwires); :mod:`.layers` holds lesson 6's
+(projections, one head of several, positions, the concatenated heads' shape).
 """
 
 from attention_lab.misconceptions import titles as _titles
@@ -37,6 +38,7 @@ from .functions import (
     check_softmax_function,
 )
 from .hand import check_numbers, check_output, check_scores, check_weights, check_weights_format
+from .layers import check_concat_shape, check_head_output, check_head_weights, check_projection
 from .words import check_choice, check_names, check_true_false
 
 #: id -> short human title (the teacher's class report counts these), from the registry.
@@ -63,4 +65,8 @@ __all__ = [
     "check_softmax_function",
     "check_attention_function",
     "check_causal_mask_function",
+    "check_projection",
+    "check_head_weights",
+    "check_head_output",
+    "check_concat_shape",
 ]

@@ -5,7 +5,7 @@ and the tests can check the claim each one demonstrates. Every random draw goes 
 ``numpy.random.Generator`` built from an explicit ``seed``, so a lesson shows the same figure on
 every run.
 
-The six demonstrations, in the order of the course:
+The demonstrations, in the order of the course:
 
 a. :func:`bottleneck_recall` - one fixed-size memory vector versus attention over all states.
 b. :func:`score_variance`, :func:`softmax_saturation` - why scores are divided by ``sqrt(d_k)``.
@@ -14,6 +14,8 @@ c. :func:`word_order_test`, :func:`shuffled_self_attention` - self-attention ign
 d. :func:`hard_vs_soft_sweep` - ``v[argmax]`` is a step function; soft attention is smooth.
 e. :func:`cross_attention_alignment` - English -> Hindi alignment with hand-set vectors.
 f. :func:`rnn_vs_attention_steps` - an RNN steps word by word; attention is one matrix product.
+g. :func:`order_change` - lesson 6: the same measurement on a projected head, positions added.
+h. :func:`train_previous_token` - lesson 6: a head learns "copy the previous token" in numpy.
 
 plus :func:`additive_vs_dot` (Bahdanau's additive score next to Luong's dot product),
 :func:`dot_geometry` (a score is ``||q|| ||k|| cos(theta)``: length counts, not direction alone)
@@ -39,6 +41,13 @@ from attention_lab.experiments.bottleneck import (
 )
 from attention_lab.experiments.geometry import DotGeometry, WeightSwap, dot_geometry, swap_keys
 from attention_lab.experiments.hard_soft import HardSoftSweep, hard_vs_soft_sweep
+from attention_lab.experiments.learning import (
+    TRAINING_SEEDS,
+    TrainingRun,
+    previous_token_pattern,
+    train_previous_token,
+)
+from attention_lab.experiments.positions import OrderChange, order_change
 from attention_lab.experiments.scaling import (
     SCALINGS,
     SaturationResult,
@@ -59,14 +68,17 @@ __all__ = [
     "CROSS_SOURCE",
     "CROSS_TARGET",
     "SCALINGS",
+    "TRAINING_SEEDS",
     "AdditiveVsDot",
     "BottleneckResult",
     "CrossAttentionResult",
     "DotGeometry",
     "HardSoftSweep",
+    "OrderChange",
     "SaturationResult",
     "ShuffleResult",
     "StepsResult",
+    "TrainingRun",
     "VarianceResult",
     "WeightSwap",
     "WordOrderResult",
@@ -75,11 +87,15 @@ __all__ = [
     "cross_attention_alignment",
     "dot_geometry",
     "hard_vs_soft_sweep",
+    "order_change",
+    "previous_token_pattern",
     "rnn_vs_attention_steps",
     "scale_factor",
     "shuffled_self_attention",
     "score_variance",
     "softmax_saturation",
     "swap_keys",
+
+    "train_previous_token",
     "word_order_test",
 ]

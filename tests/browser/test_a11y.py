@@ -1,7 +1,7 @@
 """Accessibility audit with axe-core (bundled by ``axe-playwright-python``) in Chromium.
 
 Audited: the static HTML lessons that ``make html`` writes (run into a temporary folder, in
-the background, see conftest) and one live lesson in JupyterLab after all its cells ran.
+the background, see conftest) and two live lessons in JupyterLab after all their cells ran.
 
 What counts is what the project renders: markdown cells and cell outputs (figures, tables,
 widgets). Violations located elsewhere are NOT counted, on purpose, because the project
@@ -45,7 +45,9 @@ OURS = (
 )
 UPSTREAM = (("aria-input-field-name", ".noUi-handle"),)
 NBCONVERT_PLACEHOLDER = "No description has been provided for this image"
-LIVE_LESSON = "03_worked_examples.ipynb"  # both explorers, a heatmap, chapter tables
+# Live in JupyterLab: both explorers, a heatmap, chapter tables (lesson 3); the W_Q sliders with
+# their readout table, two heads' heatmaps and the training figure (lesson 6).
+LIVE_LESSONS = ("03_worked_examples.ipynb", "06_projections_heads_positions.ipynb")
 
 # Pictures in outputs without a text alternative. A picture is described when it has alt text,
 # aria-label or title (not nbconvert's placeholder), sits in a <figure> with a <figcaption>,
@@ -82,9 +84,9 @@ def static_html(background):
     return files
 
 
-@pytest.fixture(scope="module")
-def live_lesson(lab_page, lab):
-    open_in_lab(lab_page, lab, f"notebooks/{LIVE_LESSON}")
+@pytest.fixture(scope="module", params=LIVE_LESSONS)
+def live_lesson(request, lab_page, lab):
+    open_in_lab(lab_page, lab, f"notebooks/{request.param}")
     try:
         run_all_cells(lab_page)
         wait_for_widgets(lab_page)
@@ -108,7 +110,8 @@ def test_live_lesson_has_no_serious_violations(live_lesson, artifacts):
     # Figures' text alternatives (alt text or the lessons' caption) have their own test below.
     others = [v for v in violations if v["id"] != "image-alt"]
     assert serious_violations(live_lesson, others, OURS, UPSTREAM) == []
-    live_lesson.screenshot(path=str(artifacts / "a11y-live-lesson.png"))
+    name = live_lesson.url.rsplit("/", 1)[-1].removesuffix(".ipynb")
+    live_lesson.screenshot(path=str(artifacts / f"a11y-live-{name}.png"))
 
 
 def test_every_live_slider_has_a_visible_label(live_lesson):
@@ -122,7 +125,7 @@ def test_every_live_slider_has_a_visible_label(live_lesson):
 
 
 def test_lesson_figures_have_text_alternatives(live_lesson, page, static_html):
-    missing = {f"live {LIVE_LESSON}": live_lesson.evaluate(_JS_UNDESCRIBED)}
+    missing = {f"live {live_lesson.url}": live_lesson.evaluate(_JS_UNDESCRIBED)}
     for html in static_html:
         page.goto(html.as_uri())
         missing[html.name] = page.evaluate(_JS_UNDESCRIBED)

@@ -1,6 +1,7 @@
 """The explorer and the slider widgets on a school laptop's screen (issue 17, item 2).
 
-A notebook with the explorer as lesson 4 shows it and the two one-slider widgets is opened in
+A notebook with the explorer as lesson 4 shows it and the slider widgets (lesson 6's two-slider
+one among them) is opened in
 JupyterLab at 1280 x 720 and 1024 x 768 with the file browser closed. Checked in the page:
 the explorer (controls, figure, readout) fits the notebook's visible height at 1280 x 720; its
 figure is shown at its own size there (so its 10 pt labels are 10 pt on screen) and scaled by
@@ -30,6 +31,7 @@ CELLS = [
     "explorer",
     "demos.QueryRotation(TIFFIN, angle_deg=45)",
     "demos.HardSoftSlider(ISRO, angle_deg=45)",
+    "demos.ProjectionSliders(angle_deg=30)",
 ]
 
 _TRACKS = """e => [...e.querySelectorAll('.widget-slider')].map(s => {
@@ -77,7 +79,7 @@ def test_explorer_fits_and_reads_at_laptop_sizes(browser, lab, notebook, artifac
         for label, track in explorer.evaluate(_TRACKS):
             if label.startswith("query dimension"):
                 assert 6.0 / track <= UNITS_PER_PIXEL, (label, track)
-        for i in range(2):
+        for i in range(len(CELLS) - 2):  # the slider widgets after the explorer
             demo = page.locator(".attention-demo").nth(i)
             demo.evaluate("e => e.scrollIntoView({block: 'start'})")
             demo.locator("img").first.wait_for(state="visible")

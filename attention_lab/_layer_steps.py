@@ -1,0 +1,141 @@
+"""One projected head computed in replaceable stages: the frame of lesson 6's misconceptions.
+
+A head with learned projections is five stages: the inputs (``X``, plus the positions), the
+projections (``Q = X' W_Q``, ``K = X' W_K``, ``V = X' W_V``), the scores (``Q K^T / sqrt(d_k)``),
+the softmax and the blend (``weights @ V``). A misconception about projections, heads or
+positions is a :class:`WrongLayer` that replaces one or more stages (the entries'
+``layer_wrong`` in :mod:`attention_lab.misconceptions`); :func:`compute_layer` runs the stages
+with those replacements, so the checks in :mod:`attention_lab.checks.layers` get the buggy
+queries, weights and outputs for any question's inputs from one place.
+
+Like :mod:`attention_lab._steps` it is permissive on purpose: a wrong stage returns None when
+the mistake cannot happen for a question (no positions to misplace, no other head to share
+with), and nothing here raises on overflow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_lab._steps import softmax
+
+__all__ = ["LAYER_KINDS", "LayerCase", "LayerSteps", "WrongLayer", "compute_layer"]
+
+#: The answer kinds a layer question asks for (what :meth:`WrongLayer.reaches` understands).
+LAYER_KINDS = ("queries", "weights", "output")
+
+
+@dataclass(frozen=True)
+class LayerCase:
+    """The inputs of one question about a projected head.
+
+    Attributes
+    ----------
+    X : numpy.ndarray, shape (n, d_model)
+        The words' embeddings.
+    W_Q, W_K : numpy.ndarray, shape (d_model, d_k)
+    W_V : numpy.ndarray, shape (d_model, d_v)
+    positions : numpy.ndarray, shape (n, d_model), or None
+        Added to ``X`` before the projections.
+    other_W_Q : numpy.ndarray, shape (d_model, d_k), or None
+        Another head's ``W_Q`` (when the question asks about one of several heads).
+    scale : bool
+    """
+
+    X: np.ndarray
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    positions: np.ndarray | None = None
+    other_W_Q: np.ndarray | None = None
+    scale: bool = True
+
+    @classmethod
+    def of(cls, X, W_Q, W_K, W_V=None, positions=None, other_W_Q=None, scale=True) -> LayerCase:
+        """Build a case from array-likes (``W_V`` defaults to the identity)."""
+        x = np.atleast_2d(np.asarray(X, dtype=float))
+
+        def arr(a):
+            return None if a is None else np.asarray(a, dtype=float)
+
+        w_v = np.eye(x.shape[1]) if W_V is None else arr(W_V)
+        return cls(x, arr(W_Q), arr(W_K), w_v, arr(positions), arr(other_W_Q), bool(scale))
+
+    @property
+    def inputs(self) -> np.ndarray:
+        """What the projections read: ``X`` plus the positions, shape (n, d_model)."""
+        return self.X if self.positions is None else self.X + self.positions
+
+    @property
+    def divisor(self) -> float:
+        """``sqrt(d_k)`` when the question scales, else 1."""
+        return float(np.sqrt(self.W_Q.shape[1])) if self.scale else 1.0
+
+
+@dataclass(frozen=True)
+class LayerSteps:
+    """What one computation gives at each stage."""
+
+    queries: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+
+
+@dataclass(frozen=True)
+class WrongLayer:
+    """Stage replacements that reproduce one misconception; a stage left None is done right.
+
+    Attributes
+    ----------
+    inputs : callable (LayerCase) -> array (n, d_model) or None
+        Replaces ``X + positions``.
+    queries : callable (LayerCase, inputs) -> array (n, d_k) or None
+        Replaces ``inputs @ W_Q``.
+    scores : callable (LayerCase, inputs) -> array (n, n) or None
+        Replaces ``Q K^T / sqrt(d_k)``.
+    output : callable (LayerCase, weights, V) -> array (n, d_v) or None
+        Replaces ``weights @ V``.
+    """
+
+    inputs: Callable[[LayerCase], np.ndarray | None] | None = None
+    queries: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
+    scores: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
+    output: Callable[[LayerCase, np.ndarray, np.ndarray], np.ndarray | None] | None = None
+
+    def reaches(self, kind: str) -> bool:
+        """Whether this computation changes an answer of ``kind`` (one of :data:`LAYER_KINDS`)."""
+        if kind not in LAYER_KINDS:
+            return False
+        early = self.inputs is not None or self.queries is not None
+        return {
+            "queries": early,
+            "weights": early or self.scores is not None,
+            "output": True,
+        }[kind]
+
+
+def compute_layer(case: LayerCase, wrong: WrongLayer | None = None) -> LayerSteps | None:
+    """Run the stages for ``case``, replacing those ``wrong`` replaces.
+
+    Returns None when the wrong computation does not apply to this case.
+    """
+    w = wrong or WrongLayer()
+    with np.errstate(all="ignore"):
+        x = w.inputs(case) if w.inputs else case.inputs
+        if x is None:
+            return None
+        q = w.queries(case, x) if w.queries else x @ case.W_Q
+        if q is None:
+            return None
+        scores = w.scores(case, x) if w.scores else q @ (x @ case.W_K).T / case.divisor
+        if scores is None:
+            return None
+        weights = softmax(scores, -1)
+        v = x @ case.W_V
+        output = w.output(case, weights, v) if w.output else weights @ v
+        if output is None:
+            return None
+    return LayerSteps(np.asarray(q), np.asarray(weights), np.asarray(output))

@@ -1,0 +1,178 @@
+"""Checks for lesson 6's questions: projections, one head of several, positions, shapes.
+
+They work like :mod:`.hand`: ``None`` when the answer is right, else a
+:class:`~._base.Misconception` (the registry's ``layer_wrong`` computations,
+:func:`attention_lab.misconceptions.layer_entries_for`), an :class:`~._base.AnswerFormatError`
+or a :class:`~._base.WrongAnswer`. The expected values are recomputed here from the inputs the
+test cell passes as literals; no message shows one.
+
+Shapes: ``X`` (n, d_model), ``W_Q`` and ``W_K`` (d_model, d_k), ``W_V`` (d_model, d_v),
+``positions`` (n, d_model).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_lab import misconceptions
+from attention_lab._layer_steps import LayerCase, compute_layer
+
+from ._base import (
+    HAND_ATOL,
+    HAND_RTOL,
+    AnswerFormatError,
+    WrongAnswer,
+    as_numbers,
+    close,
+    diagnose,
+    quiet,
+)
+
+__all__ = ["check_concat_shape", "check_head_output", "check_head_weights", "check_projection"]
+
+
+def _rows(row, n: int):
+    if row is None:
+        return slice(None)
+    if isinstance(row, bool) or not isinstance(row, int | np.integer) or not 0 <= row < n:
+        raise ValueError(f"row must be a word's index in 0..{n - 1} or None, got {row!r}")
+    return int(row)
+
+
+def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, hint: str):
+    """Compare one stage (all words, or one word's ``row``) with the right and the wrong ones."""
+    with quiet():
+        right = getattr(compute_layer(case), kind)
+    pick = _rows(row, right.shape[0])
+    expected = right[pick]
+    arr = as_numbers(answer, name, expected.shape, what)
+    candidates = []
+    with quiet():
+        for slug, wrong in misconceptions.layer_entries_for(kind):
+            steps = compute_layer(case, wrong)
+            if steps is not None:
+                candidates.append((slug, getattr(steps, kind)[pick]))
+    if row is None and kind != "queries" and close(arr, expected.T, HAND_RTOL, HAND_ATOL):
+        if not close(expected, expected.T, HAND_RTOL, HAND_ATOL):
+            raise WrongAnswer(
+                f"{name} has the right numbers in the wrong places: one row per word asking "
+                "(its query), one column per word it looks at (or number of its output)."
+            )
+    diagnose(arr, expected, candidates, name, HAND_RTOL, HAND_ATOL, hint)
+
+
+def check_projection(answer, X, W, name: str = "your projection") -> None:
+    """Check word vectors projected by a matrix: ``X @ W`` (queries, keys or values).
+
+    Parameters
+    ----------
+    answer : list or numpy.ndarray, shape (n, d_out), or (d_out,) for a 1-D ``X``
+    X : array_like, shape (n, d_model) or (d_model,)
+    W : array_like, shape (d_model, d_out)
+    name : str
+    """
+    x, w = np.asarray(X, dtype=float), np.asarray(W, dtype=float)
+    expected = x @ w
+    what = (
+        f"{expected.shape[-1]} numbers (one projected vector)"
+        if expected.ndim == 1
+        else f"one row of {expected.shape[1]} numbers per word ({expected.shape[0]} rows)"
+    )
+    arr = as_numbers(answer, name, expected.shape, what)
+    with quiet():
+        transposed = x @ w.T if w.shape[0] == w.shape[1] else None
+    if transposed is not None and not close(transposed, expected, 2 * HAND_RTOL, 2 * HAND_ATOL):
+        if close(arr, transposed, HAND_RTOL, HAND_ATOL):
+            raise WrongAnswer(
+                f"{name} reads the matrix by rows where it should read it by columns: each "
+                "number of a projected vector is a word vector times one column of the matrix."
+            )
+    diagnose(
+        arr, expected, [], name, HAND_RTOL, HAND_ATOL,
+        "A projected vector is the word vector times the matrix: multiply the word's numbers by "
+        "one column at a time and add.",
+    )  # fmt: skip
+
+
+def check_head_weights(
+    answer, X, W_Q, W_K, scale: bool = True, name: str = "your weights", *, row=None,
+    positions=None, other_W_Q=None,
+) -> None:  # fmt: skip
+    """Check one head's attention weights on projected queries and keys.
+
+    Parameters
+    ----------
+    answer : list or numpy.ndarray, shape (n, n), or (n,) for one word's ``row``
+    X : array_like, shape (n, d_model)
+    W_Q, W_K : array_like, shape (d_model, d_k)
+    scale : bool, default True
+        Whether the scores are divided by ``sqrt(d_k)``.
+    name : str
+    row : int, optional
+        Only this word's weights (its query against every key).
+    positions : array_like, shape (n, d_model), optional
+        Added to ``X`` before the projections.
+    other_W_Q : array_like, shape (d_model, d_k), optional
+        Another head's ``W_Q``, so an answer made with it can be named.
+    """
+    case = LayerCase.of(X, W_Q, W_K, None, positions, other_W_Q, scale)
+    n = case.X.shape[0]
+    what = f"{n} weights, one per word" if row is not None else f"a {n} x {n} matrix of weights"
+    _check_layer(
+        answer, "weights", case, row, name, what,
+        "Project first (queries with W_Q, keys with W_K), then score each query against every "
+        "key, scale, and take the softmax of each row.",
+    )  # fmt: skip
+
+
+def check_head_output(
+    answer, X, W_Q, W_K, W_V, scale: bool = True, name: str = "your output", *, row=None,
+    positions=None, other_W_Q=None,
+) -> None:  # fmt: skip
+    """Check one head's output: the weights times the projected values.
+
+    Parameters are those of :func:`check_head_weights`, plus ``W_V`` of shape (d_model, d_v);
+    ``answer`` has shape (n, d_v), or (d_v,) for one word's ``row``.
+    """
+    case = LayerCase.of(X, W_Q, W_K, W_V, positions, other_W_Q, scale)
+    d_v = case.W_V.shape[1]
+    what = f"{d_v} numbers" if row is not None else f"one row of {d_v} numbers per word"
+    _check_layer(
+        answer, "output", case, row, name, what,
+        "The output of a word is its weights times the projected values V (each word vector "
+        "times W_V), added up.",
+    )  # fmt: skip
+
+
+def check_concat_shape(answer, n_words: int, n_heads: int, d_v: int, name: str = "your shape"):
+    """Check the shape of the heads' outputs concatenated word by word: ``(n, h * d_v)``.
+
+    Parameters
+    ----------
+    answer : tuple or list of 2 ints
+    n_words, n_heads, d_v : int
+    name : str
+    """
+    if not isinstance(answer, tuple | list | np.ndarray) or np.size(answer) != 2:
+        raise AnswerFormatError(
+            f"{name} should be a shape: two whole numbers in brackets, (rows, columns)."
+        )
+    arr = as_numbers(list(answer), name, (2,), "two whole numbers (rows, columns)")
+    if not np.allclose(arr, np.round(arr)):
+        raise AnswerFormatError(
+            f"{name} should hold whole numbers: a shape counts rows and columns."
+        )
+    got = tuple(int(x) for x in np.round(arr))
+    if got == (n_words, n_heads * d_v):
+        return
+    if got == (n_heads * n_words, d_v):
+        raise WrongAnswer(
+            f"{name} stacks the heads below each other (more rows): the heads are joined side by "
+            "side, word by word, so each word keeps one row."
+        )
+    if got == (n_words, d_v):
+        raise WrongAnswer(
+            f"{name} is the shape of one head's output: concatenating puts every head's numbers "
+            "for a word next to each other."
+        )
+    raise WrongAnswer(f"{name} is not right yet: count the rows (words) and the columns.")
