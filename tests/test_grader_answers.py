@@ -89,7 +89,8 @@ def test_objects_that_fake_equality_arrive_as_plain_values_or_placeholders():
     assert isinstance(got["a"], UnsupportedAnswer)
     assert type(got["b"]) is np.ndarray and not (got["b"] == 1).any()
     assert type(got["c"]) is str and got["c"] != "yes"
-    for name in "def":
+    assert type(got["e"]) is complex and got["e"] == 1 + 2j  # carried as the number it is
+    for name in "df":
         assert isinstance(got[name], UnsupportedAnswer), name
         with pytest.raises((TypeError, ValueError)):
             np.asarray(got[name], dtype=float)

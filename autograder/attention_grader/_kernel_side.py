@@ -12,7 +12,9 @@ assigning different answers. The grader validates whatever comes back
 Wire format (the same both ways): JSON null/bool/number/string, or one-key objects
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,
 ``{"array": nested lists, "dtype": str, "shape": [...]}``, ``{"scalar": value, "dtype": str}``,
-``{"callable": name}``, ``{"unsupported": type name}``.
+``{"callable": name}``, ``{"unsupported": type name}``; and the kinds of ``answer_types.py``
+(``_encode_more`` / ``_decode_more`` below: complex, dates, Decimal, Fraction, Counter, a
+generator's items).
 """
 
 import json as _json
@@ -21,6 +23,70 @@ MIME = "application/vnd.attention-grader.answer"
 _MAX_ITEMS = 2_000_000
 _MAX_DEPTH = 16
 _MAX_TEXT = 200_000
+_MAX_YIELDS = 10_000  # a generator is carried as at most this many items
+_MAX_PRINTED = 1_000_000  # what a student's function may print during one call, for the test
+
+
+def _encode_more(value, budget, depth):
+    """complex, dates and times, Decimal, Fraction, Counter, generators; None for others."""
+    import collections
+    import datetime
+    import decimal
+    import fractions
+    import types
+
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
+    if isinstance(value, datetime.datetime):
+        return {"datetime": value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"date": value.isoformat()}
+    if isinstance(value, datetime.time):
+        return {"time": value.isoformat()}
+    if isinstance(value, datetime.timedelta):
+        return {"timedelta": [value.days, value.seconds, value.microseconds]}
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, fractions.Fraction):
+        return {"fraction": [value.numerator, value.denominator]}
+    if isinstance(value, collections.Counter):
+        items = list(value.items())
+        return {"counter": [[_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
+                            for k, v in items]}  # fmt: skip
+    if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
+        items = []
+        for item in value:
+            if len(items) >= _MAX_YIELDS:
+                return {"unsupported": f"generator of more than {_MAX_YIELDS} items"}
+            items.append(_encode(item, budget, depth + 1))
+        return {"generator": items}
+    return None
+
+
+def _decode_more(value):
+    """The grader's arguments of the kinds above, rebuilt; None for others."""
+    import collections
+    import datetime
+    import decimal
+    import fractions
+
+    if "complex" in value:
+        return complex(*value["complex"])
+    if "datetime" in value:
+        return datetime.datetime.fromisoformat(value["datetime"])
+    if "date" in value:
+        return datetime.date.fromisoformat(value["date"])
+    if "time" in value:
+        return datetime.time.fromisoformat(value["time"])
+    if "timedelta" in value:
+        return datetime.timedelta(*value["timedelta"])
+    if "decimal" in value:
+        return decimal.Decimal(value["decimal"])
+    if "fraction" in value:
+        return fractions.Fraction(*value["fraction"])
+    if "counter" in value:
+        return collections.Counter({_decode(k): _decode(v) for k, v in value["counter"]})
+    return None
 
 
 def _encode(value, budget, depth=0):
@@ -52,6 +118,9 @@ def _encode(value, budget, depth=0):
         if budget[0] < 0:
             return {"unsupported": "too large"}
         return {"array": arr.tolist(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
+    more = _encode_more(value, budget, depth)
+    if more is not None:
+        return more
     if isinstance(value, list | tuple | set | frozenset):
         kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
         return {kind: [_encode(item, budget, depth + 1) for item in list(value)]}
@@ -64,7 +133,9 @@ def _encode(value, budget, depth=0):
         }
     if callable(value) and not isinstance(value, type):
         return {"callable": getattr(value, "__name__", "function")}
-    return {"unsupported": type(value).__name__}
+    if isinstance(value, type):
+        return {"unsupported": f"class ({getattr(value, '__name__', '?')})"}
+    return {"unsupported": f"{type(value).__name__} object"}
 
 
 def _decode(value):
@@ -78,6 +149,9 @@ def _decode(value):
         return arr.reshape(value["shape"])
     if "scalar" in value:
         return np.dtype(value["dtype"]).type(value["scalar"])
+    more = _decode_more(value)
+    if more is not None:
+        return more
     if "list" in value:
         return [_decode(v) for v in value["list"]]
     if "tuple" in value:
@@ -95,17 +169,53 @@ def _describe(name):
     return {"value": _encode(_USER_NS[name], [_MAX_ITEMS])}  # noqa: F821
 
 
+class _Printed:
+    """Collects what the student's function prints during one call (capped), for the test."""
+
+    def __init__(self):
+        self.parts, self.size = [], 0
+
+    def write(self, text):
+        text = str(text)
+        if self.size < _MAX_PRINTED:
+            self.parts.append(text[: _MAX_PRINTED - self.size])
+        self.size += len(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _snapshot(value):
+    return _json.dumps(_encode(value, [_MAX_ITEMS]))
+
+
 def _call(name, args, kwargs):
+    import contextlib
+
     fn = _USER_NS.get(name)  # noqa: F821
     if fn is None or not callable(fn):
         return {"raised": "NameError", "message": f"{name} is not defined as a function"}
+    values = [_decode(a) for a in args]
+    before = [_snapshot(v) for v in values]
+    printed = _Printed()
+    reply = {}
     try:
-        result = fn(*[_decode(a) for a in args], **{k: _decode(v) for k, v in kwargs.items()})
+        with contextlib.redirect_stdout(printed):
+            result = fn(*values, **{k: _decode(v) for k, v in kwargs.items()})
     except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
         if isinstance(exc, KeyboardInterrupt):
             raise
-        return {"raised": type(exc).__name__, "message": str(exc)[:2000]}
-    return {"value": _encode(result, [_MAX_ITEMS])}
+        bases = [c.__name__ for c in type(exc).__mro__[1:]]
+        reply = {"raised": type(exc).__name__, "message": str(exc)[:2000], "bases": bases}
+    else:
+        reply = {"value": _encode(result, [_MAX_ITEMS])}
+    # In-place changes to the grader's arguments go back to it (the test may look at them).
+    after = [_snapshot(v) for v in values]
+    changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
+    reply["changed"] = [[i, _json.loads(after[i])] for i in changed]
+    reply["stdout"] = "".join(printed.parts)
+    return reply
 
 
 _SAVED = "__attention_grader_saved__"
