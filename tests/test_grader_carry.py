@@ -157,13 +157,44 @@ def test_a_function_passed_to_a_students_function_needs_a_teacher_never_a_silent
     assert outputs[0].evalue == STUDENT_TEXT  # the cause (it may quote the test) is the teacher's
 
 
-def test_an_object_that_stays_in_the_kernel_needs_a_teacher_when_the_test_fails():
+def test_objects_of_a_students_class_are_used_through_handles_in_the_kernel():
     class Stack:
-        def pop(self):
-            return 2
+        def __init__(self):
+            self.items = []
 
-    score, check, _ = run({"Stack": Stack}, "s = Stack()\nassert s.pop() == 2")
-    assert score == 0.0 and "`Stack` is a class" in check.needs_teacher["t"]
+        def push(self, item):
+            self.items.append(item)
+
+        def pop(self):
+            return self.items.pop()
+
+        def __len__(self):
+            return len(self.items)
+
+        def __iter__(self):
+            return iter(self.items)
+
+        def __eq__(self, other):  # claims to equal anything: must never decide a test
+            return True
+
+    test = (
+        "s = Stack()\nassert isinstance(s, Stack) and not isinstance(3, Stack)\n"
+        "s.push(1)\ns.push(2)\nassert len(s) == 2 and list(s) == [1, 2] and s.items == [1, 2]\n"
+        "assert s.pop() == 2 and len(s) == 1"
+    )
+    score, check, outputs = run({"Stack": Stack}, test)
+    assert score == 1.0 and check.needs_teacher == {}, outputs
+    assert run({"Stack": Stack}, "s = Stack()\nassert s == 5")[0] == 0.0
+    assert run({"Stack": Stack}, "s = Stack()\nassert s.__eq__(5)")[0] == 0.0
+    score, check, _ = run({"Stack": Stack}, "s = Stack()\ns.items = [3]\nassert s.pop() == 3")
+    assert score == 0.0 and "sets `.items`" in check.needs_teacher["t"]
+
+
+def test_a_module_that_stays_in_the_kernel_needs_a_teacher_when_the_test_fails():
+    import math
+
+    score, check, _ = run({"m": math}, "assert m.sqrt(4) == 2")
+    assert score == 0.0 and "`m` is a module object" in check.needs_teacher["t"]
 
 
 def test_a_patched_builtin_stays_in_the_test_and_the_cell_needs_a_teacher():
@@ -187,3 +218,34 @@ def test_styles_the_grader_cannot_follow_are_named():
     assert "builtins.max" in uncarried_styles(patch, student)[0]
     assert "inspect" in uncarried_styles("import inspect\ninspect.getsource(total)", student)[0]
     assert uncarried_styles("assert total([1]) == 1\nx = 2\ndel x", student) == []
+
+
+def test_a_matplotlib_axes_arrives_as_a_read_only_snapshot_of_its_data():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def plot_squares(n, title="Squares"):
+        fig, ax = plt.subplots()
+        ax.plot(range(n), [x * x for x in range(n)], label="squares")
+        ax.set_title(title)
+        ax.set_xlabel("n")
+        ax.legend()
+        return ax
+
+    test = (
+        "ax = plot_squares(4)\nx, y = ax.lines[0].get_data()\n"
+        "assert list(x) == [0, 1, 2, 3] and list(y) == [0, 1, 4, 9]\n"
+        "assert ax.get_title() == 'Squares' and ax.get_xlabel() == 'n'\n"
+        "assert [t.get_text() for t in ax.get_legend().get_texts()] == ['squares']"
+    )
+    score, check, outputs = run({"plot_squares": plot_squares}, test)
+    assert score == 1.0 and check.needs_teacher == {}, outputs
+    wrong = {"plot_squares": lambda n: plot_squares(n, title="Cubes")}
+    score, check, _ = run(wrong, test)
+    assert score == 0.0 and "snapshot" in check.needs_teacher["t"]  # a teacher looks
+    unknown = "ax = plot_squares(2)\nassert ax.get_xticks() is not None"
+    score, check, _ = run({"plot_squares": plot_squares}, unknown)
+    assert score == 0.0 and "`get_xticks`" in check.needs_teacher["t"]
+    plt.close("all")

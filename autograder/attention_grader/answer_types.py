@@ -9,8 +9,10 @@ the grader runs nothing of the student's:
   ``{"timedelta": [days, seconds, microseconds]}``;
 * ``{"decimal": "0.1"}``, ``{"fraction": [numerator, denominator]}`` (integers);
 * ``{"counter": [[key, count], ...]}``: a :class:`collections.Counter`;
-* ``{"generator": [items], "capped": bool}``: what a generator yields (at most a cap of items),
-  rebuilt as a generator over them.
+* ``{"generator": [items]}``: what a generator yields (at most a cap of items), rebuilt as a
+  generator over them;
+* ``{"axes": {...}}``, ``{"figure": {...}}``: a matplotlib Axes or Figure as a read-only
+  snapshot (:mod:`attention_grader.figure_snapshot`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import collections
 import datetime
 import decimal
 import fractions
+
+from .figure_snapshot import axes_from, figure_from
 
 __all__ = ["decode_more", "encode_more", "MORE_KINDS"]
 
@@ -84,6 +88,15 @@ def _counter(data, item):
     return counts
 
 
+def _snapshot(build):
+    def decode(data, item, notes):
+        snapshot = build(item(data), notes)
+        notes.append(f"a matplotlib {snapshot._kind} arrives as a read-only snapshot")
+        return snapshot
+
+    return decode
+
+
 def _generator(data, item):
     if not isinstance(data, list):
         raise _Bad("not a list")
@@ -101,18 +114,25 @@ _DECODERS = {
     "fraction": _fraction,
     "counter": _counter,
     "generator": _generator,
+    "axes": _snapshot(axes_from),
+    "figure": _snapshot(figure_from),
 }
+_NOTES = ("axes", "figure")  # decoders that also take the list of notes
 
 
-def decode_more(data: dict, item):
+def decode_more(data: dict, item, notes: list[str]):
     """Rebuild one of :data:`MORE_KINDS` from its encoding, or return None if ``data`` is none.
 
-    ``item(encoded)`` decodes a nested value (a Counter's keys, a generator's items). Raises
-    ``ValueError`` for a malformed encoding (the caller makes it an unreadable answer).
+    ``item(encoded)`` decodes a nested value (a Counter's keys, a generator's items); ``notes``
+    collects what was carried only in part (a figure as a snapshot: a test failing on it needs a
+    teacher). Raises ``ValueError`` for a malformed encoding (the caller makes it an unreadable
+    answer).
     """
     for kind, decoder in _DECODERS.items():
         if kind in data:
             try:
+                if kind in _NOTES:
+                    return decoder(data[kind], item, notes)
                 return decoder(data[kind], item)
             except (TypeError, ValueError, OverflowError) as exc:
                 raise ValueError(f"a malformed {kind}: {exc}") from None

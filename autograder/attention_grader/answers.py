@@ -23,6 +23,7 @@ import numpy as np
 
 from .answer_types import decode_more, encode_more
 from .needs_teacher import CannotGrade
+from .object_handles import ObjectHandle
 
 __all__ = [
     "MIME",
@@ -163,6 +164,8 @@ def encode(value, depth: int = 0):
     more = encode_more(value, lambda v: encode(v, depth + 1))
     if more is not None:
         return more
+    if isinstance(value, ObjectHandle):
+        return {"handle": value._key}
     if isinstance(value, int | float):
         return value
     if isinstance(value, list | tuple | set | frozenset):
@@ -211,11 +214,19 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
 
 
 class _Decoder:
-    def __init__(self, limits: AnswerLimits, function: Callable[[str], object] | None):
+    def __init__(
+        self,
+        limits: AnswerLimits,
+        function: Callable[[str], object] | None,
+        notes=None,
+        handle: Callable[[int, str], object] | None = None,
+    ):
         self.limits = limits
         self.function = function
+        self.handle = handle
         self.count = [0]
         self.unsupported: list[str] = []  # what arrived as a placeholder (not carried)
+        self.notes: list[str] = notes if notes is not None else []  # carried only in part
 
     def __call__(self, data, depth: int = 0):
         self.count[0] += 1
@@ -248,6 +259,14 @@ class _Decoder:
                 return dict(pairs)
             except TypeError:
                 raise UnreadableAnswer("a dict with unhashable keys") from None
+        if "handle" in data:
+            key, type_name = data["handle"], str(data.get("type", "object"))[:80]
+            if not isinstance(key, int) or isinstance(key, bool):
+                raise UnreadableAnswer("a handle that is not a number")
+            if self.handle is not None:
+                return self.handle(key, type_name)
+            self.unsupported.append(f"a {type_name} object")
+            return UnsupportedAnswer(f"a {type_name} object")
         if "callable" in data:
             name = str(data["callable"])[:80]
             if depth == 0 and self.function is not None:
@@ -261,7 +280,7 @@ class _Decoder:
 
     def _more(self, data: dict, depth: int):
         try:
-            return decode_more(data, lambda v: self(v, depth + 1))
+            return decode_more(data, lambda v: self(v, depth + 1), self.notes)
         except ValueError as exc:
             raise UnreadableAnswer(str(exc)[:200]) from None
 
@@ -287,13 +306,22 @@ class _Decoder:
         return arr
 
 
-def decode(data, limits: AnswerLimits | None = None, function=None, unsupported=None):
+def decode(
+    data,
+    limits: AnswerLimits | None = None,
+    function=None,
+    unsupported=None,
+    notes=None,
+    handle=None,
+):
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
     ``function(name)`` makes the stand-in for a top-level function (a call proxy). What arrived
-    only as a placeholder (:class:`UnsupportedAnswer`) is appended to the list ``unsupported``.
+    only as a placeholder (:class:`UnsupportedAnswer`) is appended to the list ``unsupported``,
+    and what was carried only in part (a figure snapshot) to ``notes``. ``handle(key, type)``
+    makes the stand-in for an object that stays in the kernel (an ObjectHandle).
     """
-    decoder = _Decoder(limits or AnswerLimits(), function)
+    decoder = _Decoder(limits or AnswerLimits(), function, notes, handle)
     value = decoder(data)
     if unsupported is not None:
         unsupported += decoder.unsupported
@@ -374,6 +402,12 @@ class StudentFunction:
             with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
                 self._channel.request({"op": "restore", "name": global_name})
 
+    def __instancecheck__(self, obj) -> bool:
+        """``isinstance(s, Stack)`` for a student's class: asked of the kernel, for its objects."""
+        if not isinstance(obj, ObjectHandle):
+            return False
+        return obj._op("isinstance", name=self.__name__) is True
+
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
 
@@ -439,7 +473,9 @@ class AnswerChannel:
             # A function is called back by the name it was asked for (``softmax = print``).
             function = lambda _own_name, name=name: self._function(name)  # noqa: E731
             unsupported: list[str] = []
-            values[name] = decode(entry["value"], self.limits, function, unsupported)
+            values[name] = decode(
+                entry["value"], self.limits, function, unsupported, self.uncarried, self._handle
+            )
             self.uncarried += [
                 f"`{name}` is {what}: the test needs the student's object, which stays in "
                 "their kernel"
@@ -447,15 +483,32 @@ class AnswerChannel:
             ]
         return values
 
-    def call(self, name: str, args: tuple, kwargs: dict):
+    def _handle(self, key: int, type_name: str) -> ObjectHandle:
+        return ObjectHandle(self, key, type_name)
+
+    def handle_op(self, key: int, action: str, *, args=(), kwargs=None, **fields):
+        """One use of an object in the kernel (see :mod:`~attention_grader.object_handles`)."""
+        request = {"op": "handle", "handle": key, "action": action, **fields}
+        if "key" in fields:
+            request["key"] = self._encoded(fields["key"], f"an index of a {action}")
+        label = f"{fields.get('name') or 'an object'}"
+        return self.call(label, tuple(args), kwargs or {}, request)
+
+    def _encoded(self, value, where: str):
+        try:
+            return encode(value)
+        except (TypeError, ValueError) as exc:
+            what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
+            cause = f"the test passes {what} to {where}, which runs in the student's kernel"
+            self.uncarried.append(cause)
+            raise CannotGrade(cause) from None
+
+    def call(self, name: str, args: tuple, kwargs: dict, request: dict | None = None):
         """Call the student's function ``name`` on grader-chosen plain data; return its result."""
         try:
-            request = {
-                "op": "call",
-                "name": name,
-                "args": [encode(a) for a in args],
-                "kwargs": {str(k): encode(v) for k, v in kwargs.items()},
-            }
+            request = dict(request or {"op": "call", "name": name})
+            request["args"] = [encode(a) for a in args]
+            request["kwargs"] = {str(k): encode(v) for k, v in kwargs.items()}
         except (TypeError, ValueError) as exc:
             what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
             cause = f"the test passes {what} to `{name}`, which runs in the student's kernel"
@@ -473,7 +526,7 @@ class AnswerChannel:
         if "value" not in reply:
             raise UnreadableAnswer(f"no result from {name}")
         unsupported: list[str] = []
-        value = decode(reply["value"], self.limits, None, unsupported)
+        value = decode(reply["value"], self.limits, None, unsupported, self.uncarried, self._handle)
         self.uncarried += [
             f"`{name}` returned {what}: the test needs the student's object, which stays in "
             "their kernel"

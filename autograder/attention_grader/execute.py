@@ -47,6 +47,7 @@ from .execution_stops import (
 )
 from .flag_limited_output import FlagLimitedOutput
 from .kernel_client import CappedKernelClient
+from .kernel_tests import KERNEL_TEST, kernel_test_ids
 from .needs_teacher import record_cells
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
@@ -147,6 +148,10 @@ class GradingExecute(Execute):
                 return None  # not autograde (e.g. a test calling preprocess directly): no tests
             source = self._source_notebook(info["assignment"], info["notebook"])
             cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
+        else:
+            source = nb  # the release check grades the teacher's own notebook
+        # The teacher's last resort, read from source/ only (docs/authoring.md).
+        self._kernel_tests = kernel_test_ids(source, cells.tests)
         students = [
             c.source
             for c in nb.cells
@@ -193,6 +198,8 @@ class GradingExecute(Execute):
         self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut, self._requesting = 0, False, False
+        self._kernel_tests: set[str] = set()
+        self._kernel_graded: list[str] = []
         self._trusted = self._checker(nb, resources)
         self._report_protections()
         try:
@@ -240,6 +247,11 @@ class GradingExecute(Execute):
                 for n in self._rebound_libraries
             ]  # fmt: skip
             record_cells(nb, name, self._trusted.needs_teacher)
+            flags += [
+                Flag(KERNEL_TEST, f"{name}/{gid}: graded in the student's kernel (the teacher's "
+                     "mark): the student's code could change this result")
+                for gid in self._kernel_graded
+            ]  # fmt: skip
         record_flags(nb, flags)
 
     def _get_timeout(self, cell):
@@ -260,6 +272,11 @@ class GradingExecute(Execute):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
         try:
+            if checker is not None and grade_id in self._kernel_tests and checker.is_test(grade_id):
+                cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
+                self._fresh_cell()
+                self._kernel_graded.append(grade_id)
+                return super().preprocess_cell(cell, resources, index)
             if checker is not None and cell.cell_type == "code" and checker.is_test(grade_id):
                 self._index = index
                 cell.outputs = checker.run_test(grade_id)

@@ -428,7 +428,7 @@ class TrustedChecker:
         from .test_styles import uncarried_styles
 
         source = self.cells.tests[grade_id]
-        self.channel.uncarried = []
+        del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
         styles = uncarried_styles(source, set(self.cells.answers))
         outputs = self._outputs(grade_id, source)
         causes = list(dict.fromkeys(styles + self.channel.uncarried))
