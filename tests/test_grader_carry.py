@@ -56,6 +56,8 @@ def test_libraries_are_what_the_released_code_imports_and_answers_are_what_solut
     cell = "import math\n### BEGIN SOLUTION\nfrom math import factorial\ndef f(x):\n    pass\n"
     cell += "### END SOLUTION"
     assert solution_names(cell) == {"factorial", "f"}
+    inside = "def softmax(xs):\n    ### BEGIN SOLUTION\n    return xs\n    ### END SOLUTION"
+    assert solution_names(inside) == {"softmax"}  # the def is above the markers
 
 
 # ------------------------------------------------------------------------ more kinds of data

@@ -43,21 +43,29 @@ def released_code(source: str) -> str:
 
 
 def solution_names(source: str) -> set[str]:
-    """Names the solution region of a cell defines at top level: the student's answers."""
+    """Names a solution cell defines at top level: the student's answers.
+
+    Every function, class and assignment of the cell counts (``def softmax(xs):`` may be above
+    the solution markers); an import counts only inside the solution region (an import students
+    receive, above the markers, is a library: :func:`imported_libraries`).
+    """
+    tree = _parse(source)
+    if tree is None:
+        return set()
+    regions = [
+        (source.count("\n", 0, m.start()) + 1, source.count("\n", 0, m.end()) + 1)
+        for m in _SOLUTION.finditer(source)
+    ]
     names: set[str] = set()
-    for match in _SOLUTION.finditer(source):
-        body = "\n".join(match.group(0).splitlines()[1:-1])
-        tree = _parse(body)
-        if tree is None:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                names.add(node.name)
-            elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-            elif isinstance(node, ast.Import | ast.ImportFrom):
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            if any(start <= node.lineno <= end for start, end in regions):
                 names.update((a.asname or a.name).split(".")[0] for a in node.names)
     return names
 
