@@ -176,12 +176,16 @@ def test_objects_of_a_students_class_are_used_through_handles_in_the_kernel():
         def __iter__(self):
             return iter(self.items)
 
+        def __getitem__(self, i):
+            return self.items[i]
+
         def __eq__(self, other):  # claims to equal anything: must never decide a test
             return True
 
     test = (
         "s = Stack()\nassert isinstance(s, Stack) and not isinstance(3, Stack)\n"
         "s.push(1)\ns.push(2)\nassert len(s) == 2 and list(s) == [1, 2] and s.items == [1, 2]\n"
+        "assert s[0] == 1 and s[-1] == 2\n"
         "assert s.pop() == 2 and len(s) == 1"
     )
     score, check, outputs = run({"Stack": Stack}, test)
@@ -251,3 +255,17 @@ def test_a_matplotlib_axes_arrives_as_a_read_only_snapshot_of_its_data():
     score, check, _ = run({"plot_squares": plot_squares}, unknown)
     assert score == 0.0 and "`get_xticks`" in check.needs_teacher["t"]
     plt.close("all")
+
+
+def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
+    class Endless:
+        def __len__(self):
+            return 10**9
+
+        def __getitem__(self, i):
+            return 1.0
+
+    score, check, _ = run(
+        {"make": lambda: Endless()}, "e = make()\nassert sum(e[i] for i in range(5000)) > 0"
+    )
+    assert score == 0.0 and "more than 2000 times" in check.needs_teacher["t"]

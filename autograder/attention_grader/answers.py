@@ -41,6 +41,8 @@ __all__ = [
 
 KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
 MIME = "application/vnd.attention-grader.answer"
+#: Most uses of student objects (handles) one test may make.
+MAX_HANDLE_OPS = 2000
 #: A value the kernel did not define (the test then sees a NameError, as nbgrader would give).
 MISSING = object()
 
@@ -436,6 +438,7 @@ class AnswerChannel:
         self.exception_class: Callable[[str], type | None] | None = None
         #: ``f(text)``: what the student's function printed during a call, for the test.
         self.stdout_sink: Callable[[str], None] | None = None
+        self.handle_ops = 0  # uses of objects in the kernel during the current test
 
     def _raised(self, reply: dict) -> StudentCodeError:
         bases = reply.get("bases") if isinstance(reply.get("bases"), list) else ()
@@ -486,9 +489,19 @@ class AnswerChannel:
     def _handle(self, key: int, type_name: str) -> ObjectHandle:
         return ObjectHandle(self, key, type_name)
 
-    def handle_op(self, key: int, action: str, *, args=(), kwargs=None, **fields):
-        """One use of an object in the kernel (see :mod:`~attention_grader.object_handles`)."""
-        request = {"op": "handle", "handle": key, "action": action, **fields}
+    def handle_op(self, handle: int, action: str, *, args=(), kwargs=None, **fields):
+        """One use of an object in the kernel (see :mod:`~attention_grader.object_handles`).
+
+        At most :data:`MAX_HANDLE_OPS` per test: numpy reading a student's "sequence" item by
+        item must not spend the grader's time one request at a time.
+        """
+        self.handle_ops += 1
+        if self.handle_ops > MAX_HANDLE_OPS:
+            cause = f"the test uses a student's object more than {MAX_HANDLE_OPS} times"
+            if cause not in self.uncarried:
+                self.uncarried.append(cause)
+            raise CannotGrade(cause)
+        request = {"op": "handle", "handle": handle, "action": action, **fields}
         if "key" in fields:
             request["key"] = self._encoded(fields["key"], f"an index of a {action}")
         label = f"{fields.get('name') or 'an object'}"

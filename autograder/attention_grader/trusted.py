@@ -429,6 +429,7 @@ class TrustedChecker:
 
         source = self.cells.tests[grade_id]
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
+        self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         outputs = self._outputs(grade_id, source)
         causes = list(dict.fromkeys(styles + self.channel.uncarried))
