@@ -58,10 +58,8 @@ def refusal_in(result: dict) -> str:
         return ""
     lines = text[start:].splitlines()
     kept = [lines[0]]
-    for line in lines[1:]:
-        if not line.startswith("  test") and not line.startswith("  "):
-            break
-        if line.lstrip().startswith("File "):
+    for line in lines[1:]:  # one indented line per cell; a traceback line ends the list
+        if not line.startswith("  ") or line.lstrip().startswith("File "):
             break
         kept.append(line)
     return "\n".join(kept)
