@@ -134,6 +134,7 @@ def test_a_parallel_key_beats_tiffin_only_when_it_is_long_enough():
         kind, message = _slug(lambda c=crooked: check_parallel_key_beats(c, Q, tiffin))
         assert kind == "WrongAnswer" and "points the right way" not in message
 
+
 # --- lesson 6: predicting the pattern of a "copy the previous token" head ---------------------
 
 

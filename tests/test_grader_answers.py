@@ -20,6 +20,7 @@ from attention_grader.answers import (
     decode,
     encode,
 )
+from attention_grader.object_handles import ObjectHandle
 from nbformat import NotebookNode
 
 
@@ -86,10 +87,14 @@ def test_objects_that_fake_equality_arrive_as_plain_values_or_placeholders():
         "f": np,
     }
     got = AnswerChannel(kernel(ns)).get(sorted(ns))
-    assert isinstance(got["a"], UnsupportedAnswer)
+    # An object stays in the kernel: a handle whose == is identity (its __eq__ never runs here).
+    assert isinstance(got["a"], ObjectHandle) and got["a"] != 1 and got["a"] != "values"
+    with pytest.raises((TypeError, ValueError)):
+        np.asarray(got["a"], dtype=float)
     assert type(got["b"]) is np.ndarray and not (got["b"] == 1).any()
     assert type(got["c"]) is str and got["c"] != "yes"
-    for name in "def":
+    assert type(got["e"]) is complex and got["e"] == 1 + 2j  # carried as the number it is
+    for name in "df":
         assert isinstance(got[name], UnsupportedAnswer), name
         with pytest.raises((TypeError, ValueError)):
             np.asarray(got[name], dtype=float)

@@ -117,3 +117,28 @@ def test_bad_due_dates_say_what_was_wrong(text, says):
 
     with pytest.raises(DueDateError, match=says):
         parse_due(text, ZoneInfo("UTC"))
+
+
+def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_path):
+    """Check before release: a test the course's pipeline cannot grade (here it patches
+    builtins.max, which the student's code in the kernel would not see) stops the release."""
+    import nbformat
+    from attention_grader.course import GradingStepError
+    from nbformat.v4 import new_code_cell
+
+    course = make_course(tmp_path)
+    path = course.root / "source" / FIXTURE / f"{FIXTURE}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    test = new_code_cell(
+        "import builtins\nreal = builtins.max\nbuiltins.max = None\n"
+        "try:\n    assert double(2) == 4\nfinally:\n    builtins.max = real"
+    )
+    meta = {"grade": True, "solution": False, "locked": True, "points": 1}
+    test.metadata["nbgrader"] = {**meta, "grade_id": "q2_no_max", "schema_version": 3}
+    nb.cells.append(test)
+    nbformat.write(nb, path)
+    with pytest.raises(GradingStepError) as refused:
+        release(course, FIXTURE)
+    assert "q2_no_max: the test patches builtins.max" in str(refused.value)
+    assert "q1_softmax" not in str(refused.value)  # the cells that grade right are not named
+    assert not (course.exchange / course.course_id / "outbound" / FIXTURE).exists()

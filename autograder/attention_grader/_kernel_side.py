@@ -12,7 +12,9 @@ assigning different answers. The grader validates whatever comes back
 Wire format (the same both ways): JSON null/bool/number/string, or one-key objects
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,
 ``{"array": nested lists, "dtype": str, "shape": [...]}``, ``{"scalar": value, "dtype": str}``,
-``{"callable": name}``, ``{"unsupported": type name}``.
+``{"callable": name}``, ``{"unsupported": type name}``; and the kinds of ``answer_types.py``
+(``_encode_more`` / ``_decode_more`` below: complex, dates, Decimal, Fraction, Counter, a
+generator's items).
 """
 
 import json as _json
@@ -21,6 +23,131 @@ MIME = "application/vnd.attention-grader.answer"
 _MAX_ITEMS = 2_000_000
 _MAX_DEPTH = 16
 _MAX_TEXT = 200_000
+_MAX_YIELDS = 10_000  # a generator is carried as at most this many items
+_MAX_PRINTED = 1_000_000  # what a student's function may print during one call, for the test
+
+
+def _encode_more(value, budget, depth):
+    """complex, dates and times, Decimal, Fraction, Counter, generators; None for others."""
+    import collections
+    import datetime
+    import decimal
+    import fractions
+    import types
+
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
+    if isinstance(value, datetime.datetime):
+        return {"datetime": value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"date": value.isoformat()}
+    if isinstance(value, datetime.time):
+        return {"time": value.isoformat()}
+    if isinstance(value, datetime.timedelta):
+        return {"timedelta": [value.days, value.seconds, value.microseconds]}
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, fractions.Fraction):
+        return {"fraction": [value.numerator, value.denominator]}
+    figure = _figure_data(value)
+    if figure is not None:
+        return {kind: _encode(data, budget, depth + 1) for kind, data in figure.items()}
+    if isinstance(value, collections.Counter):
+        items = list(value.items())
+        return {"counter": [[_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
+                            for k, v in items]}  # fmt: skip
+    if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
+        items = []
+        for item in value:
+            if len(items) >= _MAX_YIELDS:
+                return {"unsupported": f"generator of more than {_MAX_YIELDS} items"}
+            items.append(_encode(item, budget, depth + 1))
+        return {"generator": items}
+    return None
+
+
+def _axes_data(ax):
+    """What a test reads of one matplotlib Axes, as plain data (see figure_snapshot.py)."""
+    import numpy as np
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+
+    def line(item):
+        return {
+            "x": np.asarray(item.get_xdata()).tolist(),
+            "y": np.asarray(item.get_ydata()).tolist(),
+            "label": str(item.get_label()),
+            "color": to_hex(item.get_color()),
+            "linestyle": str(item.get_linestyle()),
+            "marker": str(item.get_marker()),
+            "linewidth": float(item.get_linewidth()),
+        }
+
+    def bar(item):
+        x, y, w, h = item.get_x(), item.get_y(), item.get_width(), item.get_height()
+        return {"x": float(x), "y": float(y), "width": float(w), "height": float(h),
+                "label": str(item.get_label())}  # fmt: skip
+
+    legend = ax.get_legend()
+    return {
+        "title": {loc: ax.get_title(loc) for loc in ("left", "center", "right")},
+        "xlabel": ax.get_xlabel(),
+        "ylabel": ax.get_ylabel(),
+        "xlim": [float(v) for v in ax.get_xlim()],
+        "ylim": [float(v) for v in ax.get_ylim()],
+        "xscale": ax.get_xscale(),
+        "yscale": ax.get_yscale(),
+        "lines": [line(item) for item in ax.lines],
+        "patches": [bar(p) for p in ax.patches if isinstance(p, Rectangle)],
+        "collections": [
+            {
+                "offsets": np.asarray(c.get_offsets(), dtype=float).tolist(),
+                "label": str(c.get_label()),
+            }
+            for c in ax.collections
+        ],
+        "texts": [t.get_text() for t in ax.texts],
+        "legend": None if legend is None else [t.get_text() for t in legend.get_texts()],
+    }
+
+
+def _figure_data(value):
+    """``{"axes": data}`` or ``{"figure": data}`` for a matplotlib Axes or Figure, else None."""
+    import sys
+
+    axes, figure = sys.modules.get("matplotlib.axes"), sys.modules.get("matplotlib.figure")
+    if axes is not None and isinstance(value, axes.Axes):
+        return {"axes": _axes_data(value)}
+    if figure is not None and isinstance(value, figure.Figure):
+        title = value._suptitle.get_text() if value._suptitle is not None else ""
+        return {"figure": {"axes": [_axes_data(a) for a in value.axes], "suptitle": title}}
+    return None
+
+
+def _decode_more(value):
+    """The grader's arguments of the kinds above, rebuilt; None for others."""
+    import collections
+    import datetime
+    import decimal
+    import fractions
+
+    if "complex" in value:
+        return complex(*value["complex"])
+    if "datetime" in value:
+        return datetime.datetime.fromisoformat(value["datetime"])
+    if "date" in value:
+        return datetime.date.fromisoformat(value["date"])
+    if "time" in value:
+        return datetime.time.fromisoformat(value["time"])
+    if "timedelta" in value:
+        return datetime.timedelta(*value["timedelta"])
+    if "decimal" in value:
+        return decimal.Decimal(value["decimal"])
+    if "fraction" in value:
+        return fractions.Fraction(*value["fraction"])
+    if "counter" in value:
+        return collections.Counter({_decode(k): _decode(v) for k, v in value["counter"]})
+    return None
 
 
 def _encode(value, budget, depth=0):
@@ -52,6 +179,9 @@ def _encode(value, budget, depth=0):
         if budget[0] < 0:
             return {"unsupported": "too large"}
         return {"array": arr.tolist(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
+    more = _encode_more(value, budget, depth)
+    if more is not None:
+        return more
     if isinstance(value, list | tuple | set | frozenset):
         kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
         return {kind: [_encode(item, budget, depth + 1) for item in list(value)]}
@@ -62,9 +192,60 @@ def _encode(value, budget, depth=0):
                 for k, v in list(value.items())
             ]
         }
-    if callable(value) and not isinstance(value, type):
-        return {"callable": getattr(value, "__name__", "function")}
-    return {"unsupported": type(value).__name__}
+    return _handle_of(value)
+
+
+_HANDLES = "__attention_grader_handles__"
+_NO_HANDLES = [False]  # while comparing arguments before and after a call
+
+
+def _handle_of(value):
+    """An object that is not data stays here; the grader gets its number (object_handles.py)."""
+    import types
+
+    if isinstance(value, types.ModuleType) or _NO_HANDLES[0]:
+        return {"unsupported": f"{type(value).__name__} object"}
+    table = _USER_NS.setdefault(_HANDLES, {})  # noqa: F821
+    key = len(table) + 1
+    table[key] = value
+    return {"handle": key, "type": getattr(type(value), "__name__", "object")}
+
+
+def _on_handle(request):
+    """One use of a handled object: read an attribute, call it, len, iterate, index, bool."""
+    obj = _USER_NS.get(_HANDLES, {}).get(request.get("handle"))  # noqa: F821
+    action = request.get("action")
+    if obj is None:
+        return {"raised": "ReferenceError", "message": "the object is gone"}
+    if action == "call":
+        return _invoke(obj, request.get("args", []), request.get("kwargs", {}))
+    try:
+        if action == "attr":
+            name = str(request.get("name", ""))
+            if name.startswith("_"):
+                raise AttributeError(name)
+            result = getattr(obj, name)
+        elif action == "len":
+            result = len(obj)
+        elif action == "iter":
+            result = []
+            for item in obj:
+                if len(result) >= _MAX_YIELDS:
+                    return {"value": {"unsupported": f"iterable of more than {_MAX_YIELDS} items"}}
+                result.append(item)
+        elif action == "item":
+            result = obj[_decode(request.get("key"))]
+        elif action == "bool":
+            result = bool(obj)
+        elif action == "isinstance":
+            result = isinstance(obj, _USER_NS.get(str(request.get("name"))))  # noqa: F821
+        else:
+            raise ValueError(f"unknown action {action!r}")
+    except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return _raised(exc)
+    return {"value": _encode(result, [_MAX_ITEMS])}
 
 
 def _decode(value):
@@ -78,6 +259,11 @@ def _decode(value):
         return arr.reshape(value["shape"])
     if "scalar" in value:
         return np.dtype(value["dtype"]).type(value["scalar"])
+    if "handle" in value:
+        return _USER_NS.get(_HANDLES, {})[value["handle"]]  # noqa: F821
+    more = _decode_more(value)
+    if more is not None:
+        return more
     if "list" in value:
         return [_decode(v) for v in value["list"]]
     if "tuple" in value:
@@ -90,22 +276,75 @@ def _decode(value):
 
 
 def _describe(name):
+    import types
+
     if name not in _USER_NS:  # noqa: F821 -- given by the grader
         return {"missing": True}
-    return {"value": _encode(_USER_NS[name], [_MAX_ITEMS])}  # noqa: F821
+    value = _USER_NS[name]  # noqa: F821
+    if callable(value) and not isinstance(value, types.ModuleType):
+        return {"value": {"callable": name}}  # called back by this name (a class too)
+    return {"value": _encode(value, [_MAX_ITEMS])}
+
+
+class _Printed:
+    """Collects what the student's function prints during one call (capped), for the test."""
+
+    def __init__(self):
+        self.parts, self.size = [], 0
+
+    def write(self, text):
+        text = str(text)
+        if self.size < _MAX_PRINTED:
+            self.parts.append(text[: _MAX_PRINTED - self.size])
+        self.size += len(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _snapshot(value):
+    _NO_HANDLES[0] = True
+    try:
+        return _json.dumps(_encode(value, [_MAX_ITEMS]))
+    finally:
+        _NO_HANDLES[0] = False
+
+
+def _raised(exc):
+    bases = [c.__name__ for c in type(exc).__mro__[1:]]
+    return {"raised": type(exc).__name__, "message": str(exc)[:2000], "bases": bases}
 
 
 def _call(name, args, kwargs):
     fn = _USER_NS.get(name)  # noqa: F821
     if fn is None or not callable(fn):
         return {"raised": "NameError", "message": f"{name} is not defined as a function"}
+    return _invoke(fn, args, kwargs)
+
+
+def _invoke(fn, args, kwargs):
+    import contextlib
+
+    values = [_decode(a) for a in args]
+    before = [_snapshot(v) for v in values]
+    printed = _Printed()
+    reply = {}
     try:
-        result = fn(*[_decode(a) for a in args], **{k: _decode(v) for k, v in kwargs.items()})
+        with contextlib.redirect_stdout(printed):
+            result = fn(*values, **{k: _decode(v) for k, v in kwargs.items()})
     except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
         if isinstance(exc, KeyboardInterrupt):
             raise
-        return {"raised": type(exc).__name__, "message": str(exc)[:2000]}
-    return {"value": _encode(result, [_MAX_ITEMS])}
+        reply = _raised(exc)
+    else:
+        reply = {"value": _encode(result, [_MAX_ITEMS])}
+    # In-place changes to the grader's arguments go back to it (the test may look at them).
+    after = [_snapshot(v) for v in values]
+    changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
+    reply["changed"] = [[i, _json.loads(after[i])] for i in changed]
+    reply["stdout"] = "".join(printed.parts)
+    return reply
 
 
 _SAVED = "__attention_grader_saved__"
@@ -141,6 +380,8 @@ def _answer():
         reply = _substitute(request["name"], request["path"])
     elif request["op"] == "restore":
         reply = _restore(request["name"])
+    elif request["op"] == "handle":
+        reply = _on_handle(request)
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

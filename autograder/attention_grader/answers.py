@@ -21,6 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .answer_types import decode_more, encode_more
+from .needs_teacher import CannotGrade
+from .object_handles import ObjectHandle
+
 __all__ = [
     "MIME",
     "AnswerChannel",
@@ -37,6 +41,8 @@ __all__ = [
 
 KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
 MIME = "application/vnd.attention-grader.answer"
+#: Most uses of student objects (handles) one test may make.
+MAX_HANDLE_OPS = 2000
 #: A value the kernel did not define (the test then sees a NameError, as nbgrader would give).
 MISSING = object()
 
@@ -93,15 +99,45 @@ _ERROR_CLASSES = {
 }
 
 
-def student_error(ename: str, message: str) -> StudentCodeError:
-    """The error a student's function raised in the kernel, as an exception here."""
+def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCodeError:
+    """The error a student's function raised in the kernel, as an exception here.
+
+    Parameters
+    ----------
+    ename, message : str
+        The exception's class name and text, from the kernel.
+    bases : sequence of str
+        The names of its classes, most derived first (``type(exc).__mro__`` in the kernel), so a
+        student's own ``class Oops(ValueError)`` is caught by ``except ValueError``.
+    classes : callable, optional
+        ``classes(name) -> type | None``: an exception class of the teacher's read-only cells of
+        that name (``NegativeInputError``), which the error then also is.
+    """
     ename, message = str(ename)[:80], str(message)[:2000]
     if ename == "CellTimeoutError":
         ename, message = (
             "Timeout",
             "it ran longer than the time limit: is there a loop that never ends?",
         )
-    return _ERROR_CLASSES.get(ename, StudentCodeError)(ename, message)
+    names = [ename, *(str(b)[:80] for b in list(bases)[:20])]
+    for name in names:
+        teacher = classes(name) if classes else None
+        if teacher is not None:
+            made = _teacher_error(ename, message, teacher)
+            if made is not None:
+                return made
+        if name in _ERROR_CLASSES:
+            return _ERROR_CLASSES[name](ename, message)
+    return StudentCodeError(ename, message)
+
+
+def _teacher_error(ename: str, message: str, teacher: type) -> StudentCodeError | None:
+    """A StudentCodeError that is also the teacher's exception class (None if they cannot mix)."""
+    try:
+        cls = type(ename, (StudentCodeError, teacher), {"__module__": "student"})
+        return cls(ename, message)
+    except TypeError:  # a layout conflict or an __init__ with other arguments
+        return None
 
 
 class UnsupportedAnswer:
@@ -127,6 +163,11 @@ def encode(value, depth: int = 0):
         return {"array": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
     if isinstance(value, np.generic):
         return {"scalar": value.item(), "dtype": value.dtype.str}
+    more = encode_more(value, lambda v: encode(v, depth + 1))
+    if more is not None:
+        return more
+    if isinstance(value, ObjectHandle):
+        return {"handle": value._key}
     if isinstance(value, int | float):
         return value
     if isinstance(value, list | tuple | set | frozenset):
@@ -134,7 +175,10 @@ def encode(value, depth: int = 0):
         return {kind: [encode(v, depth + 1) for v in value]}
     if isinstance(value, dict):
         return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
-    raise TypeError(f"cannot send a {type(value).__name__} to a student's function")
+    what = "a function" if callable(value) else f"a {type(value).__name__}"
+    raise TypeError(
+        f"cannot send {what} ({getattr(value, '__name__', '?')}) to a student's function"
+    )
 
 
 def request_source(request: dict) -> str:
@@ -172,10 +216,19 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
 
 
 class _Decoder:
-    def __init__(self, limits: AnswerLimits, function: Callable[[str], object] | None):
+    def __init__(
+        self,
+        limits: AnswerLimits,
+        function: Callable[[str], object] | None,
+        notes=None,
+        handle: Callable[[int, str], object] | None = None,
+    ):
         self.limits = limits
         self.function = function
+        self.handle = handle
         self.count = [0]
+        self.unsupported: list[str] = []  # what arrived as a placeholder (not carried)
+        self.notes: list[str] = notes if notes is not None else []  # carried only in part
 
     def __call__(self, data, depth: int = 0):
         self.count[0] += 1
@@ -192,6 +245,9 @@ class _Decoder:
             if not isinstance(value, bool | int | float):
                 raise UnreadableAnswer("a scalar that is not a number")
             return _dtype(data.get("dtype")).type(value)
+        more = self._more(data, depth)
+        if more is not None:
+            return more
         for kind, build in (("list", list), ("tuple", tuple), ("set", set)):
             if kind in data and isinstance(data[kind], list):
                 items = [self(v, depth + 1) for v in data[kind]]
@@ -205,14 +261,30 @@ class _Decoder:
                 return dict(pairs)
             except TypeError:
                 raise UnreadableAnswer("a dict with unhashable keys") from None
+        if "handle" in data:
+            key, type_name = data["handle"], str(data.get("type", "object"))[:80]
+            if not isinstance(key, int) or isinstance(key, bool):
+                raise UnreadableAnswer("a handle that is not a number")
+            if self.handle is not None:
+                return self.handle(key, type_name)
+            self.unsupported.append(f"a {type_name} object")
+            return UnsupportedAnswer(f"a {type_name} object")
         if "callable" in data:
             name = str(data["callable"])[:80]
             if depth == 0 and self.function is not None:
                 return self.function(name)
+            self.unsupported.append(f"a function ({name}) inside a container")
             return UnsupportedAnswer(f"a function ({name}) inside a container")
         if "unsupported" in data:
+            self.unsupported.append(f"a {str(data['unsupported'])[:80]}")
             return UnsupportedAnswer(f"a {data['unsupported']}")
         raise UnreadableAnswer("unknown value encoding")
+
+    def _more(self, data: dict, depth: int):
+        try:
+            return decode_more(data, lambda v: self(v, depth + 1), self.notes)
+        except ValueError as exc:
+            raise UnreadableAnswer(str(exc)[:200]) from None
 
     def _pair(self, pair, depth: int):
         if not isinstance(pair, list) or len(pair) != 2:
@@ -236,12 +308,42 @@ class _Decoder:
         return arr
 
 
-def decode(data, limits: AnswerLimits | None = None, function=None):
+def decode(
+    data,
+    limits: AnswerLimits | None = None,
+    function=None,
+    unsupported=None,
+    notes=None,
+    handle=None,
+):
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
-    ``function(name)`` makes the stand-in for a top-level function (a call proxy).
+    ``function(name)`` makes the stand-in for a top-level function (a call proxy). What arrived
+    only as a placeholder (:class:`UnsupportedAnswer`) is appended to the list ``unsupported``,
+    and what was carried only in part (a figure snapshot) to ``notes``. ``handle(key, type)``
+    makes the stand-in for an object that stays in the kernel (an ObjectHandle).
     """
-    return _Decoder(limits or AnswerLimits(), function)(data)
+    decoder = _Decoder(limits or AnswerLimits(), function, notes, handle)
+    value = decoder(data)
+    if unsupported is not None:
+        unsupported += decoder.unsupported
+    return value
+
+
+def update_in_place(target, new) -> None:
+    """Make the mutable ``target`` hold ``new`` (a list, dict, set or array of the same shape)."""
+    if isinstance(target, list) and isinstance(new, list):
+        target[:] = new
+    elif isinstance(target, dict) and isinstance(new, dict):
+        target.clear()
+        target.update(new)
+    elif isinstance(target, set) and isinstance(new, set):
+        target.clear()
+        target.update(new)
+    elif isinstance(target, np.ndarray) and isinstance(new, np.ndarray):
+        if target.shape == new.shape and target.flags.writeable:
+            with contextlib.suppress(TypeError, ValueError):
+                np.copyto(target, new, casting="unsafe")
 
 
 def read_reply(outputs: list, limits: AnswerLimits) -> dict:
@@ -302,6 +404,12 @@ class StudentFunction:
             with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
                 self._channel.request({"op": "restore", "name": global_name})
 
+    def __instancecheck__(self, obj) -> bool:
+        """``isinstance(s, Stack)`` for a student's class: asked of the kernel, for its objects."""
+        if not isinstance(obj, ObjectHandle):
+            return False
+        return obj._op("isinstance", name=self.__name__) is True
+
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
 
@@ -324,12 +432,23 @@ class AnswerChannel:
         self.limits = limits or AnswerLimits()
         self._library_use = library_use or (lambda name: None)
         self.broken: str | None = None
+        #: Why values the current test received could not be carried (set by the checker).
+        self.uncarried: list[str] = []
+        #: ``f(name) -> type | None``: the teacher's exception class of that name.
+        self.exception_class: Callable[[str], type | None] | None = None
+        #: ``f(text)``: what the student's function printed during a call, for the test.
+        self.stdout_sink: Callable[[str], None] | None = None
+        self.handle_ops = 0  # uses of objects in the kernel during the current test
+
+    def _raised(self, reply: dict) -> StudentCodeError:
+        bases = reply.get("bases") if isinstance(reply.get("bases"), list) else ()
+        return student_error(reply["raised"], reply.get("message", ""), bases, self.exception_class)
 
     def request(self, request: dict) -> dict:
         """Send one request; raise what the student's code raised, return the reply."""
         reply = self._request(request)
         if "raised" in reply:
-            raise student_error(reply["raised"], reply.get("message", ""))
+            raise self._raised(reply)
         return reply
 
     def _request(self, request: dict) -> dict:
@@ -356,24 +475,90 @@ class AnswerChannel:
                 continue
             # A function is called back by the name it was asked for (``softmax = print``).
             function = lambda _own_name, name=name: self._function(name)  # noqa: E731
-            values[name] = decode(entry["value"], self.limits, function)
+            unsupported: list[str] = []
+            values[name] = decode(
+                entry["value"], self.limits, function, unsupported, self.uncarried, self._handle
+            )
+            self.uncarried += [
+                f"`{name}` is {what}: the test needs the student's object, which stays in "
+                "their kernel"
+                for what in unsupported
+            ]
         return values
 
-    def call(self, name: str, args: tuple, kwargs: dict):
+    def _handle(self, key: int, type_name: str) -> ObjectHandle:
+        return ObjectHandle(self, key, type_name)
+
+    def handle_op(self, handle: int, action: str, *, args=(), kwargs=None, **fields):
+        """One use of an object in the kernel (see :mod:`~attention_grader.object_handles`).
+
+        At most :data:`MAX_HANDLE_OPS` per test: numpy reading a student's "sequence" item by
+        item must not spend the grader's time one request at a time.
+        """
+        self.handle_ops += 1
+        if self.handle_ops > MAX_HANDLE_OPS:
+            cause = f"the test uses a student's object more than {MAX_HANDLE_OPS} times"
+            if cause not in self.uncarried:
+                self.uncarried.append(cause)
+            raise CannotGrade(cause)
+        request = {"op": "handle", "handle": handle, "action": action, **fields}
+        if "key" in fields:
+            request["key"] = self._encoded(fields["key"], f"an index of a {action}")
+        label = f"{fields.get('name') or 'an object'}"
+        return self.call(label, tuple(args), kwargs or {}, request)
+
+    def _encoded(self, value, where: str):
+        try:
+            return encode(value)
+        except (TypeError, ValueError) as exc:
+            what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
+            cause = f"the test passes {what} to {where}, which runs in the student's kernel"
+            self.uncarried.append(cause)
+            raise CannotGrade(cause) from None
+
+    def call(self, name: str, args: tuple, kwargs: dict, request: dict | None = None):
         """Call the student's function ``name`` on grader-chosen plain data; return its result."""
-        request = {
-            "op": "call",
-            "name": name,
-            "args": [encode(a) for a in args],
-            "kwargs": {str(k): encode(v) for k, v in kwargs.items()},
-        }
+        try:
+            request = dict(request or {"op": "call", "name": name})
+            request["args"] = [encode(a) for a in args]
+            request["kwargs"] = {str(k): encode(v) for k, v in kwargs.items()}
+        except (TypeError, ValueError) as exc:
+            what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
+            cause = f"the test passes {what} to `{name}`, which runs in the student's kernel"
+            self.uncarried.append(cause)
+            raise CannotGrade(cause) from None
         try:
             reply = self._request(request)
         except KernelGone as gone:
             message = f"the kernel stopped while {name} ran ({gone})"
             raise student_error("KernelDied", message) from None
+        self._replay(reply.get("stdout"))
+        self._copy_back(args, reply.get("changed"))
         if "raised" in reply:
-            raise student_error(reply["raised"], reply.get("message", ""))
+            raise self._raised(reply)
         if "value" not in reply:
             raise UnreadableAnswer(f"no result from {name}")
-        return decode(reply["value"], self.limits)
+        unsupported: list[str] = []
+        value = decode(reply["value"], self.limits, None, unsupported, self.uncarried, self._handle)
+        self.uncarried += [
+            f"`{name}` returned {what}: the test needs the student's object, which stays in "
+            "their kernel"
+            for what in unsupported
+        ]
+        return value
+
+    def _replay(self, text) -> None:
+        """What the student's function printed goes to the test's stdout (``redirect_stdout``)."""
+        if isinstance(text, str) and text and self.stdout_sink is not None:
+            self.stdout_sink(text[: self.limits.max_reply_chars])
+
+    def _copy_back(self, args: tuple, changed) -> None:
+        """Arguments the student's function changed in place are changed here too."""
+        if not isinstance(changed, list):
+            return
+        for entry in changed[: len(args)]:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)):
+                continue
+            index, encoded = entry
+            if 0 <= index < len(args):
+                update_in_place(args[index], decode(encoded, self.limits))

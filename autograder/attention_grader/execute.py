@@ -47,6 +47,8 @@ from .execution_stops import (
 )
 from .flag_limited_output import FlagLimitedOutput
 from .kernel_client import CappedKernelClient
+from .kernel_tests import KERNEL_TEST, kernel_test_ids
+from .needs_teacher import record_cells
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
 from .summary import GRADER_METADATA, Flag, record_flags
@@ -98,6 +100,9 @@ class GradingExecute(Execute):
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
+    #: The teacher's cells, when given directly (the release check grades a source notebook
+    #: before any gradebook has it); otherwise read from the gradebook.
+    trusted_cells = None
 
     def __init__(self, *args, **kwargs):
         # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
@@ -137,9 +142,16 @@ class GradingExecute(Execute):
 
     def _checker(self, nb, resources) -> TrustedChecker | None:
         info = (resources or {}).get("nbgrader", {})
-        if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
-            return None  # not autograde (e.g. a test calling preprocess directly): no tests
-        cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"])
+        cells = self.trusted_cells
+        if cells is None:
+            if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
+                return None  # not autograde (e.g. a test calling preprocess directly): no tests
+            source = self._source_notebook(info["assignment"], info["notebook"])
+            cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
+        else:
+            source = nb  # the release check grades the teacher's own notebook
+        # The teacher's last resort, read from source/ only (docs/authoring.md).
+        self._kernel_tests = kernel_test_ids(source, cells.tests)
         students = [
             c.source
             for c in nb.cells
@@ -152,7 +164,21 @@ class GradingExecute(Execute):
             AnswerLimits(),
             lambda name: library_use(students, name, stop=graded - {name}),
         )
-        return TrustedChecker(cells, channel, self._source_dirs(info["assignment"]))
+        self._rebound_libraries = _rebound_libraries(students, cells.libraries)
+        return TrustedChecker(cells, channel, self._source_dirs(info.get("assignment") or ""))
+
+    def _source_notebook(self, assignment: str, notebook: str):
+        """The teacher's notebook from source/ (never the submission), or None."""
+        import nbformat
+
+        for folder in self._source_dirs(assignment):
+            path = Path(folder) / f"{notebook}.ipynb"
+            if path.is_file():
+                try:
+                    return nbformat.read(path, as_version=4)
+                except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
+                    self.log.warning("could not read %s: %s", path, exc)
+        return None
 
     def _source_dirs(self, assignment: str) -> list[str]:
         from nbgrader.coursedir import CourseDirectory
@@ -172,6 +198,8 @@ class GradingExecute(Execute):
         self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut, self._requesting = 0, False, False
+        self._kernel_tests: set[str] = set()
+        self._kernel_graded: list[str] = []
         self._trusted = self._checker(nb, resources)
         self._report_protections()
         try:
@@ -213,6 +241,17 @@ class GradingExecute(Execute):
             flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
         if self._trusted is not None:
             flags += [Flag("unreadable_answer", f"{name}/{u}") for u in self._trusted.unreadable]
+            flags += [
+                Flag("monkeypatch", f"{name}: rebinds `{n}`, which the notebook imports (the "
+                     "tests use the library's own)")
+                for n in self._rebound_libraries
+            ]  # fmt: skip
+            record_cells(nb, name, self._trusted.needs_teacher)
+            flags += [
+                Flag(KERNEL_TEST, f"{name}/{gid}: graded in the student's kernel (the teacher's "
+                     "mark): the student's code could change this result")
+                for gid in self._kernel_graded
+            ]  # fmt: skip
         record_flags(nb, flags)
 
     def _get_timeout(self, cell):
@@ -233,6 +272,11 @@ class GradingExecute(Execute):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
         try:
+            if checker is not None and grade_id in self._kernel_tests and checker.is_test(grade_id):
+                cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
+                self._fresh_cell()
+                self._kernel_graded.append(grade_id)
+                return super().preprocess_cell(cell, resources, index)
             if checker is not None and cell.cell_type == "code" and checker.is_test(grade_id):
                 self._index = index
                 cell.outputs = checker.run_test(grade_id)
@@ -338,6 +382,26 @@ class GradingExecute(Execute):
     def _fail_remaining(self, nb, start: int) -> None:
         for cell in nb.cells[start:]:
             mark_not_run(cell, *self._stopped)
+
+
+def _rebound_libraries(student_sources: list[str], libraries: dict) -> list[str]:
+    """Names the released notebook imports that the student's cells assign or define again."""
+    import ast
+
+    from .trusted import _parse
+
+    found = []
+    for tree in filter(None, map(_parse, student_sources)):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                name = node.id
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = node.name
+            else:
+                continue
+            if name in libraries and name not in found:
+                found.append(name)
+    return found
 
 
 def _content_size(content: dict) -> int:

@@ -28,7 +28,7 @@ What the sandbox allows is set in the same file through the classes' own options
 
 from __future__ import annotations
 
-__all__ = ["configure"]
+__all__ = ["configure", "with_solution_check"]
 
 
 def configure(c) -> None:
@@ -49,6 +49,7 @@ def configure(c) -> None:
     from . import html_safety
     from .execute import GradingExecute
     from .flag_limited_output import FlagLimitedOutput
+    from .needs_teacher import MarkNeedsTeacher
     from .safe_exchange import IntakeGuard, configure_intake
     from .tamper import ScanSubmission
 
@@ -68,9 +69,13 @@ def configure(c) -> None:
         LimitOutput,
         FlagLimitedOutput,
         SaveAutoGrades,
+        MarkNeedsTeacher,
         AssignLatePenalties,
         CheckCellMetadata,
     ]
+    # Check before release: generate_assignment (make release) grades the source's own solution
+    # through this pipeline and refuses while a test cell loses points on it.
+    c.GenerateAssignment.preprocessors = with_solution_check()
     # A deleted test cell comes back and is graded, instead of silently missing.
     c.OverwriteCells.add_missing_cells = True
     # Submissions are made safe wherever they enter or leave (collect, autograde,
@@ -79,3 +84,16 @@ def configure(c) -> None:
     # Nothing a student wrote runs in a browser: outputs and written answers are sanitised last
     # in autograde (what the formgrader shows) and in feedback, which gets a CSP. Keep it last.
     html_safety.configure(c)
+
+
+def with_solution_check() -> list:
+    """nbgrader's generate_assignment steps with :class:`~.solution_check.CheckSolution` before
+    the solutions are cleared (it grades the notebook as the teacher wrote it)."""
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.preprocessors import ClearSolutions
+
+    from .solution_check import CheckSolution
+
+    steps = list(GenerateAssignment.class_traits()["preprocessors"].default())
+    steps.insert(steps.index(ClearSolutions), CheckSolution)
+    return steps

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from .course import Course, check_result
+from .course import Course, GradingStepError, check_result
 from .due import CourseTime, describe_due, parse_due
 
-__all__ = ["due_line", "release", "set_duedate"]
+__all__ = ["due_line", "refusal_in", "release", "set_duedate"]
 
 
 def set_duedate(course: Course, assignment: str, duedate: str | datetime | None) -> None:
@@ -69,8 +69,29 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
     if isinstance(duedate, str):  # refuse an unreadable date before generating anything
         parse_due(duedate, CourseTime(config=course.config).zone)
     api = course.api()
-    check_result(
-        api.generate_assignment(assignment, force=True, create=True), f"generate {assignment}"
-    )
+    result = api.generate_assignment(assignment, force=True, create=True)
+    refused = refusal_in(result)
+    if refused:
+        raise GradingStepError(f"release {assignment} refused:\n{refused}")
+    check_result(result, f"generate {assignment}")
     set_duedate(course, assignment, duedate)
     check_result(api.release_assignment(assignment), f"release {assignment}")
+
+
+def refusal_in(result: dict) -> str:
+    """The release check's list of refused cells in an nbgrader result (empty if none).
+
+    :class:`~attention_grader.solution_check.CheckSolution` refuses inside
+    ``generate_assignment``; its message is the last lines of nbgrader's error, one cell each.
+    """
+    text = f"{result.get('error') or ''}\n{result.get('log') or ''}"
+    start = text.find("release refused:")
+    if start < 0:
+        return ""
+    lines = text[start:].splitlines()
+    kept = [lines[0]]
+    for line in lines[1:]:  # one indented line per cell; a traceback line ends the list
+        if not line.startswith("  ") or line.lstrip().startswith("File "):
+            break
+        kept.append(line)
+    return "\n".join(kept)

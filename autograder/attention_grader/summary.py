@@ -42,7 +42,8 @@ class Flag:
         Short lower_snake_case label: ``late``, ``cell_timeout``, ``output_truncated``, a
         tampering kind reported by ``attention_grader.tamper``, or an intake kind
         (``unsafe_file``, ``unexpected_file``, ``invalid_notebook``, ``edited_metadata``,
-        ``bad_timestamp``: see ``attention_grader.intake``).
+        ``bad_timestamp``: see ``attention_grader.intake``), or ``needs_teacher`` (a test the
+        grader could not run as the teacher meant: ``attention_grader.needs_teacher``).
     detail : str
         One line saying what and where.
     """

@@ -32,6 +32,10 @@ from nbformat.v4 import new_code_cell
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from .kernel_tests import KERNEL_TEST
+from .kernel_tests import MEANING as KERNEL_TEST_MEANING
+from .needs_teacher import MEANING as NEEDS_TEACHER_MEANING
+from .needs_teacher import NEEDS_TEACHER
 from .summary import GRADER_METADATA, Flag, record_flags
 
 __all__ = [
@@ -65,6 +69,8 @@ TAMPER_KINDS = {
     "unreadable_answer": "answers the grader could not read as plain data (those tests scored 0)",
     "timeout": "ran out of time (cell limit or notebook budget)",
     "output_truncated": "printed more output than the grader stores",
+    NEEDS_TEACHER: NEEDS_TEACHER_MEANING,
+    KERNEL_TEST: KERNEL_TEST_MEANING,
 }
 
 

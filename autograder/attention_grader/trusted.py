@@ -32,13 +32,18 @@ import numpy as np
 from nbformat import NotebookNode
 
 from .answers import AnswerChannel, KernelGone, StudentCodeError, UnreadableAnswer
+from .library_use import library_use
+from .needs_teacher import CannotGrade, student_output
+from .trusted_scope import (
+    LibraryUnavailable,
+    library,
+    patched_builtins,
+    private_builtins,
+    teacher_exception,
+)
 
 __all__ = ["TrustedCells", "TrustedChecker", "answer_names", "library_use", "load_trusted_cells"]
 
-#: Libraries an implement-it exercise must not call (roots of module names).
-FORBIDDEN_ROOTS = ("attention_lab", "scipy", "torch", "tensorflow", "jax")
-#: Names through which code can reach any library without naming it.
-_DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
 _MAX_TEXT = 20_000
 
 
@@ -52,14 +57,43 @@ class TrustedCells:
         grade_id -> source of each autograder test cell, hidden tests included.
     locked : dict of str to str
         grade_id -> source of each read-only code cell that is not a test (imports, data).
+    answers : frozenset of str
+        Names the teacher's solutions define: the student's answers (never a library).
+    libraries : dict of str to str
+        Names the released notebook's own code imports (outside the solutions), as dotted
+        paths: the test gets the grader's own module or function, never the student's binding.
     """
 
     tests: dict[str, str] = field(default_factory=dict)
     locked: dict[str, str] = field(default_factory=dict)
+    answers: frozenset[str] = frozenset()
+    libraries: dict[str, str] = field(default_factory=dict)
 
 
-def load_trusted_cells(db_url: str, assignment: str, notebook: str) -> TrustedCells:
-    """Read the test and read-only code cells of ``notebook`` from the gradebook."""
+def trusted_cells_of(cells, tests: dict, locked: dict) -> TrustedCells:
+    """Add what the teacher's other code cells say (answers, libraries) to tests and locked cells.
+
+    ``cells`` are ``(source, is_solution)`` pairs of the source notebook's code cells that are
+    neither tests nor read-only: solution cells and plain cells students receive as they are.
+    """
+    from .test_styles import imported_libraries, released_code, solution_names
+
+    answers, libraries = set(), {}
+    for source, is_solution in cells:
+        if is_solution:
+            answers |= solution_names(source)
+        libraries.update(imported_libraries(released_code(source) if is_solution else source))
+    libraries = {k: v for k, v in libraries.items() if k not in answers}
+    return TrustedCells(tests, locked, frozenset(answers), libraries)
+
+
+def load_trusted_cells(
+    db_url: str, assignment: str, notebook: str, source_notebook=None
+) -> TrustedCells:
+    """Read the test and read-only code cells of ``notebook`` from the gradebook.
+
+    ``source_notebook`` (the teacher's, from ``source/``) adds the plain cells' imports.
+    """
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
@@ -69,15 +103,40 @@ def load_trusted_cells(db_url: str, assignment: str, notebook: str) -> TrustedCe
             return TrustedCells()
         solutions = {c.name for c in nb.solution_cells}
         graded = {c.name for c in nb.grade_cells if c.cell_type == "code"}
-        tests, locked = {}, {}
+        tests, locked, others = {}, {}, []
         for cell in nb.source_cells:
-            if cell.cell_type != "code" or cell.name in solutions:
+            if cell.cell_type != "code":
                 continue
-            if cell.name in graded:
+            if cell.name in solutions:
+                others.append((cell.source or "", True))
+            elif cell.name in graded:
                 tests[cell.name] = cell.source or ""
             elif cell.locked:
                 locked[cell.name] = cell.source or ""
-        return TrustedCells(tests, locked)
+    if source_notebook is not None:
+        # The gradebook keeps solution cells as released (solutions cleared): the teacher's
+        # solutions (the names they define) and the plain cells come from source/.
+        others = solution_and_plain_cells(source_notebook)
+    return trusted_cells_of(others, tests, locked)
+
+
+def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
+    """``(source, is_solution)`` of a source notebook's solution cells and plain code cells."""
+    solutions = [
+        (c.source, True)
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    ]
+    return solutions + plain_cells(nb)
+
+
+def plain_cells(nb) -> list[tuple[str, bool]]:
+    """The code cells of a source notebook without nbgrader metadata, as ``(source, False)``."""
+    return [
+        (c.source, False)
+        for c in nb.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade_id")
+    ]
 
 
 def _python(source: str) -> str:
@@ -110,80 +169,6 @@ def answer_names(source: str) -> list[str]:
         elif isinstance(node, ast.arg):
             stored.add(node.arg)
     return sorted(loaded - stored)
-
-
-# --------------------------------------------------------------------------- static library use
-
-
-def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:
-    """Imported names (alias -> dotted module) and top-level definitions (name -> node)."""
-    imports: dict[str, str] = {}
-    defs: dict[str, ast.AST] = {}
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    imports[(a.asname or a.name).split(".")[0]] = a.name
-            elif isinstance(node, ast.ImportFrom):
-                for a in node.names:
-                    imports[a.asname or a.name] = f"{node.module or ''}.{a.name}"
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                defs[node.name] = node
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        defs[target.id] = node.value
-    return imports, defs
-
-
-def _references(node: ast.AST) -> tuple[set[str], list[str]]:
-    """Names read inside ``node`` and modules it imports itself."""
-    names, modules = set(), []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-            names.add(sub.id)
-        elif isinstance(sub, ast.Import):
-            modules += [a.name for a in sub.names]
-        elif isinstance(sub, ast.ImportFrom):
-            modules.append(sub.module or "")
-    return names, modules
-
-
-def library_use(student_sources: list[str], name: str, stop=()) -> str | None:
-    """What forbidden library the student's ``name`` (and what it calls) refers to, if any.
-
-    Read from the submitted source (the function's code object never leaves the kernel): the
-    definition of ``name``, the student's other definitions it uses, and the imports they rely
-    on. Code that can reach a library without naming it (``__import__``, ``exec``, ...) counts.
-    Names in ``stop`` (other graded answers, such as the ``stable_softmax`` an attention
-    function calls) are not followed: each answer is charged for its own code only.
-
-    Returns
-    -------
-    str or None
-        The dotted name found (``"scipy.special.softmax"``), or None.
-    """
-    trees = [t for t in map(_parse, student_sources) if t is not None]
-    imports, defs = _definitions(trees)
-    todo, seen = [name], set()
-    while todo:
-        current = todo.pop()
-        if current in seen or current not in defs or (current in stop and current != name):
-            continue
-        seen.add(current)
-        names, modules = _references(defs[current])
-        for module in modules:
-            if module.split(".")[0] in FORBIDDEN_ROOTS:
-                return module
-        for word in sorted(names):
-            target = imports.get(word, word)
-            if target.split(".")[0] in FORBIDDEN_ROOTS:
-                return target
-            if word in _DYNAMIC:
-                return f"{word} (the grader cannot tell what it calls)"
-            todo.append(word)
-    return None
 
 
 # --------------------------------------------------------------------------- the checker
@@ -246,6 +231,13 @@ class TrustedChecker:
     import_dirs : list of str
         Folders the teacher's cells may import helpers from (the assignment's source folder),
         never the student's submission folder.
+
+    Attributes
+    ----------
+    unreadable : list of str
+        ``"grade_id: why"`` for tests whose answers could not be read.
+    needs_teacher : dict of str to str
+        grade_id -> why the test could not be graded as the teacher meant (a teacher grades it).
     """
 
     def __init__(self, cells: TrustedCells, channel: AnswerChannel, import_dirs=()):
@@ -254,6 +246,10 @@ class TrustedChecker:
         self.import_dirs = [str(d) for d in import_dirs]
         self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
         self.unreadable: list[str] = []
+        self.needs_teacher: dict[str, str] = {}
+        self._sink: list[io.StringIO] = []
+        channel.exception_class = lambda name: teacher_exception(self.namespace, name)
+        channel.stdout_sink = self._replay
 
     def is_test(self, grade_id: str | None) -> bool:
         return grade_id in self.cells.tests
@@ -261,10 +257,39 @@ class TrustedChecker:
     def is_locked(self, grade_id: str | None) -> bool:
         return grade_id in self.cells.locked
 
+    def _replay(self, text: str) -> None:
+        """A student's printing reaches the test only where the test redirected stdout itself.
+
+        Printed to the cell's own output it would show in the student's feedback (issue #25).
+        """
+        if self._sink and sys.stdout is not self._sink[-1]:
+            sys.stdout.write(text)
+
     def _needed(self, source: str) -> list[str]:
-        return [
-            n for n in answer_names(source) if n not in self.namespace and not hasattr(builtins, n)
-        ]
+        names = set(answer_names(source))
+        tree = _parse(source)
+        if tree is not None:  # a student's name the test also rebinds is still read first
+            names |= {
+                n.id
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and n.id in self.cells.answers
+            }
+        return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
+
+    def _answers(self, needed: list[str]) -> dict:
+        """The test's answers: libraries from the grader, the rest from the student's kernel."""
+        libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
+        found = {}
+        for name, path in libraries.items():
+            try:
+                found[name] = library(path)
+            except LibraryUnavailable as exc:
+                raise CannotGrade(f"{exc} (the notebook imports it as `{name}`)") from None
+        try:
+            found.update(self.channel.get([n for n in needed if n not in libraries]))
+        except (UnreadableAnswer, StudentCodeError) as exc:
+            raise _AnswersUnavailable(str(exc)) from None
+        return found
 
     def _run(self, source: str, label: str):
         """Run ``source`` in the trusted namespace with the student's answers it reads.
@@ -272,14 +297,14 @@ class TrustedChecker:
         Returns ``(stdout, last expression value)``; raises what the code raised.
         """
         tree = ast.parse(_python(source))
-        try:
-            answers = self.channel.get(self._needed(source))
-        except (UnreadableAnswer, StudentCodeError) as exc:
-            raise _AnswersUnavailable(str(exc)) from None
+        answers = self._answers(self._needed(source))
         scope = dict(self.namespace)
         scope.update(answers)
+        own_builtins = private_builtins()
+        scope["__builtins__"] = own_builtins.__dict__
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         out = io.StringIO()
+        self._sink.append(out)
         try:
             with _quiet_run(out, self.import_dirs):
                 exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
@@ -287,7 +312,16 @@ class TrustedChecker:
                 if last is not None:
                     value = eval(compile(ast.Expression(last.value), label, "eval"), scope)  # noqa: S307
         finally:
+            self._sink.pop()
+            patched = patched_builtins(own_builtins)
+            if patched:
+                self.channel.uncarried.append(
+                    f"the test patches {', '.join(patched)}, which the student's code in the "
+                    "kernel does not see"
+                )
             for key, val in scope.items():  # what the teacher's code defined stays
+                if key == "__builtins__":
+                    continue
                 if key not in answers or answers[key] is not val:
                     self.namespace[key] = val
         return out.getvalue(), value
@@ -298,18 +332,40 @@ class TrustedChecker:
             self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>")
         except KernelGone:
             raise
-        except Exception as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
+        except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             return f"{type(exc).__name__}: {exc}"[:300]
         return None
 
     def run_test(self, grade_id: str) -> list[NotebookNode]:
         """Run one test; return the outputs nbgrader grades it by.
 
+        A test that touched what could not be carried, or whose style trusted checking cannot
+        follow (:func:`~attention_grader.test_styles.uncarried_styles`), is recorded in
+        :attr:`needs_teacher`; if it failed, its output says a teacher will grade it.
+
         Raises :class:`~attention_grader.answers.KernelGone` when the kernel died while its
         answers were read (the executor then stops the notebook).
         """
+        from .test_styles import uncarried_styles
+
+        source = self.cells.tests[grade_id]
+        del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
+        self.channel.handle_ops = 0
+        styles = uncarried_styles(source, set(self.cells.answers))
+        outputs = self._outputs(grade_id, source)
+        causes = list(dict.fromkeys(styles + self.channel.uncarried))
+        failed = any(o.output_type == "error" for o in outputs)
+        if styles or (causes and failed):
+            # No automatic points either way: the result says nothing about the student.
+            self.needs_teacher[grade_id] = "; ".join(causes)
+            return [student_output()]
+        return outputs
+
+    def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:
         try:
-            stdout, value = self._run(self.cells.tests[grade_id], f"<test {grade_id}>")
+            stdout, value = self._run(source, f"<test {grade_id}>")
         except KernelGone:
             raise
         except _AnswersUnavailable as exc:
@@ -318,6 +374,10 @@ class TrustedChecker:
             return [_error("UnreadableAnswer", text)]
         except KeyboardInterrupt:
             raise
+        except CannotGrade as exc:
+            if exc.cause not in self.channel.uncarried:
+                self.channel.uncarried.append(exc.cause)
+            return [_error("CannotGrade", exc.cause)]
         except StudentCodeError as exc:  # the student's function raised, uncaught by the test
             return [_error(exc.ename, exc.message)]
         except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised

@@ -85,7 +85,7 @@ TESTS = {
         'assert callable(softmax), "define softmax"\n'
         "### BEGIN HIDDEN TESTS\n"
         "assert np.allclose(softmax(np.array([1000.0, 1000.0])), [0.5, 0.5])\n"
-        "gradecheck.check_close(softmax([0.0, 1.0]), np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum())\n"
+        "assert_allclose(softmax([0.0, 1.0]), np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum())\n"
         "### END HIDDEN TESTS"
     ),
     "test_q3": 'assert answer_q3 == "values", "which matrix gets mixed?"',
@@ -108,6 +108,8 @@ def source_notebook() -> nbformat.NotebookNode:
             "import numpy as np\nimport gradecheck\nfrom attention_lab import checks",
             metadata=_meta("imports", locked=True),
         ),
+        # A plain cell students get as it is: the library function test_q2 uses (issue #26).
+        new_code_cell("from numpy.testing import assert_allclose"),
     ]
     for q in ("q1", "q2", "q3"):
         body = f"### BEGIN SOLUTION\n{HONEST[q]}\n### END SOLUTION"
