@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .answer_sets import HashBudget, small_object
+
 __all__ = [
     "MIME",
     "AnswerChannel",
@@ -53,11 +55,18 @@ class AnswerLimits:
         Deepest nesting of lists, tuples, sets and dicts.
     max_items : int
         Most values (numbers, strings, ...) in one reply.
+    max_set_items : int
+        Most items in one set, or entries in one dict (see :mod:`attention_grader.answer_sets`).
+    max_hashed_items : int
+        Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
+        bounds what rebuilding them can cost, even when every hash collides.
     """
 
     max_reply_chars: int = 32 * 2**20
     max_depth: int = 20
     max_items: int = 2_000_000
+    max_set_items: int = 1_000
+    max_hashed_items: int = 10_000
 
 
 class UnreadableAnswer(Exception):
@@ -172,10 +181,12 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
 
 
 class _Decoder:
-    def __init__(self, limits: AnswerLimits, function: Callable[[str], object] | None):
+    def __init__(self, limits: AnswerLimits, function: Callable[[str], object] | None,
+                 hashed: HashBudget | None = None):  # fmt: skip
         self.limits = limits
         self.function = function
         self.count = [0]
+        self.hashed = hashed or hash_budget(limits)
 
     def __call__(self, data, depth: int = 0):
         self.count[0] += 1
@@ -192,19 +203,15 @@ class _Decoder:
             if not isinstance(value, bool | int | float):
                 raise UnreadableAnswer("a scalar that is not a number")
             return _dtype(data.get("dtype")).type(value)
-        for kind, build in (("list", list), ("tuple", tuple), ("set", set)):
+        # Sets and dict keys are hashed: only within the caps (see answer_sets).
+        for kind, build in (("list", list), ("tuple", tuple), ("set", self.hashed.build_set)):
             if kind in data and isinstance(data[kind], list):
-                items = [self(v, depth + 1) for v in data[kind]]
-                try:
-                    return build(items)
-                except TypeError:  # unhashable items in a set
-                    raise UnreadableAnswer("a set of unhashable items") from None
+                if kind == "set":
+                    self.hashed.admit(len(data[kind]), "set")
+                return build([self(v, depth + 1) for v in data[kind]])
         if "dict" in data and isinstance(data["dict"], list):
-            pairs = [self._pair(p, depth) for p in data["dict"]]
-            try:
-                return dict(pairs)
-            except TypeError:
-                raise UnreadableAnswer("a dict with unhashable keys") from None
+            self.hashed.admit(len(data["dict"]), "dict")
+            return self.hashed.build_dict([self._pair(p, depth) for p in data["dict"]])
         if "callable" in data:
             name = str(data["callable"])[:80]
             if depth == 0 and self.function is not None:
@@ -236,12 +243,22 @@ class _Decoder:
         return arr
 
 
-def decode(data, limits: AnswerLimits | None = None, function=None):
+def hash_budget(limits: AnswerLimits) -> HashBudget:
+    """The caps on sets and dict keys for one reply (shared by every value it holds)."""
+    return HashBudget(limits.max_set_items, limits.max_hashed_items, UnreadableAnswer)
+
+
+def decode(data, limits: AnswerLimits | None = None, function=None, hashed=None):
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
-    ``function(name)`` makes the stand-in for a top-level function (a call proxy).
+    ``function(name)`` makes the stand-in for a top-level function (a call proxy); ``hashed``
+    (:func:`hash_budget`) is shared by the values of one reply.
     """
-    return _Decoder(limits or AnswerLimits(), function)(data)
+    return _Decoder(limits or AnswerLimits(), function, hashed)(data)
+
+
+def _small_object(pairs):
+    return small_object(pairs, UnreadableAnswer)
 
 
 def read_reply(outputs: list, limits: AnswerLimits) -> dict:
@@ -260,7 +277,7 @@ def read_reply(outputs: list, limits: AnswerLimits) -> dict:
     if not isinstance(text, str) or len(text) > limits.max_reply_chars:
         raise UnreadableAnswer("the kernel's answer is too large or not text")
     try:
-        reply = json.loads(text)
+        reply = json.loads(text, object_pairs_hook=_small_object)
     except (ValueError, RecursionError):
         raise UnreadableAnswer("the kernel's answer is not valid JSON") from None
     if not isinstance(reply, dict):
@@ -349,14 +366,14 @@ class AnswerChannel:
         if not names:
             return {}
         reply = self._request({"op": "get", "names": list(names)})
-        values = {}
+        values, hashed = {}, hash_budget(self.limits)
         for name in names:
             entry = reply.get(name)
             if not isinstance(entry, dict) or entry.get("missing") or "value" not in entry:
                 continue
             # A function is called back by the name it was asked for (``softmax = print``).
             function = lambda _own_name, name=name: self._function(name)  # noqa: E731
-            values[name] = decode(entry["value"], self.limits, function)
+            values[name] = decode(entry["value"], self.limits, function, hashed)
         return values
 
     def call(self, name: str, args: tuple, kwargs: dict):

@@ -36,6 +36,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, AnswerLimits, KernelGone
+from .budget import run_within
 from .execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -44,6 +45,7 @@ from .execution_stops import (
     execution_flags,
     mark_not_run,
     runs_code,
+    stop_at_budget,
 )
 from .flag_limited_output import FlagLimitedOutput
 from .kernel_client import CappedKernelClient
@@ -95,9 +97,20 @@ class GradingExecute(Execute):
     print_protections = Bool(
         True, help="Log the sandbox protections report when the first kernel starts."
     ).tag(config=True)
+    submission_budget = Integer(
+        400,
+        help="Wall-clock seconds the grader may spend on one submission: the student's cells, "
+        "reading their answers and running the checks (0 = no budget). The notebook's grading "
+        "runs in a child process the grader kills when the budget is spent; the tests not yet "
+        "graded score 0 and the submission is flagged grading_budget, and the rest of the class "
+        "is graded. Keep it above notebook_timeout, which bounds the student's cells alone.",
+    ).tag(config=True)
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
+    #: (assignment, student) -> when grading its first notebook started (the budget's clock)
+    _submission_started: dict[tuple, float] = {}
+    _reporter = None  # in the budget's child: where each finished cell is reported
 
     def __init__(self, *args, **kwargs):
         # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
@@ -164,6 +177,34 @@ class GradingExecute(Execute):
     # -- the notebook -------------------------------------------------------------------------
 
     def preprocess(self, nb, resources=None, km=None):
+        """Grade one notebook, in a child process the submission's budget bounds."""
+        self._report_protections()
+        left = self._budget_left(resources)
+        if left is None or self._reporter is not None:
+            return self._preprocess(nb, resources, km)
+        outcome = run_within(left, lambda reporter: self._in_child(nb, resources, km, reporter))
+        if not outcome.over_budget:
+            return outcome.result, resources
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
+
+    def _budget_left(self, resources) -> float | None:
+        """Seconds left of this submission's budget (its notebooks share it), or None."""
+        if not self.submission_budget:
+            return None
+        info = (resources or {}).get("nbgrader", {})
+        key = (info.get("assignment"), info.get("student"))
+        now = monotonic()
+        if key == (None, None) or key not in GradingExecute._submission_started:
+            GradingExecute._submission_started = {key: now}  # one submission at a time
+        return self.submission_budget - (now - GradingExecute._submission_started[key])
+
+    def _in_child(self, nb, resources, km, reporter):
+        self._reporter = reporter
+        nb, _ = self._preprocess(nb, resources, km)
+        return nb
+
+    def _preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
         self._stopped: tuple[str, int] | None = None
         self._notebook_bytes = 0
@@ -173,7 +214,6 @@ class GradingExecute(Execute):
         self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut, self._requesting = 0, False, False
         self._trusted = self._checker(nb, resources)
-        self._report_protections()
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:
@@ -223,6 +263,14 @@ class GradingExecute(Execute):
         return left if timeout is None else min(timeout, left)
 
     def preprocess_cell(self, cell, resources, index):
+        cell, resources = self._preprocess_cell(cell, resources, index)
+        if self._reporter is not None:  # the budget's parent keeps what is finished
+            if index == 0:
+                self._reporter.kernel(getattr(getattr(self.km, "provisioner", None), "pid", None))
+            self._reporter.cell(index, cell)
+        return cell, resources
+
+    def _preprocess_cell(self, cell, resources, index):
         if self._stopped is not None:
             mark_not_run(cell, *self._stopped)
             return cell, self.resources
