@@ -312,7 +312,10 @@ class StudentFunction:
         function (``"attention_lab._steps.softmax"``), so checking this function is not charged
         for a mistake in another graded function it calls (see ``checks._library.substituted``).
         """
-        self._channel.request({"op": "substitute", "name": global_name, "path": reference_path})
+        request = {"op": "substitute", "name": global_name, "path": reference_path}
+        # Its code, not its path: an implement-it kernel has no attention_lab to import from.
+        request["source"] = reference_source(reference_path)
+        self._channel.request(request)
         try:
             yield
         finally:
@@ -321,6 +324,18 @@ class StudentFunction:
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
+
+
+def reference_source(path: str) -> str:
+    """The source of the grader's reference function ``path`` (an ``attention_lab`` function)."""
+    import importlib
+    import inspect
+    import textwrap
+
+    module, _, attr = path.rpartition(".")
+    if module.split(".")[0] != "attention_lab":
+        raise ValueError(f"only attention_lab functions are substituted, not {path!r}")
+    return textwrap.dedent(inspect.getsource(getattr(importlib.import_module(module), attr)))
 
 
 class AnswerChannel:

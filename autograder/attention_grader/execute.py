@@ -48,11 +48,13 @@ from .execution_stops import (
     stop_at_budget,
 )
 from .flag_limited_output import FlagLimitedOutput
+from .implement_it import is_implement_it
 from .kernel_client import CappedKernelClient
+from .library_flags import STUB_SEEN, library_flags, stub_seen
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
 from .summary import GRADER_METADATA, Flag, record_flags
-from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
+from .trusted import TrustedChecker, answer_names, load_trusted_cells
 
 __all__ = [
     "CAP_MARKER",
@@ -127,6 +129,8 @@ class GradingExecute(Execute):
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
+        if isinstance(km, SandboxedKernelManager):
+            km.hide_library = self._hide_library
         self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 
@@ -159,13 +163,13 @@ class GradingExecute(Execute):
             if c.cell_type == "code"
             and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
         ]
-        graded = {n for source in cells.tests.values() for n in answer_names(source)}
-        channel = AnswerChannel(
-            self._run_request,
-            AnswerLimits(),
-            lambda name: library_use(students, name, stop=graded - {name}),
-        )
-        return TrustedChecker(cells, channel, self._source_dirs(info["assignment"]))
+        folders = self._source_dirs(info["assignment"])
+        source_nb = Path(folders[0], f"{info['notebook']}.ipynb") if folders else None
+        self._hide_library = is_implement_it(cells.tests.values(), source_nb)
+        if self._hide_library:  # the static reading is a flag only: the kernel has no library
+            graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
+            self._library_flags = library_flags(students, graded)
+        return TrustedChecker(cells, AnswerChannel(self._run_request, AnswerLimits()), folders)
 
     def _source_dirs(self, assignment: str) -> list[str]:
         from nbgrader.coursedir import CourseDirectory
@@ -213,6 +217,7 @@ class GradingExecute(Execute):
         self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut, self._requesting = 0, False, False
+        self._hide_library, self._library_flags = False, []
         self._trusted = self._checker(nb, resources)
         try:
             return super().preprocess(nb, resources, km)
@@ -253,6 +258,9 @@ class GradingExecute(Execute):
             flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
         if self._trusted is not None:
             flags += [Flag("unreadable_answer", f"{name}/{u}") for u in self._trusted.unreadable]
+        if self._hide_library:
+            flags += [Flag("library_use", f"{name}: {d}") for d in self._library_flags]
+            flags += [Flag("library_use", f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
         record_flags(nb, flags)
 
     def _get_timeout(self, cell):

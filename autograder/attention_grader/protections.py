@@ -85,6 +85,11 @@ def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
             "notebooks with hidden tests hidden from the kernel", True, "copy without .ipynb"
         ),
         Protection("clean environment (no grader tokens)", True, "minimal env"),
+        Protection(
+            "implement-it notebooks graded without attention_lab's numerics (stub mounted)",
+            bwrap_ok,
+            "bubblewrap mounts the stub" if bwrap_ok else f"{why}; only a plain import is stopped",
+        ),
         Protection(f"CPU-time limit {km.cpu_seconds} s", prlimit, lim),
         Protection(f"memory limit {km.memory_mb} MiB", prlimit, lim),
         Protection(f"file-size limit {km.file_size_mb} MiB", prlimit, lim),
