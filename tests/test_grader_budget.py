@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -154,3 +155,50 @@ def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded
     names = [o.get("ename") for c in graded[SLOW.name].cells for o in c.get("outputs", [])]
     assert GRADING_BUDGET in names
     assert signal.SIGKILL  # the child was killed, not asked: nothing it ran could refuse
+
+
+def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):
+    """A claim older than the budget: the worker and every process under it are killed and the
+    student is remembered (grade.py then replaces the pool and flags the student)."""
+    from attention_grader.budget import WorkerWatch
+    from attention_grader.worker import over_budget, worker_budget
+    from traitlets.config import Config
+
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, time; subprocess.Popen(['sleep', '600']); time.sleep(600)",
+        ]
+    )
+    watch = WorkerWatch(tmp_path, 50)
+    claim = watch.folder / str(worker.pid)
+    claim.write_text("slow_student")
+    assert watch.enforce() == []  # a fresh claim is left alone
+    os.utime(claim, (0, 0))  # as if it started long ago
+    child = _wait_for_child(worker.pid)
+    assert watch.enforce() == ["slow_student"] and "slow_student" in watch.over
+    assert worker.wait(30) == -signal.SIGKILL
+    assert _ends(child)
+    assert not claim.exists()
+    result = over_budget("slow_student", 461)
+    assert result.status == "error" and [f.kind for f in result.flags] == ["grading_budget"]
+    config = Config()
+    config.GradingExecute.submission_budget = 100
+    assert worker_budget(config) == 160 and worker_budget(Config()) == 460
+    config.GradingExecute.submission_budget = 0
+    assert worker_budget(config) == 0
+
+
+def _wait_for_child(pid: int) -> int:
+    import time
+
+    from attention_grader.budget import _descendants
+
+    stop = time.monotonic() + 30
+    while time.monotonic() < stop:
+        found = _descendants(pid)
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError("the worker never started its child")

@@ -134,6 +134,9 @@ def test_static_findings_and_the_stubs_words_become_flags():
         "import attention_lab.core\n_i: object = attention_lab.core.softmax\ndef f(x):\n    return _i(x)"
     ]
     assert library_flags(src, ["f", "g"]) == ["f refers to attention_lab.core"]
+    by_path = ["exec(open('/srv/attention_lab/_steps.py').read(), ns)\ndef f(x):\n    return x"]
+    assert library_flags(by_path, ["f"]) == ["the student's cells name attention_lab"]
+    assert library_flags(["import numpy as np\ndef f(x):\n    return np.exp(x)"], ["f"]) == []
     nb = new_notebook(cells=[new_code_cell("x"), new_code_cell("y")])
     error = {
         "output_type": "error",

@@ -23,15 +23,17 @@ single-threaded.
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import pickle
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
 
-__all__ = ["BudgetOutcome", "GraderCrashed", "Reporter", "run_within"]
+__all__ = ["BudgetOutcome", "GraderCrashed", "Reporter", "WorkerWatch", "run_within"]
 
 
 class GraderCrashed(RuntimeError):
@@ -74,10 +76,31 @@ class Reporter:
         if pid:
             self._conn.send(("kernel", pid))
 
+    def log(self, level: int, text: str) -> None:
+        self._conn.send(("log", level, text))
 
-def _child(work: Callable[[Reporter], object], conn) -> None:
+
+class _ForwardLog(logging.Handler):
+    """In the child: the grader's log records go to the parent, whose log handlers keep them."""
+
+    def __init__(self, reporter: Reporter):
+        super().__init__()
+        self.reporter = reporter
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            self.reporter.log(record.levelno, record.getMessage())
+
+
+def _child(work: Callable[[Reporter], object], conn, logger: logging.Logger | None) -> None:
+    reporter = Reporter(conn)
+    if logger is not None:  # its handlers write to the parent's buffers: replace them
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(_ForwardLog(reporter))
+        logger.propagate = False
     try:
-        result = work(Reporter(conn))
+        result = work(reporter)
     except BaseException as exc:  # noqa: BLE001 -- re-raised in the parent
         try:
             conn.send(("raised", pickle.dumps(exc)))
@@ -101,8 +124,12 @@ def _kill(proc, kernels: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def run_within(seconds: float, work: Callable[[Reporter], object]) -> BudgetOutcome:
+def run_within(
+    seconds: float, work: Callable[[Reporter], object], logger: logging.Logger | None = None
+) -> BudgetOutcome:
     """Run ``work(reporter)`` in a forked child; kill it after ``seconds`` of wall-clock time.
+
+    What the child logs on ``logger`` is logged on it here, in the parent.
 
     Returns
     -------
@@ -118,7 +145,7 @@ def run_within(seconds: float, work: Callable[[Reporter], object]) -> BudgetOutc
     """
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(work, send), daemon=True)
+    proc = ctx.Process(target=_child, args=(work, send, logger), daemon=True)
     start = monotonic()
     deadline = start + max(0.0, seconds)
     proc.start()
@@ -143,6 +170,9 @@ def run_within(seconds: float, work: Callable[[Reporter], object]) -> BudgetOutc
                 outcome.cells[message[1]] = message[2]
             elif message[0] == "kernel":
                 kernels.append(int(message[1]))
+            elif message[0] == "log":
+                if logger is not None:
+                    logger.log(message[1], "%s", message[2])
             elif message[0] == "raised":
                 proc.join(10)
                 raise pickle.loads(message[1])
@@ -156,3 +186,87 @@ def run_within(seconds: float, work: Callable[[Reporter], object]) -> BudgetOutc
             _kill(proc, kernels)
         outcome.seconds = monotonic() - start
     return outcome
+
+
+# --------------------------------------------------------------------------- make grade's parent
+
+#: What ``make grade``'s parent adds to the budget before it kills a worker itself: the steps
+#: after execution (output limits, saving grades, sanitising HTML) run in the worker.
+WORKER_GRACE = 60.0
+
+
+class WorkerWatch:
+    """``make grade``'s parent kills a worker still on one submission past its budget.
+
+    Each worker claims the submission it grades (:meth:`claim`: a file named by its pid in a
+    folder of the run); the parent calls :meth:`enforce` while it waits, kills the worker (and
+    every process under it) whose claim is older than ``seconds``, and remembers the student;
+    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.grade`).
+
+    Parameters
+    ----------
+    folder : str or Path
+        A folder of this run (the workers' claims).
+    seconds : float
+        The submission's budget plus :data:`WORKER_GRACE`; 0 or less = no watch.
+    """
+
+    def __init__(self, folder, seconds: float):
+        from pathlib import Path
+
+        self.folder = Path(folder) / "claims"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.seconds = seconds
+        self.over: dict[str, float] = {}
+
+    def claim(self, student: str):
+        """In the worker, around one submission: ``with watch.claim(student): ...``."""
+        path = self.folder / str(os.getpid())
+        path.write_text(student)
+        return _Claim(path)
+
+    def enforce(self) -> list[str]:
+        """Kill the workers over the budget; return the students they were grading."""
+        if self.seconds <= 0:
+            return []
+        killed = []
+        now = time.time()
+        for path in list(self.folder.iterdir()):
+            try:
+                age, student = now - path.stat().st_mtime, path.read_text()
+            except FileNotFoundError:  # finished meanwhile
+                continue
+            if age > self.seconds:
+                for pid in [*_descendants(int(path.name)), int(path.name)]:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                path.unlink(missing_ok=True)
+                self.over[student] = age
+                killed.append(student)
+        return killed
+
+
+class _Claim(contextlib.AbstractContextManager):
+    def __init__(self, path):
+        self.path = path
+
+    def __exit__(self, *exc):
+        self.path.unlink(missing_ok=True)
+        return None
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid`` (from /proc), deepest last."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out

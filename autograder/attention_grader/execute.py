@@ -186,7 +186,8 @@ class GradingExecute(Execute):
         left = self._budget_left(resources)
         if left is None or self._reporter is not None:
             return self._preprocess(nb, resources, km)
-        outcome = run_within(left, lambda reporter: self._in_child(nb, resources, km, reporter))
+        work = lambda reporter: self._in_child(nb, resources, km, reporter)  # noqa: E731
+        outcome = run_within(left, work, self.log)
         if not outcome.over_budget:
             return outcome.result, resources
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"

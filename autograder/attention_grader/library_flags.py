@@ -13,6 +13,8 @@ earns. What is left is telling the teacher, from two sources:
 
 from __future__ import annotations
 
+import re
+
 from .execution_stops import cell_label
 from .implement_it import STUB_MARKER
 from .trusted import library_use
@@ -22,13 +24,25 @@ __all__ = ["STUB_SEEN", "library_flags", "stub_seen"]
 STUB_SEEN = "the code used attention_lab while it was graded (the library is not there: 0 points)"
 
 
+#: A library named anywhere in the student's own cells (an import, a path to its files ...).
+_NAMED = re.compile(r"\b(attention_lab|scipy|torch|tensorflow|jax)\b")
+
+
 def library_flags(student_sources: list[str], graded: list[str]) -> list[str]:
-    """One detail per graded name whose code refers to a forbidden library (statically)."""
+    """What the student's own cells show of a forbidden library, statically.
+
+    One detail per graded name whose code refers to one (or to code that could reach one);
+    else, if a library is named anywhere in those cells (``exec(open(".../attention_lab/..."))``
+    at module level), that.
+    """
     details = []
     for name in graded:
         found = library_use(student_sources, name, stop=set(graded) - {name})
         if found:
             details.append(f"{name} refers to {found}")
+    named = sorted({m for source in student_sources for m in _NAMED.findall(source)})
+    if named and not details:
+        details.append(f"the student's cells name {', '.join(named)}")
     return details
 
 
