@@ -147,3 +147,11 @@ def test_static_findings_and_the_stubs_words_become_flags():
     nb.cells[1].outputs = [nbformat.from_dict(error)]
     assert stub_seen(nb) == ["cell 2"]
     assert json.loads(json.dumps(stub_seen(nb))) == ["cell 2"]
+
+
+def test_the_stub_and_the_checks_agree_on_its_words():
+    """The stub cannot import the grader: its message is a copy, kept equal here."""
+    from attention_lab.checks._library import HIDDEN_LIBRARY
+
+    assert f'MARKER = "{HIDDEN_LIBRARY}"' in (STUB_FOLDER / "__init__.py").read_text()
+    assert STUB_MARKER == HIDDEN_LIBRARY

@@ -4,7 +4,7 @@ When a question asks the student to implement softmax or attention, reading the 
 code for library calls can always be evaded (an annotated assignment, a walrus, ``importlib``,
 ``exec(open(path).read())`` ...). So the kernel that grades such a notebook does not see the
 library at all: bubblewrap mounts a stub (``library_stub/attention_lab``: inert checks, every
-other name raises ``LibraryHidden``) over ``attention_lab``'s folder and an empty folder over
+other name is a stand-in raising ``LibraryHidden`` when used) over ``attention_lab``'s folder and an empty folder over
 any other finished implementation installed (:data:`HIDDEN_ROOTS`). Handing in the library
 then earns what a blank earns; the stub's message in an output is flagged ``library_use``, as
 is what the static reading of the source finds (:func:`attention_grader.trusted.library_use`,
@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
+
+from attention_lab.checks._library import HIDDEN_LIBRARY
 
 __all__ = [
     "HIDDEN_ROOTS",
@@ -48,8 +50,8 @@ IMPLEMENT_IT_CHECKS = frozenset(
 )
 #: What replaces ``attention_lab`` in such a kernel.
 STUB_FOLDER = Path(__file__).with_name("library_stub") / "attention_lab"
-#: The start of every ``LibraryHidden`` message (kept equal to the stub's ``MARKER``).
-STUB_MARKER = "attention_lab is not available while an implement-it exercise is graded"
+#: The start of every ``LibraryHidden`` message (the stub's ``MARKER``, the checks' own copy).
+STUB_MARKER = HIDDEN_LIBRARY
 #: Other finished implementations hidden too, when installed (each an empty folder instead).
 HIDDEN_ROOTS = ("scipy", "torch", "tensorflow", "jax")
 

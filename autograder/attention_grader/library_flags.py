@@ -53,11 +53,17 @@ def _text(output) -> str:
     return "\n".join(parts)
 
 
+#: What a check writes when a student's function used a library that is not there.
+_DIAGNOSED = "[used_library]"
+
+
 def stub_seen(nb) -> list[str]:
-    """Labels of the cells whose outputs carry the stub's message."""
+    """Labels of the cells whose outputs carry the stub's message (or the checks' diagnosis)."""
     return [
         cell_label(cell, index)
         for index, cell in enumerate(nb.cells)
         if cell.cell_type == "code"
-        and any(STUB_MARKER in _text(out) for out in cell.get("outputs", []))
+        and any(
+            STUB_MARKER in _text(out) or _DIAGNOSED in _text(out) for out in cell.get("outputs", [])
+        )
     ]
