@@ -202,3 +202,24 @@ def _wait_for_child(pid: int) -> int:
             return found[0]
         time.sleep(0.05)
     raise AssertionError("the worker never started its child")
+
+
+def test_a_submissions_notebooks_share_one_budget_and_a_regrade_starts_afresh(monkeypatch):
+    from attention_grader import execute
+
+    clock = [1000.0]
+    monkeypatch.setattr(execute, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(execute.GradingExecute, "_submission_started", {})
+    grader = execute.GradingExecute(submission_budget=100)
+
+    def left(student, notebook):
+        info = {"assignment": "a", "student": student, "notebook": notebook}
+        return grader._budget_left({"nbgrader": info})
+
+    assert left("ada", "part1") == 100
+    clock[0] += 30
+    assert left("ada", "part2") == 70  # the second notebook of the same submission
+    assert left("bo", "part1") == 100  # the next student
+    clock[0] += 500
+    assert left("ada", "part1") == 100  # graded again later (the formgrader's button)
+    assert execute.GradingExecute(submission_budget=0)._budget_left({}) is None

@@ -110,8 +110,8 @@ class GradingExecute(Execute):
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
-    #: (assignment, student) -> when grading its first notebook started (the budget's clock)
-    _submission_started: dict[tuple, float] = {}
+    #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
+    _submission_started: dict[tuple, tuple[float, set]] = {}
     _reporter = None  # in the budget's child: where each finished cell is reported
 
     def __init__(self, *args, **kwargs):
@@ -198,11 +198,12 @@ class GradingExecute(Execute):
         if not self.submission_budget:
             return None
         info = (resources or {}).get("nbgrader", {})
-        key = (info.get("assignment"), info.get("student"))
-        now = monotonic()
-        if key == (None, None) or key not in GradingExecute._submission_started:
-            GradingExecute._submission_started = {key: now}  # one submission at a time
-        return self.submission_budget - (now - GradingExecute._submission_started[key])
+        key, notebook = (info.get("assignment"), info.get("student")), info.get("notebook")
+        start, seen = GradingExecute._submission_started.get(key, (0.0, set()))
+        if key == (None, None) or not seen or notebook in seen:  # a new grading of it
+            start, seen = monotonic(), set()
+        GradingExecute._submission_started = {key: (start, seen | {notebook})}
+        return self.submission_budget - (monotonic() - start)
 
     def _in_child(self, nb, resources, km, reporter):
         self._reporter = reporter
