@@ -132,6 +132,7 @@ def test_protections_report_everything_on_here():
     assert all(p.on for p in items), format_protections(items)
     text = format_protections(items)
     assert "OFF" not in text and "per-notebook timeout 300 s" in text
+    assert "grader's budget per submission 400 s" in text
 
 
 def test_grading_without_a_sandbox_still_works_and_says_what_is_off(tmp_path):

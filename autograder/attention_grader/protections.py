@@ -117,6 +117,9 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
         nb = getattr(execute, "notebook_timeout", None)
         detail = "GradingExecute" if nb else "use attention_grader.execute.GradingExecute"
         out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
+        budget = getattr(execute, "submission_budget", None)
+        detail = "a child process killed past it" if budget else "GradingExecute.submission_budget"
+        out.append(Protection(f"grader's budget per submission {budget} s", bool(budget), detail))
     return out
 
 
