@@ -51,6 +51,11 @@ c.SharePerDay.grace_minutes = 15
 # "Grading safely").
 # Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
 configure(c)
+# The grader's own wall-clock budget per submission (cells + reading answers + checks), enforced
+# from outside the process that grades: over it, that process is killed, the tests not reached
+# score 0, the student is flagged grading_budget and the class goes on (attention_grader.budget).
+# Keep it above GradingExecute.notebook_timeout (300 s, the student's cells alone).
+c.GradingExecute.submission_budget = 400
 # Feedback pages: plain words first, maths offline, "not graded yet" for written answers a
 # teacher has not graded (attention_grader.feedback_page; keeps the CSP). After configure(c).
 feedback_page.configure(c)

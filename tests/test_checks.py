@@ -805,6 +805,30 @@ def test_the_checks_package_ships_in_a_regular_install():
     assert subpackages <= set(listed), sorted(subpackages - set(listed))
 
 
+@pytest.mark.parametrize(
+    ("raised", "named"),
+    [
+        ("LibraryHidden: attention_lab is not available while an implement-it exercise is "
+         "graded: write it yourself (attention_lab.core.softmax)", "attention_lab"),
+        ("ModuleNotFoundError: No module named 'scipy'", "scipy"),
+    ],
+)  # fmt: skip
+def test_a_library_missing_where_the_function_is_graded_is_the_used_library_misconception(
+    raised, named
+):
+    """In the graded kernel of an implement-it notebook the library is a stub (and scipy or
+    torch are not installed): the error a student's function raises there names the misconception."""
+
+    class Proxy:
+        attention_library_use = None
+
+        def __call__(self, *args, **kwargs):
+            raise RuntimeError(raised)
+
+    message = _raises("used_library", checks.check_softmax_function, Proxy())
+    assert named in message
+
+
 # --- issue 27: the three misconceptions the held-out run left unnamed, and consistent names ---
 
 

@@ -187,3 +187,91 @@ def test_grader_arguments_round_trip_through_the_wire_format():
     assert back["n"] == (None, 1, "a")
     with pytest.raises(TypeError, match="cannot send"):
         encode(object())
+
+
+# --- sets and dict keys: what rebuilding them may cost (attention_grader.answer_sets) ----------
+
+#: Every one of these ints hashes to 0 (CPython hashes ints modulo the Mersenne prime 2**61 - 1).
+COLLIDING = [k * (2**61 - 1) for k in range(1, 2_000_001)]
+
+
+class _Colliding:
+    """A value whose hash always collides, counting the equality tests a set makes on it."""
+
+    hashes = 0
+    equals = 0
+
+    def __init__(self, n):
+        self.n = n
+
+    def __hash__(self):
+        type(self).hashes += 1
+        return 0
+
+    def __eq__(self, other):
+        type(self).equals += 1
+        return isinstance(other, _Colliding) and other.n == self.n
+
+
+def test_the_colliding_ints_really_collide():
+    assert {hash(x) for x in COLLIDING[:1000]} == {0}
+
+
+@pytest.mark.parametrize("kind", ["set", "dict"])
+def test_a_full_size_colliding_set_or_dict_is_refused_before_anything_is_hashed(kind):
+    """The issue's reply (millions of ints sharing one hash) is refused by its length alone."""
+    value = {"set": COLLIDING} if kind == "set" else {"dict": [[x, 0] for x in COLLIDING]}
+    with pytest.raises(UnreadableAnswer, match=f"a {kind} of 2000000 items .*at most 1000"):
+        decode(value)
+
+
+def test_within_the_caps_collisions_cost_at_most_the_documented_bound():
+    """Worst case at the caps: every hash equal. The equality tests stay under
+    max_set_items * max_hashed_items, and a set over the caps hashes nothing."""
+    from attention_grader.answer_sets import HashBudget
+
+    limits = AnswerLimits(max_set_items=100, max_hashed_items=400)
+    budget = HashBudget(limits.max_set_items, limits.max_hashed_items, UnreadableAnswer)
+    _Colliding.hashes = _Colliding.equals = 0
+    for start in range(0, 400, 100):  # four full sets: the reply's whole hashing budget
+        built = budget.build_set([_Colliding(n) for n in range(start, start + 100)])
+        assert len(built) == 100
+    assert _Colliding.equals < limits.max_set_items * limits.max_hashed_items
+    seen = _Colliding.hashes
+    with pytest.raises(UnreadableAnswer, match="more than 400 values"):
+        budget.build_set([_Colliding(-1)])
+    with pytest.raises(UnreadableAnswer, match="at most 100"):
+        HashBudget(100, 400, UnreadableAnswer).build_set([_Colliding(n) for n in range(101)])
+    assert _Colliding.hashes == seen  # refused sets were never hashed
+
+
+def test_the_hashing_budget_is_shared_by_every_answer_of_one_reply():
+    """Many names, each a set at the per-set cap: the reply as a whole is refused."""
+    limits = AnswerLimits(max_set_items=1000, max_hashed_items=3000)
+    reply = {f"s{i}": {"value": {"set": COLLIDING[i * 1000 : (i + 1) * 1000]}} for i in range(4)}
+
+    def run(source):
+        return [NotebookNode(output_type="display_data", data={answers.MIME: json.dumps(reply)})]
+
+    with pytest.raises(UnreadableAnswer, match="more than 3000 values"):
+        AnswerChannel(run, limits).get(sorted(reply))
+    small = AnswerChannel(run, limits).get(["s0", "s1"])  # within the budget: real sets
+    assert small["s0"] == set(COLLIDING[:1000]) and isinstance(small["s1"], set)
+
+
+def test_tuple_keys_count_each_item_against_the_budget():
+    limits = AnswerLimits(max_set_items=10, max_hashed_items=12)
+    keys = [[{"tuple": [k, k + 1, k + 2]}, 0] for k in range(4)]  # 4 tuples of 3: 16 values
+    with pytest.raises(UnreadableAnswer, match="more than 12"):
+        decode({"dict": keys}, limits)
+    assert decode({"dict": keys[:3]}, limits) == {(k, k + 1, k + 2): 0 for k in range(3)}
+
+
+def test_a_reply_object_with_too_many_keys_is_refused():
+    reply = {f"name{i}": {"missing": True} for i in range(1000)}
+
+    def run(source):
+        return [NotebookNode(output_type="display_data", data={answers.MIME: json.dumps(reply)})]
+
+    with pytest.raises(UnreadableAnswer, match="1000 keys"):
+        AnswerChannel(run).get(["name0"])

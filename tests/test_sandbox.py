@@ -132,6 +132,7 @@ def test_protections_report_everything_on_here():
     assert all(p.on for p in items), format_protections(items)
     text = format_protections(items)
     assert "OFF" not in text and "per-notebook timeout 300 s" in text
+    assert "grader's budget per submission 400 s" in text
 
 
 def test_grading_without_a_sandbox_still_works_and_says_what_is_off(tmp_path):
@@ -139,8 +140,9 @@ def test_grading_without_a_sandbox_still_works_and_says_what_is_off(tmp_path):
     items = protections(km)
     off = {p.name.split(" (")[0] for p in items if not p.on}
     assert {"filesystem isolation", "no network", "separate unprivileged user"} <= off
+    assert "implement-it notebooks graded without attention_lab's numerics" in off
     text = format_protections(items)
-    assert "[OFF] filesystem isolation" in text and "WARNING: 3 protection(s) OFF" in text
+    assert "[OFF] filesystem isolation" in text and "WARNING: 4 protection(s) OFF" in text
     out = _run(["print(6 * 7)", "import resource; print(resource.getrlimit(0)[0])"], tmp_path,
                sandbox="off")  # fmt: skip
     assert out == ["42", str(km.cpu_seconds)]

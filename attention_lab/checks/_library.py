@@ -190,6 +190,22 @@ def describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}"
 
 
+#: The start of the message the graded kernel's attention_lab stand-ins raise (see
+#: attention_grader.implement_it: an implement-it notebook is graded without the library).
+HIDDEN_LIBRARY = "attention_lab is not available while an implement-it exercise is graded"
+_NO_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
+
+
+def _missing_library(text: str) -> str | None:
+    """The forbidden library a student's function tried to use where it is not installed."""
+    if HIDDEN_LIBRARY in text:
+        return "attention_lab"
+    found = _NO_MODULE.match(text)
+    if found and found[1].split(".")[0] in _FORBIDDEN_ROOTS:
+        return found[1]
+    return None
+
+
 def call(fn: Callable, name: str, case: str, *args, **kwargs):
     """Call the student's function quietly, behind tripwires; translate what goes wrong.
 
@@ -205,6 +221,11 @@ def call(fn: Callable, name: str, case: str, *args, **kwargs):
         raise Misconception("used_library", name, f"(It called {trip.args[0]}.)") from None
     except Exception as err:
         text = describe(err)
+        missing = _missing_library(text)
+        if missing:
+            raise Misconception(
+                "used_library", name, f"(It used {missing}, which is not there while it is graded.)"
+            ) from None
         if text.startswith("NotImplementedError"):
             raise WrongAnswer(
                 f"{name} raised NotImplementedError: replace `raise NotImplementedError()` "

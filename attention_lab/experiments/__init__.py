@@ -95,7 +95,6 @@ __all__ = [
     "score_variance",
     "softmax_saturation",
     "swap_keys",
-
     "train_previous_token",
     "word_order_test",
 ]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .answer_sets import HashBudget, small_object
 from .answer_types import decode_more, encode_more
 from .needs_teacher import CannotGrade
 from .object_handles import ObjectHandle
@@ -59,11 +60,18 @@ class AnswerLimits:
         Deepest nesting of lists, tuples, sets and dicts.
     max_items : int
         Most values (numbers, strings, ...) in one reply.
+    max_set_items : int
+        Most items in one set, or entries in one dict (see :mod:`attention_grader.answer_sets`).
+    max_hashed_items : int
+        Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
+        bounds what rebuilding them can cost, even when every hash collides.
     """
 
     max_reply_chars: int = 32 * 2**20
     max_depth: int = 20
     max_items: int = 2_000_000
+    max_set_items: int = 1_000
+    max_hashed_items: int = 10_000
 
 
 class UnreadableAnswer(Exception):
@@ -222,6 +230,7 @@ class _Decoder:
         function: Callable[[str], object] | None,
         notes=None,
         handle: Callable[[int, str], object] | None = None,
+        hashed: HashBudget | None = None,
     ):
         self.limits = limits
         self.function = function
@@ -229,6 +238,7 @@ class _Decoder:
         self.count = [0]
         self.unsupported: list[str] = []  # what arrived as a placeholder (not carried)
         self.notes: list[str] = notes if notes is not None else []  # carried only in part
+        self.hashed = hashed or hash_budget(limits)
 
     def __call__(self, data, depth: int = 0):
         self.count[0] += 1
@@ -248,19 +258,15 @@ class _Decoder:
         more = self._more(data, depth)
         if more is not None:
             return more
-        for kind, build in (("list", list), ("tuple", tuple), ("set", set)):
+        # Sets and dict keys are hashed: only within the caps (see answer_sets).
+        for kind, build in (("list", list), ("tuple", tuple), ("set", self.hashed.build_set)):
             if kind in data and isinstance(data[kind], list):
-                items = [self(v, depth + 1) for v in data[kind]]
-                try:
-                    return build(items)
-                except TypeError:  # unhashable items in a set
-                    raise UnreadableAnswer("a set of unhashable items") from None
+                if kind == "set":
+                    self.hashed.admit(len(data[kind]), "set")
+                return build([self(v, depth + 1) for v in data[kind]])
         if "dict" in data and isinstance(data["dict"], list):
-            pairs = [self._pair(p, depth) for p in data["dict"]]
-            try:
-                return dict(pairs)
-            except TypeError:
-                raise UnreadableAnswer("a dict with unhashable keys") from None
+            self.hashed.admit(len(data["dict"]), "dict")
+            return self.hashed.build_dict([self._pair(p, depth) for p in data["dict"]])
         if "handle" in data:
             key, type_name = data["handle"], str(data.get("type", "object"))[:80]
             if not isinstance(key, int) or isinstance(key, bool):
@@ -308,6 +314,11 @@ class _Decoder:
         return arr
 
 
+def hash_budget(limits: AnswerLimits) -> HashBudget:
+    """The caps on sets and dict keys for one reply (shared by every value it holds)."""
+    return HashBudget(limits.max_set_items, limits.max_hashed_items, UnreadableAnswer)
+
+
 def decode(
     data,
     limits: AnswerLimits | None = None,
@@ -315,19 +326,26 @@ def decode(
     unsupported=None,
     notes=None,
     handle=None,
+    hashed=None,
 ):
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
     ``function(name)`` makes the stand-in for a top-level function (a call proxy). What arrived
     only as a placeholder (:class:`UnsupportedAnswer`) is appended to the list ``unsupported``,
     and what was carried only in part (a figure snapshot) to ``notes``. ``handle(key, type)``
-    makes the stand-in for an object that stays in the kernel (an ObjectHandle).
+    makes the stand-in for an object that stays in the kernel (an ObjectHandle). ``hashed``
+    (:func:`hash_budget`) is shared by the values of one reply.
     """
-    decoder = _Decoder(limits or AnswerLimits(), function, notes, handle)
+    limits = limits or AnswerLimits()
+    decoder = _Decoder(limits, function, notes, handle, hashed)
     value = decoder(data)
     if unsupported is not None:
         unsupported += decoder.unsupported
     return value
+
+
+def _small_object(pairs):
+    return small_object(pairs, UnreadableAnswer)
 
 
 def update_in_place(target, new) -> None:
@@ -362,7 +380,7 @@ def read_reply(outputs: list, limits: AnswerLimits) -> dict:
     if not isinstance(text, str) or len(text) > limits.max_reply_chars:
         raise UnreadableAnswer("the kernel's answer is too large or not text")
     try:
-        reply = json.loads(text)
+        reply = json.loads(text, object_pairs_hook=_small_object)
     except (ValueError, RecursionError):
         raise UnreadableAnswer("the kernel's answer is not valid JSON") from None
     if not isinstance(reply, dict):
@@ -397,7 +415,10 @@ class StudentFunction:
         function (``"attention_lab._steps.softmax"``), so checking this function is not charged
         for a mistake in another graded function it calls (see ``checks._library.substituted``).
         """
-        self._channel.request({"op": "substitute", "name": global_name, "path": reference_path})
+        request = {"op": "substitute", "name": global_name, "path": reference_path}
+        # Its code, not its path: an implement-it kernel has no attention_lab to import from.
+        request["source"] = reference_source(reference_path)
+        self._channel.request(request)
         try:
             yield
         finally:
@@ -412,6 +433,18 @@ class StudentFunction:
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
+
+
+def reference_source(path: str) -> str:
+    """The source of the grader's reference function ``path`` (an ``attention_lab`` function)."""
+    import importlib
+    import inspect
+    import textwrap
+
+    module, _, attr = path.rpartition(".")
+    if module.split(".")[0] != "attention_lab":
+        raise ValueError(f"only attention_lab functions are substituted, not {path!r}")
+    return textwrap.dedent(inspect.getsource(getattr(importlib.import_module(module), attr)))
 
 
 class AnswerChannel:
@@ -468,7 +501,7 @@ class AnswerChannel:
         if not names:
             return {}
         reply = self._request({"op": "get", "names": list(names)})
-        values = {}
+        values, hashed = {}, hash_budget(self.limits)
         for name in names:
             entry = reply.get(name)
             if not isinstance(entry, dict) or entry.get("missing") or "value" not in entry:
@@ -477,7 +510,13 @@ class AnswerChannel:
             function = lambda _own_name, name=name: self._function(name)  # noqa: E731
             unsupported: list[str] = []
             values[name] = decode(
-                entry["value"], self.limits, function, unsupported, self.uncarried, self._handle
+                entry["value"],
+                self.limits,
+                function,
+                unsupported,
+                self.uncarried,
+                self._handle,
+                hashed,
             )
             self.uncarried += [
                 f"`{name}` is {what}: the test needs the student's object, which stays in "

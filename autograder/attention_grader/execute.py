@@ -36,6 +36,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, AnswerLimits, KernelGone
+from .budget import run_within
 from .execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -44,15 +45,18 @@ from .execution_stops import (
     execution_flags,
     mark_not_run,
     runs_code,
+    stop_at_budget,
 )
 from .flag_limited_output import FlagLimitedOutput
+from .implement_it import is_implement_it
 from .kernel_client import CappedKernelClient
 from .kernel_tests import KERNEL_TEST, kernel_test_ids
+from .library_flags import STUB_SEEN, library_flags, stub_seen
 from .needs_teacher import record_cells
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
 from .summary import GRADER_METADATA, Flag, record_flags
-from .trusted import TrustedChecker, answer_names, library_use, load_trusted_cells
+from .trusted import TrustedChecker, answer_names, load_trusted_cells
 
 __all__ = [
     "CAP_MARKER",
@@ -97,12 +101,23 @@ class GradingExecute(Execute):
     print_protections = Bool(
         True, help="Log the sandbox protections report when the first kernel starts."
     ).tag(config=True)
+    submission_budget = Integer(
+        400,
+        help="Wall-clock seconds the grader may spend on one submission: the student's cells, "
+        "reading their answers and running the checks (0 = no budget). The notebook's grading "
+        "runs in a child process the grader kills when the budget is spent; the tests not yet "
+        "graded score 0 and the submission is flagged grading_budget, and the rest of the class "
+        "is graded. Keep it above notebook_timeout, which bounds the student's cells alone.",
+    ).tag(config=True)
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
     #: The teacher's cells, when given directly (the release check grades a source notebook
     #: before any gradebook has it); otherwise read from the gradebook.
     trusted_cells = None
+    #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
+    _submission_started: dict[tuple, tuple[float, set]] = {}
+    _reporter = None  # in the budget's child: where each finished cell is reported
 
     def __init__(self, *args, **kwargs):
         # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
@@ -119,6 +134,8 @@ class GradingExecute(Execute):
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
+        if isinstance(km, SandboxedKernelManager):
+            km.hide_library = self._hide_library
         self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 
@@ -158,14 +175,15 @@ class GradingExecute(Execute):
             if c.cell_type == "code"
             and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
         ]
-        graded = {n for source in cells.tests.values() for n in answer_names(source)}
-        channel = AnswerChannel(
-            self._run_request,
-            AnswerLimits(),
-            lambda name: library_use(students, name, stop=graded - {name}),
-        )
+        folders = self._source_dirs(info.get("assignment") or "")
+        notebook = info.get("notebook")
+        source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
+        self._hide_library = is_implement_it(cells.tests.values(), source_nb)
+        if self._hide_library:  # the static reading is a flag only: the kernel has no library
+            graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
+            self._library_flags = library_flags(students, graded)
         self._rebound_libraries = _rebound_libraries(students, cells.libraries)
-        return TrustedChecker(cells, channel, self._source_dirs(info.get("assignment") or ""))
+        return TrustedChecker(cells, AnswerChannel(self._run_request, AnswerLimits()), folders)
 
     def _source_notebook(self, assignment: str, notebook: str):
         """The teacher's notebook from source/ (never the submission), or None."""
@@ -190,6 +208,36 @@ class GradingExecute(Execute):
     # -- the notebook -------------------------------------------------------------------------
 
     def preprocess(self, nb, resources=None, km=None):
+        """Grade one notebook, in a child process the submission's budget bounds."""
+        self._report_protections()
+        left = self._budget_left(resources)
+        if left is None or self._reporter is not None:
+            return self._preprocess(nb, resources, km)
+        work = lambda reporter: self._in_child(nb, resources, km, reporter)  # noqa: E731
+        outcome = run_within(left, work, self.log)
+        if not outcome.over_budget:
+            return outcome.result, resources
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
+
+    def _budget_left(self, resources) -> float | None:
+        """Seconds left of this submission's budget (its notebooks share it), or None."""
+        if not self.submission_budget:
+            return None
+        info = (resources or {}).get("nbgrader", {})
+        key, notebook = (info.get("assignment"), info.get("student")), info.get("notebook")
+        start, seen = GradingExecute._submission_started.get(key, (0.0, set()))
+        if key == (None, None) or not seen or notebook in seen:  # a new grading of it
+            start, seen = monotonic(), set()
+        GradingExecute._submission_started = {key: (start, seen | {notebook})}
+        return self.submission_budget - (monotonic() - start)
+
+    def _in_child(self, nb, resources, km, reporter):
+        self._reporter = reporter
+        nb, _ = self._preprocess(nb, resources, km)
+        return nb
+
+    def _preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
         self._stopped: tuple[str, int] | None = None
         self._notebook_bytes = 0
@@ -200,8 +248,8 @@ class GradingExecute(Execute):
         self._cell_bytes, self._cut, self._requesting = 0, False, False
         self._kernel_tests: set[str] = set()
         self._kernel_graded: list[str] = []
+        self._hide_library, self._library_flags = False, []
         self._trusted = self._checker(nb, resources)
-        self._report_protections()
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:
@@ -252,6 +300,9 @@ class GradingExecute(Execute):
                      "mark): the student's code could change this result")
                 for gid in self._kernel_graded
             ]  # fmt: skip
+        if self._hide_library:
+            flags += [Flag("library_use", f"{name}: {d}") for d in self._library_flags]
+            flags += [Flag("library_use", f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
         record_flags(nb, flags)
 
     def _get_timeout(self, cell):
@@ -262,6 +313,14 @@ class GradingExecute(Execute):
         return left if timeout is None else min(timeout, left)
 
     def preprocess_cell(self, cell, resources, index):
+        cell, resources = self._preprocess_cell(cell, resources, index)
+        if self._reporter is not None:  # the budget's parent keeps what is finished
+            if index == 0:
+                self._reporter.kernel(getattr(getattr(self.km, "provisioner", None), "pid", None))
+            self._reporter.cell(index, cell)
+        return cell, resources
+
+    def _preprocess_cell(self, cell, resources, index):
         if self._stopped is not None:
             mark_not_run(cell, *self._stopped)
             return cell, self.resources

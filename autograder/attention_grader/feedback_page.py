@@ -102,6 +102,13 @@ def explain_error(output, seconds: int = DEFAULT_CELL_TIMEOUT) -> str:
             _para("Your notebook ran out of time before this cell: is there a loop that never "
                   "ends, or a very slow cell above?"),
         )  # fmt: skip
+    if ename == "GradingBudget":
+        return _box(
+            "timeout",
+            "Not graded: out of time",
+            _para("Checking your answers took longer than the grader allows, so it stopped "
+                  "before this cell. Your teacher has been told and will look at it."),
+        )  # fmt: skip
     if ename in STOPPED_NAMES:
         return _box(
             "stopped",

@@ -34,13 +34,23 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from .budget import WorkerWatch
 from .course import Course, quiet_autoflush_warning
 from .gradebook_sync import apply_rows, finish, score_missing, snapshot, sqlite_path
 from .intake import prepare_submission, visible_notebooks
 from .outcomes import one_line_reason, submission_outcomes
 from .progress import Progress
 from .summary import BatchSummary, SubmissionResult
-from .worker import GradeOptions, WorkerResult, close_worker, crashed, grade_one, init_worker
+from .worker import (
+    GradeOptions,
+    WorkerResult,
+    close_worker,
+    crashed,
+    grade_one,
+    init_worker,
+    over_budget,
+    worker_budget,
+)
 
 __all__ = ["GradeOptions", "grade", "submitted_students"]
 
@@ -113,19 +123,26 @@ def _run_tasks(students, initargs, jobs, on_result, progress, start_method="fork
                 close_worker()
             return
         pending = list(students)
-        for _attempt in range(3):  # a crashed worker breaks the pool: restart it for the rest
+        watch = WorkerWatch(initargs[4], worker_budget(initargs[0].config))
+        crashes = 0
+        while crashes < 3:  # a crashed or killed worker breaks the pool: a new one for the rest
             try:
-                _pool_round(pending, initargs, jobs, start_method, done, shown)
+                _pool_round(pending, initargs, jobs, start_method, done, shown, watch)
                 return
             except BrokenProcessPool:
                 shown.reset_running()
+                over = [s for s in list(watch.over) if s in pending]
+                for student in over:  # killed past its budget: flagged, never graded again
+                    pending.remove(student)
+                    done(over_budget(student, watch.over.pop(student)))
+                crashes += not over
         for student in list(pending):
             done(crashed(student))
     finally:
         shown.close()
 
 
-def _pool_round(pending, initargs, jobs, start_method, done, shown) -> None:
+def _pool_round(pending, initargs, jobs, start_method, done, shown, watch) -> None:
     """Grade ``pending`` (removing each finished student) in one pool of ``jobs`` workers."""
     with ProcessPoolExecutor(
         max_workers=min(jobs, len(pending)),
@@ -141,6 +158,7 @@ def _pool_round(pending, initargs, jobs, start_method, done, shown) -> None:
                 shown.start(student)
             finished, _ = wait(running, timeout=2.0, return_when=FIRST_COMPLETED)
             shown.tick()
+            watch.enforce()  # a worker past its budget is killed: the pool breaks, see above
             for fut in finished:
                 done(fut.result())
                 pending.remove(running.pop(fut))

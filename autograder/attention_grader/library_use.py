@@ -15,6 +15,7 @@ __all__ = ["FORBIDDEN_ROOTS", "library_use"]
 FORBIDDEN_ROOTS = ("attention_lab", "scipy", "torch", "tensorflow", "jax")
 #: Names through which code can reach any library without naming it.
 _DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
+_DYNAMIC += ("__builtins__", "builtins", "open", "runpy", "__loader__", "__spec__")
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -35,14 +36,33 @@ def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast
             elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     imports[a.asname or a.name] = f"{node.module or ''}.{a.name}"
-        for node in tree.body:
+        for node in _module_level(tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 defs[node.name] = node
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        defs[target.id] = node.value
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:  # `a, b = lib.softmax, 1` binds both to the whole value
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            defs[name.id] = node.value
+        for node in ast.walk(tree):  # a walrus binds at module level wherever it sits
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                defs.setdefault(node.target.id, node.value)
     return imports, defs
+
+
+def _module_level(body: list[ast.stmt]):
+    """The statements that run at module level, inside if/for/while/with/try blocks too."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field_name, None)
+            if isinstance(inner, list):
+                stmts = [getattr(x, "body", x) for x in inner]
+                for block in stmts:
+                    yield from _module_level(block if isinstance(block, list) else [block])
 
 
 def _references(node: ast.AST) -> tuple[set[str], list[str]]:

@@ -35,9 +35,9 @@ __all__ = [
 ]
 
 #: Error names that mean "ran out of time" (the per-cell limit, or the notebook's budget).
-TIMEOUT_NAMES = ("CellTimeoutError", "NotebookTimeout", "KernelUnresponsive")
+TIMEOUT_NAMES = ("CellTimeoutError", "NotebookTimeout", "KernelUnresponsive", "GradingBudget")
 #: Error names the executor writes into cells it never ran.
-STOPPED_NAMES = ("KernelDied", "KernelUnresponsive", "NotebookTimeout")
+STOPPED_NAMES = ("KernelDied", "KernelUnresponsive", "NotebookTimeout", "GradingBudget")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ARROW = re.compile(r"^\s*-+>\s*(\d+)\s?(.*)$")
 

@@ -85,6 +85,11 @@ def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
             "notebooks with hidden tests hidden from the kernel", True, "copy without .ipynb"
         ),
         Protection("clean environment (no grader tokens)", True, "minimal env"),
+        Protection(
+            "implement-it notebooks graded without attention_lab's numerics (stub mounted)",
+            bwrap_ok,
+            "bubblewrap mounts the stub" if bwrap_ok else f"{why}; only a plain import is stopped",
+        ),
         Protection(f"CPU-time limit {km.cpu_seconds} s", prlimit, lim),
         Protection(f"memory limit {km.memory_mb} MiB", prlimit, lim),
         Protection(f"file-size limit {km.file_size_mb} MiB", prlimit, lim),
@@ -112,6 +117,9 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
         nb = getattr(execute, "notebook_timeout", None)
         detail = "GradingExecute" if nb else "use attention_grader.execute.GradingExecute"
         out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
+        budget = getattr(execute, "submission_budget", None)
+        detail = "a child process killed past it" if budget else "GradingExecute.submission_budget"
+        out.append(Protection(f"grader's budget per submission {budget} s", bool(budget), detail))
     return out
 
 

@@ -80,6 +80,13 @@ class SandboxedKernelManager(AsyncKernelManager):
     extra_readonly_paths = List(
         Unicode(), help="More host folders to show read-only inside the sandbox."
     ).tag(config=True)
+    hide_library = Bool(
+        False,
+        help="Mount a stub over attention_lab (and an empty folder over scipy, torch, ...) in "
+        "this kernel: set per kernel by GradingExecute for implement-it notebooks "
+        "(attention_grader.implement_it); setting it in the course config hides the library "
+        "from every graded kernel.",
+    ).tag(config=True)
 
     _ctl_dir: str | None = None
     _orig_cwd: str | None = None

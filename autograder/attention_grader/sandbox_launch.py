@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .implement_it import STUB_FOLDER, hidden_library_mounts
 from .sandbox_host import (
     bwrap_available,
     library_paths,
@@ -53,6 +54,10 @@ class LaunchPlan:
             for path in (ctl, os.path.join(ctl, "ipc"), work, mpl):
                 _chown_tree(path, *ids)
         env = _clean_env(tmp="/tmp" if use_bwrap else os.path.join(ctl, "tmp"), mpl=mpl)
+        if km.hide_library and not use_bwrap:
+            # Without a mount namespace the stub only comes first on the path: a plain import
+            # finds it, sys.path games do not (the protections report says so).
+            env["PYTHONPATH"] = str(STUB_FOLDER.parent)
         if not use_bwrap:
             os.makedirs(env["TMPDIR"], exist_ok=True)
         # PYTHONSAFEPATH kept the folder off sys.path while the kernel started; put it back for
@@ -125,6 +130,9 @@ def bwrap_argv(
         args += ["--perms", "0755", "--dir", parent]
     for path in readonly:
         args += ["--ro-bind", path, path]
+    if km.hide_library:  # mounted over the library's own folders: the real files are gone
+        for folder, stub in hidden_library_mounts():
+            args += ["--ro-bind", stub, folder] if stub else ["--tmpfs", folder]
     args += ["--bind", ipc, ipc, "--bind", mpl, "/tmp/matplotlib"]
     args += ["--bind", work, inner_cwd, "--chdir", inner_cwd]
     args += ["--setenv", "HOME", "/tmp"]

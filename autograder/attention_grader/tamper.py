@@ -68,6 +68,8 @@ TAMPER_KINDS = {
     "subprocess": "started other programs",
     "unreadable_answer": "answers the grader could not read as plain data (those tests scored 0)",
     "timeout": "ran out of time (cell limit or notebook budget)",
+    "library_use": "used a finished implementation in an implement-it exercise (not in its kernel)",
+    "grading_budget": "grading it took longer than the per-submission budget (stopped there)",
     "output_truncated": "printed more output than the grader stores",
     NEEDS_TEACHER: NEEDS_TEACHER_MEANING,
     KERNEL_TEST: KERNEL_TEST_MEANING,

@@ -23,13 +23,14 @@ from pathlib import Path
 
 import nbformat
 
+from .budget import WorkerWatch
 from .course import Course, quiet_autoflush_warning
 from .gradebook_sync import SubmissionRows, read_rows
 from .intake import visible_notebooks
 from .speedups import nbgrader_speedups
 from .summary import Flag, read_flags
 
-__all__ = ["GradeOptions", "WorkerResult", "grade_one", "init_worker"]
+__all__ = ["GradeOptions", "WorkerResult", "grade_one", "init_worker", "over_budget"]
 
 
 @dataclass
@@ -90,6 +91,7 @@ class _Worker:
     private: bool
     db_url: str
     exit_stack: contextlib.ExitStack
+    watch: WorkerWatch
 
 
 _STATE: list[_Worker] = []
@@ -136,9 +138,18 @@ def init_worker(course: Course, assignment: str, options: GradeOptions,
     stack = contextlib.ExitStack()
     stack.enter_context(nbgrader_speedups())
     stack.enter_context(quiet_autoflush_warning())
+    watch = WorkerWatch(workdir, 0)  # the parent enforces; a worker only claims
     _STATE[:] = [
         _Worker(
-            course, assignment, options, config, _converter_class(), bool(snapshot), db_url, stack
+            course,
+            assignment,
+            options,
+            config,
+            _converter_class(),
+            bool(snapshot),
+            db_url,
+            stack,
+            watch,
         )
     ]
 
@@ -219,7 +230,7 @@ def grade_one(student: str) -> WorkerResult:
     conv = w.converter(coursedir=coursedir, config=w.config)
     conv.force = w.options.force
     error = None
-    with _captured_log(conv.log) as log_text:
+    with _captured_log(conv.log) as log_text, w.watch.claim(student):
         try:
             conv.start()
         except NbGraderException as exc:
@@ -253,3 +264,22 @@ def grade_one(student: str) -> WorkerResult:
 def crashed(student: str) -> WorkerResult:
     """The result for a student whose submission kept crashing worker processes."""
     return WorkerResult(student, "error", "a grader worker process crashed on it repeatedly")
+
+
+def over_budget(student: str, seconds: float) -> WorkerResult:
+    """The result for a student whose worker ``make grade``'s parent killed past the budget."""
+    detail = (
+        f"grading took longer than its budget (stopped after {seconds:.0f} s, outside the "
+        "notebook's execution); the gradebook keeps what it had"
+    )
+    return WorkerResult(student, "error", detail, [Flag("grading_budget", detail)])
+
+
+def worker_budget(config) -> float:
+    """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
+    from .budget import WORKER_GRACE
+    from .execute import GradingExecute
+
+    default = GradingExecute.class_traits()["submission_budget"].default_value
+    seconds = config.get("GradingExecute", {}).get("submission_budget", default)
+    return float(seconds) + WORKER_GRACE if seconds else 0.0

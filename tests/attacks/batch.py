@@ -14,7 +14,7 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 * ``EXPECT_FLAGS``: tamper kinds the batch summary must list for that student.
 
 Sources may contain ``{port}`` (a loopback port the grader listens on), ``{course}`` (the course
-folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
+folder), ``{library}`` (the real ``attention_lab`` folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
 filled in when the batch is built; literal braces are doubled. :func:`graded_batch` grades everything once
 per test session with plain ``nbgrader autograde`` configured by
 :func:`attention_grader.pipeline.configure` (sandbox on), and :func:`graded_batch_parallel` grades the
@@ -38,10 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from attention_grader.implement_it import IMPLEMENT_IT_TAG
 from attention_grader.summary import read_flags
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).parent
+#: The real attention_lab folder on the grading machine (what a student would try to read).
+LIBRARY = os.path.realpath(importlib.util.find_spec("attention_lab").submodule_search_locations[0])
 ASSIGNMENT = "attacklab"
 MAX_SCORE = 3.0
 
@@ -114,6 +117,8 @@ def source_notebook() -> nbformat.NotebookNode:
     for q in ("q1", "q2", "q3"):
         body = f"### BEGIN SOLUTION\n{HONEST[q]}\n### END SOLUTION"
         cells.append(new_code_cell(body, metadata=_meta(q, solution=True)))
+        if q == "q2":  # "implement softmax": graded in a kernel without attention_lab
+            cells[-1].metadata["tags"] = [IMPLEMENT_IT_TAG]
         test = f"test_{q}"
         cells.append(
             new_code_cell(TESTS[test], metadata=_meta(test, grade=True, locked=True, points=1))
@@ -347,7 +352,7 @@ def _hand_in(roots: list[Path], attacks: list[Attack], port: int, token: str) ->
         )
         group = [a for i, a in enumerate(attacks) if i % GROUPS == g and a is not honest]
         group.append(honest)
-        fill = {"port": port, "course": str(root), "token": token}
+        fill = {"port": port, "course": str(root), "token": token, "library": LIBRARY}
         for attack in group:
             folder = root / "submitted" / attack.sid / ASSIGNMENT
             folder.mkdir(parents=True)
