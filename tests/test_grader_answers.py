@@ -6,6 +6,7 @@ namespace), and the grader side by decoding hostile replies.
 
 from __future__ import annotations
 
+import collections
 import json
 
 import numpy as np
@@ -217,10 +218,13 @@ def test_the_colliding_ints_really_collide():
     assert {hash(x) for x in COLLIDING[:1000]} == {0}
 
 
-@pytest.mark.parametrize("kind", ["set", "dict"])
+@pytest.mark.parametrize("kind", ["set", "dict", "Counter"])
 def test_a_full_size_colliding_set_or_dict_is_refused_before_anything_is_hashed(kind):
-    """The issue's reply (millions of ints sharing one hash) is refused by its length alone."""
-    value = {"set": COLLIDING} if kind == "set" else {"dict": [[x, 0] for x in COLLIDING]}
+    """The issue's reply (millions of ints sharing one hash) is refused by its length alone;
+    a Counter (carried since issue 26) hashes its keys too, so it is capped alike."""
+    pairs = [[x, 0] for x in COLLIDING]
+    value = {"set": {"set": COLLIDING}, "dict": {"dict": pairs}, "Counter": {"counter": pairs}}
+    value = value[kind]
     with pytest.raises(UnreadableAnswer, match=f"a {kind} of 2000000 items .*at most 1000"):
         decode(value)
 
@@ -257,6 +261,14 @@ def test_the_hashing_budget_is_shared_by_every_answer_of_one_reply():
         AnswerChannel(run, limits).get(sorted(reply))
     small = AnswerChannel(run, limits).get(["s0", "s1"])  # within the budget: real sets
     assert small["s0"] == set(COLLIDING[:1000]) and isinstance(small["s1"], set)
+
+
+def test_a_counter_within_the_caps_is_a_counter_and_over_them_is_refused():
+    limits = AnswerLimits(max_set_items=10, max_hashed_items=12)
+    got = decode({"counter": [["a", 2], ["b", 1]]}, limits)
+    assert isinstance(got, collections.Counter) and got == collections.Counter(a=2, b=1)
+    with pytest.raises(UnreadableAnswer, match="at most 10"):
+        decode({"counter": [[k, 1] for k in range(11)]}, limits)
 
 
 def test_tuple_keys_count_each_item_against_the_budget():

@@ -13,6 +13,7 @@ no ``__eq__``, ``__array_function__`` or patched module of the student's can tou
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 from collections.abc import Callable
@@ -255,6 +256,10 @@ class _Decoder:
             if not isinstance(value, bool | int | float):
                 raise UnreadableAnswer("a scalar that is not a number")
             return _dtype(data.get("dtype")).type(value)
+        if "counter" in data and isinstance(data["counter"], list):  # keys are hashed: capped
+            self.hashed.admit(len(data["counter"]), "Counter")
+            pairs = [self._pair(p, depth) for p in data["counter"]]
+            return collections.Counter(self.hashed.build_dict(pairs))
         more = self._more(data, depth)
         if more is not None:
             return more
