@@ -81,6 +81,7 @@ def check_notebook(nb, resources: dict, config=None, log=None) -> list[Refusal]:
     """
     from .execute import GradingExecute
     from .kernel_tests import kernel_test_ids
+    from .needs_teacher import cells_needing_teacher
     from .test_styles import uncarried_styles
 
     cells = notebook_cells(nb)
@@ -94,7 +95,8 @@ def check_notebook(nb, resources: dict, config=None, log=None) -> list[Refusal]:
         executor.log = log
     executor.trusted_cells = cells
     graded, _ = executor.preprocess(copy.deepcopy(nb), copy.deepcopy(resources))
-    needs_teacher = executor._trusted.needs_teacher if executor._trusted else {}
+    # Read from the graded notebook: the grading may have run in the budget's child process.
+    needs_teacher = cells_needing_teacher(graded)
     for cell in graded.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or grade_id not in cells.tests:
