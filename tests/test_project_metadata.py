@@ -63,5 +63,22 @@ def test_every_package_folder_is_installed():
         for top in ("attention_lab", "attention_grader")
         if (root / top).is_dir()
         for p in (root / top).rglob("__init__.py")
+        if STUB not in p.parents  # data mounted into a kernel, not a package of the grader
     }
     assert on_disk == listed, on_disk ^ listed
+
+
+STUB = ROOT / "autograder" / "attention_grader" / "library_stub"
+
+
+def test_the_library_stub_ships_as_package_data():
+    """Every file of the implement-it stub matches pyproject's package-data, so a wheel has it."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["attention_grader"]
+    files = [p.relative_to(STUB.parent).as_posix() for p in STUB.rglob("*") if p.is_file()]
+    files = [f for f in files if "__pycache__" not in f]
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files
