@@ -142,3 +142,15 @@ def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_
     assert "q2_no_max: the test patches builtins.max" in str(refused.value)
     assert "q1_softmax" not in str(refused.value)  # the cells that grade right are not named
     assert not (course.exchange / course.course_id / "outbound" / FIXTURE).exists()
+
+
+def test_the_release_check_leaves_the_protections_report_to_the_first_autograde(tmp_path):
+    """The formgrader's server releases, then autogrades: the once-per-process report of the
+    sandbox's protections must land in the autograde's log, not in the release check's."""
+    from attention_grader.cli import main
+    from attention_grader.execute import GradingExecute
+
+    course = make_course(tmp_path)
+    GradingExecute._reported = False
+    assert main(["--course", str(course.root), "release", FIXTURE]) == 0
+    assert GradingExecute._reported is False

@@ -94,7 +94,13 @@ def check_notebook(nb, resources: dict, config=None, log=None) -> list[Refusal]:
     if log is not None:
         executor.log = log
     executor.trusted_cells = cells
-    graded, _ = executor.preprocess(copy.deepcopy(nb), copy.deepcopy(resources))
+    # The protections are reported once per process: a release check in the formgrader's
+    # server must leave that report to the first autograde, whose log the teacher reads.
+    reported = GradingExecute._reported
+    try:
+        graded, _ = executor.preprocess(copy.deepcopy(nb), copy.deepcopy(resources))
+    finally:
+        GradingExecute._reported = reported
     # Read from the graded notebook: the grading may have run in the budget's child process.
     needs_teacher = cells_needing_teacher(graded)
     for cell in graded.cells:
