@@ -1,15 +1,14 @@
-"""nbgrader settings for the Attention Lab course. The repository root is the course directory."""
+"""nbgrader settings for the Attention Lab course. The repository root is the course directory.
+
+Every limit the grader enforces is set below with its value (docs/teachers.md, "Every limit",
+lists them with what each does). The lines may come in any order.
+"""
 
 import os
 
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
-
 try:
-    from attention_grader import feedback_page, formgrader_view
     from attention_grader.late import SharePerDay
     from attention_grader.pipeline import configure
-    from attention_grader.validate_labels import name_questions
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
         f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "
@@ -17,6 +16,11 @@ except ImportError as err:  # never fall back to grading in the student's kernel
     ) from err
 
 c = get_config()  # noqa: F821 -- injected by traitlets when nbgrader loads this file
+
+# The course's steps for nbgrader autograde, the formgrader, make grade, release, feedback and
+# validate: student code in a sandboxed kernel, hidden tests in the grader's own process,
+# feedback without answers (attention_grader.pipeline; docs/design.md, "Grading safely").
+configure(c)
 
 _root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = _root
@@ -31,12 +35,6 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "
 c.CourseTime.timezone = "UTC"
 c.Exchange.timezone = c.CourseTime.timezone
 
-# Feedback must not reveal answers. nbgrader puts hidden tests back into feedback by default
-# (jupyter/nbgrader#917): strip them as in the released notebook. Test outputs are written by
-# the grader (one line per failed check, never test code), see attention_grader.trusted.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
-c.LimitOutput.max_traceback = 3
-
 # Late work (docs/teachers.md, "Late work"): 10% of the notebook's score for each started day
 # after the due date, never more than half; 15 minutes of grace. nbgrader's AssignLatePenalties
 # applies it when a notebook is autograded; the formgrader, `make grades` and the feedback page
@@ -46,22 +44,50 @@ c.SharePerDay.share_per_day = 0.1
 c.SharePerDay.max_share = 0.5
 c.SharePerDay.grace_minutes = 15
 
-# The grading pipeline, for `nbgrader autograde`, the formgrader and `make grade` alike: student
-# code in a sandboxed kernel, hidden tests in the grader's own process (docs/design.md,
-# "Grading safely").
-# Its options live here too, e.g. c.SandboxedKernelManager.sandbox = "require".
-configure(c)
-# The grader's own wall-clock budget per submission (cells + reading answers + checks), enforced
-# from outside the process that grades: over it, that process is killed, the tests not reached
-# score 0, the student is flagged grading_budget and the class goes on (attention_grader.budget).
-# Keep it above GradingExecute.notebook_timeout (300 s, the student's cells alone).
+# ---- Time: a cell, a notebook, the grader's whole budget for one submission.
+# `make grade GRADE_ARGS="--cell-timeout 20"` overrides the first two for one run.
+c.Execute.timeout = 30  # seconds per cell; the feedback page quotes the limit that applied
+c.GradingExecute.notebook_timeout = 300  # seconds for a notebook's cells together
+# Enforced from outside the process that grades: over it, that process is killed, the tests not
+# reached score 0, the student is flagged grading_budget and the class goes on. Keep it above
+# notebook_timeout, which bounds the student's cells alone.
 c.GradingExecute.submission_budget = 400
-# Feedback pages: plain words first, maths offline, "not graded yet" for written answers a
-# teacher has not graded (attention_grader.feedback_page; keeps the CSP). After configure(c).
-feedback_page.configure(c)
-# The formgrader: each written answer's model answer and rubric (from source/) beside it, and
-# maths as MathML (attention_grader.formgrader_view; never on a student's feedback page).
-formgrader_view.configure(c)
-# `nbgrader validate` names the question of each failing cell (the Validate button's server
-# extension does the same: attention_grader.validate_labels).
-name_questions()
+
+# ---- Output a student's code may print (streamed, capped as it arrives).
+c.GradingExecute.max_cell_output_bytes = 10 * 2**20
+c.GradingExecute.max_notebook_output_bytes = 50 * 2**20
+c.GradingExecute.drain_timeout = 30
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 3  # feedback shows the error, not a page of traceback
+
+# ---- The sandbox of a student's kernel (make sandbox-check shows what this machine provides).
+c.SandboxedKernelManager.sandbox = "auto"  # "require": refuse to grade without bubblewrap
+c.SandboxedKernelManager.cpu_seconds = 120
+c.SandboxedKernelManager.memory_mb = 3072
+c.SandboxedKernelManager.file_size_mb = 64
+c.SandboxedKernelManager.max_processes = 512
+c.SandboxedKernelManager.tmp_size_mb = 256
+c.SandboxedKernelManager.copy_limit_mb = 256
+# In a Kubernetes pod grading refuses to start without the sandbox's walls; True grades trusted
+# work anyway. Left unset, a container's ATTENTION_LAB_ALLOW_UNSANDBOXED=1 turns it on.
+# c.Protections.allow_unsandboxed_in_pod = False
+
+# ---- What a submission may hold (collect, make grade and autograde refuse the rest).
+c.Intake.max_notebook_bytes = 20 * 2**20
+c.Intake.max_cells = 2000
+c.Intake.max_nesting = 64
+c.Intake.max_data_file_bytes = 2 * 2**20
+c.Intake.max_bookkeeping_bytes = 4096
+c.Intake.max_entries = 200
+c.Intake.max_submission_bytes = 50 * 2**20
+c.Intake.max_depth = 3
+c.Intake.data_suffixes = {
+    ".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif",
+}  # fmt: skip
+
+# ---- An answer read from a student's kernel as plain data (over a cap: unreadable, flagged).
+c.Answers.max_reply_chars = 32 * 2**20
+c.Answers.max_depth = 20
+c.Answers.max_items = 2_000_000
+c.Answers.max_set_items = 1_000
+c.Answers.max_hashed_items = 10_000

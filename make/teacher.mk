@@ -1,4 +1,4 @@
-# Teacher workflow (issue 6): release -> collect -> grade -> feedback -> grades -> report -> gain,
+# Teacher workflow: release -> collect -> grade -> feedback -> grades -> report -> gain,
 # in the order a term uses them (`make help` lists the targets in file order), then the reset.
 # Each target calls one step of `python -m attention_grader` (autograder/attention_grader/).
 #   make release A=intro_attention DUE="2026-12-07 17:00 Asia/Kolkata"
@@ -7,6 +7,8 @@
 # Grading runs the pipeline nbgrader_config.py installs (attention_grader.pipeline.configure),
 # the same as `nbgrader autograde` and the formgrader: student code in a sandboxed kernel, hidden
 # tests in the grader's own process. Where no sandbox can be had, grading says what is off.
+# Every limit (cell and notebook time, output, sandbox, intake caps) is nbgrader_config.py's;
+# GRADE_ARGS="--cell-timeout 20" writes Execute.timeout into that config for one run.
 # COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
 # (ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange on a JupyterHub).
 A          ?=

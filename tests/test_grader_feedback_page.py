@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from attention_grader.feedback_page import MarkUngraded, configure, explain_error
+from attention_grader.feedback_page import FeedbackPageExporter, MarkUngraded, explain_error
+from attention_grader.pipeline import configure
 from grading_course import render_feedback
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from test_grader_outcomes import SQROOT_TRACEBACK
@@ -106,10 +107,10 @@ def test_configure_adds_mark_ungraded_after_getgrades_and_keeps_the_csp():
     from traitlets.config import Config
 
     c = Config()
-    c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests]
     configure(c)
     configure(c)  # idempotent
-    assert c.GenerateFeedback.preprocessors == [GetGrades, MarkUngraded, ClearHiddenTests]
+    assert c.GenerateFeedback.preprocessors[:3] == [GetGrades, MarkUngraded, ClearHiddenTests]
+    assert c.GenerateFeedback.exporter_class is FeedbackPageExporter
     assert issubclass(c.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 

@@ -123,7 +123,9 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     place_submission(course, FIXTURE, "renamer", copy.deepcopy(nb), name="Untitled1.ipynb")
     place_submission(course, FIXTURE, "empty", None)  # a folder without any notebook
     students = [*ORIGINAL, *FAULTY, "broken", "renamer", "empty"]
-    options = GradeOptions(jobs=2, cell_timeout=3, notebook_timeout=60, progress=False)
+    course.config.Execute.timeout = 3
+    course.config.GradingExecute.notebook_timeout = 60
+    options = GradeOptions(jobs=2, progress=False)
     t0 = time.perf_counter()
     summary = grade(course, FIXTURE, options, students=students)
     assert time.perf_counter() - t0 < 90  # the loop was cut; the batch did not hang
@@ -166,7 +168,9 @@ def test_a_notebook_over_its_time_budget_keeps_what_ran_and_is_flagged(released,
     nb = released_notebook(course, FIXTURE)
     slow = {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\nimport time\ntime.sleep(60)"}
     place_submission(course, FIXTURE, "sleeper", answer(copy.deepcopy(nb), slow))
-    options = GradeOptions(jobs=1, cell_timeout=30, notebook_timeout=8, progress=False)
+    course.config.Execute.timeout = 30
+    course.config.GradingExecute.notebook_timeout = 8
+    options = GradeOptions(jobs=1, progress=False)
     t0 = time.perf_counter()
     result = grade(course, FIXTURE, options, students=["sleeper"]).results[0]
     assert time.perf_counter() - t0 < 30  # the budget, not the 30 s cell timeout, cut it
@@ -192,13 +196,11 @@ def test_grade_rejects_unknown_assignment_and_students(tmp_path):
 
 def worker_config(course, workdir):
     """The config a grading worker would use (no kernel started)."""
-    from attention_grader import worker
+    from attention_grader.worker import GradingJob
 
-    worker.init_worker(course, FIXTURE, GradeOptions(notebook_timeout=42), None, str(workdir))
-    try:
-        return worker._STATE[0].config
-    finally:
-        worker.close_worker()
+    course.config.GradingExecute.notebook_timeout = 42
+    job = GradingJob(course, FIXTURE, force=False, snapshot=None, workdir=str(workdir))
+    return job.config_for(course.db_url)
 
 
 def test_workers_run_the_course_pipeline_unchanged(tmp_path):

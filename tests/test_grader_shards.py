@@ -61,12 +61,26 @@ def test_a_pod_without_the_sandbox_refuses_and_says_what_the_pod_needs():
     assert "refusing" in pod_refusal(WALLS, sandboxed=False, environ=POD)  # no pipeline at all
 
 
-def test_one_machine_only_warns_and_the_override_is_said_out_loud():
+def test_one_machine_only_warns_and_the_override_is_said_out_loud(monkeypatch):
+    from attention_grader.settings import Protections
+    from traitlets.config import Config
+
+    monkeypatch.delenv(ALLOW_ENV, raising=False)
     down = _down(WALLS)
     assert pod_refusal(down, environ={}) is None  # a teacher's laptop: the loud warning as before
-    allowed = {**POD, ALLOW_ENV: "1"}
-    assert pod_refusal(down, environ=allowed) is None
-    assert f"{ALLOW_ENV}=1: grading starts although" in format_protections(down, environ=allowed)
+    assert pod_refusal(down, environ=POD, allow=True) is None
+    said = format_protections(down, environ=POD, allow=True)
+    assert "allow_unsandboxed_in_pod: grading starts although" in said
+    # The setting is a traitlet; the container's variable maps onto its default, in one place.
+    c = Config()
+    c.Protections.allow_unsandboxed_in_pod = True
+    assert (
+        Protections(config=c).allow_unsandboxed_in_pod
+        and not Protections().allow_unsandboxed_in_pod
+    )
+    assert "refusing" in pod_refusal(down, environ=POD)
+    monkeypatch.setenv(ALLOW_ENV, "1")
+    assert Protections().allow_unsandboxed_in_pod and pod_refusal(down, environ=POD) is None
 
 
 def _course_config(sandbox: str):

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from attention_grader import csp, html_safety
+from attention_grader import csp
 from attention_grader.html_clean import (
     clean_html,
     is_safe_markdown,
@@ -395,21 +395,22 @@ def test_preprocessor_reports_findings_to_the_batch_summary():
 
 
 def test_configure_adds_the_sanitiser_to_autograde_and_feedback():
+    from attention_grader.feedback_page import MarkUngraded
+    from attention_grader.pipeline import configure
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import ClearHiddenTests, GetGrades, SaveAutoGrades
     from traitlets.config import Config
 
     c = Config()
-    c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
-    html_safety.configure(c)
-    html_safety.configure(c)  # idempotent
+    configure(c)
+    configure(c)  # idempotent
     auto = c.Autograde.autograde_preprocessors
     assert auto[-1] is SanitizeStudentContent and SaveAutoGrades in auto
     assert auto.count(SanitizeStudentContent) == 1
     assert c.GenerateFeedback.preprocessors == [
-        GetGrades, ClearHiddenTests, SanitizeStudentContent, CSSHTMLHeaderPreprocessor,
+        GetGrades, MarkUngraded, ClearHiddenTests, SanitizeStudentContent, CSSHTMLHeaderPreprocessor,
     ]  # fmt: skip
-    assert c.GenerateFeedback.exporter_class is csp.FeedbackExporter
+    assert issubclass(c.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 
 def test_the_course_config_sanitises_with_and_without_the_sandbox(monkeypatch):
@@ -429,7 +430,6 @@ def test_the_course_config_sanitises_with_and_without_the_sandbox(monkeypatch):
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
     """attention_grader.grade (``make grade``) runs the course config's pipeline: the
     autograded notebook is clean, the score is what the answers earn, the summary says why."""
-    from attention_grader.course import load_course
     from attention_grader.grade import GradeOptions, grade
     from attention_grader.release import release
     from grading_course import (
@@ -442,11 +442,6 @@ def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
     )
 
     course = make_course(tmp_path)
-    config = course.root / "nbgrader_config.py"
-    config.write_text(
-        config.read_text() + "from attention_grader import html_safety\nhtml_safety.configure(c)\n"
-    )
-    course = load_course(course.root, exchange=course.exchange)
     release(course, FIXTURE)
     show = "\nfrom IPython.display import HTML, display\n"
     show += "display(HTML('<script>window.__pwned = 1</script><b>shown</b>'))"

@@ -379,18 +379,19 @@ def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
     assert c.Autograde.pre_convert_hook is intake_hook
 
 
-def test_configure_intake_is_idempotent_and_keeps_a_teachers_hook_explicit():
-    from attention_grader.safe_exchange import IntakeGuard, configure_intake
+def test_configure_is_idempotent_and_keeps_a_teachers_hook_explicit():
+    from attention_grader.pipeline import configure
+    from attention_grader.safe_exchange import IntakeGuard
     from traitlets.config import Config
 
     c = Config()
-    configure_intake(c)
-    configure_intake(c)
+    configure(c)
+    configure(c)
     assert c.Autograde.sanitize_preprocessors.count(IntakeGuard) == 1
     own = Config()
     own.Autograde.pre_convert_hook = print
     with pytest.raises(ValueError, match="intake_hook"):
-        configure_intake(own)
+        configure(own)
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from .grades import FORMATS, write_grades
 from .release import due_line, release
 from .report import write_report
 from .safe_text import printable
+from .settings import GRADE_ALIASES, Protections, alias_help, apply_aliases
 from .shards import parse_shard
 
 __all__ = ["build_parser", "main"]
@@ -53,10 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         help='only shard I of N of the class (sorted ids, round-robin), e.g. "0/4": one pod of '
         "a Kubernetes Indexed Job each (docs/kubernetes.md); needs a PostgreSQL gradebook",
     )
-    s.add_argument("--cell-timeout", type=int, help="seconds per cell (default: config, 30)")
-    s.add_argument(
-        "--notebook-timeout", type=float, help="seconds per notebook (default: config, 300)"
-    )
+    for flag in GRADE_ALIASES:  # each writes one course-config value, as nbgrader's aliases do
+        s.add_argument(f"--{flag.replace('_', '-')}", type=int, help=alias_help(flag))
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     s = sub.add_parser("feedback", help="generate and release feedback")
@@ -127,15 +126,16 @@ def _announce_protections(course) -> None:
 
     sandboxed = _sandboxed(course)
     items = protections(SandboxedKernelManager(config=course.config)) if sandboxed else []
+    allow = Protections(config=course.config).allow_unsandboxed_in_pod
     if sandboxed:
-        print(format_protections(items), flush=True)
+        print(format_protections(items, allow=allow), flush=True)
     else:
         print(
             "WARNING: the course config does not install the grading pipeline "
             "(attention_grader.pipeline.configure): hidden tests run in students' kernels.",
             flush=True,
         )
-    refusal = pod_refusal(items, sandboxed=sandboxed)
+    refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
     if refusal:
         raise GradingStepError(refusal)
 
@@ -147,53 +147,71 @@ def _print_flags(flags: dict) -> None:
             print(f"  {printable(student)}: {printable(flag)}")
 
 
+def _grade(course, args: argparse.Namespace, fresh_process: bool) -> None:
+    """``grade``: its limit flags go into the course config, which the workers grade with."""
+    apply_aliases(course.config, vars(args))
+    options = GradeOptions(
+        jobs=args.jobs,
+        force=args.force,
+        progress=not args.no_progress,
+        # A fresh `python -m attention_grader` has run no kernel, so forking it is safe and
+        # skips the fork server's second nbgrader import.
+        start_method="fork" if fresh_process else "forkserver",
+    )
+    students, reports = _chosen(course, args)
+    _announce_protections(course)
+    summary = grade(course, args.assignment, options, students=students)
+    print(summary.table())
+    js, _ = summary.write(reports)
+    print(f"summary: {js} (+ .csv; log added to grading.log)")
+
+
+def _release(course, args: argparse.Namespace) -> None:
+    release(course, args.assignment, args.due)
+    print(f"released {args.assignment} to {course.exchange}")
+    print(due_line(course, args.assignment))
+
+
+def _collect(course, args: argparse.Namespace) -> None:
+    done = collect_report(course, args.assignment)
+    print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")
+    for line in done.refused:
+        print(f"  {line}")
+    if done.refused:
+        print(
+            f"  {len(done.refused)} refused, kept in quarantine/refused/"
+            f'{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
+        )
+    _print_flags(done.flags)
+
+
+def _feedback(course, args: argparse.Namespace) -> None:
+    done = feedback_report(course, args.assignment, partial=args.partial)
+    print(f"released feedback for {len(done.released)} student(s) of {args.assignment}")
+    if done.ungraded:
+        print(f'  {len(done.ungraded)} of them with answers marked "not graded yet"')
+    for student, reason in sorted(done.withheld.items()):  # already printable
+        print(f"  not released: {student}: {reason}")
+    _print_flags(done.flags)
+
+
+#: Each step's own function (``grade`` also needs to know whether this process is fresh).
+STEPS = {
+    "release": _release,
+    "collect": _collect,
+    "feedback": _feedback,
+    "grades": lambda course, a: print(f"wrote {write_grades(course, a.out, a.format)}"),
+    "report": lambda course, a: print(f"wrote {write_report(course, a.assignment, a.out)}"),
+    "gain": lambda course, a: print(f"wrote {write_gain(course, a.pre, a.post, a.out)}"),
+}
+
+
 def _run(args: argparse.Namespace, fresh_process: bool) -> int:
     course = load_course(args.course, exchange=args.exchange, db_url=args.db_url)
-    if args.step == "release":
-        release(course, args.assignment, args.due)
-        print(f"released {args.assignment} to {course.exchange}")
-        print(due_line(course, args.assignment))
-    elif args.step == "collect":
-        done = collect_report(course, args.assignment)
-        print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")
-        for line in done.refused:
-            print(f"  {line}")
-        if done.refused:
-            print(
-                f'  {len(done.refused)} refused, kept in quarantine/refused/{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
-            )
-        _print_flags(done.flags)
-    elif args.step == "grade":
-        options = GradeOptions(
-            jobs=args.jobs,
-            force=args.force,
-            cell_timeout=args.cell_timeout,
-            notebook_timeout=args.notebook_timeout,
-            progress=not args.no_progress,
-            # A fresh `python -m attention_grader` has run no kernel, so forking it is safe and
-            # skips the fork server's second nbgrader import (~5 s of CPU).
-            start_method="fork" if fresh_process else "forkserver",
-        )
-        students, reports = _chosen(course, args)
-        _announce_protections(course)
-        summary = grade(course, args.assignment, options, students=students)
-        print(summary.table())
-        js, _ = summary.write(reports)
-        print(f"summary: {js} (+ .csv; log added to grading.log)")
-    elif args.step == "feedback":
-        done = feedback_report(course, args.assignment, partial=args.partial)
-        print(f"released feedback for {len(done.released)} student(s) of {args.assignment}")
-        if done.ungraded:
-            print(f'  {len(done.ungraded)} of them with answers marked "not graded yet"')
-        for student, reason in sorted(done.withheld.items()):  # already printable
-            print(f"  not released: {student}: {reason}")
-        _print_flags(done.flags)
-    elif args.step == "grades":
-        print(f"wrote {write_grades(course, args.out, args.format)}")
-    elif args.step == "report":
-        print(f"wrote {write_report(course, args.assignment, args.out)}")
-    elif args.step == "gain":
-        print(f"wrote {write_gain(course, args.pre, args.post, args.out)}")
+    if args.step == "grade":
+        _grade(course, args, fresh_process)
+    else:
+        STEPS[args.step](course, args)
     return 0
 
 

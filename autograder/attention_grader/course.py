@@ -123,7 +123,7 @@ def _fast_gradebook_creation() -> None:
     """Let nbgrader create a new gradebook without a subprocess.
 
     ``nbgrader.api.Gradebook`` stamps a *new* database with the schema revision it gets by running
-    ``alembic heads`` in a subprocess, which re-imports everything (~15 s on a busy 2-core box).
+    ``alembic heads`` in a subprocess, which re-imports everything (docs/design.md, Benchmarks).
     The same revision is read in-process here; the database written is identical.
     """
     import nbgrader.api
@@ -214,13 +214,7 @@ def new_course(
         "c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))\n"
         "c.CourseDirectory.course_id = 'attention-lab'\n"
         f"c.Exchange.root = {str(folder / 'exchange')!r}\n"
-        + (
-            "from attention_grader.pipeline import configure\nconfigure(c)\n"
-            "from attention_grader import feedback_page, formgrader_view\n"
-            "feedback_page.configure(c)\nformgrader_view.configure(c)\n"
-            if pipeline
-            else ""
-        )
+        + ("from attention_grader.pipeline import configure\nconfigure(c)\n" if pipeline else "")
     )
     (folder / "exchange").mkdir()
     (folder / "exchange").chmod(0o777)  # as nbgrader's exchange: every student may write

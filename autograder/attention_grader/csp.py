@@ -159,7 +159,7 @@ class FeedbackExporter(_exporter_base()):
     """nbconvert's HTML exporter whose pages carry a CSP allowing only the template's scripts.
 
     ``c.GenerateFeedback.exporter_class = FeedbackExporter`` (set by
-    :func:`attention_grader.html_safety.configure`); every ``HTMLExporter`` setting applies.
+    :func:`attention_grader.pipeline.configure`); every ``HTMLExporter`` setting applies.
     """
 
     def from_notebook_node(self, nb, resources=None, **kw):

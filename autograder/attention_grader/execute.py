@@ -35,7 +35,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
-from .answers import AnswerChannel, AnswerLimits, KernelGone
+from .answers import AnswerChannel, KernelGone
 from .budget import run_within
 from .execution_stops import (
     KERNEL_DIED,
@@ -55,6 +55,7 @@ from .library_flags import STUB_SEEN, library_flags, stub_seen
 from .needs_teacher import record_cells
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
+from .settings import Protections, answer_limits
 from .summary import GRADER_METADATA, Flag, record_flags
 from .trusted import TrustedChecker, answer_names, load_trusted_cells
 
@@ -120,7 +121,7 @@ class GradingExecute(Execute):
     _reporter = None  # in the budget's child: where each finished cell is reported
 
     def __init__(self, *args, **kwargs):
-        # A graded kernel's state is thrown away: kill it instead of a graceful 1-2 s shutdown.
+        # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(*args, **kwargs)
         manager = self.kernel_manager_class
@@ -151,9 +152,10 @@ class GradingExecute(Execute):
             manager = self.kernel_manager_class
             sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
             items = protections(manager(config=self.config) if sandboxed else None, self)
-            GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed)
+            allow = Protections(config=self.config).allow_unsandboxed_in_pod
+            GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
             if self.print_protections:
-                self.log.info("%s", format_protections(items))
+                self.log.info("%s", format_protections(items, allow=allow))
         if GradingExecute._refusal:
             raise KernelStartError(GradingExecute._refusal)
 
@@ -183,7 +185,9 @@ class GradingExecute(Execute):
             graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
             self._library_flags = library_flags(students, graded)
         self._rebound_libraries = _rebound_libraries(students, cells.libraries)
-        return TrustedChecker(cells, AnswerChannel(self._run_request, AnswerLimits()), folders)
+        return TrustedChecker(
+            cells, AnswerChannel(self._run_request, answer_limits(self.config)), folders
+        )
 
     def _source_notebook(self, assignment: str, notebook: str):
         """The teacher's notebook from source/ (never the submission), or None."""
@@ -321,38 +325,10 @@ class GradingExecute(Execute):
         return cell, resources
 
     def _preprocess_cell(self, cell, resources, index):
-        if self._stopped is not None:
-            mark_not_run(cell, *self._stopped)
+        if self._not_reached(cell, index):
             return cell, self.resources
-        if self._deadline is not None and monotonic() > self._deadline and runs_code(cell):
-            self._stop(NOTEBOOK_TIMEOUT, index)
-            mark_not_run(cell, *self._stopped)
-            return cell, self.resources
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        checker = self._trusted
         try:
-            if checker is not None and grade_id in self._kernel_tests and checker.is_test(grade_id):
-                cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
-                self._fresh_cell()
-                self._kernel_graded.append(grade_id)
-                return super().preprocess_cell(cell, resources, index)
-            if checker is not None and cell.cell_type == "code" and checker.is_test(grade_id):
-                self._index = index
-                cell.outputs = checker.run_test(grade_id)
-                cell.execution_count = None
-                if checker.channel.broken:  # the kernel died inside a student's function
-                    self._stop(KERNEL_DIED, index)
-                return cell, self.resources
-            self._fresh_cell()
-            cell, resources = super().preprocess_cell(cell, resources, index)
-            if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
-                self._cell_timeouts.append(index)
-            if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
-                self._index = index
-                failed = checker.run_locked(grade_id)
-                if failed:
-                    self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
-            return cell, resources
+            return self._run_cell(cell, resources, index)
         except (DeadKernelError, KernelGone):
             self._stop(KERNEL_DIED, index)
         except CellTimeoutError as exc:
@@ -366,6 +342,50 @@ class GradingExecute(Execute):
                 return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
         mark_not_run(cell, *self._stopped)
+        return cell, self.resources
+
+    def _not_reached(self, cell, index: int) -> bool:
+        """Whether execution stopped before this cell (or the notebook's time ran out here);
+        such a cell is marked as not run."""
+        out_of_time = self._deadline is not None and monotonic() > self._deadline
+        if self._stopped is None and out_of_time and runs_code(cell):
+            self._stop(NOTEBOOK_TIMEOUT, index)
+        if self._stopped is None:
+            return False
+        mark_not_run(cell, *self._stopped)
+        return True
+
+    def _run_cell(self, cell, resources, index):
+        """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
+        kernel runs it; a read-only cell then runs in the grader too."""
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        checker = self._trusted
+        if checker is not None and checker.is_test(grade_id):
+            if grade_id in self._kernel_tests:
+                cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
+                self._fresh_cell()
+                self._kernel_graded.append(grade_id)
+                return super().preprocess_cell(cell, resources, index)
+            if cell.cell_type == "code":
+                return self._trusted_test(cell, index, grade_id)
+        self._fresh_cell()
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+            self._cell_timeouts.append(index)
+        if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
+            self._index = index
+            failed = checker.run_locked(grade_id)
+            if failed:
+                self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
+        return cell, resources
+
+    def _trusted_test(self, cell, index: int, grade_id: str):
+        """A hidden test run in this process against the answers read from the kernel."""
+        self._index = index
+        cell.outputs = self._trusted.run_test(grade_id)
+        cell.execution_count = None
+        if self._trusted.channel.broken:  # the kernel died inside a student's function
+            self._stop(KERNEL_DIED, index)
         return cell, self.resources
 
     def _reconnect_output(self) -> None:

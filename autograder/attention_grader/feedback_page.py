@@ -33,10 +33,7 @@ from .outcomes import STOPPED_NAMES, student_line
 from .question_labels import toc_labels
 from .summary import GRADER_METADATA
 
-__all__ = ["FeedbackPageExporter", "MarkUngraded", "configure", "explain_error"]
-
-#: The per-cell time limit when the config does not set one (nbgrader's Execute.timeout).
-DEFAULT_CELL_TIMEOUT = 30
+__all__ = ["FeedbackPageExporter", "MarkUngraded", "explain_error"]
 
 
 class MarkUngraded(NbGraderPreprocessor):
@@ -77,15 +74,16 @@ def _para(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
-def explain_error(output, seconds: int = DEFAULT_CELL_TIMEOUT) -> str:
+def explain_error(output, seconds: int | None = None) -> str:
     """One error output as a short HTML note for a student (everything in it escaped).
 
     Parameters
     ----------
     output : dict
         A notebook error output (``ename``, ``evalue``, ``traceback``).
-    seconds : int
-        The per-cell time limit, for the timeout message.
+    seconds : int, optional
+        The per-cell time limit, for the timeout message (default: nbgrader's
+        ``Execute.timeout``).
     """
     ename, evalue = str(output.get("ename", "")), str(output.get("evalue", ""))
     if ename == "Misconception":
@@ -93,6 +91,10 @@ def explain_error(output, seconds: int = DEFAULT_CELL_TIMEOUT) -> str:
         text = parsed.message if parsed else evalue
         return _box("misconception", "What went wrong", _para(text))
     if ename == "CellTimeoutError":
+        if seconds is None:
+            from nbgrader.preprocessors import Execute
+
+            seconds = Execute.class_traits()["timeout"].default_value
         text = f"Your code ran longer than {seconds} s: is there a loop that never ends?"
         return _box("timeout", "Stopped: too slow", _para(text))
     if ename == "NotebookTimeout":
@@ -296,15 +298,19 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         super().__init__(**kw)
         self.extra_loaders = [DictLoader({"attention_feedback.html.j2": _TEMPLATE})]
         self.template_file = "attention_feedback.html.j2"
-        self._seconds = DEFAULT_CELL_TIMEOUT
+        self._seconds = self._configured_timeout()
 
     def _cell_timeout(self, nb) -> int:
         """The per-cell limit grading used (recorded by GradingExecute), else the config's."""
         used = nb.metadata.get(GRADER_METADATA, {}).get("cell_timeout")
         if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
             return used
-        configured = self.config.get("Execute", {}).get("timeout")
-        return int(configured) if configured else DEFAULT_CELL_TIMEOUT
+        return self._configured_timeout()
+
+    def _configured_timeout(self) -> int:
+        from .settings import setting
+
+        return setting(self.config, "Execute", "timeout")
 
     def default_filters(self):
         yield from super().default_filters()
@@ -316,21 +322,3 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         resources["attention_feedback_css"] = _CSS
         resources["attention_toc"] = toc_labels(nb)  # "Q1" ... "Q5", not "Test cell" x 5
         return super().from_notebook_node(nb, resources, **kw)
-
-
-def configure(c) -> None:
-    """Feedback pages for the course: :class:`MarkUngraded` right after ``GetGrades``, and
-    :class:`FeedbackPageExporter` (call after :func:`attention_grader.pipeline.configure`)."""
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.preprocessors import GetGrades
-
-    steps = (
-        list(c.GenerateFeedback.preprocessors)
-        if "preprocessors" in c.GenerateFeedback
-        else list(GenerateFeedback.class_traits()["preprocessors"].default())
-    )
-    if MarkUngraded not in steps:
-        at = steps.index(GetGrades) + 1 if GetGrades in steps else 0
-        steps.insert(at, MarkUngraded)
-    c.GenerateFeedback.preprocessors = steps
-    c.GenerateFeedback.exporter_class = FeedbackPageExporter

@@ -34,7 +34,6 @@ from .summary import GRADER_METADATA
 __all__ = [
     "EscapePageText",
     "ShowRubric",
-    "configure",
     "escape_formgrader_pages",
     "markdown2html",
     "model_answers",
@@ -165,23 +164,3 @@ def escape_formgrader_pages() -> None:
 
     render.__wrapped__ = original
     BaseHandler.render = render
-
-
-def configure(c) -> None:
-    """Rubrics, offline maths, the allowlist on every student output and escaped names in the
-    formgrader (``nbgrader_config.py``). Idempotent.
-
-    The formgrader renders the *autograded* notebook, cleaned when it was graded; cleaning its
-    outputs again as the page is built (:class:`~.html_safety.SanitizeStudentContent`) covers a
-    notebook graded before a fix, or changed since.
-    """
-    from .html_safety import SanitizeStudentContent
-
-    steps = list(c.HTMLExporter.preprocessors) if "preprocessors" in c.HTMLExporter else []
-    for step in (SanitizeStudentContent, EscapePageText, ShowRubric):
-        if step not in steps:
-            steps.append(step)
-    c.HTMLExporter.preprocessors = steps
-    filters = dict(c.HTMLExporter.filters) if "filters" in c.HTMLExporter else {}
-    filters["markdown2html"] = markdown2html
-    c.HTMLExporter.filters = filters

@@ -25,8 +25,6 @@ skips what is already graded (nbgrader's rule: unless resubmitted since); ``forc
 from __future__ import annotations
 
 import multiprocessing
-import os
-import shutil
 import tempfile
 import time
 from collections.abc import Iterable
@@ -40,9 +38,11 @@ from .gradebook_sync import apply_rows, finish, score_missing, snapshot, sqlite_
 from .intake import prepare_submission, visible_notebooks
 from .outcomes import one_line_reason, submission_outcomes
 from .progress import Progress
+from .settings import intake_limits
 from .summary import BatchSummary, SubmissionResult
 from .worker import (
     GradeOptions,
+    GradingJob,
     WorkerResult,
     close_worker,
     crashed,
@@ -56,6 +56,8 @@ __all__ = ["GradeOptions", "grade", "submitted_students"]
 
 #: Imported once by the fork server; every worker is forked from it with these loaded.
 PRELOAD = ["nbgrader.converters", "nbgrader.api", "nbclient", "attention_grader.worker"]
+#: Pools replaced after a crash that no budget explains, before the rest is given up.
+MAX_CRASHES = 3
 
 
 def submitted_students(course: Course, assignment: str) -> list[str]:
@@ -95,73 +97,193 @@ def _start_fork_server(wanted: str) -> None:
     forkserver.ensure_running()
 
 
-def _run_tasks(students, initargs, jobs, on_result, progress, start_method="forkserver") -> None:
-    """Run :func:`~attention_grader.worker.grade_one` over ``students``, calling ``on_result``.
+class _Runner:
+    """Runs :func:`~attention_grader.worker.grade_one` over students, reporting each result.
 
     Workers come from a fork server (``multiprocessing`` "forkserver") that imported nbgrader
-    once, so each worker starts in milliseconds instead of paying the import again, and never
-    inherits this process's state (a process that already ran kernels holds ZeroMQ contexts,
-    which must not cross a ``fork``: the child's kernel channels can hang). At most ``jobs``
-    submissions are handed out at a time, so the progress knows whom it is waiting for.
+    once, so each worker starts without paying the import again, and never inherits this
+    process's state (a process that already ran kernels holds ZeroMQ contexts, which must not
+    cross a ``fork``: the child's kernel channels can hang). At most ``jobs`` submissions are
+    handed out at a time, so the progress knows whom it is waiting for.
     """
-    if not students:
-        return
-    shown = Progress(len(students), enabled=progress)
 
-    def done(res: WorkerResult) -> None:
-        on_result(res)
-        shown.finish(res.student, res.status, res.seconds)
+    def __init__(self, job: GradingJob, options: GradeOptions, on_result, total: int):
+        self.job, self.options, self.on_result = job, options, on_result
+        self.shown = Progress(total, enabled=options.progress)
 
-    try:
-        if jobs <= 1:
-            init_worker(*initargs)
-            try:
-                for student in students:
-                    shown.start(student)
-                    done(grade_one(student))
-            finally:
-                close_worker()
-            return
-        pending = list(students)
-        watch = WorkerWatch(initargs[4], worker_budget(initargs[0].config))
+    def done(self, res: WorkerResult) -> None:
+        self.on_result(res)
+        self.shown.finish(res.student, res.status, res.seconds)
+
+    def run(self, students: list[str]) -> None:
+        try:
+            if self.options.jobs <= 1:
+                self._in_this_process(students)
+            else:
+                self._in_pools(list(students))
+        finally:
+            self.shown.close()
+
+    def _in_this_process(self, students: list[str]) -> None:
+        init_worker(self.job)
+        try:
+            for student in students:
+                self.shown.start(student)
+                self.done(grade_one(self.job, student))
+        finally:
+            close_worker()
+
+    def _in_pools(self, pending: list[str]) -> None:
+        """A crashed or killed worker breaks the pool: a new one grades the rest."""
+        watch = WorkerWatch(self.job.workdir, worker_budget(self.job.course.config))
         crashes = 0
-        while crashes < 3:  # a crashed or killed worker breaks the pool: a new one for the rest
+        while crashes < MAX_CRASHES:
             try:
-                _pool_round(pending, initargs, jobs, start_method, done, shown, watch)
+                self._pool_round(pending, watch)
                 return
             except BrokenProcessPool:
-                shown.reset_running()
-                over = [s for s in list(watch.over) if s in pending]
-                for student in over:  # killed past its budget: flagged, never graded again
-                    pending.remove(student)
-                    done(over_budget(student, watch.over.pop(student)))
-                crashes += not over
+                self.shown.reset_running()
+                crashes += not self._drop_over_budget(pending, watch)
         for student in list(pending):
-            done(crashed(student))
-    finally:
-        shown.close()
+            self.done(crashed(student))
+
+    def _drop_over_budget(self, pending: list[str], watch: WorkerWatch) -> bool:
+        """Report the students killed past their budget (flagged, never graded again)."""
+        over = [s for s in list(watch.over) if s in pending]
+        for student in over:
+            pending.remove(student)
+            self.done(over_budget(student, watch.over.pop(student)))
+        return bool(over)
+
+    def _pool_round(self, pending: list[str], watch: WorkerWatch) -> None:
+        """Grade ``pending`` (removing each finished student) in one pool of ``jobs`` workers."""
+        jobs = self.options.jobs
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(pending)),
+            mp_context=multiprocessing.get_context(_start_method(self.options.start_method)),
+            initializer=init_worker,
+            initargs=(self.job,),
+        ) as pool:
+            queue, running = list(pending), {}
+            while queue or running:
+                while queue and len(running) < jobs:
+                    student = queue.pop(0)
+                    running[pool.submit(grade_one, self.job, student)] = student
+                    self.shown.start(student)
+                finished, _ = wait(running, timeout=2.0, return_when=FIRST_COMPLETED)
+                self.shown.tick()
+                watch.enforce()  # a worker past its budget is killed: the pool breaks
+                for fut in finished:
+                    self.done(fut.result())
+                    pending.remove(running.pop(fut))
 
 
-def _pool_round(pending, initargs, jobs, start_method, done, shown, watch) -> None:
-    """Grade ``pending`` (removing each finished student) in one pool of ``jobs`` workers."""
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(pending)),
-        mp_context=multiprocessing.get_context(_start_method(start_method)),
-        initializer=init_worker,
-        initargs=initargs,
-    ) as pool:
-        queue, running = list(pending), {}
-        while queue or running:
-            while queue and len(running) < jobs:
-                student = queue.pop(0)
-                running[pool.submit(grade_one, student)] = student
-                shown.start(student)
-            finished, _ = wait(running, timeout=2.0, return_when=FIRST_COMPLETED)
-            shown.tick()
-            watch.enforce()  # a worker past its budget is killed: the pool breaks, see above
-            for fut in finished:
-                done(fut.result())
-                pending.remove(running.pop(fut))
+class _Collector:
+    """The parent's side of a batch: the one writer of the gradebook, and every result."""
+
+    def __init__(self, course: Course, assignment: str):
+        self.course, self.assignment = course, assignment
+        self.results: dict[str, SubmissionResult] = {}
+        self.logs: dict[str, str] = {}
+        self._gradebook = None  # opened after the workers are forked
+
+    def gradebook(self):
+        if self._gradebook is None:
+            self._gradebook = self.course.gradebook()
+        return self._gradebook
+
+    def record(self, res: WorkerResult) -> None:
+        """Copy a worker's rows into the gradebook; keep its result and log."""
+        if res.rows is not None:
+            with quiet_autoflush_warning():
+                apply_rows(self.gradebook(), self.assignment, res.student, res.rows)
+        reason = res.reason
+        if res.status in ("graded", "unchanged") and not reason:  # in the student's code
+            folder = self.course.root / "autograded" / res.student / self.assignment
+            reason = one_line_reason(submission_outcomes(folder))
+        self.results[res.student] = SubmissionResult(
+            res.student, res.status, reason, res.flags, seconds=res.seconds
+        )
+        self.logs[res.student] = res.log
+
+    def finish(self, chosen: list[str]) -> None:
+        """Scores, late flags and what waits for a teacher, from the real gradebook."""
+        for student in chosen:
+            finish(self.gradebook(), self.assignment, self.results[student])
+
+    def close(self) -> None:
+        if self._gradebook is not None:
+            self._gradebook.close()
+
+    def summary(self, chosen: list[str], jobs: int) -> BatchSummary:
+        summary = BatchSummary(assignment=self.assignment, jobs=jobs)
+        summary.results = [self.results[s] for s in chosen]
+        summary.log = "".join(f"===== {s}\n{self.logs[s]}" for s in chosen if s in self.logs)
+        return summary
+
+
+def _expected_notebooks(course: Course, assignment: str) -> list[str]:
+    """The assignment's notebook names, from the gradebook (released assignments only)."""
+    from nbgrader.api import MissingEntry
+
+    with course.gradebook() as gb:
+        try:
+            return [nb.name for nb in gb.find_assignment(assignment).notebooks]
+        except MissingEntry:
+            raise ValueError(
+                f"assignment {assignment!r} is not in the gradebook; run `make release "
+                f"A={assignment}` (nbgrader generate_assignment) first"
+            ) from None
+
+
+def _chosen_students(course: Course, assignment: str, students: Iterable[str] | None) -> list[str]:
+    everyone = submitted_students(course, assignment)
+    chosen = sorted(set(students)) if students is not None else everyone
+    unknown = sorted(set(chosen) - set(everyone))
+    if unknown:
+        raise ValueError(f"no submissions collected for {unknown}; run `make collect` first")
+    return chosen
+
+
+def _intake(
+    course: Course, assignment: str, expected: list[str], chosen: list[str], collector: _Collector
+) -> list[str]:
+    """Make each submission safe to read; score those without a gradable notebook 0.
+
+    Returns the students left to grade. Links, special and unexpected files and unreadable
+    notebooks are refused before anything reads them (the workers' nbgrader hook does it again:
+    it is idempotent).
+    """
+    limits = intake_limits(course.config)
+    to_grade = []
+    with course.gradebook() as gb, quiet_autoflush_warning():
+        for student in chosen:
+            folder = course.root / "submitted" / student / assignment
+            found = [p.stem for p in visible_notebooks(folder)]
+            if prepare_submission(folder, expected, limits).notebooks:
+                to_grade.append(student)
+                continue
+            flags = score_missing(gb, course, assignment, student)
+            reason = _missing_reason(expected, found)
+            collector.results[student] = SubmissionResult(student, "missing", reason, flags)
+    return to_grade
+
+
+def _snapshot(course: Course, workdir: str) -> str | None:
+    """A snapshot of a SQLite gradebook for the workers to copy; None for a server database."""
+    db_path = sqlite_path(course.db_url)
+    if db_path is None:
+        return None
+    snap = Path(workdir) / "snapshot.db"
+    snapshot(db_path, snap)
+    return str(snap)
+
+
+def _check(options: GradeOptions) -> None:
+    if options.jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {options.jobs}")
+    if options.jobs > 1:
+        _start_fork_server(options.start_method)
 
 
 def grade(
@@ -172,12 +294,16 @@ def grade(
 ) -> BatchSummary:
     """Autograde the collected submissions of ``assignment``; return the batch summary.
 
+    Every limit comes from ``course.config`` (the course's ``nbgrader_config.py``), as for
+    ``nbgrader autograde``.
+
     Parameters
     ----------
     course : Course
     assignment : str
         Name of a released assignment (in the gradebook).
     options : GradeOptions, optional
+        How the batch runs (workers, regrading, progress).
     students : iterable of str, optional
         Only these students (default: everyone under ``submitted/*/<assignment>``).
 
@@ -187,85 +313,22 @@ def grade(
         One :class:`SubmissionResult` per student, sorted by student.
     """
     options = options or GradeOptions()
-    if options.jobs < 1:
-        raise ValueError(f"jobs must be >= 1, got {options.jobs}")
-    if options.jobs > 1:
-        _start_fork_server(options.start_method)
-    from nbgrader.api import MissingEntry
-
+    _check(options)
     t0 = time.perf_counter()
-    with course.gradebook() as gb:
+    collector = _Collector(course, assignment)
+    expected = _expected_notebooks(course, assignment)
+    chosen = _chosen_students(course, assignment, students)
+    to_grade = _intake(course, assignment, expected, chosen, collector)
+    with tempfile.TemporaryDirectory(
+        prefix="attention-grader-", ignore_cleanup_errors=True
+    ) as work:
+        job = GradingJob(course, assignment, options.force, _snapshot(course, work), work)
         try:
-            expected = [nb.name for nb in gb.find_assignment(assignment).notebooks]
-        except MissingEntry:
-            raise ValueError(
-                f"assignment {assignment!r} is not in the gradebook; run `make release "
-                f"A={assignment}` (nbgrader generate_assignment) first"
-            ) from None
-    everyone = submitted_students(course, assignment)
-    chosen = sorted(set(students)) if students is not None else everyone
-    unknown = sorted(set(chosen) - set(everyone))
-    if unknown:
-        raise ValueError(f"no submissions collected for {unknown}; run `make collect` first")
-
-    summary = BatchSummary(assignment=assignment, jobs=options.jobs)
-    results: dict[str, SubmissionResult] = {}
-    to_grade = []
-    with course.gradebook() as gb, quiet_autoflush_warning():
-        for student in chosen:
-            folder = course.root / "submitted" / student / assignment
-            found = [p.stem for p in visible_notebooks(folder)]
-            # Refuse links, special and unexpected files, unreadable notebooks before anything
-            # reads them (the workers' nbgrader hook does it again: it is idempotent).
-            intake = prepare_submission(folder, expected)
-            if not intake.notebooks:
-                flags = score_missing(gb, course, assignment, student)
-                reason = _missing_reason(expected, found)
-                results[student] = SubmissionResult(student, "missing", reason, flags)
-            else:
-                to_grade.append(student)
-
-    db_path = sqlite_path(course.db_url)
-    workdir = tempfile.mkdtemp(prefix="attention-grader-")
-    try:
-        snap = None
-        if db_path is not None:
-            snap = os.path.join(workdir, "snapshot.db")
-            snapshot(db_path, Path(snap))
-        initargs = (course, assignment, options, snap, workdir)
-        logs: dict[str, str] = {}
-        writer = []  # the parent's gradebook, opened after the workers are forked
-
-        def gb():
-            if not writer:
-                writer.append(course.gradebook())
-            return writer[0]
-
-        def on_result(res: WorkerResult) -> None:
-            if res.rows is not None:
-                with quiet_autoflush_warning():
-                    apply_rows(gb(), assignment, res.student, res.rows)
-            reason = res.reason
-            if res.status in ("graded", "unchanged") and not reason:  # in the student's code
-                folder = course.root / "autograded" / res.student / assignment
-                reason = one_line_reason(submission_outcomes(folder))
-            results[res.student] = SubmissionResult(
-                res.student, res.status, reason, res.flags, seconds=res.seconds
-            )
-            logs[res.student] = res.log
-
-        try:
-            _run_tasks(
-                to_grade, initargs, options.jobs, on_result, options.progress, options.start_method
-            )
-            for student in chosen:
-                finish(gb(), assignment, results[student])
+            if to_grade:
+                _Runner(job, options, collector.record, len(to_grade)).run(to_grade)
+            collector.finish(chosen)
         finally:
-            for book in writer:
-                book.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    summary.results = [results[s] for s in chosen]
-    summary.log = "".join(f"===== {s}\n{logs[s]}" for s in chosen if s in logs)
+            collector.close()
+    summary = collector.summary(chosen, options.jobs)
     summary.wall_seconds = time.perf_counter() - t0
     return summary

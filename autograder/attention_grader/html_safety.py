@@ -44,7 +44,6 @@ __all__ = [
     "KEEP_MIMES",
     "Finding",
     "SanitizeStudentContent",
-    "configure",
     "sanitize_notebook",
     "sanitize_output",
 ]
@@ -117,35 +116,37 @@ def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
     findings = []
     data = output.get("data", {})
     for mime in list(data):
-        value = data[mime]
-        label = f"{where} {mime}".strip()
-        if mime in KEEP_MIMES:
-            continue
-        if mime in IMAGE_MIMES:
-            if not _is_base64(value):
-                del data[mime]
-                findings.append(Finding(label, "image data that is not base64 removed"))
-        elif mime == "text/html":
-            data[mime], problems = clean_html(_text(value))
-            if problems:
-                findings.append(Finding(label, f"unsafe HTML neutralised ({problems[0]})"))
-        elif mime == "text/markdown":
-            clean = sanitize_markdown(_text(value))
-            if clean != _text(value):
-                findings.append(Finding(label, "unsafe markdown shown as text"))
-            data[mime] = clean
-        elif mime == "image/svg+xml":
-            del data[mime]
-            data.setdefault("text/html", _svg_as_image(value))
-        else:
-            del data[mime]
-            if mime not in QUIET_DROPS:
-                findings.append(Finding(label, "output type that can run code removed"))
+        what = _sanitize_mime(data, mime)
+        if what:
+            findings.append(Finding(f"{where} {mime}".strip(), what))
     if not any(m in data for m in (*KEEP_MIMES, *IMAGE_MIMES, "text/html", "text/markdown")):
         data["text/plain"] = "[output removed by the grader: it could run code in a browser]"
     output["data"] = data
     output["metadata"] = _safe_output_metadata(output.get("metadata", {}))
     return findings
+
+
+def _sanitize_mime(data: dict, mime: str) -> str | None:
+    """Make ``data[mime]`` safe in place (cleaned, replaced or removed); say what changed."""
+    value = data[mime]
+    if mime in KEEP_MIMES:
+        return None
+    if mime in IMAGE_MIMES:
+        if _is_base64(value):
+            return None
+        del data[mime]
+        return "image data that is not base64 removed"
+    if mime == "text/html":
+        data[mime], problems = clean_html(_text(value))
+        return f"unsafe HTML neutralised ({problems[0]})" if problems else None
+    if mime == "text/markdown":
+        data[mime] = sanitize_markdown(_text(value))
+        return "unsafe markdown shown as text" if data[mime] != _text(value) else None
+    del data[mime]
+    if mime == "image/svg+xml":
+        data.setdefault("text/html", _svg_as_image(value))
+        return None
+    return None if mime in QUIET_DROPS else "output type that can run code removed"
 
 
 def _safe_output_metadata(meta: dict) -> dict:
@@ -245,41 +246,3 @@ class SanitizeStudentContent(NbGraderPreprocessor):
             self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
         record_flags(nb, [finding.as_flag() for finding in findings])
         return nb, resources
-
-
-def configure(c) -> None:
-    """Sanitise in autograde and feedback, and give feedback pages a CSP (nbgrader_config.py).
-
-    * ``c.Autograde.autograde_preprocessors``: :class:`SanitizeStudentContent` appended (the
-      course's pipeline, or nbgrader's default one): the formgrader shows the autograded
-      notebook, so it must be clean after execution; last, so no score can depend on it.
-    * ``c.GenerateFeedback.preprocessors``: inserted before ``CSSHTMLHeaderPreprocessor``
-      (or appended), so notebooks autograded before this existed are cleaned too.
-    * ``c.GenerateFeedback.exporter_class``: :class:`attention_grader.csp.FeedbackExporter`.
-
-    Call it after anything else that sets those lists. Idempotent.
-    """
-    from nbgrader.converters import Autograde, GenerateFeedback
-
-    from .csp import FeedbackExporter
-
-    def current(section, name, owner):
-        if name in c[section]:
-            return list(c[section][name])
-        return list(owner.class_traits()[name].default())
-
-    steps = current("Autograde", "autograde_preprocessors", Autograde)
-    if SanitizeStudentContent not in steps:
-        steps.append(SanitizeStudentContent)
-    c.Autograde.autograde_preprocessors = steps
-    steps = current("GenerateFeedback", "preprocessors", GenerateFeedback)
-    if SanitizeStudentContent not in steps:
-        names = [getattr(s, "__name__", str(s)) for s in steps]
-        at = (
-            names.index("CSSHTMLHeaderPreprocessor")
-            if "CSSHTMLHeaderPreprocessor" in names
-            else len(steps)
-        )
-        steps.insert(at, SanitizeStudentContent)
-    c.GenerateFeedback.preprocessors = steps
-    c.GenerateFeedback.exporter_class = FeedbackExporter

@@ -10,7 +10,7 @@ the build needs no npm and ships no 1-20 MB of JavaScript and fonts, and nothing
 reader's browser. What it costs: latex2mathml knows a (large) subset of LaTeX; anything it
 cannot convert is shown as its TeX source in ``<code class="tex-fallback">`` and logged.
 
-Reuse (issue 16: feedback, the report, the formgrader):
+Reuse (feedback, the report, the formgrader):
 
 - :func:`latex_to_mathml` for one formula; :func:`markdown_to_html` for one markdown text.
 - :class:`MathMLHTMLExporter`: nbconvert's ``HTMLExporter`` whose ``markdown2html`` filter writes

@@ -5,25 +5,36 @@
     from attention_grader.pipeline import configure
     configure(c)
 
-sets nbgrader's ``Autograde`` steps for ``nbgrader autograde``, the formgrader and ``make grade``
-alike (the parallel grader runs exactly the pipeline the course config names and adds nothing):
+sets every step nbgrader runs for the course, for ``nbgrader autograde``, the formgrader and
+``make grade`` alike (the parallel grader runs exactly the pipeline the course config names and
+adds nothing). Each list is written here whole, once; nothing else edits it, so the order of the
+lines in ``nbgrader_config.py`` does not matter:
 
 * intake (:mod:`attention_grader.safe_exchange`): collect copies from the exchange without
   following links, each submission folder is cleaned before nbgrader reads it, feedback is
   released only as the generated pages;
-* sanitise: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops forged metadata and
-  forged cells), :class:`~attention_grader.safe_exchange.IntakeGuard` (execution-changing cell
-  metadata such as ``skip-execution`` removed, size caps), then nbgrader's own steps, which
-  restore read-only and test cells from the gradebook (deleted test cells come back);
-* execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the sandboxed
-  kernel, hidden tests in the grader's process against answers read as plain data, output
-  capped while it streams, a time budget per notebook;
-* then nbgrader's output limits, grades and late penalties;
-* last, :class:`~attention_grader.html_safety.SanitizeStudentContent`: outputs and written
-  answers cleaned for the formgrader and feedback (feedback pages also carry a CSP).
+* autograde's sanitise steps: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops
+  forged metadata and forged cells), :class:`~attention_grader.safe_exchange.IntakeGuard`
+  (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
+  nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
+  test cells come back);
+* autograde's execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the
+  sandboxed kernel, hidden tests in the grader's process against answers read as plain data,
+  output capped while it streams, a time budget per notebook; then nbgrader's output limits,
+  grades and late penalties; last, :class:`~attention_grader.html_safety.SanitizeStudentContent`
+  (outputs and written answers cleaned for the formgrader, after every score is fixed);
+* release: the source's own solution is graded first (:func:`with_solution_check`);
+* feedback: hidden tests stripped (nbgrader puts them back by default, jupyter/nbgrader#917),
+  "not graded yet" on ungraded written answers, student content sanitised, and the course's
+  page (:class:`~attention_grader.feedback_page.FeedbackPageExporter`: plain words, offline
+  maths, a CSP);
+* formgrader: each written answer's rubric beside it, maths as MathML, every output cleaned
+  again as the page is built (:mod:`attention_grader.formgrader_view`);
+* ``nbgrader validate`` names the question of each failing cell
+  (:mod:`attention_grader.validate_labels`).
 
-What the sandbox allows is set in the same file through the classes' own options, e.g.
-``c.SandboxedKernelManager.sandbox = "require"`` or ``c.GradingExecute.notebook_timeout = 120``.
+The limits these steps enforce are traitlets set in the same file (``c.Execute.timeout``,
+``c.Intake.max_cells`` ...): :mod:`attention_grader.settings` lists them all.
 """
 
 from __future__ import annotations
@@ -32,7 +43,25 @@ __all__ = ["configure", "with_solution_check"]
 
 
 def configure(c) -> None:
-    """Install the course's autograde pipeline into the nbgrader config ``c``."""
+    """Install the course's steps into the nbgrader config ``c`` (idempotent).
+
+    Raises
+    ------
+    ValueError
+        When ``c`` already has another ``Autograde.pre_convert_hook``: the intake must run
+        first, so a teacher's own hook calls :func:`~.safe_exchange.intake_hook` itself.
+    """
+    from .validate_labels import name_questions
+
+    _autograde(c)
+    _exchange(c)
+    _release(c)
+    _feedback(c)
+    _formgrader(c)
+    name_questions()
+
+
+def _autograde(c) -> None:
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (
         AssignLatePenalties,
@@ -46,13 +75,22 @@ def configure(c) -> None:
         SaveAutoGrades,
     )
 
-    from . import html_safety
     from .execute import GradingExecute
     from .flag_limited_output import FlagLimitedOutput
+    from .html_safety import SanitizeStudentContent
     from .needs_teacher import MarkNeedsTeacher
-    from .safe_exchange import IntakeGuard, configure_intake
+    from .safe_exchange import IntakeGuard, intake_hook
     from .tamper import ScanSubmission
 
+    previous = c.Autograde.get("pre_convert_hook")
+    if previous is not None and previous is not intake_hook:
+        raise ValueError(
+            "c.Autograde.pre_convert_hook is already set: call "
+            "attention_grader.safe_exchange.intake_hook(**kwargs) first in your own hook"
+        )
+    # Submissions are made safe before nbgrader reads them: links, special and unexpected files
+    # are refused without being followed.
+    c.Autograde.pre_convert_hook = intake_hook
     c.Autograde.sanitize_preprocessors = [
         ScanSubmission,
         IntakeGuard,
@@ -72,18 +110,54 @@ def configure(c) -> None:
         MarkNeedsTeacher,
         AssignLatePenalties,
         CheckCellMetadata,
+        # Last, so that no score can depend on it: the formgrader shows this notebook.
+        SanitizeStudentContent,
     ]
-    # Check before release: generate_assignment (make release) grades the source's own solution
-    # through this pipeline and refuses while a test cell loses points on it.
-    c.GenerateAssignment.preprocessors = with_solution_check()
     # A deleted test cell comes back and is graded, instead of silently missing.
     c.OverwriteCells.add_missing_cells = True
-    # Submissions are made safe wherever they enter or leave (collect, autograde,
-    # release_feedback): links, special and unexpected files are refused without being followed.
-    configure_intake(c)
-    # Nothing a student wrote runs in a browser: outputs and written answers are sanitised last
-    # in autograde (what the formgrader shows) and in feedback, which gets a CSP. Keep it last.
-    html_safety.configure(c)
+
+
+def _exchange(c) -> None:
+    from .safe_exchange import SafeExchangeCollect, SafeExchangeReleaseFeedback
+
+    c.ExchangeFactory.collect = SafeExchangeCollect
+    c.ExchangeFactory.release_feedback = SafeExchangeReleaseFeedback
+
+
+def _release(c) -> None:
+    # generate_assignment (make release) grades the source's own solution through this
+    # pipeline and refuses while a test cell loses points on it.
+    c.GenerateAssignment.preprocessors = with_solution_check()
+
+
+def _feedback(c) -> None:
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+    from .feedback_page import FeedbackPageExporter, MarkUngraded
+    from .html_safety import SanitizeStudentContent
+
+    # Feedback never reveals answers: hidden tests are stripped as in the released notebook;
+    # test outputs are the grader's own lines (attention_grader.trusted), never test code.
+    # Sanitised again here, so notebooks autograded before a fix are cleaned too.
+    c.GenerateFeedback.preprocessors = [
+        GetGrades,
+        MarkUngraded,
+        ClearHiddenTests,
+        SanitizeStudentContent,
+        CSSHTMLHeaderPreprocessor,
+    ]
+    c.GenerateFeedback.exporter_class = FeedbackPageExporter
+
+
+def _formgrader(c) -> None:
+    from .formgrader_view import EscapePageText, ShowRubric, markdown2html
+    from .html_safety import SanitizeStudentContent
+
+    # The formgrader renders the autograded notebook, cleaned when it was graded; cleaning its
+    # outputs again as the page is built covers a notebook graded before a fix, or changed since.
+    c.HTMLExporter.preprocessors = [SanitizeStudentContent, EscapePageText, ShowRubric]
+    c.HTMLExporter.filters = {"markdown2html": markdown2html}
 
 
 def with_solution_check() -> list:

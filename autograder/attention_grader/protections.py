@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from .sandbox import SandboxedKernelManager
 from .sandbox_host import bwrap_available, private_env, sandbox_user_ids
+from .settings import ALLOW_ENV, Protections
 
 __all__ = [
-    "ALLOW_ENV",
     "Protection",
     "format_protections",
     "in_pod",
@@ -30,8 +30,6 @@ __all__ = [
 
 #: The kubelet sets it in every container (the API server's address): we run in a pod.
 POD_ENV = "KUBERNETES_SERVICE_HOST"
-#: ``1`` lets grading run in a pod without the sandbox (trusted submissions only).
-ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
 #: The walls a grading pod must provide (prefixes of :class:`Protection` names).
 POD_WALLS = ("filesystem isolation", "no network")
 
@@ -123,12 +121,18 @@ def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[
     return out
 
 
+def _allowed(allow: bool | None) -> bool:
+    return Protections().allow_unsandboxed_in_pod if allow is None else allow
+
+
 def in_pod(environ=None) -> bool:
     """Whether this process runs in a Kubernetes pod (the kubelet's service variables)."""
     return bool((os.environ if environ is None else environ).get(POD_ENV))
 
 
-def pod_refusal(items: list[Protection], sandboxed: bool = True, environ=None) -> str | None:
+def pod_refusal(
+    items: list[Protection], sandboxed: bool = True, environ=None, allow: bool | None = None
+) -> str | None:
     """Why grading must not start in this pod, or None (not a pod, walls up, or overridden).
 
     Parameters
@@ -138,10 +142,13 @@ def pod_refusal(items: list[Protection], sandboxed: bool = True, environ=None) -
     sandboxed : bool
         Whether the course config starts student kernels through the grading pipeline at all.
     environ : mapping, optional
-        Defaults to ``os.environ``.
+        Where to look for the kubelet's variables; defaults to ``os.environ``.
+    allow : bool, optional
+        ``c.Protections.allow_unsandboxed_in_pod`` (:class:`attention_grader.settings.Protections`);
+        defaults to that setting's default.
     """
     environ = os.environ if environ is None else environ
-    if not in_pod(environ) or environ.get(ALLOW_ENV) == "1":
+    if not in_pod(environ) or _allowed(allow):
         return None
     if not sandboxed:
         off = "the course config does not install the grading pipeline (pipeline.configure)"
@@ -155,14 +162,17 @@ def pod_refusal(items: list[Protection], sandboxed: bool = True, environ=None) -
         "read the solutions and other submissions and reach the network. Give the grading pod "
         "what bubblewrap needs (hostUsers: false, procMount: Unmasked, seccomp and AppArmor "
         "allowing user namespaces: docs/kubernetes.md, 'The sandbox in a pod'); to grade "
-        f"trusted work anyway, set {ALLOW_ENV}=1."
+        f"trusted work anyway, set c.Protections.allow_unsandboxed_in_pod = True ({ALLOW_ENV}=1)."
     )
 
 
-def format_protections(items: list[Protection] | None = None, environ=None) -> str:
+def format_protections(
+    items: list[Protection] | None = None, environ=None, allow: bool | None = None
+) -> str:
     """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
 
-    In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`).
+    In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`; ``allow`` as
+    there).
     """
     items = protections() if items is None else items
     lines = ["Sandbox protections for student kernels:"]
@@ -176,9 +186,9 @@ def format_protections(items: list[Protection] | None = None, environ=None) -> s
         )
     environ = os.environ if environ is None else environ
     if in_pod(environ):
-        refusal = pod_refusal(items, environ={**environ, ALLOW_ENV: ""})
-        if refusal and environ.get(ALLOW_ENV) == "1":
-            refusal = f"{ALLOW_ENV}=1: grading starts although the walls above are OFF"
+        refusal = pod_refusal(items, environ=environ, allow=False)
+        if refusal and _allowed(allow):
+            refusal = "allow_unsandboxed_in_pod: grading starts although the walls above are OFF"
         verdict = refusal or "grading may start (filesystem isolation and no network are ON)"
         lines.append(f"  In a Kubernetes pod: {verdict}")
     return "\n".join(lines)

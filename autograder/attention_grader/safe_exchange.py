@@ -1,8 +1,8 @@
 """nbgrader's collect, autograde and release_feedback with the intake applied, for plain nbgrader too.
 
-:func:`configure_intake` puts these into a course's ``nbgrader_config.py``, so ``nbgrader
-collect``, ``nbgrader autograde``, ``nbgrader release_feedback``, the formgrader and
-``python -m attention_grader`` all use them:
+:func:`attention_grader.pipeline.configure` puts these into a course's ``nbgrader_config.py``,
+so ``nbgrader collect``, ``nbgrader autograde``, ``nbgrader release_feedback``, the formgrader
+and ``python -m attention_grader`` all use them:
 
 * :class:`SafeExchangeCollect` (``c.ExchangeFactory.collect``): nbgrader's collect takes the
   student and the time from the folder's name (only logging "claims to be submitted by alice
@@ -50,6 +50,7 @@ from .intake import (
 )
 from .private_submit import readable_only_by
 from .safe_text import printable
+from .settings import course_intake_limits, intake_limits
 from .summary import Flag
 from .summary import record_flags as record_notebook_flags
 
@@ -58,7 +59,6 @@ __all__ = [
     "SafeExchangeCollect",
     "SafeExchangeReleaseFeedback",
     "UnsafeSubmission",
-    "configure_intake",
     "expected_notebooks",
     "intake_hook",
 ]
@@ -101,7 +101,6 @@ class SafeExchangeCollect(ExchangeCollect):
         Folders not collected, each with its one-line reason (``Inbound.line()``).
     """
 
-    limits = IntakeLimits()
     roster_file = Unicode(
         "",
         help="The class roster (a CSV with an 'id' column): collect refuses a submission whose "
@@ -113,6 +112,7 @@ class SafeExchangeCollect(ExchangeCollect):
         super().__init__(*args, **kwargs)
         self.flags: dict[str, list[Flag]] = {}
         self.refused: list[Inbound] = []
+        self.limits: IntakeLimits = intake_limits(self.config)
         self.refused_lines: list[str] = []  # one per refused folder, with where it is kept
         self._current: Inbound | None = None
         self._expected: list[str] | None = None
@@ -239,7 +239,9 @@ def intake_hook(assignment=None, student=None, notebooks=None, **_):
         return
     folder = Path(notebooks[0]).parent
     root = folder.parent.parent.parent
-    result = prepare_submission(folder, expected_notebooks(root, folder.name))
+    # nbgrader passes its hook no config: the caps come from the course's own config file.
+    limits = course_intake_limits(root)
+    result = prepare_submission(folder, expected_notebooks(root, folder.name), limits)
     notebooks[:] = [nb for nb in notebooks if os.path.lexists(nb)]
     return result
 
@@ -253,7 +255,7 @@ class IntakeGuard(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
-        limits = IntakeLimits()
+        limits = intake_limits(self.config)
         folder = (resources or {}).get("metadata", {}).get("path")
         name = (resources or {}).get("unique_key", "notebook")
         if folder:
@@ -357,30 +359,3 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
             os.replace(tmp, Path(self.dest_path) / f"{checksum}.html")
             self.log.info("Released feedback for %s: %s", printable(student), printable(nb))
         self.released.append(student)
-
-
-# --------------------------------------------------------------------------- config
-
-
-def configure_intake(c) -> None:
-    """Turn the intake on in an nbgrader config (``nbgrader_config.py``: ``configure_intake(c)``).
-
-    Idempotent; keeps a teacher's own sanitise steps (the guard goes first). A teacher's own
-    ``pre_convert_hook`` must call :func:`intake_hook` itself (a ValueError says so).
-    """
-    from nbgrader.converters import Autograde
-
-    c.ExchangeFactory.collect = SafeExchangeCollect
-    c.ExchangeFactory.release_feedback = SafeExchangeReleaseFeedback
-    steps = c.Autograde.get("sanitize_preprocessors")
-    if steps is None:
-        steps = Autograde.class_traits()["sanitize_preprocessors"].default()
-    if IntakeGuard not in steps:
-        c.Autograde.sanitize_preprocessors = [IntakeGuard, *steps]
-    previous = c.Autograde.get("pre_convert_hook")
-    if previous is not None and previous is not intake_hook:
-        raise ValueError(
-            "c.Autograde.pre_convert_hook is already set: call "
-            "attention_grader.safe_exchange.intake_hook(**kwargs) first in your own hook"
-        )
-    c.Autograde.pre_convert_hook = intake_hook

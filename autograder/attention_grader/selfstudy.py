@@ -12,7 +12,7 @@ own gradebook, exchange and submissions are not touched, and nothing is submitte
 
 A multiple-choice or true/false answer is only reported as "checked" (its format is right) until
 the teacher releases feedback for the assignment or the student has run the check
-``SelfStudy.choice_tries`` times (issue 27): with unlimited checks, a few tries would reveal any
+``SelfStudy.choice_tries`` times: with unlimited checks, a few tries would reveal any
 choice by elimination. The printout says so. The count of tries is kept in
 ``.selfstudy/<assignment>.json`` in the course folder, never in the working copy (which is
 submitted).

@@ -260,7 +260,7 @@ class TrustedChecker:
     def _replay(self, text: str) -> None:
         """A student's printing reaches the test only where the test redirected stdout itself.
 
-        Printed to the cell's own output it would show in the student's feedback (issue #25).
+        Printed to the cell's own output it would show in the student's feedback.
         """
         if self._sink and sys.stdout is not self._sink[-1]:
             sys.stdout.write(text)

@@ -1,11 +1,16 @@
 """One grading worker: autogrades one student at a time with the course's own pipeline.
 
-A worker process (or the parent, for one job) calls :func:`init_worker` once, then
-:func:`grade_one` per student. Each submission goes through nbgrader's ``Autograde`` converter
-configured exactly as the course config says (:func:`attention_grader.pipeline.configure`): the
-worker adds nothing to the pipeline, it only points it at its private gradebook copy and gives
-the options' time limits. Everything the pipeline found is read back from the autograded
-notebook's flags (:func:`attention_grader.summary.read_flags`), the one route for flags.
+Everything a worker needs travels as one frozen :class:`GradingJob`, built once by the parent
+(:mod:`attention_grader.grade`) and handed to :func:`grade_one` with each student. Its course
+config is the course's ``nbgrader_config.py`` (plus the command line's values, written into it
+by :mod:`attention_grader.cli`): nbgrader's ``Autograde`` converter reads every limit from it,
+exactly as ``nbgrader autograde`` does, and the worker adds nothing to the pipeline
+(:func:`attention_grader.pipeline.configure`). Everything the pipeline found is read back from
+the autograded notebook's flags (:func:`attention_grader.summary.read_flags`), the one route for
+flags.
+
+A worker process keeps only resources for its lifetime (:func:`init_worker`): its private copy
+of the gradebook snapshot and nbgrader's caches (:mod:`attention_grader.speedups`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ import contextlib
 import copy
 import io
 import logging
-import math
 import os
 import shutil
 import time
@@ -22,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from traitlets.config import Config
 
 from .budget import WorkerWatch
 from .course import Course, quiet_autoflush_warning
@@ -30,12 +35,19 @@ from .intake import visible_notebooks
 from .speedups import nbgrader_speedups
 from .summary import Flag, read_flags
 
-__all__ = ["GradeOptions", "WorkerResult", "grade_one", "init_worker", "over_budget"]
+__all__ = [
+    "GradeOptions",
+    "GradingJob",
+    "WorkerResult",
+    "grade_one",
+    "init_worker",
+    "over_budget",
+]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GradeOptions:
-    """Knobs of a grading run.
+    """How one batch runs. The limits it grades with are the course config's, never these.
 
     Attributes
     ----------
@@ -43,13 +55,6 @@ class GradeOptions:
         Worker processes (``make grade JOBS=N``); 1 grades in this process.
     force : bool
         Regrade submissions that are already autograded (``nbgrader autograde --force``).
-    cell_timeout : int, optional
-        Seconds per cell before the kernel is interrupted (nbgrader's ``Execute.timeout``, 30 by
-        default); None keeps the course config.
-    notebook_timeout : float, optional
-        Seconds for a whole notebook; the cells it did not reach score 0 (flag ``timeout``).
-        None keeps the course config (``GradingExecute.notebook_timeout``, 300 by default), so
-        ``make grade`` and plain ``nbgrader autograde`` give a notebook the same time.
     progress : bool
         Show progress on stderr.
     start_method : str
@@ -60,10 +65,40 @@ class GradeOptions:
 
     jobs: int = 1
     force: bool = False
-    cell_timeout: int | None = None
-    notebook_timeout: float | None = None
     progress: bool = True
     start_method: str = "forkserver"
+
+
+@dataclass(frozen=True)
+class GradingJob:
+    """What every worker of one batch grades with, built once by the parent (picklable).
+
+    Attributes
+    ----------
+    course : Course
+        The course; ``course.config`` is the config nbgrader's converter runs with (every limit).
+    assignment : str
+    force : bool
+        Regrade what is already autograded.
+    snapshot : str or None
+        The SQLite gradebook's snapshot each worker copies (None: a server database, written
+        directly).
+    workdir : str
+        This batch's private folder (snapshot, worker copies, budget claims).
+    """
+
+    course: Course
+    assignment: str
+    force: bool
+    snapshot: str | None
+    workdir: str
+
+    def config_for(self, db_url: str) -> Config:
+        """The course config pointed at ``db_url``; the caller's config is never changed."""
+        config = copy.deepcopy(self.course.config)
+        config.CourseDirectory.db_url = db_url
+        config.GradingExecute.print_protections = False  # `make grade` prints them once, up front
+        return config
 
 
 @dataclass
@@ -77,24 +112,6 @@ class WorkerResult:
     rows: SubmissionRows | None = None
     seconds: float = 0.0
     log: str = ""
-
-
-@dataclass
-class _Worker:
-    """The worker's state, set once by :func:`init_worker`."""
-
-    course: Course
-    assignment: str
-    options: GradeOptions
-    config: object
-    converter: type
-    private: bool
-    db_url: str
-    exit_stack: contextlib.ExitStack
-    watch: WorkerWatch
-
-
-_STATE: list[_Worker] = []
 
 
 def _converter_class():
@@ -120,44 +137,35 @@ def _converter_class():
     return GraderAutograde
 
 
-def init_worker(course: Course, assignment: str, options: GradeOptions,
-                snapshot: str | None, workdir: str) -> None:  # fmt: skip
-    """Pool initializer (nbgrader is already imported): configure, copy the gradebook snapshot."""
-    config = copy.deepcopy(course.config)  # never mutate the caller's config (jobs=1 runs here)
-    db_url = course.db_url
-    if snapshot:
-        private = Path(workdir) / f"worker-{os.getpid()}.db"
-        shutil.copyfile(snapshot, private)
+@dataclass
+class _Resources:
+    """What one worker process holds for its lifetime (no settings: those are the job's)."""
+
+    db_url: str
+    exit_stack: contextlib.ExitStack
+
+
+#: This process's resources, set by :func:`init_worker`.
+_PROCESS: list[_Resources] = []
+
+
+def init_worker(job: GradingJob) -> None:
+    """Pool initializer (nbgrader is already imported): nbgrader's caches, the gradebook copy."""
+    db_url = job.course.db_url
+    if job.snapshot:
+        private = Path(job.workdir) / f"worker-{os.getpid()}.db"
+        shutil.copyfile(job.snapshot, private)
         db_url = f"sqlite:///{private}"
-    config.CourseDirectory.db_url = db_url
-    if options.cell_timeout is not None:
-        config.Execute.timeout = int(options.cell_timeout)
-    if options.notebook_timeout is not None:
-        config.GradingExecute.notebook_timeout = math.ceil(options.notebook_timeout)
-    config.GradingExecute.print_protections = False  # `make grade` prints them once, up front
     stack = contextlib.ExitStack()
     stack.enter_context(nbgrader_speedups())
     stack.enter_context(quiet_autoflush_warning())
-    watch = WorkerWatch(workdir, 0)  # the parent enforces; a worker only claims
-    _STATE[:] = [
-        _Worker(
-            course,
-            assignment,
-            options,
-            config,
-            _converter_class(),
-            bool(snapshot),
-            db_url,
-            stack,
-            watch,
-        )
-    ]
+    _PROCESS[:] = [_Resources(db_url, stack)]
 
 
 def close_worker() -> None:
     """Undo :func:`init_worker` in this process (the one-job path runs in the parent)."""
-    if _STATE:
-        _STATE.pop().exit_stack.close()
+    if _PROCESS:
+        _PROCESS.pop().exit_stack.close()
 
 
 def _one_line(text, limit: int = 160) -> str:
@@ -218,47 +226,62 @@ def _captured_log(logger: logging.Logger):
         logger.propagate = saved[1]
 
 
-def grade_one(student: str) -> WorkerResult:
+def grade_one(job: GradingJob, student: str) -> WorkerResult:
     """Worker task: autograde one student's submission; return status, reason, flags, rows."""
-    from nbgrader.converters.base import NbGraderException
-
-    w = _STATE[0]
     t0 = time.perf_counter()
-    sub_dir = w.course.root / "submitted" / student / w.assignment
-    coursedir = w.course.coursedir(assignment_id=w.assignment, student_id=student)
-    coursedir.db_url = w.db_url
-    conv = w.converter(coursedir=coursedir, config=w.config)
-    conv.force = w.options.force
-    error = None
-    with _captured_log(conv.log) as log_text, w.watch.claim(student):
-        try:
-            conv.start()
-        except NbGraderException as exc:
-            error = conv.failure or exc
-        except Exception as exc:  # nbgrader itself crashed: report, never stop the batch
-            error = exc
-
-    status, reason = ("graded", "") if conv.processed else ("unchanged", "")
-    flags: list[Flag] = []
-    if error is not None:
-        status = "error"
-        reason = _failure_reason(conv.failure or error, visible_notebooks(sub_dir))
-        if _kernel_died(conv.failure or error):
-            # Only with a pipeline whose executor does not survive a dead kernel (plain
-            # nbgrader's Execute): the gradebook keeps what it had, and the teacher should know.
-            flags.append(
-                Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory")
-            )
-    else:
-        graded_dir = w.course.root / "autograded" / student / w.assignment
-        for nb_path in visible_notebooks(graded_dir):
-            flags += read_flags(nbformat.read(nb_path, as_version=4))
+    db_url = _PROCESS[0].db_url
+    conv = _converter(job, student, db_url)
+    with _captured_log(conv.log) as log_text, WorkerWatch(job.workdir, 0).claim(student):
+        error = _run_converter(conv)
+    status, reason, flags = _outcome(job, student, conv, error)
     rows = None
-    if w.private and status != "unchanged":
-        rows = read_rows(w.db_url, w.course.course_id, w.assignment, student)
+    if job.snapshot and status != "unchanged":
+        rows = read_rows(db_url, job.course.course_id, job.assignment, student)
     return WorkerResult(
         student, status, reason, flags, rows, time.perf_counter() - t0, log_text.getvalue()
     )
+
+
+def _converter(job: GradingJob, student: str, db_url: str):
+    """nbgrader's Autograde for one student, with the course config on ``db_url``."""
+    coursedir = job.course.coursedir(assignment_id=job.assignment, student_id=student)
+    coursedir.db_url = db_url
+    conv = _converter_class()(coursedir=coursedir, config=job.config_for(db_url))
+    conv.force = job.force
+    return conv
+
+
+def _run_converter(conv) -> BaseException | None:
+    """Run the converter; the error that stopped it, or None. Never raises."""
+    from nbgrader.converters.base import NbGraderException
+
+    try:
+        conv.start()
+    except NbGraderException as exc:
+        return conv.failure or exc
+    except Exception as exc:  # nbgrader itself crashed: report, never stop the batch
+        return exc
+    return None
+
+
+def _outcome(job: GradingJob, student: str, conv, error) -> tuple[str, str, list[Flag]]:
+    """Status, reason and flags of one converter run."""
+    if error is None:
+        graded_dir = job.course.root / "autograded" / student / job.assignment
+        flags = [
+            flag
+            for nb_path in visible_notebooks(graded_dir)
+            for flag in read_flags(nbformat.read(nb_path, as_version=4))
+        ]
+        return ("graded" if conv.processed else "unchanged"), "", flags
+    sub_dir = job.course.root / "submitted" / student / job.assignment
+    reason = _failure_reason(conv.failure or error, visible_notebooks(sub_dir))
+    flags = []
+    if _kernel_died(conv.failure or error):
+        # Only with a pipeline whose executor does not survive a dead kernel (plain
+        # nbgrader's Execute): the gradebook keeps what it had, and the teacher should know.
+        flags.append(Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory"))
+    return "error", reason, flags
 
 
 def crashed(student: str) -> WorkerResult:
@@ -278,8 +301,7 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
 def worker_budget(config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
     from .budget import WORKER_GRACE
-    from .execute import GradingExecute
+    from .settings import setting
 
-    default = GradingExecute.class_traits()["submission_budget"].default_value
-    seconds = config.get("GradingExecute", {}).get("submission_budget", default)
+    seconds = setting(config, "GradingExecute", "submission_budget")
     return float(seconds) + WORKER_GRACE if seconds else 0.0

@@ -294,7 +294,6 @@ def _write_config(root: Path) -> None:
     """The course's own settings (nbgrader_config.py's pipeline, feedback page and formgrader
     view), with shorter time limits."""
     (root / "nbgrader_config.py").write_text(
-        "from attention_grader import feedback_page, formgrader_view\n"
         "from attention_grader.pipeline import configure\n"
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
@@ -302,8 +301,6 @@ def _write_config(root: Path) -> None:
         "c.Execute.timeout = 8\n"
         "c.GradingExecute.notebook_timeout = 60\n"
         "configure(c)\n"
-        "feedback_page.configure(c)\n"
-        "formgrader_view.configure(c)\n"
     )
 
 
