@@ -5,7 +5,7 @@ A worker process (or the parent, for one job) calls :func:`init_worker` once, th
 configured exactly as the course config says (:func:`attention_grader.pipeline.configure`): the
 worker adds nothing to the pipeline, it only points it at its private gradebook copy and gives
 the options' time limits. Everything the pipeline found is read back from the autograded
-notebook's flags (:func:`attention_grader.summary.read_flags`), the one route for flags.
+notebook's flags (:func:`attention_grader.flags.read_flags`), the one route for flags.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ import nbformat
 
 from .budget import WorkerWatch
 from .course import Course, quiet_autoflush_warning
+from .flags import EXIT, Flag, read_flags
+from .flags import GRADING_BUDGET as BUDGET_FLAG
 from .gradebook_sync import SubmissionRows, read_rows
 from .intake import visible_notebooks
 from .speedups import nbgrader_speedups
-from .summary import Flag, read_flags
 
 __all__ = ["GradeOptions", "WorkerResult", "grade_one", "init_worker", "over_budget"]
 
@@ -247,7 +248,7 @@ def grade_one(student: str) -> WorkerResult:
             # Only with a pipeline whose executor does not survive a dead kernel (plain
             # nbgrader's Execute): the gradebook keeps what it had, and the teacher should know.
             flags.append(
-                Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory")
+                Flag(EXIT, "the kernel died: sys.exit / os._exit, a crash or out of memory")
             )
     else:
         graded_dir = w.course.root / "autograded" / student / w.assignment
@@ -272,7 +273,7 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
         f"grading took longer than its budget (stopped after {seconds:.0f} s, outside the "
         "notebook's execution); the gradebook keeps what it had"
     )
-    return WorkerResult(student, "error", detail, [Flag("grading_budget", detail)])
+    return WorkerResult(student, "error", detail, [Flag(BUDGET_FLAG, detail)])
 
 
 def worker_budget(config) -> float:
