@@ -216,79 +216,46 @@ BAD_TIMESTAMP = FlagKind(
 )
 
 # --- tampering (the structure check and the static scan of the student's cells)
-EDITED_TEST_CELL = FlagKind(
-    "edited_test_cell",
-    "review",
-    "edited a test cell (restored from the gradebook)",
-    _SCAN,
-    tampering=True,
+
+
+def _tampering(kind: str, text: str) -> FlagKind:
+    """A kind the tamper checks report: look at the cell, no score changed."""
+    return FlagKind(kind, "review", text, _SCAN, tampering=True)
+
+
+EDITED_TEST_CELL = _tampering(
+    "edited_test_cell", "edited a test cell (restored from the gradebook)"
 )
-DELETED_TEST_CELL = FlagKind(
-    "deleted_test_cell",
-    "review",
-    "deleted a test cell (restored from the gradebook)",
-    _SCAN,
-    tampering=True,
+DELETED_TEST_CELL = _tampering(
+    "deleted_test_cell", "deleted a test cell (restored from the gradebook)"
 )
-EDITED_LOCKED_CELL = FlagKind(
-    "edited_locked_cell",
-    "review",
-    "edited or deleted a read-only cell (restored from the gradebook)",
-    _SCAN,
-    tampering=True,
+EDITED_LOCKED_CELL = _tampering(
+    "edited_locked_cell", "edited or deleted a read-only cell (restored from the gradebook)"
 )
-FORGED_CELL = FlagKind(
-    "forged_cell",
-    "review",
-    "added a cell dressed as a graded or read-only cell (made a plain cell)",
-    _SCAN,
-    tampering=True,
+FORGED_CELL = _tampering(
+    "forged_cell", "added a cell dressed as a graded or read-only cell (made a plain cell)"
 )
-BUILTINS = FlagKind(
-    "builtins",
-    "review",
-    "redefined or shadowed builtins (assert, AssertionError, ...)",
-    _SCAN,
-    tampering=True,
-)
-MONKEYPATCH = FlagKind(
+BUILTINS = _tampering("builtins", "redefined or shadowed builtins (assert, AssertionError, ...)")
+MONKEYPATCH = _tampering(
     "monkeypatch",
-    "review",
     "monkeypatched numpy or the check module, or rebound a library the notebook imports",
-    _SCAN,
-    tampering=True,
 )
-SYS_MODULES = FlagKind(
+SYS_MODULES = _tampering(
     "sys_modules",
-    "review",
     "tampered with sys.modules or the import system, or handed in a file named like a module",
-    _SCAN,
-    tampering=True,
 )
-FAKE_ANSWER = FlagKind(
-    "fake_answer",
-    "review",
-    "handed in an object that fakes equality instead of numbers",
-    _SCAN,
-    tampering=True,
+FAKE_ANSWER = _tampering(
+    "fake_answer", "handed in an object that fakes equality instead of numbers"
 )
-FAKE_OUTPUT = FlagKind("fake_output", "review", "printed fake 'passed' text", _SCAN, tampering=True)
-TRACEBACK = FlagKind("traceback", "review", "disabled or hid tracebacks", _SCAN, tampering=True)
-KERNEL_HOOK = FlagKind(
-    "kernel_hook", "review", "hooked IPython or kernel internals", _SCAN, tampering=True
+FAKE_OUTPUT = _tampering("fake_output", "printed fake 'passed' text")
+TRACEBACK = _tampering("traceback", "disabled or hid tracebacks")
+KERNEL_HOOK = _tampering("kernel_hook", "hooked IPython or kernel internals")
+INTROSPECTION = _tampering("introspection", "used frames, gc or ctypes")
+GRADING_FILES = _tampering(
+    "grading_files", "referred to grading folders (source, gradebook, autograded, feedback, ...)"
 )
-INTROSPECTION = FlagKind(
-    "introspection", "review", "used frames, gc or ctypes", _SCAN, tampering=True
-)
-GRADING_FILES = FlagKind(
-    "grading_files",
-    "review",
-    "referred to grading folders (source, gradebook, autograded, feedback, ...)",
-    _SCAN,
-    tampering=True,
-)
-NETWORK = FlagKind("network", "review", "opened network connections", _SCAN, tampering=True)
-SUBPROCESS = FlagKind("subprocess", "review", "started other programs", _SCAN, tampering=True)
+NETWORK = _tampering("network", "opened network connections")
+SUBPROCESS = _tampering("subprocess", "started other programs")
 
 _KINDS = (
     LATE, CELL_TIMEOUT, TIMEOUT, GRADING_BUDGET, EXIT, OUTPUT_TRUNCATED, UNREADABLE_ANSWER,
