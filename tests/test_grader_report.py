@@ -184,3 +184,19 @@ def test_shared_page_helpers_escape_and_style():
     assert head.startswith("<!doctype html>") and "<h1>Gain &lt;b&gt;</h1>" in head
     assert "border-collapse" in head
     assert "<td>&lt;i&gt;</td>" in html_table(["x"], [["<i>"]])
+
+
+def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail(course):
+    import nbformat
+    from attention_grader import flags
+
+    path = course.root / "autograded" / "cy" / "a1" / "nb.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    flags.record_flags([flags.Flag(flags.FORGED_CELL, "cell 3 claimed <img src=x>")], notebook=nb)
+    nbformat.write(nb, path)
+    rows = {r.student: r for r in build_report(course, "a1").students}
+    assert [f.kind for f in rows["cy"].flags] == ["forged_cell"] and not rows["ben"].flags
+    page = write_report(course, "a1").read_text()
+    section = page[page.index("<h2>Flags</h2>") :]
+    assert flags.FORGED_CELL.text in section  # what it means, in the registry's words
+    assert "&lt;img src=x&gt;" in section and "<img src=x>" not in page
