@@ -70,7 +70,7 @@ def _diagnose(answer, expected, candidates, name: str, wrong: str) -> None:
         if what == "unmasked":
             raise WrongAnswer(f"{name}: {_UNMASKED}")
         if isinstance(what, tuple):  # (slug, this exercise's own explanation)
-            raise Misconception(what[0], name, lesson=what[1])
+            raise Misconception(what[0], name, message=what[1])
         raise Misconception(what, name)
     raise WrongAnswer(f"{name} is not right yet. {wrong}")
 

@@ -8,16 +8,15 @@ replacements of the attention computation (:class:`attention_lab._steps.WrongCom
 for a mistake about projections, heads or positions (lesson 6), of one projected head
 (:class:`attention_lab._layer_steps.WrongLayer`, in ``layer_wrong``).
 
-The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries,
-and the teacher's report reads a diagnosis back with :func:`parse_diagnosis`, the inverse of
-:func:`format_diagnosis`. A new misconception is one new entry here (and a test).
+The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries
+and raise :class:`attention_lab.checks.Misconception` with an entry's id; the grader records that
+id as data in the graded cell (:mod:`attention_grader.diagnosis`), where the teacher's report
+reads it. A new misconception is one new entry here (and a test).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -27,14 +26,13 @@ from attention_lab._steps import Case, WrongComputation, one_hot, raw_scores, so
 __all__ = [
     "REGISTRY",
     "Entry",
-    "Parsed",
     "Case",
     "WrongComputation",
     "entries_for",
     "layer_entries_for",
+    "diagnosis_text",
     "format_diagnosis",
     "get",
-    "parse_diagnosis",
     "titles",
 ]
 
@@ -655,17 +653,14 @@ _ENTRIES = [
 #: id -> Entry, in matching order.
 REGISTRY: dict[str, Entry] = {entry.id: entry for entry in _ENTRIES}
 
-_DIAGNOSIS = re.compile(r"^\[([a-z0-9_]+)\] ")
 
-
-def get(misconception_id: str) -> Entry:
-    """The entry of ``misconception_id``; KeyError names the registry when it is unknown."""
+def get(id: str) -> Entry:
+    """The entry of ``id``; KeyError names the registry when it is unknown."""
     try:
-        return REGISTRY[misconception_id]
+        return REGISTRY[id]
     except KeyError:
         raise KeyError(
-            f"unknown misconception id {misconception_id!r}; add an Entry to "
-            "attention_lab/misconceptions.py"
+            f"unknown misconception id {id!r}; add an Entry to attention_lab/misconceptions.py"
         ) from None
 
 
@@ -687,26 +682,20 @@ def layer_entries_for(kind: str) -> list[tuple[str, WrongLayer]]:
     return [(entry.id, w) for entry in _ENTRIES for w in entry.layer_wrong if w.reaches(kind)]
 
 
-def format_diagnosis(misconception_id: str, name: str, message: str = "", detail: str = "") -> str:
+def diagnosis_text(id: str, name: str, message: str = "", detail: str = "") -> str:
+    """What a student reads about a misconception: ``"name: message detail"``.
+
+    ``message`` defaults to the entry's three levels (:meth:`Entry.feedback`).
+    """
+    text = message or get(id).feedback()
+    return f"{name}: {text} {detail}".rstrip()
+
+
+def format_diagnosis(id: str, name: str, message: str = "", detail: str = "") -> str:
     """The feedback line naming a misconception: ``"[id] name: message detail"``.
 
-    ``message`` defaults to the entry's three levels (:meth:`Entry.feedback`);
-    :func:`parse_diagnosis` reads it back.
+    The id in brackets is for the student's eyes. The grader carries the id as data (the
+    check's exception has it, :class:`attention_lab.checks.Misconception`), never reads it back
+    from this text.
     """
-    text = message or get(misconception_id).feedback()
-    return f"[{misconception_id}] {name}: {text} {detail}".rstrip()
-
-
-class Parsed(NamedTuple):
-    """A diagnosis read back from feedback: the misconception id and the rest of the line."""
-
-    id: str
-    message: str
-
-
-def parse_diagnosis(text: str) -> Parsed | None:
-    """Read ``"[id] ..."`` (as :func:`format_diagnosis` writes it); None if it names no id."""
-    match = _DIAGNOSIS.match(text or "")
-    if not match:
-        return None
-    return Parsed(match[1], text[match.end() :].strip())
+    return f"[{id}] {diagnosis_text(id, name, message, detail)}"

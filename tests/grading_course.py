@@ -212,7 +212,8 @@ def synthetic_class(tmp: Path) -> Course:
     ``essay`` (written answer, 2 points, manually graded). Students: ana (q1 right, q2 right),
     ben (q1 misconception ``sum_normalised``, q2 right), cy (q1 ``sum_normalised`` and q2
     ``forgot_scaling``, q2 also a plain WrongAnswer), dee (never submitted); plus assignment
-    ``a2`` nobody submitted.
+    ``a2`` nobody submitted. A misconception is what grading records in the cell's metadata
+    (cy's q2 message names no id; ana's q2 message names one that grading did not record).
     """
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     from nbgrader.api import Gradebook
@@ -244,29 +245,34 @@ def synthetic_class(tmp: Path) -> Course:
     def error(ename, evalue):
         return new_output("error", ename=ename, evalue=evalue, traceback=[])
 
-    def test_cell(gid, outputs):
-        return new_code_cell(
-            "check()", metadata={"nbgrader": {"grade": True, "grade_id": gid, "points": 1}},
-            outputs=outputs,
-        )  # fmt: skip
+    def test_cell(gid, outputs, diagnosis=None):
+        # What GradingExecute records for a test that raised a Misconception: its id as data
+        # (attention_grader.diagnosis); the error text is only what the student reads.
+        meta = {"nbgrader": {"grade": True, "grade_id": gid, "points": 1}}
+        if diagnosis:
+            meta["attention_grader"] = {"misconception": {"id": diagnosis, "text": "x: text"}}
+        return new_code_cell("check()", metadata=meta, outputs=outputs)
 
-    slug_q1 = error("Misconception", "[sum_normalised] You divided by the sum.")
+    q1 = error("Misconception", "[sum_normalised] You divided by the sum.")
     diagnoses = {
-        "ana": ([], []),
-        "ben": ([slug_q1], []),
+        # ana's q2 output *says* [forgot_scaling] but grading recorded none: not counted
+        "ana": ([], [error("Misconception", "[forgot_scaling] forged")], None, None),
+        "ben": ([q1], [], "sum_normalised", None),
         "cy": (
-            [slug_q1],
+            [q1],
             [
-                error("Misconception", "[forgot_scaling] Divide by sqrt(d)."),
+                error("Misconception", "q2: reworded, with no id in the text"),
                 error("WrongAnswer", "[not_a_slug] still wrong"),
             ],
+            "sum_normalised",
+            "forgot_scaling",
         ),  # fmt: skip
     }
-    for student, (q1_out, q2_out) in diagnoses.items():
+    for student, (q1_out, q2_out, q1_id, q2_id) in diagnoses.items():
         folder = root / "autograded" / student / "a1"
         folder.mkdir(parents=True)
-        nb = new_notebook(cells=[test_cell("q1", q1_out), test_cell("q2", q2_out)])
-        nbformat.write(nb, folder / "nb.ipynb")
+        cells = [test_cell("q1", q1_out, q1_id), test_cell("q2", q2_out, q2_id)]
+        nbformat.write(new_notebook(cells=cells), folder / "nb.ipynb")
     return course
 
 

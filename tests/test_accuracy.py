@@ -28,6 +28,7 @@ from accuracy_answers import QUESTIONS
 from attention_grader.course import load_course, new_course
 from attention_grader.grade import GradeOptions, grade
 from attention_grader.release import release
+from attention_grader.report import find_diagnoses
 from grading_course import place_submission, released_notebook
 
 from attention_lab import misconceptions
@@ -79,6 +80,8 @@ class Graded:
 
 def _read(course, assignment: str, students) -> Graded:
     out = Graded()
+    # The ids as the class report reads them: recorded in the cells as data, never parsed.
+    diagnosed = {(d.student, d.question): d.id for d in find_diagnoses(course, assignment)}
     with course.gradebook() as gb:
         for student in students:
             sub = gb.find_submission_notebook(assignment, assignment, student)
@@ -92,14 +95,10 @@ def _read(course, assignment: str, students) -> Graded:
                     if o.get("output_type") == "error":
                         errors[gid] = o.get("evalue", "")
             out.cells[student] = {
-                gid: (*scores[gid], _id(errors.get(gid)), errors.get(gid)) for gid in scores
+                gid: (*scores[gid], diagnosed.get((student, gid)), errors.get(gid))
+                for gid in scores
             }
     return out
-
-
-def _id(text):
-    parsed = misconceptions.parse_diagnosis(text) if text else None
-    return parsed.id if parsed else None
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ def _raises(slug_or_cls, fn, *args, **kwargs) -> str:
     message = str(info.value)
     if isinstance(slug_or_cls, str):
         assert message.startswith(f"[{slug_or_cls}] "), message
-        assert info.value.slug == slug_or_cls
+        assert info.value.id == slug_or_cls
     # No expected value, no hidden input: messages carry no decimal numbers at all.
     assert not re.search(r"\d\.\d", message), message
     return message

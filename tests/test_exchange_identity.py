@@ -33,7 +33,8 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.course import load_course
-from attention_grader.intake import default_quarantine, read_timestamp, recorded_flags
+from attention_grader.flags import read_flags
+from attention_grader.intake import default_quarantine, read_timestamp
 from attention_grader.release import release
 from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make_course
 
@@ -202,7 +203,7 @@ def test_time_is_the_exchanges_not_the_students(tmp_path, accounts, capsys):
     assert stamp_alice.year == now.year and abs((now - stamp_alice).total_seconds()) < 3600
     # bob's time is when the exchange got his folder: after the due date, so counted late
     assert stamp_bob > datetime.fromisoformat(DUE) and abs((now - stamp_bob).total_seconds()) < 3600
-    flags = recorded_flags(default_quarantine(course.root / "submitted" / bob / FIXTURE))
+    flags = read_flags(quarantine=default_quarantine(course.root / "submitted" / bob / FIXTURE))
     assert any(f.kind == "bad_timestamp" and "2026-11-29 10:00" in f.detail for f in flags)
     assert any(bob in ln and "bad_timestamp" in ln and "exchange" in ln for ln in out.splitlines())
 

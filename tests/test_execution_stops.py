@@ -8,7 +8,7 @@ from attention_grader.execution_stops import (
     execution_flags,
     mark_not_run,
 )
-from attention_grader.summary import GRADER_METADATA
+from attention_grader.flags import GRADER_METADATA
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 

@@ -30,7 +30,7 @@ def _weights(scores):
 def _slug(call):
     with pytest.raises(checks.CheckFailure) as info:
         call()
-    return getattr(info.value, "slug", type(info.value).__name__), str(info.value)
+    return getattr(info.value, "id", type(info.value).__name__), str(info.value)
 
 
 def test_masked_scores_accept_minus_inf_or_a_huge_negative():

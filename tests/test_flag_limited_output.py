@@ -1,7 +1,7 @@
 """Cells whose output nbgrader's LimitOutput cut are flagged (attention_grader.flag_limited_output)."""
 
 from attention_grader.flag_limited_output import LIMIT_OUTPUT_MARKER, FlagLimitedOutput
-from attention_grader.summary import read_flags
+from attention_grader.flags import read_flags
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 

@@ -28,7 +28,7 @@ from attacks.batch import (
 )
 from attention_grader.budget import GraderCrashed, run_within
 from attention_grader.execution_stops import GRADING_BUDGET
-from attention_grader.summary import read_flags
+from attention_grader.flags import read_flags
 
 COLLIDING = [k * (2**61 - 1) for k in range(1, 300_001)]  # set() of these: many minutes
 

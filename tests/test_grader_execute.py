@@ -15,8 +15,8 @@ import threading
 import time
 
 import pytest
+from attention_grader.flags import read_flags
 from attention_grader.release import release
-from attention_grader.summary import read_flags
 from grading_course import (
     CORRECT,
     FIXTURE,

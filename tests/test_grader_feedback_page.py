@@ -24,8 +24,13 @@ def error(ename, evalue="", traceback=None):
     return new_output("error", ename=ename, evalue=evalue, traceback=traceback or [])
 
 
+#: What grading records in the test cell for LONG (attention_grader.diagnosis).
+DIAGNOSED = {"attention_grader": {"misconception": {"id": "sum_normalised",
+                                                    "text": LONG.split("] ", 1)[1]}}}  # fmt: skip
+
+
 def test_a_misconception_is_its_message_in_plain_words():
-    note = explain_error(error("Misconception", LONG))
+    note = explain_error(error("Misconception", LONG), cell=new_code_cell(metadata=DIAGNOSED))
     assert "What went wrong" in note and "You divided by the sum" in note
     assert "[sum_normalised]" not in note  # the id is for teachers; the words are for students
 
@@ -62,6 +67,7 @@ def test_student_text_in_a_note_is_escaped():
 
 def feedback_notebook():
     test = {"nbgrader": {"grade": True, "grade_id": "q1_test", "points": 2, "score": 0}}
+    test.update(DIAGNOSED)
     essay = {"nbgrader": {"grade": True, "solution": True, "grade_id": "essay", "points": 3,
                           "score": 0, "ungraded": True}}  # fmt: skip
     answer = {"nbgrader": {"solution": True, "grade_id": "practice_attention"}}

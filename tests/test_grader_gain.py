@@ -26,6 +26,7 @@ import pytest
 from attention_grader.cli import main
 from attention_grader.course import load_course, new_course, quiet_autoflush_warning
 from attention_grader.csp import STATIC_PAGE_POLICY
+from attention_grader.diagnosis import CellDiagnosis, diagnosis_of, read_diagnosis, record_diagnosis
 from attention_grader.gain import build_gain, hake_gain, offered_misconceptions
 from attention_grader.gain_page import write_gain
 from attention_grader.grade import GradeOptions, grade
@@ -70,8 +71,8 @@ def form_items(assignment: str) -> list[Item]:
 ITEMS = {form: form_items(form) for form in (PRE, POST)}
 
 
-def check(item: Item, letter: str) -> tuple[float, list]:
-    """Score and test-cell outputs for ``letter``: the hidden test's own call, run here."""
+def check(item: Item, letter: str) -> tuple[float, list, CellDiagnosis | None]:
+    """Score, test-cell outputs and diagnosis for ``letter``: the hidden test's call, run here."""
     try:
         checks.check_choice(
             letter, "abcd", correct=item.correct, misconceptions=item.misconceptions,
@@ -79,8 +80,9 @@ def check(item: Item, letter: str) -> tuple[float, list]:
         )  # fmt: skip
     except checks.CheckFailure as err:
         name = type(err).__name__
-        return 0.0, [new_output("error", ename=name, evalue=str(err), traceback=[f"{name}: {err}"])]
-    return 1.0, []
+        out = new_output("error", ename=name, evalue=str(err), traceback=[f"{name}: {err}"])
+        return 0.0, [out], diagnosis_of(err)
+    return 1.0, [], None
 
 
 def _answered(template, form: str, answers: dict[str, str]):
@@ -102,13 +104,14 @@ def write_simulated(course, form: str, student: str, answers: dict[str, str], te
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         if gid in results:
             cell.outputs = results[gid][1]
+            record_diagnosis(cell, results[gid][2])
     folder = course.root / "autograded" / student / form
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / f"{form}.ipynb")
     with quiet_autoflush_warning(), course.gradebook() as gb:
         gb.update_or_create_student(student)
         gb.add_submission(form, student, timestamp=datetime(2026, 11, 30, 9, 0))
-        for gid, (score, _) in results.items():
+        for gid, (score, _, _) in results.items():
             g = gb.find_grade(gid, form, form, student)
             g.auto_score, g.needs_manual_grade = score, False
         gb.db.commit()
@@ -197,6 +200,7 @@ def _test_outputs(path: Path) -> dict[str, list]:
     nb = nbformat.read(path, 4)
     return {
         c.metadata["nbgrader"]["grade_id"]: [(o.get("ename"), o.get("evalue")) for o in c.outputs]
+        + [read_diagnosis(c)]
         for c in nb.cells
         if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
     }
@@ -231,7 +235,7 @@ def test_the_report_recovers_each_misconceptions_share_and_the_class_gain(graded
     report = build_gain(course, PRE, POST)
     assert report.students == tuple(sorted(class_))
     assert (report.pre_only, report.post_only) == (("only_pre",), ("only_post",))
-    rows = {r.slug: r for r in report.misconceptions}
+    rows = {r.id: r for r in report.misconceptions}
     assert set(SLUGS) <= set(rows)
     for slug in SLUGS:
         truth_pre = sum(slug in before for before, _ in class_.values()) / len(class_)
@@ -333,7 +337,7 @@ def test_small_class_by_hand(tmp_path):
     assert report.class_post == pytest.approx(100)
     assert report.class_gain == pytest.approx(1.0)
     assert report.perfect_pre == ("ana",) and report.mean_student_gain == pytest.approx(1.0)
-    rows = {r.slug: r for r in report.misconceptions}
+    rows = {r.id: r for r in report.misconceptions}
     assert (rows["hard_attention"].pre, rows["hard_attention"].post) == (0.5, 0.0)
     assert rows["hard_attention"].pre_items == n_hard[PRE]
     assert rows["forgot_scaling"].pre == 0.0  # cy took only the pre-test: not in the class

@@ -20,19 +20,39 @@ def course(tmp_path):
     return synthetic_class(tmp_path)
 
 
-def test_diagnoses_come_from_misconception_error_outputs_only(course):
-    found = {(d.student, d.question, d.slug) for d in find_diagnoses(course, "a1")}
+def test_diagnoses_are_the_ids_grading_recorded_in_the_cells_never_the_messages(course):
+    found = {(d.student, d.question, d.id) for d in find_diagnoses(course, "a1")}
+    # cy's q2 message names no id and still counts; ana's q2 message says "[forgot_scaling]"
+    # but grading recorded no misconception there: not counted.
     assert found == {
         ("ben", "q1", "sum_normalised"),
         ("cy", "q1", "sum_normalised"),
         ("cy", "q2", "forgot_scaling"),
     }
-    assert all(d.message and not d.message.startswith("[") for d in find_diagnoses(course, "a1"))
+    assert all(d.text == "x: text" for d in find_diagnoses(course, "a1"))
+
+
+def test_the_report_reads_each_notebook_once(course, monkeypatch):
+    import nbformat
+    from attention_grader import report
+
+    read = []
+    real = nbformat.read
+    monkeypatch.setattr(
+        nbformat, "read", lambda path, *a, **k: read.append(path) or real(path, *a, **k)
+    )
+    build_report(course, "a1")
+    autograded = [p for p in read if "autograded" in str(p)]
+    assert sorted(autograded) == sorted(set(autograded)) and len(autograded) == 3
+    # the old path (a regex over the error message) is gone
+    from attention_lab import misconceptions
+
+    assert not hasattr(report, "parse_diagnosis") and not hasattr(misconceptions, "parse_diagnosis")
 
 
 def test_students_are_counted_once_per_misconception(course):
     report = build_report(course, "a1")
-    counts = {slug: sorted(s) for slug, s in report.students_per_misconception().items()}
+    counts = {mid: sorted(s) for mid, s in report.students_per_misconception().items()}
     assert counts == {"sum_normalised": ["ben", "cy"], "forgot_scaling": ["cy"]}
     assert list(counts) == ["sum_normalised", "forgot_scaling"]  # most common first
 
@@ -73,7 +93,7 @@ def test_html_report_with_png_figures(course):
         assert (folder / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"src='{png}'" in html
     rows = list(csv.DictReader((folder / "misconceptions.csv").open()))
-    assert len(rows) == 3 and {r["slug"] for r in rows} == {"sum_normalised", "forgot_scaling"}
+    assert len(rows) == 3 and {r["id"] for r in rows} == {"sum_normalised", "forgot_scaling"}
     # 2 of 3 submissions showed sum_normalised
     assert "<td>sum_normalised</td><td>2</td><td>67%</td>" in html
 
@@ -164,3 +184,19 @@ def test_shared_page_helpers_escape_and_style():
     assert head.startswith("<!doctype html>") and "<h1>Gain &lt;b&gt;</h1>" in head
     assert "border-collapse" in head
     assert "<td>&lt;i&gt;</td>" in html_table(["x"], [["<i>"]])
+
+
+def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail(course):
+    import nbformat
+    from attention_grader import flags
+
+    path = course.root / "autograded" / "cy" / "a1" / "nb.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    flags.record_flags([flags.Flag(flags.FORGED_CELL, "cell 3 claimed <img src=x>")], notebook=nb)
+    nbformat.write(nb, path)
+    rows = {r.student: r for r in build_report(course, "a1").students}
+    assert [f.kind for f in rows["cy"].flags] == ["forged_cell"] and not rows["ben"].flags
+    page = write_report(course, "a1").read_text()
+    section = page[page.index("<h2>Flags</h2>") :]
+    assert flags.FORGED_CELL.text in section  # what it means, in the registry's words
+    assert "&lt;img src=x&gt;" in section and "<img src=x>" not in page

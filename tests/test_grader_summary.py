@@ -7,7 +7,9 @@ import json
 from datetime import UTC
 
 import pytest
-from attention_grader.summary import BatchSummary, Flag, SubmissionResult
+from attention_grader import flags
+from attention_grader.flags import Flag
+from attention_grader.summary import BatchSummary, SubmissionResult
 
 
 def sample() -> BatchSummary:
@@ -27,11 +29,13 @@ def sample() -> BatchSummary:
 
 def test_table_has_one_line_per_submission_and_a_total():
     lines = sample().table().splitlines()
-    assert len(lines) == 1 + 1 + 3 + 2  # header, rule, rows, total, written answers
+    # header, rule, rows, total, written answers, then each kind of flag explained
+    assert len(lines) == 1 + 1 + 3 + 2 + 2
     assert lines[2].split()[:3] == ["ana", "graded", "6/10"]
     assert "kernel died" in lines[3] and "late: submitted 2 h after" in lines[4]
-    assert "3 submissions (2 graded, 1 error), 2 need attention" in lines[-2]
-    assert lines[-1] == "Written answers: none wait for a teacher."
+    assert "3 submissions (2 graded, 1 error), 2 need attention" in lines[-4]
+    assert lines[-3] == "Written answers: none wait for a teacher."
+    assert lines[-2:] == ["Flags:", f"  late: {flags.LATE.text}. {flags.LATE.action}"]
 
 
 def test_the_table_says_how_many_written_answers_wait_and_the_final_score_with_its_penalty():
@@ -88,7 +92,8 @@ def test_a_flag_is_listed_once():
     r = SubmissionResult("ana", "graded", flags=[twice, Flag("late", "1 h"), twice])
     assert r.flags == [twice, Flag("late", "1 h")]
     table = BatchSummary("a", [r]).table()
-    assert table.count("edited_test_cell") == 1
+    assert table.count("edited_test_cell: nb/q1_test was changed") == 1
+    assert table.count(f"  edited_test_cell: {flags.EDITED_TEST_CELL.text}") == 1  # explained once
 
 
 def test_a_reason_alone_needs_attention():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from attention_grader.answers import AnswerChannel, UnreadableAnswer
-from attention_grader.trusted import TrustedCells, TrustedChecker, answer_names, library_use
+from attention_grader.trusted import TrustedCells, TrustedChecker, answer_names, library_in_source
 from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
 from test_grader_answers import kernel
@@ -114,15 +114,38 @@ def test_a_substituted_reference_is_seen_by_the_students_function_only_inside():
     ],
 )
 def test_library_use_is_found_in_the_submitted_source(sources, found):
-    assert found in (library_use(sources, "f") or "")
+    assert found in (library_in_source(sources, "f") or "")
 
 
 def test_honest_code_and_other_graded_answers_are_not_charged():
     honest = "import numpy as np\ndef f(x):\n    e = np.exp(x - np.max(x))\n    return e / e.sum()"
-    assert library_use([honest], "f") is None
+    assert library_in_source([honest], "f") is None
     softmax = "import scipy.special\ndef stable_softmax(x):\n    return scipy.special.softmax(x)"
     attention = "def attention(q):\n    return stable_softmax(q)"
-    assert library_use([softmax, attention], "stable_softmax") == "scipy.special"
-    assert library_use([softmax, attention], "attention", stop={"stable_softmax"}) is None
+    assert library_in_source([softmax, attention], "stable_softmax") == "scipy.special"
+    assert library_in_source([softmax, attention], "attention", stop={"stable_softmax"}) is None
     with pytest.raises(UnreadableAnswer):
         AnswerChannel(lambda source: []).get(["f"])
+
+
+def test_a_misconception_is_kept_as_its_id_whatever_its_message_says():
+    """The check's id travels as data (the report never reads the message back)."""
+    from attention_lab.misconceptions import REGISTRY
+
+    tests = {
+        "named": "from attention_lab import checks\nchecks.check_weights([1.0, 0.0], [1, 0], "
+        "[[1, 0], [0, 1]], scale=False, name='w')",
+        # a check whose wording changed: no "[id]" at the start of its message at all
+        "reworded": "from attention_lab import checks\nraise checks.Misconception("
+        "'forgot_scaling', 'w', message='new words for the same idea')",
+        "plain": "assert False, '[forgot_scaling] only text'",
+    }
+    check = checker({}, tests)
+    named = check.run_test("named")
+    assert named[0].ename == "Misconception" and check.diagnoses["named"].id in REGISTRY
+    assert check.diagnoses["named"].text.startswith("w: ")
+    check.run_test("reworded")
+    assert check.diagnoses["reworded"].id == "forgot_scaling"
+    assert check.diagnoses["reworded"].text == "w: new words for the same idea"
+    check.run_test("plain")
+    assert "plain" not in check.diagnoses  # a message that looks like one is not a diagnosis

@@ -108,7 +108,7 @@ def test_teacher_workflow_end_to_end(tmp_path, capsys):
     folder = course.root / "reports" / ASSIGNMENT
     page = (folder / "index.html").read_text()
     diagnosed = list(csv.DictReader((folder / "misconceptions.csv").open()))
-    assert [(d["student"], d["slug"]) for d in diagnosed] == [("bob", slug)]
+    assert [(d["student"], d["id"]) for d in diagnosed] == [("bob", slug)]
     from attention_lab.checks import MISCONCEPTIONS
 
     assert MISCONCEPTIONS[slug] in page

@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader import csp
+from attention_grader.flags import read_flags
 from attention_grader.html_clean import (
     clean_html,
     is_safe_markdown,
@@ -26,7 +27,6 @@ from attention_grader.html_safety import (
     sanitize_notebook,
     sanitize_output,
 )
-from attention_grader.summary import read_flags
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 

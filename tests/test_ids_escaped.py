@@ -18,8 +18,9 @@ from types import SimpleNamespace
 
 import nbformat
 import pytest
+from attention_grader.flags import Flag
 from attention_grader.safe_text import csv_cell, html_text, printable
-from attention_grader.summary import BatchSummary, Flag, SubmissionResult
+from attention_grader.summary import BatchSummary, SubmissionResult
 
 PAYLOAD = "window.__pwned=1"
 #: Ids a student could hand in as folder names (no "/": a folder name cannot hold one).

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.course import check_result, new_course
-from attention_grader.summary import read_flags
+from attention_grader.flags import read_flags
 
 import attention_lab
 

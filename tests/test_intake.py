@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from attention_grader.flags import Flag, read_flags
 from attention_grader.intake import (
     IntakeLimits,
     classify_entry,
@@ -24,12 +25,11 @@ from attention_grader.intake import (
     quarantine_path,
     read_notebook_safely,
     read_timestamp,
-    recorded_flags,
     sanitize_submission,
     strip_cell_metadata,
 )
 from attention_grader.safe_text import printable
-from attention_grader.summary import BatchSummary, Flag, SubmissionResult
+from attention_grader.summary import BatchSummary, SubmissionResult
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 OSC = "\x1b]0;pwned\x07"
@@ -314,7 +314,7 @@ def test_prepare_submission_quarantines_and_remembers(course):
     assert not (folder / "timestamp.txt").exists()
     # graded again: the flags stay with the submission
     again = prepare_submission(folder, ["a1", "a2"])
-    assert set(again.flags) == set(result.flags) == set(recorded_flags(quarantine))
+    assert set(again.flags) == set(result.flags) == set(read_flags(quarantine=quarantine))
 
 
 def test_prepare_submission_sets_an_unreadable_notebook_aside(course):

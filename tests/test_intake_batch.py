@@ -36,7 +36,8 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.course import load_course
-from attention_grader.intake import default_quarantine, recorded_flags
+from attention_grader.flags import read_flags
+from attention_grader.intake import default_quarantine
 from attention_grader.release import release
 from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make_course
 
@@ -206,7 +207,7 @@ def test_hostile_class_through_the_parallel_grader(tmp_path, capsys):
     assert "missing" in summary["olga"] and "missing" in summary["mallory"]
     assert "missing" in summary["sid"] and "was refused" in summary["sid"]  # its notebook: a link
     for sid in ["dora", "sid"]:  # what intake_hook refused in submitted/ is recorded with it
-        kinds = {f.kind for f in recorded_flags(default_quarantine(Path(root, "submitted", sid, FIXTURE)))}  # fmt: skip
+        kinds = {f.kind for f in read_flags(quarantine=default_quarantine(Path(root, "submitted", sid, FIXTURE)))}  # fmt: skip
         assert kinds == {"unexpected_file"} if sid == "dora" else {"unsafe_file"}, (sid, kinds)
     got = assert_honest_grades(course)
     assert got["dora"] == 3.0  # graded, its hidden non-JSON autosave set aside

@@ -1,4 +1,4 @@
-"""attention_lab.misconceptions: one entry per misconception, one format and one parse."""
+"""attention_lab.misconceptions: one entry per misconception, its id carried as data."""
 
 from __future__ import annotations
 
@@ -58,19 +58,25 @@ def test_checks_and_report_read_the_registry():
     assert report.misconception_titles() == misconceptions.titles()
 
 
-@pytest.mark.parametrize("slug", list(misconceptions.REGISTRY))
-def test_format_and_parse_are_inverse(slug):
-    line = misconceptions.format_diagnosis(slug, "launched_output", detail="(On n = 3.)")
-    parsed = misconceptions.parse_diagnosis(line)
-    assert parsed.id == slug
-    assert parsed.message.startswith("launched_output: ")
-    assert parsed.message.endswith("(On n = 3.)")
-    assert str(checks.Misconception(slug, "x")).startswith(f"[{slug}] x: ")
+@pytest.mark.parametrize("mid", list(misconceptions.REGISTRY))
+def test_a_misconception_carries_its_id_and_text_as_data(mid):
+    err = checks.Misconception(mid, "launched_output", "(On n = 3.)")
+    assert err.id == mid
+    assert err.text.startswith("launched_output: ") and err.text.endswith("(On n = 3.)")
+    assert err.text == misconceptions.diagnosis_text(mid, "launched_output", detail="(On n = 3.)")
+    # the student sees the id in brackets; nothing reads it back from there
+    assert str(err) == f"[{mid}] {err.text}"
+    assert str(err) == misconceptions.format_diagnosis(mid, "launched_output", detail="(On n = 3.)")
 
 
-@pytest.mark.parametrize("text", ["", "no id here", "[Not_An_Id] x", " [hard_attention] x", None])
-def test_parse_ignores_text_without_a_leading_id(text):
-    assert misconceptions.parse_diagnosis(text) is None
+def test_a_given_message_replaces_the_entrys_message_not_its_lesson():
+    """``message`` is what the student reads first (a choice shows the entry's idea there)."""
+    err = checks.Misconception("forgot_scaling", "q3 ('b')", message="the idea in plain words")
+    assert err.text == "q3 ('b'): the idea in plain words"
+    entry = misconceptions.get("forgot_scaling")
+    plain = checks.Misconception("forgot_scaling", "w")
+    assert plain.text == f"w: {entry.feedback()}" and entry.lesson in plain.text
+    assert not hasattr(misconceptions, "parse_diagnosis")
 
 
 def test_unknown_id_names_the_registry():

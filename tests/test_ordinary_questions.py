@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.summary import read_flags
+from attention_grader.flags import read_flags
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "ordinary"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from attacks.batch import HONEST
 from attention_grader import tamper
-from attention_grader.summary import read_flags
+from attention_grader.flags import read_flags
 from nbformat.v4 import new_code_cell, new_notebook
 
 # --------------------------------------------------------------------------- static scan

@@ -28,7 +28,7 @@ several inputs grouped by behaviour, behind library tripwires); :mod:`.layers` h
 from attention_lab.misconceptions import titles as _titles
 
 from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
-from ._library import check_function
+from ._library import FORBIDDEN_ROOTS, check_function
 from .functions import (
     ATTENTION_BEHAVIOURS,
     CAUSAL_MASK_BEHAVIOURS,
@@ -45,6 +45,7 @@ from .words import check_choice, check_names, check_true_false
 MISCONCEPTIONS: dict[str, str] = _titles()
 
 __all__ = [
+    "FORBIDDEN_ROOTS",
     "MISCONCEPTIONS",
     "CheckFailure",
     "Misconception",

@@ -32,14 +32,17 @@ class CheckFailure(AssertionError):
 class Misconception(CheckFailure):
     """The wrong answer equals a known buggy computation; ``str(err)`` is ``"[id] name: ..."``.
 
-    ``slug`` is the registry id (:mod:`attention_lab.misconceptions`); ``lesson`` overrides the
-    entry's message (a choice question shows the entry's idea instead).
+    ``id`` is the registry id (:mod:`attention_lab.misconceptions`) and ``text`` what the
+    student reads (``"name: message detail"``): the grader records both as data in the graded
+    cell (:mod:`attention_grader.diagnosis`), so nothing reads the id back from the message.
+    ``message`` replaces the entry's own message (a choice question shows the entry's idea).
     """
 
-    def __init__(self, slug: str, name: str = "your answer", detail: str = "", lesson: str = ""):
-        misconceptions.get(slug)  # KeyError for an id the registry does not know
-        self.slug = slug
-        super().__init__(misconceptions.format_diagnosis(slug, name, lesson, detail))
+    def __init__(self, id: str, name: str = "your answer", detail: str = "", message: str = ""):
+        misconceptions.get(id)  # KeyError for an id the registry does not know
+        self.id = id
+        self.text = misconceptions.diagnosis_text(id, name, message=message, detail=detail)
+        super().__init__(f"[{id}] {self.text}")
 
 
 class AnswerFormatError(CheckFailure):

@@ -73,7 +73,7 @@ def check_choice(
         return
     slug = (misconceptions or {}).get(choice)
     if slug:
-        raise Misconception(slug, f"{name} ({choice!r})", lesson=_teaching(slug))
+        raise Misconception(slug, f"{name} ({choice!r})", message=_teaching(slug))
     raise WrongAnswer(f"{name}: {choice!r} is not the best answer; reread the options.")
 
 
@@ -106,7 +106,7 @@ def check_true_false(
     if correct is None or value == bool(correct):
         return
     if misconception:
-        raise Misconception(misconception, name, lesson=_teaching(misconception))
+        raise Misconception(misconception, name, message=_teaching(misconception))
     raise WrongAnswer(f"{name} is not right yet; reread the statement.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .course import Course, check_result
-from .summary import Flag
+from .flags import Flag
 
 __all__ = ["CollectReport", "collect", "collect_report"]
 

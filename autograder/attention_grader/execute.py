@@ -37,6 +37,7 @@ from traitlets import Bool, Integer
 
 from .answers import AnswerChannel, KernelGone
 from .budget import run_within
+from .diagnosis import record_diagnosis
 from .execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -48,15 +49,25 @@ from .execution_stops import (
     stop_at_budget,
 )
 from .flag_limited_output import FlagLimitedOutput
+from .flags import (
+    CELL_TIMEOUT,
+    GRADER_METADATA,
+    KERNEL_TEST,
+    LIBRARY_USE,
+    MONKEYPATCH,
+    OUTPUT_TRUNCATED,
+    UNREADABLE_ANSWER,
+    Flag,
+    record_flags,
+)
 from .implement_it import is_implement_it
 from .kernel_client import CappedKernelClient
-from .kernel_tests import KERNEL_TEST, kernel_test_ids
+from .kernel_tests import kernel_test_ids
 from .library_flags import STUB_SEEN, library_flags, stub_seen
 from .needs_teacher import record_cells
 from .protections import format_protections, pod_refusal, protections
 from .sandbox import SandboxedKernelManager
 from .settings import Protections, answer_limits
-from .summary import GRADER_METADATA, Flag, record_flags
 from .trusted import TrustedChecker, answer_names, load_trusted_cells
 
 __all__ = [
@@ -284,17 +295,17 @@ class GradingExecute(Execute):
             flags += [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
         for index in sorted(set(self._truncated)):
             where = cell_label(nb.cells[index], index) if index < len(nb.cells) else "?"
-            flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
+            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where} printed too much output"))
         for index in sorted(set(self._lost_output)):
             where = cell_label(nb.cells[index], index)
-            flags.append(Flag("output_truncated", f"{name}/{where}: output lost (too large)"))
+            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where}: output lost (too large)"))
         for index in self._cell_timeouts:
             where = cell_label(nb.cells[index], index)
-            flags.append(Flag("cell_timeout", f"{name}/{where} hit the per-cell time limit"))
+            flags.append(Flag(CELL_TIMEOUT, f"{name}/{where} hit the per-cell time limit"))
         if self._trusted is not None:
-            flags += [Flag("unreadable_answer", f"{name}/{u}") for u in self._trusted.unreadable]
+            flags += [Flag(UNREADABLE_ANSWER, f"{name}/{u}") for u in self._trusted.unreadable]
             flags += [
-                Flag("monkeypatch", f"{name}: rebinds `{n}`, which the notebook imports (the "
+                Flag(MONKEYPATCH, f"{name}: rebinds `{n}`, which the notebook imports (the "
                      "tests use the library's own)")
                 for n in self._rebound_libraries
             ]  # fmt: skip
@@ -305,9 +316,9 @@ class GradingExecute(Execute):
                 for gid in self._kernel_graded
             ]  # fmt: skip
         if self._hide_library:
-            flags += [Flag("library_use", f"{name}: {d}") for d in self._library_flags]
-            flags += [Flag("library_use", f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
-        record_flags(nb, flags)
+            flags += [Flag(LIBRARY_USE, f"{name}: {d}") for d in self._library_flags]
+            flags += [Flag(LIBRARY_USE, f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
+        record_flags(flags, notebook=nb)
 
     def _get_timeout(self, cell):
         timeout = super()._get_timeout(cell)
@@ -383,6 +394,7 @@ class GradingExecute(Execute):
         """A hidden test run in this process against the answers read from the kernel."""
         self._index = index
         cell.outputs = self._trusted.run_test(grade_id)
+        record_diagnosis(cell, self._trusted.diagnoses.get(grade_id))
         cell.execution_count = None
         if self._trusted.channel.broken:  # the kernel died inside a student's function
             self._stop(KERNEL_DIED, index)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import nbformat
 from nbformat import NotebookNode
 
-from .summary import GRADER_METADATA, Flag, record_flags
+from .flags import EXIT, GRADER_METADATA, TIMEOUT, Flag, record_flags
+from .flags import GRADING_BUDGET as BUDGET_FLAG
 
 __all__ = [
     "GRADING_BUDGET",
@@ -45,14 +46,14 @@ def execution_flags(nb) -> list[tuple[str, str]]:
     if stopped == GRADING_BUDGET:
         budget, where = execution.get("budget"), execution.get("where", "?")
         detail = f"grading took longer than its {budget} s budget (stopped at {where})"
-        return [("grading_budget", f"{detail}; the tests from there on scored 0")]
+        return [(BUDGET_FLAG.id, f"{detail}; the tests from there on scored 0")]
     return {
-        KERNEL_DIED: [("exit", "the kernel exited or was killed; the tests after it scored 0")],
+        KERNEL_DIED: [(EXIT.id, "the kernel exited or was killed; the tests after it scored 0")],
         KERNEL_UNRESPONSIVE: [
-            ("timeout", "the kernel stopped responding; the tests after it scored 0")
+            (TIMEOUT.id, "the kernel stopped responding; the tests after it scored 0")
         ],
         NOTEBOOK_TIMEOUT: [
-            ("timeout", "the notebook ran out of time; the tests after it scored 0")
+            (TIMEOUT.id, "the notebook ran out of time; the tests after it scored 0")
         ],
     }.get(stopped, [])
 
@@ -98,5 +99,7 @@ def stop_at_budget(nb, finished: dict, budget: float, name: str):
         "budget": budget,
         "where": where,
     }
-    record_flags(nb, [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)])
+    record_flags(
+        [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)], notebook=nb
+    )
     return nb

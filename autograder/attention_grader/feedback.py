@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import Course, GradingStepError, check_result
+from .flags import UNEXPECTED_FILE, Flag
 from .safe_text import printable
-from .summary import Flag
 
 __all__ = [
     "FeedbackReport",
@@ -109,7 +109,7 @@ def clean_feedback_folder(folder: Path, expected: list[str]) -> list[Flag]:
         else:
             os.unlink(entry.path)
         detail = f"feedback/{printable(entry.name)}: not feedback of a notebook; not released"
-        flags.append(Flag("unexpected_file", detail))
+        flags.append(Flag(UNEXPECTED_FILE, detail))
     return flags
 
 

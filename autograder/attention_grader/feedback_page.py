@@ -25,13 +25,12 @@ import html
 from jinja2 import DictLoader
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_lab.misconceptions import parse_diagnosis
-
 from .csp import FeedbackExporter
+from .diagnosis import read_diagnosis
+from .flags import GRADER_METADATA
 from .offline_html import MathMLHTMLExporter
 from .outcomes import STOPPED_NAMES, student_line
 from .question_labels import toc_labels
-from .summary import GRADER_METADATA
 
 __all__ = ["FeedbackPageExporter", "MarkUngraded", "explain_error"]
 
@@ -74,7 +73,7 @@ def _para(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
-def explain_error(output, seconds: int | None = None) -> str:
+def explain_error(output, seconds: int | None = None, cell=None) -> str:
     """One error output as a short HTML note for a student (everything in it escaped).
 
     Parameters
@@ -84,11 +83,14 @@ def explain_error(output, seconds: int | None = None) -> str:
     seconds : int, optional
         The per-cell time limit, for the timeout message (default: nbgrader's
         ``Execute.timeout``).
+    cell : dict, optional
+        The output's cell: a misconception's words come from what grading recorded there
+        (:mod:`attention_grader.diagnosis`), not from the message.
     """
     ename, evalue = str(output.get("ename", "")), str(output.get("evalue", ""))
+    diagnosis = read_diagnosis(cell) if cell is not None else None
     if ename == "Misconception":
-        parsed = parse_diagnosis(evalue)
-        text = parsed.message if parsed else evalue
+        text = diagnosis.text if diagnosis else evalue
         return _box("misconception", "What went wrong", _para(text))
     if ename == "CellTimeoutError":
         if seconds is None:
@@ -237,7 +239,7 @@ _TEMPLATE = """{%- extends 'nbconvert/templates/classic/index.html.j2' -%}
 {%- endmacro %}
 
 {% macro notes(cell) -%}
-{%- for output in cell.outputs if output.output_type == 'error' -%}{{ output | explain_error }}{%- endfor -%}
+{%- for output in cell.outputs if output.output_type == 'error' -%}{{ output | explain_error(cell) }}{%- endfor -%}
 {%- endmacro %}
 
 {% block markdowncell scoped %}
@@ -314,7 +316,7 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
 
     def default_filters(self):
         yield from super().default_filters()
-        yield "explain_error", lambda output: explain_error(output, self._seconds)
+        yield "explain_error", lambda output, cell=None: explain_error(output, self._seconds, cell)
 
     def from_notebook_node(self, nb, resources=None, **kw):
         self._seconds = self._cell_timeout(nb)

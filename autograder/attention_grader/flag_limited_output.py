@@ -5,7 +5,7 @@ from __future__ import annotations
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .execution_stops import cell_label
-from .summary import Flag, record_flags
+from .flags import OUTPUT_TRUNCATED, Flag, record_flags
 
 __all__ = ["LIMIT_OUTPUT_MARKER", "FlagLimitedOutput"]
 
@@ -23,6 +23,6 @@ class FlagLimitedOutput(NbGraderPreprocessor):
             texts = [str(o.get("text", "")) for o in cell.get("outputs", [])]
             if any(LIMIT_OUTPUT_MARKER in t for t in texts):
                 where = cell_label(cell, index)
-                flags.append(Flag("output_truncated", f"{name}/{where} printed too much output"))
-        record_flags(nb, flags)
+                flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where} printed too much output"))
+        record_flags(flags, notebook=nb)
         return nb, resources

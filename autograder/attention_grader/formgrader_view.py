@@ -27,9 +27,9 @@ from jinja2 import pass_context
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
+from .flags import GRADER_METADATA
 from .offline_html import markdown_to_html
 from .safe_text import html_text
-from .summary import GRADER_METADATA
 
 __all__ = [
     "EscapePageText",

@@ -147,7 +147,7 @@ def read_form(course: Course, assignment: str) -> Form:
     shown: dict[str, dict[str, str]] = {student: {} for student in scores}
     for d in find_diagnoses(course, assignment):
         if d.student in shown and d.question in max_scores:
-            shown[d.student][d.question] = d.slug
+            shown[d.student][d.question] = d.id
     items = tuple(sorted(max_scores, key=lambda g: order.index(g) if g in order else len(order)))
     return Form(
         assignment,
@@ -237,7 +237,7 @@ class MisconceptionRow:
     numbers of items of each form with an option that reveals it.
     """
 
-    slug: str
+    id: str
     title: str
     pre: float
     post: float
@@ -315,7 +315,7 @@ def build_gain(course: Course, pre: str, post: str) -> GainReport:
         )
         for slug in slugs
     ]
-    rows.sort(key=lambda r: (-r.pre, -r.post, r.slug))
+    rows.sort(key=lambda r: (-r.pre, -r.post, r.id))
     return GainReport(
         a,
         b,

@@ -105,7 +105,7 @@ def _html(report: GainReport, figures: dict[str, str], docs_href: str) -> str:
         for r in report.items
     ]
     m_rows = [
-        [r.title, r.slug, _pct(r.pre), _pct(r.post), f"{r.pre_chose} / {r.post_chose}",
+        [r.title, r.id, _pct(r.pre), _pct(r.post), f"{r.pre_chose} / {r.post_chose}",
          f"{r.pre_items} / {r.post_items}"]
         for r in report.misconceptions
     ]  # fmt: skip
@@ -175,7 +175,7 @@ def _csv_rows(report: GainReport) -> list[list[str]]:
     ]  # fmt: skip
     rows += [["item", r.item, num(r.pre, ".4f"), num(r.post, ".4f"), ""] for r in report.items]
     rows += [
-        ["misconception", r.slug, num(r.pre, ".4f"), num(r.post, ".4f"), ""]
+        ["misconception", r.id, num(r.pre, ".4f"), num(r.post, ".4f"), ""]
         for r in report.misconceptions
     ]
     for s in report.students:

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import Course
+from .flags import LATE, Flag, read_flags
 from .late import final_score
-from .summary import Flag, SubmissionResult
+from .summary import SubmissionResult
 
 __all__ = [
     "NotebookRows",
@@ -111,12 +112,12 @@ def score_missing(gb, course: Course, assignment: str, student: str) -> list[Fla
     ``bad_timestamp`` flag when timestamp.txt is not a time (read as none: nbgrader's own reader
     would stop the whole batch).
     """
-    from .intake import default_quarantine, read_timestamp, recorded_flags
+    from .intake import default_quarantine, read_timestamp
 
     gb.update_or_create_student(student)
     folder = course.root / "submitted" / student / assignment
     stamp, flags = read_timestamp(folder)
-    flags = list(dict.fromkeys(recorded_flags(default_quarantine(folder)) + flags))
+    flags = list(dict.fromkeys(read_flags(quarantine=default_quarantine(folder)) + flags))
     if stamp:
         sub = gb.update_or_create_submission(assignment, student, timestamp=stamp)
     else:
@@ -153,5 +154,5 @@ def finish(gb, assignment: str, result: SubmissionResult) -> None:
         penalty = sub.late_submission_penalty
         extra = f", penalty {penalty:g}" if penalty else ""
         result.flags.append(
-            Flag("late", f"submitted {_human_seconds(late)} after the due date{extra}")
+            Flag(LATE, f"submitted {_human_seconds(late)} after the due date{extra}")
         )

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from .flags import UNSAFE_HTML, Flag, record_flags
 from .html_clean import clean_html, sanitize_html, sanitize_markdown
-from .summary import Flag, record_flags
 
 __all__ = [
     "KEEP_MIMES",
@@ -81,7 +81,7 @@ class Finding:
 
     def as_flag(self) -> Flag:
         """The batch summary's flag (kind ``unsafe_html``)."""
-        return Flag("unsafe_html", f"{self.where}: {self.what} [sanitised; flag only]")
+        return Flag(UNSAFE_HTML, f"{self.where}: {self.what} [sanitised; flag only]")
 
 
 # --------------------------------------------------------------------------- outputs
@@ -235,7 +235,7 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
 
     Findings go to the log and, as ``unsafe_html`` flags, to the notebook's grading metadata
-    (:func:`attention_grader.summary.record_flags`, read by the batch summary). Place it
+    (:func:`attention_grader.flags.record_flags`, read by the batch summary). Place it
     after execution and grading in autograde (it never changes a score: errors, streams and
     ``text/plain`` are untouched), and before rendering in feedback.
     """
@@ -244,5 +244,5 @@ class SanitizeStudentContent(NbGraderPreprocessor):
         findings = sanitize_notebook(nb)
         for finding in findings:
             self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
-        record_flags(nb, [finding.as_flag() for finding in findings])
+        record_flags([finding.as_flag() for finding in findings], notebook=nb)
         return nb, resources

@@ -7,7 +7,7 @@ library at all: bubblewrap mounts a stub (``library_stub/attention_lab``: inert 
 other name is a stand-in raising ``LibraryHidden`` when used) over ``attention_lab``'s folder and an empty folder over
 any other finished implementation installed (:data:`HIDDEN_ROOTS`). Handing in the library
 then earns what a blank earns; the stub's message in an output is flagged ``library_use``, as
-is what the static reading of the source finds (:func:`attention_grader.trusted.library_use`,
+is what the static reading of the source finds (:func:`attention_grader.library_use.library_in_source`,
 a flag only). The lessons' kernels and the other assignments' keep the library.
 
 A notebook is implement-it when, in the teacher's own copy (the gradebook and ``source/``, never
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from attention_lab.checks._library import HIDDEN_LIBRARY
+from attention_lab.checks._library import FORBIDDEN_ROOTS, HIDDEN_LIBRARY
 
 __all__ = [
     "HIDDEN_ROOTS",
@@ -52,8 +52,9 @@ IMPLEMENT_IT_CHECKS = frozenset(
 STUB_FOLDER = Path(__file__).with_name("library_stub") / "attention_lab"
 #: The start of every ``LibraryHidden`` message (the stub's ``MARKER``, the checks' own copy).
 STUB_MARKER = HIDDEN_LIBRARY
-#: Other finished implementations hidden too, when installed (each an empty folder instead).
-HIDDEN_ROOTS = ("scipy", "torch", "tensorflow", "jax")
+#: Other finished implementations hidden too, when installed (each an empty folder instead): the
+#: checks' forbidden libraries (one list, ``attention_lab.checks.FORBIDDEN_ROOTS``) but the stub's.
+HIDDEN_ROOTS = tuple(root for root in FORBIDDEN_ROOTS if root != "attention_lab")
 
 
 def _calls_implement_check(source: str) -> bool:

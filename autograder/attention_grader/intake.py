@@ -12,7 +12,7 @@ following links* (``lstat``) and kept only when it is one of:
   of at most ``max_data_file_bytes``, in a visible folder at most ``max_depth`` deep.
 
 Anything else is moved to a quarantine folder (``<course>/quarantine/<student>/<assignment>/files/``,
-which nothing that grades, releases or publishes reads) and flagged, one :class:`~.summary.Flag`
+which nothing that grades, releases or publishes reads) and flagged, one :class:`~.flags.Flag`
 each:
 
 ``unsafe_file``
@@ -28,19 +28,20 @@ each:
 ``bad_timestamp``
     a ``timestamp.txt`` that is not a time: read as "no timestamp" (not late) instead of failing.
 
-Flags are also recorded in the quarantine folder (``flags.json``), so a submission keeps its
-flags when it is graded again, and flags found while collecting reach the batch summary.
+Flags are also recorded in the quarantine folder (``flags.json``, by
+:func:`attention_grader.flags.record_flags`), so a submission keeps its flags when it is graded
+again, and flags found while collecting reach the batch summary.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from .flags import BAD_TIMESTAMP, Flag, record_flags
 from .intake_files import (
     FlagList,
     IntakeLimits,
@@ -53,7 +54,6 @@ from .intake_files import (
 )
 from .intake_notebook import json_depth, read_notebook_safely, strip_cell_metadata
 from .safe_text import printable
-from .summary import Flag
 
 __all__ = [
     "FlagList",
@@ -68,16 +68,13 @@ __all__ = [
     "read_notebook_safely",
     "read_plain_file",
     "read_timestamp",
-    "record_flags",
-    "recorded_flags",
     "sanitize_submission",
     "strip_cell_metadata",
     "visible_notebooks",
 ]
 
-FLAGS_FILE = "flags.json"
 #: Refused entries go to ``<quarantine>/files/`` (their own names, so a student's file can never
-#: be, or point at, the record ``<quarantine>/flags.json``).
+#: be, or point at, the record ``<quarantine>/flags.json``: :data:`~.flags.FLAGS_FILE`).
 QUARANTINED_FILES = "files"
 
 
@@ -151,39 +148,10 @@ def read_timestamp(folder: Path) -> tuple[datetime | None, list[Flag]]:
     if stamp is not None:
         return stamp, []
     shown = printable(text[:40]) if text else "empty or not a file"
-    return None, [Flag("bad_timestamp", f"timestamp.txt is not a time ({shown}); read as none")]
+    return None, [Flag(BAD_TIMESTAMP, f"timestamp.txt is not a time ({shown}); read as none")]
 
 
 # --------------------------------------------------------------------------- one entry point
-
-
-def record_flags(quarantine: Path | None, flags: list[Flag], *, reset: bool = False) -> list[Flag]:
-    """Add ``flags`` to the submission's ``flags.json`` (``reset``: start afresh, as collect does
-    for a new submission); return everything recorded, oldest first."""
-    if quarantine is None:
-        return list(flags)
-    quarantine = Path(quarantine)
-    old = [] if reset else recorded_flags(quarantine)
-    every = old + [f for f in dict.fromkeys(flags) if f not in old]
-    if every != old or reset:
-        quarantine.mkdir(parents=True, exist_ok=True)
-        text = json.dumps([[f.kind, f.detail] for f in every]).encode()
-        record = quarantine / FLAGS_FILE
-        if os.path.islink(record):
-            os.unlink(record)
-        fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text)
-    return every
-
-
-def recorded_flags(quarantine: Path) -> list[Flag]:
-    """The flags recorded for a submission (by collect and earlier intakes)."""
-    try:
-        rows = json.loads((Path(quarantine) / FLAGS_FILE).read_text())
-        return [Flag(str(kind), str(detail)) for kind, detail in rows]
-    except (OSError, ValueError, TypeError):
-        return []
 
 
 def _set_aside(path: Path, files: Path) -> None:
@@ -243,5 +211,5 @@ def prepare_submission(
     result.timestamp, more = read_timestamp(folder)
     if more and os.path.lexists(folder / "timestamp.txt"):
         _set_aside(folder / "timestamp.txt", files)
-    result.flags = record_flags(quarantine, flags + more)
+    result.flags = record_flags(flags + more, quarantine=quarantine)
     return result

@@ -11,8 +11,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .flags import UNEXPECTED_FILE, UNSAFE_FILE, Flag
 from .safe_text import printable
-from .summary import Flag
 
 __all__ = [
     "BOOKKEEPING",
@@ -76,31 +76,31 @@ def classify_entry(
     name, depth = rel[-1], len(rel)
     mode = st.st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        return "unsafe_file", _kind_of(mode)
+        return UNSAFE_FILE.id, _kind_of(mode)
     if stat.S_ISREG(mode) and st.st_nlink > 1:
-        return "unsafe_file", f"a hard link ({st.st_nlink} names for one file)"
+        return UNSAFE_FILE.id, f"a hard link ({st.st_nlink} names for one file)"
     if name.startswith("."):
-        return "unexpected_file", "a hidden file or folder"
+        return UNEXPECTED_FILE.id, "a hidden file or folder"
     if printable(name) != name:
-        return "unexpected_file", "a name with control characters"
+        return UNEXPECTED_FILE.id, "a name with control characters"
     if stat.S_ISDIR(mode):
         return (
-            ("unexpected_file", "a folder nested too deep") if depth >= limits.max_depth else None
+            (UNEXPECTED_FILE.id, "a folder nested too deep") if depth >= limits.max_depth else None
         )
     size = st.st_size
     if depth == 1 and name in {f"{nb}.ipynb" for nb in expected}:
         too_big = size > limits.max_notebook_bytes
-        return ("unexpected_file", f"a notebook of {size} bytes (limit {limits.max_notebook_bytes})") if too_big else None  # fmt: skip
+        return (UNEXPECTED_FILE.id, f"a notebook of {size} bytes (limit {limits.max_notebook_bytes})") if too_big else None  # fmt: skip
     if depth == 1 and name in BOOKKEEPING:
         too_big = size > limits.max_bookkeeping_bytes
-        return ("unexpected_file", f"{size} bytes: not what nbgrader writes") if too_big else None
+        return (UNEXPECTED_FILE.id, f"{size} bytes: not what nbgrader writes") if too_big else None
     suffix = os.path.splitext(name)[1].lower()
     if suffix not in limits.data_suffixes:
         what = "another notebook" if suffix == ".ipynb" else "not a notebook or a data file"
-        return "unexpected_file", what
+        return UNEXPECTED_FILE.id, what
     if size > limits.max_data_file_bytes:
         return (
-            "unexpected_file",
+            UNEXPECTED_FILE.id,
             f"a data file of {size} bytes (limit {limits.max_data_file_bytes})",
         )
     return None
@@ -121,7 +121,7 @@ class FlagList:
         self.items.append(Flag(kind, f"{printable('/'.join(rel))}: {why}; {action}"))
 
     def done(self) -> list[Flag]:
-        more = [Flag("unexpected_file", f"and {self.extra} more refused")] * bool(self.extra)
+        more = [Flag(UNEXPECTED_FILE.id, f"and {self.extra} more refused")] * bool(self.extra)
         return self.items + more
 
 
@@ -159,11 +159,11 @@ class _Budget:
     def take(self, st: os.stat_result) -> tuple[str, str] | None:
         self.entries += 1
         if self.entries > self.limits.max_entries:
-            return "unexpected_file", f"more than {self.limits.max_entries} files"
+            return UNEXPECTED_FILE.id, f"more than {self.limits.max_entries} files"
         if stat.S_ISREG(st.st_mode):
             self.bytes += st.st_size
             if self.bytes > self.limits.max_submission_bytes:
-                return "unexpected_file", f"over {self.limits.max_submission_bytes} bytes in all"
+                return UNEXPECTED_FILE.id, f"over {self.limits.max_submission_bytes} bytes in all"
         return None
 
 
@@ -300,15 +300,17 @@ def copy_submission(
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
         except OSError:
-            return flags.add("unsafe_file", rel, "changed while it was copied", "not collected")
+            return flags.add(UNSAFE_FILE.id, rel, "changed while it was copied", "not collected")
         with os.fdopen(fd, "rb") as fh:
             now = os.fstat(fd)
             same = (now.st_ino, now.st_dev) == (st.st_ino, st.st_dev) and now.st_nlink == 1
             if not (stat.S_ISREG(now.st_mode) and same and now.st_size <= st.st_size):
-                return flags.add("unsafe_file", rel, "changed while it was copied", "not collected")
+                return flags.add(
+                    UNSAFE_FILE.id, rel, "changed while it was copied", "not collected"
+                )
             data = fh.read(st.st_size + 1)
         if len(data) > st.st_size:
-            return flags.add("unexpected_file", rel, "grew while it was copied", "not collected")
+            return flags.add(UNEXPECTED_FILE.id, rel, "grew while it was copied", "not collected")
         dest.joinpath(*rel).write_bytes(data)
 
     walk_submission(

@@ -10,9 +10,9 @@ import re
 import stat
 from pathlib import Path
 
+from .flags import EDITED_METADATA, INVALID_NOTEBOOK, UNSAFE_FILE, Flag
 from .intake_files import IntakeLimits
 from .safe_text import printable
-from .summary import Flag
 
 __all__ = ["KEEP_CELL_METADATA", "json_depth", "read_notebook_safely", "strip_cell_metadata"]
 
@@ -41,7 +41,7 @@ def json_depth(data: bytes, stop_at: int | None = None) -> int:
 
 
 def _invalid(path: Path, why: str) -> tuple[None, list[Flag]]:
-    return None, [Flag("invalid_notebook", f"{printable(path.name)}: {why}; not graded")]
+    return None, [Flag(INVALID_NOTEBOOK, f"{printable(path.name)}: {why}; not graded")]
 
 
 def read_notebook_safely(path: Path, limits: IntakeLimits | None = None):
@@ -65,7 +65,7 @@ def read_notebook_safely(path: Path, limits: IntakeLimits | None = None):
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
             return None, [
-                Flag("unsafe_file", f"{printable(path.name)}: not a plain file; not graded")
+                Flag(UNSAFE_FILE, f"{printable(path.name)}: not a plain file; not graded")
             ]
         if st.st_size > limits.max_notebook_bytes:
             return _invalid(path, f"{st.st_size} bytes (limit {limits.max_notebook_bytes})")
@@ -114,7 +114,7 @@ def strip_cell_metadata(nb) -> list[Flag]:
         if tags and (info.get("grade") or info.get("locked")):
             where = printable(info.get("grade_id") or f"cell {index}")
             shown = printable(", ".join(map(str, tags))[:80]) if isinstance(tags, list) else "?"
-            flags.append(Flag("edited_metadata", f"{where}: tags [{shown}] removed"))
+            flags.append(Flag(EDITED_METADATA, f"{where}: tags [{shown}] removed"))
         for key in [k for k in meta if k not in KEEP_CELL_METADATA]:
             del meta[key]
     return flags

@@ -11,22 +11,16 @@ The mark is read from the teacher's source notebook, never from a submission (a 
 gradebook, then runs in the student's kernel as plain nbgrader runs every test. That costs what
 trusted checking exists to prevent: the student's code can read the test and change its result
 (rewrite the check, fake the kernel's reply). So every grade it gives is flagged
-:data:`KERNEL_TEST`, listed in the batch summary and the report, and the release check grades it
-the same way (in the kernel).
+``kernel_test`` (:data:`attention_grader.flags.KERNEL_TEST`), listed in the batch summary and
+the report, and the release check grades it the same way (in the kernel).
 """
 
 from __future__ import annotations
 
-from .summary import GRADER_METADATA
+from .flags import GRADER_METADATA
 
-__all__ = ["KERNEL_TEST", "MEANING", "RUN_IN_KERNEL", "kernel_test_ids"]
+__all__ = ["RUN_IN_KERNEL", "kernel_test_ids"]
 
-#: The flag kind on every grade a marked cell gives.
-KERNEL_TEST = "kernel_test"
-MEANING = (
-    "a test cell the teacher marked to run in the student's kernel: the student's code could "
-    "change its result"
-)
 #: The key of the mark under the cell's ``attention_grader`` metadata.
 RUN_IN_KERNEL = "run_in_kernel"
 

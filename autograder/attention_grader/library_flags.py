@@ -4,20 +4,24 @@ In an implement-it notebook the graded kernel has no working library
 (:mod:`attention_grader.implement_it`), so the score already is what the student's own code
 earns. What is left is telling the teacher, from two sources:
 
-* the submitted source, read statically (:func:`attention_grader.trusted.library_use`): which
-  graded function refers to ``attention_lab``, ``scipy``, ... or to code that could reach them
-  (``__import__``, ``importlib``, ``exec``, ``open`` ...);
-* the stub's own words in an output: a cell or a check whose output holds ``LibraryHidden``'s
-  message shows the student's code tried to use the library while it was graded.
+* the submitted source, read statically (:func:`attention_grader.library_use.library_in_source`):
+  which graded function refers to a forbidden library (``attention_lab.checks.FORBIDDEN_ROOTS``)
+  or to code that could reach one (``__import__``, ``importlib``, ``exec``, ``open`` ...);
+* what grading saw: a cell whose output holds ``LibraryHidden``'s message, or a check that
+  diagnosed ``used_library`` (recorded as data in the cell: :mod:`attention_grader.diagnosis`),
+  shows the student's code tried to use the library while it was graded.
 """
 
 from __future__ import annotations
 
 import re
 
+from attention_lab.checks import FORBIDDEN_ROOTS
+
+from .diagnosis import read_diagnosis
 from .execution_stops import cell_label
 from .implement_it import STUB_MARKER
-from .trusted import library_use
+from .library_use import library_in_source
 
 __all__ = ["STUB_SEEN", "library_flags", "stub_seen"]
 
@@ -25,7 +29,7 @@ STUB_SEEN = "the code used attention_lab while it was graded (the library is not
 
 
 #: A library named anywhere in the student's own cells (an import, a path to its files ...).
-_NAMED = re.compile(r"\b(attention_lab|scipy|torch|tensorflow|jax)\b")
+_NAMED = re.compile(rf"\b({'|'.join(map(re.escape, FORBIDDEN_ROOTS))})\b")
 
 
 def library_flags(student_sources: list[str], graded: list[str]) -> list[str]:
@@ -37,7 +41,7 @@ def library_flags(student_sources: list[str], graded: list[str]) -> list[str]:
     """
     details = []
     for name in graded:
-        found = library_use(student_sources, name, stop=set(graded) - {name})
+        found = library_in_source(student_sources, name, stop=set(graded) - {name})
         if found:
             details.append(f"{name} refers to {found}")
     named = sorted({m for source in student_sources for m in _NAMED.findall(source)})
@@ -53,17 +57,20 @@ def _text(output) -> str:
     return "\n".join(parts)
 
 
-#: What a check writes when a student's function used a library that is not there.
-_DIAGNOSED = "[used_library]"
+#: The misconception a check names when a student's function used a library that is not there.
+_DIAGNOSED = "used_library"
+
+
+def _diagnosed(cell) -> bool:
+    diagnosis = read_diagnosis(cell)
+    return diagnosis is not None and diagnosis.id == _DIAGNOSED
 
 
 def stub_seen(nb) -> list[str]:
-    """Labels of the cells whose outputs carry the stub's message (or the checks' diagnosis)."""
+    """Labels of the cells whose outputs carry the stub's message, or whose check diagnosed it."""
     return [
         cell_label(cell, index)
         for index, cell in enumerate(nb.cells)
         if cell.cell_type == "code"
-        and any(
-            STUB_MARKER in _text(out) or _DIAGNOSED in _text(out) for out in cell.get("outputs", [])
-        )
+        and (_diagnosed(cell) or any(STUB_MARKER in _text(out) for out in cell.get("outputs", [])))
     ]

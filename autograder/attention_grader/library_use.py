@@ -2,17 +2,20 @@
 
 For implement-it exercises the checks reject a finished implementation (``scipy.special.softmax``,
 ``attention_lab``). The student's function runs in their kernel and its code object never
-leaves it, so the grader reads the submitted cells instead (:func:`library_use`).
+leaves it, so the grader reads the submitted cells instead (:func:`library_in_source`; the checks'
+own :func:`attention_lab.checks._library.library_use` inspects a function object).
 """
 
 from __future__ import annotations
 
 import ast
 
-__all__ = ["FORBIDDEN_ROOTS", "library_use"]
+from attention_lab.checks import FORBIDDEN_ROOTS
 
-#: Libraries an implement-it exercise must not call (roots of module names).
-FORBIDDEN_ROOTS = ("attention_lab", "scipy", "torch", "tensorflow", "jax")
+__all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
+
+# FORBIDDEN_ROOTS: the libraries an implement-it exercise must not call, listed once, where the
+# checks use them (attention_lab.checks); the grader may import attention_lab, never the reverse.
 #: Names through which code can reach any library without naming it.
 _DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
 _DYNAMIC += ("__builtins__", "builtins", "open", "runpy", "__loader__", "__spec__")
@@ -78,7 +81,7 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
     return names, modules
 
 
-def library_use(student_sources: list[str], name: str, stop=()) -> str | None:
+def library_in_source(student_sources: list[str], name: str, stop=()) -> str | None:
     """What forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the

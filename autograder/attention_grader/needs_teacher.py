@@ -6,7 +6,7 @@ in the kernel, a function the test passes in, a name it rebinds, a builtin it pa
 result says nothing about the student: a correct answer could fail, a wrong one pass. Such a
 cell is never given as a wrong answer with a misleading message. Instead
 
-* the grader records it under :data:`NEEDS_TEACHER` (a :class:`~attention_grader.summary.Flag`
+* the grader records it under the flag kind ``needs_teacher`` (a :class:`~attention_grader.flags.Flag`
   with the cause, listed in the batch summary and the report) and in the notebook's metadata
   (:func:`record_cells`, by grade_id);
 * the student's output says only that a teacher will grade the cell (the cause may quote the
@@ -21,7 +21,7 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .summary import GRADER_METADATA, Flag, record_flags
+from .flags import GRADER_METADATA, NEEDS_TEACHER, Flag, record_flags
 
 __all__ = [
     "NEEDS_TEACHER",
@@ -32,10 +32,6 @@ __all__ = [
     "student_output",
 ]
 
-#: The flag kind, named once: the cell's grade needs a teacher, with the cause as its detail.
-NEEDS_TEACHER = "needs_teacher"
-#: What the kind means, for the batch summary and the report.
-MEANING = "a test the grader could not run as the teacher meant: a teacher grades that cell"
 _CELLS = "needs_teacher"  # nb.metadata[GRADER_METADATA][_CELLS] = {grade_id: cause}
 
 STUDENT_TEXT = (
@@ -71,7 +67,8 @@ def record_cells(nb, notebook: str, causes: dict[str, str]) -> None:
     stored = nb.metadata.setdefault(GRADER_METADATA, {}).setdefault(_CELLS, {})
     stored.update({str(k): str(v) for k, v in causes.items()})
     record_flags(
-        nb, [Flag(NEEDS_TEACHER, f"{notebook}/{gid}: {cause}") for gid, cause in causes.items()]
+        [Flag(NEEDS_TEACHER, f"{notebook}/{gid}: {cause}") for gid, cause in causes.items()],
+        notebook=nb,
     )
 
 

@@ -4,11 +4,12 @@ This module gathers the numbers (:func:`build_report`); :mod:`attention_grader.r
 draws the page.
 
 Per-question scores come from the gradebook. Misconceptions come from the autograded notebooks:
-a failing check in a test cell leaves an error output with ``ename == "Misconception"`` and an
-``evalue`` starting with ``"[<slug>] "`` (the contract of ``attention_lab.checks``); the cell's
-``nbgrader.grade_id`` says which question. The report is one HTML page with PNG figures under
+grading records the id of the misconception a test's check raised in that test cell's grading
+metadata (:mod:`attention_grader.diagnosis`; never read back from the error message), and the
+cell's ``nbgrader.grade_id`` says which question. Each autograded notebook is read once, for its
+diagnoses, its outcomes and its flags. The report is one HTML page with PNG figures under
 ``reports/<assignment>/``, readable in any browser without a server. Everything in it that a
-submission could have written (question ids, misconception slugs) is escaped, and the page
+submission could have written (question ids, details of flags) is escaped, and the page
 carries a Content-Security-Policy that allows no script at all (:mod:`attention_grader.csp`).
 """
 
@@ -23,15 +24,16 @@ from pathlib import Path
 
 import nbformat
 
-from attention_lab.misconceptions import parse_diagnosis
+from attention_lab import misconceptions
 
 from .course import Course
 from .csp import STATIC_PAGE_POLICY, add_csp_meta
+from .diagnosis import read_diagnosis
+from .flags import Flag, read_flags
 from .late import final_score
-from .outcomes import submission_outcomes
+from .outcomes import notebook_outcomes
 from .report_page import figures, html_table, page_html, page_start
 from .safe_text import csv_cell
-from .summary import Flag, read_flags
 
 __all__ = [
     "Diagnosis",
@@ -56,8 +58,8 @@ class Diagnosis:
     student: str
     notebook: str
     question: str  # the test cell's nbgrader grade_id
-    slug: str
-    message: str
+    id: str  # the misconception's registry id, as grading recorded it
+    text: str  # what the student read
 
 
 @dataclass
@@ -116,38 +118,54 @@ def difficulty_label(facility: float) -> str:
 
 
 def misconception_titles() -> dict[str, str]:
-    """slug -> short human title, from ``attention_lab.checks.MISCONCEPTIONS`` when available."""
-    try:
-        from attention_lab.checks import MISCONCEPTIONS
-    except ImportError:  # the checks module is optional for other courses / the test fixture
-        return {}
-    return dict(MISCONCEPTIONS)
+    """id -> short human title, from the registry (:mod:`attention_lab.misconceptions`)."""
+    return misconceptions.titles()
 
 
-def find_diagnoses(course: Course, assignment: str) -> list[Diagnosis]:
-    """Every misconception error output in the autograded notebooks of ``assignment``."""
-    found = []
+#: student -> [(notebook name, autograded notebook)], each notebook read once.
+Autograded = dict[str, list[tuple[str, nbformat.NotebookNode]]]
+
+
+def read_autograded(course: Course, assignment: str) -> Autograded:
+    """Every autograded notebook of ``assignment``, read once (an unreadable one is left out:
+    ``grade`` reports it)."""
+    found: Autograded = defaultdict(list)
     for path in sorted((course.root / "autograded").glob(f"*/{assignment}/*.ipynb")):
-        student = path.parent.parent.name
+        if path.is_symlink() or not path.is_file():
+            continue
         try:
             nb = nbformat.read(path, as_version=4)
-        except Exception:  # an unreadable file is reported by `grade`, not here
+        except Exception:  # noqa: BLE001 -- reported by `grade`, not here
             continue
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type != "code" or not meta.get("grade"):
-                continue
-            for out in cell.get("outputs", []):
-                if out.get("output_type") != "error" or out.get("ename") != "Misconception":
-                    continue
-                parsed = parse_diagnosis(out.get("evalue", ""))
-                if parsed:
-                    found.append(
-                        Diagnosis(
-                            student, path.stem, meta.get("grade_id", "?"), parsed.id, parsed.message
-                        )
-                    )
+        found[path.parent.parent.name].append((path.stem, nb))
+    return dict(found)
+
+
+def notebook_diagnoses(student: str, name: str, nb) -> list[Diagnosis]:
+    """The misconceptions grading recorded in the test cells of one notebook."""
+    found = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade"):
+            continue
+        diagnosis = read_diagnosis(cell)
+        if diagnosis is not None:
+            question = str(meta.get("grade_id", "?"))
+            found.append(Diagnosis(student, name, question, diagnosis.id, diagnosis.text))
     return found
+
+
+def find_diagnoses(
+    course: Course, assignment: str, notebooks: Autograded | None = None
+) -> list[Diagnosis]:
+    """Every misconception recorded in the autograded notebooks of ``assignment``."""
+    notebooks = read_autograded(course, assignment) if notebooks is None else notebooks
+    return [
+        d
+        for student, found in sorted(notebooks.items())
+        for name, nb in found
+        for d in notebook_diagnoses(student, name, nb)
+    ]
 
 
 def question_stats(course: Course, assignment: str) -> tuple[list[QuestionStat], dict[str, float]]:
@@ -202,7 +220,7 @@ class StudentRow:
     pending : int
         Answers still waiting for a teacher (the score is not final while > 0).
     misconceptions : list of str
-        Slugs diagnosed in this student's tests (each once, in order).
+        Ids of the misconceptions diagnosed in this student's tests (each once, in order).
     late : str
         Empty, or how late and the penalty ("3.0 h late, -1.5 points").
     timeouts, errors : list of str
@@ -245,26 +263,26 @@ class Report:
         return {s: t for s, t in self.totals.items() if s not in waiting}
 
     def misconceptions_per_question(self) -> dict[str, dict[str, list[str]]]:
-        """question -> slug -> students (sorted), most common slug first."""
+        """question -> id -> students (sorted), most common misconception first."""
         out: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for d in self.diagnoses:
-            out[d.question][d.slug].add(d.student)
+            out[d.question][d.id].add(d.student)
         return {
             q: {k: sorted(v) for k, v in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
             for q, by in out.items()
         }
 
     def students_per_misconception(self) -> dict[str, set[str]]:
-        """slug -> students who showed it (each student counted once per slug)."""
+        """id -> students who showed it (each student counted once per misconception)."""
         out: dict[str, set[str]] = defaultdict(set)
         for d in self.diagnoses:
-            out[d.slug].add(d.student)
+            out[d.id].add(d.student)
         return dict(sorted(out.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
     def questions_per_misconception(self) -> dict[str, list[str]]:
         out: dict[str, set[str]] = defaultdict(set)
         for d in self.diagnoses:
-            out[d.slug].add(d.question)
+            out[d.id].add(d.question)
         return {k: sorted(v) for k, v in out.items()}
 
 
@@ -275,12 +293,14 @@ def _late(seconds: float, penalty: float | None) -> str:
     return when + (f", -{penalty:g} points" if penalty else ", no penalty")
 
 
-def student_rows(course: Course, assignment: str, diagnoses: list[Diagnosis]) -> list[StudentRow]:
+def student_rows(
+    course: Course, assignment: str, diagnoses: list[Diagnosis], notebooks: Autograded
+) -> list[StudentRow]:
     """One :class:`StudentRow` per submission in the gradebook (sorted by student)."""
     found: dict[str, list[str]] = defaultdict(list)
     for d in diagnoses:
-        if d.slug not in found[d.student]:
-            found[d.student].append(d.slug)
+        if d.id not in found[d.student]:
+            found[d.student].append(d.id)
     rows = []
     with course.gradebook() as gb:
         for sub in gb.assignment_submissions(assignment):
@@ -288,23 +308,23 @@ def student_rows(course: Course, assignment: str, diagnoses: list[Diagnosis]) ->
             late = _late(sub.total_seconds_late, sub.late_submission_penalty)
             rows.append(StudentRow(sub.student.id, final_score(sub), pending, late=late))
     for row in rows:
-        folder = course.root / "autograded" / row.student / assignment
         row.misconceptions = found.get(row.student, [])
-        for o in submission_outcomes(folder):
-            if o.kind == "timeout" and o.ename == "CellTimeoutError":
-                row.timeouts.append(o.cell)
-            elif o.kind == "timeout" and "notebook" not in row.timeouts:
-                row.timeouts.append("notebook")
-            elif o.kind == "exception":
-                row.errors.append(f"{o.ename} in {o.cell}")
-            elif o.kind == "stopped" and "kernel died" not in row.errors:
-                row.errors.append("kernel died")
-        for path in sorted(folder.glob("*.ipynb")):
-            try:
-                row.flags += read_flags(nbformat.read(path, as_version=4))
-            except Exception:  # reported by `grade`
-                continue
+        for name, nb in notebooks.get(row.student, []):
+            _add_outcomes(row, notebook_outcomes(nb, name))
+            row.flags += read_flags(notebook=nb)
     return sorted(rows, key=lambda r: r.student)
+
+
+def _add_outcomes(row: StudentRow, outcomes) -> None:
+    for o in outcomes:
+        if o.kind == "timeout" and o.ename == "CellTimeoutError":
+            row.timeouts.append(o.cell)
+        elif o.kind == "timeout" and "notebook" not in row.timeouts:
+            row.timeouts.append("notebook")
+        elif o.kind == "exception":
+            row.errors.append(f"{o.ename} in {o.cell}")
+        elif o.kind == "stopped" and "kernel died" not in row.errors:
+            row.errors.append("kernel died")
 
 
 def build_report(course: Course, assignment: str) -> Report:
@@ -312,7 +332,8 @@ def build_report(course: Course, assignment: str) -> Report:
     stats, totals = question_stats(course, assignment)
     with course.gradebook() as gb:
         max_total = gb.find_assignment(assignment).max_score
-    diagnoses = find_diagnoses(course, assignment)
+    notebooks = read_autograded(course, assignment)
+    diagnoses = find_diagnoses(course, assignment, notebooks)
     return Report(
         assignment,
         stats,
@@ -320,7 +341,7 @@ def build_report(course: Course, assignment: str) -> Report:
         max_total,
         diagnoses,
         misconception_titles(),
-        student_rows(course, assignment, diagnoses),
+        student_rows(course, assignment, diagnoses, notebooks),
     )
 
 
@@ -350,8 +371,8 @@ def write_report(course: Course, assignment: str, out: str | Path | None = None)
     made = figures(report, folder)
     _write_csv(
         folder / "misconceptions.csv",
-        ["student", "notebook", "question", "slug", "title"],
-        [[d.student, d.notebook, d.question, d.slug, report.titles.get(d.slug, "")]
+        ["student", "notebook", "question", "id", "title"],
+        [[d.student, d.notebook, d.question, d.id, report.titles.get(d.id, "")]
          for d in report.diagnoses],
     )  # fmt: skip
     _write_csv(

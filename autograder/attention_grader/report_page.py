@@ -1,8 +1,8 @@
 """The class report's page: figures (PNG) and one static HTML page, from a :class:`~.report.Report`.
 
 Everything in the page that a submission could have written (student ids, question ids,
-misconception slugs, error names) is escaped; the page loads nothing and runs no script (its
-CSP is added by :func:`attention_grader.report.write_report`). Maths is not needed here: the
+misconception ids, error names, flag details) is escaped; the page loads nothing and runs no
+script (its CSP is added by :func:`attention_grader.report.write_report`). Maths is not needed here: the
 page shows numbers and words only.
 """
 
@@ -64,7 +64,7 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
     counts = report.students_per_misconception()
     if counts:
         fig, ax = plt.subplots(figsize=(8, 0.45 * len(counts) + 1.4), layout="constrained")
-        labels = [report.titles.get(slug, slug) for slug in counts][::-1]
+        labels = [report.titles.get(mid, mid) for mid in counts][::-1]
         ax.barh(labels, [len(v) for v in counts.values()][::-1], color="#c0504d")
         ax.set(xlabel="students", xlim=(0, max(len(v) for v in counts.values()) + 0.5))
         fig.suptitle("Misconceptions shown by the class")
@@ -140,15 +140,15 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
     n = len(report.totals)
     where = report.questions_per_misconception()
     rows = [
-        [report.titles.get(slug, slug), slug, len(students),
-         f"{len(students) / n:.0%}" if n else "", ", ".join(where[slug])]
-        for slug, students in counts.items()
+        [report.titles.get(mid, mid), mid, len(students),
+         f"{len(students) / n:.0%}" if n else "", ", ".join(where[mid])]
+        for mid, students in counts.items()
     ]  # fmt: skip
-    overall = html_table(["misconception", "slug", "students", "share of class", "questions"], rows)
+    overall = html_table(["misconception", "id", "students", "share of class", "questions"], rows)
     per_q = [
-        [question, report.titles.get(slug, slug), len(students), ", ".join(students)]
-        for question, by_slug in report.misconceptions_per_question().items()
-        for slug, students in by_slug.items()
+        [question, report.titles.get(mid, mid), len(students), ", ".join(students)]
+        for question, by_id in report.misconceptions_per_question().items()
+        for mid, students in by_id.items()
     ]
     return (
         overall
@@ -156,6 +156,18 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
         + "<h3>By question</h3>"
         + html_table(["question", "misconception", "students", "who"], per_q)
     )
+
+
+def _flags(report: Report) -> str:
+    """What grading flagged, each kind explained with the registry's words (:mod:`~.flags`)."""
+    rows = [
+        [r.student, f.kind, f.meaning.text, f.meaning.action, f.detail]
+        for r in report.students
+        for f in r.flags
+    ]
+    if not rows:
+        return "<p>Grading flagged nothing.</p>"
+    return html_table(["student", "flag", "what it means", "what to do", "detail"], rows)
 
 
 def _links(links: dict[str, str]) -> str:
@@ -212,6 +224,9 @@ below. It uses graded answers only; a question is labelled once all its answers 
 <p>How many students' answers matched each known buggy computation (a student counts once per
 misconception, even if it shows in several questions).</p>
 {_misconceptions(report, fig)}
+<h2>Flags</h2>
+<p>What grading asks you to look at (the batch summary lists the same).</p>
+{_flags(report)}
 <h2>Data</h2>
 {_links(links)}
 </body></html>

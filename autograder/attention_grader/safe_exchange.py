@@ -38,6 +38,7 @@ from nbgrader.utils import check_mode
 from traitlets import Unicode
 
 from .exchange_identity import REFUSED, Inbound, quarantine_refused, read_inbound, roster_ids
+from .flags import BAD_TIMESTAMP, UNEXPECTED_FILE, UNSAFE_FILE, Flag, record_flags
 from .intake import (
     IntakeLimits,
     copy_submission,
@@ -45,14 +46,11 @@ from .intake import (
     prepare_submission,
     read_plain_file,
     read_timestamp,
-    record_flags,
     strip_cell_metadata,
 )
 from .private_submit import readable_only_by
 from .safe_text import printable
 from .settings import course_intake_limits, intake_limits
-from .summary import Flag
-from .summary import record_flags as record_notebook_flags
 
 __all__ = [
     "IntakeGuard",
@@ -198,7 +196,7 @@ class SafeExchangeCollect(ExchangeCollect):
                 super().copy_files()
             except Exception as err:  # one broken submission never stops the others
                 reason = printable(" ".join(str(err).split())[:120])
-                self._flag(rec["username"], [Flag("unsafe_file", f"not collected: {type(err).__name__}: {reason}")])  # fmt: skip
+                self._flag(rec["username"], [Flag(UNSAFE_FILE, f"not collected: {type(err).__name__}: {reason}")])  # fmt: skip
         self.src_records = records
 
     def do_copy(self, src, dest, log=None):
@@ -209,13 +207,15 @@ class SafeExchangeCollect(ExchangeCollect):
             when = item.time.strftime(NBGRADER_TIME)
             if item.by_exchange:  # a student's own folder: the exchange's time, not theirs
                 if stated is not None and abs((stated - item.time).total_seconds()) > CLOCK_SLACK:
-                    flags.append(Flag("bad_timestamp", f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
+                    flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
                 _write_stamp(stamp_file, when)
             elif stated is None and os.path.lexists(stamp_file):
                 _write_stamp(stamp_file, when)  # the time nbgrader itself read from the name
-                flags.append(Flag("bad_timestamp", f"timestamp.txt is not a time; read as {when}"))  # fmt: skip
+                flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt is not a time; read as {when}"))  # fmt: skip
         student = os.path.basename(os.path.dirname(dest))
-        record_flags(default_quarantine(Path(dest)), flags, reset=True)  # a new submission
+        record_flags(
+            flags, quarantine=default_quarantine(Path(dest)), reset=True
+        )  # a new submission
         self._flag(student, flags)
 
 
@@ -249,7 +249,7 @@ def intake_hook(assignment=None, student=None, notebooks=None, **_):
 class IntakeGuard(NbGraderPreprocessor):
     """First sanitise step: drop execution-changing cell metadata; refuse notebooks over the caps.
 
-    Flags go to the notebook's grading metadata (:func:`attention_grader.summary.record_flags`,
+    Flags go to the notebook's grading metadata (:func:`attention_grader.flags.record_flags`,
     read by the batch summary) and to the log, together with those recorded for the submission
     by collect and :func:`intake_hook`.
     """
@@ -274,10 +274,10 @@ class IntakeGuard(NbGraderPreprocessor):
             # What collect and intake_hook refused is recorded with the submission: report it
             # once per submission (with its first notebook), merged with this notebook's flags.
             quarantine = default_quarantine(Path(folder))
-            every = record_flags(quarantine, flags)
+            every = record_flags(flags, quarantine=quarantine)
             first = expected_notebooks(quarantine.parent.parent.parent, Path(folder).name)[:1]
             flags = every if first == [name] else flags
-        record_notebook_flags(nb, flags)
+        record_flags(flags, notebook=nb)
         return nb, resources
 
 
@@ -335,7 +335,7 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
         extra = sorted(p.name for p in folder.glob("*.html") if p.name not in wanted)
         if extra:
             shown = printable(", ".join(extra)[:100])
-            flags = [Flag("unexpected_file", f"feedback/{shown}: not from an assignment notebook; not released")]  # fmt: skip
+            flags = [Flag(UNEXPECTED_FILE, f"feedback/{shown}: not from an assignment notebook; not released")]  # fmt: skip
             self.flags.setdefault(printable(student), []).extend(flags)
             self.log.warning("%s: %s", printable(student), flags[0])
         secret = _read_secret(folder)

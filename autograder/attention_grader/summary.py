@@ -8,70 +8,16 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .flags import Flag, describe
 from .safe_text import csv_cell, printable
 
-__all__ = [
-    "GRADER_METADATA",
-    "Flag",
-    "SubmissionResult",
-    "BatchSummary",
-    "STATUSES",
-    "read_flags",
-    "record_flags",
-]
-
-#: The one metadata key the grader writes under, in a notebook (flags, how execution stopped,
-#: the per-cell time limit used) and in a cell (the formgrader's rubric box). Intake strips it
-#: from every submission (:mod:`attention_grader.tamper`): a student cannot write it.
-GRADER_METADATA = "attention_grader"
+__all__ = ["SubmissionResult", "BatchSummary", "STATUSES"]
 
 #: What happened to a submission. ``graded``: autograded now; ``unchanged``: already autograded
 #: and not resubmitted (``FORCE=1`` regrades); ``missing``: no notebook under the expected name,
 #: scored 0; ``error``: could not be graded (invalid notebook, dead kernel, time budget), the
 #: gradebook keeps what it had.
 STATUSES = ("graded", "unchanged", "missing", "error")
-
-
-@dataclass(frozen=True)
-class Flag:
-    """Something a teacher should look at, even though the submission was graded.
-
-    Attributes
-    ----------
-    kind : str
-        Short lower_snake_case label: ``late``, ``cell_timeout``, ``output_truncated``, a
-        tampering kind reported by ``attention_grader.tamper``, or an intake kind
-        (``unsafe_file``, ``unexpected_file``, ``invalid_notebook``, ``edited_metadata``,
-        ``bad_timestamp``: see ``attention_grader.intake``), or ``needs_teacher`` (a test the
-        grader could not run as the teacher meant: ``attention_grader.needs_teacher``).
-    detail : str
-        One line saying what and where.
-    """
-
-    kind: str
-    detail: str
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.detail}"
-
-
-def record_flags(nb, flags) -> None:
-    """Add ``flags`` (each a :class:`Flag`) to the notebook's metadata, each kind and detail once.
-
-    Every grading step records here and the batch summary, the report and the teacher read
-    :func:`read_flags`: one route, so nothing is listed twice.
-    """
-    stored = nb.metadata.setdefault(GRADER_METADATA, {}).setdefault("flags", [])
-    for flag in flags:
-        entry = [str(flag.kind), str(flag.detail)]
-        if entry not in stored:
-            stored.append(entry)
-
-
-def read_flags(nb) -> list[Flag]:
-    """The flags grading recorded in a notebook (see :func:`record_flags`)."""
-    stored = nb.metadata.get(GRADER_METADATA, {}).get("flags", [])
-    return [Flag(str(kind), str(detail)) for kind, detail in stored]
 
 
 @dataclass
@@ -86,6 +32,7 @@ class SubmissionResult:
     reason : str
         One line; empty when graded cleanly.
     flags : list of Flag
+        What grading flagged (:mod:`attention_grader.flags`).
     score, max_score : float or None
         The submission's score in the gradebook after this run, late penalty subtracted
         (:func:`~.late.final_score`, the number ``grades.csv`` has); None when unknown.
@@ -150,7 +97,8 @@ class BatchSummary:
         """A plain-text table, one line per submission, for the terminal.
 
         Student ids, reasons and flags are shown with control characters escaped
-        (:func:`~.safe_text.printable`): they hold names a student chose.
+        (:func:`~.safe_text.printable`): they hold names a student chose. Each kind of flag in
+        the table is explained once below it, in the registry's words (:mod:`~.flags`).
         """
         header = ("student", "status", "score", "reason / flags")
         rows = [header]
@@ -171,6 +119,9 @@ class BatchSummary:
             f"with {self.jobs} worker(s)"
         )
         lines.append(self.waiting_line())
+        kinds = describe(f for r in self.results for f in r.flags)
+        if kinds:
+            lines += ["Flags:"] + [f"  {line}" for line in kinds]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:

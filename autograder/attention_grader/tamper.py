@@ -4,7 +4,8 @@ Since the hidden tests run in the grader's process (:mod:`attention_grader.trust
 submission does in its kernel can change a check, so these flags change no score; they tell the
 teacher where to look. One nbgrader preprocessor, :class:`ScanSubmission`, runs first in the
 sanitise step (``attention_grader.pipeline.configure``) and records, with
-:func:`attention_grader.summary.record_flags`:
+:func:`attention_grader.flags.record_flags` (the kinds are the registry's tampering entries,
+:data:`TAMPER_KINDS`):
 
 1. **Structure** (:func:`test_cell_changes`): the submitted notebook's read-only and test cells
    compared with the gradebook. nbgrader's OverwriteCells restores them (and re-adds deleted
@@ -32,11 +33,28 @@ from nbformat.v4 import new_code_cell
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .kernel_tests import KERNEL_TEST
-from .kernel_tests import MEANING as KERNEL_TEST_MEANING
-from .needs_teacher import MEANING as NEEDS_TEACHER_MEANING
-from .needs_teacher import NEEDS_TEACHER
-from .summary import GRADER_METADATA, Flag, record_flags
+from .flags import (
+    BUILTINS,
+    DELETED_TEST_CELL,
+    EDITED_LOCKED_CELL,
+    EDITED_TEST_CELL,
+    EXIT,
+    FAKE_ANSWER,
+    FAKE_OUTPUT,
+    FORGED_CELL,
+    GRADER_METADATA,
+    GRADING_FILES,
+    INTROSPECTION,
+    KERNEL_HOOK,
+    MONKEYPATCH,
+    NETWORK,
+    SUBPROCESS,
+    SYS_MODULES,
+    TRACEBACK,
+    Flag,
+    record_flags,
+    tampering_kinds,
+)
 
 __all__ = [
     "TAMPER_KINDS",
@@ -48,32 +66,8 @@ __all__ = [
     "unmask_forged_cells",
 ]
 
-#: Flag kinds and what they mean, for the batch summary and the teacher's report.
-TAMPER_KINDS = {
-    "edited_test_cell": "edited a test cell (restored from the gradebook)",
-    "deleted_test_cell": "deleted a test cell (restored from the gradebook)",
-    "edited_locked_cell": "edited a read-only cell (restored from the gradebook)",
-    "forged_cell": "added a cell dressed as a graded or read-only cell (made a plain cell)",
-    "builtins": "redefined or shadowed builtins (assert, AssertionError, ...)",
-    "monkeypatch": "monkeypatched numpy or the check module",
-    "sys_modules": "tampered with sys.modules or the import system",
-    "fake_answer": "handed in an object that fakes equality instead of numbers",
-    "fake_output": "printed fake 'passed' text",
-    "exit": "called sys.exit / os._exit / killed the kernel",
-    "traceback": "disabled or hid tracebacks",
-    "kernel_hook": "hooked IPython or kernel internals",
-    "introspection": "used frames, gc or ctypes",
-    "grading_files": "referred to grading folders (source, gradebook, autograded, feedback, ...)",
-    "network": "opened network connections",
-    "subprocess": "started other programs",
-    "unreadable_answer": "answers the grader could not read as plain data (those tests scored 0)",
-    "timeout": "ran out of time (cell limit or notebook budget)",
-    "library_use": "used a finished implementation in an implement-it exercise (not in its kernel)",
-    "grading_budget": "grading it took longer than the per-submission budget (stopped there)",
-    "output_truncated": "printed more output than the grader stores",
-    NEEDS_TEACHER: NEEDS_TEACHER_MEANING,
-    KERNEL_TEST: KERNEL_TEST_MEANING,
-}
+#: id -> what it means, for every tampering kind (the registry's, :mod:`attention_grader.flags`).
+TAMPER_KINDS = tampering_kinds()
 
 
 # --------------------------------------------------------------------------- static scan
@@ -82,66 +76,70 @@ _P = re.compile
 _BUILTIN_NAMES = r"(AssertionError|Exception|BaseException|isinstance|len|abs|float|int|round|all"
 _BUILTIN_NAMES += r"|any|sum|max|min|bool|print|range|type|repr|str|hasattr|getattr|__import__)"
 _STATIC_RULES: list[tuple[str, re.Pattern, str]] = [
-    ("builtins", _P(r"\b__builtins__\b|\bimport\s+builtins\b|\bbuiltins\s*\."), "touches builtins"),
-    ("builtins", _P(rf"^\s*{_BUILTIN_NAMES}\s*=[^=]", re.M), "assigns to a builtin's name"),
-    ("builtins", _P(rf"^\s*(def|class)\s+{_BUILTIN_NAMES}\b", re.M), "redefines a builtin"),
     (
-        "monkeypatch",
+        BUILTINS.id,
+        _P(r"\b__builtins__\b|\bimport\s+builtins\b|\bbuiltins\s*\."),
+        "touches builtins",
+    ),
+    (BUILTINS.id, _P(rf"^\s*{_BUILTIN_NAMES}\s*=[^=]", re.M), "assigns to a builtin's name"),
+    (BUILTINS.id, _P(rf"^\s*(def|class)\s+{_BUILTIN_NAMES}\b", re.M), "redefines a builtin"),
+    (
+        MONKEYPATCH.id,
         _P(r"\b(np|numpy|checks|attention_lab|npt|testing)(\.\w+)+\s*=[^=]"),
         "assigns into numpy or the check module",
     ),
     (
-        "monkeypatch",
+        MONKEYPATCH.id,
         _P(r"\bsetattr\s*\(\s*(np|numpy|checks|attention_lab)\b"),
         "setattr on numpy/check module",
     ),
     (
-        "monkeypatch",
+        MONKEYPATCH.id,
         _P(r"\.\s*__(code|defaults|kwdefaults|globals|class|dict)__\s*=[^=]"),
         "rewrites a function's code or an object's class",
     ),
-    ("sys_modules", _P(r"\bsys\s*\.\s*(modules|meta_path|path_hooks)\b"), "uses sys.modules"),
-    ("sys_modules", _P(r"\bimportlib\b|\b__import__\b"), "uses the import machinery"),
+    (SYS_MODULES.id, _P(r"\bsys\s*\.\s*(modules|meta_path|path_hooks)\b"), "uses sys.modules"),
+    (SYS_MODULES.id, _P(r"\bimportlib\b|\b__import__\b"), "uses the import machinery"),
     (
-        "exit",
+        EXIT.id,
         _P(r"\bsys\s*\.\s*exit\b|\bos\s*\.\s*(_exit|abort|kill)\b|^\s*(exit|quit)\s*\(", re.M),
         "exits the kernel",
     ),
     (
-        "traceback",
+        TRACEBACK.id,
         _P(r"showtraceback|tracebacklimit|excepthook|%xmode|set_custom_exc|InteractiveTB"),
         "hides tracebacks",
     ),
     (
-        "fake_output",
+        FAKE_OUTPUT.id,
         _P(r"print\s*\(.*(pass|✓|✔|correct|success|all tests|well done)", re.I),
         "prints success text",
     ),
     (
-        "grading_files",
+        GRADING_FILES.id,
         _P(r"gradebook|autograded|feedback|exchange|\bsource/|submitted/|release/|\.\./|nbgrader"),
         "refers to grading folders",
     ),
     (
-        "fake_answer",
+        FAKE_ANSWER.id,
         _P(
             r"def\s+__(eq|ne|array|array_function|array_ufunc|array_wrap|bool|float)__|__array_priority__"
         ),
         "defines equality/array dunders",
     ),
     (
-        "kernel_hook",
+        KERNEL_HOOK.id,
         _P(r"get_ipython|\bIPython\b|events\s*\.\s*register|transformers|run_cell|\bkernel\b"),
         "hooks IPython/the kernel",
     ),
-    ("kernel_hook", _P(r"\bsys\s*\.\s*(settrace|setprofile|addaudithook)\b"), "installs a tracer"),
+    (KERNEL_HOOK.id, _P(r"\bsys\s*\.\s*(settrace|setprofile|addaudithook)\b"), "installs a tracer"),
     (
-        "introspection",
+        INTROSPECTION.id,
         _P(r"\bctypes\b|\bgc\s*\.|_getframe|\bf_back\b|\bf_locals\b|\bf_globals\b|currentframe"),
         "inspects frames or memory",
     ),
-    ("network", _P(r"\bsocket\b|urllib|requests\.|http\.client"), "opens network connections"),
-    ("subprocess", _P(r"\bsubprocess\b|os\s*\.\s*(system|popen|exec\w*|fork)\b"), "runs programs"),
+    (NETWORK.id, _P(r"\bsocket\b|urllib|requests\.|http\.client"), "opens network connections"),
+    (SUBPROCESS.id, _P(r"\bsubprocess\b|os\s*\.\s*(system|popen|exec\w*|fork)\b"), "runs programs"),
 ]
 
 
@@ -210,7 +208,7 @@ def shadowing_files(folder: str | Path) -> list[Flag]:
         origin = Path(spec.origin).resolve() if spec and spec.origin else None
         if spec is not None and (origin is None or here not in origin.parents):
             detail = f"handed-in {path.name} is named like the installed module '{name}'"
-            flags.append(Flag("sys_modules", detail))
+            flags.append(Flag(SYS_MODULES, detail))
     return flags
 
 
@@ -278,14 +276,14 @@ def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> 
         if cell is None:
             flags.append(
                 Flag(
-                    "deleted_test_cell" if src.is_test else "edited_locked_cell",
+                    DELETED_TEST_CELL if src.is_test else EDITED_LOCKED_CELL,
                     f"{src.name}: the {kind} cell is missing from the submission (restored)",
                 )
             )
         elif _norm(cell.source) != _norm(src.released):
             flags.append(
                 Flag(
-                    "edited_test_cell" if src.is_test else "edited_locked_cell",
+                    EDITED_TEST_CELL if src.is_test else EDITED_LOCKED_CELL,
                     f"{src.name}: the {kind} cell was edited (restored)",
                 )
             )
@@ -315,7 +313,7 @@ def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
             continue
         del cell.metadata["nbgrader"]
         why = "a repeat of" if grade_id in known else "unknown to the gradebook:"
-        flags.append(Flag("forged_cell", f"cell {index + 1} claimed to be {why} {grade_id!r}"))
+        flags.append(Flag(FORGED_CELL, f"cell {index + 1} claimed to be {why} {grade_id!r}"))
     return flags
 
 
@@ -330,11 +328,11 @@ class ScanSubmission(NbGraderPreprocessor):
         instructor = None
         if all(info.get(k) for k in ("db_url", "assignment", "notebook")):
             cells = _gradebook_cells(info["db_url"], info["assignment"], info["notebook"])
-            record_flags(nb, unmask_forged_cells(nb, {c.name for c in cells}))
-            record_flags(nb, test_cell_changes(nb, cells))
+            record_flags(unmask_forged_cells(nb, {c.name for c in cells}), notebook=nb)
+            record_flags(test_cell_changes(nb, cells), notebook=nb)
             instructor = {c.name for c in cells if c.locked or c.is_test} or None
-        record_flags(nb, scan_notebook(nb, instructor))
+        record_flags(scan_notebook(nb, instructor), notebook=nb)
         folder = (resources or {}).get("metadata", {}).get("path")
         if folder:
-            record_flags(nb, shadowing_files(folder))
+            record_flags(shadowing_files(folder), notebook=nb)
         return nb, resources

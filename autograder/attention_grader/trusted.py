@@ -32,7 +32,8 @@ import numpy as np
 from nbformat import NotebookNode
 
 from .answers import AnswerChannel, KernelGone, StudentCodeError, UnreadableAnswer
-from .library_use import library_use
+from .diagnosis import CellDiagnosis, diagnosis_of
+from .library_use import library_in_source
 from .needs_teacher import CannotGrade, student_output
 from .trusted_scope import (
     LibraryUnavailable,
@@ -42,7 +43,13 @@ from .trusted_scope import (
     teacher_exception,
 )
 
-__all__ = ["TrustedCells", "TrustedChecker", "answer_names", "library_use", "load_trusted_cells"]
+__all__ = [
+    "TrustedCells",
+    "TrustedChecker",
+    "answer_names",
+    "library_in_source",
+    "load_trusted_cells",
+]
 
 _MAX_TEXT = 20_000
 
@@ -238,6 +245,9 @@ class TrustedChecker:
         ``"grade_id: why"`` for tests whose answers could not be read.
     needs_teacher : dict of str to str
         grade_id -> why the test could not be graded as the teacher meant (a teacher grades it).
+    diagnoses : dict of str to CellDiagnosis
+        grade_id -> the misconception a failed test's check raised (its id as data, for the
+        graded cell's metadata: :mod:`attention_grader.diagnosis`).
     """
 
     def __init__(self, cells: TrustedCells, channel: AnswerChannel, import_dirs=()):
@@ -247,6 +257,7 @@ class TrustedChecker:
         self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
+        self.diagnoses: dict[str, CellDiagnosis] = {}
         self._sink: list[io.StringIO] = []
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
         channel.stdout_sink = self._replay
@@ -354,12 +365,14 @@ class TrustedChecker:
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
+        self.diagnoses.pop(grade_id, None)
         outputs = self._outputs(grade_id, source)
         causes = list(dict.fromkeys(styles + self.channel.uncarried))
         failed = any(o.output_type == "error" for o in outputs)
         if styles or (causes and failed):
             # No automatic points either way: the result says nothing about the student.
             self.needs_teacher[grade_id] = "; ".join(causes)
+            self.diagnoses.pop(grade_id, None)
             return [student_output()]
         return outputs
 
@@ -381,6 +394,9 @@ class TrustedChecker:
         except StudentCodeError as exc:  # the student's function raised, uncaught by the test
             return [_error(exc.ename, exc.message)]
         except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised
+            diagnosis = diagnosis_of(exc)
+            if diagnosis is not None:
+                self.diagnoses[grade_id] = diagnosis
             return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
         outputs = []
         if stdout:

@@ -6,7 +6,7 @@ config is the course's ``nbgrader_config.py`` (plus the command line's values, w
 by :mod:`attention_grader.cli`): nbgrader's ``Autograde`` converter reads every limit from it,
 exactly as ``nbgrader autograde`` does, and the worker adds nothing to the pipeline
 (:func:`attention_grader.pipeline.configure`). Everything the pipeline found is read back from
-the autograded notebook's flags (:func:`attention_grader.summary.read_flags`), the one route for
+the autograded notebook's flags (:func:`attention_grader.flags.read_flags`), the one route for
 flags.
 
 A worker process keeps only resources for its lifetime (:func:`init_worker`): its private copy
@@ -30,10 +30,11 @@ from traitlets.config import Config
 
 from .budget import WorkerWatch
 from .course import Course, quiet_autoflush_warning
+from .flags import EXIT, Flag, read_flags
+from .flags import GRADING_BUDGET as BUDGET_FLAG
 from .gradebook_sync import SubmissionRows, read_rows
 from .intake import visible_notebooks
 from .speedups import nbgrader_speedups
-from .summary import Flag, read_flags
 
 __all__ = [
     "GradeOptions",
@@ -280,7 +281,7 @@ def _outcome(job: GradingJob, student: str, conv, error) -> tuple[str, str, list
     if _kernel_died(conv.failure or error):
         # Only with a pipeline whose executor does not survive a dead kernel (plain
         # nbgrader's Execute): the gradebook keeps what it had, and the teacher should know.
-        flags.append(Flag("exit", "the kernel died: sys.exit / os._exit, a crash or out of memory"))
+        flags.append(Flag(EXIT, "the kernel died: sys.exit / os._exit, a crash or out of memory"))
     return "error", reason, flags
 
 
@@ -295,7 +296,7 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
         f"grading took longer than its budget (stopped after {seconds:.0f} s, outside the "
         "notebook's execution); the gradebook keeps what it had"
     )
-    return WorkerResult(student, "error", detail, [Flag("grading_budget", detail)])
+    return WorkerResult(student, "error", detail, [Flag(BUDGET_FLAG, detail)])
 
 
 def worker_budget(config) -> float:

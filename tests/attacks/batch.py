@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from attention_grader.flags import read_flags
 from attention_grader.implement_it import IMPLEMENT_IT_TAG
-from attention_grader.summary import read_flags
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).parent
