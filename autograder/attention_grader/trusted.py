@@ -249,6 +249,7 @@ class TrustedChecker:
         self.needs_teacher: dict[str, str] = {}
         self._sink: list[io.StringIO] = []
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
+        channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
         channel.stdout_sink = self._replay
 
     def is_test(self, grade_id: str | None) -> bool:
@@ -352,12 +353,14 @@ class TrustedChecker:
 
         source = self.cells.tests[grade_id]
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
+        del self.channel.untrusted[:]
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         outputs = self._outputs(grade_id, source)
-        causes = list(dict.fromkeys(styles + self.channel.uncarried))
+        untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
+        causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))
         failed = any(o.output_type == "error" for o in outputs)
-        if styles or (causes and failed):
+        if styles or untrusted or (causes and failed):
             # No automatic points either way: the result says nothing about the student.
             self.needs_teacher[grade_id] = "; ".join(causes)
             return [student_output()]
