@@ -76,6 +76,11 @@ def configure(c) -> None:
     # Check before release: generate_assignment (make release) grades the source's own solution
     # through this pipeline and refuses while a test cell loses points on it.
     c.GenerateAssignment.preprocessors = with_solution_check()
+    # ... and `nbgrader validate` of a source notebook (the Validate button too) runs the same
+    # check (nbgrader's Validator is not configurable: wrapped once, as validate_labels does).
+    from .validate_check import check_on_validate
+
+    check_on_validate()
     # A deleted test cell comes back and is graded, instead of silently missing.
     c.OverwriteCells.add_missing_cells = True
     # Submissions are made safe wherever they enter or leave (collect, autograde,
