@@ -220,7 +220,9 @@ def test_styles_the_grader_cannot_follow_are_named():
     spy = "real = factorial\nfactorial = lambda n: real(n)\nfactorial(3)\nfactorial = real"
     assert "rebinds `factorial`" in uncarried_styles(spy, student)[0]
     restore = "orig = squares\ndel squares\ntry:\n    pass\nfinally:\n    squares = orig"
-    assert "`squares`" in uncarried_styles(restore, student)[0]
+    assert uncarried_styles(restore, student) == []  # followed in the kernel (kernel_bindings)
+    inside = "def f():\n    global squares\n    squares = 1"
+    assert "`squares`" in uncarried_styles(inside, student)[0]
     patch = "from unittest import mock\nwith mock.patch('builtins.max'):\n    pass"
     assert "builtins.max" in uncarried_styles(patch, student)[0]
     assert "inspect" in uncarried_styles("import inspect\ninspect.getsource(total)", student)[0]

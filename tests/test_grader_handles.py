@@ -203,3 +203,43 @@ def test_a_pandas_object_says_pandas_is_not_carried():
     check = checker(ns, {"t": "assert table.equals(None)"}, answers=frozenset({"table"}))
     assert graded(check.run_test("t"), points=1.0) == 0.0
     assert "pandas objects are not carried" in check.needs_teacher["t"]
+
+
+SQUARES = (
+    "def squares(n):\n    return [i * i for i in range(1, n + 1)]\n"
+    "def sum_of_squares(n):\n    return sum(squares(n))\n"
+)
+DEL_RESTORE = (  # nbgrader's documentation's pattern
+    "assert sum_of_squares(3) == 14\n"
+    "orig_squares = squares\ndel squares\n"
+    "try:\n    sum_of_squares(1)\nexcept NameError:\n    pass\n"
+    'else:\n    raise AssertionError("sum_of_squares does not use squares")\n'
+    "finally:\n    squares = orig_squares\n"
+    "assert orig_squares(2) == [1, 4]"
+)
+
+
+def test_a_deleted_and_restored_student_name_is_deleted_and_restored_in_the_kernel():
+    ns = student(SQUARES)
+    check = checker(ns, {"t": DEL_RESTORE}, answers=frozenset({"squares", "sum_of_squares"}))
+    assert graded(check.run_test("t"), points=1.0) == 1.0 and check.needs_teacher == {}
+    assert ns["squares"](2) == [1, 4]  # restored in the kernel, as in plain nbgrader
+    closed = SQUARES.replace("sum(squares(n))", "n * (n + 1) * (2 * n + 1) // 6")
+    assert plain(closed, DEL_RESTORE) == 0.0
+    assert course(closed, DEL_RESTORE, answers=("squares", "sum_of_squares")) == (0.0, None)
+
+
+def test_a_student_name_rebound_to_another_of_their_functions_is_rebound_in_the_kernel():
+    source = "def f(x):\n    return g(x) + 1\ndef g(x):\n    return x\ndef h(x):\n    return 10 * x\n"
+    test = "real = g\ng = h\ntry:\n    assert f(2) == 21\nfinally:\n    g = real\nassert f(2) == 3"
+    assert course(source, test, answers=("f", "g", "h")) == (1.0, None) == (plain(source, test), None)
+
+
+def test_a_spy_of_the_tests_own_is_refused_with_its_cause():
+    source = "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\n"
+    test = (
+        "calls = []\nreal = fact\n\ndef spy(n):\n    calls.append(n)\n    return real(n)\n\n"
+        "fact = spy\ntry:\n    real(3)\nfinally:\n    fact = real\nassert calls == [2, 1]"
+    )
+    score, cause = course(source, test, answers=("fact",))
+    assert score == 0.0 and "rebinds `fact` to a function of its own (`spy`)" in cause

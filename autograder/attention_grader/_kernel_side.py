@@ -356,7 +356,10 @@ def _decode(value):
     if "handle" in value:
         return _USER_NS.get(_HANDLES, {})[value["handle"]]  # noqa: F821
     if "global" in value:  # a student's own function, passed back by its name
-        return _USER_NS[value["global"]]  # noqa: F821
+        name = value["global"]
+        if name in _USER_NS:  # noqa: F821
+            return _USER_NS[name]  # noqa: F821
+        return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
     more = _decode_more(value)
     if more is not None:
         return more
@@ -380,7 +383,7 @@ def _describe(name):
     if isinstance(value, type):
         return {"value": _handle_of(value)}  # a class: a stand-in class in the grader
     if callable(value) and not isinstance(value, types.ModuleType):
-        return {"value": {"callable": name}}  # called back by this name
+        return {"value": {"callable": name, "handle": _keep(value)}}  # called as this object
     if isinstance(value, types.GeneratorType):
         return {"value": _handle_of(value)}  # its state is the kernel's: next() is a request
     return {"value": _encode(value, [_MAX_ITEMS])}
@@ -455,6 +458,22 @@ def _is_atom(value):
 
 
 _SAVED = "__attention_grader_saved__"
+_UNBOUND = "__attention_grader_unbound__"
+
+
+def _bind(name, value):
+    """The test bound a name of the student's: bind it here too (kernel_bindings.py)."""
+    _USER_NS[str(name)] = _decode(value)  # noqa: F821
+    return {"value": None}
+
+
+def _unbind(name):
+    """The test deleted a name of the student's: delete it here too, kept aside for its calls."""
+    name = str(name)
+    if name not in _USER_NS:  # noqa: F821
+        return {"raised": "NameError", "message": f"name '{name}' is not defined"}
+    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)  # noqa: F821
+    return {"value": None}
 
 
 def _substitute(name, path, source):
@@ -492,6 +511,10 @@ def _answer():
         reply = _restore(request["name"])
     elif request["op"] == "handle":
         reply = _on_handle(request)
+    elif request["op"] == "bind":
+        reply = _bind(request["name"], request["value"])
+    elif request["op"] == "unbind":
+        reply = _unbind(request["name"])
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

@@ -238,6 +238,8 @@ def encode(value, depth: int = 0):
     if isinstance(value, StudentClass):
         return {"handle": value._ag_class_key}
     if isinstance(value, StudentFunction):
+        if value._key is not None:
+            return {"handle": value._key}
         return {"global": value.__name__}
     if isinstance(value, int | float):
         return value
@@ -340,7 +342,7 @@ class _Decoder:
         if "dict" in data and isinstance(data["dict"], list):
             self.hashed.admit(len(data["dict"]), "dict")
             return self.hashed.build_dict([self._pair(p, depth) for p in data["dict"]])
-        if "handle" in data or "class" in data:
+        if ("handle" in data or "class" in data) and "callable" not in data:
             return self._handle(data)
         if "callable" in data:
             name = str(data["callable"])[:80]
@@ -488,10 +490,14 @@ class StudentFunction:
     def __init__(self, name: str, channel: AnswerChannel, library_use: str | None = None):
         self.__name__ = name
         self._channel = channel
+        self._key: int | None = None  # its number in the kernel's table, when it has one
         self.attention_library_use = library_use
 
     def __call__(self, *args, **kwargs):
-        return self._channel.call(self.__name__, args, kwargs)
+        request = None
+        if self._key is not None:
+            request = {"op": "handle", "handle": self._key, "action": "call"}
+        return self._channel.call(self.__name__, args, kwargs, request)
 
     @contextlib.contextmanager
     def substituting(self, global_name: str, reference_path: str):
@@ -555,6 +561,14 @@ class AnswerChannel:
         #: The stand-ins of the kernel's objects and classes (one per object, one per class).
         self.handles = HandleTable(self)
 
+    def bind(self, name: str, value) -> None:
+        """The test bound a student's ``name``: bind it in the kernel too (kernel_bindings)."""
+        self.request({"op": "bind", "name": name, "value": self._encoded(value, f"`{name}`")})
+
+    def unbind(self, name: str) -> None:
+        """The test deleted a student's ``name``: delete it in the kernel too (kept aside)."""
+        self.request({"op": "unbind", "name": name})
+
     def touched(self, cause: str) -> None:
         """The test used a value that could not be carried: its result needs a teacher."""
         if cause not in self.untrusted:
@@ -615,6 +629,9 @@ class AnswerChannel:
             )
             if isinstance(values[name], UnsupportedAnswer):
                 values[name]._used()  # the test reads the name: it uses the placeholder
+            key = entry["value"].get("handle") if isinstance(entry["value"], dict) else None
+            if isinstance(values[name], StudentFunction) and _is_count(key):
+                values[name]._key = key  # called as the object it was, whatever the name holds
         return values
 
     def handle_op(self, handle: int, action: str, *, args=(), kwargs=None, **fields):

@@ -377,8 +377,9 @@ class HandleTable:
         """A test failing on an object that is not of the student's own classes needs a teacher."""
         if module.split(".")[0] == "pandas":
             cause = (
-                f"the answer is a pandas {name}: pandas objects are not carried out of the "
-                "student's kernel (pandas is not installed with the grader); a teacher grades it"
+                f"cannot grade: the answer is a pandas {name}, and pandas objects are not carried "
+                "out of the student's kernel (the grader follows only what the test reads of it: "
+                "attributes, calls, items); a teacher grades the cell"
             )
         elif module not in ("__main__", "builtins") or self.teacher_class(name):
             cause = (

@@ -297,10 +297,13 @@ class TrustedChecker:
 
         Returns ``(stdout, last expression value)``; raises what the code raised.
         """
-        tree = ast.parse(_python(source))
+        from .kernel_bindings import BIND, UNBIND, bind_in_kernel
+
+        tree = bind_in_kernel(ast.parse(_python(source)), set(self.cells.answers))
         answers = self._answers(self._needed(source))
         scope = dict(self.namespace)
         scope.update(answers)
+        scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
         own_builtins = private_builtins()
         scope["__builtins__"] = own_builtins.__dict__
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
@@ -321,7 +324,7 @@ class TrustedChecker:
                     "kernel does not see"
                 )
             for key, val in scope.items():  # what the teacher's code defined stays
-                if key == "__builtins__":
+                if key in ("__builtins__", BIND, UNBIND):
                     continue
                 if key not in answers or answers[key] is not val:
                     self.namespace[key] = val
