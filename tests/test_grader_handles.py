@@ -230,9 +230,13 @@ def test_a_deleted_and_restored_student_name_is_deleted_and_restored_in_the_kern
 
 
 def test_a_student_name_rebound_to_another_of_their_functions_is_rebound_in_the_kernel():
-    source = "def f(x):\n    return g(x) + 1\ndef g(x):\n    return x\ndef h(x):\n    return 10 * x\n"
+    source = (
+        "def f(x):\n    return g(x) + 1\ndef g(x):\n    return x\ndef h(x):\n    return 10 * x\n"
+    )
     test = "real = g\ng = h\ntry:\n    assert f(2) == 21\nfinally:\n    g = real\nassert f(2) == 3"
-    assert course(source, test, answers=("f", "g", "h")) == (1.0, None) == (plain(source, test), None)
+    assert (
+        course(source, test, answers=("f", "g", "h")) == (1.0, None) == (plain(source, test), None)
+    )
 
 
 def test_a_spy_of_the_tests_own_is_refused_with_its_cause():

@@ -72,9 +72,7 @@ def _statements(body: list[ast.stmt]):
 
 
 def _own_functions(tree: ast.Module) -> set[str]:
-    return {
-        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
+    return {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def followed(tree: ast.Module, student: set[str]) -> set[int]:
