@@ -292,14 +292,18 @@ class TrustedChecker:
             raise _AnswersUnavailable(str(exc)) from None
         return found
 
-    def _run(self, source: str, label: str):
+    def _run(self, source: str, label: str, follow: bool = True):
         """Run ``source`` in the trusted namespace with the student's answers it reads.
 
+        ``follow``: a student's name the code deletes or rebinds is deleted or rebound in the
+        kernel too (tests; read-only cells run in the kernel themselves).
         Returns ``(stdout, last expression value)``; raises what the code raised.
         """
         from .kernel_bindings import BIND, UNBIND, bind_in_kernel
 
-        tree = bind_in_kernel(ast.parse(_python(source)), set(self.cells.answers))
+        tree = ast.parse(_python(source))
+        if follow:
+            tree = bind_in_kernel(tree, set(self.cells.answers))
         answers = self._answers(self._needed(source))
         scope = dict(self.namespace)
         scope.update(answers)
@@ -333,7 +337,7 @@ class TrustedChecker:
     def run_locked(self, grade_id: str) -> str | None:
         """Run a read-only cell's code here too; return why it failed, or None."""
         try:
-            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>")
+            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>", follow=False)
         except KernelGone:
             raise
         except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
