@@ -247,3 +247,11 @@ def test_a_spy_of_the_tests_own_is_refused_with_its_cause():
     )
     score, cause = course(source, test, answers=("fact",))
     assert score == 0.0 and "rebinds `fact` to a function of its own (`spy`)" in cause
+
+
+def test_a_module_the_test_imports_itself_is_the_tests_own_not_a_placeholder():
+    """The solution imports ``datetime`` (an answer name) and so does the test."""
+    ns = student("import datetime\ndef add_days(day, n):\n    return day + datetime.timedelta(n)\n")
+    test = "import datetime\nassert add_days(datetime.date(2024, 2, 28), 2) == datetime.date(2024, 3, 1)"
+    check = checker(ns, {"t": test}, answers=frozenset({"datetime", "add_days"}))
+    assert graded(check.run_test("t"), points=1.0) == 1.0 and check.needs_teacher == {}

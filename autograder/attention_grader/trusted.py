@@ -277,8 +277,12 @@ class TrustedChecker:
             }
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
-    def _answers(self, needed: list[str]) -> dict:
-        """The test's answers: libraries from the grader, the rest from the student's kernel."""
+    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
+        """The test's answers: libraries from the grader, the rest from the student's kernel.
+
+        ``read``: the names the test reads before defining them itself (a placeholder arriving
+        for one of those is used by the test; one it imports itself is replaced).
+        """
         libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
         found = {}
         for name, path in libraries.items():
@@ -287,7 +291,7 @@ class TrustedChecker:
             except LibraryUnavailable as exc:
                 raise CannotGrade(f"{exc} (the notebook imports it as `{name}`)") from None
         try:
-            found.update(self.channel.get([n for n in needed if n not in libraries]))
+            found.update(self.channel.get([n for n in needed if n not in libraries], read))
         except (UnreadableAnswer, StudentCodeError) as exc:
             raise _AnswersUnavailable(str(exc)) from None
         return found
@@ -304,7 +308,7 @@ class TrustedChecker:
         tree = ast.parse(_python(source))
         if follow:
             tree = bind_in_kernel(tree, set(self.cells.answers))
-        answers = self._answers(self._needed(source))
+        answers = self._answers(self._needed(source), set(answer_names(source)))
         scope = dict(self.namespace)
         scope.update(answers)
         scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
