@@ -21,6 +21,7 @@ from attention_grader.answers import (
     decode,
     encode,
 )
+from attention_grader.needs_teacher import CannotGrade
 from attention_grader.object_handles import ObjectHandle
 from nbformat import NotebookNode
 
@@ -88,8 +89,12 @@ def test_objects_that_fake_equality_arrive_as_plain_values_or_placeholders():
         "f": np,
     }
     got = AnswerChannel(kernel(ns)).get(sorted(ns))
-    # An object stays in the kernel: a handle whose == is identity (its __eq__ never runs here).
-    assert isinstance(got["a"], ObjectHandle) and got["a"] != 1 and got["a"] != "values"
+    # An object stays in the kernel: its __eq__ never decides a comparison with the grader's data
+    # (the cell needs a teacher instead), and never runs here.
+    assert isinstance(got["a"], ObjectHandle)
+    for value in (1, "values"):
+        with pytest.raises(CannotGrade, match="__eq__"):
+            got["a"] != value  # noqa: B015
     with pytest.raises((TypeError, ValueError)):
         np.asarray(got["a"], dtype=float)
     assert type(got["b"]) is np.ndarray and not (got["b"] == 1).any()

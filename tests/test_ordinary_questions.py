@@ -4,7 +4,8 @@ The questions (``tests/fixtures/ordinary/questions.py``) are written in the styl
 from nbgrader: objects of a class, a Counter, a matplotlib Axes, generators, complex numbers,
 dates and fractions, a function passed as an argument, printed output, in-place changes, a spy
 on a recursive function, nbgrader's ``del squares`` ... restore, a teacher's exception class,
-``builtins.max`` patched, ``inspect.getsource``. Four submissions (correct, wrong, partly right, half right)
+``builtins.max`` patched, ``inspect.getsource``, ``type(obj)`` and operators on a student's objects,
+a student's exception class, a text array the grader does not carry. Four submissions (correct, wrong, partly right, half right)
 are graded by plain nbgrader (default config, tests in the student's kernel) and by the course's
 pipeline (``configure(c)``, tests in the grader). A cell may score differently only if the
 release check refuses it, naming the cell and the cause, and then the grade is flagged for a
@@ -33,9 +34,9 @@ DRIVER = FIXTURES / "assignments" / "nbgrader_driver.py"
 REFUSED = {
     "test_apply_twice": "function",
     "test_factorial": "factorial",
-    "test_sum_of_squares": "squares",
     "test_largest": "builtins.max",
     "test_total": "inspect",
+    "test_without_vowels": "could not be carried",
 }
 
 PLAIN_CONFIG = """c = get_config()

@@ -56,6 +56,8 @@ def _encode_more(value, budget, depth):
         items = list(value.items())
         return {"counter": [[_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
                             for k, v in items]}  # fmt: skip
+    if isinstance(value, types.GeneratorType) and value.gi_suspended and not _NO_HANDLES[0]:
+        return _handle_of(value)  # a started generator: its state is shared, it stays here
     if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
         items = []
         for item in value:
@@ -174,7 +176,7 @@ def _encode(value, budget, depth=0):
     if isinstance(value, np.ndarray):
         arr = np.array(value, copy=True, subok=False)
         if arr.dtype.kind not in "biuf":
-            return {"unsupported": f"array of {arr.dtype}"}
+            return {"unsupported": f"numpy array of {arr.dtype}"}
         budget[0] -= arr.size
         if budget[0] < 0:
             return {"unsupported": "too large"}
@@ -196,7 +198,42 @@ def _encode(value, budget, depth=0):
 
 
 _HANDLES = "__attention_grader_handles__"
+_HANDLE_IDS = "__attention_grader_handle_ids__"
 _NO_HANDLES = [False]  # while comparing arguments before and after a call
+#: Dunders whose presence on a class the grader's stand-in class mirrors (see object_handles.py).
+_SLOTS = ("__call__", "__len__", "__iter__", "__next__", "__getitem__", "__setitem__",
+          "__delitem__", "__contains__", "__float__", "__int__", "__index__")  # fmt: skip
+_CUSTOM = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__")
+
+
+def _keep(value):
+    """The number of ``value`` in the table of handles (the same object keeps its number)."""
+    table = _USER_NS.setdefault(_HANDLES, {})  # noqa: F821
+    ids = _USER_NS.setdefault(_HANDLE_IDS, {})  # noqa: F821
+    key = ids.get(id(value))
+    if key is not None and table.get(key) is value:
+        return key
+    key = len(table) + 1
+    table[key] = value
+    ids[id(value)] = key
+    return key
+
+
+def _class_info(cls):
+    """What the grader needs to stand in for objects of ``cls``: its name and its dunders."""
+    mro = [k for k in getattr(cls, "__mro__", ()) if k is not object]
+    caps = [name for name in _SLOTS if any(callable(vars(k).get(name)) for k in mro)]
+    caps += [name for name in _CUSTOM if getattr(cls, name, None) is not getattr(object, name)]
+    hash_ = getattr(cls, "__hash__", None)
+    caps.append("unhashable" if hash_ is None else "" if hash_ is object.__hash__ else "__hash__")
+    error = isinstance(cls, type) and issubclass(cls, BaseException)
+    return {
+        "key": _keep(cls),
+        "name": str(getattr(cls, "__name__", "object")),
+        "module": str(getattr(cls, "__module__", "")),
+        "caps": [c for c in caps if c],
+        "error": [c.__name__ for c in cls.__mro__] if error else [],
+    }
 
 
 def _handle_of(value):
@@ -205,14 +242,89 @@ def _handle_of(value):
 
     if isinstance(value, types.ModuleType) or _NO_HANDLES[0]:
         return {"unsupported": f"{type(value).__name__} object"}
-    table = _USER_NS.setdefault(_HANDLES, {})  # noqa: F821
-    key = len(table) + 1
-    table[key] = value
-    return {"handle": key, "type": getattr(type(value), "__name__", "object")}
+    if isinstance(value, type):
+        return {"class": _class_info(value)}
+    return {"handle": _keep(value), "type": getattr(type(value), "__name__", "object"),
+            "class": _class_info(type(value))}  # fmt: skip
+
+
+_OPERATORS = (
+    "eq ne lt le gt ge add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift "
+    "iadd isub imul itruediv ifloordiv imod ipow imatmul iand ior ixor ilshift irshift "
+    "neg pos abs invert contains"
+).split()
+
+
+def _operate(obj, request):
+    """``obj <op> other`` (or ``other <op> obj`` when reflected) for the grader's operators."""
+    import operator
+
+    name = str(request.get("operator"))
+    if name not in _OPERATORS:
+        raise ValueError(f"unknown operator {name!r}")
+    fn = getattr(operator, name)
+    if name in ("neg", "pos", "abs", "invert"):
+        return fn(obj)
+    other = _decode(request.get("other"))
+    return fn(other, obj) if request.get("reflected") else fn(obj, other)
+
+
+def _handle_action(obj, action, request):
+    """The value of one use of a handled object (raises what the student's code raised)."""
+    import copy
+    import operator
+
+    name = str(request.get("name", ""))
+    if action in ("attr", "setattr", "delattr") and name.startswith("__"):
+        raise AttributeError(name)
+    simple = {
+        "len": len, "bool": bool, "hash": hash, "repr": repr, "str": str, "dir": dir,
+        "copy": copy.copy, "deepcopy": copy.deepcopy, "next": next, "vars": vars,
+        "float": float, "int": int, "index": operator.index,
+    }  # fmt: skip
+    if action in simple:
+        return simple[action](obj)
+    if action == "attr":
+        return getattr(obj, name)
+    if action == "setattr":
+        return setattr(obj, name, _decode(request.get("value")))
+    if action == "delattr":
+        return delattr(obj, name)
+    if action == "iter":
+        result = []
+        for item in obj:
+            if len(result) >= _MAX_YIELDS:
+                return _Unsupported(f"iterable of more than {_MAX_YIELDS} items")
+            result.append(item)
+        return result
+    if action == "item":
+        return obj[_decode(request.get("key"))]
+    if action == "setitem":
+        obj[_decode(request.get("key"))] = _decode(request.get("value"))
+        return None
+    if action == "delitem":
+        del obj[_decode(request.get("key"))]
+        return None
+    if action == "format":
+        return format(obj, str(request.get("spec", "")))
+    if action == "operator":
+        return _operate(obj, request)
+    if action == "isinstance":
+        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
+        return isinstance(obj, cls) if isinstance(cls, type) else False
+    if action == "issubclass":
+        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
+        return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
+    raise ValueError(f"unknown action {action!r}")
+
+
+class _Unsupported:
+    def __init__(self, what):
+        self.what = what
 
 
 def _on_handle(request):
-    """One use of a handled object: read an attribute, call it, len, iterate, index, bool."""
+    """One use of a handled object: attributes, calls, operators, len, iteration, items, ..."""
     obj = _USER_NS.get(_HANDLES, {}).get(request.get("handle"))  # noqa: F821
     action = request.get("action")
     if obj is None:
@@ -220,31 +332,13 @@ def _on_handle(request):
     if action == "call":
         return _invoke(obj, request.get("args", []), request.get("kwargs", {}))
     try:
-        if action == "attr":
-            name = str(request.get("name", ""))
-            if name.startswith("_"):
-                raise AttributeError(name)
-            result = getattr(obj, name)
-        elif action == "len":
-            result = len(obj)
-        elif action == "iter":
-            result = []
-            for item in obj:
-                if len(result) >= _MAX_YIELDS:
-                    return {"value": {"unsupported": f"iterable of more than {_MAX_YIELDS} items"}}
-                result.append(item)
-        elif action == "item":
-            result = obj[_decode(request.get("key"))]
-        elif action == "bool":
-            result = bool(obj)
-        elif action == "isinstance":
-            result = isinstance(obj, _USER_NS.get(str(request.get("name"))))  # noqa: F821
-        else:
-            raise ValueError(f"unknown action {action!r}")
+        result = _handle_action(obj, action, request)
     except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
         if isinstance(exc, KeyboardInterrupt):
             raise
         return _raised(exc)
+    if isinstance(result, _Unsupported):
+        return {"value": {"unsupported": result.what}}
     return {"value": _encode(result, [_MAX_ITEMS])}
 
 
@@ -261,6 +355,11 @@ def _decode(value):
         return np.dtype(value["dtype"]).type(value["scalar"])
     if "handle" in value:
         return _USER_NS.get(_HANDLES, {})[value["handle"]]  # noqa: F821
+    if "global" in value:  # a student's own function, passed back by its name
+        name = value["global"]
+        if name in _USER_NS:  # noqa: F821
+            return _USER_NS[name]  # noqa: F821
+        return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
     more = _decode_more(value)
     if more is not None:
         return more
@@ -281,8 +380,12 @@ def _describe(name):
     if name not in _USER_NS:  # noqa: F821 -- given by the grader
         return {"missing": True}
     value = _USER_NS[name]  # noqa: F821
+    if isinstance(value, type):
+        return {"value": _handle_of(value)}  # a class: a stand-in class in the grader
     if callable(value) and not isinstance(value, types.ModuleType):
-        return {"value": {"callable": name}}  # called back by this name (a class too)
+        return {"value": {"callable": name, "handle": _keep(value)}}  # called as this object
+    if isinstance(value, types.GeneratorType):
+        return {"value": _handle_of(value)}  # its state is the kernel's: next() is a request
     return {"value": _encode(value, [_MAX_ITEMS])}
 
 
@@ -339,6 +442,9 @@ def _invoke(fn, args, kwargs):
         reply = _raised(exc)
     else:
         reply = {"value": _encode(result, [_MAX_ITEMS])}
+        same = [i for i, v in enumerate(values) if v is result and not _is_atom(v)]
+        if same:  # `result is xs`: the grader gives the test its own argument back
+            reply["same_as"] = same[0]
     # In-place changes to the grader's arguments go back to it (the test may look at them).
     after = [_snapshot(v) for v in values]
     changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
@@ -347,7 +453,27 @@ def _invoke(fn, args, kwargs):
     return reply
 
 
+def _is_atom(value):
+    return value is None or isinstance(value, bool | int | float | str | complex)
+
+
 _SAVED = "__attention_grader_saved__"
+_UNBOUND = "__attention_grader_unbound__"
+
+
+def _bind(name, value):
+    """The test bound a name of the student's: bind it here too (kernel_bindings.py)."""
+    _USER_NS[str(name)] = _decode(value)  # noqa: F821
+    return {"value": None}
+
+
+def _unbind(name):
+    """The test deleted a name of the student's: delete it here too, kept aside for its calls."""
+    name = str(name)
+    if name not in _USER_NS:  # noqa: F821
+        return {"raised": "NameError", "message": f"name '{name}' is not defined"}
+    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)  # noqa: F821
+    return {"value": None}
 
 
 def _substitute(name, path, source):
@@ -385,6 +511,10 @@ def _answer():
         reply = _restore(request["name"])
     elif request["op"] == "handle":
         reply = _on_handle(request)
+    elif request["op"] == "bind":
+        reply = _bind(request["name"], request["value"])
+    elif request["op"] == "unbind":
+        reply = _unbind(request["name"])
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

@@ -25,7 +25,7 @@ import numpy as np
 from .answer_sets import HashBudget, small_object
 from .answer_types import decode_more, encode_more
 from .needs_teacher import CannotGrade
-from .object_handles import ObjectHandle
+from .object_handles import HandleTable, ObjectHandle, StudentClass
 
 __all__ = [
     "MIME",
@@ -91,7 +91,7 @@ class StudentCodeError(Exception):
     catch a particular error keep working.
     """
 
-    def __init__(self, ename: str, message: str):
+    def __init__(self, ename: str, message: str = ""):
         self.ename = ename
         self.message = message
         super().__init__(f"{ename}: {message}" if message else ename)
@@ -100,7 +100,7 @@ class StudentCodeError(Exception):
 _BUILTIN_ERRORS = (
     ArithmeticError, AssertionError, AttributeError, FloatingPointError, IndexError, KeyError,
     LookupError, MemoryError, NameError, NotImplementedError, OverflowError, RecursionError,
-    RuntimeError, TypeError, ValueError, ZeroDivisionError,
+    RuntimeError, StopIteration, TypeError, ValueError, ZeroDivisionError,
 )  # fmt: skip
 _ERROR_CLASSES = {
     e.__name__: type(e.__name__, (StudentCodeError, e), {"__module__": "student"})
@@ -131,6 +131,8 @@ def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCo
     names = [ename, *(str(b)[:80] for b in list(bases)[:20])]
     for name in names:
         teacher = classes(name) if classes else None
+        if isinstance(teacher, type) and issubclass(teacher, StudentCodeError):
+            return teacher(ename, message)  # a student's own exception class, as the test saw it
         if teacher is not None:
             made = _teacher_error(ename, message, teacher)
             if made is not None:
@@ -150,13 +152,69 @@ def _teacher_error(ename: str, message: str, teacher: type) -> StudentCodeError 
 
 
 class UnsupportedAnswer:
-    """Stands in for an answer that is not plain data (a module, a class, an object array...)."""
+    """Stands in for an answer that is not plain data (a module, a text array, too large...).
 
-    def __init__(self, what: str):
-        self.what = str(what)[:80]
+    Every use of it (an attribute, ``==``, ``len``, ``bool``, ``repr``, numpy reading it, ...)
+    calls ``touch(what)``: a test that used a placeholder says nothing about the student,
+    whether it failed or passed (``x != expected`` holds for any placeholder), so the cell needs
+    a teacher (:meth:`AnswerChannel.touched`).
+    """
+
+    __slots__ = ("what", "_touch")
+
+    def __init__(self, what: str, touch: Callable[[str], None] | None = None):
+        object.__setattr__(self, "what", str(what)[:80])
+        object.__setattr__(self, "_touch", touch)
+
+    def _used(self) -> None:
+        touch = object.__getattribute__(self, "_touch")
+        if touch is not None:
+            touch(object.__getattribute__(self, "what"))
+
+    def __getattribute__(self, name: str):
+        if name not in ("what", "_touch", "_used", "__class__"):
+            object.__getattribute__(self, "_used")()
+        return object.__getattribute__(self, name)
 
     def __repr__(self) -> str:
+        self._used()
         return f"<{self.what}: not numbers, text or a list>"
+
+    def __eq__(self, other):
+        self._used()
+        return NotImplemented
+
+    def __ne__(self, other):
+        self._used()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        self._used()
+        return object.__hash__(self)
+
+    def __bool__(self) -> bool:
+        self._used()
+        return True
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+
+def _placeholder_use(name: str):
+    def method(self, *args, **kwargs):
+        self._used()
+        raise TypeError(f"{self.what} could not be carried out of the student's kernel")
+
+    method.__name__ = name
+    return method
+
+
+for _name in (
+    "__len__ __iter__ __contains__ __getitem__ __call__ __lt__ __le__ __gt__ __ge__ __add__ "
+    "__radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __float__ __int__ "
+    "__index__ __neg__ __abs__ __array__"
+).split():
+    setattr(UnsupportedAnswer, _name, _placeholder_use(_name))
 
 
 # --------------------------------------------------------------------------- grader -> kernel
@@ -176,7 +234,13 @@ def encode(value, depth: int = 0):
     if more is not None:
         return more
     if isinstance(value, ObjectHandle):
-        return {"handle": value._key}
+        return {"handle": value._ag_key}
+    if isinstance(value, StudentClass):
+        return {"handle": value._ag_class_key}
+    if isinstance(value, StudentFunction):
+        if value._key is not None:
+            return {"handle": value._key}
+        return {"global": value.__name__}
     if isinstance(value, int | float):
         return value
     if isinstance(value, list | tuple | set | frozenset):
@@ -224,15 +288,21 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
         raise UnreadableAnswer("an array holds something that is not a number")
 
 
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 class _Decoder:
     def __init__(
         self,
         limits: AnswerLimits,
         function: Callable[[str], object] | None,
         notes=None,
-        handle: Callable[[int, str], object] | None = None,
+        handle: Callable[[int | None, dict], object] | None = None,
         hashed: HashBudget | None = None,
+        touch: Callable[[str], None] | None = None,
     ):
+        self.touch = touch
         self.limits = limits
         self.function = function
         self.handle = handle
@@ -272,24 +342,33 @@ class _Decoder:
         if "dict" in data and isinstance(data["dict"], list):
             self.hashed.admit(len(data["dict"]), "dict")
             return self.hashed.build_dict([self._pair(p, depth) for p in data["dict"]])
-        if "handle" in data:
-            key, type_name = data["handle"], str(data.get("type", "object"))[:80]
-            if not isinstance(key, int) or isinstance(key, bool):
-                raise UnreadableAnswer("a handle that is not a number")
-            if self.handle is not None:
-                return self.handle(key, type_name)
-            self.unsupported.append(f"a {type_name} object")
-            return UnsupportedAnswer(f"a {type_name} object")
+        if ("handle" in data or "class" in data) and "callable" not in data:
+            return self._handle(data)
         if "callable" in data:
             name = str(data["callable"])[:80]
             if depth == 0 and self.function is not None:
                 return self.function(name)
-            self.unsupported.append(f"a function ({name}) inside a container")
-            return UnsupportedAnswer(f"a function ({name}) inside a container")
+            return self._placeholder(f"a function ({name}) inside a container")
         if "unsupported" in data:
-            self.unsupported.append(f"a {str(data['unsupported'])[:80]}")
-            return UnsupportedAnswer(f"a {data['unsupported']}")
+            return self._placeholder(f"a {str(data['unsupported'])[:80]}")
         raise UnreadableAnswer("unknown value encoding")
+
+    def _placeholder(self, what: str) -> UnsupportedAnswer:
+        self.unsupported.append(what)
+        return UnsupportedAnswer(what, self.touch)
+
+    def _handle(self, data: dict):
+        """An object (``{"handle": n, "class": info}``) or a class (``{"class": info}``)."""
+        info = data.get("class")
+        key = data.get("handle")
+        if not isinstance(info, dict) or key is not None and not _is_count(key):
+            raise UnreadableAnswer("a handle that is not a number")
+        name = str(info.get("name", "object"))[:80] or "object"
+        if not _is_count(info.get("key")) or not isinstance(info.get("caps"), list):
+            raise UnreadableAnswer("a class without its number")
+        if self.handle is None:
+            return self._placeholder(f"a {name} {'class' if key is None else 'object'}")
+        return self.handle(key, info)
 
     def _more(self, data: dict, depth: int):
         try:
@@ -332,6 +411,7 @@ def decode(
     notes=None,
     handle=None,
     hashed=None,
+    touch=None,
 ):
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
@@ -339,10 +419,11 @@ def decode(
     only as a placeholder (:class:`UnsupportedAnswer`) is appended to the list ``unsupported``,
     and what was carried only in part (a figure snapshot) to ``notes``. ``handle(key, type)``
     makes the stand-in for an object that stays in the kernel (an ObjectHandle). ``hashed``
-    (:func:`hash_budget`) is shared by the values of one reply.
+    (:func:`hash_budget`) is shared by the values of one reply. ``touch(what)`` is called
+    when a placeholder is used.
     """
     limits = limits or AnswerLimits()
-    decoder = _Decoder(limits, function, notes, handle, hashed)
+    decoder = _Decoder(limits, function, notes, handle, hashed, touch)
     value = decoder(data)
     if unsupported is not None:
         unsupported += decoder.unsupported
@@ -409,10 +490,14 @@ class StudentFunction:
     def __init__(self, name: str, channel: AnswerChannel, library_use: str | None = None):
         self.__name__ = name
         self._channel = channel
+        self._key: int | None = None  # its number in the kernel's table, when it has one
         self.attention_library_use = library_use
 
     def __call__(self, *args, **kwargs):
-        return self._channel.call(self.__name__, args, kwargs)
+        request = None
+        if self._key is not None:
+            request = {"op": "handle", "handle": self._key, "action": "call"}
+        return self._channel.call(self.__name__, args, kwargs, request)
 
     @contextlib.contextmanager
     def substituting(self, global_name: str, reference_path: str):
@@ -429,12 +514,6 @@ class StudentFunction:
         finally:
             with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
                 self._channel.request({"op": "restore", "name": global_name})
-
-    def __instancecheck__(self, obj) -> bool:
-        """``isinstance(s, Stack)`` for a student's class: asked of the kernel, for its objects."""
-        if not isinstance(obj, ObjectHandle):
-            return False
-        return obj._op("isinstance", name=self.__name__) is True
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
@@ -477,10 +556,31 @@ class AnswerChannel:
         #: ``f(text)``: what the student's function printed during a call, for the test.
         self.stdout_sink: Callable[[str], None] | None = None
         self.handle_ops = 0  # uses of objects in the kernel during the current test
+        #: Why the current test's result says nothing, pass or fail (it used a placeholder).
+        self.untrusted: list[str] = []
+        #: The stand-ins of the kernel's objects and classes (one per object, one per class).
+        self.handles = HandleTable(self)
+
+    def bind(self, name: str, value) -> None:
+        """The test bound a student's ``name``: bind it in the kernel too (kernel_bindings)."""
+        self.request({"op": "bind", "name": name, "value": self._encoded(value, f"`{name}`")})
+
+    def unbind(self, name: str) -> None:
+        """The test deleted a student's ``name``: delete it in the kernel too (kept aside)."""
+        self.request({"op": "unbind", "name": name})
+
+    def touched(self, cause: str) -> None:
+        """The test used a value that could not be carried: its result needs a teacher."""
+        if cause not in self.untrusted:
+            self.untrusted.append(cause)
+
+    def _classes(self, name: str) -> type | None:
+        teacher = self.exception_class(name) if self.exception_class else None
+        return teacher or self.handles.exceptions.get(name)
 
     def _raised(self, reply: dict) -> StudentCodeError:
         bases = reply.get("bases") if isinstance(reply.get("bases"), list) else ()
-        return student_error(reply["raised"], reply.get("message", ""), bases, self.exception_class)
+        return student_error(reply["raised"], reply.get("message", ""), bases, self._classes)
 
     def request(self, request: dict) -> dict:
         """Send one request; raise what the student's code raised, return the reply."""
@@ -501,8 +601,11 @@ class AnswerChannel:
     def _function(self, name: str) -> StudentFunction:
         return StudentFunction(name, self, self._library_use(name))
 
-    def get(self, names: list[str]) -> dict:
-        """``{name: value}`` for the names the kernel defines (others are left out)."""
+    def get(self, names: list[str], read: set[str] | None = None) -> dict:
+        """``{name: value}`` for the names the kernel defines (others are left out).
+
+        A placeholder for a name in ``read`` (default: all) counts as used at once.
+        """
         if not names:
             return {}
         reply = self._request({"op": "get", "names": list(names)})
@@ -513,25 +616,26 @@ class AnswerChannel:
                 continue
             # A function is called back by the name it was asked for (``softmax = print``).
             function = lambda _own_name, name=name: self._function(name)  # noqa: E731
-            unsupported: list[str] = []
+            touch = lambda what, name=name: self.touched(  # noqa: E731
+                f"the test used `{name}`, {what} that could not be carried out of the "
+                "student's kernel"
+            )
             values[name] = decode(
                 entry["value"],
                 self.limits,
                 function,
-                unsupported,
+                None,
                 self.uncarried,
-                self._handle,
+                self.handles.stand_in,
                 hashed,
+                touch,
             )
-            self.uncarried += [
-                f"`{name}` is {what}: the test needs the student's object, which stays in "
-                "their kernel"
-                for what in unsupported
-            ]
+            if isinstance(values[name], UnsupportedAnswer) and (read is None or name in read):
+                values[name]._used()  # the test reads the name: it uses the placeholder
+            key = entry["value"].get("handle") if isinstance(entry["value"], dict) else None
+            if isinstance(values[name], StudentFunction) and _is_count(key):
+                values[name]._key = key  # called as the object it was, whatever the name holds
         return values
-
-    def _handle(self, key: int, type_name: str) -> ObjectHandle:
-        return ObjectHandle(self, key, type_name)
 
     def handle_op(self, handle: int, action: str, *, args=(), kwargs=None, **fields):
         """One use of an object in the kernel (see :mod:`~attention_grader.object_handles`).
@@ -546,8 +650,9 @@ class AnswerChannel:
                 self.uncarried.append(cause)
             raise CannotGrade(cause)
         request = {"op": "handle", "handle": handle, "action": action, **fields}
-        if "key" in fields:
-            request["key"] = self._encoded(fields["key"], f"an index of a {action}")
+        for field in ("key", "value", "other"):
+            if field in fields:
+                request[field] = self._encoded(fields[field], f"a {action} of a student's object")
         label = f"{fields.get('name') or 'an object'}"
         return self.call(label, tuple(args), kwargs or {}, request)
 
@@ -582,13 +687,18 @@ class AnswerChannel:
             raise self._raised(reply)
         if "value" not in reply:
             raise UnreadableAnswer(f"no result from {name}")
-        unsupported: list[str] = []
-        value = decode(reply["value"], self.limits, None, unsupported, self.uncarried, self._handle)
-        self.uncarried += [
-            f"`{name}` returned {what}: the test needs the student's object, which stays in "
-            "their kernel"
-            for what in unsupported
-        ]
+        same = reply.get("same_as")
+        if _is_count(same) and same < len(args):
+            return args[same]  # the function returned its argument itself (`result is xs`)
+        touch = lambda what: self.touched(  # noqa: E731
+            f"`{name}` returned {what}, which could not be carried out of the student's kernel"
+        )
+        value = decode(
+            reply["value"], self.limits, None, None, self.uncarried, self.handles.stand_in,
+            touch=touch,
+        )  # fmt: skip
+        if isinstance(value, UnsupportedAnswer):
+            value._used()  # the test receives it: it uses the placeholder
         return value
 
     def _replay(self, text) -> None:

@@ -128,6 +128,11 @@ def _release(c) -> None:
     # generate_assignment (make release) grades the source's own solution through this
     # pipeline and refuses while a test cell loses points on it.
     c.GenerateAssignment.preprocessors = with_solution_check()
+    # ... and `nbgrader validate` of a source notebook (the Validate button too) runs the same
+    # check (nbgrader's Validator is not configurable: wrapped once, as validate_labels does).
+    from .validate_check import check_on_validate
+
+    check_on_validate()
 
 
 def _feedback(c) -> None:

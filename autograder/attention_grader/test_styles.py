@@ -4,8 +4,9 @@ Trusted checking runs a test in the grader's process while the student's code st
 student's kernel (:mod:`attention_grader.trusted`). A few ordinary nbgrader test styles reach into
 that kernel in ways no answer request can carry, and would give a wrong grade without a word:
 
-* rebinding or deleting a name the student's code defines (a spy on a recursive function,
-  nbgrader's ``del squares`` ... restore): the student's code in the kernel still sees its own;
+* rebinding a name the student's code defines to a function of the test's own (a spy on a
+  recursive function), or inside a function of the test (plain rebinding and ``del squares``
+  ... restore are followed in the kernel: :mod:`attention_grader.kernel_bindings`);
 * patching a builtin (``builtins.max = ...``, ``mock.patch("builtins.max")``): the student's code
   in the kernel does not see the patch;
 * reading a student's function with ``inspect`` (its code never leaves the kernel).
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import re
+
+from .kernel_bindings import refused_rebinds
 
 __all__ = [
     "imported_libraries",
@@ -137,20 +140,6 @@ def _builtins_patches(tree: ast.Module) -> list[str]:
     return found
 
 
-def _rebound(tree: ast.Module, student: set[str]) -> tuple[list[str], list[str]]:
-    """Student names the test assigns to, and the ones it deletes (in order, once each)."""
-    rebound, deleted = [], []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in student:
-            if isinstance(node.ctx, ast.Store) and node.id not in rebound:
-                rebound.append(node.id)
-            elif isinstance(node.ctx, ast.Del) and node.id not in deleted:
-                deleted.append(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            rebound += [n for n in node.names if n in student and n not in rebound]
-    return rebound, deleted
-
-
 def _inspected(tree: ast.Module, student: set[str]) -> list[str]:
     found = []
     for node in ast.walk(tree):
@@ -179,19 +168,7 @@ def uncarried_styles(test_source: str, student: set[str]) -> list[str]:
     tree = _parse(test_source)
     if tree is None:
         return []
-    causes = []
-    rebound, deleted = _rebound(tree, student)
-    for name in rebound:
-        causes.append(
-            f"the test rebinds `{name}`, a name of the student's: their code in the kernel would "
-            f"still call its own `{name}`"
-        )
-    for name in deleted:
-        if name not in rebound:
-            causes.append(
-                f"the test deletes `{name}`, a name of the student's: their code in the kernel "
-                "would still see it"
-            )
+    causes = refused_rebinds(tree, student)  # the others are followed in the kernel
     for patch in dict.fromkeys(_builtins_patches(tree)):
         causes.append(
             f"the test patches {patch}, which the student's code in the kernel does not see"

@@ -260,6 +260,7 @@ class TrustedChecker:
         self.diagnoses: dict[str, CellDiagnosis] = {}
         self._sink: list[io.StringIO] = []
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
+        channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
         channel.stdout_sink = self._replay
 
     def is_test(self, grade_id: str | None) -> bool:
@@ -287,8 +288,12 @@ class TrustedChecker:
             }
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
-    def _answers(self, needed: list[str]) -> dict:
-        """The test's answers: libraries from the grader, the rest from the student's kernel."""
+    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
+        """The test's answers: libraries from the grader, the rest from the student's kernel.
+
+        ``read``: the names the test reads before defining them itself (a placeholder arriving
+        for one of those is used by the test; one it imports itself is replaced).
+        """
         libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
         found = {}
         for name, path in libraries.items():
@@ -297,20 +302,27 @@ class TrustedChecker:
             except LibraryUnavailable as exc:
                 raise CannotGrade(f"{exc} (the notebook imports it as `{name}`)") from None
         try:
-            found.update(self.channel.get([n for n in needed if n not in libraries]))
+            found.update(self.channel.get([n for n in needed if n not in libraries], read))
         except (UnreadableAnswer, StudentCodeError) as exc:
             raise _AnswersUnavailable(str(exc)) from None
         return found
 
-    def _run(self, source: str, label: str):
+    def _run(self, source: str, label: str, follow: bool = True):
         """Run ``source`` in the trusted namespace with the student's answers it reads.
 
+        ``follow``: a student's name the code deletes or rebinds is deleted or rebound in the
+        kernel too (tests; read-only cells run in the kernel themselves).
         Returns ``(stdout, last expression value)``; raises what the code raised.
         """
+        from .kernel_bindings import BIND, UNBIND, bind_in_kernel
+
         tree = ast.parse(_python(source))
-        answers = self._answers(self._needed(source))
+        if follow:
+            tree = bind_in_kernel(tree, set(self.cells.answers))
+        answers = self._answers(self._needed(source), set(answer_names(source)))
         scope = dict(self.namespace)
         scope.update(answers)
+        scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
         own_builtins = private_builtins()
         scope["__builtins__"] = own_builtins.__dict__
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
@@ -331,7 +343,7 @@ class TrustedChecker:
                     "kernel does not see"
                 )
             for key, val in scope.items():  # what the teacher's code defined stays
-                if key == "__builtins__":
+                if key in ("__builtins__", BIND, UNBIND):
                     continue
                 if key not in answers or answers[key] is not val:
                     self.namespace[key] = val
@@ -340,7 +352,7 @@ class TrustedChecker:
     def run_locked(self, grade_id: str) -> str | None:
         """Run a read-only cell's code here too; return why it failed, or None."""
         try:
-            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>")
+            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>", follow=False)
         except KernelGone:
             raise
         except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
@@ -363,13 +375,15 @@ class TrustedChecker:
 
         source = self.cells.tests[grade_id]
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
+        del self.channel.untrusted[:]
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         self.diagnoses.pop(grade_id, None)
         outputs = self._outputs(grade_id, source)
-        causes = list(dict.fromkeys(styles + self.channel.uncarried))
+        untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
+        causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))
         failed = any(o.output_type == "error" for o in outputs)
-        if styles or (causes and failed):
+        if styles or untrusted or (causes and failed):
             # No automatic points either way: the result says nothing about the student.
             self.needs_teacher[grade_id] = "; ".join(causes)
             self.diagnoses.pop(grade_id, None)
