@@ -162,6 +162,8 @@ def _run(args: argparse.Namespace, fresh_process: bool) -> int:
             print(
                 f'  {len(done.refused)} refused, kept in quarantine/refused/{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
             )
+        if done.recorded:
+            print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (every submission received or refused; make report shows them)")  # fmt: skip
         _print_flags(done.flags)
     elif args.step == "grade":
         options = GradeOptions(
