@@ -158,7 +158,7 @@ def _submissions(report: Report) -> str:
         for student, lines in report.submissions.items()
         for i, line in enumerate(lines)
     ]  # fmt: skip
-    header = ["student", "#", "received by the exchange", "due date", "content (SHA-256)", "status"]
+    header = ["student", "#", "received by the exchange", "late", "content (SHA-256)", "status"]
     html = html_table(header, rows)
     if report.refused:
         refused = [[r.owner, _when(r.received), r.reason] for r in report.refused]

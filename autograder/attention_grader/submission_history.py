@@ -65,6 +65,9 @@ FIELDS = (
 #: caps, :class:`~.intake_files.IntakeLimits`, are 50 MB and 200 entries).
 MAX_HASH_BYTES = 64 * 2**20
 MAX_HASH_ENTRIES = 500
+#: nbgrader's bookkeeping, new at every submit (the claimed time, a random secret): not the work,
+#: so the same notebooks handed in twice get the same hash.
+BOOKKEEPING = frozenset({"timestamp.txt", "submission_secret.txt"})
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def history_file(root: str | os.PathLike, assignment: str) -> Path:
 
 
 def content_digest(folder: Path) -> str:
-    """SHA-256 of the regular files under ``folder`` (relative names and bytes, sorted).
+    """SHA-256 of the regular files under ``folder`` (relative names and bytes, sorted), but
+    nbgrader's :data:`BOOKKEEPING` files at its top.
 
     Nothing is followed (links and special files count by name only); past
     :data:`MAX_HASH_ENTRIES` files or :data:`MAX_HASH_BYTES` bytes the digest covers what was
@@ -134,8 +138,13 @@ def content_digest(folder: Path) -> str:
             if seen > MAX_HASH_ENTRIES:
                 partial = True
                 break
+            if not rel and entry.name in BOOKKEEPING:
+                continue
             name = f"{rel}/{entry.name}"
-            st = entry.stat(follow_symlinks=False)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
             digest.update(os.fsencode(name) + b"\0")
             if stat.S_ISDIR(st.st_mode):
                 stack.append((Path(entry.path), name))
