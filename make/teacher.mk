@@ -55,7 +55,7 @@ gain: setup-grader ## Teachers: Learning gain PRE -> POST under reports/gain/ (H
 # A class's data: only an explicit, confirmed reset removes it, and only after archiving it.
 #   make reset-course CONFIRM=yes   archive the class's data to backups/, then remove it
 COURSE_DATA := submitted autograded feedback quarantine exchange reports release gradebook.db grades.csv \
-               grades-canvas.csv roster.csv
+               grades-canvas.csv roster.csv submission_history
 BACKUP_DIR  ?= backups
 CONFIRM     ?=
 # What a reset never touches; it says so.

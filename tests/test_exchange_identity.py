@@ -326,3 +326,73 @@ def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, acco
 
     with Gradebook(course.db_url, course.course_id) as gb:
         assert gb.find_submission(FIXTURE, alice).score == 3.0
+
+
+def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_path, accounts, capsys):  # fmt: skip
+    """Three submissions of alice over time, each collected: three rows dated by the exchange
+    (the first named 2099 by her), the newest graded; mallory's folder naming alice is a
+    refused row under mallory, in nobody's history; collecting again adds nothing."""
+    from attention_grader.exchange_identity import exchange_time
+    from attention_grader.report import write_report
+    from attention_grader.safe_text import html_text
+    from attention_grader.submission_history import read_history, student_submissions
+
+    course = _class(tmp_path, accounts)
+    alice, mallory = accounts["alice"], accounts["mallory"]
+    collect = ["--course", str(course.root), "collect", FIXTURE]
+    folders = [_forge(course, f"{alice}+{FIXTURE}+{FUTURE}+old", _uid(alice))]  # her own, "2099"
+    times = [exchange_time(folders[0])]
+    assert main(collect) == 0
+    for n in (1, 2):
+        _wait_past(folders[-1])
+        folders.append(_submit(course, tmp_path, alice, CORRECT, f"# alice-try-{n}", owner=alice))
+        times.append(exchange_time(folders[-1]))
+        assert main(collect) == 0
+    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    evil = "<img src=x onerror=alert(1)>"
+    _forge(course, f"{evil}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
+    assert main(collect) == 0
+    assert "2 new in submission_history" in capsys.readouterr().out  # the two refused folders
+    assert main(["--course", str(course.root), "grade", FIXTURE, "--jobs", "1", "--no-progress"]) == 0  # fmt: skip
+    assert main(collect) == 0  # seen again as they are: nothing new
+
+    rows = read_history(course.root, FIXTURE)
+    received = [r for r in rows if r.event == "received"]
+    assert [r.received for r in received] == times  # the exchange's times, not 2099
+    assert {r.student for r in received} == {alice} and {r.owner for r in received} == {alice}
+    assert len({r.sha256 for r in received}) == 3  # three different contents
+    assert len([r for r in rows if r.event == "collected"]) == 3  # each copied once
+    refused = [r for r in rows if r.event == "refused"]
+    assert len(refused) == 2 and {r.owner for r in refused} == {mallory}
+    assert all(r.student == "" for r in refused)
+    assert any(r.reason == f"folder owned by {mallory} names {alice}" for r in refused)
+
+    lines, refused_folders = student_submissions(course, FIXTURE)
+    assert list(lines) == [alice]  # mallory's forgery is in nobody's history
+    assert [line.status for line in lines[alice]] == ["earlier", "earlier", "graded"]
+    due = datetime.fromisoformat(DUE)
+    assert [line.late_seconds for line in lines[alice]] == [(t - due).total_seconds() for t in times]  # fmt: skip
+    assert len(refused_folders) == 2
+
+    page = write_report(course, FIXTURE)
+    text = page.read_text()
+    assert "<img src=x" not in text and html_text(evil) in text
+    section = text.split("<h2>Submissions")[1].split("<h2>")[0]
+    assert section.count("<td>graded</td>") == 1 and section.count("<td>earlier</td>") == 2
+    assert f"{times[2]:%Y-%m-%d %H:%M:%S} UTC" in section and "2099" not in section
+    assert (page.parent / "submissions.csv").read_text().count(alice) == 3
+
+
+def test_a_resubmission_collected_after_grading_waits_for_grading(tmp_path, accounts):
+    from attention_grader.submission_history import student_submissions
+
+    course = _class(tmp_path, accounts)
+    alice = accounts["alice"]
+    first = _submit(course, tmp_path, alice, CORRECT, "# one", owner=alice)
+    assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
+    assert main(["--course", str(course.root), "grade", FIXTURE, "--jobs", "1", "--no-progress"]) == 0  # fmt: skip
+    _wait_past(first)
+    _submit(course, tmp_path, alice, MISCONCEIVED, "# two", owner=alice)
+    assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
+    lines, _ = student_submissions(course, FIXTURE)
+    assert [line.status for line in lines[alice]] == ["earlier", "collected, not graded yet"]

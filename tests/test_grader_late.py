@@ -88,3 +88,32 @@ def test_a_late_submission_loses_its_share_in_the_gradebook_and_grades_csv(tmp_p
     (mine,) = [r for r in api.get_student_submissions("late") if r["name"] == FIXTURE]
     assert mine["score"] == 2.4  # subtracted once, not twice
     assert api.get_submission(FIXTURE, "late")["score"] == 2.4
+
+
+@pytest.mark.parametrize(
+    ("template", "script", "view"),
+    [("manage_submissions.tpl", "manage_submissions.js", "SubmissionUI"),
+     ("manage_students_assignments.tpl", "manage_students_assignments.js", "StudentSubmissionUI")],
+)  # fmt: skip
+def test_the_formgraders_two_lists_get_the_penalty_script(template, script, view):
+    """nbgrader's list pages, as its handlers render them, get the script that writes the
+    penalty beside the score, after the list's own script, for the row view that script
+    defines (tests/browser/test_formgrader_scores.py watches it draw in Chromium)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from attention_grader.formgrader_scores import with_penalty_script
+    from jinja2 import Environment, FileSystemLoader
+    from nbgrader.server_extensions.formgrader import handlers
+    from nbgrader.server_extensions.formgrader.base import BaseHandler
+
+    env = Environment(loader=FileSystemLoader([handlers.template_path]))
+    handler = SimpleNamespace(settings={"nbgrader_jinja2_env": env})
+    page = BaseHandler.render(handler, template, base_url="/b", assignment_id="a1",
+                              student_id="ana", course_dir="/c")  # fmt: skip
+    patched = with_penalty_script(page)
+    loaded = patched.index(f'/formgrader/static/js/{script}"></script>')
+    assert patched.index(f"(window.{view});") > loaded
+    source = (Path(handlers.static_path) / "js" / script).read_text()
+    assert f"var {view} = Backbone.View.extend" in source
+    assert with_penalty_script("<html><head></head></html>") == "<html><head></head></html>"

@@ -12,7 +12,15 @@ import re
 
 import nbformat
 import pytest
-from attention_grader.lesson_pages import CaptionAltText, Lesson, _title, build_pages, caption_text
+from attention_grader.lesson_pages import (
+    HIDDEN_FIGURE_CAPTION,
+    CaptionAltText,
+    Lesson,
+    _title,
+    build_pages,
+    caption_text,
+    figure_hidden,
+)
 from attention_grader.offline_html import PLACEHOLDER_ALT
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -152,3 +160,55 @@ def test_make_html_runs_lessons_without_the_kernels_tcp_warning(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "executed" in run.stdout and (tmp_path / "00_start_here.html").exists()
     assert "WARNING" not in run.stderr + run.stdout, run.stderr
+
+
+def _explorer_output(predict: bool):
+    """What a lesson's cell stores for a displayed explorer (prediction mode or not)."""
+    from attention_lab.widgets import QueryExplorer
+
+    explorer = QueryExplorer.tiffin(controls=("query", "beta", "predict"))
+    explorer.prediction_checkbox.value = predict
+    data = explorer._repr_mimebundle_()
+    explorer.close()
+    data.pop("application/vnd.jupyter.widget-view+json", None)
+    return new_output("display_data", data=data)
+
+
+def test_a_hidden_figures_caption_is_replaced_by_what_the_page_shows(tmp_path):
+    """Issue 29: under an explorer in prediction mode lesson 02's static page read a caption for
+    the live figure ("β = 1, not divided by √2 ...") that the page does not show."""
+    live_caption = (
+        "*Figure (static version): the explorer for the tiffin sentence, query (1, 1): weights "
+        "tiffin 0.610, bag 0.083.*\n\n<details><summary>Show answer</summary>\n\nAt β = 4 "
+        "nearly one-hot.\n\n</details>"
+    )
+    nb = new_notebook(
+        cells=[
+            new_code_cell("explorer", outputs=[_explorer_output(predict=True)]),
+            new_markdown_cell(live_caption),
+            new_code_cell("explorer", outputs=[_explorer_output(predict=False)]),
+            new_markdown_cell("*Figure: the explorer, weights tiffin 0.610.*"),
+        ]
+    )
+    assert [figure_hidden(c.outputs[0]) for c in nb.cells[::2]] == [True, False]
+    page = build_pages([Lesson("l", "L", nb)], tmp_path)[0].read_text()
+    soup = BeautifulSoup(page, "html.parser")
+    first, second = soup.select(".jp-MarkdownCell")
+    assert caption_text(HIDDEN_FIGURE_CAPTION).split(".")[0] in first.get_text(" ")
+    assert "0.610" not in first.get_text() and "Show answer" in first.get_text()  # kept
+    assert "weights tiffin 0.610" in second.get_text()  # a shown figure keeps its caption
+
+
+@pytest.mark.slow
+def test_no_static_page_captions_a_figure_it_does_not_show(pages):
+    hidden = 0
+    for name in LESSONS:
+        cells = pages[name].select(".jp-Cell")
+        for cell, below in zip(cells, cells[1:], strict=False):
+            explorer = cell.select_one(".attention-explorer")
+            if explorer is None or explorer.select_one(".attention-explorer-readout"):
+                continue
+            hidden += 1
+            caption = " ".join(below.get_text(" ").split())
+            assert caption.startswith("Figure: not shown on this page"), (name, caption[:200])
+    assert hidden >= 2  # lessons 02 and 03 ask for a prediction before the reveal

@@ -213,3 +213,33 @@ def test_every_formgrader_page_still_renders_its_own_markup():
         assert "&lt;script" not in page and "&lt;div" not in page, name
         assert "<img src=x" not in page, name
         assert "<script" in page or "<div" in page, name
+
+
+def test_the_submission_history_its_csv_and_the_reports_section(hostile_class, tmp_path):
+    """Every hostile id as a submission collect received, and as the claim of a refused
+    folder: the history file, the report's submissions.csv and its Submissions section."""
+    from datetime import datetime
+
+    from attention_grader.exchange_identity import Inbound
+    from attention_grader.report import write_report
+    from attention_grader.submission_history import history_file, record_seen
+
+    items = []
+    for n, sid in enumerate(HOSTILE.values()):
+        folder = tmp_path / "inbound" / f"f{n}"
+        folder.mkdir(parents=True)
+        (folder / "nb.ipynb").write_text(sid)
+        when = datetime(2026, 11, 30, 9, n)
+        items.append(Inbound(folder, f"{sid}+a1+x", sid, when, "mallory", when, by_exchange=True))
+        items.append(Inbound(folder, f"{sid}+a1+y", sid, when, sid, None,
+                             f"folder owned by {printable(sid)} names {printable(sid)!r}"))  # fmt: skip
+    assert record_seen(hostile_class.root, "a1", items) == 2 * len(HOSTILE)
+    for row in _read_csv(history_file(hostile_class.root, "a1")):
+        assert all(_safe_cell(cell) for cell in row), row
+    page = write_report(hostile_class, "a1")
+    text = page.read_text()
+    section = text.split("<h2>Submissions")[1]
+    assert "<img src=x" not in text and html_text(HOSTILE["html"]) in section
+    assert "\x1b" not in text
+    for row in _read_csv(page.parent / "submissions.csv"):
+        assert all(_safe_cell(cell) for cell in row), row

@@ -248,6 +248,7 @@ CLASS_FILES = [
     "grades.csv",
     "grades-canvas.csv",
     "roster.csv",
+    "submission_history/intro_attention.csv",
 ]
 
 

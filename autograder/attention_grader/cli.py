@@ -182,6 +182,8 @@ def _collect(course, args: argparse.Namespace) -> None:
             f"  {len(done.refused)} refused, kept in quarantine/refused/"
             f'{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
         )
+    if done.recorded:
+        print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (every submission received or refused; make report shows them)")  # fmt: skip
     _print_flags(done.flags)
 
 

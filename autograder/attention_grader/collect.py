@@ -25,11 +25,15 @@ class CollectReport:
         One line per exchange folder not collected, with the reason and where it is kept
         ("refused: folder owned by mallory names alice (exchange folder …); not collected";
         see :mod:`attention_grader.exchange_identity`).
+    recorded : int
+        Folders this collect added to ``submission_history/<assignment>.csv`` (first seen as
+        they are: :mod:`attention_grader.submission_history`).
     """
 
     students: list[str] = field(default_factory=list)
     flags: dict[str, list[Flag]] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
+    recorded: int = 0
 
 
 def collect_report(course: Course, assignment: str) -> CollectReport:
@@ -60,7 +64,7 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
     check_result(capture_log(app), f"collect {assignment}")
     submitted = course.root / "submitted"
     students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
-    return CollectReport(students, app.flags, list(app.refused_lines))
+    return CollectReport(students, app.flags, list(app.refused_lines), app.recorded)
 
 
 def collect(course: Course, assignment: str) -> list[str]:

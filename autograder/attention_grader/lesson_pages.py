@@ -5,7 +5,9 @@ picture of its state with alt text and its readout table) and exported with
 :class:`~.offline_html.OfflineHTMLExporter` (maths as MathML, no CDN scripts). Every page links
 to the previous and next lesson and to ``index.html``, a contents page in course order. Figures
 get their alt text from the caption the lessons put right below them (``*Figure (alt text):
-...*``).
+...*``). An explorer in prediction mode shows no figure on a static page (there is nothing to
+type a guess into), so the caption under it, written for the figure, is replaced by one that
+says what the page shows (:class:`HiddenFigureCaption`).
 
 ``python -m attention_grader.lesson_pages --out build/html notebooks/0*.ipynb``
 """
@@ -28,12 +30,15 @@ from .csp import STATIC_PAGE_POLICY, add_csp_meta
 from .offline_html import OfflineHTMLExporter
 
 __all__ = [
+    "HIDDEN_FIGURE_CAPTION",
     "CaptionAltText",
+    "HiddenFigureCaption",
     "Lesson",
     "SiteChrome",
     "build_pages",
     "caption_text",
     "execute",
+    "figure_hidden",
     "main",
     "read_lessons",
 ]
@@ -43,8 +48,12 @@ _CAPTION = re.compile(r"^\s*\*\s*Figure(?:\s*\([^)]*\))?\s*:\s*(?P<text>.+?)\s*\
 
 
 def caption_text(markdown: str) -> str | None:
-    """The description in a lesson's figure caption, as plain one-line text; None if no caption."""
-    match = _CAPTION.match(markdown)
+    """The description in a lesson's figure caption, as plain one-line text; None if no caption.
+
+    The caption is the cell's first paragraph; what follows it (a "Show answer", a recap) is
+    not part of it.
+    """
+    match = _CAPTION.match(markdown.strip().split("\n\n", 1)[0])
     if not match:
         return None
     text = re.sub(r"[*_`]", "", match["text"])  # markdown emphasis and code marks
@@ -68,6 +77,42 @@ class CaptionAltText(Preprocessor):
                     out.setdefault("metadata", {}).setdefault("image/png", {}).setdefault(
                         "alt", alt
                     )
+        return nb, resources
+
+
+#: What a static page says under an explorer in prediction mode (it shows the hint only).
+HIDDEN_FIGURE_CAPTION = (
+    "*Figure: not shown on this page. This explorer asks for a prediction first: in a running "
+    "notebook (`make lab`) its figure and weights table stay hidden until you type a guess for "
+    'each weight and press "reveal the weights". Open the lesson there to guess, reveal and '
+    "compare.*"
+)
+
+
+def figure_hidden(output: dict) -> bool:
+    """Whether ``output`` is an explorer in prediction mode before the reveal: its static HTML
+    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`)."""
+    page = output.get("data", {}).get("text/html", "")
+    if isinstance(page, list):
+        page = "".join(page)
+    return 'class="attention-explorer"' in page and "attention-explorer-readout" not in page
+
+
+class HiddenFigureCaption(Preprocessor):
+    """Replace the caption under a hidden figure (:func:`figure_hidden`) with
+    :data:`HIDDEN_FIGURE_CAPTION`: the lesson's caption describes the figure a live notebook
+    reveals, which the static page never shows. The rest of the cell (a "Show answer") stays.
+    """
+
+    def preprocess(self, nb, resources):
+        for cell, below in zip(nb.cells, nb.cells[1:], strict=False):
+            if cell.cell_type != "code" or below.cell_type != "markdown":
+                continue
+            if not any(figure_hidden(o) for o in cell.get("outputs", [])):
+                continue
+            first, sep, rest = below.source.strip().partition("\n\n")
+            if caption_text(first):
+                below.source = HIDDEN_FIGURE_CAPTION + sep + rest
         return nb, resources
 
 
@@ -190,6 +235,7 @@ def build_pages(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     exporter = OfflineHTMLExporter()
+    exporter.register_preprocessor(HiddenFigureCaption(), enabled=True)
     exporter.register_preprocessor(CaptionAltText(), enabled=True)
     written = []
     for i, lesson in enumerate(lessons):

@@ -34,6 +34,7 @@ from .late import final_score
 from .outcomes import notebook_outcomes
 from .report_page import figures, html_table, page_html, page_start
 from .safe_text import csv_cell
+from .submission_history import Seen, SubmissionLine, student_submissions
 
 __all__ = [
     "Diagnosis",
@@ -250,6 +251,9 @@ class Report:
     diagnoses: list[Diagnosis]
     titles: dict[str, str]
     students: list[StudentRow] = field(default_factory=list)
+    #: Every submission collect received, per student (``submission_history``), and the refused.
+    submissions: dict[str, list[SubmissionLine]] = field(default_factory=dict)
+    refused: list[Seen] = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -334,6 +338,7 @@ def build_report(course: Course, assignment: str) -> Report:
         max_total = gb.find_assignment(assignment).max_score
     notebooks = read_autograded(course, assignment)
     diagnoses = find_diagnoses(course, assignment, notebooks)
+    submissions, refused = student_submissions(course, assignment)
     return Report(
         assignment,
         stats,
@@ -342,7 +347,13 @@ def build_report(course: Course, assignment: str) -> Report:
         diagnoses,
         misconception_titles(),
         student_rows(course, assignment, diagnoses, notebooks),
+        submissions,
+        refused,
     )
+
+
+def _utc(when) -> str:
+    return "" if when is None else f"{when:%Y-%m-%d %H:%M:%S} UTC"
 
 
 def _write_csv(path: Path, header: list[str], rows) -> None:
@@ -381,8 +392,15 @@ def write_report(course: Course, assignment: str, out: str | Path | None = None)
         [[r.student, f"{r.score:g}", r.pending, " ".join(r.misconceptions), r.late,
           " ".join(r.timeouts), "; ".join(r.errors)] for r in report.students],
     )  # fmt: skip
+    _write_csv(
+        folder / "submissions.csv",
+        ["student", "received_utc", "late_seconds", "sha256", "status"],
+        [[line.student, _utc(line.received), round(line.late_seconds), line.sha256, line.status]
+         for lines in report.submissions.values() for line in lines],
+    )  # fmt: skip
     links = {
         "students.csv": "one row per student (this page's class table)",
+        "submissions.csv": "every submission received, per student (which one was graded)",
         "misconceptions.csv": "one row per diagnosis (student, question, misconception)",
     }
     if (folder / "batch_summary.csv").exists():

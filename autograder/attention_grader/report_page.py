@@ -127,10 +127,47 @@ def _students(report: Report) -> str:
             r.late,
             ", ".join(r.timeouts),
             "; ".join(r.errors),
+            len(report.submissions.get(r.student, [])) or "",
         ]
         for r in report.students
     ]
-    return html_table(["student", "score", "misconceptions", "late", "timed out", "error"], rows)
+    header = ["student", "score", "misconceptions", "late", "timed out", "error", "submissions"]
+    return html_table(header, rows)
+
+
+def _how_late(seconds: float) -> str:
+    if seconds <= 0:
+        return "on time"
+    return f"{seconds / 3600:.1f} h late" if seconds >= 3600 else f"{seconds / 60:.0f} min late"
+
+
+def _when(value) -> str:
+    return "" if value is None else f"{value:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def _submissions(report: Report) -> str:
+    """Every submission collect received, per student, and the folders it refused."""
+    if not report.submissions and not report.refused:
+        return (
+            "<p>No submission history yet: <code>make collect</code> records every submission "
+            "the exchange received (<code>submission_history/</code>).</p>"
+        )
+    rows = [
+        [student if i == 0 else "", i + 1, _when(line.received), _how_late(line.late_seconds),
+         line.sha256[:12], line.status]
+        for student, lines in report.submissions.items()
+        for i, line in enumerate(lines)
+    ]  # fmt: skip
+    header = ["student", "#", "received by the exchange", "late", "content (SHA-256)", "status"]
+    html = html_table(header, rows)
+    if report.refused:
+        refused = [[r.owner, _when(r.received), r.reason] for r in report.refused]
+        html += (
+            "<h3>Refused folders</h3><p>Not collected, and in no student's history: who made "
+            "each folder comes from the filesystem, not from its name.</p>"
+            + html_table(["folder owned by", "received by the exchange", "why refused"], refused)
+        )
+    return html
 
 
 def _misconceptions(report: Report, fig: dict[str, str]) -> str:
@@ -220,6 +257,11 @@ below. It uses graded answers only; a question is labelled once all its answers 
 {fig.get("score_distribution", "")}
 <h2>Students</h2>
 {_students(report)}
+<h2>Submissions</h2>
+<p>Every submission the exchange received, oldest first, as collect saw it: the time is the
+exchange's own (never the folder's name or <code>timestamp.txt</code>), the content a hash of the
+files; the one graded is marked. Late is against the due date, before any grace.</p>
+{_submissions(report)}
 <h2>Misconceptions</h2>
 <p>How many students' answers matched each known buggy computation (a student counts once per
 misconception, even if it shows in several questions).</p>

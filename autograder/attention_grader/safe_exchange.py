@@ -51,6 +51,7 @@ from .intake import (
 from .private_submit import readable_only_by
 from .safe_text import printable
 from .settings import course_intake_limits, intake_limits
+from .submission_history import record_collected, record_seen
 
 __all__ = [
     "IntakeGuard",
@@ -114,6 +115,7 @@ class SafeExchangeCollect(ExchangeCollect):
         self.refused_lines: list[str] = []  # one per refused folder, with where it is kept
         self._current: Inbound | None = None
         self._expected: list[str] | None = None
+        self.recorded = 0  # rows this collect added to the submission history
 
     def _flag(self, student: str, flags: list[Flag]) -> None:
         if flags:
@@ -146,6 +148,7 @@ class SafeExchangeCollect(ExchangeCollect):
         # nbgrader's "every student" is "*" (a glob); here an id is only ever compared, never globbed
         wanted = None if self.coursedir.student_id in ("", "*") else self.coursedir.student_id
         accepted: dict[str, list[Inbound]] = {}
+        seen: list[Inbound] = []
         for entry in sorted(os.scandir(self.inbound_path), key=lambda e: e.name):
             parts = entry.name.rsplit("+", 3)
             if entry.name.startswith(".") or len(parts) < 2 or parts[1] != assignment:
@@ -153,6 +156,7 @@ class SafeExchangeCollect(ExchangeCollect):
             if wanted is not None and parts[0] != wanted:
                 continue
             item = read_inbound(Path(entry.path), trusted, roster)
+            seen.append(item)
             if item.refused:
                 self._refuse(item)
             else:
@@ -163,6 +167,15 @@ class SafeExchangeCollect(ExchangeCollect):
             except MissingEntry:
                 self.duedate = None
         self.src_records = [self._record(self._choose(items)) for items in accepted.values()]
+        self._history(record_seen, seen)
+
+    def _history(self, record, what) -> None:
+        """Write to the submission history; a failure is logged, never stops the collect."""
+        try:
+            added = record(self.coursedir.root, self.coursedir.assignment_id, what)
+            self.recorded += added or 0
+        except Exception as err:  # a broken history file never stops the collect
+            self.log.warning("submission history not written: %s: %s", type(err).__name__, printable(err))  # fmt: skip
 
     def _choose(self, items: list[Inbound]) -> Inbound:
         """The newest by the time collect trusts (the earliest on time with ``before_duedate``)."""
@@ -212,6 +225,7 @@ class SafeExchangeCollect(ExchangeCollect):
             elif stated is None and os.path.lexists(stamp_file):
                 _write_stamp(stamp_file, when)  # the time nbgrader itself read from the name
                 flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt is not a time; read as {when}"))  # fmt: skip
+            self._history(record_collected, item)
         student = os.path.basename(os.path.dirname(dest))
         record_flags(
             flags, quarantine=default_quarantine(Path(dest)), reset=True

@@ -1,0 +1,98 @@
+"""The formgrader's own lists show the late penalty beside the final score (issue 29).
+
+A course (the repository's ``nbgrader_config.py``: the late plugin, 10 % a started day) with
+``late`` handing in 45 hours after the due date and ``ontime`` before it, autograded; the
+teacher opens the formgrader's submission list and the late student's page in Chromium (the
+course's Jupyter server extensions). The score cell of ``late`` reads the final score and the
+penalty beside it, the numbers the gradebook has; ``ontime``'s has no penalty.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from .driver import REPO, start_jupyter
+from .test_formgrader_xss import (
+    ASSIGNMENT,
+    HONEST_ESSAY,
+    _browser_context,
+    _nbgrader,
+    _source_notebook,
+    _submit,
+)
+
+pytestmark = pytest.mark.slow
+
+DUE = "2026-11-28 12:00:00 UTC"  # _submit hands in at 2026-11-30 09:00 UTC: 45 h late
+
+
+@pytest.fixture(scope="module")
+def late_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("late") / "course"
+    (root / "source" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(_source_notebook(), root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    _nbgrader(root, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
+    _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    _submit(root, "late", "answer = 2", HONEST_ESSAY)
+    _submit(root, "ontime", "answer = 2", HONEST_ESSAY)
+    stamp = root / "submitted" / "ontime" / ASSIGNMENT / "timestamp.txt"
+    stamp.write_text("2026-11-28 10:00:00.000000 UTC")
+    _nbgrader(root, "autograde", ASSIGNMENT, "--force")
+    return root
+
+
+@pytest.fixture(scope="module")
+def formgrader(late_class, tmp_path_factory):
+    work = tmp_path_factory.mktemp("late-jupyter")
+    conf = work / "config" / "jupyter_server_config.d"
+    conf.mkdir(parents=True)
+    shutil.copy(
+        REPO / "jupyter-settings" / "jupyter_server_config.d" / "attention_grader.json", conf
+    )
+    server = start_jupyter(late_class, work)
+    yield server
+    server.stop()
+
+
+def _expected(root) -> dict[str, tuple[float, float, float]]:
+    """student -> (final score, max, penalty), from the gradebook."""
+    from attention_grader.late import final_score
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "attention-lab") as gb:
+        return {
+            s.student.id: (final_score(s), s.max_score, s.late_submission_penalty or 0.0)
+            for s in gb.assignment_submissions(ASSIGNMENT)
+        }
+
+
+def _score_text(page, row_text: str) -> str:
+    row = page.locator("tbody tr", has_text=row_text).first
+    cell = row.locator("td.score")
+    cell.wait_for()
+    page.wait_for_function("c => c.textContent.trim() !== ''", arg=cell.element_handle())
+    return cell.inner_text().strip()
+
+
+def test_the_submission_list_shows_the_penalty_beside_the_final_score(browser, formgrader, late_class):  # fmt: skip
+    expected = _expected(late_class)
+    final, top, penalty = expected["late"]
+    assert penalty > 0 and expected["ontime"][2] == 0  # the course's late plugin ran
+    context = _browser_context(browser, formgrader)
+    try:
+        page = context.new_page()
+        page.goto(formgrader.url(f"formgrader/manage_submissions/{ASSIGNMENT}"))
+        late = _score_text(page, "late")
+        ontime = _score_text(page, "ontime")
+        page.goto(formgrader.url("formgrader/manage_students/late"))
+        on_students_page = _score_text(page, ASSIGNMENT)
+    finally:
+        context.close()
+    shown = f"{round(final, 2):g} / {top:g} (late \u2212{round(penalty, 2):g})"
+    assert late == shown, (late, shown)
+    assert on_students_page == shown, (on_students_page, shown)
+    assert ontime == f"{round(expected['ontime'][0], 2):g} / {top:g}", ontime
