@@ -17,6 +17,7 @@ OWNER          ?=
 
 # hub-load: students, seconds between two arrivals, slider moves per student.
 N           ?= 30
+ARMS        ?= shipped
 STAGGER     ?= 2
 MOVES       ?= 20
 
@@ -42,5 +43,5 @@ hub-test: setup-grader setup-hub setup-test hub-deps ## Hub admins: Run only the
 	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
 
 hub-load: setup-grader setup-hub setup-test hub-deps ## Hub admins: Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
-	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) \
+	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) HUB_LOAD_ARMS=$(ARMS) \
 	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)
