@@ -16,18 +16,23 @@ sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
 from limits import CgroupLayout, weigh_class  # noqa: E402
 
 
-def _class_of(parent: Path, users: int) -> None:
+def _class_of(parent: Path, users: int, stale: int = 0) -> None:
+    """``users`` groups with a process in them, ``stale`` empty ones (a crashed hub's)."""
     parent.mkdir(exist_ok=True)
-    for i in range(users):
+    for i in range(users + stale):
         (parent / f"student{i}").mkdir()
+        (parent / f"student{i}" / "cgroup.procs").write_text(f"{1000 + i}\n" if i < users else "")
 
 
 def test_v1_the_class_weighs_one_process_per_user(tmp_path):
     parent = tmp_path / "attention-lab"
-    _class_of(parent, 30)
+    _class_of(parent, 30, stale=5)
     (parent / "cpu.shares").write_text("1024")  # the kernel's default: one process
     weigh_class(CgroupLayout(1, tmp_path / "memory", parent, None))
     assert (parent / "cpu.shares").read_text() == str(30 * 1024)
+    # a server about to start counts before its process joins
+    weigh_class(CgroupLayout(1, tmp_path / "memory", parent, None), starting=1)
+    assert (parent / "cpu.shares").read_text() == str(31 * 1024)
 
 
 def test_v2_weight_is_capped_at_the_kernels_maximum(tmp_path):
