@@ -5,6 +5,8 @@
 #   make hub-test      run only the hub test (needs root: it creates and removes local users)
 #   make hub-load N=30 N students log in, run the explorer, move its slider and submit at once
 #                      (root; prints spawn and slider p50/p95, memory per student; not in `make test`)
+#                      ARMS=shipped,no_private_tmp,...: compare spawner settings side by side in one
+#                      run (students take the arms in turn; arms in tests/hub/hub_load.py)
 # JupyterHub itself is pinned in requirements.txt; its proxy is a node package, so it lives here.
 CHP_VERSION ?= 5.3.0
 NODE_PREFIX ?= build/node
