@@ -11,8 +11,8 @@ __version__ = "0.1.0"
 # Everything is imported on first use (PEP 562), numpy with it: a Jupyter server loading the
 # attention_lab.nodelay extension imports this package and never needs numpy (on a hub, each
 # student's server paid for it at start).
+_SUBMODULES = ("examples", "core")  # attributes, as when this file imported them
 _LAZY = {
-    "examples": None,  # the submodule itself
     "softmax": "attention_lab.core",
     "dot_product_scores": "attention_lab.core",
     "attention": "attention_lab.core",
@@ -25,18 +25,17 @@ _LAZY = {
     "vector_plot": "attention_lab.plots",
     "QueryExplorer": "attention_lab.widgets",
 }
-__all__ = list(_LAZY)
+__all__ = ["examples", *_LAZY]
 
 
 def __getattr__(name):
-    if name in _LAZY:
+    if name in _LAZY or name in _SUBMODULES:
         import importlib
 
-        module = _LAZY[name]
-        if module is None:
+        if name in _SUBMODULES:
             value = importlib.import_module(f"attention_lab.{name}")
         else:
-            value = getattr(importlib.import_module(module), name)
+            value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'attention_lab' has no attribute {name!r}")
