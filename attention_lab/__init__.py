@@ -4,46 +4,38 @@ Lessons call these functions instead of defining their own, so every notebook co
 numbers the same way. ``attention_lab.examples`` holds the chapters' worked examples.
 """
 
-from attention_lab import examples
-from attention_lab.core import (
-    additive_scores,
-    attention,
-    causal_mask,
-    dot_product_scores,
-    hard_attention,
-    positional_encoding,
-    softmax,
-)
-
 __version__ = "0.1.0"
-
-__all__ = [
-    "examples",
-    "softmax",
-    "dot_product_scores",
-    "attention",
-    "causal_mask",
-    "hard_attention",
-    "additive_scores",
-    "positional_encoding",
-]
 
 # The plots and the live explorer import matplotlib and ipywidgets (seconds on a busy machine):
 # they load on first use, so `import attention_lab` stays quick for grading kernels.
+# Everything is imported on first use (PEP 562), numpy with it: a Jupyter server loading the
+# attention_lab.nodelay extension imports this package and never needs numpy (on a hub, each
+# student's server paid for it at start).
+_SUBMODULES = ("examples", "core")  # attributes, as when this file imported them
 _LAZY = {
+    "softmax": "attention_lab.core",
+    "dot_product_scores": "attention_lab.core",
+    "attention": "attention_lab.core",
+    "causal_mask": "attention_lab.core",
+    "hard_attention": "attention_lab.core",
+    "additive_scores": "attention_lab.core",
+    "positional_encoding": "attention_lab.core",
     "attention_heatmap": "attention_lab.plots",
     "weights_bar_chart": "attention_lab.plots",
     "vector_plot": "attention_lab.plots",
     "QueryExplorer": "attention_lab.widgets",
 }
-__all__ += list(_LAZY)
+__all__ = ["examples", *_LAZY]
 
 
 def __getattr__(name):
-    if name in _LAZY:
+    if name in _LAZY or name in _SUBMODULES:
         import importlib
 
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        if name in _SUBMODULES:
+            value = importlib.import_module(f"attention_lab.{name}")
+        else:
+            value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'attention_lab' has no attribute {name!r}")

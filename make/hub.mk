@@ -5,6 +5,8 @@
 #   make hub-test      run only the hub test (needs root: it creates and removes local users)
 #   make hub-load N=30 N students log in, run the explorer, move its slider and submit at once
 #                      (root; prints spawn and slider p50/p95, memory per student; not in `make test`)
+#                      ARMS=shipped,no_private_tmp,...: compare spawner settings side by side in one
+#                      run (students take the arms in turn; arms in tests/hub/hub_load.py)
 # JupyterHub itself is pinned in requirements.txt; its proxy is a node package, so it lives here.
 CHP_VERSION ?= 5.3.0
 NODE_PREFIX ?= build/node
@@ -17,6 +19,7 @@ OWNER          ?=
 
 # hub-load: students, seconds between two arrivals, slider moves per student.
 N           ?= 30
+ARMS        ?= shipped
 STAGGER     ?= 2
 MOVES       ?= 20
 
@@ -42,5 +45,5 @@ hub-test: setup-grader setup-hub setup-test hub-deps ## Hub admins: Run only the
 	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
 
 hub-load: setup-grader setup-hub setup-test hub-deps ## Hub admins: Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
-	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) \
+	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) HUB_LOAD_ARMS=$(ARMS) \
 	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)

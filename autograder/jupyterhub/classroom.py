@@ -235,6 +235,9 @@ def formgrader_services(
                 "user": course.grader,
                 "cwd": home,
                 "oauth_no_confirm": True,
+                # the hub does not start until the formgrader answers (JupyterHub's default: 30 s);
+                # it imports nbgrader, nbconvert and the grader: 31 s at load 27 on 2 cores
+                "timeout": 180,
                 "environment": {
                     "JUPYTERHUB_DEFAULT_URL": "/formgrader",
                     "JUPYTER_CONFIG_PATH": os.pathsep.join(config_path),

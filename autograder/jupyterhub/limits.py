@@ -9,7 +9,9 @@ dropping to the user), so the server and every kernel and process it starts shar
   process of that group (a runaway notebook kernel), never another user's process;
 * CPU: ``cpu_limit`` cores (CFS quota), e.g. 1.0 = at most one core's time in total;
 * processes: ``pids_limit`` processes and threads together (the ``pids`` controller), so that
-  no student can use up the machine's pid space (a fork bomb stops at its own limit).
+  no student can use up the machine's pid space (a fork bomb stops at its own limit);
+* CPU weight: the users' shared parent group weighs one process per user (:func:`weigh_class`),
+  so the class is not squeezed into one process's share when anything else runs.
 
 Each server also gets a **private /tmp and /dev/shm** (``private_tmp_size``): a mount namespace
 of its own with a capped ``tmpfs`` on each, made in the child as root before dropping to the
@@ -48,6 +50,7 @@ __all__ = [
     "find_layout",
     "private_tmp",
     "private_tmp_works",
+    "weigh_class",
 ]
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -158,6 +161,7 @@ class UserCgroup:
             _write(layout.memory / "cgroup.subtree_control", wanted)
         if layout.pids is not None:
             _write(layout.pids / user / "pids.max", pids or "max")
+        weigh_class(layout, starting=1)
         quota = int(cpus * CFS_PERIOD_US) if cpus else None
         if layout.version == 1:
             _write(cpu / "cpu.cfs_period_us", CFS_PERIOD_US)
@@ -202,6 +206,35 @@ class UserCgroup:
                     path.rmdir()
                 except OSError:
                     break
+
+
+def weigh_class(layout: CgroupLayout, starting: int = 0) -> None:
+    """Give the shared parent group the CPU weight of one process per running user group in it
+    (plus ``starting``: groups just made, their server not in them yet).
+
+    The kernel weighs a group like ONE process against the processes beside it: with the
+    default weight the whole class shared one process's CPU time with everything else on the
+    machine (each student's server got ~1 % of a core beside other processes' 12 %, and a spawn
+    took 4 minutes at load 25). Weighted by its users, each student's server competes like any
+    one process, as without cgroups. Empty groups (a crashed hub's) do not count.
+    """
+    parent = layout.cpu
+    try:
+        running = sum(1 for p in parent.iterdir() if p.is_dir() and _has_procs(p))
+        users = max(1, running + starting)
+        if layout.version == 1:
+            _write(parent / "cpu.shares", 1024 * users)
+        else:  # cpu.weight: 100 is one process's, 10000 the most
+            _write(parent / "cpu.weight", min(10000, 100 * users))
+    except OSError:  # no parent yet, or no cpu controller there: the default weight
+        pass
+
+
+def _has_procs(group: Path) -> bool:
+    try:
+        return bool((group / "cgroup.procs").read_text().strip())
+    except OSError:
+        return False
 
 
 def _write(path: Path, value) -> None:
@@ -383,3 +416,4 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         layout = find_layout()
         if layout is not None:
             UserCgroup.of(layout, self.user.name).remove()
+            weigh_class(layout)

@@ -257,7 +257,14 @@ class Classroom:
 
 
 def _write_test_config(
-    path: Path, *, hub_config: Path, ports: dict, token: str, password: str, state: Path
+    path: Path,
+    *,
+    hub_config: Path,
+    ports: dict,
+    token: str,
+    password: str,
+    state: Path,
+    extra: str = "",
 ) -> None:
     """The hub config of the test: the shipped one, then only test-specific settings."""
     path.write_text(
@@ -286,6 +293,7 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [
     {{"name": "admin", "services": ["hub-test-driver"]}}
 ]
 """
+        + extra
     )
 
 
@@ -346,8 +354,11 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     return tmp
 
 
-def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict) -> dict:
-    """Start jupyterhub with ``hub_config`` (+ test settings); stopped when ``stack`` closes."""
+def _start_hub(
+    stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict, extra_config: str = ""
+) -> dict:
+    """Start jupyterhub with ``hub_config`` (+ test settings, + ``extra_config``, config lines a
+    test adds last); stopped when ``stack`` closes."""
     state = tmp / "hub"
     # private, as docs/hub-admins.md says: the config holds the admin token and the password,
     # the database every user's tokens (the hub refuses to start in a folder others can read)
@@ -357,8 +368,9 @@ def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict
     token, password = secrets.token_hex(32), secrets.token_hex(8)
     test_config = state / "jupyterhub_test_config.py"
     _write_test_config(
-        test_config, hub_config=hub_config, ports=ports, token=token, password=password, state=state
-    )
+        test_config, hub_config=hub_config, ports=ports, token=token, password=password,
+        state=state, extra=extra_config,
+    )  # fmt: skip
     test_config.chmod(0o600)
     hub_log = state / "jupyterhub.log"
     log_file = stack.enter_context(open(os.open(hub_log, os.O_WRONLY | os.O_CREAT, 0o600), "w"))
@@ -385,7 +397,9 @@ def _start_hub(stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict
     return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log}
 
 
-def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: dict) -> Classroom:
+def _one_class_hub(
+    stack, request, tmp: Path, instructor: str, students, env: dict, extra_config: str = ""
+) -> Classroom:
     """Install the exchange, system config and the instructor's course, then start the shipped
     one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
     exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
@@ -394,7 +408,7 @@ def _one_class_hub(stack, request, tmp: Path, instructor: str, students, env: di
     install.install_course(instructor, str(course_dir), str(REPO))
     env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir)}  # fmt: skip
-    hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env)
+    hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env, extra_config)
     return Classroom(
         **hub,
         instructor=instructor,

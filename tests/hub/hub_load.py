@@ -6,7 +6,12 @@ in a kernel and moves its first query slider MOVES times through the widget prot
 ``comm_msg`` update, as JupyterLab sends when a slider moves), then fetches and submits the
 released assignment. Printed: spawn time p50/p95, slider round trip p50/p95 (from the update sent
 to the kernel idle again, the figure's new PNG sent on the way), memory per student (their cgroup:
-server + kernel), failures and the wall time. Loopback only; every step has a timeout; accounts,
+server + kernel), failures, the load average and the wall time.
+
+``HUB_LOAD_ARMS`` (``make hub-load ARMS=shipped,no_private_tmp``) compares spawner settings side
+by side in ONE run, on a machine whose load drifts: students take the arms in turn (student i
+the arm i mod k) and each figure is printed per arm. The arms (:data:`ARMS`) switch off one
+protection or extension each, for measuring only. Loopback only; every step has a timeout; accounts,
 servers and files are removed afterwards (conftest.py's teardown).
 """
 
@@ -31,6 +36,25 @@ from limits import UserCgroup, find_layout
 N = int(os.environ.get("HUB_LOAD_N", "30"))
 STAGGER = float(os.environ.get("HUB_LOAD_STAGGER", "2"))  # seconds between two arrivals
 MOVES = int(os.environ.get("HUB_LOAD_MOVES", "20"))
+ARM_NAMES = [a for a in os.environ.get("HUB_LOAD_ARMS", "shipped").split(",") if a]
+#: What each arm changes in a student's spawner (pre_spawn_hook, after the shipped one).
+ARMS = {
+    "shipped": {},
+    "no_private_tmp": {"private_tmp_size": 0},
+    "no_pids": {"pids_limit": 0},
+    # the course's formgrader extensions loaded by students too (as before issue 24's fix)
+    "grader_ext": {
+        "extensions": {"attention_grader.csp": True, "attention_grader.formgrader_scores": True}
+    },  # fmt: skip
+    # what a student server needs of nbgrader, switched off: a floor for comparison
+    "no_nbgrader_ext": {
+        "extensions": {
+            "attention_grader.validate_labels": False,
+            "nbgrader.server_extensions.assignment_list": False,
+            "nbgrader.server_extensions.validate_assignment": False,
+        }
+    },
+}
 LESSON = "01_the_bottleneck.ipynb"
 ASSIGNMENT = "intro_attention"
 EXPLORER = """\
@@ -48,6 +72,7 @@ class StudentRun:
     """What one simulated student measured (times in seconds, memory in bytes)."""
 
     name: str
+    arm: str = "shipped"
     spawn: float | None = None
     slider: list[float] = field(default_factory=list)
     memory: int | None = None
@@ -136,8 +161,8 @@ def _token(room, name: str) -> None:
     room.tokens[name] = response.json()["token"]
 
 
-def _student(room, name: str, delay: float, lesson: dict) -> StudentRun:
-    run = StudentRun(name)
+def _student(room, name: str, delay: float, lesson: dict, arm: str) -> StudentRun:
+    run = StudentRun(name, arm)
     time.sleep(delay)
     try:
         run.spawn = _login_and_spawn(room, name)
@@ -168,7 +193,21 @@ def _pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def report(runs: list[StudentRun], wall: float) -> str:
+def report(runs: list[StudentRun], wall: float, loads=()) -> str:
+    arms = list(dict.fromkeys(r.arm for r in runs))
+    head = _report(runs, wall)
+    if loads:
+        head += "\n  load average: " + ", ".join(f"{x:.1f}" for x in loads)
+    if len(arms) < 2:
+        return head
+    parts = [head, "  per arm (students take the arms in turn, same period):"]
+    for arm in arms:
+        text = _report([r for r in runs if r.arm == arm], wall).splitlines()[1:]
+        parts += [f"  [{arm}]"] + ["  " + line for line in text]
+    return "\n".join(parts)
+
+
+def _report(runs: list[StudentRun], wall: float) -> str:
     spawns = [r.spawn for r in runs if r.spawn is not None]
     moves = [t * 1e3 for r in runs for t in r.slider]
     mems = [r.memory / 2**20 for r in runs if r.memory]
@@ -189,6 +228,44 @@ def report(runs: list[StudentRun], wall: float) -> str:
     return "\n".join(lines)
 
 
+def _arm_config(tmp, arms: dict[str, str]) -> str:
+    """Hub config lines applying each student's arm (nothing when every arm is "shipped")."""
+    unknown = sorted(set(arms.values()) - set(ARMS))
+    if unknown:
+        raise ValueError(f"HUB_LOAD_ARMS: unknown arm(s) {unknown}; known: {sorted(ARMS)}")
+    settings = {}
+    for name, arm in arms.items():
+        change = dict(ARMS[arm])
+        if "extensions" in change:  # a Jupyter config folder put first on the user's path
+            folder = tmp / "arms" / arm
+            (folder / "jupyter_server_config.d").mkdir(parents=True, exist_ok=True)
+            ext = {"ServerApp": {"jpserver_extensions": change.pop("extensions")}}
+            (folder / "jupyter_server_config.d" / "arm.json").write_text(json.dumps(ext))
+            for path in (tmp / "arms", folder, folder / "jupyter_server_config.d"):
+                path.chmod(0o755)
+            change["config_first"] = str(folder)
+        if change:
+            settings[name] = change
+    if not settings:
+        return ""
+    return f"""
+import json as _json, os as _os
+_ARMS = _json.loads({json.dumps(settings)!r})
+_shipped_hook = c.Spawner.pre_spawn_hook
+def _arm_hook(spawner):
+    _shipped_hook(spawner)
+    change = dict(_ARMS.get(spawner.user.name, {{}}))
+    first = change.pop("config_first", None)
+    if first:
+        env = dict(spawner.environment)
+        env["JUPYTER_CONFIG_PATH"] = first + _os.pathsep + env["JUPYTER_CONFIG_PATH"]
+        spawner.environment = env
+    for key, value in change.items():
+        setattr(spawner, key, value)
+c.Spawner.pre_spawn_hook = _arm_hook
+"""
+
+
 @pytest.mark.timeout(1800)
 def test_a_class_uses_the_hub_at_once(request):
     _require_root_and_proxy()
@@ -205,7 +282,9 @@ def test_a_class_uses_the_hub_at_once(request):
             "ATTENTION_LAB_STUDENTS": ",".join(students),
             "ATTENTION_LAB_CULL_IDLE": "0",
         }
-        room = _one_class_hub(stack, request, tmp, instructor, students, env)
+        arms = {name: ARM_NAMES[i % len(ARM_NAMES)] for i, name in enumerate(students)}
+        extra = _arm_config(tmp, arms)
+        room = _one_class_hub(stack, request, tmp, instructor, students, env, extra)
         room.start_servers([instructor])
         for action in ("assign", "release"):
             result = room.user_json(
@@ -213,11 +292,12 @@ def test_a_class_uses_the_hub_at_once(request):
             )
             assert result.get("success"), result
         room.hub_api("DELETE", f"/users/{instructor}/server")  # the class's memory is measured
-        t0 = time.monotonic()
+        t0, load0 = time.monotonic(), os.getloadavg()[0]
         with ThreadPoolExecutor(N) as pool:
-            runs = list(pool.map(lambda i: _student(room, students[i], i * STAGGER, lesson),
-                                 range(N)))  # fmt: skip
-        text = report(runs, time.monotonic() - t0)
+            runs = list(pool.map(
+                lambda i: _student(room, students[i], i * STAGGER, lesson, arms[students[i]]),
+                range(N)))  # fmt: skip
+        text = report(runs, time.monotonic() - t0, (load0, *os.getloadavg()))
         print("\n" + text)
         (REPO / "build").mkdir(exist_ok=True)
         (REPO / "build" / "hub-load.txt").write_text(text + "\n")

@@ -27,6 +27,13 @@ REPO = Path(__file__).resolve().parents[2]
 COURSE_ID = "attention-lab"
 REAL_ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
 SMOKE = "hub_smoke"
+#: nbgrader's JupyterLab plugins for the teacher: Formgrader and Course List in the Nbgrader
+#: menu, the Create Assignment sidebar. A student's Lab on the hub has none of them.
+TEACHER_PLUGINS = (
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list",
+)
 
 
 def _smoke_notebook() -> nbformat.NotebookNode:
@@ -339,11 +346,11 @@ def test_a_student_logs_in_and_lands_in_jupyterlab_without_instructor_tools(clas
     assert page.status_code == 200 and page.url.endswith(f"/user/{student}/lab"), page.url
     # JupyterLab's page config: nbgrader's instructor plugins are switched off for students ...
     disabled = _lab_page_config(page.text)["disabledExtensions"]
-    assert "@jupyter/nbgrader:formgrader" in disabled
+    assert set(TEACHER_PLUGINS) <= set(disabled), disabled
     assert "@jupyter/nbgrader:assignment-list" not in disabled
     # ... and not for the instructor.
     lab = classroom.user_api(classroom.instructor, "GET", "/lab")
-    assert "@jupyter/nbgrader:formgrader" not in _lab_page_config(lab.text)["disabledExtensions"]
+    assert not set(TEACHER_PLUGINS) & set(_lab_page_config(lab.text)["disabledExtensions"])
     wrong = requests.post(
         f"{classroom.url}/hub/login",
         data={"username": student, "password": "not-the-password", "_xsrf": form["_xsrf"]},
@@ -351,3 +358,48 @@ def test_a_student_logs_in_and_lands_in_jupyterlab_without_instructor_tools(clas
         timeout=30,
     )
     assert f"/user/{student}/" not in wrong.url
+
+
+def _nbgrader_ui_in_chromium(room, user: str) -> tuple[list[str], bool]:
+    """Log ``user`` in through the hub's login form in Chromium; the items of JupyterLab's
+    Nbgrader menu and whether the Create Assignment sidebar tab is there."""
+    import sys
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from browser.driver import launch_chromium
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            page = browser.new_page()
+            page.goto(f"{room.url}/hub/login")
+            page.fill("#username_input", user)
+            page.fill("#password_input", room.password)
+            page.click("#login_submit")
+            page.wait_for_url(f"**/user/{user}/lab**", timeout=180_000)
+            menu = page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader")
+            menu.wait_for(timeout=180_000)
+            # The Assignment List (every user's) is in: nbgrader's plugins have all activated.
+            menu.click()
+            items = page.locator(".lm-Menu .lm-Menu-itemLabel")
+            items.filter(has_text="Assignment List").wait_for(timeout=60_000)
+            labels = [text.strip() for text in items.all_inner_texts() if text.strip()]
+            page.keyboard.press("Escape")
+            tab = page.locator('.lm-TabBar-tab[data-id="nbgrader-create_assignemnt"]')
+            return labels, tab.count() == 1
+        finally:
+            browser.close()
+
+
+def test_only_the_instructor_sees_nbgrader_teacher_tools_in_jupyterlab(classroom):
+    """Issue 29: in Chromium, a student's JupyterLab on the hub shows the Assignment List only;
+    the instructor's shows Formgrader, Course List and the Create Assignment sidebar."""
+    labels, create_tab = _nbgrader_ui_in_chromium(classroom, classroom.students[0])
+    assert "Assignment List" in labels, labels
+    assert not {"Formgrader", "Course List"} & set(labels), labels
+    assert not create_tab, "a student's Lab shows the Create Assignment sidebar"
+    labels, create_tab = _nbgrader_ui_in_chromium(classroom, classroom.instructor)
+    assert {"Assignment List", "Formgrader", "Course List"} <= set(labels), labels
+    assert create_tab, "the instructor's Lab has no Create Assignment sidebar"

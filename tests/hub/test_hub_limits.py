@@ -85,6 +85,15 @@ def test_each_server_runs_in_its_own_group_with_the_limits(limited_class):
         else:
             assert int(read(group, "memory.max")) == LIMITS["mem_bytes"]
             assert read(group, "cpu.max").split()[0] == str(int(LIMITS["cpus"] * 100_000))
+    # The class weighs one process per user against the rest of the machine, not one in all
+    # (which starved every student's server as soon as anything else ran).
+    layout = find_layout()
+    users = [p for p in layout.cpu.iterdir() if p.is_dir() and (p / "cgroup.procs").read_text()]
+    assert len(users) >= 3, users
+    if layout.version == 1:
+        assert int((layout.cpu / "cpu.shares").read_text()) == 1024 * len(users)
+    else:
+        assert int((layout.cpu / "cpu.weight").read_text()) == min(10000, 100 * len(users))
     # The instructor grades in their server: the staff limits (2G by default), not the students'.
     staff, version = group_of(room.instructor)
     limit = read(staff, "memory.limit_in_bytes" if version == 1 else "memory.max")
