@@ -33,7 +33,7 @@ SLOW_IMPORTS := rfc3987-syntax lark
 # Tools that nbgrader and Jupyter start by name (alembic, jupyter-*) must come from the venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test lint bench clean FORCE
+.PHONY: help setup $(addprefix setup-,$(EXTRAS)) lock system-deps lab test test-fast lint bench clean FORCE
 
 # `make help`: every target with a `## <audience>: <what it does>` comment, grouped by audience in
 # HELP_GROUPS' order and, within a group, in the order the files define them (this Makefile, then
@@ -89,9 +89,12 @@ $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json |
 setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Students: Create .venv with what students need, from the lock (idempotent)
 
 $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
+# Most tests import attention_grader: plain `pytest` after `make setup-test` collects them all
+# (tests/hub only with the hub extra, see tests/conftest.py).
+setup-test: setup-grader
 setup-grader: ## Teachers: Add the teacher's grading tools to .venv (the grader extra)
 setup-hub: ## Hub admins: Add JupyterHub to .venv (the hub extra)
-setup-test: ## Maintainers: Add the test and lint tools to .venv (the test extra)
+setup-test: ## Maintainers: Add the test and lint tools to .venv (the test extra, and the grader extra most tests import)
 setup-postgres: ## Hub admins: Add psycopg 3 to .venv, for a PostgreSQL gradebook (the postgres extra)
 
 lock: ## Maintainers: Recompile requirements-lock.txt (uv, from PyPI) after editing the pins
@@ -110,6 +113,12 @@ lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ 
 
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The unit tests, for the edit-and-test loop (under 90 s): every test not marked slow, i.e. no
+# notebook run, nbgrader run, browser or hub (tests/conftest.py marks the browser and hub
+# folders). `make test` runs them too.
+test-fast: setup-grader setup-test ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-test ## Maintainers: Lint with ruff (check-only when CI=true, else fixes what it safely can)
 ifeq ($(CI),true)

@@ -1,8 +1,22 @@
-"""Fixtures shared by the library's tests: the two preset explorers, closed after each test."""
+"""What every test shares: warning filters, the ``slow`` marker on the browser and hub folders,
+the graded classes (tests/graded_classes.py) and the two preset explorers (closed after each
+test)."""
+
+from importlib.util import find_spec
+from pathlib import Path
 
 import pytest
 
 from attention_lab.widgets import QueryExplorer
+
+
+@pytest.fixture(scope="session")
+def shared_class(tmp_path_factory):
+    """``shared_class(spec)``: the class a ``graded_classes.ClassSpec`` describes, built and
+    graded through the real pipeline once per session, whichever modules ask for it."""
+    from graded_classes import graded_class as build  # the grader extra, only when asked
+
+    return lambda spec: build(tmp_path_factory, spec)
 
 
 @pytest.fixture
@@ -17,3 +31,50 @@ def isro():
     explorer = QueryExplorer.isro()
     yield explorer
     explorer.close()
+
+
+HERE = Path(__file__).parent
+#: Every test in these folders drives Chromium or a real JupyterHub: marked ``slow`` here, so
+#: ``make test-fast`` (``-m "not slow"``) leaves them out wherever the folders end up.
+HEAVY_FOLDERS = frozenset({"browser", "hub"})
+#: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
+#: for every new submission (attention_grader.course.quiet_autoflush_warning hides it from
+#: teachers) and nbgrader's own call of a deprecated traitlets signature.
+NBGRADER_WARNINGS = (
+    "ignore::sqlalchemy.exc.SAWarning",
+    "ignore:Passing unrecognized arguments:DeprecationWarning",
+)
+
+
+def pytest_configure(config):
+    # A filter naming sqlalchemy's category cannot be resolved without sqlalchemy (the grader
+    # extra), so it is added only where it can be: pyproject's filterwarnings would fail there.
+    if find_spec("sqlalchemy") is not None:
+        for line in NBGRADER_WARNINGS:
+            config.addinivalue_line("filterwarnings", line)
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    if HERE not in collection_path.parents:
+        return None
+    parts = set(collection_path.relative_to(HERE).parts)
+    # tests/hub is collected only when JupyterHub (the hub extra) is installed: its tests import
+    # the hub's spawner and run a real hub. `make test` installs it; the header says when not.
+    if "hub" in parts and find_spec("jupyterhub") is None:
+        return True
+    # Every test there is slow (below): `-m "not slow"` (make test-fast) need not import them.
+    if HEAVY_FOLDERS & parts and config.getoption("markexpr") == "not slow":
+        return True
+    return None
+
+
+def pytest_report_header(config):
+    if find_spec("jupyterhub") is None:
+        return "tests/hub not collected: JupyterHub is not installed (make setup-hub, or make test)"
+    return None
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if HERE in item.path.parents and HEAVY_FOLDERS & set(item.path.relative_to(HERE).parts):
+            item.add_marker(pytest.mark.slow)

@@ -134,11 +134,16 @@ DUE = "2026-11-30 12:00:00"
 def release_and_submit_class(course: Course) -> None:
     """Release the fixture (due ``DUE``) and place four submissions, not yet graded: alice
     (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late)."""
-    import copy
-
     from attention_grader.release import release
 
     release(course, FIXTURE, duedate=DUE)
+    hand_in_class(course)
+
+
+def hand_in_class(course: Course) -> None:
+    """The four submissions of :func:`release_and_submit_class`, once the fixture is released."""
+    import copy
+
     nb = released_notebook(course, FIXTURE)
     for student, answers in [("alice", CORRECT), ("bob", MISCONCEIVED), ("dana", None)]:
         work = answer(copy.deepcopy(nb), answers) if answers else copy.deepcopy(nb)
@@ -196,6 +201,7 @@ __all__ = [
     "Student",
     "answer",
     "gradebook_state",
+    "hand_in_class",
     "make_course",
     "notebook_content",
     "place_submission",

@@ -18,23 +18,19 @@ Goal (issues 15 and 27): 100 %, 100 %, at least 98 %.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import pytest
 from accuracy_answers import QUESTIONS
-from attention_grader.course import load_course, new_course
-from attention_grader.grade import GradeOptions, grade
-from attention_grader.release import release
 from attention_grader.report import find_diagnoses
+from graded_classes import ClassSpec
 from grading_course import place_submission, released_notebook
 
 from attention_lab import misconceptions
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
 
 
 def _plan(questions) -> dict[str, dict]:
@@ -101,22 +97,32 @@ def _read(course, assignment: str, students) -> Graded:
     return out
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Every answer of every question, graded by the real pipeline."""
-    tmp = tmp_path_factory.mktemp("accuracy")
-    course = new_course(tmp, ROOT / "source", QUESTIONS)
-    shutil.copy(ROOT / "nbgrader_config.py", course.root / "nbgrader_config.py")
-    course = load_course(course.root, exchange=tmp / "exchange")
-    results = {}
+def _hand_in(course) -> None:
     for assignment, questions in QUESTIONS.items():
-        release(course, assignment, duedate="2026-12-30 12:00:00")
         blank = released_notebook(course, assignment)
-        plan = _plan(questions)
-        for student, answers in plan.items():
+        for student, answers in _plan(questions).items():
             overrides = {aid: code for aid, (code, _, _) in answers.items()}
             place_submission(course, assignment, student, _submission(blank, overrides))
-        summary = grade(course, assignment, GradeOptions(jobs=2, progress=False))
+
+
+#: The three assignments released with the course's own nbgrader_config.py, every answer handed in.
+ACCURACY_CLASS = ClassSpec(
+    "accuracy",
+    hand_in=_hand_in,
+    source=ROOT / "source",
+    assignments=tuple(QUESTIONS),
+    config_file=ROOT / "nbgrader_config.py",
+    due="2026-12-30 12:00:00",
+)
+
+
+@pytest.fixture(scope="module")
+def graded(shared_class):
+    """Every answer of every question, graded by the real pipeline."""
+    graded = shared_class(ACCURACY_CLASS)
+    results = {}
+    for assignment, questions in QUESTIONS.items():
+        summary = graded.summaries[assignment]
         # A deliberate library answer (the used_library misconception) is also flagged
         # library_use in an implement-it notebook; any other flag is a failure.
         failed = [
@@ -125,7 +131,8 @@ def graded(tmp_path_factory):
             if r.status != "graded" or {f.kind for f in r.flags} - {"library_use"}
         ]
         assert not failed, summary.table()
-        results[assignment] = (plan, _read(course, assignment, plan))
+        plan = _plan(questions)
+        results[assignment] = (plan, _read(graded.course, assignment, plan))
     return results
 
 

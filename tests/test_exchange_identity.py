@@ -40,8 +40,6 @@ from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="making accounts and chown need root"),
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
-    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
 ]
 
 ALICE_MARK = "# alice-honest-4b1d"

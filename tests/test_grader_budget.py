@@ -89,7 +89,7 @@ def test_past_the_deadline_the_child_and_its_kernel_are_killed_even_inside_c_cod
     assert _ends(kernel)
 
 
-def _ends(pid: int, within: float = 30.0) -> bool:
+def _ends(pid: int, within: float = 120.0) -> bool:
     """Whether ``pid`` exits (gone, or a zombie waiting for init) within ``within`` seconds."""
     import time
 
@@ -195,7 +195,7 @@ def _wait_for_child(pid: int) -> int:
 
     from attention_grader.budget import _descendants
 
-    stop = time.monotonic() + 30
+    stop = time.monotonic() + 120  # a deadline for a loaded machine, not a wait
     while time.monotonic() < stop:
         found = _descendants(pid)
         if found:

@@ -26,8 +26,6 @@ from grading_course import Student, make_course
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
-    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
 ]
 
 REPO_SOURCE = Path(__file__).resolve().parents[1] / "source"

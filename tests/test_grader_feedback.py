@@ -12,22 +12,19 @@ import re
 
 import pytest
 from attention_grader.cli import main
-from attention_grader.course import load_course
 from attention_grader.feedback import UngradedAnswers, feedback_report, ungraded_answers
-from attention_grader.grade import GradeOptions, grade
-from attention_grader.release import release
+from graded_classes import ClassSpec
 from grading_course import (
     CORRECT,
     FIXTURE,
     MISCONCEIVED,
     answer,
-    make_course,
     place_submission,
     released_notebook,
     written_fixture,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.slow
 
 ESSAY = {"essay": "Scores can be negative, so dividing by their sum can flip a sign."}
 RAISES = {**CORRECT, "q2_answer": "def double(x):\n    return 2 * x\n\ny = math.sqroot(4)"}
@@ -42,22 +39,26 @@ CLASS = {
 CELL_TIMEOUT = 4
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("feedback")
-    course = make_course(tmp, source_root=written_fixture(tmp))
-    with (course.root / "nbgrader_config.py").open("a") as fh:  # grading and feedback read it
-        fh.write(f"c.Execute.timeout = {CELL_TIMEOUT}\n")
-    course = load_course(course.root)
-    release(course, FIXTURE, duedate="2026-11-30 12:00:00")
+def _hand_in(course) -> None:
     nb = released_notebook(course, FIXTURE)
     for student, answers in CLASS.items():
         work = answer(copy.deepcopy(nb), answers) if answers else copy.deepcopy(nb)
         path = place_submission(course, FIXTURE, student, work)
         (path.parent / "submission_secret.txt").write_text(student.encode().hex())  # as submit
-    options = GradeOptions(jobs=2, progress=False)
-    summary = grade(course, FIXTURE, options)
-    return course, summary
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, shared_class):
+    """This module's own class (its tests write grades and feedback into it)."""
+    spec = ClassSpec(
+        "feedback",
+        hand_in=_hand_in,
+        source=written_fixture(tmp_path_factory.mktemp("written")),
+        config=f"c.Execute.timeout = {CELL_TIMEOUT}\n",  # grading and feedback read it
+        due="2026-11-30 12:00:00",
+    )
+    graded = shared_class(spec)
+    return graded.course, graded.summary
 
 
 def page(course, student) -> str:

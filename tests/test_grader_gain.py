@@ -24,13 +24,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.cli import main
-from attention_grader.course import load_course, new_course, quiet_autoflush_warning
+from attention_grader.course import new_course, quiet_autoflush_warning
 from attention_grader.csp import STATIC_PAGE_POLICY
 from attention_grader.diagnosis import CellDiagnosis, diagnosis_of, read_diagnosis, record_diagnosis
 from attention_grader.gain import build_gain, hake_gain, offered_misconceptions
 from attention_grader.gain_page import write_gain
-from attention_grader.grade import GradeOptions, grade
-from attention_grader.release import release
+from graded_classes import ClassSpec
 from grading_course import place_submission, released_notebook
 from nbformat.v4 import new_output
 
@@ -38,7 +37,6 @@ from attention_lab import checks
 
 ROOT = Path(__file__).resolve().parents[1]
 PRE, POST = "inventory_pre", "inventory_post"
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,11 +165,8 @@ REAL = ("s000", "s001", "s002", "s003")  # graded by the real pipeline
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
+def graded_class(shared_class):
     """100 students with both tests (4 graded for real), one with only each test."""
-    tmp = tmp_path_factory.mktemp("gain")
-    course = new_course(tmp, ROOT / "source", (PRE, POST))
-    course = load_course(course.root, exchange=tmp / "exchange")
     class_ = profiles(100)
     rng = random.Random(7)
     answers = {
@@ -180,15 +175,26 @@ def graded_class(tmp_path_factory):
     }
     answers["only_pre"] = {PRE: answers_of(set(SLUGS[:3]), PRE, rng)}
     answers["only_post"] = {POST: answers_of(set(), POST, rng)}
-    templates = {}
-    for form in (PRE, POST):
-        release(course, form, duedate="2026-12-30 12:00:00")
-        templates[form] = released_notebook(course, form)
-        for student in REAL:
-            nb = _answered(templates[form], form, answers[student][form])
-            place_submission(course, form, student, nb)
-        summary = grade(course, form, GradeOptions(jobs=2, progress=False))
+
+    def hand_in(course):
+        for form in (PRE, POST):
+            template = released_notebook(course, form)
+            for student in REAL:
+                nb = _answered(template, form, answers[student][form])
+                place_submission(course, form, student, nb)
+
+    spec = ClassSpec(
+        "gain",
+        hand_in=hand_in,
+        source=ROOT / "source",
+        assignments=(PRE, POST),
+        due="2026-12-30 12:00:00",
+    )
+    graded = shared_class(spec)  # this module's own: the simulated students are added to it
+    course = graded.course
+    for summary in graded.summaries.values():
         assert all(r.status == "graded" and not r.flags for r in summary.results), summary.table()
+    templates = {form: released_notebook(course, form) for form in (PRE, POST)}
     for student, taken in answers.items():
         for form, given in taken.items():
             if student not in REAL:

@@ -4,13 +4,12 @@ running exactly the pipeline the course config names."""
 from __future__ import annotations
 
 import copy
-import shutil
 import time
 
 import pytest
-from attention_grader.course import load_course
 from attention_grader.grade import GradeOptions, grade
 from attention_grader.release import release
+from graded_classes import STANDARD, build_class, clone
 from grading_course import (
     CORRECT,
     FIXTURE,
@@ -19,25 +18,14 @@ from grading_course import (
     make_course,
     notebook_content,
     place_submission,
-    release_and_submit_class,
     released_notebook,
 )
-
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # inside nbgrader
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """A released fixture course with four submissions (not yet graded), to be copied."""
-    course = make_course(tmp_path_factory.mktemp("released"))
-    release_and_submit_class(course)
-    return course
-
-
-def clone(course, dest):
-    """A copy of a course folder (its own gradebook and exchange paths stay valid)."""
-    shutil.copytree(course.root, dest / "course")
-    return load_course(dest / "course", exchange=course.exchange)
+    return build_class(tmp_path_factory.mktemp("released"), STANDARD)
 
 
 def sequential_nbgrader(course):
@@ -52,10 +40,11 @@ ORIGINAL = ["alice", "bob", "dana", "eli"]
 
 
 @pytest.fixture(scope="module")
-def parallel_graded(released, tmp_path_factory):
-    """The four original submissions graded by `grade` with two workers."""
-    course = clone(released, tmp_path_factory.mktemp("parallel"))
-    return course, grade(course, FIXTURE, GradeOptions(jobs=2, progress=False))
+def parallel_graded(shared_class):
+    """The four original submissions graded by `grade` with two workers (the session's shared
+    class: read it, clone it to change it)."""
+    graded = shared_class(STANDARD)
+    return graded.course, graded.summary
 
 
 @pytest.mark.slow

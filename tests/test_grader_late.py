@@ -58,7 +58,6 @@ def test_the_course_config_sets_it():
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_a_late_submission_loses_its_share_in_the_gradebook_and_grades_csv(tmp_path):
     course = make_course(tmp_path)
     with (course.root / "nbgrader_config.py").open("a") as fh:

@@ -3,20 +3,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import requests
-from attention_grader.course import load_course
 from attention_grader.grade import GradeOptions, grade
 from browser.driver import start_jupyter
-from grading_course import FIXTURE, gradebook_state, make_course, release_and_submit_class
+from graded_classes import STANDARD
+from grading_course import FIXTURE, gradebook_state
 from pg_cluster import throwaway_cluster
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(420),
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),  # inside nbgrader
 ]
 STUDENTS = ["alice", "bob", "dana", "eli"]
 
@@ -27,26 +27,20 @@ def cluster():
         yield running
 
 
-def course_on(tmp, db_url: str | None):
-    """A fixture course whose nbgrader_config.py names ``db_url`` (None: the SQLite default),
-    so nbgrader, `make grade` and the formgrader all read the same gradebook."""
-    course = make_course(tmp)
-    if db_url:
-        with open(course.root / "nbgrader_config.py", "a") as config:
-            config.write(f"c.CourseDirectory.db_url = {db_url!r}\n")
-    course = load_course(course.root, exchange=course.exchange)
-    release_and_submit_class(course)
-    return course
-
-
 @pytest.fixture(scope="module")
-def graded(cluster, tmp_path_factory):
-    """The same class graded twice with two workers: on SQLite and on PostgreSQL."""
-    out = {}
-    for name, url in [("sqlite", None), ("postgres", cluster.create_database())]:
-        course = course_on(tmp_path_factory.mktemp(name), url)
-        out[name] = course, grade(course, FIXTURE, GradeOptions(jobs=2, progress=False))
-    return out
+def graded(cluster, shared_class):
+    """The same class graded twice with two workers: on SQLite (the session's shared class)
+    and on PostgreSQL, its URL in nbgrader_config.py so nbgrader, `make grade` and the
+    formgrader all read the same gradebook."""
+    url = cluster.create_database()
+    on_postgres = replace(STANDARD, name="postgres", config=f"c.CourseDirectory.db_url = {url!r}\n")
+    return {
+        name: (graded.course, graded.summary)
+        for name, graded in [
+            ("sqlite", shared_class(STANDARD)),
+            ("postgres", shared_class(on_postgres)),
+        ]
+    }
 
 
 def test_the_cluster_is_postgresql_on_a_socket_only(cluster):

@@ -9,11 +9,6 @@ from attention_grader.grade import GradeOptions, grade
 from attention_grader.release import release
 from grading_course import CORRECT, FIXTURE, Student, make_course
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
-    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
-]
-
 
 def test_release_twice_replaces_the_released_copy_and_sets_the_due_date(tmp_path):
     course = make_course(tmp_path)

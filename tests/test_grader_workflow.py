@@ -15,8 +15,6 @@ from attention_grader.cli import main
 from grading_course import Student, make_course
 
 pytestmark = [  # both raised inside nbgrader 0.9.6 (an autoflush warning, an `authentictor` typo)
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
-    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
 ]
 
 REPO_SOURCE = Path(__file__).resolve().parents[1] / "source"

@@ -10,14 +10,12 @@ and is flagged ``library_use``. Honest students in the same batch keep full mark
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.course import check_result, new_course
 from attention_grader.flags import read_flags
+from graded_classes import ClassSpec
 
 import attention_lab
 
@@ -83,9 +81,7 @@ def _blank_twin(student: str) -> str:
     return "blank_attention" if ATTENTION in STUDENTS[student] else "blank_softmax"
 
 
-def _graded(tmp: Path, route: str):
-    course = new_course(tmp, ROOT / "source", [ASSIGNMENT])
-    check_result(course.api().generate_assignment(ASSIGNMENT, force=True), "generate_assignment")
+def _hand_in(course) -> None:
     source = nbformat.read(course.root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
     released = nbformat.read(course.root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
     answers = {
@@ -102,14 +98,20 @@ def _graded(tmp: Path, route: str):
         folder = course.root / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
-    if route == "nbgrader":
-        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
-        cmd = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"]
-        subprocess.run(cmd, cwd=course.root, env=env, check=True, capture_output=True, timeout=1800)
-    else:
-        from attention_grader.grade import GradeOptions, grade
 
-        grade(course, ASSIGNMENT, GradeOptions(jobs=2, force=True, progress=False))
+
+@pytest.fixture(scope="module", params=["nbgrader", "parallel"])
+def batch(request, shared_class):
+    """The class graded by plain ``nbgrader autograde`` or by ``make grade`` (two workers)."""
+    spec = ClassSpec(
+        f"implement-{request.param}",
+        hand_in=_hand_in,
+        source=ROOT / "source",
+        assignments=(ASSIGNMENT,),
+        generate_only=True,
+        route="nbgrader" if request.param == "nbgrader" else "grade",
+    )
+    course = shared_class(spec).course
     scores, flags = {}, {}
     with course.gradebook() as gb:
         for student in STUDENTS:
@@ -117,11 +119,6 @@ def _graded(tmp: Path, route: str):
             path = course.root / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
             flags[student] = read_flags(nbformat.read(path, as_version=4))
     return scores, flags
-
-
-@pytest.fixture(scope="module", params=["nbgrader", "parallel"])
-def batch(request, tmp_path_factory):
-    return _graded(tmp_path_factory.mktemp(f"implement-{request.param}"), request.param)
 
 
 @pytest.mark.slow

@@ -43,8 +43,6 @@ from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),
-    pytest.mark.filterwarnings("ignore:Passing unrecognized arguments:DeprecationWarning"),
 ]
 
 OSC_ID = "\x1b]0;pwned\x07eve"

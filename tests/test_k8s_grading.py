@@ -17,25 +17,23 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from attention_grader.course import load_course
-from attention_grader.grade import GradeOptions, grade
+from graded_classes import ClassSpec, build_class
 from grading_course import (
     CORRECT,
     FIXTURE,
     answer,
     gradebook_state,
-    make_course,
+    hand_in_class,
     place_submission,
-    release_and_submit_class,
     released_notebook,
 )
 from k8s_files import find
 from pg_cluster import throwaway_cluster
+from pod_packages import copy_installed
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.timeout(600),
-    pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"),  # inside nbgrader
+    pytest.mark.timeout(1800),  # a hang guard: setup grades a class and runs four pods
 ]
 # The Job's runAsUser / runAsGroup; a developer who is not root runs the pods as themself.
 ROOT = os.geteuid() == 0
@@ -77,13 +75,16 @@ except OSError:
 print("PROBE", sorted(k for k, v in _seen.items() if v))"""
 
 
-def _class_on(root: Path, url: str, socket_dir: Path):
-    course = load_course(make_course(root).root, db_url=url)
-    release_and_submit_class(course)
-    probe = PROBE.format(root=str(course.root), socket=str(socket_dir))
-    work = answer(released_notebook(course, FIXTURE), {**CORRECT, "q2_answer": probe})
-    place_submission(course, FIXTURE, "mallory", work)
-    return course
+def _class_spec(name: str, url: str, socket_dir: Path) -> ClassSpec:
+    """The fixture class and mallory, on the gradebook at ``url``."""
+
+    def hand_in(course):
+        hand_in_class(course)
+        probe = PROBE.format(root=str(course.root), socket=str(socket_dir))
+        work = answer(released_notebook(course, FIXTURE), {**CORRECT, "q2_answer": probe})
+        place_submission(course, FIXTURE, "mallory", work)
+
+    return ClassSpec(name, hand_in=hand_in, db_url=url)
 
 
 def _as_pod_user() -> None:
@@ -95,29 +96,21 @@ def _as_pod_user() -> None:
 
 
 def _pod_python(where: Path) -> Path:
-    """The pod's ``python``: Debian's python3.11 seeing the venv's packages.
+    """The pod's ``python``: Debian's python3.11 in a venv of its own holding what the image's
+    /opt/venv holds, attention-lab with its grader and postgres extras (tests/pod_packages.py).
 
-    The venv's own interpreter may live in root's private home (a pyenv build under /root,
-    mode 0700), which uid 1000 cannot enter; the image's /opt/venv is world-readable. Same
-    CPython minor version, so the venv's compiled packages load unchanged.
+    The packages are copied, not referred to: this checkout and its .venv may sit where uid 1000
+    cannot enter (a clone in a 0700 folder, as ``mktemp -d`` makes, or a private home; the
+    venv's own interpreter may be a pyenv build under /root). Same CPython minor version, so
+    the venv's compiled packages load unchanged; the sandbox shows kernels the pod venv's
+    prefix, so they see the same copy.
     """
     done = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info[:2])"],
                           capture_output=True, text=True, check=True)  # fmt: skip
     assert done.stdout.strip() == str(tuple(sys.version_info[:2])), "need Debian's python3.11"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", where], check=True)
-    packages = next(Path(sys.prefix).glob("lib/python3*/site-packages"))
-    (next(where.glob("lib/python3*/site-packages")) / "course-venv.pth").write_text(
-        f"import site; site.addsitedir({str(packages)!r})\n"
-    )
+    copy_installed(("grader", "postgres"), next(where.glob("lib/python3*/site-packages")))
     return where / "bin"
-
-
-def _show_packages_to_kernels(course) -> None:
-    """The sandbox shows kernels the interpreter's prefixes; the venv's packages (reached through
-    the .pth above, not a prefix) must be shown too -- an artefact of this stand-in only."""
-    packages = next(Path(sys.prefix).glob("lib/python3*/site-packages"))
-    with open(course.root / "nbgrader_config.py", "a") as config:
-        config.write(f"c.SandboxedKernelManager.extra_readonly_paths = [{str(packages)!r}]\n")
 
 
 def _pod(course, url: str, index: int, home: Path, path: str) -> subprocess.Popen:
@@ -138,18 +131,16 @@ def _pod(course, url: str, index: int, home: Path, path: str) -> subprocess.Pope
 
 
 @pytest.fixture(scope="module")
-def runs(cluster, tmp_path_factory):
+def runs(cluster, shared_class):
     """One `grade` run (the reference), then the Job: first with bwrap failing, then for real."""
-    ref_url = cluster.create_database()
-    reference = _class_on(tmp_path_factory.mktemp("reference"), ref_url, cluster.socket_dir)
-    grade(reference, FIXTURE, GradeOptions(jobs=2, progress=False))
+    reference_class = _class_spec("reference", cluster.create_database(), cluster.socket_dir)
+    reference = shared_class(reference_class).course
 
     base = Path(tempfile.mkdtemp(prefix="attention-k8s-"))  # not pytest's: private to root
     try:
         os.chmod(base, 0o755)
         url = cluster.create_database()
-        course = _class_on(base / "course", url, cluster.socket_dir)
-        _show_packages_to_kernels(course)
+        course = build_class(base / "class", _class_spec("sharded", url, cluster.socket_dir))
         for writable in ("autograded", "reports"):  # what the pod may write in the course
             (course.root / writable).mkdir()
             os.chown(course.root / writable, UID, GID)
@@ -164,11 +155,11 @@ def runs(cluster, tmp_path_factory):
         python = str(_pod_python(base / "pod-venv"))
 
         refused = _pod(course, url, 0, home, path=f"{fake}{os.pathsep}{python}")
-        refused_out = refused.communicate(timeout=300)[0]
+        refused_out = refused.communicate(timeout=900)[0]
         after_refusal = sorted(p.name for p in (course.root / "autograded").iterdir())
 
         pods = [_pod(course, url, i, home, python) for i in range(SHARDS)]  # at once, as the Job
-        outs = [p.communicate(timeout=500)[0] for p in pods]
+        outs = [p.communicate(timeout=1200)[0] for p in pods]
         yield {
             "reference": gradebook_state(reference, FIXTURE),
             "sharded": gradebook_state(course, FIXTURE),

@@ -18,6 +18,7 @@ from playwright.sync_api import sync_playwright
 
 from .driver import (
     ARTIFACTS,
+    DEFAULT_TIMEOUT_MS,
     RELEASED_ASSIGNMENT,
     REPO,
     BackgroundJob,
@@ -135,7 +136,7 @@ def browser_context(browser):
     ``?reset``, so sharing the context shares no state between tests but the HTTP cache.
     """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     yield context
     context.close()
 

@@ -34,7 +34,10 @@ __all__ = [
     "RELEASED_ASSIGNMENT",
     "JupyterServer",
     "NotebookRunError",
+    "DEFAULT_TIMEOUT_MS",
     "launch_chromium",
+    "evaluate",
+    "run_command",
     "start_jupyter",
     "make_course_copy",
     "write_notebook",
@@ -370,6 +373,58 @@ _JS_RUN_STATE = f"""
 """
 
 
+#: Every Playwright action's deadline (a wait returns as soon as its condition holds): generous,
+#: because JupyterLab on a loaded machine can take long to answer.
+DEFAULT_TIMEOUT_MS = 60_000
+
+#: What Playwright says when an evaluation was lost rather than failed: the page's context went
+#: away under it, or V8 collected the promise it was awaiting (seen on a loaded machine while
+#: JupyterLab was busy). A read that hit one of these can be asked again.
+TRANSIENT_EVALUATE_ERRORS = (
+    "Execution context was destroyed",
+    "Resulting promise was garbage collected",
+    "Promise was collected",
+)
+
+
+def evaluate(target: Any, expression: str, arg: Any = None, attempts: int = 3) -> Any:
+    """``target.evaluate(expression, arg)`` (a page or an element handle), asked again when
+    Playwright reports a :data:`TRANSIENT_EVALUATE_ERRORS` error; any other error is raised.
+
+    For reads: a command, whose effect must not happen twice, goes through :func:`run_command`.
+    """
+    from playwright.sync_api import Error
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return target.evaluate(expression, arg)
+        except Error as exc:
+            if attempt == attempts or not any(w in exc.message for w in TRANSIENT_EVALUATE_ERRORS):
+                raise
+
+
+def run_command(page: Any, command: str, args: dict | None = None) -> None:
+    """Execute a JupyterLab command (once the app is restored) and await it.
+
+    When Playwright loses the evaluation (:data:`TRANSIENT_EVALUATE_ERRORS`: Chromium may
+    collect the command's pending promise on a loaded machine while the command goes on), the
+    command is not run again: every caller then waits for the command's effect on a condition it
+    can see (a panel open, every cell run), which fails with its own message if nothing happened.
+    """
+    from playwright.sync_api import Error
+
+    try:
+        page.evaluate(
+            """([command, args]) => window.jupyterapp.restored
+                 .then(() => window.jupyterapp.commands.execute(command, args))
+                 .then(() => true)""",
+            [command, args or {}],
+        )
+    except Error as exc:
+        if not any(w in exc.message for w in TRANSIENT_EVALUATE_ERRORS):
+            raise
+
+
 def open_notebook(page: Any, server: JupyterServer, rel: str, ui: str = "lab") -> None:
     """Open notebook ``rel`` (relative to the server root) and wait for its kernel to be idle.
 
@@ -395,12 +450,7 @@ def open_in_lab(page: Any, server: JupyterServer, rel: str) -> None:
         "() => !!window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')",
         timeout=60_000,
     )
-    page.evaluate(
-        """p => window.jupyterapp.restored.then(
-             () => window.jupyterapp.commands.execute('docmanager:open', {path: p})
-           ).then(() => true)""",
-        rel,
-    )
+    run_command(page, "docmanager:open", {"path": rel})
     page.wait_for_function(
         f"p => {{ const w = ({_JS_PANEL})(); return !!w && w.context.path === p; }}",
         arg=rel,
@@ -411,16 +461,18 @@ def open_in_lab(page: Any, server: JupyterServer, rel: str) -> None:
 
 def close_current(page: Any) -> None:
     """Shut down the current notebook's kernel and close it without the unsaved-changes dialog."""
-    page.evaluate(
-        f"""async () => {{
+    # Started, not awaited: the wait below is on the panel being gone (see run_command).
+    evaluate(
+        page,
+        f"""() => {{
               const w = ({_JS_PANEL})();
-              if (!w) return;
-              await w.sessionContext.shutdown();
+              if (!w) return false;
               w.context.model.dirty = false;  // a test run is not work to keep
-              w.dispose();
-            }}"""
+              w.sessionContext.shutdown().finally(() => w.dispose());
+              return true;
+            }}""",
     )
-    page.wait_for_function(f"() => !({_JS_PANEL})()")
+    page.wait_for_function(f"() => !({_JS_PANEL})()", timeout=60_000)
 
 
 def run_all_cells(page: Any, timeout_ms: float = 120_000) -> None:
@@ -431,7 +483,7 @@ def run_all_cells(page: Any, timeout_ms: float = 120_000) -> None:
     NotebookRunError
         As soon as a cell shows an error output, with the error's name and message.
     """
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    run_command(page, "notebook:run-all-cells")
     handle = page.wait_for_function(
         f"() => {{ const s = ({_JS_RUN_STATE})(); return (s.done || s.errors.length) ? s : null; }}",
         timeout=timeout_ms,
@@ -513,7 +565,7 @@ def image_bytes(img: Any) -> bytes:
     return base64.b64decode(data)
 
 
-def wait_for_new_image(img: Any, old_src: str, timeout_ms: float = 15_000) -> str:
+def wait_for_new_image(img: Any, old_src: str, timeout_ms: float = 60_000) -> str:
     """Wait until the ``<img>`` shows a different src, loaded and decoded; return the new src."""
     img.page.wait_for_function(
         "([el, old]) => el.src !== old && el.complete && el.naturalWidth > 0",
@@ -535,9 +587,16 @@ def axe_violations(page: Any, include: list[str] | None = None) -> list[dict]:
     Returns axe's violation records (``id``, ``impact``, ``help``, ``nodes`` with ``target``).
     """
     from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import Error
 
     context = {"include": [[sel] for sel in include]} if include else None
-    return Axe().run(page, context=context).response["violations"]
+    for attempt in range(1, 4):  # a read: asked again when the evaluation was lost (evaluate)
+        try:
+            return Axe().run(page, context=context).response["violations"]
+        except Error as exc:
+            if attempt == 3 or not any(w in exc.message for w in TRANSIENT_EVALUATE_ERRORS):
+                raise
+    raise AssertionError("unreachable")
 
 
 def serious_violations(
@@ -565,7 +624,8 @@ def serious_violations(
             continue
         for node in v["nodes"]:
             target = node["target"][-1] if node["target"] else ""
-            where = page.evaluate(
+            where = evaluate(
+                page,
                 """([t, ours, skip]) => {
                      const el = document.querySelector(t);
                      if (!el) return 'missing';

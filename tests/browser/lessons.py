@@ -47,7 +47,7 @@ def _num(text: str) -> str:
     return "0.000" if s == "-0.000" else s
 
 
-def wait_for_widgets(page: Any, timeout_ms: float = 30_000) -> int:
+def wait_for_widgets(page: Any, timeout_ms: float = 120_000) -> int:
     """Wait until every widget output of the notebook has rendered (or failed); return how many.
 
     ipywidgets renders a view asynchronously after the kernel's display message. The number
@@ -152,7 +152,7 @@ def _readout_matches(root: Any, causal: bool) -> tuple[bool, str]:
     return ok, f"readout {got} but attention() gives {want}"
 
 
-def _wait_for_readout(root: Any, causal: bool, timeout_s: float = 15.0) -> None:
+def _wait_for_readout(root: Any, causal: bool, timeout_s: float = 60.0) -> None:
     """Wait (polling the page) until the readout shows attention() for the sliders' query."""
     page = root.page
     deadline = page.evaluate("performance.now()") + timeout_s * 1000

@@ -30,6 +30,7 @@ import pytest
 from .driver import (
     axe_violations,
     close_current,
+    evaluate,
     open_in_lab,
     run_all_cells,
     serious_violations,
@@ -125,9 +126,9 @@ def test_every_live_slider_has_a_visible_label(live_lesson):
 
 
 def test_lesson_figures_have_text_alternatives(live_lesson, page, static_html):
-    missing = {f"live {live_lesson.url}": live_lesson.evaluate(_JS_UNDESCRIBED)}
+    missing = {f"live {live_lesson.url}": evaluate(live_lesson, _JS_UNDESCRIBED)}
     for html in static_html:
         page.goto(html.as_uri())
-        missing[html.name] = page.evaluate(_JS_UNDESCRIBED)
+        missing[html.name] = evaluate(page, _JS_UNDESCRIBED)
     missing = {k: v for k, v in missing.items() if v}
     assert missing == {}

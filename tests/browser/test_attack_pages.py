@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 from attacks.batch import ASSIGNMENT, graded_batch, graded_batch_parallel
 
+from .driver import DEFAULT_TIMEOUT_MS, evaluate
+
 pytestmark = pytest.mark.slow
 
 ROUTES = {"nbgrader": graded_batch, "parallel": graded_batch_parallel}
@@ -129,7 +131,7 @@ def unprotected(browser):
     """A browser context that ignores every page's CSP, records every network request and
     refuses all of them (nothing may leave a page)."""
     context = browser.new_context(bypass_csp=True)
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.requests = []
 
     def refuse(route):
@@ -145,7 +147,7 @@ def unprotected(browser):
 def _visit(context, path: Path) -> dict:
     page = context.new_page()
     page.goto(path.as_uri(), wait_until="load")
-    state = page.evaluate(INSPECT)
+    state = evaluate(page, INSPECT)
     page.close()
     return state
 

@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from .driver import REPO, kernel_env, start_jupyter
+from .driver import DEFAULT_TIMEOUT_MS, REPO, kernel_env, start_jupyter
 
 pytestmark = pytest.mark.slow
 
@@ -178,7 +178,7 @@ def _browser_context(browser, server, bypass_csp: bool = False):
     """The teacher, logged in to the course's Jupyter server (a login cookie, as in real use)
     in a fresh browser profile: CDN scripts stubbed, PUTs and CSP violations recorded."""
     context = browser.new_context(bypass_csp=bypass_csp)
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     login = context.new_page()
     login.goto(server.base + "login")
     login.fill("input[name=password]", server.token)

@@ -228,7 +228,8 @@ class Classroom:
         try:
             while True:
                 remaining = deadline - time.monotonic()
-                assert remaining > 0, f"kernel of {name} did not finish: {''.join(out)}"
+                if remaining <= 0:
+                    raise TimeoutError(f"kernel of {name} did not finish: {''.join(out)}")
                 raw = await asyncio.wait_for(conn.read_message(), remaining)
                 assert raw is not None, f"kernel websocket of {name} closed"
                 msg = json.loads(raw)
@@ -250,6 +251,27 @@ class Classroom:
         finally:
             conn.close()
         return "".join(out), errors
+
+    def execute_when_up(self, name: str, kernel_id: str, code: str, timeout: float = 300):
+        """Execute ``code`` in a kernel that may still be (re)starting; (stdout, errors).
+
+        Tried again (each try waiting up to a minute) until it runs without an error or
+        ``timeout`` seconds have passed: a kernel restarted on a loaded machine may take long
+        to come back, and its websocket may refuse or stay silent meanwhile. The last try's
+        result is returned, so a kernel that never comes back fails the caller's assert.
+        """
+        from tornado.httpclient import HTTPClientError
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                out, errors = self.execute(name, kernel_id, code, timeout=max(1.0, min(60, left)))
+            except (TimeoutError, OSError, HTTPClientError) as exc:
+                out, errors = "", [f"{type(exc).__name__}: {exc}"]
+            if not errors or time.monotonic() >= deadline:
+                return out, errors
+            time.sleep(1)  # between tries of a condition, not a wait for an effect
 
     def log_tail(self, lines: int = 60) -> str:
         text = self.hub_log.read_text(errors="replace") if self.hub_log.exists() else ""

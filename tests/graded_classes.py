@@ -1,0 +1,152 @@
+"""One way to build a class and grade it through the real pipeline, shared by the grading tests.
+
+A :class:`ClassSpec` says what is released, who hands in what and how it is graded;
+:func:`graded_class` builds and grades it once per test session (the ``shared_class`` fixture
+of tests/conftest.py) and hands every module that asks for an equal spec the same
+:class:`GradedClass`. A shared class is read, never changed: a test that changes its course
+works on a :func:`clone`. A module whose class is its own still describes it as a spec, so every
+class is built the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attention_grader.course import Course, check_result, load_course, new_course
+from attention_grader.grade import GradeOptions, grade
+from attention_grader.release import release
+from attention_grader.summary import BatchSummary
+from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
+
+ROUTES = ("grade", "nbgrader")
+
+
+@dataclass(frozen=True)
+class ClassSpec:
+    """A class to build and grade (equal specs are graded once per session).
+
+    Parameters
+    ----------
+    name : str
+        Folder name of the class under pytest's temporary folder.
+    hand_in : callable
+        ``hand_in(course)`` places every submission (after the release).
+    source : Path
+        The ``source/`` folder the assignments are copied from.
+    assignments : tuple of str
+        What is released, handed in and graded, in this order.
+    config : str
+        Lines appended to the course's ``nbgrader_config.py`` (time limits, a gradebook URL).
+    config_file : Path or None
+        A ``nbgrader_config.py`` copied over the course's own first (the repository's).
+    db_url : str or None
+        The gradebook, given to the course object only (as ``--db-url`` does); ``config`` can
+        name it for every process instead.
+    due : str or None
+        The due date of every assignment.
+    generate_only : bool
+        ``generate_assignment`` only (nothing released to the exchange, no due date), as the
+        attack suite does; else :func:`attention_grader.release.release`.
+    route : str
+        ``"grade"``: ``make grade`` (:func:`attention_grader.grade.grade`, ``jobs`` workers);
+        ``"nbgrader"``: plain ``nbgrader autograde`` in a subprocess.
+    jobs : int
+        Workers of the ``grade`` route.
+    """
+
+    name: str
+    hand_in: Callable[[Course], None] = field(compare=True)
+    source: Path = FIXTURE_SOURCE
+    assignments: tuple[str, ...] = (FIXTURE,)
+    config: str = ""
+    config_file: Path | None = None
+    db_url: str | None = None
+    due: str | None = DUE
+    generate_only: bool = False
+    route: str = "grade"
+    jobs: int = 2
+
+    def __post_init__(self):
+        if self.route not in ROUTES:
+            raise ValueError(f"route must be one of {ROUTES}, not {self.route!r}")
+
+
+@dataclass(frozen=True)
+class GradedClass:
+    """A graded class: its course and, for the ``grade`` route, each assignment's summary."""
+
+    course: Course
+    summaries: dict[str, BatchSummary | None]
+
+    @property
+    def summary(self) -> BatchSummary | None:
+        """The summary of the only (or first) assignment."""
+        return next(iter(self.summaries.values()))
+
+
+#: Every class graded in this session, by spec.
+_GRADED: dict[ClassSpec, GradedClass] = {}
+
+
+def build_class(folder: Path, spec: ClassSpec) -> Course:
+    """The course of ``spec`` in ``folder``, released (or generated) and handed in, not graded."""
+    course = new_course(folder, spec.source, spec.assignments)
+    if spec.config_file is not None:
+        shutil.copy(spec.config_file, course.root / "nbgrader_config.py")
+    if spec.config:
+        with open(course.root / "nbgrader_config.py", "a") as config:
+            config.write(spec.config)
+    course = load_course(course.root, exchange=folder / "exchange", db_url=spec.db_url)
+    for assignment in spec.assignments:
+        if spec.generate_only:
+            result = course.api().generate_assignment(assignment, force=True)
+            check_result(result, "generate_assignment")
+        else:
+            release(course, assignment, duedate=spec.due)
+    spec.hand_in(course)
+    return course
+
+
+def _nbgrader_autograde(course: Course, assignment: str) -> None:
+    # nbgrader runs `alembic` from PATH when it creates the gradebook.
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    cmd = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"]
+    subprocess.run(cmd, cwd=course.root, env=env, check=True, capture_output=True, timeout=1800)
+
+
+def grade_class(course: Course, spec: ClassSpec) -> GradedClass:
+    """Grade every assignment of ``spec`` in ``course`` by the spec's route."""
+    summaries: dict[str, BatchSummary | None] = {}
+    for assignment in spec.assignments:
+        if spec.route == "nbgrader":
+            _nbgrader_autograde(course, assignment)
+            summaries[assignment] = None
+        else:
+            options = GradeOptions(jobs=spec.jobs, progress=False)
+            summaries[assignment] = grade(course, assignment, options)
+    return GradedClass(course, summaries)
+
+
+def graded_class(tmp_path_factory, spec: ClassSpec) -> GradedClass:
+    """``spec`` built and graded, once per session (see the module docstring)."""
+    if spec not in _GRADED:
+        folder = tmp_path_factory.mktemp(spec.name)
+        _GRADED[spec] = grade_class(build_class(folder, spec), spec)
+    return _GRADED[spec]
+
+
+def clone(course: Course, dest: Path) -> Course:
+    """A copy of a course folder to change (its gradebook and exchange paths stay valid)."""
+    shutil.copytree(course.root, dest / "course")
+    return load_course(dest / "course", exchange=course.exchange)
+
+
+#: The fixture class of tests/grading_course.py: alice (correct), bob (misconceived), dana
+#: (blank) and eli (correct, late), graded by ``make grade`` with two workers.
+STANDARD = ClassSpec("standard", hand_in=hand_in_class)
