@@ -34,7 +34,7 @@ _LAZY = {
     "attention_heatmap": "attention_lab.plots",
     "weights_bar_chart": "attention_lab.plots",
     "vector_plot": "attention_lab.plots",
-    "QueryExplorer": "attention_lab.widgets",
+    "QueryExplorer": "attention_lab.explorer.query_explorer",
 }
 __all__ += list(_LAZY)
 

@@ -4,10 +4,10 @@
   return a :class:`matplotlib.figure.Figure` built without pyplot (nothing leaks between cells; a
   notebook displays it as a static inline image).
 * The lessons call everything as ``demos.*``; so the chapter checks (:func:`check`,
-  :func:`checks`, from :mod:`attention_lab.chapter_checks`), the slider figures
-  (:class:`RotationFigure`, :class:`HardSoftFigure`, from :mod:`attention_lab.slider_figures`) and
+  :func:`checks`, from :mod:`attention_lab.checks.chapter`), the slider figures
+  (:class:`RotationFigure`, :class:`HardSoftFigure`, from :mod:`attention_lab.explorer.slider_figures`) and
   the slider widgets :class:`QueryRotation` and :class:`HardSoftSlider` (from
-  :mod:`attention_lab.slider_widgets`) are all reachable from here, as are lesson 6's figures
+  :mod:`attention_lab.explorer.slider_widgets`) are all reachable from here, as are lesson 6's figures
   (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`).
 
 Accessibility: the Okabe-Ito colour-blind-safe palette, and every line also differs by marker
@@ -20,7 +20,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from attention_lab import plots
-from attention_lab.chapter_checks import ChapterCheck, ChapterTable, check, checks
+from attention_lab.checks.chapter import ChapterCheck, ChapterTable, check, checks
 from attention_lab.experiments import (
     SCALINGS,
     BottleneckResult,
@@ -28,14 +28,14 @@ from attention_lab.experiments import (
     SaturationResult,
     VarianceResult,
 )
-from attention_lab.layer_figures import plot_heads, plot_training
-from attention_lab.plots.lines import OKABE_ITO, styled_line
-from attention_lab.slider_figures import (
+from attention_lab.explorer.slider_figures import (
     HardSoftFigure,
     RotationFigure,
     plot_hard_vs_soft,
     plot_query_rotation,
 )
+from attention_lab.layer_figures import plot_heads, plot_training
+from attention_lab.plots.lines import OKABE_ITO, styled_line
 
 __all__ = [
     "OKABE_ITO",
@@ -170,14 +170,14 @@ def plot_alignment(result: CrossAttentionResult) -> Figure:
 
 
 def __getattr__(name):
-    # The lessons' slider widgets live in attention_lab.slider_widgets (which draws with the
+    # The lessons' slider widgets live in attention_lab.explorer.slider_widgets (which draws with the
     # figures above); they are still reachable as demos.QueryRotation and demos.HardSoftSlider.
     if name in ("QueryRotation", "HardSoftSlider"):
-        from attention_lab import slider_widgets
+        from attention_lab.explorer import slider_widgets
 
         return getattr(slider_widgets, name)
     if name == "ProjectionSliders":  # lesson 6's W_Q sliders
-        from attention_lab.projection_widget import ProjectionSliders
+        from attention_lab.explorer.projection_widget import ProjectionSliders
 
         return ProjectionSliders
     raise AttributeError(f"module 'attention_lab.demos' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attention_lab.widgets import QueryExplorer
+from attention_lab.explorer.query_explorer import QueryExplorer
 
 
 @pytest.fixture

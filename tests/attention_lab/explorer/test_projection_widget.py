@@ -1,4 +1,4 @@
-"""attention_lab.projection_widget: two sliders edit W_Q; queries and heatmap follow, by blitting."""
+"""attention_lab.explorer.projection_widget: two sliders edit W_Q; queries and heatmap follow, by blitting."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from attention_lab._render import BlitRenderer
+from attention_lab.explorer.projection_widget import ProjectionFigure, ProjectionSliders
 from attention_lab.live_figure import LiveFigure
-from attention_lab.projection_widget import ProjectionFigure, ProjectionSliders
 from attention_lab.projections import (
     LESSON_W_K,
     projected_attention,

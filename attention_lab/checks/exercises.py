@@ -7,7 +7,7 @@ They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` wh
 right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,
 :class:`~attention_lab.checks.AnswerFormatError` or :class:`~attention_lab.checks.WrongAnswer`.
 The expected value is recomputed from the inputs and never appears in a message. Lessons call
-them through :func:`attention_lab.selfcheck.self_check`.
+them through :func:`attention_lab.checks.selfcheck.self_check`.
 
 A mask is a boolean row, one entry per key: ``True`` = may attend, ``False`` = masked.
 """

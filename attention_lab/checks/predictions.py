@@ -2,7 +2,7 @@
 
 A prediction cell holds ``my_guess = None`` for the student to replace; the cell that shows the
 measurement calls :func:`reveal`, which prints the measured number next to the guess and how
-far apart they are. Like :func:`attention_lab.selfcheck.self_check` it never raises, so "Run
+far apart they are. Like :func:`attention_lab.checks.selfcheck.self_check` it never raises, so "Run
 All" with no guess made still runs to the end (the number is then simply shown).
 """
 

@@ -14,9 +14,9 @@ import pytest
 from matplotlib.text import Text
 
 from attention_lab import attention, examples
-from attention_lab.explorer_controls import UNITS_PER_PIXEL
+from attention_lab.explorer.controls import UNITS_PER_PIXEL
+from attention_lab.explorer.query_explorer import QueryExplorer
 from attention_lab.live_figure import LiveFigure
-from attention_lab.widgets import QueryExplorer
 
 
 def _visible_texts(explorer: QueryExplorer) -> list[Text]:

@@ -11,7 +11,7 @@ It prints ``✓ my_scores: right.`` or ``not yet: <what the answer shows>`` and 
 from the checks, which never show an expected value.
 
 It judges only what the last run of the exercise produced: in IPython a hook
-(:class:`~attention_lab.cell_runs.CellRuns`) remembers which names each cell run set and whether
+(:class:`~attention_lab.checks.cell_runs.CellRuns`) remembers which names each cell run set and whether
 it raised, so when the last cell that set ``name`` stopped with an error, the check says so
 instead of describing the older value the variable still holds.
 """
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from attention_lab import checks
-from attention_lab.cell_runs import CELL_RUNS
+from attention_lab.checks.cell_runs import CELL_RUNS
 
 __all__ = ["SelfCheckResult", "self_check"]
 

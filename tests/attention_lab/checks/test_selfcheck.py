@@ -1,4 +1,4 @@
-"""attention_lab.selfcheck: the instant checks under the lessons' your-turn exercises."""
+"""attention_lab.checks.selfcheck: the instant checks under the lessons' your-turn exercises."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attention_lab import checks
-from attention_lab.selfcheck import self_check
+from attention_lab.checks.selfcheck import self_check
 
 K = [[3, 1], [1, 1], [0, 2]]
 
@@ -57,7 +57,7 @@ def _run_in_a_kernel(*sources: str) -> list[dict]:
 _LESSON_01 = (
     "import numpy as np\n"
     "from attention_lab import checks, softmax\n"
-    "from attention_lab.selfcheck import self_check\n"
+    "from attention_lab.checks.selfcheck import self_check\n"
     "H = np.array([[3, 1], [1, 1], [0, 2]]); s = np.array([1, 2])"
 )
 _CHECK_C = 'self_check(checks.check_output, c, query=s, keys=H, values=H, scale=False, name="c")'

@@ -12,10 +12,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_lab._format import fmt
-from attention_lab.explorer_model import ExplorerState
+from attention_lab.explorer.model import ExplorerState
+from attention_lab.explorer.vector_panels import KeysPanel, ValuesPanel, values_limits
 from attention_lab.live_figure import LiveFigure
 from attention_lab.plots import AttentionHeatmap, WeightsBars
-from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
 __all__ = [
     "FIGURE_DPI",

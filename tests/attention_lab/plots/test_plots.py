@@ -254,7 +254,7 @@ def test_png_deflate_is_isa_l_and_as_small_as_zlib():
     import zlib
 
     from attention_lab import _render
-    from attention_lab.widgets import QueryExplorer
+    from attention_lab.explorer.query_explorer import QueryExplorer
 
     assert _render._deflate.__module__.startswith("isal"), "run `make setup` (isal is pinned)"
     explorer = QueryExplorer.tiffin()

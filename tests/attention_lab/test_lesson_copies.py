@@ -9,7 +9,7 @@ from pathlib import Path
 
 from attention_lab.lesson_copies import MANIFEST, sync
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DAY = date(2026, 12, 1)
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
-from attention_lab.explorer_model import Settings
-from attention_lab.widget_parts import TABLE_STYLE
+from attention_lab.explorer.model import Settings
+from attention_lab.explorer.widget_parts import TABLE_STYLE
 
 __all__ = [
     "CONTROLS",
@@ -119,7 +119,7 @@ class ExplorerControls:
     ----------
     title_html, token_dropdown, query_sliders, scale_checkbox, causal_checkbox, mode_buttons,
     score_scale_slider, score_scale_help, reset_button
-        As documented on :class:`attention_lab.widgets.QueryExplorer`.
+        As documented on :class:`attention_lab.explorer.query_explorer.QueryExplorer`.
     """
 
     def __init__(self, tokens, query, query_index: int, scale: bool, reach: float, title):

@@ -1,9 +1,10 @@
-"""Chapter checks (attention_lab.chapter_checks): a computed number beside the chapter's."""
+"""Chapter checks (attention_lab.checks.chapter): a computed number beside the chapter's."""
 
 import numpy as np
 import pytest
 
-from attention_lab import attention, chapter_checks
+from attention_lab import attention
+from attention_lab.checks import chapter as chapter_checks
 from attention_lab.examples import ISRO
 
 

@@ -14,14 +14,14 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_lab.chapter_checks import format_value
+from attention_lab.checks.chapter import format_value
 from attention_lab.core import attention, dot_product_scores, hard_attention
 from attention_lab.examples import ISRO, WorkedExample
 from attention_lab.experiments import hard_vs_soft_sweep
-from attention_lab.explorer_controls import slider_width
+from attention_lab.explorer.controls import slider_width
+from attention_lab.explorer.slider_figures import HardSoftFigure, RotationFigure, query_at
+from attention_lab.explorer.widget_parts import LabelledImage, mimebundle, static_widget_html
 from attention_lab.live_figure import LiveFigure
-from attention_lab.slider_figures import HardSoftFigure, RotationFigure, query_at
-from attention_lab.widget_parts import LabelledImage, mimebundle, static_widget_html
 
 __all__ = ["HardSoftSlider", "QueryRotation", "SliderFigure"]
 

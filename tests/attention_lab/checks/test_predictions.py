@@ -1,4 +1,4 @@
-"""Predict, then reveal (attention_lab.predictions.reveal)."""
+"""Predict, then reveal (attention_lab.checks.predictions.reveal)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from attention_lab.predictions import reveal
+from attention_lab.checks.predictions import reveal
 
 
 def test_a_guess_is_shown_beside_the_measurement_with_its_error(capsys):

@@ -5,7 +5,7 @@ angle turns every word's query, the stretch scales them all. :class:`ProjectionF
 keys once and moves only the four query arrows, their labels and the heatmap's cells on each
 step (:class:`~attention_lab.live_figure.LiveFigure`, the course's one fast render path);
 :class:`ProjectionSliders` puts the two sliders above it (a
-:class:`~attention_lab.slider_widgets.SliderFigure`).
+:class:`~attention_lab.explorer.slider_widgets.SliderFigure`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from matplotlib.patches import FancyArrowPatch
 from attention_lab import plots
 from attention_lab._format import fmt
 from attention_lab.examples import TIFFIN
-from attention_lab.explorer_controls import slider_width
+from attention_lab.explorer.controls import slider_width
+from attention_lab.explorer.slider_widgets import SliderFigure
+from attention_lab.explorer.vector_panels import LABEL_PT, place_labels
 from attention_lab.live_figure import LiveFigure
 from attention_lab.plots._style import KEY_COLOUR, QUERY_COLOUR, add_label
 from attention_lab.plots.vectors import vector_axes
@@ -32,8 +34,6 @@ from attention_lab.projections import (
     rotation_stretch,
     tiffin_embeddings,
 )
-from attention_lab.slider_widgets import SliderFigure
-from attention_lab.vector_panels import LABEL_PT, place_labels
 
 __all__ = ["ProjectionFigure", "ProjectionSliders"]
 

@@ -1,4 +1,4 @@
-"""Tests for the live explorer (attention_lab.widgets.QueryExplorer).
+"""Tests for the live explorer (attention_lab.explorer.query_explorer.QueryExplorer).
 
 Widgets are driven as ipywidgets' own tests do: by setting ``.value`` (and ``click()`` on
 buttons), which runs the same observers a browser's messages would.
@@ -18,7 +18,12 @@ import pytest
 from matplotlib.figure import Figure
 
 from attention_lab import attention, causal_mask, examples
-from attention_lab.widgets import CONTROLS, QueryExplorer, _descendants, compute_state
+from attention_lab.explorer.query_explorer import (
+    CONTROLS,
+    QueryExplorer,
+    _descendants,
+    compute_state,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -482,9 +487,9 @@ def test_runs_headless_under_nbclient_and_leaves_a_static_png(tmp_path):
 def test_docstring_examples_hold():
     import doctest
 
-    import attention_lab.widgets
+    import attention_lab.explorer.query_explorer
 
-    assert doctest.testmod(attention_lab.widgets).failed == 0
+    assert doctest.testmod(attention_lab.explorer.query_explorer).failed == 0
 
 
 def test_the_hidden_weights_picture_is_not_clipped():
@@ -493,8 +498,8 @@ def test_the_hidden_weights_picture_is_not_clipped():
 
     import matplotlib.image as mpimg
 
-    from attention_lab.prediction_panel import HIDDEN
-    from attention_lab.widget_parts import hidden_png
+    from attention_lab.explorer.prediction_panel import HIDDEN
+    from attention_lab.explorer.widget_parts import hidden_png
 
     pixels = mpimg.imread(io.BytesIO(hidden_png(HIDDEN)))[..., :3]
     for edge in (pixels[:, :4], pixels[:, -4:], pixels[:4], pixels[-4:]):

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from attention_lab import attention, checks, dot_product_scores, softmax
-from attention_lab.examples import ISRO, TIFFIN
-from attention_lab.exercise_checks import (
+from attention_lab.checks.exercises import (
     check_hard_output,
     check_masked_output,
     check_masked_scores,
@@ -16,6 +15,7 @@ from attention_lab.exercise_checks import (
     check_parallel_key_beats,
     check_top_key,
 )
+from attention_lab.examples import ISRO, TIFFIN
 
 Q = TIFFIN.query()  # "it" = (1, 1)
 K, V = TIFFIN.K, TIFFIN.V
@@ -139,7 +139,7 @@ def test_a_parallel_key_beats_tiffin_only_when_it_is_long_enough():
 
 
 def test_previous_token_pattern_prediction():
-    from attention_lab.exercise_checks import check_previous_token_pattern
+    from attention_lab.checks.exercises import check_previous_token_pattern
 
     check_previous_token_pattern([0, 0, 1, 2, 3, 4], 6)
     check_previous_token_pattern(np.array([0.0, 0.0, 1.0, 2.0]), 4)

@@ -3,7 +3,7 @@
 A lesson's self-check reads a variable (``c``) that its exercise cell sets. When that cell
 raises (``c = a * H`` cannot broadcast), ``c`` keeps the value of an earlier run, and a check
 of it would describe an answer the student no longer has. :data:`CELL_RUNS` listens to
-IPython's ``post_run_cell`` event (registered once, when :mod:`attention_lab.selfcheck` is
+IPython's ``post_run_cell`` event (registered once, when :mod:`attention_lab.checks.selfcheck` is
 imported in a kernel) and keeps, per name, how the last cell run that assigns it ended.
 Outside IPython it records nothing and every check judges the value it is given.
 """

@@ -2,11 +2,11 @@
 
 ``QueryExplorer`` is an ``ipywidgets.VBox`` assembled from four parts, each in its module:
 
-* the model (:mod:`attention_lab.explorer_model`): the vectors and the numbers of one state;
-* the figure (:mod:`attention_lab.explorer_figure`): a state in, a PNG out, drawn kernel-side
+* the model (:mod:`attention_lab.explorer.model`): the vectors and the numbers of one state;
+* the figure (:mod:`attention_lab.explorer.figure`): a state in, a PNG out, drawn kernel-side
   with Agg, blitting only what changed (:mod:`attention_lab.live_figure`);
-* the controls (:mod:`attention_lab.explorer_controls`);
-* the prediction panel (:mod:`attention_lab.prediction_panel`).
+* the controls (:mod:`attention_lab.explorer.controls`);
+* the prediction panel (:mod:`attention_lab.explorer.prediction_panel`).
 
 This module wires them: a control changes, the model computes, the figure renders, the readout
 and the picture are sent. It needs no frontend extension beyond ipywidgets, so it works in
@@ -29,7 +29,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from attention_lab import examples as _examples
-from attention_lab.explorer_controls import (
+from attention_lab.explorer.controls import (
     CONTROLS,
     SCORE_SCALE_HELP,
     SLIDER_LIMIT,
@@ -39,24 +39,24 @@ from attention_lab.explorer_controls import (
     check_controls,
     token_options,
 )
-from attention_lab.explorer_figure import (
+from attention_lab.explorer.figure import (
     FIGURE_DPI,
     FIGURE_SIZE,
     ExplorerFigure,
     FigureShortcuts,
     plot_limits,
 )
-from attention_lab.explorer_figure import render_naive as render_naive
-from attention_lab.explorer_model import (
+from attention_lab.explorer.figure import render_naive as render_naive
+from attention_lab.explorer.model import (
     ExplorerModel,
     ExplorerState,
     Settings,
     StateShortcuts,
     compute_state,
 )
-from attention_lab.explorer_readout import ExplorerText
-from attention_lab.prediction_panel import HIDDEN, PredictionMode, PredictionPanel
-from attention_lab.widget_parts import (
+from attention_lab.explorer.prediction_panel import HIDDEN, PredictionMode, PredictionPanel
+from attention_lab.explorer.readout import ExplorerText
+from attention_lab.explorer.widget_parts import (
     LabelledImage,
     descendants,
     hidden_png,

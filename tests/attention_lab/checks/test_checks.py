@@ -796,7 +796,7 @@ def test_the_checks_package_ships_in_a_regular_install():
     import tomllib
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     subpackages = {
         ".".join(p.parent.relative_to(root).parts)

@@ -1,7 +1,7 @@
 """The live figures behind the lessons' slider widgets: turning the query, hard against soft.
 
-:class:`RotationFigure` (lesson 2's :class:`~attention_lab.slider_widgets.QueryRotation`) and
-:class:`HardSoftFigure` (lesson 5's :class:`~attention_lab.slider_widgets.HardSoftSlider`) are
+:class:`RotationFigure` (lesson 2's :class:`~attention_lab.explorer.slider_widgets.QueryRotation`) and
+:class:`HardSoftFigure` (lesson 5's :class:`~attention_lab.explorer.slider_widgets.HardSoftSlider`) are
 drawn once; a slider step moves only their dynamic artists (see
 :class:`~attention_lab.live_figure.LiveFigure`). ``plot_query_rotation`` and
 ``plot_hard_vs_soft`` return one state of each as a static figure (reached as ``demos.plot_*``).
@@ -16,9 +16,9 @@ from attention_lab import plots
 from attention_lab.core import attention
 from attention_lab.examples import WorkedExample
 from attention_lab.experiments import HardSoftSweep
+from attention_lab.explorer.vector_panels import KeysPanel, ValuesPanel, values_limits
 from attention_lab.live_figure import LiveFigure
 from attention_lab.plots.lines import styled_line
-from attention_lab.vector_panels import KeysPanel, ValuesPanel, values_limits
 
 __all__ = [
     "HardSoftFigure",

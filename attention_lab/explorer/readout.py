@@ -12,9 +12,9 @@ import html
 import numpy as np
 
 from attention_lab._format import fmt, fmt_vec
-from attention_lab.explorer_model import ExplorerState
-from attention_lab.prediction_panel import HIDDEN
-from attention_lab.widget_parts import TABLE_STYLE, hidden_png, static_widget_html
+from attention_lab.explorer.model import ExplorerState
+from attention_lab.explorer.prediction_panel import HIDDEN
+from attention_lab.explorer.widget_parts import TABLE_STYLE, hidden_png, static_widget_html
 
 __all__ = ["ExplorerText", "alt_text", "readout_html", "tie_sentence"]
 
@@ -85,7 +85,7 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
 
 class ExplorerText:
     """The explorer in words and as a static page, for a widget holding ``self.state``,
-    ``self.tokens``, ``self.model`` and the parts of :class:`~attention_lab.prediction_panel.
+    ``self.tokens``, ``self.model`` and the parts of :class:`~attention_lab.explorer.prediction_panel.
     PredictionMode` (a hidden explorer says nothing about its weights)."""
 
     def _alt_text(self) -> str:
