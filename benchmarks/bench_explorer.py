@@ -57,7 +57,8 @@ def _cpu_ms(fn, repeat: int) -> float:
 
 
 def _measure(make, repeat: int, naive_repeat: int):
-    from attention_lab.explorer.query_explorer import compute_state, render_naive
+    from attention_lab.explorer.figure import render_naive
+    from attention_lab.explorer.model import compute_state
 
     explorer = make()
     try:

@@ -12,15 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ChapterCheck", "ChapterTable", "check", "checks", "format_value"]
+from attention_lab._format import format_value
 
-
-def format_value(value, decimals: int) -> str:
-    """A number as ``0.248``, an array as ``[0.248, 0.503]``, with ``decimals`` decimals."""
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim == 0:
-        return f"{float(arr):.{decimals}f}"
-    return "[" + ", ".join(f"{x:.{decimals}f}" for x in arr.ravel()) + "]"
+__all__ = ["ChapterCheck", "ChapterTable", "check", "checks"]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,9 @@ SCORE_SCALE_MAX = 5.0
 # step of 0.05 a keyboard user's handle said 4.0 while the readout and the table said 3.95.
 # β's steps are ones that one decimal writes exactly, so the three say the same number.
 SCORE_SCALE_STEP = 0.1
-UNITS_PER_PIXEL = 0.02  # a one-pixel drag moves a slider at most this much (issue 17)
+# A one-pixel drag moves a slider at most this much, so a student can set a query's component
+# to the step they mean (0.05) by dragging, not only with the arrow keys.
+UNITS_PER_PIXEL = 0.02
 _READOUT_PX = 90  # the number beside the track, and margins (measured: 10 px to spare)
 
 SCORE_SCALE_HELP = (
@@ -117,9 +119,22 @@ class ExplorerControls:
 
     Attributes
     ----------
-    title_html, token_dropdown, query_sliders, scale_checkbox, causal_checkbox, mode_buttons,
-    score_scale_slider, score_scale_help, reset_button
-        As documented on :class:`attention_lab.explorer.query_explorer.QueryExplorer`.
+    title_html : ipywidgets.HTML
+        "Attention explorer" and the lesson's title.
+    query_sliders : tuple of two ipywidgets.FloatSlider
+        The selected query's two components (step 0.05).
+    token_dropdown : ipywidgets.Dropdown
+        Which token is the query (value = its index).
+    scale_checkbox, causal_checkbox : ipywidgets.Checkbox
+    mode_buttons : ipywidgets.ToggleButtons
+        ``"soft"`` (softmax) or ``"hard"`` (argmax).
+    score_scale_slider : ipywidgets.FloatSlider
+        Score scale β (inverse temperature), default 1.
+    score_scale_help : ipywidgets.HTML
+        What β is, folded.
+    reset_button : ipywidgets.Button
+        Back to the state the lesson showed the explorer in (its queries, token and toggles
+        when it was first displayed, e.g. with the causal mask a lesson ticked).
     """
 
     def __init__(self, tokens, query, query_index: int, scale: bool, reach: float, title):

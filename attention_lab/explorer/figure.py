@@ -21,7 +21,6 @@ __all__ = [
     "FIGURE_DPI",
     "FIGURE_SIZE",
     "ExplorerFigure",
-    "FigureShortcuts",
     "plot_limits",
     "render_naive",
 ]
@@ -123,38 +122,3 @@ def render_naive(tokens, K, V, state: ExplorerState, limits) -> bytes:
     from attention_lab._render import figure_png
 
     return figure_png(ExplorerFigure(tokens, K, V, state, limits).figure)
-
-
-class FigureShortcuts:
-    """The figure's parts as attributes of a widget that renders through ``self._fig``
-    (an :class:`ExplorerFigure`): what tests and lessons look at."""
-
-    _fig: ExplorerFigure
-
-    @property
-    def figure(self) -> Figure:
-        """The matplotlib Figure (Agg, not registered with pyplot)."""
-        return self._fig.figure
-
-    @property
-    def heatmap(self) -> AttentionHeatmap:
-        return self._fig.heatmap
-
-    @property
-    def bars(self) -> WeightsBars:
-        return self._fig.bars
-
-    @property
-    def keys_panel(self) -> KeysPanel:
-        """The query among the keys."""
-        return self._fig.keys
-
-    @property
-    def values_panel(self) -> ValuesPanel:
-        """The output among the values."""
-        return self._fig.values
-
-    @property
-    def _renderer(self):
-        """The figure's blit renderer (counts full draws and blits)."""
-        return self._fig.renderer

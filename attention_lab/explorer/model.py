@@ -19,7 +19,6 @@ __all__ = [
     "ExplorerModel",
     "ExplorerState",
     "Settings",
-    "StateShortcuts",
     "check_vectors",
     "compute_state",
 ]
@@ -250,53 +249,3 @@ class ExplorerModel:
             self.Q, self.K, self.V, query_index=settings.query_index, scale=settings.scale,
             causal=settings.causal, hard=settings.hard, beta=settings.beta,
         )  # fmt: skip
-
-
-class StateShortcuts:
-    """The current numbers as attributes of a widget holding ``self.state`` (an
-    :class:`ExplorerState`) and ``self.model`` (an :class:`ExplorerModel`)."""
-
-    state: ExplorerState
-    model: ExplorerModel
-
-    @property
-    def weights(self) -> np.ndarray:
-        """The selected query's attention weights, shape (n,)."""
-        return self.state.weights
-
-    @property
-    def output(self) -> np.ndarray:
-        """The selected query's output, shape (2,)."""
-        return self.state.output
-
-    @property
-    def scores(self) -> np.ndarray:
-        """The selected query's scores, shape (n,) (``-inf`` where masked)."""
-        return self.state.scores
-
-    @property
-    def weight_matrix(self) -> np.ndarray:
-        """Every token's weights (the heatmap), shape (n, n)."""
-        return self.state.weight_matrix
-
-    @property
-    def query(self) -> np.ndarray:
-        """The selected query vector, shape (2,)."""
-        return self.state.query
-
-    @property
-    def Q(self) -> np.ndarray:
-        """All current query vectors (the sliders edit the selected row), shape (n, 2)."""
-        return self.model.Q.copy()
-
-    @property
-    def _K(self) -> np.ndarray:
-        return self.model.K
-
-    @property
-    def _V(self) -> np.ndarray:
-        return self.model.V
-
-    @property
-    def _Q(self) -> np.ndarray:
-        return self.model.Q

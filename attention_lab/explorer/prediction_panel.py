@@ -9,7 +9,7 @@ import numpy as np
 
 from attention_lab._format import fmt
 
-__all__ = ["HIDDEN", "PredictionMode", "PredictionPanel"]
+__all__ = ["HIDDEN", "PredictionPanel", "feedback_html"]
 
 HIDDEN = "The weights are hidden until you guess them and press “reveal the weights”."
 HINT = (
@@ -130,71 +130,3 @@ def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.n
         f"<tbody>{rows}</tbody></table>"
         f"<p>Mean absolute error {fmt(mean_abs)}. {verdict}{sum_note}</p>"
     )
-
-
-class PredictionMode:
-    """Prediction mode on a widget that shows ``self.image`` and ``self.readout``: the
-    panel's widgets under the names lessons use, and hiding the answers until the reveal.
-
-    The host holds ``self.prediction`` (a :class:`PredictionPanel`), ``self.weights`` (the
-    weights to guess), ``self.controls`` (the names of the controls shown) and
-    ``self._alt_text()`` (the picture in words).
-    """
-
-    prediction: PredictionPanel
-
-    @property
-    def prediction_checkbox(self) -> widgets.Checkbox:
-        return self.prediction.checkbox
-
-    @property
-    def prediction_inputs(self) -> tuple:
-        return self.prediction.inputs
-
-    @property
-    def reveal_button(self) -> widgets.Button:
-        return self.prediction.reveal_button
-
-    @property
-    def prediction_feedback(self) -> widgets.HTML:
-        return self.prediction.feedback
-
-    @property
-    def prediction_hint(self) -> widgets.HTML:
-        return self.prediction.hint
-
-    @property
-    def prediction_box(self) -> widgets.VBox:
-        return self.prediction.box
-
-    @property
-    def predictions(self) -> np.ndarray:
-        """The student's guesses, shape (n,)."""
-        return self.prediction.guesses
-
-    def _predicting(self) -> bool:
-        return "predict" in self.controls and self.prediction_checkbox.value
-
-    def _hidden(self) -> bool:
-        """Prediction mode before the reveal: the figure and the numbers are not shown."""
-        return self.readout.layout.display == "none"
-
-    def _show_results(self, visible: bool) -> None:
-        # The hidden picture's title says nothing either: it is in the page, and read aloud.
-        self.image.tooltip = self._alt_text() if visible else HIDDEN
-        display = None if visible else "none"
-        self.image.layout.display = display
-        self.readout.layout.display = display
-        self.prediction_hint.layout.display = "none" if visible else None
-
-    def _on_prediction_mode(self, change) -> None:
-        if "predict" not in self.controls:
-            return
-        self.prediction.set_mode(change["new"])
-        self._show_results(not change["new"])
-
-    def reveal(self) -> np.ndarray:
-        """Show the weights and how far the guesses were; returns guess minus actual, (n,)."""
-        errors = self.prediction.reveal(self.weights)
-        self._show_results(True)
-        return errors

@@ -1,17 +1,19 @@
 """The live attention explorer: move a query and watch scores, weights and the output change.
 
-``QueryExplorer`` is an ``ipywidgets.VBox`` assembled from four parts, each in its module:
+:class:`QueryExplorer` is an ``ipywidgets.VBox`` that holds five parts and wires them; none of
+them knows the others:
 
 * the model (:mod:`attention_lab.explorer.model`): the vectors and the numbers of one state;
+* the controls (:mod:`attention_lab.explorer.controls`): the widgets a student changes;
 * the figure (:mod:`attention_lab.explorer.figure`): a state in, a PNG out, drawn kernel-side
   with Agg, blitting only what changed (:mod:`attention_lab.live_figure`);
-* the controls (:mod:`attention_lab.explorer.controls`);
-* the prediction panel (:mod:`attention_lab.explorer.prediction_panel`).
+* the prediction panel (:mod:`attention_lab.explorer.prediction_panel`): guesses and reveal;
+* the readout (:mod:`attention_lab.explorer.readout`): the table, the alt text, the static page.
 
-This module wires them: a control changes, the model computes, the figure renders, the readout
-and the picture are sent. It needs no frontend extension beyond ipywidgets, so it works in
-JupyterLab 4, Notebook 7, on a JupyterHub and headless under nbclient; static exports
-(nbconvert HTML without widget state, GitHub) show the figure as a PNG.
+The wiring is one loop: a control changes, the model computes, the readout and the figure are
+sent. It needs no frontend extension beyond ipywidgets, so it works in JupyterLab 4, Notebook 7,
+on a JupyterHub and headless under nbclient; static exports (nbconvert HTML without widget
+state, GitHub) show the figure as a PNG.
 
 Redraws cannot pile up while a slider is dragged: ipywidgets' frontend keeps at most one
 update message per widget in flight and merges the changes made meanwhile into the next one
@@ -30,52 +32,24 @@ import numpy as np
 
 from attention_lab import examples as _examples
 from attention_lab.explorer.controls import (
-    CONTROLS,
-    SCORE_SCALE_HELP,
     SLIDER_LIMIT,
-    SLIDER_STEP,
     ControlValues,
     ExplorerControls,
     check_controls,
     token_options,
 )
-from attention_lab.explorer.figure import (
-    FIGURE_DPI,
-    FIGURE_SIZE,
-    ExplorerFigure,
-    FigureShortcuts,
-    plot_limits,
-)
-from attention_lab.explorer.figure import render_naive as render_naive
-from attention_lab.explorer.model import (
-    ExplorerModel,
-    ExplorerState,
-    Settings,
-    StateShortcuts,
-    compute_state,
-)
-from attention_lab.explorer.prediction_panel import HIDDEN, PredictionMode, PredictionPanel
-from attention_lab.explorer.readout import ExplorerText
-from attention_lab.explorer.widget_parts import (
-    LabelledImage,
-    descendants,
-    hidden_png,
-    mimebundle,
-    static_widget_html,
-)
+from attention_lab.explorer.figure import FIGURE_DPI, FIGURE_SIZE, ExplorerFigure, plot_limits
+from attention_lab.explorer.model import ExplorerModel, Settings
+from attention_lab.explorer.prediction_panel import HIDDEN, PredictionPanel
+from attention_lab.explorer.readout import ExplorerReadout
+from attention_lab.explorer.widget_parts import LabelledImage, descendants, hidden_png, mimebundle
 
-__all__ = [
-    "CONTROLS",
-    "SCORE_SCALE_HELP",
-    "SLIDER_STEP",
-    "ExplorerState",
-    "compute_state",
-    "QueryExplorer",
-    "static_widget_html",
-]
+__all__ = ["QueryExplorer"]
 
-_LabelledImage = LabelledImage  # the old private name, for code written against it
-_descendants = descendants
+_CONTROL_WIDGETS = (
+    "title_html", "token_dropdown", "query_sliders", "scale_checkbox", "causal_checkbox",
+    "mode_buttons", "score_scale_slider", "score_scale_help", "reset_button",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -86,8 +60,12 @@ class _Start:
     controls: ControlValues
 
 
-class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerText, widgets.VBox):
+class QueryExplorer(widgets.VBox):
     """Drag a query vector and watch scores, weights, the output and the heatmap change.
+
+    A box of widgets composed of five parts it holds: the model computes one state from the
+    controls' settings, the readout prints it, the figure draws it, the prediction panel hides
+    it until the student has guessed. The explorer is only the wiring between them.
 
     Parameters
     ----------
@@ -101,7 +79,7 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
     title : str, optional
         Shown above the controls.
     controls : sequence of str, optional
-        Which controls to show, by name from :data:`CONTROLS`: ``"query"`` (the two
+        Which controls to show, by name from :data:`~attention_lab.explorer.controls.CONTROLS`: ``"query"`` (the two
         sliders), ``"token"`` (which token asks), ``"scale"`` (÷√d_k), ``"mask"`` (causal),
         ``"mode"`` (soft/hard), ``"beta"`` (score scale), ``"predict"`` (prediction mode) and
         ``"reset"``. Default: all of them. A hidden control keeps its neutral value whatever
@@ -110,35 +88,34 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
 
     Attributes
     ----------
-    query_sliders : tuple of two ipywidgets.FloatSlider
-        The selected query's two components (step 0.05).
-    token_dropdown : ipywidgets.Dropdown
-        Which token is the query (value = its index).
-    scale_checkbox, causal_checkbox : ipywidgets.Checkbox
-    mode_buttons : ipywidgets.ToggleButtons
-        ``"soft"`` (softmax) or ``"hard"`` (argmax).
-    score_scale_slider : ipywidgets.FloatSlider
-        Score scale β (inverse temperature), default 1.
-    reset_button : ipywidgets.Button
-        Back to the state the lesson showed the explorer in (its queries, token and toggles
-        when it was first displayed, e.g. with the causal mask a lesson ticked).
+    model : ExplorerModel
+    control_panel : ExplorerControls
+    live_figure : ExplorerFigure
+        The figure part, a :class:`~attention_lab.live_figure.LiveFigure`.
+    prediction : PredictionPanel
+    text : ExplorerReadout
+        The parts the explorer holds and wires (none of them knows another).
+    title_html, token_dropdown, query_sliders, scale_checkbox, causal_checkbox, mode_buttons, \
+    score_scale_slider, score_scale_help, reset_button
+        The controls' widgets (each documented on :class:`ExplorerControls`).
+    prediction_checkbox, prediction_inputs, reveal_button, prediction_feedback, \
+    prediction_hint, prediction_box
+        The prediction panel's ``checkbox``, ``inputs``, ``reveal_button``, ``feedback``,
+        ``hint`` and ``box`` (:class:`PredictionPanel`): prediction mode hides the weights until
+        the student has guessed them, one guess per key.
     readout : ipywidgets.HTML
-        Table of scores, weights and output (3 decimals), CSS class
+        The readout's table of scores, weights and output (3 decimals), CSS class
         ``attention-explorer-readout``.
     image : ipywidgets.Image
         The rendered figure (PNG), CSS class ``attention-explorer-figure``: heatmap, the
         query's weights, the query among the keys, the output among the values.
-    prediction_checkbox : ipywidgets.Checkbox
-        Prediction mode: hides the weights until the student has guessed them.
-    prediction_inputs : tuple of ipywidgets.BoundedFloatText
-        One guess per key.
-    reveal_button : ipywidgets.Button
-    prediction_feedback : ipywidgets.HTML
     figure : matplotlib.figure.Figure
-        Not registered with pyplot (no figure leaks, nothing shown twice).
+        Not registered with pyplot (no figure leaks, nothing shown twice); its panels are
+        ``heatmap``, ``bars``, ``keys_panel`` (the query among the keys) and ``values_panel``
+        (the output among the values).
     state : ExplorerState
         The current numbers; ``weights``, ``output``, ``scores``, ``weight_matrix`` and
-        ``query`` are shortcuts to it.
+        ``query`` are shortcuts to it, ``Q`` a copy of every current query.
     render_count : int
         How many times the figure has been re-rendered (each is one PNG sent).
 
@@ -171,28 +148,53 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
             query_index = n - 1
         if not 0 <= int(query_index) < n:
             raise ValueError(f"query_index must be in 0..{n - 1}, got {query_index}")
+        self.title = title
+        self.render_count = 0
         self._opening = ControlValues(int(query_index), bool(scale))
         self._hold = 0
         self._dirty = False
         self._loading_sliders = False
         self._start: _Start | None = None
-        self.render_count = 0
-        self.title = title
 
         reach = max(SLIDER_LIMIT, float(np.ceil(np.abs(self.model.Q0).max())))
         self._limits = plot_limits(self.model.K, reach)
-        self._controls = ExplorerControls(
+        self.control_panel = ExplorerControls(
             self.tokens, self.model.Q0[query_index], int(query_index), bool(scale), reach, title
         )
-        for name in (
-            "title_html", "token_dropdown", "query_sliders", "scale_checkbox", "causal_checkbox",
-            "mode_buttons", "score_scale_slider", "score_scale_help", "reset_button",
-        ):  # fmt: skip
-            setattr(self, name, getattr(self._controls, name))
         self.prediction = PredictionPanel([label for label, _ in token_options(self.tokens)])
-        self.readout = widgets.HTML(layout=widgets.Layout(min_width="24em"))
-        self.readout.add_class("attention-explorer-readout")
-        width, _ = self._figure_px()
+        self.text = ExplorerReadout(self.tokens, self.model.K, self.model.V)
+        self.state = self.model.state(self.settings())
+        self.live_figure = ExplorerFigure(
+            self.tokens, self.model.K, self.model.V, self.state, self._limits
+        )
+        self._name_parts()
+        super().__init__(
+            children=[
+                self.title_html,
+                self.control_panel.layout(
+                    self.controls, self.prediction.checkbox, self.prediction.box
+                ),
+                self.image,
+                self.readout,
+            ]
+        )
+        self.add_class("attention-explorer")
+        self._observe_controls()
+        self.refresh()
+
+    def _name_parts(self) -> None:
+        """The parts' widgets and panels under the names lessons and tests use."""
+        for name in _CONTROL_WIDGETS:
+            setattr(self, name, getattr(self.control_panel, name))
+        panel = self.prediction
+        self.prediction_checkbox, self.prediction_inputs = panel.checkbox, panel.inputs
+        self.reveal_button, self.prediction_feedback = panel.reveal_button, panel.feedback
+        self.prediction_hint, self.prediction_box = panel.hint, panel.box
+        fig = self.live_figure
+        self.figure, self.heatmap, self.bars = fig.figure, fig.heatmap, fig.bars
+        self.keys_panel, self.values_panel = fig.keys, fig.values
+        self.readout = self.text.table
+        width = round(FIGURE_SIZE[0] * FIGURE_DPI)
         self.image = LabelledImage(
             # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
             # a sideways scrollbar at 1280 px with the file browser open
@@ -201,21 +203,42 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         )
         self.image.add_class("attention-explorer-figure")
 
-        self.state = self._compute()
-        self._fig = ExplorerFigure(
-            self.tokens, self.model.K, self.model.V, self.state, self._limits
-        )
-        super().__init__(
-            children=[
-                self.title_html,
-                self._controls.layout(self.controls, self.prediction.checkbox, self.prediction.box),
-                self.image,
-                self.readout,
-            ]
-        )
-        self.add_class("attention-explorer")
-        self._observe_controls()
-        self.refresh()
+    # -- the current numbers ------------------------------------------------------------------
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The selected query's attention weights, shape (n,)."""
+        return self.state.weights
+
+    @property
+    def output(self) -> np.ndarray:
+        """The selected query's output, shape (2,)."""
+        return self.state.output
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The selected query's scores, shape (n,) (``-inf`` where masked)."""
+        return self.state.scores
+
+    @property
+    def weight_matrix(self) -> np.ndarray:
+        """Every token's weights (the heatmap), shape (n, n)."""
+        return self.state.weight_matrix
+
+    @property
+    def query(self) -> np.ndarray:
+        """The selected query vector, shape (2,)."""
+        return self.state.query
+
+    @property
+    def Q(self) -> np.ndarray:
+        """All current query vectors (the sliders edit the selected row), shape (n, 2)."""
+        return self.model.Q.copy()
+
+    @property
+    def predictions(self) -> np.ndarray:
+        """The student's guesses, shape (n,)."""
+        return self.prediction.guesses
 
     # -- presets ------------------------------------------------------------------------------
 
@@ -248,9 +271,6 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         return cls.from_example(_examples.TIFFIN, **kwargs)
 
     # -- wiring -------------------------------------------------------------------------------
-
-    def _figure_px(self) -> tuple[int, int]:
-        return round(FIGURE_SIZE[0] * FIGURE_DPI), round(FIGURE_SIZE[1] * FIGURE_DPI)
 
     def _shown(self, name: str) -> bool:
         return name in self.controls
@@ -297,10 +317,7 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
 
     def settings(self) -> Settings:
         """The controls as they are now; a hidden control counts at its neutral value."""
-        return self._controls.settings(self.controls, self._opening)
-
-    def _compute(self) -> ExplorerState:
-        return self.model.state(self.settings())
+        return self.control_panel.settings(self.controls, self._opening)
 
     def _request_refresh(self) -> None:
         self._dirty = True
@@ -338,19 +355,48 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
     def refresh(self) -> None:
         """Recompute the numbers, render the figure (a blit while a slider moves), send it."""
         self._dirty = False
-        self.state = self._compute()
+        self.state = self.model.state(self.settings())
         # The readout goes first: its small message travels, and the browser lays the table
         # out, while the kernel draws; the picture then arrives last, with nothing behind it
         # to process before the frame that shows it.
-        self.readout.value = self._readout_html()
-        png = self._fig.render(self.state)
+        self.text.show(self.state)
+        png = self.live_figure.render(self.state)
         self.render_count += 1
         visible = not self._predicting() or self.prediction.revealed
         # One comm message for the picture and its alt text, not two: the browser repaints once
         with self.image.hold_sync():
             self.image.value = png
-            self.image.tooltip = self._alt_text() if visible else HIDDEN
+            self.image.tooltip = self.text.alt_text(self.state) if visible else HIDDEN
         self._show_results(visible)
+
+    # -- prediction mode ----------------------------------------------------------------------
+
+    def _predicting(self) -> bool:
+        return "predict" in self.controls and self.prediction.checkbox.value
+
+    def _hidden(self) -> bool:
+        """Prediction mode before the reveal: the figure and the numbers are not shown."""
+        return self.readout.layout.display == "none"
+
+    def _show_results(self, visible: bool) -> None:
+        # The hidden picture's title says nothing either: it is in the page, and read aloud.
+        self.image.tooltip = self.text.alt_text(self.state) if visible else HIDDEN
+        display = None if visible else "none"
+        self.image.layout.display = display
+        self.readout.layout.display = display
+        self.prediction.hint.layout.display = "none" if visible else None
+
+    def _on_prediction_mode(self, change) -> None:
+        if "predict" not in self.controls:
+            return
+        self.prediction.set_mode(change["new"])
+        self._show_results(not change["new"])
+
+    def reveal(self) -> np.ndarray:
+        """Show the weights and how far the guesses were; returns guess minus actual, (n,)."""
+        errors = self.prediction.reveal(self.weights)
+        self._show_results(True)
+        return errors
 
     # -- reset --------------------------------------------------------------------------------
 
@@ -360,14 +406,14 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         Called on the first display, so a lesson that ticks the causal mask before showing the
         explorer gets it back ticked after a reset.
         """
-        self._start = _Start(self.model.Q.copy(), self._controls.values())
+        self._start = _Start(self.model.Q.copy(), self.control_panel.values())
 
     def reset(self) -> None:
         """Back to the start: the explorer as the lesson first displayed it."""
         start = self._start or _Start(self.model.Q0.copy(), self._opening)  # never displayed
         with self.batch_updates():
             self.model.Q[:] = start.Q
-            self._controls.set_values(start.controls)
+            self.control_panel.set_values(start.controls)
             self._load_sliders(self._query_index())
             self._request_refresh()
 
@@ -375,7 +421,7 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
 
     def to_png(self) -> bytes:
         """The figure as it is now, as PNG bytes."""
-        return bytes(self.image.value) or self._fig.render(self.state)
+        return bytes(self.image.value) or self.live_figure.render(self.state)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         """The live widget, plus a PNG and text for places without a widget manager.
@@ -384,11 +430,17 @@ class QueryExplorer(StateShortcuts, FigureShortcuts, PredictionMode, ExplorerTex
         """
         if self._start is None:
             self.mark_start()
-        png = hidden_png(HIDDEN) if self._hidden() else self.to_png()
+        hidden = self._hidden()
+        png = hidden_png(HIDDEN) if hidden else self.to_png()
+        page = self.text.static_html(
+            self.state, None if hidden else png, self.prediction.hint.value
+        )
         return mimebundle(
-            super()._repr_mimebundle_(**kwargs), png, repr(self), self._static_html(), include,
-            exclude,
-        )  # fmt: skip
+            super()._repr_mimebundle_(**kwargs), png, repr(self), page, include, exclude
+        )
+
+    def __repr__(self) -> str:
+        return self.text.text(self.state, self._hidden())
 
     def close(self) -> None:
         """Close every widget of the explorer and free its figure."""

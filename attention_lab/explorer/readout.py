@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+import ipywidgets as widgets
 import numpy as np
 
 from attention_lab._format import fmt, fmt_vec
@@ -16,7 +17,7 @@ from attention_lab.explorer.model import ExplorerState
 from attention_lab.explorer.prediction_panel import HIDDEN
 from attention_lab.explorer.widget_parts import TABLE_STYLE, hidden_png, static_widget_html
 
-__all__ = ["ExplorerText", "alt_text", "readout_html", "tie_sentence"]
+__all__ = ["ExplorerReadout", "alt_text", "readout_html", "tie_sentence"]
 
 
 def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
@@ -83,39 +84,51 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
     )
 
 
-class ExplorerText:
-    """The explorer in words and as a static page, for a widget holding ``self.state``,
-    ``self.tokens``, ``self.model`` and the parts of :class:`~attention_lab.explorer.prediction_panel.
-    PredictionMode` (a hidden explorer says nothing about its weights)."""
+class ExplorerReadout:
+    """The explorer in words: the readout table (a widget), the picture's alt text, the text
+    repr and the static page.
 
-    def _alt_text(self) -> str:
-        return alt_text(self.state, self.tokens)
+    Parameters
+    ----------
+    tokens : list of str, length n
+    K, V : numpy.ndarray, shape (n, 2)
 
-    def _tie_sentence(self) -> str:
-        return tie_sentence(self.state, self.tokens)
+    Attributes
+    ----------
+    table : ipywidgets.HTML
+        Keys, scores, weights and values of the selected query, and the output (3 decimals);
+        CSS class ``attention-explorer-readout``.
+    """
 
-    def _readout_html(self) -> str:
-        return readout_html(self.state, self.tokens, self.model.K, self.model.V)
+    def __init__(self, tokens: list[str], K: np.ndarray, V: np.ndarray):
+        self.tokens, self.K, self.V = list(tokens), K, V
+        self.table = widgets.HTML(layout=widgets.Layout(min_width="24em"))
+        self.table.add_class("attention-explorer-readout")
 
-    def __repr__(self) -> str:
-        s = self.state
-        token = self.tokens[s.query_index]
-        if self._hidden():
-            return f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights hidden)"
+    def show(self, state: ExplorerState) -> None:
+        """Put ``state``'s numbers in the table."""
+        self.table.value = readout_html(state, self.tokens, self.K, self.V)
+
+    def alt_text(self, state: ExplorerState) -> str:
+        return alt_text(state, self.tokens)
+
+    def text(self, state: ExplorerState, hidden: bool) -> str:
+        """The explorer's text repr; a hidden one says nothing about its weights."""
+        token = self.tokens[state.query_index]
+        if hidden:
+            return f"QueryExplorer(query “{token}” = {fmt_vec(state.query)}, weights hidden)"
         return (
-            f"QueryExplorer(query “{token}” = {fmt_vec(s.query)}, weights "
-            f"{fmt_vec(s.weights)}, output {fmt_vec(s.output)})"
+            f"QueryExplorer(query “{token}” = {fmt_vec(state.query)}, weights "
+            f"{fmt_vec(state.weights)}, output {fmt_vec(state.output)})"
         )
 
-    def _static_html(self) -> str:
-        """The figure (with its alt text) and the readout table, as a static page shows them.
+    def static_html(self, state: ExplorerState, png: bytes | None, hint: str | None) -> str:
+        """The figure (with its alt text) and the table, as a static page shows them.
 
-        In prediction mode before the reveal the live widget hides both (they give the weights
-        away), and so does this: only the hint is shown.
+        ``png=None`` is prediction mode before the reveal: the live widget hides the figure and
+        the numbers (they give the weights away), and so does this: only the ``hint`` is shown.
         """
-        if self._hidden():
-            return static_widget_html(
-                hidden_png(HIDDEN), HIDDEN, self.prediction_hint.value, "attention-explorer"
-            )
-        readout = f'{TABLE_STYLE}<div class="attention-explorer-readout">{self.readout.value}</div>'
-        return static_widget_html(self.to_png(), self._alt_text(), readout, "attention-explorer")
+        if png is None:
+            return static_widget_html(hidden_png(HIDDEN), HIDDEN, hint, "attention-explorer")
+        readout = f'{TABLE_STYLE}<div class="attention-explorer-readout">{self.table.value}</div>'
+        return static_widget_html(png, self.alt_text(state), readout, "attention-explorer")

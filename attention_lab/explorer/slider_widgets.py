@@ -14,7 +14,7 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_lab.checks.chapter import format_value
+from attention_lab._format import format_value
 from attention_lab.core import attention, dot_product_scores, hard_attention
 from attention_lab.examples import ISRO, WorkedExample
 from attention_lab.experiments import hard_vs_soft_sweep

@@ -193,7 +193,7 @@ class KeysPanel:
 
         self.key_arrows = [key_arrow(k) for k in self.keys]  # static: in the background
         # A copy of each key arrow, shown over the query only while the query sits on that key
-        # (arrows cost a millisecond each to draw: only those are redrawn on every step).
+        # (arrows are slow to draw: only these few are redrawn on every step).
         self.key_overlays = [key_arrow(k, visible=False) for k in self.keys]
         font = {"fontsize": LABEL_PT, "va": "center"}
         # Above a dozen tokens names cannot be read anyway: no key labels, static key arrows.

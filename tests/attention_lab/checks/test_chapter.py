@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attention_lab import attention
+from attention_lab._format import format_value
 from attention_lab.checks import chapter as chapter_checks
 from attention_lab.examples import ISRO
 
@@ -73,5 +74,5 @@ def test_checks_table_text_html_and_summary():
 
 
 def test_format_value_prints_a_number_or_a_vector_with_the_chapters_decimals():
-    assert chapter_checks.format_value(0.24751, 3) == "0.248"
-    assert chapter_checks.format_value([1, 0.5], 1) == "[1.0, 0.5]"
+    assert format_value(0.24751, 3) == "0.248"
+    assert format_value([1, 0.5], 1) == "[1.0, 0.5]"

@@ -18,12 +18,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from attention_lab import attention, causal_mask, examples
-from attention_lab.explorer.query_explorer import (
-    CONTROLS,
-    QueryExplorer,
-    _descendants,
-    compute_state,
-)
+from attention_lab.explorer.controls import CONTROLS
+from attention_lab.explorer.model import compute_state
+from attention_lab.explorer.query_explorer import QueryExplorer
+from attention_lab.explorer.widget_parts import descendants
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -128,14 +126,17 @@ def test_one_render_per_slider_change_and_one_for_a_batch(tiffin):
         tiffin.query_sliders[1].value = 0.75
         tiffin.causal_checkbox.value = True
     assert tiffin.render_count == count + 2
-    assert tiffin.render_count == tiffin._renderer.full_draws + tiffin._renderer.blits
+    assert (
+        tiffin.render_count
+        == tiffin.live_figure.renderer.full_draws + tiffin.live_figure.renderer.blits
+    )
 
 
 def test_dragging_only_blits(tiffin):
-    full = tiffin._renderer.full_draws
+    full = tiffin.live_figure.renderer.full_draws
     for x in np.arange(-1, 1, 0.25):
         tiffin.query_sliders[0].value = float(x)
-    assert tiffin._renderer.full_draws == full  # the background was reused every time
+    assert tiffin.live_figure.renderer.full_draws == full  # the background was reused every time
 
 
 # -- toggles ----------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def test_a_large_beta_shares_the_weight_between_tied_keys():
 
 
 def _shown_widgets(explorer: QueryExplorer) -> set[int]:
-    return {id(w) for w in _descendants(explorer)}
+    return {id(w) for w in descendants(explorer)}
 
 
 def test_controls_default_shows_every_control(isro):
@@ -392,7 +393,7 @@ def test_every_control_is_labelled_and_classes_are_stable(isro):
     assert "attention-explorer-readout" in isro.readout._dom_classes
     controls = [
         w
-        for w in _descendants(isro)
+        for w in descendants(isro)
         if isinstance(w, widgets.ValueWidget | widgets.Button)
         and not isinstance(w, widgets.HTML | widgets.Image)
     ]

@@ -202,18 +202,18 @@ def test_a_pixel_of_slider_moves_at_most_002_units(isro):
 
 
 def test_the_explorer_renders_through_the_live_figure_path(tiffin):
-    assert isinstance(tiffin._fig, LiveFigure)
-    full = tiffin._renderer.full_draws
+    assert isinstance(tiffin.live_figure, LiveFigure)
+    full = tiffin.live_figure.renderer.full_draws
     for x in np.arange(-1, 1, 0.25):
         tiffin.query_sliders[0].value = float(x)
-    assert tiffin._renderer.full_draws == full
+    assert tiffin.live_figure.renderer.full_draws == full
 
 
 def test_a_key_equal_to_the_query_is_drawn_over_it(isro):
     keys = isro.keys_panel
     # Chandrayaan's key (1, 1) equals the chapter's query: its copy is drawn after the query.
     assert [a.get_visible() for a in keys.key_overlays] == [False, False, True]
-    order = isro._fig.dynamic_artists()
+    order = isro.live_figure.dynamic_artists()
     assert order.index(keys.key_overlays[2]) > order.index(keys.query_arrow)
     isro.query_sliders[0].value = -2.0
     assert not any(a.get_visible() for a in keys.key_overlays)
