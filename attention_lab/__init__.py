@@ -28,8 +28,8 @@ __all__ = [
     "positional_encoding",
 ]
 
-# The plots and the live explorer import matplotlib and ipywidgets (seconds on a busy machine):
-# they load on first use, so `import attention_lab` stays quick for grading kernels.
+# The plots and the live explorer import matplotlib and ipywidgets, slow imports: they load on
+# first use, so `import attention_lab` stays quick for grading kernels.
 _LAZY = {
     "attention_heatmap": "attention_lab.plots",
     "weights_bar_chart": "attention_lab.plots",
