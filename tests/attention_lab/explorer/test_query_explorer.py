@@ -18,9 +18,12 @@ import pytest
 from matplotlib.figure import Figure
 
 from attention_lab import attention, causal_mask, examples
-from attention_lab.explorer.controls import CONTROLS
-from attention_lab.explorer.model import compute_state
+from attention_lab.explorer.controls import CONTROLS, ExplorerControls
+from attention_lab.explorer.figure import ExplorerFigure
+from attention_lab.explorer.model import ExplorerModel, compute_state
+from attention_lab.explorer.prediction_panel import PredictionPanel
 from attention_lab.explorer.query_explorer import QueryExplorer
+from attention_lab.explorer.readout import ExplorerReadout, readout_html
 from attention_lab.explorer.widget_parts import descendants
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -63,6 +66,25 @@ def test_tiffin_opens_unscaled_on_the_chapters_weights(tiffin):
     # The chapter's printed weights: tiffin 0.610, bag 0.083, it 0.225, big 0.083.
     assert [f"{w:.3f}" for w in tiffin.weights] == ["0.610", "0.083", "0.225", "0.083"]
     assert _readout_numbers(tiffin)["weights"] == ["0.610", "0.083", "0.225", "0.083"]
+
+
+def test_the_explorer_is_a_box_composed_of_its_parts_not_of_mixins(tiffin):
+    """Issue 30: each part is its own object; the explorer holds and wires them."""
+    assert QueryExplorer.__bases__ == (widgets.VBox,)
+    assert isinstance(tiffin.model, ExplorerModel)
+    assert isinstance(tiffin.control_panel, ExplorerControls)
+    assert isinstance(tiffin.live_figure, ExplorerFigure)
+    assert isinstance(tiffin.prediction, PredictionPanel)
+    assert isinstance(tiffin.text, ExplorerReadout)
+    # the names lessons use are the parts' own widgets, wired: a slider moves the model's query
+    assert tiffin.query_sliders is tiffin.control_panel.query_sliders
+    assert tiffin.readout is tiffin.text.table and tiffin.figure is tiffin.live_figure.figure
+    assert tiffin.reveal_button is tiffin.prediction.reveal_button
+    tiffin.query_sliders[0].value = 2.0
+    assert tiffin.model.Q[tiffin.state.query_index, 0] == 2.0
+    assert tiffin.readout.value == readout_html(
+        tiffin.state, tiffin.tokens, tiffin.model.K, tiffin.model.V
+    )
 
 
 def test_isro_opens_scaled_on_the_query_chandrayaan(isro):
