@@ -52,6 +52,11 @@ _CONTROL_WIDGETS = (
 )  # fmt: skip
 
 
+def _state_field(name: str, doc: str) -> property:
+    """A read-only attribute of the explorer that reads its current state's ``name``."""
+    return property(lambda self: getattr(self.state, name), doc=doc)
+
+
 @dataclass(frozen=True)
 class _Start:
     """What reset returns to: the explorer as the lesson showed it."""
@@ -205,30 +210,11 @@ class QueryExplorer(widgets.VBox):
 
     # -- the current numbers ------------------------------------------------------------------
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The selected query's attention weights, shape (n,)."""
-        return self.state.weights
-
-    @property
-    def output(self) -> np.ndarray:
-        """The selected query's output, shape (2,)."""
-        return self.state.output
-
-    @property
-    def scores(self) -> np.ndarray:
-        """The selected query's scores, shape (n,) (``-inf`` where masked)."""
-        return self.state.scores
-
-    @property
-    def weight_matrix(self) -> np.ndarray:
-        """Every token's weights (the heatmap), shape (n, n)."""
-        return self.state.weight_matrix
-
-    @property
-    def query(self) -> np.ndarray:
-        """The selected query vector, shape (2,)."""
-        return self.state.query
+    weights = _state_field("weights", "The selected query's attention weights, shape (n,).")
+    output = _state_field("output", "The selected query's output, shape (2,).")
+    scores = _state_field("scores", "The selected query's scores, shape (n,) (-inf where masked).")
+    weight_matrix = _state_field("weight_matrix", "Every token's weights (the heatmap), (n, n).")
+    query = _state_field("query", "The selected query vector, shape (2,).")
 
     @property
     def Q(self) -> np.ndarray:
