@@ -13,8 +13,7 @@ A lesson imports the numerics from :mod:`attention_lab`, what checks the student
 * the chapter checks shown beside the book's numbers (:func:`check`, :func:`checks`, from
   :mod:`attention_lab.checks.chapter`);
 * the measured demonstrations themselves (:mod:`~attention_lab.experiments`), the chapters' own
-  code (:mod:`~attention_lab.chapter_code`), lesson 6's projections and heads, and lesson 5's
-  :func:`output_sensitivity`.
+  code (:mod:`~attention_lab.chapter_code`) and lesson 5's :func:`output_sensitivity`.
 
 Accessibility: the Okabe-Ito colour-blind-safe palette, and every line also differs by marker
 and line style and is labelled in a legend (:mod:`attention_lab.plots.lines`); every figure has a
@@ -41,27 +40,18 @@ from attention_lab.explorer.slider_figures import (
     plot_hard_vs_soft,
     plot_query_rotation,
 )
-from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.layer_figures import plot_heads, plot_training
 from attention_lab.plots.lines import OKABE_ITO, styled_line
-from attention_lab.projections import LESSON_W_K, LESSON_W_Q, LESSON_W_V, projected_attention
 
 __all__ = [
-    "LESSON_W_K",
-    "LESSON_W_Q",
-    "LESSON_W_V",
     "OKABE_ITO",
-    "TIFFIN_HEADS",
-    "TIFFIN_W_O",
     "ChapterCheck",
     "ChapterTable",
     "HardSoftFigure",
     "RotationFigure",
     "chapter_code",
     "experiments",
-    "multi_head_attention",
     "output_sensitivity",
-    "projected_attention",
     "check",
     "checks",
     "plot_alignment",

@@ -24,9 +24,15 @@ PARTS = {
 }
 DEMOS = {"demos", "layer_figures"}  # the lessons' entry point and the figures it alone uses
 
-# Where a lesson imports from: the numerics (and the chapters' examples), what it shows and runs,
-# and what checks the student's work.
-LESSON_SOURCES = ("attention_lab", "attention_lab.examples", "attention_lab.demos")
+# Where a lesson imports from: the numerics (with the chapters' examples, and lesson 6's
+# projections and heads, its subject), what it shows and runs, and what checks the student's work.
+LESSON_SOURCES = (
+    "attention_lab",
+    "attention_lab.examples",
+    "attention_lab.projections",
+    "attention_lab.heads",
+    "attention_lab.demos",
+)
 LESSON_CHECKS = "attention_lab.checks"
 
 
