@@ -6,11 +6,11 @@ numbers the same way. ``attention_lab.examples`` holds the chapters' worked exam
 
 __version__ = "0.1.0"
 
-# The plots and the live explorer import matplotlib and ipywidgets (seconds on a busy machine):
-# they load on first use, so `import attention_lab` stays quick for grading kernels.
+# The plots and the live explorer import matplotlib and ipywidgets, slow imports: they load on
+# first use, so `import attention_lab` stays quick for grading kernels.
 # Everything is imported on first use (PEP 562), numpy with it: a Jupyter server loading the
-# attention_lab.nodelay extension imports this package and never needs numpy (on a hub, each
-# student's server paid for it at start).
+# attention_lab.nodelay extension imports this package and never needs numpy (on a hub, every
+# student's server would pay for it at start).
 _SUBMODULES = ("examples", "core")  # attributes, as when this file imported them
 _LAZY = {
     "softmax": "attention_lab.core",
@@ -23,7 +23,7 @@ _LAZY = {
     "attention_heatmap": "attention_lab.plots",
     "weights_bar_chart": "attention_lab.plots",
     "vector_plot": "attention_lab.plots",
-    "QueryExplorer": "attention_lab.widgets",
+    "QueryExplorer": "attention_lab.explorer.query_explorer",
 }
 __all__ = ["examples", *_LAZY]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DECIMALS", "fmt", "fmt_vec"]
+__all__ = ["DECIMALS", "fmt", "fmt_vec", "format_value"]
 
 DECIMALS = 3
 
@@ -24,3 +24,11 @@ def fmt(x: float) -> str:
 def fmt_vec(v) -> str:
     """A vector as ``(1.000, -0.500)``."""
     return "(" + ", ".join(fmt(x) for x in np.ravel(v)) + ")"
+
+
+def format_value(value, decimals: int) -> str:
+    """A number as ``0.248``, an array as ``[0.248, 0.503]``, with ``decimals`` decimals."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return f"{float(arr):.{decimals}f}"
+    return "[" + ", ".join(f"{x:.{decimals}f}" for x in arr.ravel()) + "]"

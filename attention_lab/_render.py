@@ -1,32 +1,35 @@
-"""Kernel-side rendering for the explorer: Agg, blitting, and a fast PNG encode.
+"""Kernel-side rendering for the live widgets: Agg, blitting, and a fast PNG encode.
 
-Why not ipympl: measured in Chromium (issue 8), moving an ipympl figure in place costs
-150-175 ms per slider step, while swapping the PNG of an ``ipywidgets.Image`` costs about 40 ms
-end to end. Agg + PNG also needs no frontend extension, so it works the same in JupyterLab 4,
-Notebook 7, on a JupyterHub and headless under nbclient (nothing waits for a browser).
+Each choice below keeps a slider step short enough to feel live in the browser; the figures
+that decided them are in docs/design.md ("Benchmarks", dated), where ``make bench`` re-measures
+them.
 
-Why blitting: a full ``canvas.draw()`` of the explorer's three panels costs about 35 ms. Only
-a few artists change when the query moves (the heatmap image and its texts, the bars, the query
-arrow, the output point), so the static rest (axes, ticks, labels, colour bar, key arrows) is
-drawn once into a saved background; each update restores that background and draws just the
-changing artists over it (``Figure.draw_artist``), as matplotlib's blitting tutorial does.
+Why Agg + PNG rather than ipympl: swapping the PNG of an ``ipywidgets.Image`` costs the browser
+much less than moving an ipympl figure in place, and it needs no frontend extension, so it works
+the same in JupyterLab 4, Notebook 7, on a JupyterHub and headless under nbclient (nothing waits
+for a browser).
 
-Why a glyph cache: matplotlib 3.11 lays out and rasterises every string through FreeType and
-libraqm on every draw (about 1 ms per short label here), and the explorer redraws up to 20
-labels per frame. :class:`CachingRendererAgg` records the glyph bitmaps matplotlib produces for
-a string the first time and replays them afterwards; text is placed on whole pixels so a
-recorded string is pixel-identical wherever it is drawn again.
+Why blitting: only a few artists change when the query moves (the heatmap image and its texts,
+the bars, the query arrow, the output point), so the static rest (axes, ticks, labels, colour
+bar, key arrows) is drawn once into a saved background; each update restores that background
+and draws just the changing artists over it (``Figure.draw_artist``), as matplotlib's blitting
+tutorial does. A full ``canvas.draw()`` would redo all of it on every step.
 
-Why our own PNG writer (:func:`png_bytes`): Pillow (which ``savefig`` uses) picks a PNG
-filter for every row adaptively, and that costs more than the compression; one numpy
-subtraction (the 'Up' filter) and zlib level 1 encode the same pixels about twice as fast, for a
-file of the same size (about 50 kB). Level 1: the PNG goes to a browser once, on the same
-machine or network, and level 6 takes twice as long for a file 15% smaller.
+Why a glyph cache: matplotlib lays out and rasterises every string through FreeType and libraqm
+on every draw, and a widget redraws a score of labels per frame. :class:`CachingRendererAgg`
+records the glyph bitmaps matplotlib produces for a string the first time and replays them
+afterwards; text is placed on whole pixels so a recorded string is pixel-identical wherever it
+is drawn again.
 
-Why ISA-L (``isal``) for the deflate: on the explorer's 1 MB of filtered pixels, zlib level 1
-took 2.9 ms of a 13 ms slider step, ISA-L's level 1 0.4 ms for a file of the same size (50 kB,
-standard zlib format). Measured in Chromium under the same load, the explorer's median went
-from about 57 to 47 ms. Without ``isal`` installed, zlib does the same job, slower.
+Why our own PNG writer (:func:`png_bytes`): Pillow (which ``savefig`` uses) picks a PNG filter
+for every row adaptively, and that costs more than the compression; one numpy subtraction (the
+'Up' filter) and a level-1 deflate encode the same pixels faster, for a file of the same size.
+Level 1: the PNG goes to a browser once, on the same machine or network, where a smaller file
+is not worth a slower encode.
+
+Why ISA-L (``isal``) for the deflate: it writes the same standard zlib stream several times
+faster than zlib, and the deflate is a visible share of a slider step. Without ``isal``
+installed, zlib does the same job, slower.
 """
 
 from __future__ import annotations
@@ -139,9 +142,8 @@ def _tabular_digits(prop, renderer) -> bool:
 class LayoutCachedText(Text):
     """A ``Text`` that remembers its layout for each string it has shown.
 
-    ``Text.draw`` measures the string (a FreeType layout, about 1 ms here) and works out line
-    offsets on every draw; for a cell label redrawn 20 times a frame that costs more than
-    drawing the glyphs. The layout (offsets relative to the anchor) depends only on the string,
+    ``Text.draw`` measures the string (a FreeType layout) and works out line offsets on every
+    draw; for a cell label redrawn on every frame that costs more than drawing the glyphs. The layout (offsets relative to the anchor) depends only on the string,
     font, alignment, rotation and dpi, which make the cache key. When the font's digits all
     have the same width, digits are replaced by 0 in the key, so "0.613" reuses the layout of
     "0.248": a slider drag then measures no new strings at all. Wrapped and multi-line text,

@@ -6,7 +6,7 @@ the Noise") computes the attention of "Chandrayaan" with numpy: every score at o
 ``Q @ K.T``, then one row through a softmax that first subtracts the row's maximum.
 
 Both functions follow their chapter's steps closely, so a student can read them side by side
-with the chapter, and tests/test_chapter_code.py checks them against :func:`attention_lab.attention`.
+with the chapter, and tests/attention_lab/test_chapter_code.py checks them against :func:`attention_lab.attention`.
 Lesson 4 prints their source with :func:`listing`.
 """
 

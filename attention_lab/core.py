@@ -24,11 +24,6 @@ __all__ = [
 ]
 
 
-def _as_float_array(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
-    """Convert ``x`` to a float array with one of the allowed numbers of dimensions."""
-    return as_float_array(x, name, ndims)
-
-
 def softmax(x, axis: int = -1) -> np.ndarray:
     """Turn scores into weights that are positive and sum to 1 along ``axis``.
 
@@ -54,7 +49,7 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         If a slice along ``axis`` is entirely ``-inf`` (every key masked for that query), or if
         ``x`` contains NaN or ``+inf``.
     """
-    scores = _as_float_array(x, "scores", tuple(range(1, 33)))
+    scores = as_float_array(x, "scores", tuple(range(1, 33)))
     if np.isposinf(scores).any():
         raise ValueError("scores contain +inf; only -inf (a masked key) is allowed")
     peak = np.max(scores, axis=axis, keepdims=True)
@@ -69,8 +64,8 @@ def softmax(x, axis: int = -1) -> np.ndarray:
 
 def _queries_and_keys(Q, K) -> tuple[np.ndarray, np.ndarray, bool]:
     """Validate a query (or queries) against keys; return 2-D arrays and whether Q was 1-D."""
-    queries = _as_float_array(Q, "Q", (1, 2))
-    keys = _as_float_array(K, "K", (2,))
+    queries = as_float_array(Q, "Q", (1, 2))
+    keys = as_float_array(K, "K", (2,))
     single = queries.ndim == 1
     queries = np.atleast_2d(queries)
     if queries.shape[1] != keys.shape[1]:
@@ -155,7 +150,7 @@ def attention(Q, K, V, mask=None, scale: bool = True) -> tuple[np.ndarray, np.nd
     (array([0.248, 0.248, 0.503]), array([0.993, 2.51 ]))
     """
     queries, keys, single = _queries_and_keys(Q, K)
-    values = _as_float_array(V, "V", (2,))
+    values = as_float_array(V, "V", (2,))
     if values.shape[0] != keys.shape[0]:
         raise ValueError(
             f"V has {values.shape[0]} rows but K has {keys.shape[0]}: every key needs exactly "
@@ -211,7 +206,7 @@ def hard_attention(Q, K, V, scale: bool = True) -> tuple[np.ndarray, np.ndarray]
         One-hot rows.
     """
     queries, keys, single = _queries_and_keys(Q, K)
-    values = _as_float_array(V, "V", (2,))
+    values = as_float_array(V, "V", (2,))
     if values.shape[0] != keys.shape[0]:
         raise ValueError(
             f"V has {values.shape[0]} rows but K has {keys.shape[0]}: every key needs exactly "
@@ -246,11 +241,11 @@ def additive_scores(s, H, W_a, U_a, v_a) -> np.ndarray:
     numpy.ndarray, shape (n,)
         One score per encoder state; ``softmax`` of it gives the alignment weights.
     """
-    state = _as_float_array(s, "s", (1,))
-    states = _as_float_array(H, "H", (2,))
-    w = _as_float_array(W_a, "W_a", (2,))
-    u = _as_float_array(U_a, "U_a", (2,))
-    v = _as_float_array(v_a, "v_a", (1,))
+    state = as_float_array(s, "s", (1,))
+    states = as_float_array(H, "H", (2,))
+    w = as_float_array(W_a, "W_a", (2,))
+    u = as_float_array(U_a, "U_a", (2,))
+    v = as_float_array(v_a, "v_a", (1,))
     if w.shape[1] != state.shape[0]:
         raise ValueError(f"W_a has {w.shape[1]} columns but s has length {state.shape[0]}")
     if u.shape[1] != states.shape[1]:

@@ -1,14 +1,19 @@
-"""Lesson helpers: the static figures of the measured demonstrations, and the lessons' one entry point.
+"""What the lessons show and run: their one entry point, and the measured demonstrations' figures.
+
+A lesson imports the numerics from :mod:`attention_lab`, what checks the student's work from
+:mod:`attention_lab.checks`, and everything it shows or runs from here:
 
 * ``plot_*`` functions draw the measured demonstrations of :mod:`attention_lab.experiments`. They
   return a :class:`matplotlib.figure.Figure` built without pyplot (nothing leaks between cells; a
   notebook displays it as a static inline image).
-* The lessons call everything as ``demos.*``; so the chapter checks (:func:`check`,
-  :func:`checks`, from :mod:`attention_lab.chapter_checks`), the slider figures
-  (:class:`RotationFigure`, :class:`HardSoftFigure`, from :mod:`attention_lab.slider_figures`) and
-  the slider widgets :class:`QueryRotation` and :class:`HardSoftSlider` (from
-  :mod:`attention_lab.slider_widgets`) are all reachable from here, as are lesson 6's figures
-  (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`).
+* the live widgets (:class:`QueryExplorer`, :class:`QueryRotation`, :class:`HardSoftSlider`,
+  :class:`ProjectionSliders`, from :mod:`attention_lab.explorer`; loaded on first use), the
+  slider figures (:class:`RotationFigure`, :class:`HardSoftFigure`), lesson 6's figures
+  (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`);
+* the chapter checks shown beside the book's numbers (:func:`check`, :func:`checks`, from
+  :mod:`attention_lab.checks.chapter`);
+* the measured demonstrations themselves (:mod:`~attention_lab.experiments`), the chapters' own
+  code (:mod:`~attention_lab.chapter_code`) and lesson 5's :func:`output_sensitivity`.
 
 Accessibility: the Okabe-Ito colour-blind-safe palette, and every line also differs by marker
 and line style and is labelled in a legend (:mod:`attention_lab.plots.lines`); every figure has a
@@ -19,8 +24,9 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from attention_lab import plots
-from attention_lab.chapter_checks import ChapterCheck, ChapterTable, check, checks
+from attention_lab import chapter_code, experiments, plots
+from attention_lab.checks.chapter import ChapterCheck, ChapterTable, check, checks
+from attention_lab.derivatives import output_sensitivity
 from attention_lab.experiments import (
     SCALINGS,
     BottleneckResult,
@@ -28,14 +34,14 @@ from attention_lab.experiments import (
     SaturationResult,
     VarianceResult,
 )
-from attention_lab.layer_figures import plot_heads, plot_training
-from attention_lab.plots.lines import OKABE_ITO, styled_line
-from attention_lab.slider_figures import (
+from attention_lab.explorer.slider_figures import (
     HardSoftFigure,
     RotationFigure,
     plot_hard_vs_soft,
     plot_query_rotation,
 )
+from attention_lab.layer_figures import plot_heads, plot_training
+from attention_lab.plots.lines import OKABE_ITO, styled_line
 
 __all__ = [
     "OKABE_ITO",
@@ -43,6 +49,9 @@ __all__ = [
     "ChapterTable",
     "HardSoftFigure",
     "RotationFigure",
+    "chapter_code",
+    "experiments",
+    "output_sensitivity",
     "check",
     "checks",
     "plot_alignment",
@@ -169,15 +178,20 @@ def plot_alignment(result: CrossAttentionResult) -> Figure:
     return fig
 
 
+# The live widgets import ipywidgets: they load on first use, so a lesson's static figures
+# (and `make html`'s exports) do not wait for it.
+_WIDGETS = {
+    "QueryExplorer": "attention_lab.explorer.query_explorer",
+    "QueryRotation": "attention_lab.explorer.slider_widgets",
+    "HardSoftSlider": "attention_lab.explorer.slider_widgets",
+    "ProjectionSliders": "attention_lab.explorer.projection_widget",
+}
+__all__ += list(_WIDGETS)
+
+
 def __getattr__(name):
-    # The lessons' slider widgets live in attention_lab.slider_widgets (which draws with the
-    # figures above); they are still reachable as demos.QueryRotation and demos.HardSoftSlider.
-    if name in ("QueryRotation", "HardSoftSlider"):
-        from attention_lab import slider_widgets
+    if name in _WIDGETS:
+        import importlib
 
-        return getattr(slider_widgets, name)
-    if name == "ProjectionSliders":  # lesson 6's W_Q sliders
-        from attention_lab.projection_widget import ProjectionSliders
-
-        return ProjectionSliders
+        return getattr(importlib.import_module(_WIDGETS[name]), name)
     raise AttributeError(f"module 'attention_lab.demos' has no attribute {name!r}")

@@ -560,7 +560,7 @@ _ENTRIES = [
         hint="who is asking (the sentence being written, or the one being read)?",
         lesson="lesson 04",
     ),
-    # Ideas the concept inventory asks about (issue 27): distractors a student could hold.
+    # Ideas the concept inventory asks about: distractors a student could hold.
     Entry(
         "attention_is_sequential",
         "thinks self-attention reads the tokens one after another, like an RNN",

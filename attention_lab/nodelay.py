@@ -1,12 +1,12 @@
-"""A Jupyter server extension: kernel messages reach the browser without a 40 ms stall.
+"""A Jupyter server extension: kernel messages reach the browser without a delayed-ACK stall.
 
-Why: measured in Chromium (issue 17), about half of the explorer's slider steps waited ~40 ms
-between the kernel sending the new picture and the browser receiving it, even when the
-kernel's handler only swapped in a precomputed PNG (0.1 ms). That is Nagle's algorithm on the
+Why: without it, a slider step's new picture can wait in the server for the browser's delayed
+acknowledgement (tens of milliseconds; docs/design.md's benchmarks have the measurement),
+however fast the kernel drew it. That is Nagle's algorithm on the
 server's kernel websocket meeting the browser's delayed ACK: the server writes a step's
 messages (the slider's echo, the readout, the picture) as several small TCP segments, Nagle
 holds back each one until the previous is acknowledged, and the browser acknowledges only
-after its 40 ms delayed-ACK timer. Tornado leaves Nagle on unless the handler calls
+after its delayed-ACK timer. Tornado leaves Nagle on unless the handler calls
 ``set_nodelay(True)`` (its documentation warns of exactly these delays) and jupyter_server
 does not call it.
 

@@ -10,7 +10,7 @@ message back and the browser's decode and paint.
 Every live widget of the lessons is measured in the same page and run, 20 moves each after 2
 warm-up moves:
 
-* the course's explorer, ``attention_lab.widgets.QueryExplorer.tiffin()``, the lessons'
+* the course's explorer, ``attention_lab.explorer.query_explorer.QueryExplorer.tiffin()``, the lessons'
   one-slider widgets ``QueryRotation`` (lessons 0 and 2) and ``HardSoftSlider`` (lesson 5), and
   lesson 6's ``ProjectionSliders`` (its W_Q angle slider), which all redraw only what changed and swap the PNG of an ``ipywidgets.Image``
   (:mod:`attention_lab.live_figure`);
@@ -51,7 +51,7 @@ from attention_lab import attention
 from attention_lab.demos import HardSoftSlider, ProjectionSliders, QueryRotation
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.plots import attention_heatmap, weights_bar_chart
-from attention_lab.widgets import QueryExplorer
+from attention_lab.explorer.query_explorer import QueryExplorer
 """,
     """\
 explorer = QueryExplorer.tiffin()

@@ -1,8 +1,8 @@
 """Live widget latency: from a slider change to the figure fully re-rendered, kernel side.
 
 Measured for every live widget of the lessons: ``slider.value = x`` on a
-:class:`~attention_lab.widgets.QueryExplorer`, a :class:`~attention_lab.slider_widgets.QueryRotation`
-and a :class:`~attention_lab.slider_widgets.HardSoftSlider`, which runs the same observer a
+:class:`~attention_lab.explorer.query_explorer.QueryExplorer`, a :class:`~attention_lab.explorer.slider_widgets.QueryRotation`
+and a :class:`~attention_lab.explorer.slider_widgets.HardSoftSlider`, which runs the same observer a
 browser's message runs: recompute, update the artists, blit, encode the PNG and hand it to the
 Image widget (and the readout). Beside each, in the same run, the naive way: compute, build the
 whole figure again and ``savefig`` it to PNG.
@@ -26,7 +26,7 @@ TARGET_RATIO = 4.0
 
 def _cases():
     from attention_lab import examples
-    from attention_lab.widgets import QueryExplorer
+    from attention_lab.explorer.query_explorer import QueryExplorer
 
     rng = np.random.default_rng(0)
     n = 32
@@ -57,7 +57,8 @@ def _cpu_ms(fn, repeat: int) -> float:
 
 
 def _measure(make, repeat: int, naive_repeat: int):
-    from attention_lab.widgets import compute_state, render_naive
+    from attention_lab.explorer.figure import render_naive
+    from attention_lab.explorer.model import compute_state
 
     explorer = make()
     try:
@@ -97,7 +98,7 @@ def _slider_widget_cases():
     from attention_lab import demos
     from attention_lab._render import figure_png
     from attention_lab.examples import ISRO, TIFFIN
-    from attention_lab.slider_widgets import HardSoftSlider, QueryRotation
+    from attention_lab.explorer.slider_widgets import HardSoftSlider, QueryRotation
 
     def rotation_naive(widget, angle):
         widget.image.value = figure_png(demos.RotationFigure(widget.example, angle).figure)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_lab.widgets import QueryExplorer
+from attention_lab.explorer.query_explorer import QueryExplorer
 
 
 @pytest.fixture(scope="session")

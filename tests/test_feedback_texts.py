@@ -25,8 +25,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from attention_lab import checks, exercise_checks, misconceptions
+from attention_lab import checks, misconceptions
 from attention_lab._steps import Case, compute
+from attention_lab.checks import exercises as exercise_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,8 +2,8 @@
 
 Each ``*_plot``/``attention_heatmap`` function draws once and returns an object holding its
 matplotlib artists; its ``update(...)`` method changes those artists' data without rebuilding
-anything. Rebuilding a figure costs 100-150 ms; changing data and redrawing a few artists costs a
-few milliseconds, which is what makes dragging a query slider feel live.
+anything. Changing data and redrawing a few artists costs a small fraction of rebuilding the
+figure, which is what makes dragging a query slider feel live.
 
 Every object also lists its :meth:`dynamic_artists` (the ones ``update`` touches) in drawing
 order, so a renderer can blit: redraw only those over a saved background (see

@@ -76,8 +76,8 @@ class AttentionHeatmap(LivePlot):
 
         cmap = plt.get_cmap(HEATMAP_CMAP).with_extremes(bad=MASKED_FACE)
         self._cmap = cmap
-        # pcolormesh rather than imshow: a mesh of n_q x n_k quads draws in well under a
-        # millisecond, while imshow resamples the image to the screen's pixels on every draw.
+        # pcolormesh rather than imshow: a mesh of n_q x n_k quads is cheap to draw, while
+        # imshow resamples the image to the screen's pixels on every draw.
         self.image = ax.pcolormesh(
             np.arange(n_k + 1) - 0.5,
             np.arange(n_q + 1) - 0.5,

@@ -45,8 +45,6 @@ KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
 MIME = "application/vnd.attention-grader.answer"
 #: Most uses of student objects (handles) one test may make.
 MAX_HANDLE_OPS = 2000
-#: A value the kernel did not define (the test then sees a NameError, as nbgrader would give).
-MISSING = object()
 
 
 @dataclass(frozen=True)

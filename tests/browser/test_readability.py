@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_lab.explorer_controls import UNITS_PER_PIXEL
+from attention_lab.explorer.controls import UNITS_PER_PIXEL
 
 from .driver import close_current, open_in_lab, run_all_cells, write_notebook
 from .lessons import wait_for_widgets
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 CELLS = [
     "from attention_lab import demos\n"
     "from attention_lab.examples import ISRO, TIFFIN\n"
-    "from attention_lab.widgets import QueryExplorer",
+    "from attention_lab.explorer.query_explorer import QueryExplorer",
     "explorer = QueryExplorer.tiffin(\n"
     "    controls=('query', 'token', 'scale', 'mask', 'beta', 'predict', 'reset')\n"
     ")\n"
@@ -108,7 +108,9 @@ _OVERFLOW = """() => {
 
 @pytest.fixture(scope="module")
 def full_notebook(course):
-    cells = ["from attention_lab.widgets import QueryExplorer\nQueryExplorer.isro()"]
+    cells = [
+        "from attention_lab.explorer.query_explorer import QueryExplorer\nQueryExplorer.isro()"
+    ]
     write_notebook(course / "readability_full.ipynb", cells)
     return "readability_full.ipynb"
 

@@ -59,7 +59,7 @@ LESSON = "01_the_bottleneck.ipynb"
 ASSIGNMENT = "intro_attention"
 EXPLORER = """\
 import json
-from attention_lab.widgets import QueryExplorer
+from attention_lab.explorer.query_explorer import QueryExplorer
 explorer = QueryExplorer.isro()
 first = explorer.query_sliders[0]
 first.value = first.min
