@@ -164,7 +164,7 @@ def test_make_html_runs_lessons_without_the_kernels_tcp_warning(tmp_path):
 
 def _explorer_output(predict: bool):
     """What a lesson's cell stores for a displayed explorer (prediction mode or not)."""
-    from attention_lab.widgets import QueryExplorer
+    from attention_lab.explorer.query_explorer import QueryExplorer
 
     explorer = QueryExplorer.tiffin(controls=("query", "beta", "predict"))
     explorer.prediction_checkbox.value = predict
