@@ -111,7 +111,8 @@ lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ 
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: setup-test ## Maintainers: Lint with ruff (check-only when CI=true, else fixes what it safely can)
+lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
+	$(BIN)/mypy
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
