@@ -120,7 +120,8 @@ test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainer
 test-fast: setup-grader setup-test ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
 	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
-lint: setup-test ## Maintainers: Lint with ruff (check-only when CI=true, else fixes what it safely can)
+lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
+	$(BIN)/mypy
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
