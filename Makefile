@@ -80,7 +80,7 @@ $(NODELAY_CONF): jupyter-settings/jupyter_server_config.d/attention_lab.json | $
 	install -D -m 644 $< $@
 setup: $(NODELAY_CONF)
 
-# The course's Jupyter server loads attention_grader.csp: the formgrader's submission pages get
+# The course's Jupyter server loads attention_grader.pages.csp: the formgrader's submission pages get
 # a Content-Security-Policy (a student's script cannot call the formgrader API as the teacher).
 SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
 $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)

@@ -10,7 +10,7 @@ for a mistake about projections, heads or positions (lesson 6), of one projected
 
 The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries
 and raise :class:`attention_lab.checks.Misconception` with an entry's id; the grader records that
-id as data in the graded cell (:mod:`attention_grader.diagnosis`), where the teacher's report
+id as data in the graded cell (:mod:`attention_grader.common.diagnosis`), where the teacher's report
 reads it. A new misconception is one new entry here (and a test).
 """
 

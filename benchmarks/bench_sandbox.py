@@ -45,7 +45,7 @@ def _run(manager, folder: str) -> None:
 
 
 def rows() -> list[Row]:
-    from attention_grader.sandbox import SandboxedKernelManager
+    from attention_grader.sandbox.sandbox import SandboxedKernelManager
     from jupyter_client.manager import AsyncKernelManager
 
     out = []

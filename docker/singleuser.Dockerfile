@@ -9,7 +9,7 @@ LABEL org.opencontainers.image.title="attention-lab-singleuser" \
       org.opencontainers.image.version="0.1.0" \
       org.opencontainers.image.licenses="MIT AND CC-BY-4.0"
 
-# bubblewrap: the grading sandbox (autograder/attention_grader/sandbox.py); prlimit comes with
+# bubblewrap: the grading sandbox (autograder/attention_grader/sandbox/sandbox.py); prlimit comes with
 # util-linux, which every Debian image has. Debian's security updates move the exact versions,
 # so they are not pinned here (the Python packages are: requirements-lock.txt).
 # hadolint ignore=DL3008

@@ -44,4 +44,4 @@ STUDENT_LAB_DIR   := $(CURDIR)/jupyter-settings/student-lab
 lab: export JUPYTER_CONFIG_PATH := $(LAPTOP_CONFIG_DIR):$(STUDENT_LAB_DIR)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 
 check: _need-assignment setup-grader ## Students: Check your fetched copy of A (✓ or the misconception; not a grade)
-	$(BIN)/python -m attention_grader.selfstudy "$(A)" --course "$(COURSE)" $(if $(COPY),--copy "$(COPY)")
+	$(BIN)/python -m attention_grader.term.selfstudy "$(A)" --course "$(COURSE)" $(if $(COPY),--copy "$(COPY)")

@@ -38,7 +38,7 @@ HERE = Path(__file__).parent
 #: ``make test-fast`` (``-m "not slow"``) leaves them out wherever the folders end up.
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
-#: for every new submission (attention_grader.course.quiet_autoflush_warning hides it from
+#: for every new submission (attention_grader.common.course.quiet_autoflush_warning hides it from
 #: teachers) and nbgrader's own call of a deprecated traitlets signature.
 NBGRADER_WARNINGS = (
     "ignore::sqlalchemy.exc.SAWarning",

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attention_grader.course import Course, check_result, load_course, new_course
-from attention_grader.grade import GradeOptions, grade
-from attention_grader.release import release
-from attention_grader.summary import BatchSummary
+from attention_grader.common.course import Course, check_result, load_course, new_course
+from attention_grader.common.summary import BatchSummary
+from attention_grader.term.grade import GradeOptions, grade
+from attention_grader.term.release import release
 from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
 
 ROUTES = ("grade", "nbgrader")
@@ -52,9 +52,9 @@ class ClassSpec:
         The due date of every assignment.
     generate_only : bool
         ``generate_assignment`` only (nothing released to the exchange, no due date), as the
-        attack suite does; else :func:`attention_grader.release.release`.
+        attack suite does; else :func:`attention_grader.term.release.release`.
     route : str
-        ``"grade"``: ``make grade`` (:func:`attention_grader.grade.grade`, ``jobs`` workers);
+        ``"grade"``: ``make grade`` (:func:`attention_grader.term.grade.grade`, ``jobs`` workers);
         ``"nbgrader"``: plain ``nbgrader autograde`` in a subprocess.
     jobs : int
         Workers of the ``grade`` route.

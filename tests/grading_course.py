@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.course import Course, load_course, new_course, quiet_autoflush_warning
+from attention_grader.common.course import Course, load_course, new_course, quiet_autoflush_warning
 
 FIXTURE_SOURCE = Path(__file__).parent / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
@@ -134,7 +134,7 @@ DUE = "2026-11-30 12:00:00"
 def release_and_submit_class(course: Course) -> None:
     """Release the fixture (due ``DUE``) and place four submissions, not yet graded: alice
     (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late)."""
-    from attention_grader.release import release
+    from attention_grader.term.release import release
 
     release(course, FIXTURE, duedate=DUE)
     hand_in_class(course)
@@ -253,7 +253,7 @@ def synthetic_class(tmp: Path) -> Course:
 
     def test_cell(gid, outputs, diagnosis=None):
         # What GradingExecute records for a test that raised a Misconception: its id as data
-        # (attention_grader.diagnosis); the error text is only what the student reads.
+        # (attention_grader.common.diagnosis); the error text is only what the student reads.
         meta = {"nbgrader": {"grade": True, "grade_id": gid, "points": 1}}
         if diagnosis:
             meta["attention_grader"] = {"misconception": {"id": diagnosis, "text": "x: text"}}
@@ -315,7 +315,7 @@ def render_feedback(nb, **grades) -> str:
     import os
 
     import nbgrader
-    from attention_grader.feedback_page import FeedbackPageExporter
+    from attention_grader.pages.feedback_page import FeedbackPageExporter
     from traitlets.config import Config
 
     here = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader")

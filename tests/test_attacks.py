@@ -1,7 +1,7 @@
 """The attack suite: every submission in ``tests/attacks/`` graded through both routes a teacher uses.
 
 ``nbgrader``: plain ``nbgrader autograde`` with the course pipeline (``attention_grader.pipeline``);
-``parallel``: the teacher's ``make grade`` (``attention_grader.grade.grade``, two workers). Each
+``parallel``: the teacher's ``make grade`` (``attention_grader.term.grade.grade``, two workers). Each
 attack gets exactly the points its honest answers earn, whatever it does to its kernel; it is
 flagged; nothing leaks (no hidden test in any output, no file outside the sandbox, no connection
 to the grader); honest students in the same batch keep full marks.

@@ -1,7 +1,7 @@
 """What a student's Jupyter server loads on the hub: only what a student uses, cheaply.
 
 `make hub-load N=30` regressed from a 7.4 s to an 83.5 s spawn (p50) when every student's server
-started loading the formgrader's extensions (attention_grader.csp, .formgrader_scores: nbconvert,
+started loading the formgrader's extensions (attention_grader.pages.csp, .formgrader_scores: nbconvert,
 the grader) and, through attention_lab.nodelay, numpy. On a loaded 2-core machine each import
 costs seconds per server, and a class spawns at once.
 """
@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
 import install  # noqa: E402  -- autograder/jupyterhub/install.py
 
-TEACHER_ONLY = ("attention_grader.csp", "attention_grader.formgrader_scores")
+TEACHER_ONLY = ("attention_grader.pages.csp", "attention_grader.term.formgrader_scores")
 
 
 def test_the_nodelay_extension_imports_no_numpy():
@@ -41,7 +41,7 @@ def test_students_servers_leave_out_the_formgraders_extensions(tmp_path):
     for name in (*TEACHER_ONLY, "nbgrader.server_extensions.formgrader"):
         assert off.get(name) is False, name
     # Validate (a student's button) keeps naming the questions.
-    assert "attention_grader.validate_labels" not in off
+    assert "attention_grader.term.validate_labels" not in off
     page = json.loads((student / "labconfig" / "page_config.json").read_text())
     assert set(page["disabledExtensions"]) == {
         "@jupyter/nbgrader:formgrader",

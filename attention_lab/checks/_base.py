@@ -34,7 +34,7 @@ class Misconception(CheckFailure):
 
     ``id`` is the registry id (:mod:`attention_lab.misconceptions`) and ``text`` what the
     student reads (``"name: message detail"``): the grader records both as data in the graded
-    cell (:mod:`attention_grader.diagnosis`), so nothing reads the id back from the message.
+    cell (:mod:`attention_grader.common.diagnosis`), so nothing reads the id back from the message.
     ``message`` replaces the entry's own message (a choice question shows the entry's idea).
     """
 

@@ -192,7 +192,7 @@ def describe(err: BaseException) -> str:
 
 
 #: The start of the message the graded kernel's attention_lab stand-ins raise (see
-#: attention_grader.implement_it: an implement-it notebook is graded without the library).
+#: attention_grader.sandbox.implement_it: an implement-it notebook is graded without the library).
 HIDDEN_LIBRARY = "attention_lab is not available while an implement-it exercise is graded"
 _NO_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
 

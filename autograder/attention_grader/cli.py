@@ -11,17 +11,17 @@ import argparse
 import logging
 import sys
 
-from .collect import collect_report
-from .course import GradingStepError, load_course
-from .feedback import feedback_report
-from .gain_page import write_gain
-from .grade import GradeOptions, grade, submitted_students
-from .grades import FORMATS, write_grades
-from .release import due_line, release
-from .report import write_report
-from .safe_text import printable
-from .settings import GRADE_ALIASES, Protections, alias_help, apply_aliases
-from .shards import parse_shard
+from attention_grader.common.course import GradingStepError, load_course
+from attention_grader.common.safe_text import printable
+from attention_grader.common.settings import GRADE_ALIASES, Protections, alias_help, apply_aliases
+from attention_grader.execution.shards import parse_shard
+from attention_grader.term.collect import collect_report
+from attention_grader.term.feedback import feedback_report
+from attention_grader.term.gain_page import write_gain
+from attention_grader.term.grade import GradeOptions, grade, submitted_students
+from attention_grader.term.grades import FORMATS, write_grades
+from attention_grader.term.release import due_line, release
+from attention_grader.term.report import write_report
 
 __all__ = ["build_parser", "main"]
 
@@ -85,10 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _sandboxed(course) -> bool:
     """Whether the course config's pipeline starts student kernels in the sandbox."""
-    from .execute import GradingExecute
+    from attention_grader.execution.execute import GradingExecute
 
     steps = course.config.Autograde.get("autograde_preprocessors", [])
-    if GradingExecute not in steps and "attention_grader.execute.GradingExecute" not in steps:
+    if (
+        GradingExecute not in steps
+        and "attention_grader.execution.execute.GradingExecute" not in steps
+    ):
         return False
     return bool(GradingExecute(config=course.config).sandbox_kernels)
 
@@ -121,8 +124,8 @@ def _announce_protections(course) -> None:
     The report is for the kernel manager the course config sets up (a config that switches
     the sandbox off shows it OFF, and a pod refuses it).
     """
-    from .protections import format_protections, pod_refusal, protections
-    from .sandbox import SandboxedKernelManager
+    from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
+    from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
     sandboxed = _sandboxed(course)
     items = protections(SandboxedKernelManager(config=course.config)) if sandboxed else []

@@ -10,31 +10,31 @@ sets every step nbgrader runs for the course, for ``nbgrader autograde``, the fo
 adds nothing). Each list is written here whole, once; nothing else edits it, so the order of the
 lines in ``nbgrader_config.py`` does not matter:
 
-* intake (:mod:`attention_grader.safe_exchange`): collect copies from the exchange without
+* intake (:mod:`attention_grader.intake.safe_exchange`): collect copies from the exchange without
   following links, each submission folder is cleaned before nbgrader reads it, feedback is
   released only as the generated pages;
-* autograde's sanitise steps: :class:`~attention_grader.tamper.ScanSubmission` (flags; drops
-  forged metadata and forged cells), :class:`~attention_grader.safe_exchange.IntakeGuard`
+* autograde's sanitise steps: :class:`~attention_grader.execution.tamper.ScanSubmission` (flags; drops
+  forged metadata and forged cells), :class:`~attention_grader.intake.safe_exchange.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
   nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
   test cells come back);
-* autograde's execute: :class:`~attention_grader.execute.GradingExecute`: student cells in the
+* autograde's execute: :class:`~attention_grader.execution.execute.GradingExecute`: student cells in the
   sandboxed kernel, hidden tests in the grader's process against answers read as plain data,
   output capped while it streams, a time budget per notebook; then nbgrader's output limits,
-  grades and late penalties; last, :class:`~attention_grader.html_safety.SanitizeStudentContent`
+  grades and late penalties; last, :class:`~attention_grader.pages.html_safety.SanitizeStudentContent`
   (outputs and written answers cleaned for the formgrader, after every score is fixed);
 * release: the source's own solution is graded first (:func:`with_solution_check`);
 * feedback: hidden tests stripped (nbgrader puts them back by default, jupyter/nbgrader#917),
   "not graded yet" on ungraded written answers, student content sanitised, and the course's
-  page (:class:`~attention_grader.feedback_page.FeedbackPageExporter`: plain words, offline
+  page (:class:`~attention_grader.pages.feedback_page.FeedbackPageExporter`: plain words, offline
   maths, a CSP);
 * formgrader: each written answer's rubric beside it, maths as MathML, every output cleaned
-  again as the page is built (:mod:`attention_grader.formgrader_view`);
+  again as the page is built (:mod:`attention_grader.pages.formgrader_view`);
 * ``nbgrader validate`` names the question of each failing cell
-  (:mod:`attention_grader.validate_labels`).
+  (:mod:`attention_grader.term.validate_labels`).
 
 The limits these steps enforce are traitlets set in the same file (``c.Execute.timeout``,
-``c.Intake.max_cells`` ...): :mod:`attention_grader.settings` lists them all.
+``c.Intake.max_cells`` ...): :mod:`attention_grader.common.settings` lists them all.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ def configure(c) -> None:
     ------
     ValueError
         When ``c`` already has another ``Autograde.pre_convert_hook``: the intake must run
-        first, so a teacher's own hook calls :func:`~.safe_exchange.intake_hook` itself.
+        first, so a teacher's own hook calls :func:`~attention_grader.intake.safe_exchange.intake_hook` itself.
     """
-    from .validate_labels import name_questions
+    from attention_grader.term.validate_labels import name_questions
 
     _autograde(c)
     _exchange(c)
@@ -75,18 +75,18 @@ def _autograde(c) -> None:
         SaveAutoGrades,
     )
 
-    from .execute import GradingExecute
-    from .flag_limited_output import FlagLimitedOutput
-    from .html_safety import SanitizeStudentContent
-    from .needs_teacher import MarkNeedsTeacher
-    from .safe_exchange import IntakeGuard, intake_hook
-    from .tamper import ScanSubmission
+    from attention_grader.execution.execute import GradingExecute
+    from attention_grader.execution.flag_limited_output import FlagLimitedOutput
+    from attention_grader.execution.needs_teacher import MarkNeedsTeacher
+    from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.intake.safe_exchange import IntakeGuard, intake_hook
+    from attention_grader.pages.html_safety import SanitizeStudentContent
 
     previous = c.Autograde.get("pre_convert_hook")
     if previous is not None and previous is not intake_hook:
         raise ValueError(
             "c.Autograde.pre_convert_hook is already set: call "
-            "attention_grader.safe_exchange.intake_hook(**kwargs) first in your own hook"
+            "attention_grader.intake.safe_exchange.intake_hook(**kwargs) first in your own hook"
         )
     # Submissions are made safe before nbgrader reads them: links, special and unexpected files
     # are refused without being followed.
@@ -118,7 +118,10 @@ def _autograde(c) -> None:
 
 
 def _exchange(c) -> None:
-    from .safe_exchange import SafeExchangeCollect, SafeExchangeReleaseFeedback
+    from attention_grader.intake.safe_exchange import (
+        SafeExchangeCollect,
+        SafeExchangeReleaseFeedback,
+    )
 
     c.ExchangeFactory.collect = SafeExchangeCollect
     c.ExchangeFactory.release_feedback = SafeExchangeReleaseFeedback
@@ -130,7 +133,7 @@ def _release(c) -> None:
     c.GenerateAssignment.preprocessors = with_solution_check()
     # ... and `nbgrader validate` of a source notebook (the Validate button too) runs the same
     # check (nbgrader's Validator is not configurable: wrapped once, as validate_labels does).
-    from .validate_check import check_on_validate
+    from attention_grader.term.validate_check import check_on_validate
 
     check_on_validate()
 
@@ -139,11 +142,11 @@ def _feedback(c) -> None:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
-    from .feedback_page import FeedbackPageExporter, MarkUngraded
-    from .html_safety import SanitizeStudentContent
+    from attention_grader.pages.feedback_page import FeedbackPageExporter, MarkUngraded
+    from attention_grader.pages.html_safety import SanitizeStudentContent
 
     # Feedback never reveals answers: hidden tests are stripped as in the released notebook;
-    # test outputs are the grader's own lines (attention_grader.trusted), never test code.
+    # test outputs are the grader's own lines (attention_grader.execution.trusted), never test code.
     # Sanitised again here, so notebooks autograded before a fix are cleaned too.
     c.GenerateFeedback.preprocessors = [
         GetGrades,
@@ -156,8 +159,8 @@ def _feedback(c) -> None:
 
 
 def _formgrader(c) -> None:
-    from .formgrader_view import EscapePageText, ShowRubric, markdown2html
-    from .html_safety import SanitizeStudentContent
+    from attention_grader.pages.formgrader_view import EscapePageText, ShowRubric, markdown2html
+    from attention_grader.pages.html_safety import SanitizeStudentContent
 
     # The formgrader renders the autograded notebook, cleaned when it was graded; cleaning its
     # outputs again as the page is built covers a notebook graded before a fix, or changed since.
@@ -166,12 +169,12 @@ def _formgrader(c) -> None:
 
 
 def with_solution_check() -> list:
-    """nbgrader's generate_assignment steps with :class:`~.solution_check.CheckSolution` before
+    """nbgrader's generate_assignment steps with :class:`~attention_grader.execution.solution_check.CheckSolution` before
     the solutions are cleared (it grades the notebook as the teacher wrote it)."""
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions
 
-    from .solution_check import CheckSolution
+    from attention_grader.execution.solution_check import CheckSolution
 
     steps = list(GenerateAssignment.class_traits()["preprocessors"].default())
     steps.insert(steps.index(ClearSolutions), CheckSolution)

@@ -74,12 +74,12 @@ STUDENT_DISABLED_LAB_PLUGINS = (
 # ... and the matching server extensions (the formgrader's REST API answers 404 for students),
 # with the course's own formgrader extensions (its pages' CSP, its final scores): a student's
 # server has no formgrader to protect and should not pay for loading what protects it.
-# (attention_grader.validate_labels stays: it names the questions in the student's Validate.)
+# (attention_grader.term.validate_labels stays: it names the questions in the student's Validate.)
 STUDENT_DISABLED_SERVER_EXTENSIONS = (
     "nbgrader.server_extensions.formgrader",
     "nbgrader.server_extensions.course_list",
-    "attention_grader.csp",
-    "attention_grader.formgrader_scores",
+    "attention_grader.pages.csp",
+    "attention_grader.term.formgrader_scores",
 )
 
 

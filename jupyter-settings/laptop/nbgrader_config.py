@@ -22,9 +22,9 @@ c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_course,
 c.Exchange.assignment_dir = os.path.join(_course, "work", "assignments")
 
 # `nbgrader validate` in JupyterLab's terminal names the question of each failing cell, as the
-# Validate button does (attention_grader.validate_labels).
+# Validate button does (attention_grader.term.validate_labels).
 try:
-    from attention_grader.validate_labels import name_questions
+    from attention_grader.term.validate_labels import name_questions
 except ImportError:  # the course package is missing: validate still works, unlabelled
     pass
 else:

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from attention_grader.flags import read_flags
-from attention_grader.implement_it import IMPLEMENT_IT_TAG
+from attention_grader.common.flags import read_flags
+from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).parent
@@ -313,7 +313,7 @@ def _make_courses(tmp: Path, count: int) -> list[Path]:
     (src / "gradecheck.py").write_text(GRADECHECK)
     _write_config(first)
     # In-process through attention_grader's course API (no second nbgrader start-up).
-    from attention_grader.course import check_result, load_course
+    from attention_grader.common.course import check_result, load_course
 
     api = load_course(first).api()
     check_result(api.generate_assignment(ASSIGNMENT, force=True), "generate_assignment")
@@ -373,9 +373,9 @@ def _grade_with_nbgrader(roots: list[Path]) -> str:
 
 
 def _grade_in_parallel(roots: list[Path]) -> str:
-    """The teacher's ``make grade`` path: ``attention_grader.grade.grade`` with two workers."""
-    from attention_grader.course import load_course
-    from attention_grader.grade import GradeOptions, grade
+    """The teacher's ``make grade`` path: ``attention_grader.term.grade.grade`` with two workers."""
+    from attention_grader.common.course import load_course
+    from attention_grader.term.grade import GradeOptions, grade
 
     logs = []
     for root in roots:

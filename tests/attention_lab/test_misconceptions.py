@@ -53,7 +53,7 @@ def test_ids_are_unique_snake_case_and_entries_are_complete():
 
 def test_checks_and_report_read_the_registry():
     assert checks.MISCONCEPTIONS == misconceptions.titles()
-    from attention_grader import report
+    from attention_grader.term import report
 
     assert report.misconception_titles() == misconceptions.titles()
 

@@ -60,7 +60,7 @@ def formgrader(late_class, tmp_path_factory):
 
 def _expected(root) -> dict[str, tuple[float, float, float]]:
     """student -> (final score, max, penalty), from the gradebook."""
-    from attention_grader.late import final_score
+    from attention_grader.intake.late import final_score
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "attention-lab") as gb:

@@ -6,7 +6,7 @@ The attack (issue 13): a submission whose code outputs (``display(HTML("<script>
 cookie, lists the submission's grades and PUTs ``manual_score: 0`` on each through
 ``/formgrader/api/grade/<id>``. The course is autograded with the course's own
 ``nbgrader_config.py``; the teacher opens the submission in the formgrader (a Jupyter server
-with the course's ``attention_grader.csp`` extension) in headless Chromium. No script may run
+with the course's ``attention_grader.pages.csp`` extension) in headless Chromium. No script may run
 (``window.__pwned`` stays undefined, the title unchanged), no PUT may leave the page and the
 gradebook must be unchanged. The second wall is tested on its own: the same page rendered from
 an *unsanitised* notebook still runs nothing, because of its Content-Security-Policy.
@@ -399,8 +399,8 @@ def test_a_submissions_own_files_are_served_sandboxed(browser, teacher, formgrad
 
 
 def test_feedback_and_report_pages_run_no_student_script(teacher, graded, tmp_path):
-    from attention_grader.course import load_course
-    from attention_grader.report import write_report
+    from attention_grader.common.course import load_course
+    from attention_grader.term.report import write_report
 
     feedback = next((graded / "feedback" / "mallory" / ASSIGNMENT).glob("*.html"))
     report = write_report(load_course(graded), ASSIGNMENT, tmp_path / "report")

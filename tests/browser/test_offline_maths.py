@@ -1,6 +1,6 @@
 """Maths in the course's static pages renders in Chromium with no internet (no MathJax).
 
-attention_grader.offline_html writes LaTeX as MathML at build time; this checks that the
+attention_grader.pages.offline_html writes LaTeX as MathML at build time; this checks that the
 browser really draws it: each formula is a MathML element, a fraction is stacked (taller than
 a line of text) and a root in a heading is drawn too.
 """
@@ -8,7 +8,7 @@ a line of text) and a root in a heading is drawn too.
 from __future__ import annotations
 
 import pytest
-from attention_grader.lesson_pages import Lesson, build_pages
+from attention_grader.pages.lesson_pages import Lesson, build_pages
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 pytestmark = pytest.mark.slow

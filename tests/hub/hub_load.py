@@ -44,12 +44,15 @@ ARMS = {
     "no_pids": {"pids_limit": 0},
     # the course's formgrader extensions loaded by students too (as before issue 24's fix)
     "grader_ext": {
-        "extensions": {"attention_grader.csp": True, "attention_grader.formgrader_scores": True}
+        "extensions": {
+            "attention_grader.pages.csp": True,
+            "attention_grader.term.formgrader_scores": True,
+        }
     },  # fmt: skip
     # what a student server needs of nbgrader, switched off: a floor for comparison
     "no_nbgrader_ext": {
         "extensions": {
-            "attention_grader.validate_labels": False,
+            "attention_grader.term.validate_labels": False,
             "nbgrader.server_extensions.assignment_list": False,
             "nbgrader.server_extensions.validate_assignment": False,
         }

@@ -1,0 +1,1 @@
+"""What every part reads: the course, the batch summary, safe text, a notebook's outcomes."""

@@ -1,0 +1,401 @@
+"""The flag registry: one entry per kind of finding grading hands a teacher, and its one store.
+
+A flag is something a teacher should look at even though the submission was graded: a late
+hand-in, a cell over its time limit, a file set aside at intake, a tool of tampering in the code,
+a test only a teacher can grade. Each kind is one :class:`FlagKind` entry here (shaped like the
+misconception registry, :mod:`attention_lab.misconceptions`): its id, how serious it is, what it
+means in plain words and what the teacher does about it. Every grading step builds its findings
+as :class:`Flag` values of a registered kind (an unknown kind is refused with a clear error), the
+batch summary, the report and the CLI show the registry's text for a kind, and
+:data:`attention_grader.execution.tamper.TAMPER_KINDS` is the registry's tampering entries.
+
+Flags are kept in one place per submission, written by one function (:func:`record_flags`) and
+read by one (:func:`read_flags`): the notebook's grading metadata (``metadata.attention_grader.
+flags``, what the formgrader's copy and the batch summary read) and, for what is found before a
+notebook exists or for the whole submission (collect, intake), ``flags.json`` in the
+submission's quarantine folder, so those flags survive a regrade.
+
+A new kind is one new entry here (``tests/attention_grader/common/test_flags.py`` finds every kind the grader emits and
+checks each is registered and says what the teacher does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "FLAGS_FILE",
+    "GRADER_METADATA",
+    "REGISTRY",
+    "SEVERITIES",
+    "Flag",
+    "FlagKind",
+    "describe",
+    "get",
+    "read_flags",
+    "record_flags",
+    "tampering_kinds",
+]
+
+#: The one metadata key the grader writes under, in a notebook (flags, how execution stopped,
+#: the per-cell time limit used) and in a cell (the formgrader's rubric box, a test's
+#: misconception). Intake strips it from every submission (:mod:`attention_grader.execution.tamper`): a
+#: student cannot write it.
+GRADER_METADATA = "attention_grader"
+#: The submission-level store, in its quarantine folder (``<course>/quarantine/<student>/<a>/``).
+FLAGS_FILE = "flags.json"
+
+#: How much a kind asks of the teacher. ``info``: nothing changed the grade, read it when
+#: convenient; ``review``: look at the notebook, the grade may not mean what it says;
+#: ``grade``: some points wait for, or depend on, the teacher's decision.
+SEVERITIES = ("info", "review", "grade")
+
+
+@dataclass(frozen=True)
+class FlagKind:
+    """One kind of flag.
+
+    Attributes
+    ----------
+    id : str
+        lower_snake_case; what a :class:`Flag` carries and the batch summary prints.
+    severity : str
+        One of :data:`SEVERITIES`.
+    text : str
+        What it means, in plain words for a teacher (never a student's text).
+    action : str
+        What the teacher does about it.
+    tampering : bool
+        A sign that the student tried to change how grading works (the tamper checks).
+    blocks_points : bool
+        The cells it names got no automatic points (scored 0, or left to a teacher).
+    holds_feedback : bool
+        Feedback is not released while it stands (the cell waits for a teacher's grade).
+    """
+
+    id: str
+    severity: str
+    text: str
+    action: str
+    tampering: bool = False
+    blocks_points: bool = False
+    holds_feedback: bool = False
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"flag kind {self.id!r}: severity must be one of {SEVERITIES}")
+
+
+_LOOK = "Open the autograded notebook in the formgrader and look at the cell named in the detail."
+_SCAN = (
+    "Read the student's cell named in the detail; the flag changes no score (tests run outside "
+    "the student's kernel), so adjust the grade in the formgrader only if the code cheated."
+)
+
+# --- how the work ran
+LATE = FlagKind(
+    "late",
+    "info",
+    "handed in after the due date: the detail says how late and the penalty subtracted",
+    "Nothing, unless you excuse it: then change the late penalty in the gradebook.",
+)
+CELL_TIMEOUT = FlagKind(
+    "cell_timeout",
+    "review",
+    "a cell ran past the per-cell time limit and was interrupted (e.g. an infinite loop)",
+    "Look at the cell; regrade with a longer --cell-timeout if honest code is just slow.",
+    blocks_points=True,
+)
+TIMEOUT = FlagKind(
+    "timeout",
+    "review",
+    "the notebook ran out of time (its budget) or its kernel stopped answering: the tests it "
+    "did not reach scored 0",
+    "Look at the notebook for a slow or endless cell; regrade it alone if it deserves more time.",
+    blocks_points=True,
+)
+GRADING_BUDGET = FlagKind(
+    "grading_budget",
+    "grade",
+    "grading the submission took longer than the per-submission budget: the grader stopped "
+    "there and the tests from there on scored 0",
+    "Look at the notebook and regrade it alone (with a larger budget) if it deserves more time.",
+    blocks_points=True,
+)
+EXIT = FlagKind(
+    "exit",
+    "review",
+    "the kernel died or exited (sys.exit / os._exit, a crash, out of memory): the tests it "
+    "never reached scored 0",
+    "Look for the exit or the huge computation in the student's cells; grade by hand if needed.",
+    tampering=True,
+    blocks_points=True,
+)
+OUTPUT_TRUNCATED = FlagKind(
+    "output_truncated",
+    "info",
+    "a cell printed more output than the grader stores: the rest was cut",
+    "Nothing usually; look at the cell if its grade depends on the printed output.",
+)
+UNREADABLE_ANSWER = FlagKind(
+    "unreadable_answer",
+    "review",
+    "the grader could not read the student's answers as plain data: those tests scored 0",
+    _LOOK + " Grade by hand if the answer is right.",
+    blocks_points=True,
+)
+LIBRARY_USE = FlagKind(
+    "library_use",
+    "review",
+    "in an implement-it exercise the code used a finished implementation (attention_lab, "
+    "scipy, torch ...): the library is not in the kernel that grades it, so that code earned "
+    "what a blank earns",
+    "Read the student's function; nothing to do unless the library use was allowed.",
+)
+NEEDS_TEACHER = FlagKind(
+    "needs_teacher",
+    "grade",
+    "a test the grader could not run as the teacher meant (an object or a spy it cannot carry "
+    "out of the student's kernel): no automatic points, the cell waits for a teacher",
+    "Grade that cell in the formgrader (Manual grading); feedback waits until you do.",
+    blocks_points=True,
+    holds_feedback=True,
+)
+KERNEL_TEST = FlagKind(
+    "kernel_test",
+    "review",
+    "a test cell the teacher marked to run in the student's kernel: the student's code could "
+    "change its result",
+    "Check that the student's code does not touch the test before trusting the points.",
+)
+UNSAFE_HTML = FlagKind(
+    "unsafe_html",
+    "review",
+    "an output or written answer held script or other unsafe HTML: it is shown as its source "
+    "text, so nothing runs",
+    "Read what was tried in the formgrader; a written answer keeps its grade as text.",
+)
+
+# --- what was handed in (intake)
+UNSAFE_FILE = FlagKind(
+    "unsafe_file",
+    "review",
+    "a link, hard link, FIFO or device was handed in: it was moved to the quarantine, never read",
+    "Look at quarantine/<student>/<assignment>/ if you need to know what it pointed at.",
+)
+UNEXPECTED_FILE = FlagKind(
+    "unexpected_file",
+    "info",
+    "a file that is not the assignment's notebook or a small data file (hidden files, extra "
+    "notebooks, *.html, code) was set aside",
+    "Nothing, unless the student says the work was in it: it is in the quarantine folder.",
+)
+INVALID_NOTEBOOK = FlagKind(
+    "invalid_notebook",
+    "grade",
+    "a notebook over the caps (size, cells, nesting) or not a notebook: refused, scored as missing",
+    "Ask the student for a readable notebook, or grade the quarantined copy by hand.",
+    blocks_points=True,
+)
+EDITED_METADATA = FlagKind(
+    "edited_metadata",
+    "review",
+    "cell tags that change execution (skip-execution, raises-exception) were added: removed",
+    _LOOK,
+    tampering=True,
+)
+BAD_TIMESTAMP = FlagKind(
+    "bad_timestamp",
+    "info",
+    "timestamp.txt is not a time, or is far from the exchange's time: the exchange's time (or "
+    "none) was used",
+    "Nothing usually; check the detail if the student disputes being late.",
+)
+
+# --- tampering (the structure check and the static scan of the student's cells)
+
+
+def _tampering(kind: str, text: str) -> FlagKind:
+    """A kind the tamper checks report: look at the cell, no score changed."""
+    return FlagKind(kind, "review", text, _SCAN, tampering=True)
+
+
+EDITED_TEST_CELL = _tampering(
+    "edited_test_cell", "edited a test cell (restored from the gradebook)"
+)
+DELETED_TEST_CELL = _tampering(
+    "deleted_test_cell", "deleted a test cell (restored from the gradebook)"
+)
+EDITED_LOCKED_CELL = _tampering(
+    "edited_locked_cell", "edited or deleted a read-only cell (restored from the gradebook)"
+)
+FORGED_CELL = _tampering(
+    "forged_cell", "added a cell dressed as a graded or read-only cell (made a plain cell)"
+)
+BUILTINS = _tampering("builtins", "redefined or shadowed builtins (assert, AssertionError, ...)")
+MONKEYPATCH = _tampering(
+    "monkeypatch",
+    "monkeypatched numpy or the check module, or rebound a library the notebook imports",
+)
+SYS_MODULES = _tampering(
+    "sys_modules",
+    "tampered with sys.modules or the import system, or handed in a file named like a module",
+)
+FAKE_ANSWER = _tampering(
+    "fake_answer", "handed in an object that fakes equality instead of numbers"
+)
+FAKE_OUTPUT = _tampering("fake_output", "printed fake 'passed' text")
+TRACEBACK = _tampering("traceback", "disabled or hid tracebacks")
+KERNEL_HOOK = _tampering("kernel_hook", "hooked IPython or kernel internals")
+INTROSPECTION = _tampering("introspection", "used frames, gc or ctypes")
+GRADING_FILES = _tampering(
+    "grading_files", "referred to grading folders (source, gradebook, autograded, feedback, ...)"
+)
+NETWORK = _tampering("network", "opened network connections")
+SUBPROCESS = _tampering("subprocess", "started other programs")
+
+_KINDS = (
+    LATE, CELL_TIMEOUT, TIMEOUT, GRADING_BUDGET, EXIT, OUTPUT_TRUNCATED, UNREADABLE_ANSWER,
+    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, UNSAFE_HTML,
+    UNSAFE_FILE, UNEXPECTED_FILE, INVALID_NOTEBOOK, EDITED_METADATA, BAD_TIMESTAMP,
+    EDITED_TEST_CELL, DELETED_TEST_CELL, EDITED_LOCKED_CELL, FORGED_CELL, BUILTINS, MONKEYPATCH,
+    SYS_MODULES, FAKE_ANSWER, FAKE_OUTPUT, TRACEBACK, KERNEL_HOOK, INTROSPECTION, GRADING_FILES,
+    NETWORK, SUBPROCESS,
+)  # fmt: skip
+
+#: id -> FlagKind, every kind the grader may emit.
+REGISTRY: dict[str, FlagKind] = {kind.id: kind for kind in _KINDS}
+
+
+def get(kind: str | FlagKind) -> FlagKind:
+    """The entry of ``kind``; ValueError naming the registry when it is unknown."""
+    key = kind.id if isinstance(kind, FlagKind) else kind
+    try:
+        return REGISTRY[key]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown flag kind {key!r}: add a FlagKind entry to "
+            "autograder/attention_grader/common/flags.py (its text and what the teacher does)"
+        ) from None
+
+
+def tampering_kinds() -> dict[str, str]:
+    """id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
+    return {kind.id: kind.text for kind in _KINDS if kind.tampering}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something a teacher should look at, even though the submission was graded.
+
+    Attributes
+    ----------
+    kind : str
+        A registered kind's id (a :class:`FlagKind` is accepted and stored as its id); an
+        unknown one raises ValueError.
+    detail : str
+        One line saying what and where.
+    """
+
+    kind: str
+    detail: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", get(self.kind).id)
+        object.__setattr__(self, "detail", str(self.detail))
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+    @property
+    def meaning(self) -> FlagKind:
+        """The registry's entry for this flag's kind."""
+        return REGISTRY[self.kind]
+
+
+def describe(kinds) -> list[str]:
+    """One line per distinct kind in ``kinds`` (ids or flags), with its text and action."""
+    ids = dict.fromkeys(k.kind if isinstance(k, Flag) else get(k).id for k in kinds)
+    return [f"{i}: {REGISTRY[i].text}. {REGISTRY[i].action}" for i in ids]
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _rows(stored) -> list[Flag]:
+    """Flags from stored ``[kind, detail]`` pairs (a row of no registered kind is left out)."""
+    out = []
+    for row in stored if isinstance(stored, list) else []:
+        if isinstance(row, list | tuple) and len(row) == 2 and str(row[0]) in REGISTRY:
+            out.append(Flag(str(row[0]), str(row[1])))
+    return out
+
+
+def _read_file(quarantine: Path) -> list[Flag]:
+    try:
+        return _rows(json.loads((Path(quarantine) / FLAGS_FILE).read_text()))
+    except (OSError, ValueError):
+        return []
+
+
+def _write_file(quarantine: Path, flags: list[Flag]) -> None:
+    quarantine.mkdir(parents=True, exist_ok=True)
+    text = json.dumps([[f.kind, f.detail] for f in flags]).encode()
+    record = quarantine / FLAGS_FILE
+    if os.path.islink(record):  # never write through a link into the course
+        os.unlink(record)
+    fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(text)
+
+
+def record_flags(
+    flags, *, notebook=None, quarantine: Path | None = None, reset: bool = False
+) -> list[Flag]:
+    """Record ``flags`` (each a :class:`Flag`), each kind and detail once: the one writer.
+
+    Parameters
+    ----------
+    flags : iterable of Flag
+    notebook : NotebookNode, optional
+        Add them to its grading metadata (what the batch summary and the report read).
+    quarantine : Path, optional
+        Add them to the submission's ``flags.json`` (``reset``: start afresh, as collect does
+        for a new submission).
+
+    Returns
+    -------
+    list of Flag
+        Everything the submission's ``flags.json`` now holds, oldest first, when
+        ``quarantine`` is given; else ``flags`` (each once).
+    """
+    flags = list(dict.fromkeys(Flag(f.kind, f.detail) for f in flags))
+    every = flags
+    if quarantine is not None:
+        quarantine = Path(quarantine)
+        old = [] if reset else _read_file(quarantine)
+        every = old + [f for f in flags if f not in old]
+        if every != old or reset:
+            _write_file(quarantine, every)
+    if notebook is not None:
+        stored = notebook.metadata.setdefault(GRADER_METADATA, {}).setdefault("flags", [])
+        for flag in flags:
+            entry = [flag.kind, flag.detail]
+            if entry not in stored:
+                stored.append(entry)
+    return every
+
+
+def read_flags(notebook=None, *, quarantine: Path | None = None) -> list[Flag]:
+    """The flags recorded by :func:`record_flags`: the submission's first, then the notebook's.
+
+    Each once; stored rows that are not a registered kind's are left out (only grading writes
+    these stores, but an old course may hold kinds that no longer exist).
+    """
+    found = _read_file(Path(quarantine)) if quarantine is not None else []
+    if notebook is not None:
+        found += _rows(notebook.metadata.get(GRADER_METADATA, {}).get("flags", []))
+    return list(dict.fromkeys(found))

@@ -1,0 +1,503 @@
+"""The autograde executor: student cells in a sandboxed kernel, tests in the grader.
+
+:class:`GradingExecute` replaces nbgrader's ``Execute`` in the course's autograde pipeline
+(:func:`attention_grader.pipeline.configure`). For each cell of the sanitised notebook:
+
+* a student's cell runs in the student's kernel (sandboxed by
+  :class:`~attention_grader.sandbox.sandbox.SandboxedKernelManager`);
+* a read-only cell (imports, the question's data) runs in the kernel *and* in the trusted
+  namespace, both from the gradebook's source;
+* an autograder test cell never reaches the kernel: :class:`~attention_grader.execution.trusted.TrustedChecker`
+  runs it in this process against the answers read as plain data, and writes its outputs.
+
+It also keeps what the sandbox's executor did: a time budget per notebook, and a kernel that
+dies or stops answering fails only the tests it did not reach (their cells get an error
+output). Outputs are capped while they stream (per cell and per notebook) and no single kernel
+message larger than the cap is ever received, so a flood cannot grow the grader's memory.
+
+This module holds that one preprocessor. How a stopped notebook is marked lives in
+:mod:`attention_grader.execution.execution_stops`, the size-capped kernel client in
+:mod:`attention_grader.execution.kernel_client`, and the preprocessor flagging LimitOutput's cuts in
+:mod:`attention_grader.execution.flag_limited_output`; their names stay importable from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from time import monotonic
+
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, Integer
+
+from attention_grader.common.diagnosis import record_diagnosis
+from attention_grader.common.flags import (
+    CELL_TIMEOUT,
+    GRADER_METADATA,
+    KERNEL_TEST,
+    LIBRARY_USE,
+    MONKEYPATCH,
+    OUTPUT_TRUNCATED,
+    UNREADABLE_ANSWER,
+    Flag,
+    record_flags,
+)
+from attention_grader.common.settings import Protections, answer_limits
+from attention_grader.execution.answers import AnswerChannel, KernelGone
+from attention_grader.execution.budget import run_within
+from attention_grader.execution.execution_stops import (
+    KERNEL_DIED,
+    KERNEL_UNRESPONSIVE,
+    NOTEBOOK_TIMEOUT,
+    cell_label,
+    execution_flags,
+    mark_not_run,
+    runs_code,
+    stop_at_budget,
+)
+from attention_grader.execution.flag_limited_output import FlagLimitedOutput
+from attention_grader.execution.kernel_client import CappedKernelClient
+from attention_grader.execution.kernel_tests import kernel_test_ids
+from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
+from attention_grader.execution.needs_teacher import record_cells
+from attention_grader.execution.trusted import TrustedChecker, answer_names, load_trusted_cells
+from attention_grader.sandbox.implement_it import is_implement_it
+from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
+from attention_grader.sandbox.sandbox import SandboxedKernelManager
+
+__all__ = [
+    "CAP_MARKER",
+    "CappedKernelClient",
+    "FlagLimitedOutput",
+    "GradingExecute",
+    "KERNEL_DIED",
+    "KERNEL_UNRESPONSIVE",
+    "NOTEBOOK_TIMEOUT",
+    "KernelStartError",
+    "execution_flags",
+]
+
+#: Written where the grader stopped storing a cell's output.
+CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
+
+
+class KernelStartError(RuntimeError):
+    """The sandboxed kernel could not start; the message says why (its own last words)."""
+
+
+class GradingExecute(Execute):
+    """nbgrader's Execute with trusted tests, a notebook time budget and streaming output caps."""
+
+    notebook_timeout = Integer(300, help="Seconds one notebook may run in total (0 = none).").tag(
+        config=True
+    )
+    sandbox_kernels = Bool(
+        True,
+        help="Start kernels with SandboxedKernelManager (nbgrader's Execute forces "
+        "AsyncKernelManager, so kernel_manager_class set in config alone has no effect).",
+    ).tag(config=True)
+    max_cell_output_bytes = Integer(
+        10 * 2**20, help="Output a cell may print before the grader stops storing it."
+    ).tag(config=True)
+    max_notebook_output_bytes = Integer(
+        50 * 2**20, help="Output a whole notebook may print before the grader stops storing it."
+    ).tag(config=True)
+    drain_timeout = Integer(
+        30, help="Seconds to wait for the rest of a flood once a cell's output is cut."
+    ).tag(config=True)
+    print_protections = Bool(
+        True, help="Log the sandbox protections report when the first kernel starts."
+    ).tag(config=True)
+    submission_budget = Integer(
+        400,
+        help="Wall-clock seconds the grader may spend on one submission: the student's cells, "
+        "reading their answers and running the checks (0 = no budget). The notebook's grading "
+        "runs in a child process the grader kills when the budget is spent; the tests not yet "
+        "graded score 0 and the submission is flagged grading_budget, and the rest of the class "
+        "is graded. Keep it above notebook_timeout, which bounds the student's cells alone.",
+    ).tag(config=True)
+
+    _reported = False
+    _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
+    #: The teacher's cells, when given directly (the release check grades a source notebook
+    #: before any gradebook has it); otherwise read from the gradebook.
+    trusted_cells = None
+    #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
+    _submission_started: dict[tuple, tuple[float, set]] = {}
+    _reporter = None  # in the budget's child: where each finished cell is reported
+
+    def __init__(self, *args, **kwargs):
+        # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
+        kwargs.setdefault("shutdown_kernel", "immediate")
+        super().__init__(*args, **kwargs)
+        manager = self.kernel_manager_class
+        if self.sandbox_kernels and not (
+            isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+        ):
+            self.kernel_manager_class = SandboxedKernelManager
+
+    # -- kernel set-up ------------------------------------------------------------------------
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.client_factory = CappedKernelClient
+        if isinstance(km, SandboxedKernelManager):
+            km.hide_library = self._hide_library
+        self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
+        return km
+
+    def _report_protections(self) -> None:
+        """Log the protections once per process; in a Kubernetes pod without the sandbox, refuse.
+
+        Here, not in the command line, so that every route that grades (``make grade``, plain
+        ``nbgrader autograde``, the formgrader's autograde button) refuses before a student
+        kernel starts.
+        """
+        if not GradingExecute._reported:
+            GradingExecute._reported = True
+            manager = self.kernel_manager_class
+            sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
+            items = protections(manager(config=self.config) if sandboxed else None, self)
+            allow = Protections(config=self.config).allow_unsandboxed_in_pod
+            GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
+            if self.print_protections:
+                self.log.info("%s", format_protections(items, allow=allow))
+        if GradingExecute._refusal:
+            raise KernelStartError(GradingExecute._refusal)
+
+    def _checker(self, nb, resources) -> TrustedChecker | None:
+        info = (resources or {}).get("nbgrader", {})
+        cells = self.trusted_cells
+        if cells is None:
+            if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
+                return None  # not autograde (e.g. a test calling preprocess directly): no tests
+            source = self._source_notebook(info["assignment"], info["notebook"])
+            cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
+        else:
+            source = nb  # the release check grades the teacher's own notebook
+        # The teacher's last resort, read from source/ only (docs/authoring.md).
+        self._kernel_tests = kernel_test_ids(source, cells.tests)
+        students = [
+            c.source
+            for c in nb.cells
+            if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
+        ]
+        folders = self._source_dirs(info.get("assignment") or "")
+        notebook = info.get("notebook")
+        source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
+        self._hide_library = is_implement_it(cells.tests.values(), source_nb)
+        if self._hide_library:  # the static reading is a flag only: the kernel has no library
+            graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
+            self._library_flags = library_flags(students, graded)
+        self._rebound_libraries = _rebound_libraries(students, cells.libraries)
+        return TrustedChecker(
+            cells, AnswerChannel(self._run_request, answer_limits(self.config)), folders
+        )
+
+    def _source_notebook(self, assignment: str, notebook: str):
+        """The teacher's notebook from source/ (never the submission), or None."""
+        import nbformat
+
+        for folder in self._source_dirs(assignment):
+            path = Path(folder) / f"{notebook}.ipynb"
+            if path.is_file():
+                try:
+                    return nbformat.read(path, as_version=4)
+                except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
+                    self.log.warning("could not read %s: %s", path, exc)
+        return None
+
+    def _source_dirs(self, assignment: str) -> list[str]:
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+        return [str(folder)] if folder.is_dir() else []
+
+    # -- the notebook -------------------------------------------------------------------------
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Grade one notebook, in a child process the submission's budget bounds."""
+        self._report_protections()
+        left = self._budget_left(resources)
+        if left is None or self._reporter is not None:
+            return self._preprocess(nb, resources, km)
+        work = lambda reporter: self._in_child(nb, resources, km, reporter)  # noqa: E731
+        outcome = run_within(left, work, self.log)
+        if not outcome.over_budget:
+            return outcome.result, resources
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
+
+    def _budget_left(self, resources) -> float | None:
+        """Seconds left of this submission's budget (its notebooks share it), or None."""
+        if not self.submission_budget:
+            return None
+        info = (resources or {}).get("nbgrader", {})
+        key, notebook = (info.get("assignment"), info.get("student")), info.get("notebook")
+        start, seen = GradingExecute._submission_started.get(key, (0.0, set()))
+        if key == (None, None) or not seen or notebook in seen:  # a new grading of it
+            start, seen = monotonic(), set()
+        GradingExecute._submission_started = {key: (start, seen | {notebook})}
+        return self.submission_budget - (monotonic() - start)
+
+    def _in_child(self, nb, resources, km, reporter):
+        self._reporter = reporter
+        nb, _ = self._preprocess(nb, resources, km)
+        return nb
+
+    def _preprocess(self, nb, resources=None, km=None):
+        self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
+        self._stopped: tuple[str, int] | None = None
+        self._notebook_bytes = 0
+        self._truncated: list[int] = []
+        self._cell_timeouts: list[int] = []
+        self._lost_output: list[int] = []
+        self._iopub_timeout = self.iopub_timeout
+        self._cell_bytes, self._cut, self._requesting = 0, False, False
+        self._kernel_tests: set[str] = set()
+        self._kernel_graded: list[str] = []
+        self._hide_library, self._library_flags = False, []
+        self._trusted = self._checker(nb, resources)
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
+            self._stop(KERNEL_DIED, -1)
+            self._fail_remaining(nb, 0)
+            return nb, resources
+        except (RuntimeError, TimeoutError) as exc:
+            if self.code_cells_executed:
+                raise
+            km = getattr(self, "_started_km", None)
+            why = getattr(km, "kernel_log_tail", lambda: "")() or str(exc)
+            raise KernelStartError(f"the student's kernel could not start: {why}") from exc
+        finally:
+            self._record_findings(nb, resources)
+
+    def _record_findings(self, nb, resources) -> None:
+        name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
+        # The limit that really applied (``--cell-timeout`` may differ from the course config),
+        # so the feedback page's "ran longer than N s" tells the student the truth.
+        nb.metadata.setdefault(GRADER_METADATA, {})["cell_timeout"] = self.timeout
+        flags = []
+        if self._stopped:
+            nb.metadata.setdefault(GRADER_METADATA, {})["execution"] = {
+                "stopped": self._stopped[0],
+                "cell": self._stopped[1],
+            }
+            flags += [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
+        for index in sorted(set(self._truncated)):
+            where = cell_label(nb.cells[index], index) if index < len(nb.cells) else "?"
+            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where} printed too much output"))
+        for index in sorted(set(self._lost_output)):
+            where = cell_label(nb.cells[index], index)
+            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where}: output lost (too large)"))
+        for index in self._cell_timeouts:
+            where = cell_label(nb.cells[index], index)
+            flags.append(Flag(CELL_TIMEOUT, f"{name}/{where} hit the per-cell time limit"))
+        if self._trusted is not None:
+            flags += [Flag(UNREADABLE_ANSWER, f"{name}/{u}") for u in self._trusted.unreadable]
+            flags += [
+                Flag(MONKEYPATCH, f"{name}: rebinds `{n}`, which the notebook imports (the "
+                     "tests use the library's own)")
+                for n in self._rebound_libraries
+            ]  # fmt: skip
+            record_cells(nb, name, self._trusted.needs_teacher)
+            flags += [
+                Flag(KERNEL_TEST, f"{name}/{gid}: graded in the student's kernel (the teacher's "
+                     "mark): the student's code could change this result")
+                for gid in self._kernel_graded
+            ]  # fmt: skip
+        if self._hide_library:
+            flags += [Flag(LIBRARY_USE, f"{name}: {d}") for d in self._library_flags]
+            flags += [Flag(LIBRARY_USE, f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
+        record_flags(flags, notebook=nb)
+
+    def _get_timeout(self, cell):
+        timeout = super()._get_timeout(cell)
+        if self._deadline is None:
+            return timeout
+        left = max(1, int(self._deadline - monotonic()) + 1)
+        return left if timeout is None else min(timeout, left)
+
+    def preprocess_cell(self, cell, resources, index):
+        cell, resources = self._preprocess_cell(cell, resources, index)
+        if self._reporter is not None:  # the budget's parent keeps what is finished
+            if index == 0:
+                self._reporter.kernel(getattr(getattr(self.km, "provisioner", None), "pid", None))
+            self._reporter.cell(index, cell)
+        return cell, resources
+
+    def _preprocess_cell(self, cell, resources, index):
+        if self._not_reached(cell, index):
+            return cell, self.resources
+        try:
+            return self._run_cell(cell, resources, index)
+        except (DeadKernelError, KernelGone):
+            self._stop(KERNEL_DIED, index)
+        except CellTimeoutError as exc:
+            if "IOPub" in str(exc):
+                # The reply came but not all of its output: a message over the size cap was
+                # refused (ZeroMQ then drops the connection), or the kernel's own output
+                # machinery was broken by the student's code. The kernel still answers, so
+                # grading goes on with a fresh output connection; the cell keeps what arrived.
+                self._lost_output.append(index)
+                self._reconnect_output()
+                return cell, self.resources
+            self._stop(KERNEL_UNRESPONSIVE, index)
+        mark_not_run(cell, *self._stopped)
+        return cell, self.resources
+
+    def _not_reached(self, cell, index: int) -> bool:
+        """Whether execution stopped before this cell (or the notebook's time ran out here);
+        such a cell is marked as not run."""
+        out_of_time = self._deadline is not None and monotonic() > self._deadline
+        if self._stopped is None and out_of_time and runs_code(cell):
+            self._stop(NOTEBOOK_TIMEOUT, index)
+        if self._stopped is None:
+            return False
+        mark_not_run(cell, *self._stopped)
+        return True
+
+    def _run_cell(self, cell, resources, index):
+        """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
+        kernel runs it; a read-only cell then runs in the grader too."""
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        checker = self._trusted
+        if checker is not None and checker.is_test(grade_id):
+            if grade_id in self._kernel_tests:
+                cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
+                self._fresh_cell()
+                self._kernel_graded.append(grade_id)
+                return super().preprocess_cell(cell, resources, index)
+            if cell.cell_type == "code":
+                return self._trusted_test(cell, index, grade_id)
+        self._fresh_cell()
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+            self._cell_timeouts.append(index)
+        if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
+            self._index = index
+            failed = checker.run_locked(grade_id)
+            if failed:
+                self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
+        return cell, resources
+
+    def _trusted_test(self, cell, index: int, grade_id: str):
+        """A hidden test run in this process against the answers read from the kernel."""
+        self._index = index
+        cell.outputs = self._trusted.run_test(grade_id)
+        record_diagnosis(cell, self._trusted.diagnoses.get(grade_id))
+        cell.execution_count = None
+        if self._trusted.channel.broken:  # the kernel died inside a student's function
+            self._stop(KERNEL_DIED, index)
+        return cell, self.resources
+
+    def _reconnect_output(self) -> None:
+        """A new iopub connection: ZeroMQ does not reconnect after refusing an oversized message."""
+        kc = self.kc
+        if kc is None or kc._iopub_channel is None:
+            return
+        kc.iopub_channel.close()
+        kc._iopub_channel = None
+        kc.iopub_channel.start()
+        # A new subscriber misses what is published before its subscription reaches the kernel.
+        run_sync(asyncio.sleep)(0.2)
+
+    def _run_request(self, source: str) -> list:
+        """Run one hidden request (answer channel) in the kernel; return its outputs."""
+        request = new_code_cell(source)
+        keep = self.nb.cells[self._index]
+        self._fresh_cell()
+        self._requesting = True
+        try:
+            self.execute_cell(request, self._index, store_history=False)
+        except CellTimeoutError as exc:
+            if "IOPub" not in str(exc):
+                raise KernelGone("the kernel stopped responding") from None
+            self._reconnect_output()  # the answer was lost with the output: no answer
+            return []
+        except DeadKernelError:
+            raise KernelGone("the kernel died") from None
+        finally:
+            self._requesting = False
+            self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
+        return request.outputs
+
+    # -- output caps --------------------------------------------------------------------------
+
+    def _fresh_cell(self) -> None:
+        self._cell_bytes, self._cut = 0, False
+        self.iopub_timeout = self._iopub_timeout
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = _content_size(msg.get("content", {}))
+        self._cell_bytes += size
+        # The grader's own requests are thrown away after reading: only the per-cell cap applies
+        # to them, so a notebook that printed a lot still has its answers read.
+        if not self._requesting:
+            self._notebook_bytes += size
+        if self._cell_bytes <= self.max_cell_output_bytes and (
+            self._requesting or self._notebook_bytes <= self.max_notebook_output_bytes
+        ):
+            return super().output(outs, msg, display_id, cell_index)
+        if not self._cut:
+            self._cut = True
+            self._truncated.append(cell_index)
+            # The flood already sent is still arriving: give it time to drain (it is discarded).
+            self.iopub_timeout = max(self.iopub_timeout, self.drain_timeout)
+            outs.append(NotebookNode(output_type="stream", name="stdout", text=CAP_MARKER))
+            # Stop the flood at its source: the cell is interrupted like a timed-out one.
+            asyncio.ensure_future(self._interrupt())
+        return None
+
+    async def _interrupt(self) -> None:
+        try:
+            await self.km.interrupt_kernel()
+        except Exception as exc:  # noqa: BLE001 -- a dead kernel is handled by the poller
+            self.log.warning("could not interrupt a flooding kernel: %s", exc)
+
+    # -- stopping early -------------------------------------------------------------------------
+
+    def _stop(self, kind: str, index: int) -> None:
+        self._stopped = (kind, index)
+        self.log.warning("Stopping execution at cell %s: %s", index, kind)
+
+    def _fail_remaining(self, nb, start: int) -> None:
+        for cell in nb.cells[start:]:
+            mark_not_run(cell, *self._stopped)
+
+
+def _rebound_libraries(student_sources: list[str], libraries: dict) -> list[str]:
+    """Names the released notebook imports that the student's cells assign or define again."""
+    import ast
+
+    from attention_grader.execution.trusted import _parse
+
+    found = []
+    for tree in filter(None, map(_parse, student_sources)):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                name = node.id
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = node.name
+            else:
+                continue
+            if name in libraries and name not in found:
+                found.append(name)
+    return found
+
+
+def _content_size(content: dict) -> int:
+    """About how many bytes one output message holds (its text and its data values)."""
+    size = len(content.get("text", "") or "")
+    for value in (content.get("data") or {}).values():
+        size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+    return size + sum(len(str(line)) for line in content.get("traceback", []) or [])

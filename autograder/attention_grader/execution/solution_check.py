@@ -1,0 +1,165 @@
+"""Check before release: the teacher's own solution must get every point through the real pipeline.
+
+Trusted checking runs tests outside the student's kernel; a test written in a style it cannot
+carry would mark correct answers wrong (or wrong ones right). So before an assignment is
+released, :class:`CheckSolution` (a step of ``nbgrader generate_assignment`` with the course
+config, hence of ``make release`` too) grades the source notebook, solutions filled in, with
+the course's executor (:class:`~attention_grader.execution.execute.GradingExecute`: sandboxed kernel,
+tests in the grader) and refuses to release while any test cell
+
+* loses points on its own solution, or
+* is written in a style trusted checking cannot follow
+  (:func:`~attention_grader.execution.test_styles.uncarried_styles`),
+
+printing each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
+test needs the student's object, which stays in their kernel``). docs/authoring.md lists the
+styles and how to rewrite one.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbgrader import utils as nbutils
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
+
+from attention_grader.execution.trusted import (
+    TrustedCells,
+    solution_and_plain_cells,
+    trusted_cells_of,
+)
+
+__all__ = ["CheckSolution", "Refusal", "SolutionRefused", "check_course", "check_notebook"]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One test cell the release check refuses: its grade_id and why."""
+
+    grade_id: str
+    cause: str
+
+    def __str__(self) -> str:
+        return f"{self.grade_id}: {self.cause}"
+
+
+class SolutionRefused(Exception):
+    """The source's own solution does not get every point; the message lists the cells."""
+
+
+def notebook_cells(nb) -> TrustedCells:
+    """The teacher's cells of a source notebook, as the gradebook will hold them."""
+    tests, locked = {}, {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id")
+        if meta.get("solution"):
+            continue
+        if meta.get("grade") and grade_id:
+            tests[grade_id] = cell.source
+        elif meta.get("locked") and grade_id:
+            locked[grade_id] = cell.source
+    return trusted_cells_of(solution_and_plain_cells(nb), tests, locked)
+
+
+def _cause(cell) -> str:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return f"{out.get('ename', 'Error')}: {str(out.get('evalue', ''))[:300]}"
+        if out.get("output_type") == "stream" and out.get("name") == "stderr":
+            return "the test wrote to stderr (nbgrader gives such a cell 0)"
+    return "the test gave partial credit on the solution"
+
+
+def check_notebook(nb, resources: dict, config=None, log=None) -> list[Refusal]:
+    """Grade the source notebook ``nb`` with the course's executor; the cells it refuses.
+
+    ``resources`` are nbgrader's (``resources["nbgrader"]["assignment"]``, ``"notebook"``) with
+    ``resources["metadata"]["path"]``, the folder the kernel starts in.
+    """
+    from attention_grader.execution.execute import GradingExecute
+    from attention_grader.execution.kernel_tests import kernel_test_ids
+    from attention_grader.execution.needs_teacher import cells_needing_teacher
+    from attention_grader.execution.test_styles import uncarried_styles
+
+    cells = notebook_cells(nb)
+    in_kernel = kernel_test_ids(nb, cells.tests)  # graded in the kernel: any style works there
+    causes: dict[str, list[str]] = {
+        gid: [] if gid in in_kernel else uncarried_styles(source, set(cells.answers))
+        for gid, source in cells.tests.items()
+    }
+    executor = GradingExecute(config=config, parent=None) if config else GradingExecute()
+    if log is not None:
+        executor.log = log
+    executor.trusted_cells = cells
+    # The protections are reported once per process: a release check in the formgrader's
+    # server must leave that report to the first autograde, whose log the teacher reads.
+    reported = GradingExecute._reported
+    try:
+        graded, _ = executor.preprocess(copy.deepcopy(nb), copy.deepcopy(resources))
+    finally:
+        GradingExecute._reported = reported
+    # Read from the graded notebook: the grading may have run in the budget's child process.
+    needs_teacher = cells_needing_teacher(graded)
+    for cell in graded.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or grade_id not in cells.tests:
+            continue
+        score, points = nbutils.determine_grade(cell)
+        if score is not None and score < points:
+            causes[grade_id].append(needs_teacher.get(grade_id) or _cause(cell))
+    return [Refusal(gid, "; ".join(dict.fromkeys(found))) for gid, found in causes.items() if found]
+
+
+def refusal_message(notebook: str, refusals: list[Refusal]) -> str:
+    lines = [
+        f"release refused: the solution of {notebook} does not get every point when graded "
+        "the way students will be (docs/authoring.md, 'Test styles'):"
+    ]
+    lines += [f"  {r}" for r in refusals]
+    return "\n".join(lines)
+
+
+class CheckSolution(NbGraderPreprocessor):
+    """``generate_assignment`` step: refuse to release while the solution loses points."""
+
+    refuse = Bool(
+        True,
+        help="Refuse to generate (release) an assignment whose source solution loses points "
+        "under the course's grading pipeline, or whose tests use a style it cannot carry. "
+        "False only logs the cells (for tests of the grader; students would be graded wrong).",
+    ).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        refusals = check_notebook(nb, resources, self.config, self.log)
+        if refusals:
+            notebook = resources.get("nbgrader", {}).get("notebook", "notebook")
+            message = refusal_message(notebook, refusals)
+            if self.refuse:
+                self.log.error("%s", message)
+                raise SolutionRefused(message)
+            self.log.warning("%s", message)
+        return nb, resources
+
+
+def check_course(root: Path, assignment: str) -> list[Refusal]:
+    """The release check of every notebook of ``source/<assignment>`` with the course's config."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    root = Path(root)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    folder = root / "source" / assignment
+    refusals = []
+    for path in sorted(folder.glob("*.ipynb")):
+        resources = {
+            "nbgrader": {"assignment": assignment, "notebook": path.stem, "student": "."},
+            "metadata": {"path": str(folder)},
+        }
+        refusals += check_notebook(nbformat.read(path, as_version=4), resources, config)
+    return refusals

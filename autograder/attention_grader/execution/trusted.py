@@ -1,0 +1,438 @@
+"""Trusted checking: hidden tests run in the grader's process, never in the student's kernel.
+
+Whatever runs in a student's kernel can be rewritten by the student's code (the check module,
+the tolerances, the kernel's replies), so the autograde executor
+(:class:`attention_grader.execution.execute.GradingExecute`) sends only the student's own cells and the
+read-only cells to the kernel. For each autograder test cell it calls :meth:`TrustedChecker.run_test`
+here, which
+
+1. takes the test's code from the gradebook (never from the submitted notebook, whose cells the
+   student controls, metadata included);
+2. finds the names the test reads that the trusted namespace does not define (the answers) and
+   asks the kernel for them as plain data (:class:`attention_grader.execution.answers.AnswerChannel`); a
+   student's function becomes a call proxy;
+3. runs the test in the trusted namespace (built from the gradebook's read-only cells: ``np``,
+   ``checks`` and the question's data come from the teacher, not the student), and turns what
+   happened into the cell's outputs exactly as nbgrader reads them: an ``error`` output fails
+   the test (its message is the check's feedback), an ``execute_result`` number is partial
+   credit, nothing is full marks.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import sys
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from nbformat import NotebookNode
+
+from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
+from attention_grader.execution.answers import (
+    AnswerChannel,
+    KernelGone,
+    StudentCodeError,
+    UnreadableAnswer,
+)
+from attention_grader.execution.library_use import library_in_source
+from attention_grader.execution.needs_teacher import CannotGrade, student_output
+from attention_grader.execution.trusted_scope import (
+    LibraryUnavailable,
+    library,
+    patched_builtins,
+    private_builtins,
+    teacher_exception,
+)
+
+__all__ = [
+    "TrustedCells",
+    "TrustedChecker",
+    "answer_names",
+    "library_in_source",
+    "load_trusted_cells",
+]
+
+_MAX_TEXT = 20_000
+
+
+@dataclass(frozen=True)
+class TrustedCells:
+    """The teacher's code of one notebook, from the gradebook.
+
+    Attributes
+    ----------
+    tests : dict of str to str
+        grade_id -> source of each autograder test cell, hidden tests included.
+    locked : dict of str to str
+        grade_id -> source of each read-only code cell that is not a test (imports, data).
+    answers : frozenset of str
+        Names the teacher's solutions define: the student's answers (never a library).
+    libraries : dict of str to str
+        Names the released notebook's own code imports (outside the solutions), as dotted
+        paths: the test gets the grader's own module or function, never the student's binding.
+    """
+
+    tests: dict[str, str] = field(default_factory=dict)
+    locked: dict[str, str] = field(default_factory=dict)
+    answers: frozenset[str] = frozenset()
+    libraries: dict[str, str] = field(default_factory=dict)
+
+
+def trusted_cells_of(cells, tests: dict, locked: dict) -> TrustedCells:
+    """Add what the teacher's other code cells say (answers, libraries) to tests and locked cells.
+
+    ``cells`` are ``(source, is_solution)`` pairs of the source notebook's code cells that are
+    neither tests nor read-only: solution cells and plain cells students receive as they are.
+    """
+    from attention_grader.execution.test_styles import (
+        imported_libraries,
+        released_code,
+        solution_names,
+    )
+
+    answers, libraries = set(), {}
+    for source, is_solution in cells:
+        if is_solution:
+            answers |= solution_names(source)
+        libraries.update(imported_libraries(released_code(source) if is_solution else source))
+    libraries = {k: v for k, v in libraries.items() if k not in answers}
+    return TrustedCells(tests, locked, frozenset(answers), libraries)
+
+
+def load_trusted_cells(
+    db_url: str, assignment: str, notebook: str, source_notebook=None
+) -> TrustedCells:
+    """Read the test and read-only code cells of ``notebook`` from the gradebook.
+
+    ``source_notebook`` (the teacher's, from ``source/``) adds the plain cells' imports.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            nb = gb.find_notebook(notebook, assignment)
+        except MissingEntry:
+            return TrustedCells()
+        solutions = {c.name for c in nb.solution_cells}
+        graded = {c.name for c in nb.grade_cells if c.cell_type == "code"}
+        tests, locked, others = {}, {}, []
+        for cell in nb.source_cells:
+            if cell.cell_type != "code":
+                continue
+            if cell.name in solutions:
+                others.append((cell.source or "", True))
+            elif cell.name in graded:
+                tests[cell.name] = cell.source or ""
+            elif cell.locked:
+                locked[cell.name] = cell.source or ""
+    if source_notebook is not None:
+        # The gradebook keeps solution cells as released (solutions cleared): the teacher's
+        # solutions (the names they define) and the plain cells come from source/.
+        others = solution_and_plain_cells(source_notebook)
+    return trusted_cells_of(others, tests, locked)
+
+
+def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
+    """``(source, is_solution)`` of a source notebook's solution cells and plain code cells."""
+    solutions = [
+        (c.source, True)
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    ]
+    return solutions + plain_cells(nb)
+
+
+def plain_cells(nb) -> list[tuple[str, bool]]:
+    """The code cells of a source notebook without nbgrader metadata, as ``(source, False)``."""
+    return [
+        (c.source, False)
+        for c in nb.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade_id")
+    ]
+
+
+def _python(source: str) -> str:
+    """IPython syntax (``%magic``, ``!cmd``) as plain Python, so ``exec`` can run it."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(_python(source))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def answer_names(source: str) -> list[str]:
+    """Names a cell reads but does not define itself (sorted): what it needs from elsewhere."""
+    tree = _parse(source)
+    if tree is None:
+        return []
+    loaded, stored = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            stored.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            stored.add(node.name)
+        elif isinstance(node, ast.arg):
+            stored.add(node.arg)
+    return sorted(loaded - stored)
+
+
+# --------------------------------------------------------------------------- the checker
+
+
+class _AnswersUnavailable(Exception):
+    """The answers a test needs could not be read from the kernel."""
+
+
+def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> NotebookNode:
+    evalue = evalue[:_MAX_TEXT]
+    return NotebookNode(
+        output_type="error",
+        ename=ename,
+        evalue=evalue,
+        traceback=traceback or [f"{ename}: {evalue}"],
+    )
+
+
+def _traceback_of(exc: BaseException) -> list[str]:
+    """The one-line traceback a check gives (``_render_traceback_``), never test code."""
+    render = getattr(exc, "_render_traceback_", None)
+    if callable(render):
+        with contextlib.suppress(Exception):
+            lines = render()
+            if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
+                return [line[:_MAX_TEXT] for line in lines]
+    return [f"{type(exc).__name__}: {str(exc)[:_MAX_TEXT]}"]
+
+
+@contextlib.contextmanager
+def _quiet_run(out: io.StringIO, import_dirs: list[str]):
+    """Capture stdout, drop stderr and warnings (stderr would zero the test in nbgrader)."""
+    added = [d for d in import_dirs if d not in sys.path]
+    sys.path[:0] = added
+    try:
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(io.StringIO()),
+            warnings.catch_warnings(),
+            np.errstate(all="ignore"),
+        ):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for d in added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(d)
+
+
+class TrustedChecker:
+    """Runs one notebook's tests in the grader's process, against answers read as plain data.
+
+    Parameters
+    ----------
+    cells : TrustedCells
+        The teacher's code, from the gradebook.
+    channel : AnswerChannel
+        Asks the student's kernel for answers.
+    import_dirs : list of str
+        Folders the teacher's cells may import helpers from (the assignment's source folder),
+        never the student's submission folder.
+
+    Attributes
+    ----------
+    unreadable : list of str
+        ``"grade_id: why"`` for tests whose answers could not be read.
+    needs_teacher : dict of str to str
+        grade_id -> why the test could not be graded as the teacher meant (a teacher grades it).
+    diagnoses : dict of str to CellDiagnosis
+        grade_id -> the misconception a failed test's check raised (its id as data, for the
+        graded cell's metadata: :mod:`attention_grader.common.diagnosis`).
+    """
+
+    def __init__(self, cells: TrustedCells, channel: AnswerChannel, import_dirs=()):
+        self.cells = cells
+        self.channel = channel
+        self.import_dirs = [str(d) for d in import_dirs]
+        self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+        self.unreadable: list[str] = []
+        self.needs_teacher: dict[str, str] = {}
+        self.diagnoses: dict[str, CellDiagnosis] = {}
+        self._sink: list[io.StringIO] = []
+        channel.exception_class = lambda name: teacher_exception(self.namespace, name)
+        channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
+        channel.stdout_sink = self._replay
+
+    def is_test(self, grade_id: str | None) -> bool:
+        return grade_id in self.cells.tests
+
+    def is_locked(self, grade_id: str | None) -> bool:
+        return grade_id in self.cells.locked
+
+    def _replay(self, text: str) -> None:
+        """A student's printing reaches the test only where the test redirected stdout itself.
+
+        Printed to the cell's own output it would show in the student's feedback.
+        """
+        if self._sink and sys.stdout is not self._sink[-1]:
+            sys.stdout.write(text)
+
+    def _needed(self, source: str) -> list[str]:
+        names = set(answer_names(source))
+        tree = _parse(source)
+        if tree is not None:  # a student's name the test also rebinds is still read first
+            names |= {
+                n.id
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and n.id in self.cells.answers
+            }
+        return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
+
+    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
+        """The test's answers: libraries from the grader, the rest from the student's kernel.
+
+        ``read``: the names the test reads before defining them itself (a placeholder arriving
+        for one of those is used by the test; one it imports itself is replaced).
+        """
+        libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
+        found = {}
+        for name, path in libraries.items():
+            try:
+                found[name] = library(path)
+            except LibraryUnavailable as exc:
+                raise CannotGrade(f"{exc} (the notebook imports it as `{name}`)") from None
+        try:
+            found.update(self.channel.get([n for n in needed if n not in libraries], read))
+        except (UnreadableAnswer, StudentCodeError) as exc:
+            raise _AnswersUnavailable(str(exc)) from None
+        return found
+
+    def _run(self, source: str, label: str, follow: bool = True):
+        """Run ``source`` in the trusted namespace with the student's answers it reads.
+
+        ``follow``: a student's name the code deletes or rebinds is deleted or rebound in the
+        kernel too (tests; read-only cells run in the kernel themselves).
+        Returns ``(stdout, last expression value)``; raises what the code raised.
+        """
+        from attention_grader.execution.kernel_bindings import BIND, UNBIND, bind_in_kernel
+
+        tree = ast.parse(_python(source))
+        if follow:
+            tree = bind_in_kernel(tree, set(self.cells.answers))
+        answers = self._answers(self._needed(source), set(answer_names(source)))
+        scope = dict(self.namespace)
+        scope.update(answers)
+        scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
+        own_builtins = private_builtins()
+        scope["__builtins__"] = own_builtins.__dict__
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        out = io.StringIO()
+        self._sink.append(out)
+        try:
+            with _quiet_run(out, self.import_dirs):
+                exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
+                value = None
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), label, "eval"), scope)  # noqa: S307
+        finally:
+            self._sink.pop()
+            patched = patched_builtins(own_builtins)
+            if patched:
+                self.channel.uncarried.append(
+                    f"the test patches {', '.join(patched)}, which the student's code in the "
+                    "kernel does not see"
+                )
+            for key, val in scope.items():  # what the teacher's code defined stays
+                if key in ("__builtins__", BIND, UNBIND):
+                    continue
+                if key not in answers or answers[key] is not val:
+                    self.namespace[key] = val
+        return out.getvalue(), value
+
+    def run_locked(self, grade_id: str) -> str | None:
+        """Run a read-only cell's code here too; return why it failed, or None."""
+        try:
+            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>", follow=False)
+        except KernelGone:
+            raise
+        except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return f"{type(exc).__name__}: {exc}"[:300]
+        return None
+
+    def run_test(self, grade_id: str) -> list[NotebookNode]:
+        """Run one test; return the outputs nbgrader grades it by.
+
+        A test that touched what could not be carried, or whose style trusted checking cannot
+        follow (:func:`~attention_grader.execution.test_styles.uncarried_styles`), is recorded in
+        :attr:`needs_teacher`; if it failed, its output says a teacher will grade it.
+
+        Raises :class:`~attention_grader.execution.answers.KernelGone` when the kernel died while its
+        answers were read (the executor then stops the notebook).
+        """
+        from attention_grader.execution.test_styles import uncarried_styles
+
+        source = self.cells.tests[grade_id]
+        del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
+        del self.channel.untrusted[:]
+        self.channel.handle_ops = 0
+        styles = uncarried_styles(source, set(self.cells.answers))
+        self.diagnoses.pop(grade_id, None)
+        outputs = self._outputs(grade_id, source)
+        untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
+        causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))
+        failed = any(o.output_type == "error" for o in outputs)
+        if styles or untrusted or (causes and failed):
+            # No automatic points either way: the result says nothing about the student.
+            self.needs_teacher[grade_id] = "; ".join(causes)
+            self.diagnoses.pop(grade_id, None)
+            return [student_output()]
+        return outputs
+
+    def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:
+        try:
+            stdout, value = self._run(source, f"<test {grade_id}>")
+        except KernelGone:
+            raise
+        except _AnswersUnavailable as exc:
+            self.unreadable.append(f"{grade_id}: {exc}")
+            text = f"the grader could not read your answers for this test ({exc})"
+            return [_error("UnreadableAnswer", text)]
+        except KeyboardInterrupt:
+            raise
+        except CannotGrade as exc:
+            if exc.cause not in self.channel.uncarried:
+                self.channel.uncarried.append(exc.cause)
+            return [_error("CannotGrade", exc.cause)]
+        except StudentCodeError as exc:  # the student's function raised, uncaught by the test
+            return [_error(exc.ename, exc.message)]
+        except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised
+            diagnosis = diagnosis_of(exc)
+            if diagnosis is not None:
+                self.diagnoses[grade_id] = diagnosis
+            return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
+        outputs = []
+        if stdout:
+            outputs.append(
+                NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])
+            )
+        if value is not None:
+            outputs.append(
+                NotebookNode(
+                    output_type="execute_result",
+                    execution_count=None,
+                    metadata={},
+                    data={"text/plain": repr(value)[:_MAX_TEXT]},
+                )
+            )
+        return outputs

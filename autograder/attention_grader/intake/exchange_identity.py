@@ -1,0 +1,230 @@
+"""Who handed a submission in, and when: from the system, never from what the student wrote.
+
+A folder in the exchange's ``inbound/`` is named ``<student>+<assignment>+<time>[+<random>]``
+by nbgrader's submit, but every part of that name, and the ``timestamp.txt`` inside, is written
+by whoever made the folder. So collect reads them as *claims* and checks each one against what
+the system recorded (:func:`read_inbound`):
+
+* **who**: the folder's owner (its uid, mapped to an account name) must be the student the name
+  claims. A folder owned by the teacher who collects (or by root) is the teacher's own doing
+  (one laptop, a folder copied in by hand) and keeps the name's claim.
+* **which id**: the claimed id must be on the class roster (:func:`roster_ids`) and, with or
+  without one, made of :data:`SAFE_ID`'s characters (no ``*``, ``<``, ``=``, ``/``, spaces, controls).
+* **when**: for a student's own folder, the latest status-change time (``ctime``) of the folder
+  and of everything in it. Only the kernel sets a ctime, to "now", whenever anything changes, so
+  a student can make it later but never earlier: the time in the folder's name and in
+  ``timestamp.txt`` are not used (a 2099 name does not beat a later resubmission, a backdated
+  one is not on time).
+
+Anything that fails a check is *refused*: :class:`Inbound` carries the one-line reason, and
+:func:`quarantine_refused` keeps a safe copy for the teacher (``quarantine/refused/``).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import pwd
+import re
+import stat
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from attention_grader.common.safe_text import printable
+
+__all__ = [
+    "SAFE_ID",
+    "Inbound",
+    "exchange_time",
+    "owner_name",
+    "quarantine_refused",
+    "read_inbound",
+    "roster_ids",
+]
+
+#: A student id collect accepts: what ``useradd`` and nbgrader both handle, nothing a path, a
+#: glob, a page or a spreadsheet treats specially.
+SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+#: The most entries looked at for a folder's time (a submission is a few notebooks and data).
+MAX_TIME_ENTRIES = 5000
+REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """One folder of ``inbound/`` as collect judged it.
+
+    Attributes
+    ----------
+    path : Path
+    name : str
+        The folder's name as found (the student's text: print it through ``printable``).
+    student : str
+        The id the name claims (first ``+`` part).
+    claimed_time : datetime or None
+        The time in the name (naive UTC), None when it is not a time.
+    owner : str
+        The owning account's name, or ``uid <n>`` when no account has that uid.
+    time : datetime or None
+        The submission time collect uses (naive UTC): the exchange's for a student's folder,
+        the claimed one for a folder the teacher made.
+    refused : str
+        Empty when accepted; else the one-line reason ("folder owned by mallory names alice").
+    by_exchange : bool
+        True when :attr:`time` is the exchange's (a student's folder), False when it is the
+        name's (a folder the teacher made).
+    """
+
+    path: Path
+    name: str
+    student: str
+    claimed_time: datetime | None
+    owner: str
+    time: datetime | None
+    refused: str = ""
+    by_exchange: bool = False
+
+    def line(self) -> str:
+        """The one line a teacher reads about a refused folder (every part printable)."""
+        return f"refused: {self.refused} (exchange folder {printable(self.name)}); not collected"
+
+
+def owner_name(uid: int) -> str:
+    """The account name of ``uid``, or ``uid <n>`` when there is none."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
+    """The latest ctime of ``folder`` and everything under it (links not followed), naive UTC.
+
+    A student cannot set a ctime (``touch`` and ``utime`` set mtime and atime; the kernel then
+    sets ctime to now), so this is the earliest time the folder can have been complete.
+    Past ``limit`` entries the folder's own ctime is what is left (never earlier than true).
+    """
+    latest, seen, stack = os.lstat(folder).st_ctime, 0, [str(folder)]
+    while stack and seen < limit:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            latest = max(latest, st.st_ctime)
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(entry.path)
+    return datetime.fromtimestamp(latest, UTC).replace(tzinfo=None)
+
+
+def roster_ids(path: str | os.PathLike | None) -> frozenset[str] | None:
+    """The ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
+    ``roster.csv``); None when ``path`` is empty or absent.
+
+    Raises
+    ------
+    ValueError
+        The file has no ``id`` column (says which file and what to do).
+    """
+    if not path or not os.path.isfile(path):
+        return None
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if "id" not in (reader.fieldnames or []):
+            raise ValueError(
+                f"the roster {path} has no 'id' column: give it a header line starting with id"
+                " (id,first_name,last_name,email or id,role,...)"
+            )
+        return frozenset(row["id"].strip() for row in reader if (row.get("id") or "").strip())
+
+
+def _claimed_time(text: str) -> datetime | None:
+    from attention_grader.intake.intake import parse_timestamp
+
+    return parse_timestamp(text)
+
+
+def read_inbound(
+    path: Path, trusted_uids: frozenset[int], roster: frozenset[str] | None
+) -> Inbound:
+    """Judge one ``inbound/`` entry: who the system says made it, when, and whether to collect it.
+
+    Parameters
+    ----------
+    path : Path
+        ``inbound/<name>``; looked at without following a link.
+    trusted_uids : frozenset of int
+        Owners whose folders keep their name's claims (the collecting teacher, root).
+    roster : frozenset of str or None
+        The class's ids; None: any id of :data:`SAFE_ID`'s characters.
+    """
+    name = path.name
+    parts = name.rsplit("+", 3)
+    student = parts[0]
+    claimed = _claimed_time(parts[2]) if len(parts) >= 3 else None
+    st = os.lstat(path)
+    owner = owner_name(st.st_uid)
+    judged = Inbound(path, name, student, claimed, owner, claimed)
+
+    def refuse(reason: str) -> Inbound:
+        return Inbound(path, name, student, claimed, owner, None, reason)
+
+    shown = printable(student)
+    if not stat.S_ISDIR(st.st_mode):
+        return refuse(f"not a folder (owned by {owner})")
+    if not SAFE_ID.fullmatch(student):
+        return refuse(
+            f"folder owned by {owner} names {shown!r}, not a student id"
+            " (letters, digits, '_', '.', '-' only)"
+        )
+    if roster is not None and student not in roster:
+        return refuse(f"folder owned by {owner} names {shown}, who is not on the roster")
+    if len(parts) < 3 or claimed is None:
+        return refuse(f"folder owned by {owner}: its name is not <student>+<assignment>+<time>")
+    if st.st_uid in trusted_uids:
+        return judged  # the teacher's own folder (one laptop, or copied in by hand)
+    if owner != student:
+        return refuse(f"folder owned by {owner} names {shown}")
+    return Inbound(path, name, student, claimed, owner, exchange_time(path), by_exchange=True)
+
+
+def _quarantine_key(item: Inbound) -> str:
+    digest = hashlib.sha256(os.fsencode(item.name)).hexdigest()[:12]
+    return f"{SAFE_ID.fullmatch(item.owner) and item.owner or 'unknown'}-{digest}"
+
+
+def quarantine_refused(item: Inbound, quarantine: Path, expected: list[str], limits=None) -> Path:
+    """Keep a refused folder for the teacher: ``quarantine/<owner>-<hash>/`` with
+    ``refusal.json`` (who, what it claimed, why) and ``files/`` (a safe copy, as collect copies).
+
+    The exchange's folder is left where it is (it may belong to the student, who alone can
+    remove it); each collect refuses it again, and finds it kept already.
+    """
+    from attention_grader.intake.intake_files import copy_submission
+
+    kept = Path(quarantine) / _quarantine_key(item)
+    if kept.exists():
+        return kept
+    kept.mkdir(parents=True, mode=0o700)
+    record = {
+        "exchange_folder": printable(item.name),
+        "claimed_student": printable(item.student),
+        "owner": item.owner,
+        "claimed_time": str(item.claimed_time) if item.claimed_time else None,
+        "exchange_time": str(exchange_time(item.path)) if os.path.isdir(item.path) else None,
+        "reason": item.refused,
+    }
+    try:
+        copy_submission(item.path, kept / "files", expected, limits)
+    except OSError as err:
+        record["copy"] = f"not copied: {type(err).__name__}: {printable(str(err))[:120]}"
+    (kept / "refusal.json").write_text(json.dumps(record, indent=1) + "\n")
+    return kept

@@ -1,0 +1,128 @@
+"""Who may read what in the exchange: a submission its student and the instructors, a released
+feedback page its student.
+
+nbgrader's release_feedback leaves each page 0644 in ``feedback/`` (0711): anyone who can compute
+its name (a hash of the submission's secret) reads it. :func:`readable_only_by` gives the page to
+its student alone with a POSIX ACL (``user:<student>:r``, nothing for group and others), where
+the student has an account here and the filesystem has ACLs (a hub); elsewhere (one laptop) the
+page stays 0644.
+
+nbgrader's submit, leaving the submission readable only by its student and the instructors:
+
+nbgrader's ``ExchangeSubmit`` leaves the folder in ``inbound/`` mode 0777 with 0644 files "so
+the instructor can delete later": anyone who learns the folder's name (a log line is enough)
+reads the notebook and ``submission_secret.txt`` (from which the name of the student's released
+feedback follows), and replaces the notebook. ``inbound/`` is setgid (``install.py system``), so
+the folder and its files already carry the instructor's group; this submit then sets the folder
+(and any folder in it) to 2770 and the files to 0640: the student and the instructors' group,
+nobody else. The instructors may still remove it (group write on the folder).
+
+The system-wide ``nbgrader_config.py`` of a hub (``install.py system``) sets
+``c.ExchangeFactory.submit`` to :class:`PrivateExchangeSubmit`. The modes are set at submit time,
+so they add nothing to the time collect reads (the exchange's ctime, see
+:mod:`attention_grader.intake.exchange_identity`).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+import struct
+
+from nbgrader.exchange.default.submit import ExchangeSubmit
+
+__all__ = ["FILE_MODE", "FOLDER_MODE", "PrivateExchangeSubmit", "make_private", "readable_only_by"]
+
+FOLDER_MODE = 0o2770
+FILE_MODE = 0o640
+
+
+def make_private(folder: str | os.PathLike) -> None:
+    """Set ``folder`` and the folders in it to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`
+    (links are left alone, never followed)."""
+    for root, dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.chmod(path, FILE_MODE)
+        for name in dirs:
+            path = os.path.join(root, name)
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                os.chmod(path, FOLDER_MODE)
+    os.chmod(folder, FOLDER_MODE)
+
+
+class PrivateExchangeSubmit(ExchangeSubmit):
+    """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``.
+
+    Its copy keeps the setgid bit the new folder inherits from ``inbound/``: nbgrader's copy
+    (``shutil.copytree``) copies the student's folder mode onto it, which, the student not being
+    in the instructors' group, clears setgid, so ``timestamp.txt`` and ``submission_secret.txt``
+    (written next) got the student's own group and the instructors could not read the secret:
+    no feedback could be released.
+    """
+
+    def copy_files(self):
+        super().copy_files()
+        make_private(os.path.join(self.inbound_path, self.assignment_filename))
+
+    def do_copy(self, src, dest, log=None):
+        from nbgrader.utils import ignore_patterns
+
+        size = self.get_size(src)
+        if size > 1000 * self.coursedir.max_dir_size:
+            raise RuntimeError(f"Directory size is too big. Size is {size}, maximum size is "
+                               f"{1000 * self.coursedir.max_dir_size}")  # fmt: skip
+        ignore = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
+                                 max_file_size=self.coursedir.max_file_size, log=self.log)  # fmt: skip
+        _copy_contents(src, dest, ignore)
+
+
+def _copy_contents(src: str, dest: str, ignore) -> None:
+    """``src`` into a new ``dest``: folders made (inheriting group and setgid), file contents
+    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``)."""
+    os.makedirs(dest)
+    names = os.listdir(src)
+    skipped = ignore(src, names) if ignore else set()
+    for name in names:
+        if name in skipped:
+            continue
+        source, target = os.path.join(src, name), os.path.join(dest, name)
+        if os.path.isdir(source):
+            _copy_contents(source, target, ignore)
+        else:
+            shutil.copyfile(source, target)
+
+
+# POSIX ACL xattr (linux/posix_acl_xattr.h): version 2, then (tag, perm, id) entries, sorted by tag
+_ACL_VERSION = 2
+_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+_NO_ID = 0xFFFFFFFF
+
+
+def readable_only_by(path: str | os.PathLike, user: str) -> bool:
+    """Make ``path`` (owned by the caller) readable by its owner and ``user`` only.
+
+    Returns
+    -------
+    bool
+        True when done; False when ``user`` has no account here or the filesystem has no ACLs
+        (then the mode is left as it was: the caller decides).
+    """
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return False
+    if uid == os.stat(path).st_uid:
+        os.chmod(path, 0o600)
+        return True
+    entries = [(_USER_OBJ, 6, _NO_ID), (_USER, 4, uid), (_GROUP_OBJ, 0, _NO_ID),
+               (_MASK, 4, _NO_ID), (_OTHER, 0, _NO_ID)]  # fmt: skip
+    blob = struct.pack("<I", _ACL_VERSION) + b"".join(struct.pack("<HHI", *e) for e in entries)
+    try:
+        os.setxattr(path, "system.posix_acl_access", blob)
+    except OSError:
+        return False
+    return True

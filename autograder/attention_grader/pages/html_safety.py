@@ -1,0 +1,248 @@
+"""Sanitise what a student wrote before any page shows it: outputs, written answers, metadata.
+
+Every page the course makes from a submission (the formgrader's view of the autograded notebook,
+the student's feedback HTML) is rendered by nbconvert, which puts ``text/html`` outputs and the
+HTML inside markdown cells into the page as they are, and runs ``application/javascript``
+outputs. A student's ``display(HTML("<script>..."))`` or ``<img src=x onerror=...>`` in a
+written answer would run in the teacher's browser, logged in to the formgrader. This module
+makes a notebook safe to render; :class:`SanitizeStudentContent` runs it as a preprocessor (last
+step of autograde, first of feedback), :func:`sanitize_notebook` is the plain function; the
+allowlist and the string cleaning are in :mod:`attention_grader.pages.html_clean`.
+
+The allowlist is nh3's (:mod:`attention_grader.pages.html_clean`, which says why not bleach), and it
+runs on the final HTML: here on outputs (which templates insert as they are), and in every page's
+``markdown2html`` filter on rendered markdown, maths as MathML included
+(:func:`attention_grader.pages.offline_html.markdown_to_html`). nbconvert's own ``SanitizeHTML``
+preprocessor is not enough on its own: it keeps markdown links to ``javascript:`` URLs
+(nbconvert's markdown renderer allows them), escapes every ``<`` of a markdown cell (an honest
+``$a < b$`` or ``> quote`` turns into entity soup), drops SVG figures and leaves nbgrader
+metadata alone, which nbgrader's templates print without escaping.
+
+Decisions per output type (see :data:`KEEP_MIMES`): plain text, JSON, PNG/JPEG/GIF (if really
+base64) are kept; HTML is kept when the allowlist allows all of it (tables, text formatting,
+images; no scripts, event handlers, iframes, forms, meta, base, ``<style>`` or
+``javascript:``/``data:`` links), else shown as its source text, then cleaned either way; SVG
+becomes an ``<img>`` of a ``data:`` URL, where SVG never runs script; markdown is rendered,
+checked, and shown as text if unsafe; LaTeX is kept (nbconvert escapes it); JavaScript, widget
+views and every other type (``application/vnd.*``, PDF) are dropped, leaving a note.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+
+from nbformat import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from attention_grader.common.flags import UNSAFE_HTML, Flag, record_flags
+from attention_grader.pages.html_clean import clean_html, sanitize_html, sanitize_markdown
+
+__all__ = [
+    "KEEP_MIMES",
+    "Finding",
+    "SanitizeStudentContent",
+    "sanitize_notebook",
+    "sanitize_output",
+]
+
+#: Output types shown as they are (nbconvert escapes text, LaTeX and image data itself).
+KEEP_MIMES = frozenset({"text/plain", "text/latex", "application/json"})
+#: Bitmap types: kept when the value is really base64 (it goes into an ``<img src=...>``).
+IMAGE_MIMES = frozenset({"image/png", "image/jpeg", "image/gif"})
+#: Types that never reach a page, and are not worth a flag: widgets draw nothing without JS.
+QUIET_DROPS = frozenset(
+    {
+        "application/vnd.jupyter.widget-view+json",
+        "application/vnd.jupyter.widget-state+json",
+    }
+)
+
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the sanitiser changed.
+
+    Attributes
+    ----------
+    where : str
+        The cell (``grade_id`` or ``cell 3``) and part (``output 1 text/html``).
+    what : str
+        What was removed or rewritten, in plain words.
+    """
+
+    where: str
+    what: str
+
+    def as_flag(self) -> Flag:
+        """The batch summary's flag (kind ``unsafe_html``)."""
+        return Flag(UNSAFE_HTML, f"{self.where}: {self.what} [sanitised; flag only]")
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _is_base64(value) -> bool:
+    try:
+        base64.b64decode(re.sub(r"\s", "", _text(value)), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _svg_as_image(svg) -> str:
+    data = base64.b64encode(_text(svg).encode("utf-8")).decode("ascii")
+    # An SVG shown through <img> never runs its scripts nor loads anything (HTML spec).
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="figure (SVG)">'
+
+
+def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
+    """Make one code-cell output safe to render, in place; return what was changed.
+
+    Streams and errors are left alone (nbconvert escapes them). Output metadata is reduced to
+    numeric image sizes (templates print it into attributes).
+    """
+    if output.get("output_type") not in ("display_data", "execute_result"):
+        return []
+    findings = []
+    data = output.get("data", {})
+    for mime in list(data):
+        what = _sanitize_mime(data, mime)
+        if what:
+            findings.append(Finding(f"{where} {mime}".strip(), what))
+    if not any(m in data for m in (*KEEP_MIMES, *IMAGE_MIMES, "text/html", "text/markdown")):
+        data["text/plain"] = "[output removed by the grader: it could run code in a browser]"
+    output["data"] = data
+    output["metadata"] = _safe_output_metadata(output.get("metadata", {}))
+    return findings
+
+
+def _sanitize_mime(data: dict, mime: str) -> str | None:
+    """Make ``data[mime]`` safe in place (cleaned, replaced or removed); say what changed."""
+    value = data[mime]
+    if mime in KEEP_MIMES:
+        return None
+    if mime in IMAGE_MIMES:
+        if _is_base64(value):
+            return None
+        del data[mime]
+        return "image data that is not base64 removed"
+    if mime == "text/html":
+        data[mime], problems = clean_html(_text(value))
+        return f"unsafe HTML neutralised ({problems[0]})" if problems else None
+    if mime == "text/markdown":
+        data[mime] = sanitize_markdown(_text(value))
+        return "unsafe markdown shown as text" if data[mime] != _text(value) else None
+    del data[mime]
+    if mime == "image/svg+xml":
+        data.setdefault("text/html", _svg_as_image(value))
+        return None
+    return None if mime in QUIET_DROPS else "output type that can run code removed"
+
+
+def _safe_output_metadata(meta: dict) -> dict:
+    out = {}
+    for mime in IMAGE_MIMES:
+        sizes = meta.get(mime) if isinstance(meta.get(mime), dict) else {}
+        kept = {k: v for k, v in sizes.items() if k in ("width", "height") and _number(v)}
+        if kept:
+            out[mime] = kept
+    return out
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def _where(cell, index: int) -> str:
+    grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    return str(grade_id) if grade_id and _SAFE_ID.match(str(grade_id)) else f"cell {index + 1}"
+
+
+def _sanitize_cell_metadata(cell, where: str) -> list[Finding]:
+    """nbgrader's templates print ``grade_id`` into HTML attributes unescaped."""
+    meta = cell.metadata.get("nbgrader")
+    if not isinstance(meta, dict) or "grade_id" not in meta:
+        return []
+    grade_id = str(meta["grade_id"])
+    if _SAFE_ID.match(grade_id):
+        return []
+    meta["grade_id"] = re.sub(r"[^A-Za-z0-9_.\-]", "_", grade_id)
+    return [Finding(where, "grade_id with HTML characters renamed")]
+
+
+def _sanitize_attachments(cell, where: str) -> list[Finding]:
+    findings = []
+    for name, bundle in list(cell.get("attachments", {}).items()):
+        kept = {m: v for m, v in bundle.items() if m in IMAGE_MIMES and _is_base64(v)}
+        if kept != dict(bundle):
+            findings.append(Finding(f"{where} attachment {name}", "non-bitmap attachment removed"))
+        if kept:
+            cell.attachments[name] = kept
+        else:
+            del cell.attachments[name]
+    return findings
+
+
+def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
+    """Make every cell of ``nb`` safe to render as HTML, in place.
+
+    Markdown and raw cells are checked as rendered markdown (nbconvert renders raw cells tagged
+    as HTML as they are); code outputs by type (:func:`sanitize_output`); attachments keep only
+    bitmaps; nbgrader ``grade_id`` keeps only letters, digits, ``_.-``; notebook-level widget
+    state (run by nbconvert's widget manager) is removed.
+
+    Returns
+    -------
+    list of Finding
+        What was changed, one entry per output or cell.
+    """
+    findings: list[Finding] = []
+    if "widgets" in nb.metadata:
+        del nb.metadata["widgets"]
+    for index, cell in enumerate(nb.cells):
+        where = _where(cell, index)
+        findings += _sanitize_cell_metadata(cell, where)
+        findings += _sanitize_attachments(cell, where)
+        if cell.cell_type in ("markdown", "raw"):
+            # nbconvert renders markdown, and raw cells marked as HTML as they are.
+            if cell.cell_type == "markdown":
+                clean = sanitize_markdown(cell.source, cell.get("attachments"))
+            else:
+                clean = sanitize_html(cell.source)
+            if clean != cell.source:
+                findings.append(Finding(where, "unsafe HTML in a written answer shown as text"))
+                cell.source = clean
+        elif cell.cell_type == "code":
+            for number, output in enumerate(cell.get("outputs", []), start=1):
+                findings += sanitize_output(output, f"{where} output {number}")
+    return findings
+
+
+class SanitizeStudentContent(NbGraderPreprocessor):
+    """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
+
+    Findings go to the log and, as ``unsafe_html`` flags, to the notebook's grading metadata
+    (:func:`attention_grader.common.flags.record_flags`, read by the batch summary). Place it
+    after execution and grading in autograde (it never changes a score: errors, streams and
+    ``text/plain`` are untouched), and before rendering in feedback.
+    """
+
+    def preprocess(self, nb, resources):
+        findings = sanitize_notebook(nb)
+        for finding in findings:
+            self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
+        record_flags([finding.as_flag() for finding in findings], notebook=nb)
+        return nb, resources

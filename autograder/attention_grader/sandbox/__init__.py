@@ -1,0 +1,1 @@
+"""Where a student's kernel runs: bubblewrap, the sandbox user, the implement-it stub, the protections report."""

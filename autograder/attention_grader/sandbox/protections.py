@@ -1,0 +1,194 @@
+"""What a student kernel started now is protected by, in plain words (the ``[ON ]``/``[OFF]`` report).
+
+Grading prints it when it starts (``make grade``, ``nbgrader autograde``) and ``make
+sandbox-check`` prints it alone, so a teacher sees which walls this machine provides.
+
+On one machine a missing wall is a loud warning. In a Kubernetes pod (docs/kubernetes.md) grading
+refuses to start without the two walls the pod's securityContext exists for -- filesystem
+isolation and no network -- because there a missing wall means a misconfigured cluster, not a
+teacher's laptop: :func:`pod_refusal`.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+from dataclasses import dataclass
+
+from attention_grader.common.settings import ALLOW_ENV, Protections
+from attention_grader.sandbox.sandbox import SandboxedKernelManager
+from attention_grader.sandbox.sandbox_host import bwrap_available, private_env, sandbox_user_ids
+
+__all__ = [
+    "Protection",
+    "format_protections",
+    "in_pod",
+    "pod_refusal",
+    "protections",
+]
+
+#: The kubelet sets it in every container (the API server's address): we run in a pod.
+POD_ENV = "KUBERNETES_SERVICE_HOST"
+#: The walls a grading pod must provide (prefixes of :class:`Protection` names).
+POD_WALLS = ("filesystem isolation", "no network")
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of the sandbox and whether this machine provides it.
+
+    Attributes
+    ----------
+    name : str
+        What is protected, in words a teacher understands.
+    on : bool
+        Whether the protection is active for kernels started now.
+    detail : str
+        How it is provided, or why it is off and how to turn it on.
+    """
+
+    name: str
+    on: bool
+    detail: str
+
+
+def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
+    km = km or SandboxedKernelManager()
+    bwrap_ok, why = (False, "sandbox switched off") if km.sandbox == "off" else bwrap_available()
+    bw_detail = "bubblewrap mount namespace" if bwrap_ok else why
+    prlimit = shutil.which("prlimit") is not None
+    private = private_env() if (km.drop_user and bwrap_ok) else ""
+    ids = sandbox_user_ids(create=False) if (km.drop_user and bwrap_ok and not private) else None
+    if private:
+        detail = f"the Python environment is not readable by other users ({private})"
+        user = Protection("separate unprivileged user", False, detail)
+    elif ids is not None:
+        name = pwd.getpwuid(ids[0]).pw_name
+        user = Protection("separate unprivileged user", True, f"uid {ids[0]} ({name})")
+    elif os.geteuid() != 0:
+        detail = "grading does not run as root: kernels keep the grader's uid (inside namespaces)"
+        user = Protection("separate unprivileged user", False, detail)
+    else:
+        detail = "needs bubblewrap (the interpreter may sit in a private home folder)"
+        user = Protection("separate unprivileged user", False, detail)
+    fs = "no access to source/, gradebook, other submissions, autograded/, feedback/, exchange"
+    lim = "prlimit" if prlimit else "prlimit missing (util-linux)"
+    net_detail = "empty network namespace" if bwrap_ok else why
+    return [
+        Protection(f"filesystem isolation ({fs})", bwrap_ok, bw_detail),
+        Protection("no network (not even the grader's loopback ports)", bwrap_ok, net_detail),
+        user,
+        Protection(
+            "notebooks with hidden tests hidden from the kernel", True, "copy without .ipynb"
+        ),
+        Protection("clean environment (no grader tokens)", True, "minimal env"),
+        Protection(
+            "implement-it notebooks graded without attention_lab's numerics (stub mounted)",
+            bwrap_ok,
+            "bubblewrap mounts the stub" if bwrap_ok else f"{why}; only a plain import is stopped",
+        ),
+        Protection(f"CPU-time limit {km.cpu_seconds} s", prlimit, lim),
+        Protection(f"memory limit {km.memory_mb} MiB", prlimit, lim),
+        Protection(f"file-size limit {km.file_size_mb} MiB", prlimit, lim),
+    ]
+
+
+def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[Protection]:
+    """Which protections a kernel started now gets on this machine.
+
+    Parameters
+    ----------
+    km : SandboxedKernelManager, optional
+        The configured manager; defaults to one with default settings.
+    execute : GradingExecute or nbgrader Execute, optional
+        Adds the per-cell and per-notebook timeouts it is configured with.
+
+    Returns
+    -------
+    list of Protection
+    """
+    out = _protections_for(km)
+    if execute is not None:
+        cell = getattr(execute, "timeout", None)
+        out.append(Protection(f"per-cell timeout {cell} s", bool(cell and cell > 0), "nbclient"))
+        nb = getattr(execute, "notebook_timeout", None)
+        detail = "GradingExecute" if nb else "use attention_grader.execution.execute.GradingExecute"
+        out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
+        budget = getattr(execute, "submission_budget", None)
+        detail = "a child process killed past it" if budget else "GradingExecute.submission_budget"
+        out.append(Protection(f"grader's budget per submission {budget} s", bool(budget), detail))
+    return out
+
+
+def _allowed(allow: bool | None) -> bool:
+    return Protections().allow_unsandboxed_in_pod if allow is None else allow
+
+
+def in_pod(environ=None) -> bool:
+    """Whether this process runs in a Kubernetes pod (the kubelet's service variables)."""
+    return bool((os.environ if environ is None else environ).get(POD_ENV))
+
+
+def pod_refusal(
+    items: list[Protection], sandboxed: bool = True, environ=None, allow: bool | None = None
+) -> str | None:
+    """Why grading must not start in this pod, or None (not a pod, walls up, or overridden).
+
+    Parameters
+    ----------
+    items : list of Protection
+        What :func:`protections` found.
+    sandboxed : bool
+        Whether the course config starts student kernels through the grading pipeline at all.
+    environ : mapping, optional
+        Where to look for the kubelet's variables; defaults to ``os.environ``.
+    allow : bool, optional
+        ``c.Protections.allow_unsandboxed_in_pod`` (:class:`attention_grader.common.settings.Protections`);
+        defaults to that setting's default.
+    """
+    environ = os.environ if environ is None else environ
+    if not in_pod(environ) or _allowed(allow):
+        return None
+    if not sandboxed:
+        off = "the course config does not install the grading pipeline (pipeline.configure)"
+    else:
+        down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
+        if not down:
+            return None
+        off = "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
+    return (
+        f"refusing to grade in a Kubernetes pod without the sandbox: {off}. Student code would "
+        "read the solutions and other submissions and reach the network. Give the grading pod "
+        "what bubblewrap needs (hostUsers: false, procMount: Unmasked, seccomp and AppArmor "
+        "allowing user namespaces: docs/kubernetes.md, 'The sandbox in a pod'); to grade "
+        f"trusted work anyway, set c.Protections.allow_unsandboxed_in_pod = True ({ALLOW_ENV}=1)."
+    )
+
+
+def format_protections(
+    items: list[Protection] | None = None, environ=None, allow: bool | None = None
+) -> str:
+    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
+
+    In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`; ``allow`` as
+    there).
+    """
+    items = protections() if items is None else items
+    lines = ["Sandbox protections for student kernels:"]
+    for p in items:
+        lines.append(f"  [{'ON ' if p.on else 'OFF'}] {p.name} -- {p.detail}")
+    off = [p for p in items if not p.on]
+    if off:
+        lines.append(
+            f"  WARNING: {len(off)} protection(s) OFF: student code can do what they guard "
+            "against (see docs/design.md, 'Grading safely: the threat model')."
+        )
+    environ = os.environ if environ is None else environ
+    if in_pod(environ):
+        refusal = pod_refusal(items, environ=environ, allow=False)
+        if refusal and _allowed(allow):
+            refusal = "allow_unsandboxed_in_pod: grading starts although the walls above are OFF"
+        verdict = refusal or "grading may start (filesystem isolation and no network are ON)"
+        lines.append(f"  In a Kubernetes pod: {verdict}")
+    return "\n".join(lines)

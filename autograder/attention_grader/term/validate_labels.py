@@ -1,0 +1,53 @@
+"""Validate names the question of each failing cell ("Q2, written answer: ...").
+
+nbgrader's Validate lists each failing cell by its source: for blank written answers that is
+"YOUR ANSWER HERE" again and again, with no question to find. This wraps nbgrader's
+``Validator`` so that each failing cell's message starts with its question, read from the
+``## Q2. ...`` heading above it (:func:`~attention_grader.common.question_labels.toc_labels`). Loaded as a Jupyter
+server extension (the Validate button, ``jupyter-settings/jupyter_server_config.d``) and by the
+course's ``nbgrader_config.py`` (``nbgrader validate``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from attention_grader.common.question_labels import toc_labels
+
+__all__ = ["name_questions"]
+
+_WRAPPED = "_attention_grader_named_questions"
+
+
+def name_questions() -> None:
+    """Wrap ``Validator._get_failed_cells`` and ``_extract_error`` (once per process)."""
+    from nbgrader.validator import Validator
+
+    if getattr(Validator, _WRAPPED, False):
+        return
+    failed_cells, extract = Validator._get_failed_cells, Validator._extract_error
+
+    @functools.wraps(failed_cells)
+    def _get_failed_cells(self, nb):
+        self._attention_labels = toc_labels(nb)
+        return failed_cells(self, nb)
+
+    @functools.wraps(extract)
+    def _extract_error(self, cell):
+        said = extract(self, cell)
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        label = getattr(self, "_attention_labels", {}).get(grade_id)
+        return f"{label}: {said}" if label else said
+
+    Validator._get_failed_cells = _get_failed_cells
+    Validator._extract_error = _extract_error
+    setattr(Validator, _WRAPPED, True)
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "attention_grader.term.validate_labels"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    name_questions()
+    serverapp.log.info("attention_grader.term.validate_labels: Validate names each question")

@@ -1,0 +1,92 @@
+"""attention_grader.pages.formgrader_view: the rubric beside each written answer in the formgrader,
+maths as MathML, and never a rubric on a student's page."""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+from attention_grader.pages.formgrader_view import ShowRubric, configure, model_answers
+from grading_course import ESSAY_SOURCE, FIXTURE, MATHS_SOURCE, written_fixture
+from traitlets.config import Config
+
+
+@pytest.fixture
+def course_root(tmp_path):
+    """A course folder whose source/ holds the fixture with a written answer."""
+    root = tmp_path / "course"
+    (root / "source").mkdir(parents=True)
+    src = written_fixture(tmp_path) / FIXTURE
+    os.symlink(src, root / "source" / FIXTURE)
+    return root
+
+
+def formgrader_config(root) -> Config:
+    """The HTMLExporter config the formgrader builds from the course config."""
+    import nbgrader.server_extensions.formgrader.handlers as handlers
+
+    c = Config()
+    c.CourseDirectory.root = str(root)
+    c.HTMLExporter.template_name = "formgrade"
+    c.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    configure(c)
+    return c
+
+
+def student_notebook(root):
+    nb = nbformat.read(root / "source" / FIXTURE / f"{FIXTURE}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "essay":
+            cell.source = "Negative scores flip the sign."
+    return nb
+
+
+def test_model_answers_are_read_between_the_solution_markers(course_root):
+    answers = model_answers(course_root / "source" / FIXTURE / f"{FIXTURE}.ipynb")
+    assert list(answers) == ["essay"]
+    assert (
+        answers["essay"].startswith("**Model answer.**")
+        and "**Rubric (2 points).**" in answers["essay"]
+    )
+    assert "BEGIN SOLUTION" not in answers["essay"]
+
+
+def test_the_formgrader_page_shows_the_rubric_right_after_the_answer(course_root):
+    from nbconvert import HTMLExporter
+
+    resources = {"assignment_id": FIXTURE, "notebook_id": FIXTURE, "submission_id": "abc",
+                 "index": 0, "total": 1, "base_url": "", "student": "ana", "last_name": None,
+                 "first_name": None, "notebook_path": "x"}  # fmt: skip
+    page, _ = HTMLExporter(config=formgrader_config(course_root)).from_notebook_node(
+        student_notebook(course_root), resources
+    )
+    answer = page.index("Negative scores flip the sign.")
+    rubric = page.index("For the grader: model answer and rubric")
+    assert answer < rubric < page.index("Rubric (2 points)") and "says e^x &gt; 0" in page
+    assert '<math alttext="\\sqrt{d_k}"' in page  # maths as MathML, no CDN needed
+
+
+def test_feedback_never_gets_a_rubric(course_root):
+    nb = student_notebook(course_root)
+    resources = {"nbgrader": {"notebook": FIXTURE}, "submission_id": "abc",
+                 "assignment_id": FIXTURE, "notebook_id": FIXTURE}  # fmt: skip
+    step = ShowRubric(config=formgrader_config(course_root))
+    out, _ = step.preprocess(nb, resources)
+    assert len(out.cells) == len(student_notebook(course_root).cells)
+    assert not any("Rubric" in c.source for c in out.cells)
+
+
+def test_the_course_config_installs_it():
+    from pathlib import Path
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    root = Path(__file__).resolve().parents[3]
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    assert ShowRubric in config.HTMLExporter.preprocessors
+    assert "markdown2html" in config.HTMLExporter.filters
+
+
+def test_fixture_sources_hold_what_the_tests_look_for():
+    assert "Rubric (2 points)" in ESSAY_SOURCE and "\\sqrt{d_k}" in MATHS_SOURCE

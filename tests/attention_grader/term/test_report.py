@@ -1,0 +1,202 @@
+"""attention_grader.term.report: question difficulty, score distribution, misconception counts."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from attention_grader.term.report import (
+    build_report,
+    difficulty_label,
+    find_diagnoses,
+    misconception_titles,
+    write_report,
+)
+from grading_course import synthetic_class
+
+
+@pytest.fixture
+def course(tmp_path):
+    return synthetic_class(tmp_path)
+
+
+def test_diagnoses_are_the_ids_grading_recorded_in_the_cells_never_the_messages(course):
+    found = {(d.student, d.question, d.id) for d in find_diagnoses(course, "a1")}
+    # cy's q2 message names no id and still counts; ana's q2 message says "[forgot_scaling]"
+    # but grading recorded no misconception there: not counted.
+    assert found == {
+        ("ben", "q1", "sum_normalised"),
+        ("cy", "q1", "sum_normalised"),
+        ("cy", "q2", "forgot_scaling"),
+    }
+    assert all(d.text == "x: text" for d in find_diagnoses(course, "a1"))
+
+
+def test_the_report_reads_each_notebook_once(course, monkeypatch):
+    import nbformat
+    from attention_grader.term import report
+
+    read = []
+    real = nbformat.read
+    monkeypatch.setattr(
+        nbformat, "read", lambda path, *a, **k: read.append(path) or real(path, *a, **k)
+    )
+    build_report(course, "a1")
+    autograded = [p for p in read if "autograded" in str(p)]
+    assert sorted(autograded) == sorted(set(autograded)) and len(autograded) == 3
+    # the old path (a regex over the error message) is gone
+    from attention_lab import misconceptions
+
+    assert not hasattr(report, "parse_diagnosis") and not hasattr(misconceptions, "parse_diagnosis")
+
+
+def test_students_are_counted_once_per_misconception(course):
+    report = build_report(course, "a1")
+    counts = {mid: sorted(s) for mid, s in report.students_per_misconception().items()}
+    assert counts == {"sum_normalised": ["ben", "cy"], "forgot_scaling": ["cy"]}
+    assert list(counts) == ["sum_normalised", "forgot_scaling"]  # most common first
+
+
+def test_question_statistics(course):
+    report = build_report(course, "a1")
+    stats = {s.question: s for s in report.stats}
+    assert stats["q1"].mean == pytest.approx(2 / 3) and stats["q1"].difficulty == "hard"
+    assert stats["q2"].facility == pytest.approx(2 / 3) and stats["q2"].difficulty == "medium"
+    # ana's essay still waits for a teacher: left out of the statistics, counted as pending.
+    assert (stats["essay"].kind, stats["essay"].pending, stats["essay"].scores) == (
+        "manual", 1, [2.0, 0.0]
+    )  # fmt: skip
+    assert report.totals == {"ana": 3, "ben": 3, "cy": 0}
+    assert report.max_total == 5
+
+
+@pytest.mark.parametrize(("facility", "label"), [(1, "easy"), (0.8, "easy"), (0.79, "medium"),
+                                                 (0.5, "medium"), (0.49, "hard"), (0, "hard")])  # fmt: skip
+def test_difficulty_bands(facility, label):
+    assert difficulty_label(facility) == label
+
+
+def test_titles_come_from_the_checks_module():
+    from attention_lab.checks import MISCONCEPTIONS
+
+    assert misconception_titles() == dict(MISCONCEPTIONS)
+
+
+def test_html_report_with_png_figures(course):
+    page = write_report(course, "a1")
+    folder = course.root / "reports" / "a1"
+    assert page == folder / "index.html"
+    html = page.read_text()
+    titles = misconception_titles()
+    assert titles.get("sum_normalised", "sum_normalised") in html
+    for png in ["score_distribution.png", "question_difficulty.png", "misconceptions.png"]:
+        assert (folder / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"src='{png}'" in html
+    rows = list(csv.DictReader((folder / "misconceptions.csv").open()))
+    assert len(rows) == 3 and {r["id"] for r in rows} == {"sum_normalised", "forgot_scaling"}
+    # 2 of 3 submissions showed sum_normalised
+    assert "<td>sum_normalised</td><td>2</td><td>67%</td>" in html
+
+
+def test_score_bins_give_one_bar_per_whole_score():
+    import numpy as np
+    from attention_grader.term.report_page import score_bins
+
+    edges = score_bins(15)
+    assert len(edges) - 1 == 16 and edges[0] == -0.5 and edges[-1] == 15.5
+    counts, _ = np.histogram([0, 14, 14, 15, 13.6], bins=edges)
+    assert counts[14] == 3 and counts[15] == 1 and counts[0] == 1 and counts.sum() == 5
+
+
+def add_student_failures(course):
+    """cy's notebook also raised in a cell of their own and timed out in another."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_output
+
+    path = course.root / "autograded" / "cy" / "a1" / "nb.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells += [
+        new_code_cell("y = np.sqroot(4)", metadata={"nbgrader": {"grade_id": "practice", "solution": True}},
+                      outputs=[new_output("error", ename="AttributeError", evalue="no", traceback=[])]),
+        new_code_cell("while True: pass", outputs=[
+            new_output("error", ename="KeyboardInterrupt", evalue="", traceback=[]),
+            new_output("error", ename="CellTimeoutError", evalue="t", traceback=[])]),
+    ]  # fmt: skip
+    nbformat.write(nb, path)
+
+
+def test_the_page_warns_while_grading_is_incomplete_and_leaves_ungraded_out(course):
+    report = build_report(course, "a1")
+    assert report.pending == 1 and report.final_totals() == {"ben": 3, "cy": 0}
+    assert {s.question: s.difficulty for s in report.stats}["essay"] == "awaiting grading"
+    html = write_report(course, "a1").read_text()
+    assert "Grading is not finished:" in html and "1 answer(s) of 1 student(s)" in html
+    assert "mean total 1.50 out of 5" in html and "1 not fully graded, left out" in html
+
+    with course.gradebook() as gb:
+        g = gb.find_grade("essay", "nb", "a1", "ana")
+        g.manual_score, g.needs_manual_grade = 1, False
+        gb.db.commit()
+    html = write_report(course, "a1").read_text()
+    assert "Grading is not finished" not in html, html[html.find("Grading is not") - 200 :][:400]
+    assert "mean total 2.33 out of 5" in html  # (4 + 3 + 0) / 3: ana now counts
+
+
+def test_the_class_table_names_misconceptions_lateness_timeouts_and_errors(course):
+    add_student_failures(course)
+    report = build_report(course, "a1")
+    rows = {r.student: r for r in report.students}
+    assert rows["cy"].misconceptions == ["sum_normalised", "forgot_scaling"]
+    assert rows["cy"].errors == ["AttributeError in practice"]
+    assert rows["cy"].timeouts == ["cell 4"]
+    assert rows["ana"].late == "1.0 h late, no penalty" and rows["ana"].pending == 1
+    assert report.misconceptions_per_question() == {
+        "q1": {"sum_normalised": ["ben", "cy"]},
+        "q2": {"forgot_scaling": ["cy"]},
+    }
+    page = write_report(course, "a1").read_text()
+    assert "<td>AttributeError in practice</td>" in page and "3 (so far; 1 waiting)" in page
+    assert "<h3>By question</h3>" in page and "<td>ben, cy</td>" in page
+    folder = course.root / "reports" / "a1"
+    for csv_name in ["students.csv", "misconceptions.csv"]:
+        assert f"href='{csv_name}'" in page and (folder / csv_name).exists()
+    students = {r["student"]: r for r in csv.DictReader((folder / "students.csv").open())}
+    assert students["cy"]["error"] == "AttributeError in practice"
+    assert students["cy"]["misconceptions"] == "sum_normalised forgot_scaling"
+
+
+def test_names_a_student_chose_are_escaped_in_the_page(course):
+    from attention_grader.term.report_page import page_html
+
+    evil = "<script>x</script>\x1b[2J"
+    report = build_report(course, "a1")
+    report.students[0].errors.append(f"{evil} in {evil}")
+    report.students[0].timeouts.append(evil)
+    page = page_html(report, {}, {})
+    assert "<script>" not in page and "\x1b" not in page and "&lt;script&gt;" in page
+
+
+def test_shared_page_helpers_escape_and_style():
+    """report.page_start / report.html_table: the other teacher pages build on them."""
+    from attention_grader.term.report import html_table, page_start
+
+    head = page_start("Gain <b>")
+    assert head.startswith("<!doctype html>") and "<h1>Gain &lt;b&gt;</h1>" in head
+    assert "border-collapse" in head
+    assert "<td>&lt;i&gt;</td>" in html_table(["x"], [["<i>"]])
+
+
+def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail(course):
+    import nbformat
+    from attention_grader.common import flags
+
+    path = course.root / "autograded" / "cy" / "a1" / "nb.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    flags.record_flags([flags.Flag(flags.FORGED_CELL, "cell 3 claimed <img src=x>")], notebook=nb)
+    nbformat.write(nb, path)
+    rows = {r.student: r for r in build_report(course, "a1").students}
+    assert [f.kind for f in rows["cy"].flags] == ["forged_cell"] and not rows["ben"].flags
+    page = write_report(course, "a1").read_text()
+    section = page[page.index("<h2>Flags</h2>") :]
+    assert flags.FORGED_CELL.text in section  # what it means, in the registry's words
+    assert "&lt;img src=x&gt;" in section and "<img src=x>" not in page

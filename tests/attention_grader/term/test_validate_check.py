@@ -1,0 +1,46 @@
+"""``nbgrader validate`` of a source notebook runs the release check (attention_grader.term.validate_check).
+
+A test cell that passes on its own solution in the teacher's kernel but would lose its points
+when graded the way students are (here: ``inspect.getsource`` of the student's function) is
+listed by ``nbgrader validate`` with the cause, under the course's config; plain nbgrader's
+config validates the same notebook without a word.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG, _driver, _finish
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "fixtures" / "ordinary"))
+from questions import QUESTIONS, source_notebook  # noqa: E402
+
+NOTEBOOK = "source/checked/checked.ipynb"
+
+
+def _course(tmp: Path, name: str, config: str) -> Path:
+    root = tmp / name
+    folder = root / "source" / "checked"
+    folder.mkdir(parents=True)
+    chosen = [q for q in QUESTIONS if q.name in ("add", "total")]
+    nbformat.write(source_notebook(chosen), folder / "checked.ipynb")
+    (root / "nbgrader_config.py").write_text(config.format(root=str(root), refuse=True))
+    return root
+
+
+@pytest.mark.slow
+def test_validating_a_source_notebook_names_the_cell_the_release_check_refuses(tmp_path):
+    procs = [
+        _driver(_course(tmp_path, name, config), "validate", NOTEBOOK)
+        for name, config in (("course", COURSE_CONFIG), ("plain", PLAIN_CONFIG))
+    ]
+    course, plain = (_finish(p)[NOTEBOOK] for p in procs)
+    assert plain == {}, plain  # the solution passes every test in its own kernel
+    failed = course.get("failed", [])
+    assert len(failed) == 1, course  # test_add grades as in plain nbgrader: not listed
+    assert "inspect.getsource(total)" in failed[0]["source"]
+    assert "release check refuses" in failed[0]["raw_error"]
+    assert "`total` with inspect" in failed[0]["raw_error"]
