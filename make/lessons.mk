@@ -13,7 +13,7 @@ LESSON_NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
 .PHONY: html bench-lessons
 
-html: setup-grader ## Students: The docs and the lessons as one static site in build/html/ (offline)
+html: setup ## Students: The docs and the lessons as one static site in build/html/ (offline)
 	$(BIN)/python -m attention_grader.pages.docs_site --out $(LESSONS_HTML_DIR) $(LESSON_NOTEBOOKS)
 
 bench-lessons: setup-grader ## Maintainers: Per lesson: execution time and the kernel's peak memory (targets 15 s, 250 MB)

@@ -2,6 +2,7 @@
 the graded classes (tests/graded_classes.py) and the two preset explorers (closed after each
 test)."""
 
+import sys
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -17,6 +18,14 @@ def shared_class(tmp_path_factory):
     from graded_classes import graded_class as build  # the grader extra, only when asked
 
     return lambda spec: build(tmp_path_factory, spec)
+
+
+# The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
+# helper from another test module by name (a kernel fixture, a traceback): every such folder is
+# importable, whichever test pytest collects first. Appended, so they shadow nothing.
+for _folder in sorted((Path(__file__).parent / "attention_grader").glob("*/")):
+    if _folder.name != "__pycache__" and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 
 @pytest.fixture

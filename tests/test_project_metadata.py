@@ -68,7 +68,7 @@ def test_every_package_folder_is_installed():
     assert on_disk == listed, on_disk ^ listed
 
 
-STUB = ROOT / "autograder" / "attention_grader" / "library_stub"
+STUB = ROOT / "autograder" / "attention_grader" / "sandbox" / "library_stub"
 
 
 def test_the_library_stub_ships_as_package_data():
@@ -78,7 +78,7 @@ def test_the_library_stub_ships_as_package_data():
 
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
-    ]["attention_grader"]
+    ]["attention_grader.sandbox"]
     files = [p.relative_to(STUB.parent).as_posix() for p in STUB.rglob("*") if p.is_file()]
     files = [f for f in files if "__pycache__" not in f]
     assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

@@ -144,7 +144,7 @@ def _announce_protections(course) -> None:
 
 
 def _print_flags(flags: dict) -> None:
-    """One line per refused file, under its (printable) student id: see attention_grader.intake."""
+    """One line per refused file, under its (printable) student id: see attention_grader.intake.intake."""
     for student, items in sorted(flags.items()):
         for flag in items:
             print(f"  {printable(student)}: {printable(flag)}")

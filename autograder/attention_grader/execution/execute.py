@@ -18,7 +18,7 @@ message larger than the cap is ever received, so a flood cannot grow the grader'
 This module holds that one preprocessor. How a stopped notebook is marked lives in
 :mod:`attention_grader.execution.execution_stops`, the size-capped kernel client in
 :mod:`attention_grader.execution.kernel_client`, and the preprocessor flagging LimitOutput's cuts in
-:mod:`attention_grader.execution.flag_limited_output`; their names stay importable from here.
+:mod:`attention_grader.execution.flag_limited_output`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ from attention_grader.execution.execution_stops import (
     runs_code,
     stop_at_budget,
 )
-from attention_grader.execution.flag_limited_output import FlagLimitedOutput
 from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.kernel_tests import kernel_test_ids
 from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
@@ -70,17 +69,7 @@ from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
-__all__ = [
-    "CAP_MARKER",
-    "CappedKernelClient",
-    "FlagLimitedOutput",
-    "GradingExecute",
-    "KERNEL_DIED",
-    "KERNEL_UNRESPONSIVE",
-    "NOTEBOOK_TIMEOUT",
-    "KernelStartError",
-    "execution_flags",
-]
+__all__ = ["CAP_MARKER", "GradingExecute", "KernelStartError"]
 
 #: Written where the grader stopped storing a cell's output.
 CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."

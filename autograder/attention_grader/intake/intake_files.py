@@ -1,6 +1,6 @@
 """The file half of the intake: which entries a submission folder may hold, walked without
 following links; refused entries are moved to a quarantine (``sanitize_submission``) or not
-copied (``copy_submission``). See :mod:`attention_grader.intake` for the rules and flag kinds.
+copied (``copy_submission``). See :mod:`attention_grader.intake.intake` for the rules and flag kinds.
 """
 
 from __future__ import annotations

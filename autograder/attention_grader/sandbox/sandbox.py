@@ -36,21 +36,9 @@ import tempfile
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
 
-from attention_grader.sandbox.sandbox_host import (
-    SANDBOX_USER,
-    bwrap_available,
-    library_paths,
-    sandbox_user_ids,
-)
 from attention_grader.sandbox.sandbox_launch import LaunchPlan
 
-__all__ = [
-    "SANDBOX_USER",
-    "SandboxedKernelManager",
-    "bwrap_available",
-    "sandbox_user_ids",
-    "library_paths",
-]
+__all__ = ["SandboxedKernelManager"]
 
 
 class SandboxedKernelManager(AsyncKernelManager):

@@ -45,7 +45,7 @@ def collect_report(course: Course, assignment: str) -> CollectReport:
     that check is refused, one line each in :attr:`CollectReport.refused`, and kept in
     ``quarantine/refused/<assignment>/``. Nothing
     in the exchange is followed: links and special files are not copied (see
-    :mod:`attention_grader.intake`), whatever the course's ``nbgrader_config.py`` says.
+    :mod:`attention_grader.intake.intake`), whatever the course's ``nbgrader_config.py`` says.
     """
     from nbgrader.utils import capture_log
 

@@ -25,13 +25,11 @@ def test_one_setting_moves_the_exchange_to_a_shared_path(monkeypatch, tmp_path):
     assert load_course(REPO).exchange == tmp_path / "srv-exchange"
 
 
-def test_the_course_config_installs_the_one_grading_pipeline(monkeypatch):
-    """nbgrader_config.py is the one place: trusted tests and sandboxed kernels, whatever the
-    environment says (the old ATTENTION_LAB_SANDBOX=0 switch is gone)."""
+def test_the_course_config_installs_the_one_grading_pipeline():
+    """nbgrader_config.py is the one place: trusted tests and sandboxed kernels."""
     from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.tamper import ScanSubmission
 
-    monkeypatch.setenv("ATTENTION_LAB_SANDBOX", "0")
     config = load_course(REPO).config
     assert config.Autograde.autograde_preprocessors[0] is GradingExecute
     assert config.Autograde.sanitize_preprocessors[0] is ScanSubmission

@@ -96,7 +96,7 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
 
 def test_a_kernel_that_cannot_start_says_why(tmp_path):
     from attention_grader.execution.execute import GradingExecute, KernelStartError
-    from attention_grader.sandbox.sandbox import bwrap_available
+    from attention_grader.sandbox.sandbox_host import bwrap_available
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
@@ -126,24 +126,3 @@ def test_kernels_start_through_the_resolved_interpreter_folder(tmp_path):
     assert cmd[1:] == ["-m", "ipykernel_launcher"]
     with pytest.raises(RuntimeError, match="does not exist"):
         resolved_kernel_cmd([str(tmp_path / "nowhere" / "python"), "-m", "x"])
-
-
-def test_the_executors_old_import_paths_still_work():
-    """nbgrader config names ``attention_grader.execution.execute.GradingExecute`` as a string; the
-    pipeline and older configs import the moved names from ``attention_grader.execution.execute``."""
-    from attention_grader.execution import (
-        execute,
-        execution_stops,
-        flag_limited_output,
-        kernel_client,
-    )
-    from traitlets.utils.importstring import import_item
-
-    assert (
-        import_item("attention_grader.execution.execute.GradingExecute") is execute.GradingExecute
-    )
-    assert execute.FlagLimitedOutput is flag_limited_output.FlagLimitedOutput
-    assert execute.CappedKernelClient is kernel_client.CappedKernelClient
-    for name in ("KERNEL_DIED", "KERNEL_UNRESPONSIVE", "NOTEBOOK_TIMEOUT", "execution_flags"):
-        assert getattr(execute, name) is getattr(execution_stops, name)
-    assert all(hasattr(execute, name) for name in execute.__all__)

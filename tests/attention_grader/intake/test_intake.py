@@ -1,4 +1,4 @@
-"""attention_grader.intake: every kind of unsafe file, the caps, nesting bombs, metadata, escaping.
+"""attention_grader.intake.intake: every kind of unsafe file, the caps, nesting bombs, metadata, escaping.
 
 Each test builds the attack first (what a student can hand in), then checks the defence.
 """

@@ -215,3 +215,61 @@ def test_docs_markdown_keeps_code_and_tables():
     assert soup.find("table") and soup.td.code.get_text() == "make x"
     assert soup.pre.get_text() == "make lab\n"
     assert soup.pre["tabindex"] == "0"  # a block that scrolls sideways can be scrolled by keys
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Every module name ``path`` imports (lazy ones too), relative imports resolved."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names |= {base} | {f"{base}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_make_html_needs_only_what_make_setup_installs():
+    """A student's `make html` runs on `make setup` alone: the site builder and every grader
+    module it reaches (lazy imports included) import only what the students' dependencies
+    bring, so the grader extra is not needed."""
+    import importlib.util
+    import re
+    import sys
+    from importlib.metadata import packages_distributions
+
+    from test_environment import audience, canonical, closure
+
+    target = re.search(r"^html:(.*)##", (ROOT / "make" / "lessons.mk").read_text(), re.M)
+    assert target and target[1].split() == ["setup"], "make html must depend on setup only"
+
+    todo, seen, third_party = ["attention_grader.pages.docs_site"], set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, AttributeError):  # a name imported from a module, not a module
+            spec = None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        package = name if spec.submodule_search_locations else name.rpartition(".")[0]
+        for imported in _imports(Path(spec.origin), package):
+            top = imported.split(".")[0]
+            if top == "attention_grader":
+                todo.append(imported)
+            elif top not in sys.stdlib_module_names and top != "__future__":
+                third_party.add(top)
+    assert "attention_grader.pages.offline_html" in seen and "nh3" in third_party
+
+    distributions = packages_distributions()
+    needed = {canonical(d) for top in third_party for d in distributions.get(top, [top])}
+    missing = needed - closure(audience())
+    assert not missing, f"make html needs {sorted(missing)}, which make setup does not install"

@@ -413,18 +413,16 @@ def test_configure_adds_the_sanitiser_to_autograde_and_feedback():
     assert issubclass(c.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 
-def test_the_course_config_sanitises_with_and_without_the_sandbox(monkeypatch):
+def test_the_course_config_sanitises():
     from pathlib import Path
 
     from traitlets.config.loader import PyFileConfigLoader
 
     root = Path(__file__).resolve().parents[3]
-    for safe in ("1", "0"):
-        monkeypatch.setenv("ATTENTION_LAB_SANDBOX", safe)
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-        assert config.Autograde.autograde_preprocessors[-1] is SanitizeStudentContent
-        assert SanitizeStudentContent in config.GenerateFeedback.preprocessors
-        assert issubclass(config.GenerateFeedback.exporter_class, csp.FeedbackExporter)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    assert config.Autograde.autograde_preprocessors[-1] is SanitizeStudentContent
+    assert SanitizeStudentContent in config.GenerateFeedback.preprocessors
+    assert issubclass(config.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from attention_grader.execution.answers import reference_source
 from attention_grader.execution.library_flags import library_flags, stub_seen
-from attention_grader.sandbox import sandbox, sandbox_launch
+from attention_grader.sandbox import sandbox_host, sandbox_launch
 from attention_grader.sandbox.implement_it import (
     IMPLEMENT_IT_TAG,
     STUB_FOLDER,
@@ -97,7 +97,7 @@ REACHED = "\nprint('REACHED', softmax([0.0, 0.0]))"
 
 @pytest.fixture(scope="module")
 def hidden(tmp_path_factory):
-    if not sandbox.bwrap_available()[0]:
+    if not sandbox_host.bwrap_available()[0]:
         pytest.fail("bubblewrap is not available: run `make sandbox-deps`")
     cells = ["from attention_lab import checks\nprint(checks.check_softmax_function(len, 'x'))"]
     cells += [code + REACHED for code in SPELLINGS.values()]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from attacks.batch import graded_batch
 from attention_grader.execution.execute import GradingExecute
-from attention_grader.sandbox import sandbox, sandbox_launch
+from attention_grader.sandbox import sandbox_host, sandbox_launch
 from attention_grader.sandbox.protections import Protection, format_protections, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
 from nbclient import NotebookClient
@@ -127,7 +127,7 @@ def test_kernel_writes_stay_in_the_sandbox(probe):
 
 def test_protections_report_everything_on_here():
     # CI and this machine run as root with bubblewrap from `make sandbox-deps`.
-    assert sandbox.bwrap_available()[0], sandbox.bwrap_available()[1]
+    assert sandbox_host.bwrap_available()[0], sandbox_host.bwrap_available()[1]
     items = protections(SandboxedKernelManager(), GradingExecute(timeout=30))
     assert all(p.on for p in items), format_protections(items)
     text = format_protections(items)
@@ -220,12 +220,3 @@ def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
                control_root=str(control), raise_dead=False)  # fmt: skip
     assert out == ["dead"]
     assert list(control.iterdir()) == []
-
-
-def test_the_sandboxs_old_import_paths_still_work():
-    """``attention_grader.sandbox`` still names everything it did before the probes moved out."""
-    from attention_grader.sandbox import sandbox_host
-
-    for name in ("SANDBOX_USER", "bwrap_available", "sandbox_user_ids", "library_paths"):
-        assert getattr(sandbox, name) is getattr(sandbox_host, name)
-    assert all(hasattr(sandbox, name) for name in sandbox.__all__)
