@@ -20,6 +20,8 @@ from attacks.batch import (
     load_attacks,
 )
 
+# A hang guard for the batch's first grading (see tests/browser/test_attack_pages.py).
+pytestmark = pytest.mark.timeout(1800)
 ATTACKS = load_attacks()
 HONEST_NAMES = {"honest_full", "honest_wrong"}
 ROUTES = {"nbgrader": graded_batch, "parallel": graded_batch_parallel}

@@ -29,7 +29,9 @@ from attacks.batch import ASSIGNMENT, graded_batch, graded_batch_parallel
 
 from .driver import DEFAULT_TIMEOUT_MS, evaluate
 
-pytestmark = pytest.mark.slow
+# A hang guard, not a target: the first module to ask grades every attack twice (tests/attacks),
+# 3 min on a quiet machine and over the default 10 min on a loaded one.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROUTES = {"nbgrader": graded_batch, "parallel": graded_batch_parallel}
 #: What the attack pages set when their script runs (tests/attacks/page_*.py).
