@@ -23,7 +23,8 @@ def shared_class(tmp_path_factory):
 # The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
 # helper from another test module by name (a kernel fixture, a traceback): every such folder is
 # importable, whichever test pytest collects first. Appended, so they shadow nothing.
-for _folder in sorted((Path(__file__).parent / "attention_grader").glob("*/")):
+_GRADER_TESTS = Path(__file__).parent / "attention_grader"
+for _folder in [_GRADER_TESTS, *sorted(_GRADER_TESTS.glob("*/"))]:
     if _folder.name != "__pycache__" and str(_folder) not in sys.path:
         sys.path.append(str(_folder))
 

@@ -18,7 +18,7 @@ import pytest
 from attention_grader.common.flags import Flag, read_flags
 from attention_grader.common.safe_text import printable
 from attention_grader.common.summary import BatchSummary, SubmissionResult
-from attention_grader.intake import (
+from attention_grader.intake.intake import (
     IntakeLimits,
     classify_entry,
     copy_submission,

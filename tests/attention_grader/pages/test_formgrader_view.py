@@ -7,7 +7,8 @@ import os
 
 import nbformat
 import pytest
-from attention_grader.pages.formgrader_view import ShowRubric, configure, model_answers
+from attention_grader.pages.formgrader_view import ShowRubric, model_answers
+from attention_grader.pipeline import configure
 from grading_course import ESSAY_SOURCE, FIXTURE, MATHS_SOURCE, written_fixture
 from traitlets.config import Config
 
