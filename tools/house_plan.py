@@ -78,7 +78,7 @@ MOVES = {
 DATA_MOVES = {"library_stub": "sandbox"}
 
 #: the modules that stay at the top: the entry points
-TOP = ("__init__", "__main__", "cli", "pipeline")
+TOP = ("__init__", "__main__", "cli", "limits", "pipeline")
 
 #: old test file -> new test file (paths relative to the repository)
 TEST_MOVES = {

@@ -13,8 +13,9 @@ import sys
 
 from attention_grader.common.course import GradingStepError, load_course
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import GRADE_ALIASES, Protections, alias_help, apply_aliases
+from attention_grader.common.settings import Protections
 from attention_grader.execution.shards import parse_shard
+from attention_grader.limits import GRADE_ALIASES, alias_help, apply_aliases
 from attention_grader.term.collect import collect_report
 from attention_grader.term.feedback import feedback_report
 from attention_grader.term.gain_page import write_gain
@@ -186,7 +187,7 @@ def _collect(course, args: argparse.Namespace) -> None:
             f'{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
         )
     if done.recorded:
-        print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (every submission received or refused; make report shows them)")  # fmt: skip
+        print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (every submission received or refused: the report lists them)")  # fmt: skip
     _print_flags(done.flags)
 
 

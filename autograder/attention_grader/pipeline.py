@@ -34,7 +34,7 @@ lines in ``nbgrader_config.py`` does not matter:
   (:mod:`attention_grader.term.validate_labels`).
 
 The limits these steps enforce are traitlets set in the same file (``c.Execute.timeout``,
-``c.Intake.max_cells`` ...): :mod:`attention_grader.common.settings` lists them all.
+``c.Intake.max_cells`` ...): :mod:`attention_grader.limits` lists them all.
 """
 
 from __future__ import annotations

@@ -9,42 +9,79 @@ One route for a value, whoever grades (``make grade``, ``nbgrader autograde``, t
   traits, code without a configurable through :func:`intake_limits` / :func:`answer_limits`,
   which build the small frozen dataclasses the intake and the answer reader take.
 
-:func:`limit_names` lists every limit; ``python -m attention_grader.common.settings`` prints them as the
-table in docs/teachers.md ("Every limit"), and a test keeps that table, this list and the
-course's ``nbgrader_config.py`` in step.
+:mod:`attention_grader.limits` lists every limit, these and the other classes' (it sits at the
+top of the package because it names classes of every layer); ``python -m attention_grader.limits``
+prints them as the table in docs/teachers.md ("Every limit").
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from traitlets import Bool, Integer, Set, Unicode, default
 from traitlets.config import Config, Configurable
 
-from attention_grader.execution.answers import AnswerLimits
-from attention_grader.intake.intake_files import IntakeLimits
-
 __all__ = [
+    "AnswerLimits",
+    "IntakeLimits",
     "ALLOW_ENV",
     "Answers",
-    "GRADE_ALIASES",
     "Intake",
     "Protections",
     "answer_limits",
-    "apply_aliases",
     "course_intake_limits",
     "intake_limits",
-    "limit_names",
-    "limits_table",
-    "setting",
 ]
 
 #: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod` (read only there).
 ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
 
 _MiB = 2**20
+
+
+@dataclass(frozen=True)
+class IntakeLimits:
+    """Caps on what a submission may hold (the defaults fit this course's notebooks many times)."""
+
+    max_notebook_bytes: int = 20 * 2**20
+    max_cells: int = 2000
+    max_nesting: int = 64
+    max_data_file_bytes: int = 2 * 2**20
+    max_bookkeeping_bytes: int = 4096
+    max_entries: int = 200
+    max_submission_bytes: int = 50 * 2**20
+    max_depth: int = 3
+    data_suffixes: frozenset = frozenset(
+        {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
+    )
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    """Caps on what one reply from a student's kernel may hold.
+
+    Attributes
+    ----------
+    max_reply_chars : int
+        Longest JSON reply read (a bigger one is an unreadable answer, not a worker's memory).
+    max_depth : int
+        Deepest nesting of lists, tuples, sets and dicts.
+    max_items : int
+        Most values (numbers, strings, ...) in one reply.
+    max_set_items : int
+        Most items in one set, or entries in one dict (see :mod:`attention_grader.execution.answer_sets`).
+    max_hashed_items : int
+        Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
+        bounds what rebuilding them can cost, even when every hash collides.
+    """
+
+    max_reply_chars: int = 32 * 2**20
+    max_depth: int = 20
+    max_items: int = 2_000_000
+    max_set_items: int = 1_000
+    max_hashed_items: int = 10_000
 
 
 def _limit(value: int, text: str) -> Integer:
@@ -157,105 +194,3 @@ def course_intake_limits(root: Path) -> IntakeLimits:
 
 
 _COURSE_LIMITS: dict[Path, tuple[int, IntakeLimits]] = {}
-
-
-def _limit_classes() -> list[tuple[type, tuple[str, ...]]]:
-    from nbgrader.preprocessors import Execute, LimitOutput
-
-    from attention_grader.execution.execute import GradingExecute
-    from attention_grader.sandbox.sandbox import SandboxedKernelManager
-
-    intake = tuple(f.name for f in fields(IntakeLimits))
-    answers = tuple(f.name for f in fields(AnswerLimits))
-    return [
-        (Execute, ("timeout",)),
-        (LimitOutput, ("max_lines", "max_traceback")),
-        (
-            GradingExecute,
-            (
-                "notebook_timeout",
-                "submission_budget",
-                "max_cell_output_bytes",
-                "max_notebook_output_bytes",
-                "drain_timeout",
-            ),
-        ),  # fmt: skip
-        (
-            SandboxedKernelManager,
-            (
-                "sandbox",
-                "cpu_seconds",
-                "memory_mb",
-                "file_size_mb",
-                "max_processes",
-                "tmp_size_mb",
-                "copy_limit_mb",
-            ),
-        ),  # fmt: skip
-        (Intake, intake),
-        (Answers, answers),
-        (Protections, ("allow_unsandboxed_in_pod",)),
-    ]
-
-
-def limit_names() -> list[tuple[str, str]]:
-    """Every limit as ``(section, trait)``, e.g. ``("Execute", "timeout")``: the course's list."""
-    return [(cls.__name__, name) for cls, names in _limit_classes() for name in names]
-
-
-#: ``grade``'s limit flags and the config value each one sets (nbgrader's aliases, same idea).
-GRADE_ALIASES = {
-    "cell_timeout": ("Execute", "timeout"),
-    "notebook_timeout": ("GradingExecute", "notebook_timeout"),
-}
-
-
-def apply_aliases(config: Config, given: dict) -> None:
-    """Write the flags given on the command line (not None) into ``config``, in place."""
-    for flag, (section, name) in GRADE_ALIASES.items():
-        if given.get(flag) is not None:
-            config[section][name] = given[flag]
-
-
-def alias_help(flag: str) -> str:
-    """The help of the config value ``flag`` sets, for ``--help``."""
-    section, name = GRADE_ALIASES[flag]
-    first = " ".join(_trait(section, name).help.split()).split(". ")[0].rstrip(".")
-    return f"{first} (sets c.{section}.{name}; default: the course config's)"
-
-
-def _trait(section: str, name: str):
-    for cls, _ in _limit_classes():
-        if cls.__name__ == section:
-            return cls.class_traits()[name]
-    raise KeyError(f"{section}.{name} is not one of the course's limits")
-
-
-def setting(config: Config, section: str, name: str):
-    """The value of one limit under ``config`` (its default when the config leaves it)."""
-    for cls, _ in _limit_classes():
-        if cls.__name__ == section:
-            return getattr(cls(config=config), name)
-    raise KeyError(f"{section}.{name} is not one of the course's limits")
-
-
-def _shown(value) -> str:
-    if isinstance(value, set | frozenset):
-        return "{" + ", ".join(sorted(value)) + "}"
-    return repr(value)
-
-
-def limits_table() -> str:
-    """Every limit as a Markdown table: setting, default, what it does (docs/teachers.md)."""
-    rows = ["| Setting | Default | What it does |", "|---|---|---|"]
-    for cls, names in _limit_classes():
-        for name in names:
-            trait = cls.class_traits()[name]
-            value = False if name == "allow_unsandboxed_in_pod" else trait.default()
-            text = " ".join(trait.help.split()).replace("|", "\\|")
-            rows.append(f"| `c.{cls.__name__}.{name}` | `{_shown(value)}` | {text} |")
-    return "\n".join(rows)
-
-
-if __name__ == "__main__":
-    print(limits_table())

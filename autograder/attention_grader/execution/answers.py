@@ -17,11 +17,11 @@ import collections
 import contextlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from attention_grader.common.settings import AnswerLimits
 from attention_grader.execution.answer_sets import HashBudget, small_object
 from attention_grader.execution.answer_types import decode_more, encode_more
 from attention_grader.execution.needs_teacher import CannotGrade
@@ -45,32 +45,6 @@ KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
 MIME = "application/vnd.attention-grader.answer"
 #: Most uses of student objects (handles) one test may make.
 MAX_HANDLE_OPS = 2000
-
-
-@dataclass(frozen=True)
-class AnswerLimits:
-    """Caps on what one reply from a student's kernel may hold.
-
-    Attributes
-    ----------
-    max_reply_chars : int
-        Longest JSON reply read (a bigger one is an unreadable answer, not a worker's memory).
-    max_depth : int
-        Deepest nesting of lists, tuples, sets and dicts.
-    max_items : int
-        Most values (numbers, strings, ...) in one reply.
-    max_set_items : int
-        Most items in one set, or entries in one dict (see :mod:`attention_grader.execution.answer_sets`).
-    max_hashed_items : int
-        Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
-        bounds what rebuilding them can cost, even when every hash collides.
-    """
-
-    max_reply_chars: int = 32 * 2**20
-    max_depth: int = 20
-    max_items: int = 2_000_000
-    max_set_items: int = 1_000
-    max_hashed_items: int = 10_000
 
 
 class UnreadableAnswer(Exception):

@@ -301,8 +301,8 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
 
 def worker_budget(config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
-    from attention_grader.common.settings import setting
     from attention_grader.execution.budget import WORKER_GRACE
+    from attention_grader.execution.execute import GradingExecute
 
-    seconds = setting(config, "GradingExecute", "submission_budget")
+    seconds = GradingExecute(config=config).submission_budget
     return float(seconds) + WORKER_GRACE if seconds else 0.0

@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from attention_grader.common.flags import UNEXPECTED_FILE, UNSAFE_FILE, Flag
 from attention_grader.common.safe_text import printable
+from attention_grader.common.settings import IntakeLimits
 
 __all__ = [
     "BOOKKEEPING",
@@ -31,23 +31,6 @@ __all__ = [
 BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
 #: At most this many flags per submission; the rest are summed up in one more flag.
 MAX_FLAGS = 20
-
-
-@dataclass(frozen=True)
-class IntakeLimits:
-    """Caps on what a submission may hold (the defaults fit this course's notebooks many times)."""
-
-    max_notebook_bytes: int = 20 * 2**20
-    max_cells: int = 2000
-    max_nesting: int = 64
-    max_data_file_bytes: int = 2 * 2**20
-    max_bookkeeping_bytes: int = 4096
-    max_entries: int = 200
-    max_submission_bytes: int = 50 * 2**20
-    max_depth: int = 3
-    data_suffixes: frozenset = frozenset(
-        {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
-    )
 
 
 def _kind_of(mode: int) -> str:

@@ -310,9 +310,9 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         return self._configured_timeout()
 
     def _configured_timeout(self) -> int:
-        from attention_grader.common.settings import setting
+        from nbgrader.preprocessors import Execute
 
-        return setting(self.config, "Execute", "timeout")
+        return Execute(config=self.config).timeout
 
     def default_filters(self):
         yield from super().default_filters()

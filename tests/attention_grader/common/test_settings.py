@@ -13,16 +13,14 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.common.settings import (
-    GRADE_ALIASES,
+    AnswerLimits,
     Answers,
     Intake,
+    IntakeLimits,
     answer_limits,
     intake_limits,
-    limit_names,
-    limits_table,
 )
-from attention_grader.execution.answers import AnswerLimits
-from attention_grader.intake.intake_files import IntakeLimits
+from attention_grader.limits import GRADE_ALIASES, limit_names, limits_table
 from traitlets.config import Config
 
 REPO = Path(__file__).resolve().parents[3]
@@ -54,12 +52,12 @@ def test_the_course_config_shows_every_limit_with_its_value():
 
 
 def test_the_teachers_guide_lists_every_limit_as_the_traitlets_say():
-    """docs/teachers.md carries the table `python -m attention_grader.common.settings` prints."""
+    """docs/teachers.md carries the table `python -m attention_grader.limits` prints."""
     table = limits_table()
     assert len(table.splitlines()) == len(limit_names()) + 2
     assert table in (REPO / "docs" / "teachers.md").read_text(), (
         "docs/teachers.md's limits table is out of date: paste `python -m "
-        "attention_grader.common.settings` under 'Every limit'"
+        "attention_grader.limits` under 'Every limit'"
     )
 
 

@@ -4,7 +4,6 @@ running exactly the pipeline the course config names."""
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 from attention_grader.term.grade import GradeOptions, grade
@@ -115,9 +114,9 @@ def test_faults_are_graded_or_flagged_and_the_batch_completes(released, parallel
     course.config.Execute.timeout = 3
     course.config.GradingExecute.notebook_timeout = 60
     options = GradeOptions(jobs=2, progress=False)
-    t0 = time.perf_counter()
+    # No wall-clock assertion (a busy machine is slow): the loop's cell_timeout flag below says
+    # the limit cut it, and every student's result says the batch completed.
     summary = grade(course, FIXTURE, options, students=students)
-    assert time.perf_counter() - t0 < 90  # the loop was cut; the batch did not hang
     by = summary.by_student()
     assert sorted(by) == sorted(students)
 
@@ -160,9 +159,7 @@ def test_a_notebook_over_its_time_budget_keeps_what_ran_and_is_flagged(released,
     course.config.Execute.timeout = 30
     course.config.GradingExecute.notebook_timeout = 8
     options = GradeOptions(jobs=1, progress=False)
-    t0 = time.perf_counter()
     result = grade(course, FIXTURE, options, students=["sleeper"]).results[0]
-    assert time.perf_counter() - t0 < 30  # the budget, not the 30 s cell timeout, cut it
     assert (result.status, result.score) == ("graded", 2)  # q1 (2 points) ran in time, q2 not
     # the notebook's budget ran out while q2's answer cell was running: both are said
     assert [f.kind for f in result.flags] == ["timeout", "cell_timeout"]
