@@ -16,6 +16,7 @@ import re
 import sys
 import types
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from ._base import AnswerFormatError, Misconception, WrongAnswer, quiet
 
@@ -55,7 +56,7 @@ def _tripwires() -> Iterator[None]:
     """Replace library implementations by tripwires while the student's function runs."""
     patched: list[tuple[object, str, object]] = []
     inserted: list[str] = []
-    targets = [m for m in ("attention_lab", "attention_lab.core") if m in sys.modules]
+    targets: list[str] = [m for m in ("attention_lab", "attention_lab.core") if m in sys.modules]
     for modname in targets:
         module = sys.modules[modname]
         for attr in getattr(module, "__all__", []):
@@ -67,18 +68,19 @@ def _tripwires() -> Iterator[None]:
                 setattr(module, attr, _tripwire(f"{modname}.{attr}"))
     for modname in _TRIPWIRE_MODULES:
         if modname in sys.modules:
-            module = sys.modules[modname]
-            if hasattr(module, "softmax"):
-                patched.append((module, "softmax", module.softmax))
-                module.softmax = _tripwire(f"{modname}.softmax")
+            # Any: a third-party module whose attributes mypy cannot know
+            library: Any = sys.modules[modname]
+            if hasattr(library, "softmax"):
+                patched.append((library, "softmax", library.softmax))
+                library.softmax = _tripwire(f"{modname}.softmax")
         else:
             sys.modules[modname] = _TripwireModule(modname)
             inserted.append(modname)
     try:
         yield
     finally:
-        for module, attr, original in reversed(patched):
-            setattr(module, attr, original)
+        for owner, attr, original in reversed(patched):
+            setattr(owner, attr, original)
         for modname in inserted:
             sys.modules.pop(modname, None)
 
@@ -259,6 +261,7 @@ def substituted(fn, global_name: str, reference: Callable, reference_path: str) 
     if not isinstance(own, types.FunctionType):
         yield
         return
+    assert isinstance(namespace, dict)  # `own` was found in it
     namespace[global_name] = reference
     try:
         yield

@@ -143,7 +143,9 @@ def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: boo
         return
     with quiet():
         candidates = [
-            (slug, wrong.softmax(x, axis)) for slug, wrong in misconceptions.entries_for("softmax")
+            (slug, wrong.softmax(x, axis))
+            for slug, wrong in misconceptions.entries_for("softmax")
+            if wrong.softmax is not None  # always: entries_for("softmax") gives only those
         ]
     slug = first_match(got, expected, candidates, CODE_RTOL, CODE_ATOL, nan=True)
     if slug:
@@ -248,6 +250,7 @@ def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray
         )
     out = _returned_array(result[0], name, case, "(output, weights)")
     weights = _returned_array(result[1], name, case, "(output, weights)")
+    assert c.V is not None  # a case for an attention function has values
     n_q, n_k, d_v = c.Q.shape[0], c.n_k, c.V.shape[1]
     if out.shape == (n_q, n_k) and weights.shape == (n_q, d_v) and n_k != d_v:
         raise AnswerFormatError(
@@ -277,6 +280,7 @@ def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
         raise _overflow(name, case, large) from None
     out, weights = _attention_result(result, name, case, c)
     expected = compute(c)
+    assert expected is not None  # only a wrong computation can not apply
     if close(weights, expected.weights, CODE_RTOL, CODE_ATOL) and close(
         out, expected.output, CODE_RTOL, CODE_ATOL
     ):
@@ -378,6 +382,7 @@ def _causal_mask_case(fn, name: str, n: int) -> None:
     if np.array_equal(got, expected):
         return
     for slug, wrong in misconceptions.entries_for("causal_mask"):
+        assert wrong.causal_mask is not None  # entries_for("causal_mask") gives only those
         candidate = wrong.causal_mask(n)
         if not np.array_equal(candidate, expected) and np.array_equal(got, candidate):
             raise Misconception(slug, name, f"(On {case}.)")

@@ -173,13 +173,13 @@ def train_previous_token(
     snapshots, losses = [], []
 
     def snapshot():
-        snapshots.append(_weights(embed[example] + pe, *params, mask)[0][0])
+        snapshots.append(_weights(embed[example] + pe, params[0], params[1], mask)[0][0])
 
     if record[0] == 0:
         snapshot()
     for step in range(1, steps + 1):
         tokens = rng.integers(0, vocab, size=(batch, n))
-        loss, *grads = _loss_and_grads(embed[tokens] + pe, tokens, *params, mask)
+        loss, *grads = _loss_and_grads(embed[tokens] + pe, tokens, params[0], params[1], mask)
         losses.append(loss)
         for p, g, (m, v) in zip(params, grads, moments, strict=True):
             m *= 0.9
@@ -190,7 +190,7 @@ def train_previous_token(
         if step in record:
             snapshot()
     fresh = rng.integers(0, vocab, size=(n_eval, n))
-    eval_weights = _weights(embed[fresh] + pe, *params, mask)[0].mean(axis=0)
+    eval_weights = _weights(embed[fresh] + pe, params[0], params[1], mask)[0].mean(axis=0)
     return TrainingRun(
         seed=int(seed),
         tokens=tuple(_SYMBOLS[t] for t in example[0]),

@@ -143,6 +143,8 @@ class ProjectionSliders(SliderFigure):
     W_K : array_like, shape (2, 2), default the identity (lesson 6's ``LESSON_W_K``)
     """
 
+    live: ProjectionFigure  # what SliderFigure keeps as its LiveFigure (made in __init__)
+
     def __init__(self, angle_deg: float = 0.0, stretch: float = 1.0, tokens=None, X=None, W_K=None):
         tokens = TIFFIN.tokens if tokens is None else tuple(tokens)
         X = tiffin_embeddings() if X is None else np.asarray(X, dtype=float)

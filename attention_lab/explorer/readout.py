@@ -122,7 +122,7 @@ class ExplorerReadout:
             f"{fmt_vec(state.weights)}, output {fmt_vec(state.output)})"
         )
 
-    def static_html(self, state: ExplorerState, png: bytes | None, hint: str | None) -> str:
+    def static_html(self, state: ExplorerState, png: bytes | None, hint: str) -> str:
         """The figure (with its alt text) and the table, as a static page shows them.
 
         ``png=None`` is prediction mode before the reveal: the live widget hides the figure and

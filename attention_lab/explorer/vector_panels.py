@@ -11,6 +11,7 @@ other keep their own labels, placed apart.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -87,7 +88,10 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     box = ax.get_window_extent()
     sx, sy = max(box.width, 1.0) / (x1 - x0), max(box.height, 1.0) / (y1 - y0)
-    renderer = ax.get_figure(root=True).canvas.get_renderer()
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # the axes were made in a figure
+    # get_renderer is on the raster canvases (Agg), not on the stubs' FigureCanvasBase
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     shafts = _shaft_points(avoid, (x0, y0), (sx, sy))
     placed: list[tuple[float, float, float, float]] = []
     for text, point in items:
@@ -195,7 +199,7 @@ class KeysPanel:
         # A copy of each key arrow, shown over the query only while the query sits on that key
         # (arrows are slow to draw: only these few are redrawn on every step).
         self.key_overlays = [key_arrow(k, visible=False) for k in self.keys]
-        font = {"fontsize": LABEL_PT, "va": "center"}
+        font: dict[str, Any] = {"fontsize": LABEL_PT, "va": "center"}
         # Above a dozen tokens names cannot be read anyway: no key labels, static key arrows.
         self.named = len(self.keys) <= ANNOTATE_MAX_TOKENS
         self.key_labels = [
@@ -267,7 +271,7 @@ class ValuesPanel:
             [], [], marker="*", markersize=17, color=OUTPUT_COLOUR, markeredgecolor="white",
             linestyle="none",
         )  # fmt: skip
-        font = {"fontsize": LABEL_PT, "va": "center"}
+        font: dict[str, Any] = {"fontsize": LABEL_PT, "va": "center"}
         self.value_labels = [
             add_label(ax, *v, text=f"v {name}", color=VALUE_COLOUR, **font)
             for v, name in zip(self.values, self.labels, strict=True)
@@ -281,7 +285,10 @@ class ValuesPanel:
         out = self.output = np.asarray(output, dtype=float)
         self.output_marker.set_data([out[0]], [out[1]])
         self.blend_lines.set_segments([[tuple(out), tuple(v)] for v in self.values])
-        self.blend_lines.set_linewidths(0.3 + 5.0 * np.asarray(weights, dtype=float))
+        # matplotlib's stubs leave out set_linewidths, set_linewidth's alias
+        self.blend_lines.set_linewidths(  # type: ignore[attr-defined]
+            0.3 + 5.0 * np.asarray(weights, dtype=float)
+        )
         named = bool(self.value_labels)
         on = [j for j, v in enumerate(self.values) if named and equal_as_shown(out, v)]
         names = " = ".join(f"v {self.labels[j]}" for j in on)

@@ -173,7 +173,7 @@ class AttentionHeatmap(LivePlot):
             dark_text = black_text_wins(self._cmap(w)[..., :3])
             for (i, j), text in np.ndenumerate(self.texts):
                 if allowed[i, j]:
-                    text.set_text(fmt(w[i, j]))
+                    text.set_text(fmt(float(w[i, j])))
                     text.set_color("black" if dark_text[i, j] else "white")
                     text.set_fontstyle("normal")
                 else:
