@@ -177,7 +177,8 @@ def _clipped(limit):
 
 def _capped(limit):
     """Only large scores capped at ``limit`` before exp (a one-sided clip): ties the large ones,
-    and a row far below 0 still underflows to 0/0."""
+    and a row far below 0 still underflows to 0/0.
+    """
 
     def capped(x, axis):
         exps = np.exp(np.minimum(np.asarray(x, dtype=float), limit))
@@ -665,7 +666,7 @@ def get(id: str) -> Entry:
 
 
 def titles() -> dict[str, str]:
-    """id -> short title, for the teacher's report."""
+    """Id -> short title, for the teacher's report."""
     return {entry.id: entry.title for entry in _ENTRIES}
 
 

@@ -28,7 +28,8 @@ _NOT_REPORTED = object()
 
 class _Tripwire(BaseException):
     """Raised when forbidden library code is called. A BaseException, so the student's own
-    ``except Exception`` cannot swallow it."""
+    ``except Exception`` cannot swallow it.
+    """
 
 
 def _tripwire(qualname: str) -> Callable:

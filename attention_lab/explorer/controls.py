@@ -234,7 +234,8 @@ class ExplorerControls:
 
     def settings(self, shown: tuple[str, ...], opening: ControlValues) -> Settings:
         """What the controls ask for; a hidden control counts at its ``opening`` or neutral
-        value (no mask, softmax, β = 1), whatever its widget is set to."""
+        value (no mask, softmax, β = 1), whatever its widget is set to.
+        """
         return Settings(
             query_index=(self.token_dropdown.value if "token" in shown else opening.query_index),
             scale=self.scale_checkbox.value if "scale" in shown else opening.scale,

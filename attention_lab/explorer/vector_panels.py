@@ -56,7 +56,8 @@ def coincide(a, b, ax: Axes) -> bool:
 
 def equal_as_shown(a, b) -> bool:
     """Whether two points are the same at the 3 decimals every readout shows: only then may a
-    label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not equal to it)."""
+    label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not equal to it).
+    """
     return bool(
         np.array_equal(np.round(np.asarray(a, float), 3), np.round(np.asarray(b, float), 3))
     )
@@ -138,7 +139,8 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
 
 def _shaft_points(tips, origin, scale) -> np.ndarray:
     """Points along each arrow from the origin to a tip, in pixels from the axes' lower left,
-    shape (m, 2); the last tenth (the head, beside its own label) is left out."""
+    shape (m, 2); the last tenth (the head, beside its own label) is left out.
+    """
     if not len(tips):
         return np.empty((0, 2))
     t = np.linspace(0.0, 0.9, 19)[:, None, None]

@@ -1,5 +1,6 @@
 """Small parts every live widget of the course shares: the labelled picture, the static
-fallback of the display data, and table styling."""
+fallback of the display data, and table styling.
+"""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
 @functools.cache
 def hidden_png(message: str) -> bytes:
     """A small picture that only says ``message``: what a static export shows in place of a
-    figure that would give an answer away (a prediction-mode explorer before the reveal)."""
+    figure that would give an answer away (a prediction-mode explorer before the reveal).
+    """
     from matplotlib.figure import Figure
 
     from attention_lab._render import figure_png

@@ -1,5 +1,6 @@
 """Maths that links or styles (``\\href{javascript:...}``, ``\\style``, a quote in ``\\color``) and
-maths that moves the page (meta refresh, ``<base href>``, a ``<form>`` in ``\\text``)."""
+maths that moves the page (meta refresh, ``<base href>``, a ``<form>`` in ``\\text``).
+"""
 
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 _COLOUR = 'red" onmouseover="' + RUN

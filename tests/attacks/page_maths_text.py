@@ -1,5 +1,6 @@
 """Hides HTML in maths (``\\text``, ``\\mathrm``, ``\\operatorname``, ``\\mbox``, an environment)
-in a written cell and in a ``display(Markdown(...))`` output: latex2mathml copied it into pages."""
+in a written cell and in a ``display(Markdown(...))`` output: latex2mathml copied it into pages.
+"""
 
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 IMG = '<img/src="x"/onerror="' + RUN + '">'

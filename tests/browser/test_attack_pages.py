@@ -131,7 +131,8 @@ def pages(batch, tmp_path_factory):
 @pytest.fixture
 def unprotected(browser):
     """A browser context that ignores every page's CSP, records every network request and
-    refuses all of them (nothing may leave a page)."""
+    refuses all of them (nothing may leave a page).
+    """
     context = browser.new_context(bypass_csp=True)
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.requests = []
@@ -185,7 +186,8 @@ def test_every_feedback_page_carries_its_policy(pages):
 
 def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
     """Control: the library's own serialiser still copies ``\\text{...}`` as markup, and the
-    harness above sees the script run when nothing cleans it."""
+    harness above sees the script run when nothing cleans it.
+    """
     from latex2mathml.converter import convert
 
     mathml = convert('\\text{<img/src="x"/onerror="' + RUN + '">}')
@@ -198,7 +200,8 @@ def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
 
 def test_every_csv_of_the_batch_holds_no_formula(batch):
     """grades.csv, the report's students.csv and (``make grade``) batch_summary.csv, with the
-    formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs."""
+    formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs.
+    """
     from attention_grader.common.course import load_course
     from attention_grader.term.grades import write_grades
     from attention_grader.term.report import write_report
