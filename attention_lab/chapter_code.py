@@ -112,5 +112,5 @@ class Listing:
 
 
 def listing(fn) -> Listing:
-    """The source of ``fn`` (one of this module's functions), for a lesson to show."""
+    """Return the source of ``fn`` (one of this module's functions), for a lesson to show."""
     return Listing(inspect.getsource(fn))

@@ -53,7 +53,7 @@ def _derivative(f, x: np.ndarray, eps: float) -> float:
 
 
 def output_sensitivity(query, K, V, mode: str = "soft", scale: bool = True, eps: float = 1e-6):
-    """Derivatives of one query's attention output with respect to the query, keys and values.
+    """Return the derivatives of one query's attention output by the query, keys and values.
 
     Parameters
     ----------

@@ -47,7 +47,7 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 
 
 def plot_training(run: TrainingRun) -> Figure:
-    """The example sequence's weights at the recorded steps, and the loss curve beside them.
+    """Plot the example sequence's weights at the recorded steps, and the loss curve beside them.
 
     Parameters
     ----------

@@ -71,7 +71,7 @@ def _read_manifest(work: Path) -> dict[str, str]:
 
 
 def _beside(work: Path, lesson: Path, today: date) -> Path:
-    """A free name for the new version next to the student's copy."""
+    """Return a free name for the new version next to the student's copy."""
     stem = f"{lesson.stem} (course update {today.isoformat()})"
     candidate, n = work / f"{stem}.ipynb", 2
     while candidate.exists():

@@ -44,7 +44,7 @@ class LiveFigure:
         raise NotImplementedError
 
     def dynamic_artists(self) -> list:  # pragma: no cover - abstract
-        """The artists :meth:`update` may change from one slider step to the next."""
+        """Return the artists :meth:`update` may change from one slider step to the next."""
         raise NotImplementedError
 
     def static_key(self) -> tuple:

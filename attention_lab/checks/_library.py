@@ -87,7 +87,7 @@ def _tripwires() -> Iterator[None]:
 
 
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
-    """A code object and every nested one (inner functions, lambdas, comprehensions)."""
+    """Yield a code object and every nested one (inner functions, lambdas, comprehensions)."""
     yield code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
@@ -95,7 +95,7 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def _forbidden_reference(obj) -> str | None:
-    """The dotted name of ``obj`` if it is (or belongs to) a forbidden library, else None."""
+    """Return the dotted name of ``obj`` if it is (or belongs to) a forbidden library, else None."""
     if isinstance(obj, types.ModuleType):
         modname = obj.__name__
     else:
@@ -141,12 +141,12 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
 
 
 def _is_proxy(fn) -> bool:
-    """A grader's stand-in for a function living in another process (see the module doc)."""
+    """Tell whether ``fn`` is a grader's stand-in for a function in another process (module doc)."""
     return hasattr(fn, "attention_library_use") and not isinstance(fn, types.FunctionType)
 
 
 def library_use(fn, skip: frozenset = frozenset()) -> str | None:
-    """What forbidden library ``fn`` refers to, or None.
+    """Return what forbidden library ``fn`` refers to, or None.
 
     A grader's proxy reports its own static finding as ``fn.attention_library_use``; that
     finding is honoured first. A plain function is inspected here.
@@ -201,7 +201,7 @@ _NO_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
 
 
 def _missing_library(text: str) -> str | None:
-    """The forbidden library a student's function tried to use where it is not installed."""
+    """Return the forbidden library a student's function tried to use where it is not installed."""
     if HIDDEN_LIBRARY in text:
         return "attention_lab"
     found = _NO_MODULE.match(text)

@@ -82,7 +82,7 @@ def _returned_array(result, name: str, case: str, what: str) -> np.ndarray:
 
 
 def _overflow(name: str, case: str, large: bool) -> CheckFailure:
-    """The failure for an overflow error or a nan/inf result no candidate explains."""
+    """Return the failure for an overflow error or a nan/inf result no candidate explains."""
     if large:
         return Misconception("naive_softmax_overflow", name, f"(On {case}.)")
     return WrongAnswer(f"{name} gave nan or inf on {case}; every result should be a real number.")
@@ -94,7 +94,7 @@ def _overflow(name: str, case: str, large: bool) -> CheckFailure:
 
 
 def _softmax_cases(group: str, visible: bool, rng) -> list[tuple[str, np.ndarray, int]]:
-    """(description, scores, axis) for one behaviour group."""
+    """Return (description, scores, axis) for one behaviour group."""
     if group == "example":
         cases = [("a short vector of scores", np.array([1.0, 2.0, 0.5]), -1)]
         if not visible:
@@ -193,7 +193,7 @@ def check_softmax_function(
 
 
 def _attention_cases(group: str, visible: bool, rng) -> list[tuple[str, Case]]:
-    """(description, Case) for one behaviour group."""
+    """Return (description, Case) for one behaviour group."""
     if group == "example":
         isro_k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
         isro_v = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 4.0]])

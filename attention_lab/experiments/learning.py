@@ -76,7 +76,7 @@ class TrainingRun:
 
 
 def previous_token_pattern(n: int) -> np.ndarray:
-    """The weights the task needs: position 0 on itself, every other one on the one before.
+    """Return the weights the task needs: position 0 on itself, every other one on the one before.
 
     Returns
     -------
@@ -98,7 +98,7 @@ def _weights(X: np.ndarray, W_Q, W_K, mask) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _loss_and_grads(X, tokens, W_Q, W_K, mask):
-    """The pointer loss of a batch and its gradients with respect to W_Q and W_K."""
+    """Return the pointer loss of a batch and its gradients with respect to W_Q and W_K."""
     w, Q, K = _weights(X, W_Q, W_K, mask)
     target = np.roll(tokens, 1, axis=1)  # t_(i-1) for row i; row 0 takes no part
     holds = (tokens[:, None, :] == target[:, :, None]) & mask

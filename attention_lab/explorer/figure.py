@@ -35,7 +35,7 @@ TITLE_PT = 10.0
 
 
 def plot_limits(K, reach: float):
-    """Fixed keys-panel limits: the sliders' square plus every key, with a margin."""
+    """Return fixed keys-panel limits: the sliders' square plus every key, with a margin."""
     pts = np.vstack([K, [[-reach, -reach], [reach, reach]]])
     low, high = pts.min(axis=0), pts.max(axis=0)
     low, high = low.min(), high.max()  # one range for both axes: the plot is square
@@ -77,7 +77,7 @@ class ExplorerFigure(LiveFigure):
         self.update(state)
 
     def titles(self, state: ExplorerState) -> tuple[str, str, str, str]:
-        """The four titles. Always two lines, so the layout found on the first draw fits all."""
+        """Return the four titles, always two lines: the layout found on the first draw fits all."""
         mode = "hard (argmax)" if state.hard else "softmax"
         token = self.tokens[state.query_index]
         heat = f"all weights ({mode})"

@@ -106,7 +106,7 @@ class ProjectionFigure(LiveFigure):
         self.update(state)
 
     def numbers(self, state) -> ProjectedAttention:
-        """The head for ``state`` = (angle in degrees, stretch)."""
+        """Return the head for ``state`` = (angle in degrees, stretch)."""
         angle, stretch = state
         W_Q = rotation_stretch(angle, stretch)
         return projected_attention(self.X, W_Q, self.W_K, np.eye(self.X.shape[1]))
@@ -181,7 +181,7 @@ class ProjectionSliders(SliderFigure):
         return self.sliders[1]
 
     def _readout_html(self, text: str, value) -> str:
-        """The sentence, then the weights as a table (row = the word asking), for screen readers."""
+        """Return the sentence and the weights as a table (row = word asking) for screen readers."""
         tokens = [html.escape(t) for t in self.live.tokens]
         head = "".join(f"<th scope='col'>{t}</th>" for t in tokens)
         rows = "".join(

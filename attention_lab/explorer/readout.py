@@ -21,7 +21,7 @@ __all__ = ["ExplorerReadout", "alt_text", "readout_html", "tie_sentence"]
 
 
 def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
-    """A sentence naming a tie that hard attention broke silently (argmax), or "" if none."""
+    """Return a sentence naming a tie that hard attention broke silently (argmax), or "" if none."""
     tied = state.tied
     if not len(tied):
         return ""
@@ -33,7 +33,7 @@ def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
 
 
 def alt_text(state: ExplorerState, tokens: list[str]) -> str:
-    """The figure in one sentence (the picture's accessible name)."""
+    """Return the figure in one sentence (the picture's accessible name)."""
     token = tokens[state.query_index]
     weights = ", ".join(f"{t} {fmt(w)}" for t, w in zip(tokens, state.weights, strict=True))
     return (
@@ -44,7 +44,7 @@ def alt_text(state: ExplorerState, tokens: list[str]) -> str:
 
 
 def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.ndarray) -> str:
-    """The table of keys, scores, weights and values, and the output, for the selected query.
+    """Return the table of keys, scores, weights and values, and the output, for the selected query.
 
     Parameters
     ----------
@@ -113,7 +113,7 @@ class ExplorerReadout:
         return alt_text(state, self.tokens)
 
     def text(self, state: ExplorerState, hidden: bool) -> str:
-        """The explorer's text repr; a hidden one says nothing about its weights."""
+        """Return the explorer's text repr; a hidden one says nothing about its weights."""
         token = self.tokens[state.query_index]
         if hidden:
             return f"QueryExplorer(query “{token}” = {fmt_vec(state.query)}, weights hidden)"
@@ -123,7 +123,7 @@ class ExplorerReadout:
         )
 
     def static_html(self, state: ExplorerState, png: bytes | None, hint: str) -> str:
-        """The figure (with its alt text) and the table, as a static page shows them.
+        """Return the figure (with its alt text) and the table, as a static page shows them.
 
         ``png=None`` is prediction mode before the reveal: the live widget hides the figure and
         the numbers (they give the weights away), and so does this: only the ``hint`` is shown.

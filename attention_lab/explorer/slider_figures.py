@@ -100,7 +100,7 @@ def plot_hard_vs_soft(sweep: HardSoftSweep, component: int = 0, at_deg=None) -> 
 
 
 def query_at(angle_deg: float, radius: float) -> np.ndarray:
-    """The 2-d query of length ``radius`` pointing ``angle_deg`` degrees anticlockwise from x.
+    """Return the 2-d query of length ``radius``, ``angle_deg`` degrees anticlockwise from x.
 
     Returns
     -------
@@ -154,7 +154,7 @@ class RotationFigure(LiveFigure):
         self.update(angle_deg)
 
     def numbers(self, angle_deg: float):
-        """The query at ``angle_deg``, its output and its weights."""
+        """Return the query at ``angle_deg``, its output and its weights."""
         q = query_at(angle_deg, self.radius)
         out, weights = attention(q, self.K, self.V, scale=self.example.scale)
         return q, out, weights
@@ -175,7 +175,7 @@ class RotationFigure(LiveFigure):
 
 
 def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
-    """The query of direction ``angle_deg`` among the keys, the output among the values (the
+    """Return the query of direction ``angle_deg`` among the keys, the output among the values (the
     explorer's panels), and the softmax weights as bars.
 
     Parameters

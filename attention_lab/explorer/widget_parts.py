@@ -39,7 +39,7 @@ class LabelledImage(widgets.Image):
 
 
 def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
-    """A widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
+    """Return a widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
 
     Parameters
     ----------
@@ -61,7 +61,7 @@ def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
 
 @functools.cache
 def hidden_png(message: str) -> bytes:
-    """A small picture that only says ``message``: what a static export shows in place of a
+    """Return a small picture that only says ``message``: what a static export shows in place of a
     figure that would give an answer away (a prediction-mode explorer before the reveal).
     """
     from matplotlib.figure import Figure
@@ -76,7 +76,7 @@ def hidden_png(message: str) -> bytes:
 
 
 def mimebundle(bundle: dict, png: bytes | None, text: str, page: str, include=None, exclude=None):
-    """A widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
+    """Return a widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
 
     nbconvert skips the widget view when no widget state was saved and GitHub never renders
     it; both then show the picture of the state the widget was displayed in. ``png=None``

@@ -198,7 +198,7 @@ class AttentionHeatmap(LivePlot):
         self.row_outline.set_visible(True)
 
     def dynamic_artists(self) -> list:
-        """The artists :meth:`update` changes, in drawing order."""
+        """Return the artists :meth:`update` changes, in drawing order."""
         # The spines are redrawn too: the mesh covers them, and a full draw puts them on top.
         spines = list(self.ax.spines.values())
         artists = [self.image, self.masked_cells, self.row_outline, *spines, self.ax.title]

@@ -75,7 +75,7 @@ def _point(x, name: str) -> np.ndarray:
 
 
 def _outward(vector: np.ndarray, distance: float) -> tuple[float, float]:
-    """An offset (in points) pointing away from the origin along ``vector``: label placement."""
+    """Return an offset (points) away from the origin along ``vector``, to place a label."""
     norm = float(np.hypot(*vector))
     if norm == 0:
         return (distance, distance)
@@ -83,7 +83,7 @@ def _outward(vector: np.ndarray, distance: float) -> tuple[float, float]:
 
 
 def _nudge(vector: np.ndarray, ax: Axes, fraction: float = 0.05) -> np.ndarray:
-    """A data-space step away from the origin along ``vector``: puts a label past a tip."""
+    """Return a data-space step away from the origin along ``vector``: puts a label past a tip."""
     norm = float(np.hypot(*vector))
     span = max(np.ptp(ax.get_xlim()), np.ptp(ax.get_ylim()))
     direction = vector / norm if norm else np.array([0.7, 0.7])
@@ -254,7 +254,7 @@ class VectorPlot(LivePlot):
         self.ax.title.set_text(title)  # keeps the title's font settings
 
     def dynamic_artists(self) -> list:
-        """The artists :meth:`update` changes, in drawing order."""
+        """Return the artists :meth:`update` changes, in drawing order."""
         return [
             self.blend_lines,
             self.query_arrow,
