@@ -89,7 +89,7 @@ class PredictionPanel:
         self.feedback.value = ""
 
     def weights_changed(self) -> None:
-        """Take new weights: a revealed answer belongs to the old ones, so hide it and guess again."""
+        """Take new weights: a revealed answer is for the old ones, so hide it and guess again."""
         self.revealed = False
         self.feedback.value = ""
 
