@@ -108,6 +108,7 @@ class Listing:
         return f"```python\n{self.source}```"
 
     def __repr__(self) -> str:
+        """Return the source, so a lesson cell that ends with a listing shows the code."""
         return self.source
 
 

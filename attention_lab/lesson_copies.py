@@ -50,6 +50,7 @@ class LessonChange:
     beside: str = ""
 
     def __str__(self) -> str:
+        """Return what a student reads about this change to their copy of the lesson."""
         if self.action == "offered":
             return (
                 f"{self.lesson}: the course updated this lesson. Your copy is kept as it is; the "

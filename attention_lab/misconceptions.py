@@ -176,8 +176,9 @@ def _clipped(limit):
 
 
 def _capped(limit):
-    """Only large scores capped at ``limit`` before exp (a one-sided clip): ties the large ones,
-    and a row far below 0 still underflows to 0/0.
+    """Return a softmax that caps only large scores at ``limit`` before exp (a one-sided clip).
+
+    It ties the large ones, and a row far below 0 still underflows to 0/0.
     """
 
     def capped(x, axis):

@@ -27,8 +27,9 @@ _NOT_REPORTED = object()
 
 
 class _Tripwire(BaseException):
-    """Raised when forbidden library code is called. A BaseException, so the student's own
-    ``except Exception`` cannot swallow it.
+    """Raised when forbidden library code is called.
+
+    A BaseException, so the student's own ``except Exception`` cannot swallow it.
     """
 
 

@@ -1,7 +1,8 @@
-"""Checks for lesson exercises that no graded assignment asks: masked attention by hand, what
-hard selection (``v[argmax]``) returns, what makes a dot product large (lengths as well as the
-angle), and the pattern a head trained to copy the previous token will learn (lesson 6's
-prediction).
+"""Checks for lesson exercises that no graded assignment asks.
+
+Masked attention by hand, what hard selection (``v[argmax]``) returns, what makes a dot product
+large (lengths as well as the angle), and the pattern a head trained to copy the previous token
+will learn (lesson 6's prediction).
 
 They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` when the answer is
 right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,

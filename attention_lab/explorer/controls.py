@@ -233,8 +233,10 @@ class ExplorerControls:
         self.token_dropdown.value = values.query_index
 
     def settings(self, shown: tuple[str, ...], opening: ControlValues) -> Settings:
-        """Return what the controls ask for; a hidden control counts at its ``opening`` or neutral
-        value (no mask, softmax, β = 1), whatever its widget is set to.
+        """Return what the controls ask for.
+
+        A hidden control counts at its ``opening`` or neutral value (no mask, softmax, β = 1),
+        whatever its widget is set to.
         """
         return Settings(
             query_index=(self.token_dropdown.value if "token" in shown else opening.query_index),

@@ -94,6 +94,7 @@ class ExplorerFigure(LiveFigure):
         return heat, bars, keys, values
 
     def update(self, state: ExplorerState) -> None:
+        """Change the heatmap, bars, vector panels and titles to show ``state`` (no drawing)."""
         self.heatmap.update(state.weight_matrix, mask=state.mask)
         self.heatmap.highlight_row(state.query_index)
         if state.ties is not None and self.heatmap.texts is not None:
@@ -110,6 +111,7 @@ class ExplorerFigure(LiveFigure):
         self.values.ax.title.set_text(values)
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: the cells, bars, arrows and labels."""
         # Titles are static (text is the slowest thing Agg draws): a change of title, which
         # comes with the token or a toggle, redraws the background (LiveFigure.static_key).
         heat = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]

@@ -241,6 +241,7 @@ class ExplorerModel:
         self.Q = self.Q0.copy()
 
     def __len__(self) -> int:
+        """Return the number of tokens."""
         return len(self.tokens)
 
     def state(self, settings: Settings) -> ExplorerState:

@@ -112,6 +112,7 @@ class ProjectionFigure(LiveFigure):
         return projected_attention(self.X, W_Q, self.W_K, np.eye(self.X.shape[1]))
 
     def update(self, state) -> None:
+        """Move the query arrows and labels, recolour the heatmap for ``state`` (angle, stretch)."""
         self.result = result = self.numbers(state)
         for arrow, q in zip(self.query_arrows, result.Q, strict=True):
             arrow.set_positions((0, 0), tuple(q))
@@ -126,6 +127,7 @@ class ProjectionFigure(LiveFigure):
         self.heatmap.update(result.weights)
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: query arrows, labels and heatmap cells."""
         cells = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]
         return [*self.query_arrows, *self.query_labels, *self.key_labels, *cells]
 
@@ -174,10 +176,12 @@ class ProjectionSliders(SliderFigure):
 
     @property
     def angle_slider(self) -> widgets.FloatSlider:
+        """The slider that turns ``W_Q`` (degrees)."""
         return self.sliders[0]
 
     @property
     def stretch_slider(self) -> widgets.FloatSlider:
+        """The slider that stretches ``W_Q``."""
         return self.sliders[1]
 
     def _readout_html(self, text: str, value) -> str:

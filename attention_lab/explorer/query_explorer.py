@@ -426,6 +426,7 @@ class QueryExplorer(widgets.VBox):
         )
 
     def __repr__(self) -> str:
+        """Return the explorer in words (nothing about the weights while they are hidden)."""
         return self.text.text(self.state, self._hidden())
 
     def close(self) -> None:

@@ -1,5 +1,7 @@
-"""What the explorer says in words: the readout table, the figure's alt text, its text repr
-and the static page shown where there is no widget manager.
+"""What the explorer says in words.
+
+The readout table, the figure's alt text, its text repr and the static page shown where there
+is no widget manager.
 
 Both print numbers with the one rounding of :mod:`attention_lab._format`, so the table, the
 heatmap, the bars and a screen reader all say the same "0.225".
@@ -85,8 +87,9 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
 
 
 class ExplorerReadout:
-    """The explorer in words: the readout table (a widget), the picture's alt text, the text
-    repr and the static page.
+    """The explorer in words.
+
+    The readout table (a widget), the picture's alt text, the text repr and the static page.
 
     Parameters
     ----------
@@ -110,6 +113,7 @@ class ExplorerReadout:
         self.table.value = readout_html(state, self.tokens, self.K, self.V)
 
     def alt_text(self, state: ExplorerState) -> str:
+        """Return the figure in one sentence, the picture's accessible name."""
         return alt_text(state, self.tokens)
 
     def text(self, state: ExplorerState, hidden: bool) -> str:

@@ -55,8 +55,10 @@ def coincide(a, b, ax: Axes) -> bool:
 
 
 def equal_as_shown(a, b) -> bool:
-    """Whether two points are the same at the 3 decimals every readout shows: only then may a
-    label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not equal to it).
+    """Tell whether two points are the same at the 3 decimals every readout shows.
+
+    Only then may a label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not
+    equal to it).
     """
     return bool(
         np.array_equal(np.round(np.asarray(a, float), 3), np.round(np.asarray(b, float), 3))
@@ -67,8 +69,9 @@ _LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
 def place_labels(items, ax: Axes, avoid=()) -> None:
-    """Put each label just past its point, inside the axes, off the labels placed before and,
-    where there is room, off the arrows.
+    """Put each label just past its point, inside the axes and off the labels placed before.
+
+    Where there is room, a label also keeps off the arrows.
 
     Parameters
     ----------
@@ -138,8 +141,10 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
 
 
 def _shaft_points(tips, origin, scale) -> np.ndarray:
-    """Points along each arrow from the origin to a tip, in pixels from the axes' lower left,
-    shape (m, 2); the last tenth (the head, beside its own label) is left out.
+    """Return points along each arrow from the origin to a tip, shape (m, 2).
+
+    In pixels from the axes' lower left; the last tenth (the head, beside its own label) is
+    left out.
     """
     if not len(tips):
         return np.empty((0, 2))
@@ -233,6 +238,7 @@ class KeysPanel:
         )
 
     def dynamic_artists(self) -> list:
+        """Return what :meth:`update` changes: the query arrow and label, key overlays and labels."""
         # A key the query sits on is drawn again over it, so it still shows.
         return [self.query_arrow, *self.key_overlays, *self.key_labels, self.query_label]
 
@@ -302,6 +308,7 @@ class ValuesPanel:
         )
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: blend lines, output marker and labels."""
         return [
             self.blend_lines, self.output_marker, *self.value_labels, self.output_label,
         ]  # fmt: skip

@@ -1,5 +1,6 @@
-"""Small parts every live widget of the course shares: the labelled picture, the static
-fallback of the display data, and table styling.
+"""Small parts every live widget of the course shares.
+
+The labelled picture, the static fallback of the display data, and table styling.
 """
 
 from __future__ import annotations
@@ -61,8 +62,10 @@ def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
 
 @functools.cache
 def hidden_png(message: str) -> bytes:
-    """Return a small picture that only says ``message``: what a static export shows in place of a
-    figure that would give an answer away (a prediction-mode explorer before the reveal).
+    """Return a small picture that only says ``message``.
+
+    A static export shows it in place of a figure that would give an answer away (a
+    prediction-mode explorer before the reveal).
     """
     from matplotlib.figure import Figure
 
