@@ -122,22 +122,31 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
     closure = [cell.cell_contents for cell in fn.__closure__ or () if _cell_filled(cell)]
     for code in _code_objects(fn.__code__):
         for word in code.co_names:
-            if word.split(".")[0] in FORBIDDEN_ROOTS:  # `import scipy.special` names it whole
-                return word
-            if word in skip:
-                continue
-            obj = fn.__globals__.get(word)
-            found = _forbidden_reference(obj) if obj is not None else None
+            found = _name_use(fn, word, seen, skip)
             if found:
                 return found
-            if isinstance(obj, types.FunctionType):
-                found = _static_library_use(obj, seen, skip)
-                if found:
-                    return found
     for obj in closure:
         found = _forbidden_reference(obj) or _static_library_use(obj, seen, skip)
         if found:
             return found
+    return None
+
+
+def _name_use(fn: types.FunctionType, word: str, seen: set, skip: frozenset) -> str | None:
+    """Return the forbidden library the name ``word`` in ``fn``'s code is or reaches, or None.
+
+    A global function it names is followed (see :func:`_static_library_use`).
+    """
+    if word.split(".")[0] in FORBIDDEN_ROOTS:  # `import scipy.special` names it whole
+        return word
+    if word in skip:
+        return None
+    obj = fn.__globals__.get(word)
+    found = _forbidden_reference(obj) if obj is not None else None
+    if found:
+        return found
+    if isinstance(obj, types.FunctionType):
+        return _static_library_use(obj, seen, skip)
     return None
 
 
