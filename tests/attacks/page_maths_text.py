@@ -1,4 +1,4 @@
-"""Hides HTML in maths (``\\text``, ``\\mathrm``, ``\\operatorname``, ``\\mbox``, an environment)
+r"""Hides HTML in maths (``\text``, ``\mathrm``, ``\operatorname``, ``\mbox``, an environment)
 in a written cell and in a ``display(Markdown(...))`` output: latex2mathml copied it into pages.
 """
 
@@ -7,7 +7,7 @@ IMG = '<img/src="x"/onerror="' + RUN + '">'
 
 
 def tex(command: str, body: str) -> str:
-    """``\\command{body}``, braces doubled (the batch fills sources with str.format)."""
+    r"""``\command{body}``, braces doubled (the batch fills sources with str.format)."""
     return "\\" + command + "{{" + body + "}}"
 
 

@@ -1,4 +1,4 @@
-"""The attack suite's submissions, opened in Chromium as the teacher and the student see them.
+r"""The attack suite's submissions, opened in Chromium as the teacher and the student see them.
 
 Every submission of ``tests/attacks/`` is graded through both routes (plain ``nbgrader
 autograde`` and ``make grade``, :mod:`attacks.batch`); then each graded notebook becomes the two
@@ -11,7 +11,7 @@ to another site (meta refresh, ``<base href>``, forms), and the student's part o
 no script, frame, object, SVG, form, meta, base, event handler, ``javascript:``/``data:`` link
 or MathML link.
 
-The payloads are real: a control page with latex2mathml's own output for ``\\text{<img
+The payloads are real: a control page with latex2mathml's own output for ``\text{<img
 onerror>}`` runs the payload in the same harness.
 """
 
@@ -185,7 +185,7 @@ def test_every_feedback_page_carries_its_policy(pages):
 
 
 def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
-    """Control: the library's own serialiser still copies ``\\text{...}`` as markup, and the
+    r"""Control: the library's own serialiser still copies ``\text{...}`` as markup, and the
     harness above sees the script run when nothing cleans it.
     """
     from latex2mathml.converter import convert
