@@ -42,7 +42,7 @@ class OutputSensitivity:
 
 
 def _derivative(f, x: np.ndarray, eps: float) -> float:
-    """Max |df/dx_i| over the components of ``x`` (central differences)."""
+    """Return the largest |df/dx_i| over the components of ``x`` (central differences)."""
     largest = 0.0
     for i in np.ndindex(x.shape):
         up, down = x.copy(), x.copy()

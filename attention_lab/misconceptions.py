@@ -667,7 +667,7 @@ def get(id: str) -> Entry:
 
 
 def titles() -> dict[str, str]:
-    """Id -> short title, for the teacher's report."""
+    """Return each id's short title (id -> title), for the teacher's report."""
     return {entry.id: entry.title for entry in _ENTRIES}
 
 

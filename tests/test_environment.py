@@ -154,7 +154,7 @@ def test_the_venv_has_exactly_the_locked_version(name):
 
 
 def test_every_package_in_the_venv_comes_from_the_lock():
-    """Make setup installs from the lock: nothing unpinned slips in beside it."""
+    """`make setup` installs from the lock: nothing unpinned slips in beside it."""
     own = {"attention-lab", "pip", "setuptools", "wheel"}  # the venv's own tools and the course
     unlocked, differ = [], {}
     # Only what is installed in the venv: once setuptools is imported (nbgrader does), its

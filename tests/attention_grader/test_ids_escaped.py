@@ -130,7 +130,7 @@ def test_the_report_page_and_its_csv_files(hostile_class):
 
 
 def test_the_formgrader_view_of_a_submission_escapes_the_student_id(tmp_path):
-    """Nbgrader's formgrade template prints the id into the page and a ``data-link``."""
+    """The formgrade template of nbgrader prints the id into the page and a ``data-link``."""
     import nbgrader.server_extensions.formgrader.handlers as handlers
     from attention_grader.pages.formgrader_view import configure
     from nbconvert import HTMLExporter

@@ -216,8 +216,8 @@ def test_course_folders_need_an_owner_at_install(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder to another account needs root")
 def test_a_course_folder_made_by_someone_else_is_refused_everywhere(tmp_path, monkeypatch, capsys):
-    """Mallory (here: nobody) made the course folder before the install: install, check and
-    the hub's start refuse it, naming the owner and the fix; nothing is taken over.
+    """Attacker mallory (here: nobody) made the course folder before the install: install,
+    check and the hub's start refuse it, naming the owner and the fix; nothing is taken over.
     """
     exchange = tmp_path / "exchange"
     exchange.mkdir()

@@ -792,7 +792,7 @@ def test_true_false_ignores_punctuation_and_quotes(spelling):
 
 
 def test_the_checks_package_ships_in_a_regular_install():
-    """Pyproject lists packages explicitly: a subpackage left out is missing from a wheel."""
+    """``pyproject.toml`` lists packages explicitly: a subpackage left out is missing from a wheel."""
     import tomllib
     from pathlib import Path
 
