@@ -22,12 +22,12 @@ def fmt(x: float) -> str:
 
 
 def fmt_vec(v) -> str:
-    """A vector as ``(1.000, -0.500)``."""
+    """Format a vector as ``(1.000, -0.500)``."""
     return "(" + ", ".join(fmt(x) for x in np.ravel(v)) + ")"
 
 
 def format_value(value, decimals: int) -> str:
-    """A number as ``0.248``, an array as ``[0.248, 0.503]``, with ``decimals`` decimals."""
+    """Format a number as ``0.248``, an array as ``[0.248, 0.503]``, with ``decimals`` decimals."""
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0:
         return f"{float(arr):.{decimals}f}"

@@ -121,6 +121,7 @@ class CachingRendererAgg(RendererAgg):
             return None
         if glyphs is None:  # not cacheable
             return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+        assert isinstance(glyphs, list)  # False (not cached yet) was handled above
         for image, dx, dy in glyphs:
             self._renderer.draw_text_image(image, x + dx, y + dy, 0, gc)
         return None
@@ -152,23 +153,28 @@ class LayoutCachedText(Text):
 
     _layouts: dict[tuple, tuple] = {}
 
+    # Text._get_layout, _fontproperties and _linespacing are matplotlib's private API, which its
+    # stubs leave out: the ignores below say so, they hide no error of ours.
     def _get_layout(self, renderer):
         text = self.get_text()
         if self.get_wrap() or self.get_usetex() or "\n" in text or "$" in text:
-            return super()._get_layout(renderer)
+            return super()._get_layout(renderer)  # type: ignore[misc]
+        font = self._fontproperties  # type: ignore[attr-defined]
         shape = text
-        if _tabular_digits(self._fontproperties, renderer):
+        if _tabular_digits(font, renderer):
             shape = text.translate(_DIGITS_TO_ZERO)
+        figure = self.get_figure(root=True)
+        assert figure is not None  # a text being drawn is in a figure
         key = (
             shape,
-            hash(self._fontproperties),
-            self._fontproperties.get_size_in_points(),
+            hash(font),
+            font.get_size_in_points(),
             self.get_rotation(),
             self.get_rotation_mode(),
             self.get_horizontalalignment(),
             self.get_verticalalignment(),
-            self._linespacing,
-            self.get_figure(root=True).dpi,
+            self._linespacing,  # type: ignore[attr-defined]
+            figure.dpi,
             type(renderer),
         )
         layout = self._layouts.get(key)
@@ -177,7 +183,7 @@ class LayoutCachedText(Text):
                 self._layouts.clear()
             self._text = shape  # measure the digit shape, which stands for all such strings
             try:
-                layout = self._layouts[key] = super()._get_layout(renderer)
+                layout = self._layouts[key] = super()._get_layout(renderer)  # type: ignore[misc]
             finally:
                 self._text = text
         bbox, info, box = layout
@@ -299,6 +305,7 @@ class BlitRenderer:
         elif not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
         self.figure = figure
+        assert isinstance(figure.canvas, FigureCanvasAgg)  # made so just above
         self.canvas: FigureCanvasAgg = figure.canvas
         self._dynamic = dynamic_artists
         self._background = None

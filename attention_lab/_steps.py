@@ -130,7 +130,7 @@ def raw_scores(case: Case) -> np.ndarray:
 
 
 def scaled_scores(case: Case) -> np.ndarray:
-    """The question's scores: ``Q K^T / sqrt(d_k)`` when it asks for scaling, else ``Q K^T``."""
+    """Return the question's scores: ``Q K^T / sqrt(d_k)`` if it asks to scale, else ``Q K^T``."""
     raw = raw_scores(case)
     return raw / np.sqrt(case.d_k) if case.scale else raw
 

@@ -108,9 +108,10 @@ class Listing:
         return f"```python\n{self.source}```"
 
     def __repr__(self) -> str:
+        """Return the source, so a lesson cell that ends with a listing shows the code."""
         return self.source
 
 
 def listing(fn) -> Listing:
-    """The source of ``fn`` (one of this module's functions), for a lesson to show."""
+    """Return the source of ``fn`` (one of this module's functions), for a lesson to show."""
     return Listing(inspect.getsource(fn))

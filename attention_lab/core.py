@@ -165,7 +165,7 @@ def attention(Q, K, V, mask=None, scale: bool = True) -> tuple[np.ndarray, np.nd
 
 
 def causal_mask(n: int) -> np.ndarray:
-    """The decoder's mask: token ``i`` may attend to tokens ``0..i`` and never to later ones.
+    """Return the decoder's mask: token ``i`` may attend to tokens ``0..i`` and never to later ones.
 
     Parameters
     ----------

@@ -42,7 +42,7 @@ class OutputSensitivity:
 
 
 def _derivative(f, x: np.ndarray, eps: float) -> float:
-    """max |df/dx_i| over the components of ``x`` (central differences)."""
+    """Return the largest |df/dx_i| over the components of ``x`` (central differences)."""
     largest = 0.0
     for i in np.ndindex(x.shape):
         up, down = x.copy(), x.copy()
@@ -53,7 +53,7 @@ def _derivative(f, x: np.ndarray, eps: float) -> float:
 
 
 def output_sensitivity(query, K, V, mode: str = "soft", scale: bool = True, eps: float = 1e-6):
-    """Derivatives of one query's attention output with respect to the query, keys and values.
+    """Return the derivatives of one query's attention output by the query, keys and values.
 
     Parameters
     ----------

@@ -54,7 +54,7 @@ class WorkedExample:
         return self.tokens.index(self.query_token)
 
     def query(self) -> np.ndarray:
-        """The chapter's query vector, shape (2,) (a writable copy)."""
+        """Return the chapter's query vector, shape (2,) (a writable copy)."""
         return self.Q[self.query_index].copy()
 
 

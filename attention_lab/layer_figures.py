@@ -47,7 +47,7 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 
 
 def plot_training(run: TrainingRun) -> Figure:
-    """The example sequence's weights at the recorded steps, and the loss curve beside them.
+    """Plot the example sequence's weights at the recorded steps, and the loss curve beside them.
 
     Parameters
     ----------
@@ -62,6 +62,7 @@ def plot_training(run: TrainingRun) -> Figure:
     mask = causal_mask(len(run.tokens))
     for ax, step, weights in zip(axes[:k], run.steps, run.snapshots, strict=True):
         hm = plots.attention_heatmap(weights, labels, labels, ax=ax, mask=mask)
+        assert hm.colorbar is not None  # attention_heatmap draws one by default
         hm.colorbar.remove()
         ax.set_title(f"step {step}", fontsize=10)  # the hatching is explained once, above
         ax.tick_params(labelsize=8)

@@ -50,6 +50,7 @@ class LessonChange:
     beside: str = ""
 
     def __str__(self) -> str:
+        """Return what a student reads about this change to their copy of the lesson."""
         if self.action == "offered":
             return (
                 f"{self.lesson}: the course updated this lesson. Your copy is kept as it is; the "
@@ -71,7 +72,7 @@ def _read_manifest(work: Path) -> dict[str, str]:
 
 
 def _beside(work: Path, lesson: Path, today: date) -> Path:
-    """A free name for the new version next to the student's copy."""
+    """Return a free name for the new version next to the student's copy."""
     stem = f"{lesson.stem} (course update {today.isoformat()})"
     candidate, n = work / f"{stem}.ipynb", 2
     while candidate.exists():

@@ -1,5 +1,7 @@
-"""A figure drawn once and then rendered again and again, fast: the one render path of every
-live widget (the explorer, the query rotation, the hard-vs-soft slider).
+"""A figure drawn once and then rendered again and again, fast.
+
+The one render path of every live widget (the explorer, the query rotation, the hard-vs-soft
+slider).
 
 A :class:`LiveFigure` owns an Agg figure and a :class:`~attention_lab._render.BlitRenderer`.
 Its subclass says which artists change with the state (:meth:`LiveFigure.dynamic_artists`) and
@@ -44,7 +46,7 @@ class LiveFigure:
         raise NotImplementedError
 
     def dynamic_artists(self) -> list:  # pragma: no cover - abstract
-        """The artists :meth:`update` may change from one slider step to the next."""
+        """Return the artists :meth:`update` may change from one slider step to the next."""
         raise NotImplementedError
 
     def static_key(self) -> tuple:

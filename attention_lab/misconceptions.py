@@ -83,13 +83,13 @@ class Entry:
     layer_wrong: tuple[WrongLayer, ...] = ()
 
     def computations(self, kind: str) -> tuple[WrongComputation, ...]:
-        """The wrong computations that apply to an answer of ``kind``."""
+        """Return the wrong computations that apply to an answer of ``kind``."""
         if self.kinds is not None and kind not in self.kinds:
             return ()
         return tuple(w for w in self.wrong if w.reaches(kind))
 
     def feedback(self, first: str = "") -> str:
-        """The three levels as one text: ``first`` (default: the message), hint, lesson."""
+        """Return the three levels as one text: ``first`` (default: the message), hint, lesson."""
         text = first or self.message
         if self.hint:
             text += f" Hint: {self.hint}"
@@ -176,8 +176,10 @@ def _clipped(limit):
 
 
 def _capped(limit):
-    """Only large scores capped at ``limit`` before exp (a one-sided clip): ties the large ones,
-    and a row far below 0 still underflows to 0/0."""
+    """Return a softmax that caps only large scores at ``limit`` before exp (a one-sided clip).
+
+    It ties the large ones, and a row far below 0 still underflows to 0/0.
+    """
 
     def capped(x, axis):
         exps = np.exp(np.minimum(np.asarray(x, dtype=float), limit))
@@ -655,7 +657,7 @@ REGISTRY: dict[str, Entry] = {entry.id: entry for entry in _ENTRIES}
 
 
 def get(id: str) -> Entry:
-    """The entry of ``id``; KeyError names the registry when it is unknown."""
+    """Return the entry of ``id``; KeyError names the registry when it is unknown."""
     try:
         return REGISTRY[id]
     except KeyError:
@@ -665,7 +667,7 @@ def get(id: str) -> Entry:
 
 
 def titles() -> dict[str, str]:
-    """id -> short title, for the teacher's report."""
+    """Return each id's short title (id -> title), for the teacher's report."""
     return {entry.id: entry.title for entry in _ENTRIES}
 
 
@@ -683,7 +685,7 @@ def layer_entries_for(kind: str) -> list[tuple[str, WrongLayer]]:
 
 
 def diagnosis_text(id: str, name: str, message: str = "", detail: str = "") -> str:
-    """What a student reads about a misconception: ``"name: message detail"``.
+    """Return what a student reads about a misconception: ``"name: message detail"``.
 
     ``message`` defaults to the entry's three levels (:meth:`Entry.feedback`).
     """
@@ -692,7 +694,7 @@ def diagnosis_text(id: str, name: str, message: str = "", detail: str = "") -> s
 
 
 def format_diagnosis(id: str, name: str, message: str = "", detail: str = "") -> str:
-    """The feedback line naming a misconception: ``"[id] name: message detail"``.
+    """Return the feedback line naming a misconception: ``"[id] name: message detail"``.
 
     The id in brackets is for the student's eyes. The grader carries the id as data (the
     check's exception has it, :class:`attention_lab.checks.Misconception`), never reads it back

@@ -25,7 +25,7 @@ _SETTING = "kernel_websocket_connection_class"
 
 
 def no_delay_connection_class(base: type) -> type:
-    """A subclass of the kernel websocket connection class ``base`` that turns Nagle off.
+    """Return a subclass of the kernel websocket connection class ``base`` that turns Nagle off.
 
     Parameters
     ----------

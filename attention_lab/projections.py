@@ -155,7 +155,7 @@ def projected_attention(
 
 
 def rotation_stretch(angle_deg: float, stretch: float) -> np.ndarray:
-    """A 2 x 2 ``W_Q`` that turns every query by ``angle_deg`` and scales its length by ``stretch``.
+    """Return a 2 x 2 ``W_Q`` turning every query by ``angle_deg`` and scaling it by ``stretch``.
 
     With rows as vectors (``q = x W``), ``W = stretch * [[cos a, sin a], [-sin a, cos a]]``
     turns ``x`` anticlockwise by ``a``.

@@ -1,6 +1,7 @@
 """What every test shares: warning filters, the ``slow`` marker on the browser and hub folders,
 the graded classes (tests/graded_classes.py) and the two preset explorers (closed after each
-test)."""
+test).
+"""
 
 import sys
 from importlib.util import find_spec
@@ -14,7 +15,8 @@ from attention_lab.explorer.query_explorer import QueryExplorer
 @pytest.fixture(scope="session")
 def shared_class(tmp_path_factory):
     """``shared_class(spec)``: the class a ``graded_classes.ClassSpec`` describes, built and
-    graded through the real pipeline once per session, whichever modules ask for it."""
+    graded through the real pipeline once per session, whichever modules ask for it.
+    """
     from graded_classes import graded_class as build  # the grader extra, only when asked
 
     return lambda spec: build(tmp_path_factory, spec)

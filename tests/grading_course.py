@@ -133,7 +133,8 @@ DUE = "2026-11-30 12:00:00"
 
 def release_and_submit_class(course: Course) -> None:
     """Release the fixture (due ``DUE``) and place four submissions, not yet graded: alice
-    (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late)."""
+    (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late).
+    """
     from attention_grader.term.release import release
 
     release(course, FIXTURE, duedate=DUE)
@@ -293,7 +294,8 @@ MATHS_SOURCE = "**Q3.** Why divide by $\\sqrt{d_k}$? Explain in two sentences."
 
 def written_fixture(tmp: Path) -> Path:
     """A source folder: :data:`FIXTURE` plus a question with maths and a written answer
-    ``essay`` (2 points, graded by a teacher). Returns the ``source/`` root to copy from."""
+    ``essay`` (2 points, graded by a teacher). Returns the ``source/`` root to copy from.
+    """
     from nbformat.v4 import new_markdown_cell
 
     root = tmp / "written-source"
@@ -311,7 +313,8 @@ def written_fixture(tmp: Path) -> Path:
 def render_feedback(nb, **grades) -> str:
     """A feedback page of ``nb`` as ``generate_feedback`` renders it (the course's exporter and
     nbgrader's template folders), without a gradebook: ``grades`` holds what ``GetGrades``
-    puts in the resources (``score``, ``max_score``, ``late_penalty``, ``ungraded``)."""
+    puts in the resources (``score``, ``max_score``, ``late_penalty``, ``ungraded``).
+    """
     import os
 
     import nbgrader

@@ -36,7 +36,7 @@ def version() -> str:
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
-    """A Dockerfile as ``(INSTRUCTION, arguments)``: comments dropped, ``\\`` lines joined."""
+    r"""A Dockerfile as ``(INSTRUCTION, arguments)``: comments dropped, ``\`` lines joined."""
     out, pending = [], ""
     for line in text.splitlines():
         if not pending and (not line.strip() or line.lstrip().startswith("#")):

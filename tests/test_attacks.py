@@ -74,7 +74,8 @@ def test_every_attack_that_could_gain_points_is_flagged(batch):
 @pytest.mark.slow
 def test_nothing_leaks_out_of_the_sandbox_or_into_outputs(batch):
     """No hidden test in any output; no file written outside the sandbox (the forged test cell
-    did not run in the grader); no connection to the grader; source/ untouched."""
+    did not run in the grader); no connection to the grader; source/ untouched.
+    """
     assert HIDDEN_LINES, "the fixture has hidden tests"
     for key, path in batch.paths.items():
         nb = nbformat.read(path, as_version=4)

@@ -1,6 +1,7 @@
 """The set-up: the pins (requirements.txt), the lock (requirements-lock.txt), pyproject's audiences
 and environment.yml agree, the venv holds exactly what the lock pins, students get no test or hub
-tools, and the JupyterLab and server extensions the course needs are installed and enabled."""
+tools, and the JupyterLab and server extensions the course needs are installed and enabled.
+"""
 
 import logging
 import re
@@ -153,7 +154,7 @@ def test_the_venv_has_exactly_the_locked_version(name):
 
 
 def test_every_package_in_the_venv_comes_from_the_lock():
-    """make setup installs from the lock: nothing unpinned slips in beside it."""
+    """`make setup` installs from the lock: nothing unpinned slips in beside it."""
     own = {"attention-lab", "pip", "setuptools", "wheel"}  # the venv's own tools and the course
     unlocked, differ = [], {}
     # Only what is installed in the venv: once setuptools is imported (nbgrader does), its

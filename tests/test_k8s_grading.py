@@ -4,7 +4,8 @@ with its JOB_COMPLETION_INDEX, as uid 1000 (not root, as the Job's runAsUser), i
 write only in autograded/ and reports/, with the kubelet's KUBERNETES_SERVICE_HOST set, against
 one throwaway PostgreSQL gradebook (tests/pg_cluster.py). They must leave the gradebook one
 `grade` run leaves, each student graded once, the sandbox ON -- and refuse to grade at all when
-bubblewrap cannot build its sandbox (a fake bwrap failing as it does under a default seccomp)."""
+bubblewrap cannot build its sandbox (a fake bwrap failing as it does under a default seccomp).
+"""
 
 from __future__ import annotations
 

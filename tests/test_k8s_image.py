@@ -1,7 +1,8 @@
 """The course image's recipe (docker/singleuser.Dockerfile): hadolint finds nothing, and it is the
 image the z2jh values and the grading Jobs name -- same tag, the lock, the grader and postgres
 extras, bubblewrap, a non-root user, no solutions. No Docker engine here: the image is not built
-(docs/kubernetes.md, "What was run here")."""
+(docs/kubernetes.md, "What was run here").
+"""
 
 from __future__ import annotations
 
@@ -100,7 +101,8 @@ def test_no_solution_can_reach_the_image():
 
 def test_the_image_has_every_server_setting_make_setup_installs():
     """Each file of jupyter-settings/ that `make setup` installs (the formgrader's CSP, the kernel
-    websockets without Nagle's 40 ms stall) reaches the image's venv, and postBuild's (Binder)."""
+    websockets without Nagle's 40 ms stall) reaches the image's venv, and postBuild's (Binder).
+    """
     copies = [shlex.split(args) for word, args in STEPS if word == "COPY"]
     installed = set()
     for *sources, dest in copies:

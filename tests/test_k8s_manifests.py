@@ -1,6 +1,7 @@
 """The Kubernetes manifests (docs/kubernetes.md): every object valid against the Kubernetes schema
 (kubernetes-validate, schemas bundled in the wheel: no network), and the grading set-up they
-describe -- collect once, an Indexed Job of sandboxed shards, no network but the gradebook."""
+describe -- collect once, an Indexed Job of sandboxed shards, no network but the gradebook.
+"""
 
 from __future__ import annotations
 

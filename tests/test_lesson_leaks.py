@@ -104,7 +104,7 @@ def _run_assignment(path: Path) -> list[tuple[str, dict]]:
         blocks = HIDDEN.findall(cell.source)
         for block in blocks or [cell.source]:
             namespace["checks"] = recorder
-            exec(compile(block, f"{path.name}", "exec"), namespace)  # noqa: S102 -- our own file
+            exec(compile(block, f"{path.name}", "exec"), namespace)  # our own file
     return recorder.calls
 
 
@@ -131,7 +131,8 @@ def _vector(text: str) -> list[float]:
 
 def _choice_question_scores() -> list[GradedNumbers]:
     """The raw scores behind a choice question that names a query and its keys (focus Q1: "which
-    key scores highest?"): a lesson printing them for the same query and keys gives it away."""
+    key scores highest?"): a lesson printing them for the same query and keys gives it away.
+    """
     found = []
     vector = r"\$%s = \[([^\]]+)\]\$"
     for path in SOURCES:

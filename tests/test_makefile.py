@@ -1,5 +1,6 @@
 """The README's two commands: `make lab` serves the lessons, set-up is idempotent, `make help` lists
-every target by audience in the order of use, and every `make` command the docs show exists."""
+every target by audience in the order of use, and every `make` command the docs show exists.
+"""
 
 import json
 import os

@@ -1,6 +1,7 @@
 """The lesson notebooks: structure (fast, unexecuted), then every lesson executed top to bottom
 headless with nbclient, checking its key numbers in the outputs. Also: every notebook in the repo
-is stored without outputs or execution counts."""
+is stored without outputs or execution counts.
+"""
 
 from __future__ import annotations
 
@@ -517,7 +518,8 @@ def test_model_answers_get_a_tick_from_every_self_check(name):
 
 def test_the_start_page_tells_a_lone_student_how_to_get_the_pre_test():
     """Issue 29: a laptop student sent to the Assignment List found "There are no assignments to
-    fetch". The start page names the list as JupyterLab does and the command that fills it."""
+    fetch". The start page names the list as JupyterLab does and the command that fills it.
+    """
     import subprocess
 
     text = "\n".join(c.source for c in _read("00_start_here").cells)

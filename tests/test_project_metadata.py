@@ -1,5 +1,6 @@
 """The package's metadata: SPDX licence with its files, a content licence, project URLs, and the
-`attention-grader` command, as the installed distribution reports them."""
+`attention-grader` command, as the installed distribution reports them.
+"""
 
 import subprocess
 import sys
@@ -51,7 +52,8 @@ def test_attention_grader_command_runs_the_cli():
 def test_every_package_folder_is_installed():
     """A subpackage missing from pyproject's list imports from the source tree (an editable
     install finds it beside its parent) but not from a wheel, e.g. the Kubernetes image: list
-    every folder with an ``__init__.py``."""
+    every folder with an ``__init__.py``.
+    """
     import tomllib
 
     listed = set(

@@ -1,5 +1,6 @@
 """Lesson 00's welcome counts what the course has (issue 29's walk-through: it said "five
-short lessons and three assignments" beside a table of six lessons and four assignments)."""
+short lessons and three assignments" beside a table of six lessons and four assignments).
+"""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def lab(laptop):
     clone, env = laptop
     port, token = _free_port(), "student-loop-test"
     args = f"--no-browser --port={port} --ip=127.0.0.1 --IdentityProvider.token={token}"
-    log = open(clone.parent / "lab.log", "wb")  # noqa: SIM115 -- closed below
+    log = open(clone.parent / "lab.log", "wb")  # closed below
     proc = subprocess.Popen(
         ["make", "--no-print-directory", f"VENV={VENV}", "lab", f"LAB_ARGS={args}"],
         cwd=clone,
@@ -224,7 +224,8 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
 
 def test_after_submit_the_lone_student_plays_teacher_and_reads_the_feedback(laptop, lab):
     """docs/students.md: Submit, then `make collect`, `make grade`, `make feedback PARTIAL=1`,
-    and *Fetch Feedback* puts the page in assignments/<a>/feedback/<time>/<a>.html."""
+    and *Fetch Feedback* puts the page in assignments/<a>/feedback/<time>/<a>.html.
+    """
     clone, env = laptop
     copy = clone / "work" / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     if not copy.exists():  # this test run alone
@@ -250,7 +251,8 @@ def test_after_submit_the_lone_student_plays_teacher_and_reads_the_feedback(lapt
 
 def test_lessons_opened_and_saved_in_make_lab_leave_the_git_checkout_clean(laptop, lab):
     """Issue 29: JupyterLab autosaved the lessons into notebooks/, so `git status` showed all six
-    modified and `git pull` conflicted. make lab serves the student's copies in work/."""
+    modified and `git pull` conflicted. make lab serves the student's copies in work/.
+    """
     clone, _ = laptop
     listing = {item["name"] for item in lab("api/contents")["content"]}
     lessons = {p.name for p in (clone / "notebooks").glob("*.ipynb")}

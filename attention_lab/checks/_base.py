@@ -109,7 +109,7 @@ def as_numbers(
 
 
 def close(a, b, rtol: float, atol: float, nan: bool = False) -> bool:
-    """True when ``a`` and ``b`` have the same shape and agree within the tolerances.
+    """Return True when ``a`` and ``b`` have the same shape and agree within the tolerances.
 
     ``nan=True`` counts nan as equal to nan (a wrong computation's nan pattern is a fingerprint).
     """
@@ -138,7 +138,7 @@ def diagnose(answer, expected, candidates, name: str, rtol: float, atol: float, 
 
 
 def first_match(answer, expected, candidates, rtol: float, atol: float, nan: bool = False):
-    """The id of the candidate ``answer`` equals (and ``expected`` does not), or None.
+    """Return the id of the candidate ``answer`` equals (and ``expected`` does not), or None.
 
     When several candidates match (two bugs can give nearly the same numbers on some inputs),
     the closest wins; on an exact tie, the first (the registry's order). A candidate within

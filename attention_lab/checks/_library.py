@@ -16,6 +16,7 @@ import re
 import sys
 import types
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from ._base import AnswerFormatError, Misconception, WrongAnswer, quiet
 
@@ -26,8 +27,10 @@ _NOT_REPORTED = object()
 
 
 class _Tripwire(BaseException):
-    """Raised when forbidden library code is called. A BaseException, so the student's own
-    ``except Exception`` cannot swallow it."""
+    """Raised when forbidden library code is called.
+
+    A BaseException, so the student's own ``except Exception`` cannot swallow it.
+    """
 
 
 def _tripwire(qualname: str) -> Callable:
@@ -55,7 +58,7 @@ def _tripwires() -> Iterator[None]:
     """Replace library implementations by tripwires while the student's function runs."""
     patched: list[tuple[object, str, object]] = []
     inserted: list[str] = []
-    targets = [m for m in ("attention_lab", "attention_lab.core") if m in sys.modules]
+    targets: list[str] = [m for m in ("attention_lab", "attention_lab.core") if m in sys.modules]
     for modname in targets:
         module = sys.modules[modname]
         for attr in getattr(module, "__all__", []):
@@ -67,24 +70,25 @@ def _tripwires() -> Iterator[None]:
                 setattr(module, attr, _tripwire(f"{modname}.{attr}"))
     for modname in _TRIPWIRE_MODULES:
         if modname in sys.modules:
-            module = sys.modules[modname]
-            if hasattr(module, "softmax"):
-                patched.append((module, "softmax", module.softmax))
-                module.softmax = _tripwire(f"{modname}.softmax")
+            # Any: a third-party module whose attributes mypy cannot know
+            library: Any = sys.modules[modname]
+            if hasattr(library, "softmax"):
+                patched.append((library, "softmax", library.softmax))
+                library.softmax = _tripwire(f"{modname}.softmax")
         else:
             sys.modules[modname] = _TripwireModule(modname)
             inserted.append(modname)
     try:
         yield
     finally:
-        for module, attr, original in reversed(patched):
-            setattr(module, attr, original)
+        for owner, attr, original in reversed(patched):
+            setattr(owner, attr, original)
         for modname in inserted:
             sys.modules.pop(modname, None)
 
 
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
-    """A code object and every nested one (inner functions, lambdas, comprehensions)."""
+    """Yield a code object and every nested one (inner functions, lambdas, comprehensions)."""
     yield code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
@@ -92,7 +96,7 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def _forbidden_reference(obj) -> str | None:
-    """The dotted name of ``obj`` if it is (or belongs to) a forbidden library, else None."""
+    """Return the dotted name of ``obj`` if it is (or belongs to) a forbidden library, else None."""
     if isinstance(obj, types.ModuleType):
         modname = obj.__name__
     else:
@@ -118,18 +122,9 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
     closure = [cell.cell_contents for cell in fn.__closure__ or () if _cell_filled(cell)]
     for code in _code_objects(fn.__code__):
         for word in code.co_names:
-            if word.split(".")[0] in FORBIDDEN_ROOTS:  # `import scipy.special` names it whole
-                return word
-            if word in skip:
-                continue
-            obj = fn.__globals__.get(word)
-            found = _forbidden_reference(obj) if obj is not None else None
+            found = _name_use(fn, word, seen, skip)
             if found:
                 return found
-            if isinstance(obj, types.FunctionType):
-                found = _static_library_use(obj, seen, skip)
-                if found:
-                    return found
     for obj in closure:
         found = _forbidden_reference(obj) or _static_library_use(obj, seen, skip)
         if found:
@@ -137,13 +132,31 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
     return None
 
 
+def _name_use(fn: types.FunctionType, word: str, seen: set, skip: frozenset) -> str | None:
+    """Return the forbidden library the name ``word`` in ``fn``'s code is or reaches, or None.
+
+    A global function it names is followed (see :func:`_static_library_use`).
+    """
+    if word.split(".")[0] in FORBIDDEN_ROOTS:  # `import scipy.special` names it whole
+        return word
+    if word in skip:
+        return None
+    obj = fn.__globals__.get(word)
+    found = _forbidden_reference(obj) if obj is not None else None
+    if found:
+        return found
+    if isinstance(obj, types.FunctionType):
+        return _static_library_use(obj, seen, skip)
+    return None
+
+
 def _is_proxy(fn) -> bool:
-    """A grader's stand-in for a function living in another process (see the module doc)."""
+    """Tell whether ``fn`` is a grader's stand-in for a function in another process (module doc)."""
     return hasattr(fn, "attention_library_use") and not isinstance(fn, types.FunctionType)
 
 
 def library_use(fn, skip: frozenset = frozenset()) -> str | None:
-    """What forbidden library ``fn`` refers to, or None.
+    """Return what forbidden library ``fn`` refers to, or None.
 
     A grader's proxy reports its own static finding as ``fn.attention_library_use``; that
     finding is honoured first. A plain function is inspected here.
@@ -198,7 +211,7 @@ _NO_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
 
 
 def _missing_library(text: str) -> str | None:
-    """The forbidden library a student's function tried to use where it is not installed."""
+    """Return the forbidden library a student's function tried to use where it is not installed."""
     if HIDDEN_LIBRARY in text:
         return "attention_lab"
     found = _NO_MODULE.match(text)
@@ -259,6 +272,7 @@ def substituted(fn, global_name: str, reference: Callable, reference_path: str) 
     if not isinstance(own, types.FunctionType):
         yield
         return
+    assert isinstance(namespace, dict)  # `own` was found in it
     namespace[global_name] = reference
     try:
         yield

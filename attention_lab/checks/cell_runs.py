@@ -18,7 +18,7 @@ __all__ = ["CELL_RUNS", "CellRuns", "assigned_names"]
 
 
 def assigned_names(source: str) -> frozenset[str]:
-    """The names a cell's code assigns at any depth (``c = ...``, ``a, c = ...``, ``c += ...``).
+    """Return the names a cell assigns at any depth (``c = ...``, ``a, c = ...``, ``c += ...``).
 
     A cell that does not parse assigns what ``name =`` lines say it would: it ran nothing, so
     those names keep their old values.

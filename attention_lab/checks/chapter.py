@@ -53,7 +53,7 @@ class ChapterCheck:
 
     @property
     def verdict(self) -> str:
-        """ "✓ agrees", or "✗ DIFFERS"; says so when a half-way value was rounded the other way."""
+        """The verdict, "✓ agrees" or "✗ DIFFERS"; notes a half-way value rounded the other way."""
         if not self.agrees:
             return "✗ DIFFERS"
         got = np.round(np.asarray(self.computed, dtype=float), self.decimals)
@@ -63,12 +63,14 @@ class ChapterCheck:
         return "✓ agrees (a value exactly half-way, which the chapter rounded the other way)"
 
     def __str__(self) -> str:
+        """Return one line: the label, both values as the chapter rounds them, and the verdict."""
         return (
             f"{self.label}: computed {format_value(self.computed, self.decimals)} | "
             f"chapter {format_value(self.chapter, self.decimals)} {self.verdict}"
         )
 
     def __repr__(self) -> str:
+        """Return the one-line form, as :meth:`__str__`."""
         return str(self)
 
 
@@ -118,6 +120,7 @@ class ChapterTable(list):
         return f"all {len(self)} numbers agree with the chapter"
 
     def __repr__(self) -> str:
+        """Return every check on its own line, then the summary."""
         return "\n".join([*(str(c) for c in self), self._summary()])
 
     def _repr_html_(self) -> str:

@@ -1,7 +1,8 @@
-"""Checks for lesson exercises that no graded assignment asks: masked attention by hand, what
-hard selection (``v[argmax]``) returns, what makes a dot product large (lengths as well as the
-angle), and the pattern a head trained to copy the previous token will learn (lesson 6's
-prediction).
+"""Checks for lesson exercises that no graded assignment asks.
+
+Masked attention by hand, what hard selection (``v[argmax]``) returns, what makes a dot product
+large (lengths as well as the angle), and the pattern a head trained to copy the previous token
+will learn (lesson 6's prediction).
 
 They work like :mod:`attention_lab.checks` (and raise its failures): ``None`` when the answer is
 right, else :class:`~attention_lab.checks.Misconception` naming what the answer shows,
@@ -48,7 +49,7 @@ def _scores(query, keys, scale: bool) -> np.ndarray:
 
 
 def _inputs(query, keys, mask, scale: bool):
-    """The scores (n_k,), the scores with the other scaling choice, and the mask row (n_k,)."""
+    """Return the scores (n_k,), the scores with the other scaling, and the mask row (n_k,)."""
     scores, other = _scores(query, keys, scale), _scores(query, keys, not scale)
     row = np.asarray(mask, dtype=bool)
     if row.shape != scores.shape or not row.any():
@@ -80,7 +81,7 @@ def _masked(scores, row, fill=-np.inf):
 
 
 def _weight_candidates(scores, other, row, scale: bool):
-    """(what, weights) that known mistakes give; ``other`` = the scores with the other scaling."""
+    """Return (what, weights) known mistakes give; ``other`` = the scores with the other scaling."""
     with np.errstate(all="ignore"):
         total = _masked(scores, row, 0.0).sum()
         summed = _masked(scores, row, 0.0) / total if total else None

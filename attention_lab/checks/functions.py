@@ -82,7 +82,7 @@ def _returned_array(result, name: str, case: str, what: str) -> np.ndarray:
 
 
 def _overflow(name: str, case: str, large: bool) -> CheckFailure:
-    """The failure for an overflow error or a nan/inf result no candidate explains."""
+    """Return the failure for an overflow error or a nan/inf result no candidate explains."""
     if large:
         return Misconception("naive_softmax_overflow", name, f"(On {case}.)")
     return WrongAnswer(f"{name} gave nan or inf on {case}; every result should be a real number.")
@@ -94,7 +94,7 @@ def _overflow(name: str, case: str, large: bool) -> CheckFailure:
 
 
 def _softmax_cases(group: str, visible: bool, rng) -> list[tuple[str, np.ndarray, int]]:
-    """(description, scores, axis) for one behaviour group."""
+    """Return (description, scores, axis) for one behaviour group."""
     if group == "example":
         cases = [("a short vector of scores", np.array([1.0, 2.0, 0.5]), -1)]
         if not visible:
@@ -143,7 +143,9 @@ def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: boo
         return
     with quiet():
         candidates = [
-            (slug, wrong.softmax(x, axis)) for slug, wrong in misconceptions.entries_for("softmax")
+            (slug, wrong.softmax(x, axis))
+            for slug, wrong in misconceptions.entries_for("softmax")
+            if wrong.softmax is not None  # always: entries_for("softmax") gives only those
         ]
     slug = first_match(got, expected, candidates, CODE_RTOL, CODE_ATOL, nan=True)
     if slug:
@@ -191,7 +193,7 @@ def check_softmax_function(
 
 
 def _attention_cases(group: str, visible: bool, rng) -> list[tuple[str, Case]]:
-    """(description, Case) for one behaviour group."""
+    """Return (description, Case) for one behaviour group."""
     if group == "example":
         isro_k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
         isro_v = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 4.0]])
@@ -248,6 +250,7 @@ def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray
         )
     out = _returned_array(result[0], name, case, "(output, weights)")
     weights = _returned_array(result[1], name, case, "(output, weights)")
+    assert c.V is not None  # a case for an attention function has values
     n_q, n_k, d_v = c.Q.shape[0], c.n_k, c.V.shape[1]
     if out.shape == (n_q, n_k) and weights.shape == (n_q, d_v) and n_k != d_v:
         raise AnswerFormatError(
@@ -277,6 +280,7 @@ def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
         raise _overflow(name, case, large) from None
     out, weights = _attention_result(result, name, case, c)
     expected = compute(c)
+    assert expected is not None  # only a wrong computation can not apply
     if close(weights, expected.weights, CODE_RTOL, CODE_ATOL) and close(
         out, expected.output, CODE_RTOL, CODE_ATOL
     ):
@@ -378,6 +382,7 @@ def _causal_mask_case(fn, name: str, n: int) -> None:
     if np.array_equal(got, expected):
         return
     for slug, wrong in misconceptions.entries_for("causal_mask"):
+        assert wrong.causal_mask is not None  # entries_for("causal_mask") gives only those
         candidate = wrong.causal_mask(n)
         if not np.array_equal(candidate, expected) and np.array_equal(got, candidate):
             raise Misconception(slug, name, f"(On {case}.)")

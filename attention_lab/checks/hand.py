@@ -52,7 +52,7 @@ def check_weights_format(answer, n: int, name: str = "your weights") -> None:
 
 
 def _case(query, keys, values, scale: bool, queries) -> tuple[Case, int]:
-    """The question as a Case over all its queries, and the row of the asked-for query.
+    """Return the question as a Case over all its queries, and the row of the asked-for query.
 
     ``queries`` (all the example's queries) lets the candidates include mistakes that mix
     queries, such as a softmax down the columns of the full score matrix.

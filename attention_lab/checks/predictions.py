@@ -51,7 +51,7 @@ def _as_guess(guess) -> float | None:
 
 
 def _percent_hint(value: float, actual: float, decimals: int) -> str:
-    """A guess of 80 for a share from 0 to 1 was most likely meant as 80 %: say what that is."""
+    """Say what a guess of 80 for a share from 0 to 1 most likely meant: 80 %, as a share."""
     if 0.0 <= actual <= 1.0 and 1.0 < value <= 100.0:
         return f" Did you mean {value / 100:.{decimals}f}? ({value:g} % written as a share from 0 to 1)"
     return ""

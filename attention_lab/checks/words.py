@@ -133,7 +133,9 @@ def _normalise_name(text: str) -> str:
     words = [w for w in re.split(r"[^a-z]+", text.lower()) if w and w not in _FILLER]
     found = {_NAME_WORDS.get(w) for w in words}
     if words and len(found) == 1 and None not in found:
-        return found.pop()
+        name = found.pop()
+        assert name is not None  # None was ruled out just above
+        return name
     return text.strip().lower()
 
 

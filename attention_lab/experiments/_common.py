@@ -6,7 +6,7 @@ import numpy as np
 
 
 def seeded_rng(seed: int) -> np.random.Generator:
-    """A generator from an explicit int seed, so a lesson shows the same figure on every run."""
+    """Return a generator from an explicit int seed: a lesson shows the same figure every run."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int (got {type(seed).__name__}); e.g. seed=0")
     return np.random.default_rng(int(seed))

@@ -182,8 +182,10 @@ def _best_time(fn, repeat: int) -> float:
 def rnn_vs_attention_steps(
     n: int = 256, d: int = 64, repeat: int = 5, seed: int = 0
 ) -> StepsResult:
-    """Time an RNN pass (``h_t = tanh(W h_{t-1} + U x_t)``, one step after another) against
-    self-attention computed as matrix products, and against the same rows one at a time.
+    """Time an RNN pass against self-attention as matrix products, and row by row.
+
+    The RNN (``h_t = tanh(W h_{t-1} + U x_t)``) runs one step after another; self-attention is
+    timed as matrix products, and again computing the same rows one at a time.
 
     Parameters
     ----------

@@ -53,8 +53,11 @@ class DotGeometry:
         return int(np.argmax(self.scores))
 
     def table(self, tokens) -> str:
-        """One line per key: ``|q|``, ``|k|``, the angle, ``cos``, their product and ``q.k``;
-        then which key lines up best and which scores highest."""
+        """Return a table of one line per key, then the best-aligned and highest-scoring keys.
+
+        Each line: ``|q|``, ``|k|``, the angle, ``cos``, their product and ``q.k``; then which
+        key lines up best and which scores highest.
+        """
         lines = ["word    |q|    |k|   angle   cos θ   |q| |k| cos θ   q·k"]
         for word, k_len, angle, cos, product, score in zip(
             tokens, self.key_lengths, self.angles_deg, self.cosines, self.products, self.scores,

@@ -76,7 +76,7 @@ class TrainingRun:
 
 
 def previous_token_pattern(n: int) -> np.ndarray:
-    """The weights the task needs: position 0 on itself, every other one on the one before.
+    """Return the weights the task needs: position 0 on itself, every other one on the one before.
 
     Returns
     -------
@@ -98,7 +98,7 @@ def _weights(X: np.ndarray, W_Q, W_K, mask) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _loss_and_grads(X, tokens, W_Q, W_K, mask):
-    """The pointer loss of a batch and its gradients with respect to W_Q and W_K."""
+    """Return the pointer loss of a batch and its gradients with respect to W_Q and W_K."""
     w, Q, K = _weights(X, W_Q, W_K, mask)
     target = np.roll(tokens, 1, axis=1)  # t_(i-1) for row i; row 0 takes no part
     holds = (tokens[:, None, :] == target[:, :, None]) & mask
@@ -173,13 +173,13 @@ def train_previous_token(
     snapshots, losses = [], []
 
     def snapshot():
-        snapshots.append(_weights(embed[example] + pe, *params, mask)[0][0])
+        snapshots.append(_weights(embed[example] + pe, params[0], params[1], mask)[0][0])
 
     if record[0] == 0:
         snapshot()
     for step in range(1, steps + 1):
         tokens = rng.integers(0, vocab, size=(batch, n))
-        loss, *grads = _loss_and_grads(embed[tokens] + pe, tokens, *params, mask)
+        loss, *grads = _loss_and_grads(embed[tokens] + pe, tokens, params[0], params[1], mask)
         losses.append(loss)
         for p, g, (m, v) in zip(params, grads, moments, strict=True):
             m *= 0.9
@@ -190,7 +190,7 @@ def train_previous_token(
         if step in record:
             snapshot()
     fresh = rng.integers(0, vocab, size=(n_eval, n))
-    eval_weights = _weights(embed[fresh] + pe, *params, mask)[0].mean(axis=0)
+    eval_weights = _weights(embed[fresh] + pe, params[0], params[1], mask)[0].mean(axis=0)
     return TrainingRun(
         seed=int(seed),
         tokens=tuple(_SYMBOLS[t] for t in example[0]),

@@ -14,7 +14,7 @@ SCALINGS = ("none", "1/d_k", "1/sqrt(d_k)")
 
 
 def scale_factor(scaling: str, d_k: int) -> float:
-    """The number a raw score ``q . k`` is multiplied by under ``scaling``.
+    """Return the number a raw score ``q . k`` is multiplied by under ``scaling``.
 
     Parameters
     ----------

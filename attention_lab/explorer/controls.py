@@ -50,7 +50,7 @@ SCORE_SCALE_HELP = (
 
 
 def check_controls(controls) -> tuple[str, ...]:
-    """The controls to show, in layout order; a clear error for a name that is not one."""
+    """Return the controls to show, in layout order; raise a clear error for an unknown name."""
     if controls is None:
         return CONTROLS
     names = (controls,) if isinstance(controls, str) else tuple(controls)
@@ -66,7 +66,7 @@ def check_controls(controls) -> tuple[str, ...]:
 def slider_width(
     low: float, high: float, description: str, units_per_pixel: float = UNITS_PER_PIXEL
 ) -> str:
-    """A slider's CSS width whose track gives one pixel to at most ``units_per_pixel``.
+    """Return a slider's CSS width whose track gives one pixel to at most ``units_per_pixel``.
 
     The description is allowed 8 pixels a character (13 px system fonts average about 7).
     """
@@ -215,7 +215,7 @@ class ExplorerControls:
         )
 
     def values(self) -> ControlValues:
-        """The controls as they are set now, shown or not."""
+        """Return the controls as they are set now, shown or not."""
         return ControlValues(
             self.token_dropdown.value,
             self.scale_checkbox.value,
@@ -233,8 +233,11 @@ class ExplorerControls:
         self.token_dropdown.value = values.query_index
 
     def settings(self, shown: tuple[str, ...], opening: ControlValues) -> Settings:
-        """What the controls ask for; a hidden control counts at its ``opening`` or neutral
-        value (no mask, softmax, β = 1), whatever its widget is set to."""
+        """Return what the controls ask for.
+
+        A hidden control counts at its ``opening`` or neutral value (no mask, softmax, β = 1),
+        whatever its widget is set to.
+        """
         return Settings(
             query_index=(self.token_dropdown.value if "token" in shown else opening.query_index),
             scale=self.scale_checkbox.value if "scale" in shown else opening.scale,
@@ -244,7 +247,7 @@ class ExplorerControls:
         )
 
     def layout(self, shown: tuple[str, ...], prediction_checkbox, prediction_box) -> widgets.Box:
-        """The controls named in ``shown``: two compact columns, then the prediction panel.
+        """Lay out the controls named in ``shown``: two compact columns, then the prediction panel.
 
         Left: what the query is (token and reset, the two sliders), then the other sliders
         (mode, β); right: the check boxes and β's folded help. Both columns fit side by side in

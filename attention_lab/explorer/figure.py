@@ -35,7 +35,7 @@ TITLE_PT = 10.0
 
 
 def plot_limits(K, reach: float):
-    """Fixed keys-panel limits: the sliders' square plus every key, with a margin."""
+    """Return fixed keys-panel limits: the sliders' square plus every key, with a margin."""
     pts = np.vstack([K, [[-reach, -reach], [reach, reach]]])
     low, high = pts.min(axis=0), pts.max(axis=0)
     low, high = low.min(), high.max()  # one range for both axes: the plot is square
@@ -77,7 +77,7 @@ class ExplorerFigure(LiveFigure):
         self.update(state)
 
     def titles(self, state: ExplorerState) -> tuple[str, str, str, str]:
-        """The four titles. Always two lines, so the layout found on the first draw fits all."""
+        """Return the four titles, always two lines: the layout found on the first draw fits all."""
         mode = "hard (argmax)" if state.hard else "softmax"
         token = self.tokens[state.query_index]
         heat = f"all weights ({mode})"
@@ -94,6 +94,7 @@ class ExplorerFigure(LiveFigure):
         return heat, bars, keys, values
 
     def update(self, state: ExplorerState) -> None:
+        """Change the heatmap, bars, vector panels and titles to show ``state`` (no drawing)."""
         self.heatmap.update(state.weight_matrix, mask=state.mask)
         self.heatmap.highlight_row(state.query_index)
         if state.ties is not None and self.heatmap.texts is not None:
@@ -110,6 +111,7 @@ class ExplorerFigure(LiveFigure):
         self.values.ax.title.set_text(values)
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: the cells, bars, arrows and labels."""
         # Titles are static (text is the slowest thing Agg draws): a change of title, which
         # comes with the token or a toggle, redraws the background (LiveFigure.static_key).
         heat = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]

@@ -241,10 +241,11 @@ class ExplorerModel:
         self.Q = self.Q0.copy()
 
     def __len__(self) -> int:
+        """Return the number of tokens."""
         return len(self.tokens)
 
     def state(self, settings: Settings) -> ExplorerState:
-        """What the explorer shows for ``settings`` and the current queries."""
+        """Return what the explorer shows for ``settings`` and the current queries."""
         return compute_state(
             self.Q, self.K, self.V, query_index=settings.query_index, scale=settings.scale,
             causal=settings.causal, hard=settings.hard, beta=settings.beta,

@@ -89,7 +89,7 @@ class PredictionPanel:
         self.feedback.value = ""
 
     def weights_changed(self) -> None:
-        """New weights: a revealed answer belongs to the old ones, so hide it and guess again."""
+        """Take new weights: a revealed answer is for the old ones, so hide it and guess again."""
         self.revealed = False
         self.feedback.value = ""
 
@@ -103,7 +103,7 @@ class PredictionPanel:
 
 
 def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.ndarray) -> str:
-    """The feedback table: each guess, the real weight, the difference, and a verdict."""
+    """Return the feedback table: each guess, the real weight, the difference, and a verdict."""
     rows = "".join(
         f"<tr><th scope='row'>{html.escape(t)}</th><td>{fmt(g)}</td><td>{fmt(w)}</td>"
         f"<td>{'+' if e > 0.0005 else ''}{fmt(e)}</td></tr>"

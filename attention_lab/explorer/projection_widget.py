@@ -106,12 +106,13 @@ class ProjectionFigure(LiveFigure):
         self.update(state)
 
     def numbers(self, state) -> ProjectedAttention:
-        """The head for ``state`` = (angle in degrees, stretch)."""
+        """Return the head for ``state`` = (angle in degrees, stretch)."""
         angle, stretch = state
         W_Q = rotation_stretch(angle, stretch)
         return projected_attention(self.X, W_Q, self.W_K, np.eye(self.X.shape[1]))
 
     def update(self, state) -> None:
+        """Move the query arrows and labels, recolour the heatmap for ``state`` (angle, stretch)."""
         self.result = result = self.numbers(state)
         for arrow, q in zip(self.query_arrows, result.Q, strict=True):
             arrow.set_positions((0, 0), tuple(q))
@@ -126,6 +127,7 @@ class ProjectionFigure(LiveFigure):
         self.heatmap.update(result.weights)
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: query arrows, labels and heatmap cells."""
         cells = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]
         return [*self.query_arrows, *self.query_labels, *self.key_labels, *cells]
 
@@ -142,6 +144,8 @@ class ProjectionSliders(SliderFigure):
     X : array_like, shape (n, 2), default their vectors (:func:`tiffin_embeddings`)
     W_K : array_like, shape (2, 2), default the identity (lesson 6's ``LESSON_W_K``)
     """
+
+    live: ProjectionFigure  # what SliderFigure keeps as its LiveFigure (made in __init__)
 
     def __init__(self, angle_deg: float = 0.0, stretch: float = 1.0, tokens=None, X=None, W_K=None):
         tokens = TIFFIN.tokens if tokens is None else tuple(tokens)
@@ -172,14 +176,16 @@ class ProjectionSliders(SliderFigure):
 
     @property
     def angle_slider(self) -> widgets.FloatSlider:
+        """The slider that turns ``W_Q`` (degrees)."""
         return self.sliders[0]
 
     @property
     def stretch_slider(self) -> widgets.FloatSlider:
+        """The slider that stretches ``W_Q``."""
         return self.sliders[1]
 
     def _readout_html(self, text: str, value) -> str:
-        """The sentence, then the weights as a table (row = the word asking), for screen readers."""
+        """Return the sentence and the weights as a table (row = word asking) for screen readers."""
         tokens = [html.escape(t) for t in self.live.tokens]
         head = "".join(f"<th scope='col'>{t}</th>" for t in tokens)
         rows = "".join(

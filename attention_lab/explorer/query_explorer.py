@@ -53,7 +53,7 @@ _CONTROL_WIDGETS = (
 
 
 def _state_field(name: str, doc: str) -> property:
-    """A read-only attribute of the explorer that reads its current state's ``name``."""
+    """Make a read-only attribute of the explorer that reads its current state's ``name``."""
     return property(lambda self: getattr(self.state, name), doc=doc)
 
 
@@ -188,7 +188,7 @@ class QueryExplorer(widgets.VBox):
         self.refresh()
 
     def _name_parts(self) -> None:
-        """The parts' widgets and panels under the names lessons and tests use."""
+        """Give the parts' widgets and panels the names lessons and tests use."""
         for name in _CONTROL_WIDGETS:
             setattr(self, name, getattr(self.control_panel, name))
         panel = self.prediction
@@ -253,7 +253,7 @@ class QueryExplorer(widgets.VBox):
 
     @classmethod
     def tiffin(cls, **kwargs) -> QueryExplorer:
-        """The tiffin sentence (chapter "Introduction"), unscaled, query 'it'."""
+        """Make the tiffin sentence's explorer (chapter "Introduction"): unscaled, query 'it'."""
         return cls.from_example(_examples.TIFFIN, **kwargs)
 
     # -- wiring -------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ class QueryExplorer(widgets.VBox):
         return name in self.controls
 
     def _query_index(self) -> int:
-        """The asking token: the dropdown's, or the opening one while the dropdown is hidden."""
+        """Return the asking token: the dropdown's, or the opening one while it is hidden."""
         return self.settings().query_index
 
     def _observe_controls(self) -> None:
@@ -302,7 +302,7 @@ class QueryExplorer(widgets.VBox):
                 self.refresh()
 
     def settings(self) -> Settings:
-        """The controls as they are now; a hidden control counts at its neutral value."""
+        """Return the controls as they are now; a hidden control counts at its neutral value."""
         return self.control_panel.settings(self.controls, self._opening)
 
     def _request_refresh(self) -> None:
@@ -406,11 +406,11 @@ class QueryExplorer(widgets.VBox):
     # -- display and lifetime -----------------------------------------------------------------
 
     def to_png(self) -> bytes:
-        """The figure as it is now, as PNG bytes."""
+        """Return the figure as it is now, as PNG bytes."""
         return bytes(self.image.value) or self.live_figure.render(self.state)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        """The live widget, plus a PNG and text for places without a widget manager.
+        """Return the live widget, plus a PNG and text for places without a widget manager.
 
         The first display also fixes what "reset" returns to (see :meth:`mark_start`).
         """
@@ -426,6 +426,7 @@ class QueryExplorer(widgets.VBox):
         )
 
     def __repr__(self) -> str:
+        """Return the explorer in words (nothing about the weights while they are hidden)."""
         return self.text.text(self.state, self._hidden())
 
     def close(self) -> None:

@@ -1,5 +1,7 @@
-"""What the explorer says in words: the readout table, the figure's alt text, its text repr
-and the static page shown where there is no widget manager.
+"""What the explorer says in words.
+
+The readout table, the figure's alt text, its text repr and the static page shown where there
+is no widget manager.
 
 Both print numbers with the one rounding of :mod:`attention_lab._format`, so the table, the
 heatmap, the bars and a screen reader all say the same "0.225".
@@ -21,7 +23,7 @@ __all__ = ["ExplorerReadout", "alt_text", "readout_html", "tie_sentence"]
 
 
 def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
-    """A sentence naming a tie that hard attention broke silently (argmax), or "" if none."""
+    """Return a sentence naming a tie that hard attention broke silently (argmax), or "" if none."""
     tied = state.tied
     if not len(tied):
         return ""
@@ -33,7 +35,7 @@ def tie_sentence(state: ExplorerState, tokens: list[str]) -> str:
 
 
 def alt_text(state: ExplorerState, tokens: list[str]) -> str:
-    """The figure in one sentence (the picture's accessible name)."""
+    """Return the figure in one sentence (the picture's accessible name)."""
     token = tokens[state.query_index]
     weights = ", ".join(f"{t} {fmt(w)}" for t, w in zip(tokens, state.weights, strict=True))
     return (
@@ -44,7 +46,7 @@ def alt_text(state: ExplorerState, tokens: list[str]) -> str:
 
 
 def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.ndarray) -> str:
-    """The table of keys, scores, weights and values, and the output, for the selected query.
+    """Return the table of keys, scores, weights and values, and the output, for the selected query.
 
     Parameters
     ----------
@@ -85,8 +87,9 @@ def readout_html(state: ExplorerState, tokens: list[str], K: np.ndarray, V: np.n
 
 
 class ExplorerReadout:
-    """The explorer in words: the readout table (a widget), the picture's alt text, the text
-    repr and the static page.
+    """The explorer in words.
+
+    The readout table (a widget), the picture's alt text, the text repr and the static page.
 
     Parameters
     ----------
@@ -110,10 +113,11 @@ class ExplorerReadout:
         self.table.value = readout_html(state, self.tokens, self.K, self.V)
 
     def alt_text(self, state: ExplorerState) -> str:
+        """Return the figure in one sentence, the picture's accessible name."""
         return alt_text(state, self.tokens)
 
     def text(self, state: ExplorerState, hidden: bool) -> str:
-        """The explorer's text repr; a hidden one says nothing about its weights."""
+        """Return the explorer's text repr; a hidden one says nothing about its weights."""
         token = self.tokens[state.query_index]
         if hidden:
             return f"QueryExplorer(query “{token}” = {fmt_vec(state.query)}, weights hidden)"
@@ -122,8 +126,8 @@ class ExplorerReadout:
             f"{fmt_vec(state.weights)}, output {fmt_vec(state.output)})"
         )
 
-    def static_html(self, state: ExplorerState, png: bytes | None, hint: str | None) -> str:
-        """The figure (with its alt text) and the table, as a static page shows them.
+    def static_html(self, state: ExplorerState, png: bytes | None, hint: str) -> str:
+        """Return the figure (with its alt text) and the table, as a static page shows them.
 
         ``png=None`` is prediction mode before the reveal: the live widget hides the figure and
         the numbers (they give the weights away), and so does this: only the ``hint`` is shown.

@@ -75,6 +75,7 @@ class HardSoftFigure(LiveFigure):
         self.update(at_deg)
 
     def update(self, at_deg) -> None:
+        """Move the angle markers to ``at_deg`` degrees (hidden when it is None)."""
         visible = at_deg is not None
         for marker in self.markers:
             marker.set_visible(visible)
@@ -82,6 +83,7 @@ class HardSoftFigure(LiveFigure):
                 marker.set_xdata([at_deg, at_deg])
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: the angle markers."""
         return list(self.markers)
 
 
@@ -100,7 +102,7 @@ def plot_hard_vs_soft(sweep: HardSoftSweep, component: int = 0, at_deg=None) -> 
 
 
 def query_at(angle_deg: float, radius: float) -> np.ndarray:
-    """The 2-d query of length ``radius`` pointing ``angle_deg`` degrees anticlockwise from x.
+    """Return the 2-d query of length ``radius``, ``angle_deg`` degrees anticlockwise from x.
 
     Returns
     -------
@@ -154,12 +156,13 @@ class RotationFigure(LiveFigure):
         self.update(angle_deg)
 
     def numbers(self, angle_deg: float):
-        """The query at ``angle_deg``, its output and its weights."""
+        """Return the query at ``angle_deg``, its output and its weights."""
         q = query_at(angle_deg, self.radius)
         out, weights = attention(q, self.K, self.V, scale=self.example.scale)
         return q, out, weights
 
     def update(self, angle_deg: float) -> None:
+        """Turn the query to ``angle_deg`` and move the output, the weights and the angle label."""
         q, out, weights = self.numbers(angle_deg)
         self.keys.update(q)
         self.values.update(out, weights)
@@ -167,6 +170,7 @@ class RotationFigure(LiveFigure):
         self.angle_label.set_text(f"query at {angle_deg:.0f}°")
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: both panels', the bars', the angle label."""
         bars = [a for a in self.bars.dynamic_artists() if a is not self.bars.ax.title]
         return [
             *self.keys.dynamic_artists(), *self.values.dynamic_artists(), *bars,
@@ -175,8 +179,10 @@ class RotationFigure(LiveFigure):
 
 
 def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
-    """The query of direction ``angle_deg`` among the keys, the output among the values (the
-    explorer's panels), and the softmax weights as bars.
+    """Draw the query among the keys, the output among the values, and the weights as bars.
+
+    The query points in direction ``angle_deg``; the two vector panels are the explorer's, the
+    softmax weights are bars.
 
     Parameters
     ----------

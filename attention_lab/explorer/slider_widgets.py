@@ -83,11 +83,11 @@ class SliderFigure(widgets.VBox):
         raise NotImplementedError
 
     def _readout_html(self, text: str, value) -> str:
-        """The readout under the picture: the text, as one paragraph (a subclass may add a table)."""
+        """Return the readout under the picture: its text in a paragraph (subclasses add tables)."""
         return f"<p>{html.escape(text)}</p>"
 
     def _state(self):
-        """The first slider's value, or every slider's value as a tuple when there are more."""
+        """Return the first slider's value, or the values of all sliders as a tuple if several."""
         values = tuple(float(s.value) for s in self.sliders)
         return values if len(values) > 1 else values[0]
 

@@ -11,6 +11,7 @@ other keep their own labels, placed apart.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -54,8 +55,11 @@ def coincide(a, b, ax: Axes) -> bool:
 
 
 def equal_as_shown(a, b) -> bool:
-    """Whether two points are the same at the 3 decimals every readout shows: only then may a
-    label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not equal to it)."""
+    """Tell whether two points are the same at the 3 decimals every readout shows.
+
+    Only then may a label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not
+    equal to it).
+    """
     return bool(
         np.array_equal(np.round(np.asarray(a, float), 3), np.round(np.asarray(b, float), 3))
     )
@@ -65,8 +69,9 @@ _LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
 def place_labels(items, ax: Axes, avoid=()) -> None:
-    """Put each label just past its point, inside the axes, off the labels placed before and,
-    where there is room, off the arrows.
+    """Put each label just past its point, inside the axes and off the labels placed before.
+
+    Where there is room, a label also keeps off the arrows.
 
     Parameters
     ----------
@@ -87,7 +92,10 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     box = ax.get_window_extent()
     sx, sy = max(box.width, 1.0) / (x1 - x0), max(box.height, 1.0) / (y1 - y0)
-    renderer = ax.get_figure(root=True).canvas.get_renderer()
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # the axes were made in a figure
+    # get_renderer is on the raster canvases (Agg), not on the stubs' FigureCanvasBase
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     shafts = _shaft_points(avoid, (x0, y0), (sx, sy))
     placed: list[tuple[float, float, float, float]] = []
     for text, point in items:
@@ -133,8 +141,11 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
 
 
 def _shaft_points(tips, origin, scale) -> np.ndarray:
-    """Points along each arrow from the origin to a tip, in pixels from the axes' lower left,
-    shape (m, 2); the last tenth (the head, beside its own label) is left out."""
+    """Return points along each arrow from the origin to a tip, shape (m, 2).
+
+    In pixels from the axes' lower left; the last tenth (the head, beside its own label) is
+    left out.
+    """
     if not len(tips):
         return np.empty((0, 2))
     t = np.linspace(0.0, 0.9, 19)[:, None, None]
@@ -195,7 +206,7 @@ class KeysPanel:
         # A copy of each key arrow, shown over the query only while the query sits on that key
         # (arrows are slow to draw: only these few are redrawn on every step).
         self.key_overlays = [key_arrow(k, visible=False) for k in self.keys]
-        font = {"fontsize": LABEL_PT, "va": "center"}
+        font: dict[str, Any] = {"fontsize": LABEL_PT, "va": "center"}
         # Above a dozen tokens names cannot be read anyway: no key labels, static key arrows.
         self.named = len(self.keys) <= ANNOTATE_MAX_TOKENS
         self.key_labels = [
@@ -227,6 +238,7 @@ class KeysPanel:
         )
 
     def dynamic_artists(self) -> list:
+        """Return what :meth:`update` changes: the query arrow and label, key overlays and labels."""
         # A key the query sits on is drawn again over it, so it still shows.
         return [self.query_arrow, *self.key_overlays, *self.key_labels, self.query_label]
 
@@ -267,7 +279,7 @@ class ValuesPanel:
             [], [], marker="*", markersize=17, color=OUTPUT_COLOUR, markeredgecolor="white",
             linestyle="none",
         )  # fmt: skip
-        font = {"fontsize": LABEL_PT, "va": "center"}
+        font: dict[str, Any] = {"fontsize": LABEL_PT, "va": "center"}
         self.value_labels = [
             add_label(ax, *v, text=f"v {name}", color=VALUE_COLOUR, **font)
             for v, name in zip(self.values, self.labels, strict=True)
@@ -281,7 +293,10 @@ class ValuesPanel:
         out = self.output = np.asarray(output, dtype=float)
         self.output_marker.set_data([out[0]], [out[1]])
         self.blend_lines.set_segments([[tuple(out), tuple(v)] for v in self.values])
-        self.blend_lines.set_linewidths(0.3 + 5.0 * np.asarray(weights, dtype=float))
+        # matplotlib's stubs leave out set_linewidths, set_linewidth's alias
+        self.blend_lines.set_linewidths(  # type: ignore[attr-defined]
+            0.3 + 5.0 * np.asarray(weights, dtype=float)
+        )
         named = bool(self.value_labels)
         on = [j for j, v in enumerate(self.values) if named and equal_as_shown(out, v)]
         names = " = ".join(f"v {self.labels[j]}" for j in on)
@@ -293,6 +308,7 @@ class ValuesPanel:
         )
 
     def dynamic_artists(self) -> list:
+        """Return the artists :meth:`update` changes: blend lines, output marker and labels."""
         return [
             self.blend_lines, self.output_marker, *self.value_labels, self.output_label,
         ]  # fmt: skip

@@ -1,5 +1,7 @@
-"""Small parts every live widget of the course shares: the labelled picture, the static
-fallback of the display data, and table styling."""
+"""Small parts every live widget of the course shares.
+
+The labelled picture, the static fallback of the display data, and table styling.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ class LabelledImage(widgets.Image):
 
 
 def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
-    """A widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
+    """Return a widget as static HTML, for exporters without a widget manager (nbconvert, GitHub).
 
     Parameters
     ----------
@@ -60,8 +62,11 @@ def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
 
 @functools.cache
 def hidden_png(message: str) -> bytes:
-    """A small picture that only says ``message``: what a static export shows in place of a
-    figure that would give an answer away (a prediction-mode explorer before the reveal)."""
+    """Return a small picture that only says ``message``.
+
+    A static export shows it in place of a figure that would give an answer away (a
+    prediction-mode explorer before the reveal).
+    """
     from matplotlib.figure import Figure
 
     from attention_lab._render import figure_png
@@ -74,7 +79,7 @@ def hidden_png(message: str) -> bytes:
 
 
 def mimebundle(bundle: dict, png: bytes | None, text: str, page: str, include=None, exclude=None):
-    """A widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
+    """Return a widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
 
     nbconvert skips the widget view when no widget state was saved and GitHub never renders
     it; both then show the picture of the state the widget was displayed in. ``png=None``

@@ -41,7 +41,7 @@ def checked_labels(labels: Sequence[str], n: int, name: str, what: str) -> list[
 
 
 def finite_array(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
-    """A float array with an allowed number of dimensions and only finite numbers."""
+    """Return a float array with an allowed number of dimensions and only finite numbers."""
     return as_float_array(x, name, ndims, finite=True)
 
 
@@ -58,7 +58,7 @@ def weights_array(weights, name: str = "weights") -> np.ndarray:
 
 
 def bool_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
-    """A boolean 'may attend' mask of ``shape`` (all True when ``mask`` is None)."""
+    """Return a boolean 'may attend' mask of ``shape`` (all True when ``mask`` is None)."""
     if mask is None:
         return np.ones(shape, dtype=bool)
     arr = np.asarray(mask)
@@ -79,7 +79,7 @@ def axes_or_new(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
 
 
 def add_label(ax: Axes, x: float, y: float, **kwargs) -> LayoutCachedText:
-    """An empty text label at data position (x, y) whose layout is cached (fast redraws)."""
+    """Add an empty text label at data position (x, y) whose layout is cached (fast redraws)."""
     kwargs.setdefault("text", "")
     text = LayoutCachedText(x, y, transform=ax.transData, clip_on=False, **kwargs)
     ax.add_artist(text)

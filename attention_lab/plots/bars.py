@@ -112,7 +112,7 @@ class WeightsBars(LivePlot):
         self.ax.title.set_text(title)  # keeps the title's font settings
 
     def dynamic_artists(self) -> list:
-        """The artists :meth:`update` changes, in drawing order."""
+        """Return the artists :meth:`update` changes, in drawing order."""
         spines = list(self.ax.spines.values())  # bars cover the bottom spine: draw it again
         return [*self.bars, *spines, *(self.texts or []), self.ax.title]
 

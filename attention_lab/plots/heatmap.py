@@ -173,7 +173,7 @@ class AttentionHeatmap(LivePlot):
             dark_text = black_text_wins(self._cmap(w)[..., :3])
             for (i, j), text in np.ndenumerate(self.texts):
                 if allowed[i, j]:
-                    text.set_text(fmt(w[i, j]))
+                    text.set_text(fmt(float(w[i, j])))
                     text.set_color("black" if dark_text[i, j] else "white")
                     text.set_fontstyle("normal")
                 else:
@@ -198,7 +198,7 @@ class AttentionHeatmap(LivePlot):
         self.row_outline.set_visible(True)
 
     def dynamic_artists(self) -> list:
-        """The artists :meth:`update` changes, in drawing order."""
+        """Return the artists :meth:`update` changes, in drawing order."""
         # The spines are redrawn too: the mesh covers them, and a full draw puts them on top.
         spines = list(self.ax.spines.values())
         artists = [self.image, self.masked_cells, self.row_outline, *spines, self.ax.title]

@@ -75,7 +75,7 @@ def _point(x, name: str) -> np.ndarray:
 
 
 def _outward(vector: np.ndarray, distance: float) -> tuple[float, float]:
-    """An offset (in points) pointing away from the origin along ``vector``: label placement."""
+    """Return an offset (points) away from the origin along ``vector``, to place a label."""
     norm = float(np.hypot(*vector))
     if norm == 0:
         return (distance, distance)
@@ -83,7 +83,7 @@ def _outward(vector: np.ndarray, distance: float) -> tuple[float, float]:
 
 
 def _nudge(vector: np.ndarray, ax: Axes, fraction: float = 0.05) -> np.ndarray:
-    """A data-space step away from the origin along ``vector``: puts a label past a tip."""
+    """Return a data-space step away from the origin along ``vector``: puts a label past a tip."""
     norm = float(np.hypot(*vector))
     span = max(np.ptp(ax.get_xlim()), np.ptp(ax.get_ylim()))
     direction = vector / norm if norm else np.array([0.7, 0.7])
@@ -182,12 +182,14 @@ class VectorPlot(LivePlot):
                 )
             )  # fmt: skip
             if show_names:
+                assert self.labels is not None  # show_names says so
                 ax.annotate(
                     f"k {self.labels[i]}", key, xytext=_outward(key, 9), textcoords="offset points",
                     color=KEY_COLOUR, fontsize=10, ha="center", va="center",
                 )  # fmt: skip
         ax.plot(v[:, 0], v[:, 1], "s", color=VALUE_COLOUR, markersize=7, label="values")
         if show_names:
+            assert self.labels is not None  # show_names says so
             for i, value in enumerate(v):
                 ax.annotate(
                     f"v {self.labels[i]}", value, xytext=(5, 4), textcoords="offset points",
@@ -198,8 +200,9 @@ class VectorPlot(LivePlot):
         )
         ax.add_collection(self.blend_lines, autolim=False)
         q = _point(query, "query")
+        # matplotlib's stubs want a tuple for posB; any pair of numbers works, q is an array
         self.query_arrow = FancyArrowPatch(
-            (0, 0), q, arrowstyle="-|>", mutation_scale=16, color=QUERY_COLOUR, lw=2.6,
+            (0, 0), q, arrowstyle="-|>", mutation_scale=16, color=QUERY_COLOUR, lw=2.6,  # type: ignore[arg-type]
             label="query",
         )  # fmt: skip
         ax.add_patch(self.query_arrow)
@@ -243,14 +246,15 @@ class VectorPlot(LivePlot):
             raise ValueError(f"weights must have shape ({len(self.values)},), got {w.shape}")
         self.weights = w
         self.blend_lines.set_segments([[tuple(out), tuple(value)] for value in self.values])
-        self.blend_lines.set_linewidths(0.3 + 5.0 * w)
+        # matplotlib's stubs leave out set_linewidths, set_linewidth's alias
+        self.blend_lines.set_linewidths(0.3 + 5.0 * w)  # type: ignore[attr-defined]
 
     def set_title(self, title: str) -> None:
         """Change the plot's title."""
         self.ax.title.set_text(title)  # keeps the title's font settings
 
     def dynamic_artists(self) -> list:
-        """The artists :meth:`update` changes, in drawing order."""
+        """Return the artists :meth:`update` changes, in drawing order."""
         return [
             self.blend_lines,
             self.query_arrow,

@@ -292,7 +292,8 @@ GROUPS = 3  # courses graded side by side: kernel start-up is mostly waiting on 
 
 def _write_config(root: Path) -> None:
     """The course's own settings (nbgrader_config.py's pipeline, feedback page and formgrader
-    view), with shorter time limits."""
+    view), with shorter time limits.
+    """
     (root / "nbgrader_config.py").write_text(
         "from attention_grader.pipeline import configure\n"
         "c = get_config()\n"

@@ -1,12 +1,13 @@
-"""Maths that links or styles (``\\href{javascript:...}``, ``\\style``, a quote in ``\\color``) and
-maths that moves the page (meta refresh, ``<base href>``, a ``<form>`` in ``\\text``)."""
+r"""Maths that links or styles (``\href{javascript:...}``, ``\style``, a quote in ``\color``) and
+maths that moves the page (meta refresh, ``<base href>``, a ``<form>`` in ``\text``).
+"""
 
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 _COLOUR = 'red" onmouseover="' + RUN
 
 
 def tex(command: str, *bodies: str) -> str:
-    """``\\command{a}{b}``, braces doubled (the batch fills sources with str.format)."""
+    r"""``\command{a}{b}``, braces doubled (the batch fills sources with str.format)."""
     return "\\" + command + "".join("{{" + body + "}}" for body in bodies)
 
 

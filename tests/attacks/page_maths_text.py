@@ -1,12 +1,13 @@
-"""Hides HTML in maths (``\\text``, ``\\mathrm``, ``\\operatorname``, ``\\mbox``, an environment)
-in a written cell and in a ``display(Markdown(...))`` output: latex2mathml copied it into pages."""
+r"""Hides HTML in maths (``\text``, ``\mathrm``, ``\operatorname``, ``\mbox``, an environment)
+in a written cell and in a ``display(Markdown(...))`` output: latex2mathml copied it into pages.
+"""
 
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 IMG = '<img/src="x"/onerror="' + RUN + '">'
 
 
 def tex(command: str, body: str) -> str:
-    """``\\command{body}``, braces doubled (the batch fills sources with str.format)."""
+    r"""``\command{body}``, braces doubled (the batch fills sources with str.format)."""
     return "\\" + command + "{{" + body + "}}"
 
 

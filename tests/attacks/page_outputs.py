@@ -1,5 +1,6 @@
 """Raw HTML in markdown outputs, SVG outputs with script, ``javascript:`` links, a meta refresh,
-``<base href>`` and a ``<form>`` in HTML outputs, and the same in a plain written cell."""
+``<base href>`` and a ``<form>`` in HTML outputs, and the same in a plain written cell.
+"""
 
 RUN = "window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"
 _SVG = '<svg xmlns="http://www.w3.org/2000/svg" onload="' + RUN + '"><script>' + RUN

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _plan(questions) -> dict[str, dict]:
-    """student -> {answer cell id: (code, kind, index)} covering every answer exactly once.
+    """Map each student to {answer cell id: (code, kind, index)} covering every answer exactly once.
 
     Student ``correct_i`` answers every question with its i-th correct variant; ``wrong_j``
     gives the j-th wrong answer of each question that has one (a correct variant elsewhere).

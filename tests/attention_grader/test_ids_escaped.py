@@ -130,7 +130,7 @@ def test_the_report_page_and_its_csv_files(hostile_class):
 
 
 def test_the_formgrader_view_of_a_submission_escapes_the_student_id(tmp_path):
-    """nbgrader's formgrade template prints the id into the page and a ``data-link``."""
+    """The formgrade template of nbgrader prints the id into the page and a ``data-link``."""
     import nbgrader.server_extensions.formgrader.handlers as handlers
     from attention_grader.pipeline import configure
     from nbconvert import HTMLExporter
@@ -184,7 +184,8 @@ def test_the_formgraders_own_pages_escape_ids_in_script_strings(template):
 
 def test_every_formgrader_page_still_renders_its_own_markup():
     """With escaping on, nbgrader's templates keep their own HTML and scripts (macros and
-    blocks are markup), only the values are escaped."""
+    blocks are markup), only the values are escaped.
+    """
     from pathlib import Path
 
     from attention_grader.pages.formgrader_view import escape_formgrader_pages
@@ -217,7 +218,8 @@ def test_every_formgrader_page_still_renders_its_own_markup():
 
 def test_the_submission_history_its_csv_and_the_reports_section(hostile_class, tmp_path):
     """Every hostile id as a submission collect received, and as the claim of a refused
-    folder: the history file, the report's submissions.csv and its Submissions section."""
+    folder: the history file, the report's submissions.csv and its Submissions section.
+    """
     from datetime import datetime
 
     from attention_grader.intake.exchange_identity import Inbound

@@ -87,7 +87,8 @@ def test_the_layers_form_no_cycle():
 
 def test_every_grader_module_lives_in_a_subpackage():
     """Only the entry points stay at the top; a new module goes into the subpackage of its
-    concern (and into tools/house_plan.py's MOVES, which moves it there)."""
+    concern (and into tools/house_plan.py's MOVES, which moves it there).
+    """
     loose = {p.stem for p in GRADER.glob("*.py")} - TOP
     assert not loose, f"put {sorted(loose)} into a subpackage (tools/house_plan.py MOVES)"
     assert {p.name for p in GRADER.iterdir() if (p / "__init__.py").exists()} == set(ALLOWED)
@@ -109,7 +110,8 @@ def test_the_grader_imports_only_down_the_layers():
 )
 def test_an_import_up_the_layers_is_named(tmp_path, source, complaint):
     """The check itself: an upward import, even a lazy or relative one, is reported by file,
-    line and name (so the test above fails on it)."""
+    line and name (so the test above fails on it).
+    """
     module = tmp_path / PACKAGE / "common" / "course.py"
     module.parent.mkdir(parents=True)
     module.write_text(source)

@@ -1,5 +1,6 @@
 """The PostgreSQL gradebook for real: a throwaway Debian postgresql cluster (tests/pg_cluster.py),
-`grade(..., jobs=2)` leaving the same gradebook as on SQLite, and the formgrader's REST API on it."""
+`grade(..., jobs=2)` leaving the same gradebook as on SQLite, and the formgrader's REST API on it.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def cluster():
 def graded(cluster, shared_class):
     """The same class graded twice with two workers: on SQLite (the session's shared class)
     and on PostgreSQL, its URL in nbgrader_config.py so nbgrader, `make grade` and the
-    formgrader all read the same gradebook."""
+    formgrader all read the same gradebook.
+    """
     url = cluster.create_database()
     on_postgres = replace(STANDARD, name="postgres", config=f"c.CourseDirectory.db_url = {url!r}\n")
     return {

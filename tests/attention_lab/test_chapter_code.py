@@ -1,5 +1,6 @@
 """The chapters' own code (attention_lab.chapter_code) gives the chapters' numbers and agrees
-with attention_lab on them and on random inputs."""
+with attention_lab on them and on random inputs.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """attention_lab.core, tested three ways: against a naive reference, at extreme inputs, and on
-seeded random data; plus the properties the lessons teach and every error message."""
+seeded random data; plus the properties the lessons teach and every error message.
+"""
 
 import doctest
 import math

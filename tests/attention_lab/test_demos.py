@@ -1,5 +1,6 @@
 """Lesson helpers (attention_lab.demos): the names lessons reach through it, accessible figures,
-static-fallback widgets (chapter checks: test_chapter_checks.py)."""
+static-fallback widgets (chapter checks: test_chapter_checks.py).
+"""
 
 import base64
 import html
@@ -18,7 +19,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 def test_lessons_reach_every_helper_through_demos():
     """The notebooks call ``demos.check``, ``demos.RotationFigure``, ``demos.QueryRotation``...:
-    each is the object of the module that owns it, not a copy."""
+    each is the object of the module that owns it, not a copy.
+    """
     from attention_lab.checks import chapter as chapter_checks
     from attention_lab.explorer import slider_figures, slider_widgets
     from attention_lab.plots import lines

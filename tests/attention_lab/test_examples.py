@@ -1,5 +1,6 @@
 """Every number the two chapters print (../shared/course-map.md's table and the arithmetic on the
-way), reproduced through the public API at the precision the chapter prints it."""
+way), reproduced through the public API at the precision the chapter prints it.
+"""
 
 import math
 

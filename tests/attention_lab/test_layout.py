@@ -1,5 +1,6 @@
 """attention_lab's layout (docs/design.md, "Layout"): imports between its parts point one way,
-and the lessons reach the library through its entry points only."""
+and the lessons reach the library through its entry points only.
+"""
 
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def test_imports_point_one_way():
 
 def test_the_rule_reports_an_import_against_it(tmp_path):
     """The checker itself: a check importing the explorer (lazily, relative or absolute) and the
-    numerics importing a plot are reported; the explorer importing a plot is not."""
+    numerics importing a plot are reported; the explorer importing a plot is not.
+    """
     fake = tmp_path / "attention_lab"
     for part in ("checks", "explorer", "plots"):
         (fake / part).mkdir(parents=True)

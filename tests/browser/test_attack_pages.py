@@ -1,4 +1,4 @@
-"""The attack suite's submissions, opened in Chromium as the teacher and the student see them.
+r"""The attack suite's submissions, opened in Chromium as the teacher and the student see them.
 
 Every submission of ``tests/attacks/`` is graded through both routes (plain ``nbgrader
 autograde`` and ``make grade``, :mod:`attacks.batch`); then each graded notebook becomes the two
@@ -11,7 +11,7 @@ to another site (meta refresh, ``<base href>``, forms), and the student's part o
 no script, frame, object, SVG, form, meta, base, event handler, ``javascript:``/``data:`` link
 or MathML link.
 
-The payloads are real: a control page with latex2mathml's own output for ``\\text{<img
+The payloads are real: a control page with latex2mathml's own output for ``\text{<img
 onerror>}`` runs the payload in the same harness.
 """
 
@@ -131,7 +131,8 @@ def pages(batch, tmp_path_factory):
 @pytest.fixture
 def unprotected(browser):
     """A browser context that ignores every page's CSP, records every network request and
-    refuses all of them (nothing may leave a page)."""
+    refuses all of them (nothing may leave a page).
+    """
     context = browser.new_context(bypass_csp=True)
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.requests = []
@@ -184,8 +185,9 @@ def test_every_feedback_page_carries_its_policy(pages):
 
 
 def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
-    """Control: the library's own serialiser still copies ``\\text{...}`` as markup, and the
-    harness above sees the script run when nothing cleans it."""
+    r"""Control: the library's own serialiser still copies ``\text{...}`` as markup, and the
+    harness above sees the script run when nothing cleans it.
+    """
     from latex2mathml.converter import convert
 
     mathml = convert('\\text{<img/src="x"/onerror="' + RUN + '">}')
@@ -198,7 +200,8 @@ def test_the_harness_sees_latex2mathmls_own_output_run(unprotected, tmp_path):
 
 def test_every_csv_of_the_batch_holds_no_formula(batch):
     """grades.csv, the report's students.csv and (``make grade``) batch_summary.csv, with the
-    formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs."""
+    formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs.
+    """
     from attention_grader.common.course import load_course
     from attention_grader.term.grades import write_grades
     from attention_grader.term.report import write_report

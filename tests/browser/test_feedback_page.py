@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared helpers
-from grading_course import render_feedback  # noqa: E402
-from test_feedback_page import feedback_notebook  # noqa: E402
+from grading_course import render_feedback
+from test_feedback_page import feedback_notebook
 
 pytestmark = pytest.mark.slow
 

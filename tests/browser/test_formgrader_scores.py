@@ -59,7 +59,7 @@ def formgrader(late_class, tmp_path_factory):
 
 
 def _expected(root) -> dict[str, tuple[float, float, float]]:
-    """student -> (final score, max, penalty), from the gradebook."""
+    """Map each student to (final score, max, penalty), from the gradebook."""
     from attention_grader.intake.late import final_score
     from nbgrader.api import Gradebook
 

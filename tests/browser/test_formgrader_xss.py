@@ -145,7 +145,8 @@ def _set_manual(root: Path, student: str, grade: str, score: float) -> None:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> Path:
     """A course (the repository's nbgrader_config.py) with an attacker and an honest student,
-    autograded, manually graded and with feedback generated."""
+    autograded, manually graded and with feedback generated.
+    """
     root = tmp_path_factory.mktemp("xss") / "course"
     (root / "source" / ASSIGNMENT).mkdir(parents=True)
     nbformat.write(_source_notebook(), root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
@@ -176,7 +177,8 @@ def formgrader(graded, tmp_path_factory):
 
 def _browser_context(browser, server, bypass_csp: bool = False):
     """The teacher, logged in to the course's Jupyter server (a login cookie, as in real use)
-    in a fresh browser profile: CDN scripts stubbed, PUTs and CSP violations recorded."""
+    in a fresh browser profile: CDN scripts stubbed, PUTs and CSP violations recorded.
+    """
     context = browser.new_context(bypass_csp=bypass_csp)
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     login = context.new_page()
@@ -267,7 +269,8 @@ def test_the_sanitiser_alone_stops_the_attack(browser, formgrader, graded):
 def _inject(context, url: str) -> None:
     """Serve ``url`` with raw payloads inside the notebook, its headers (the CSP) kept: what a
     page would be if the sanitiser had missed them (it runs as the page is built, so the only
-    way past it is after the server)."""
+    way past it is after the server).
+    """
     raw = (
         f"<script>{PAYLOAD}</script>"
         f'<img src=x onerror="{PAYLOAD}">'
@@ -315,7 +318,8 @@ def test_the_policy_alone_stops_a_script_the_sanitiser_missed(browser, teacher, 
 def test_an_unsanitised_notebook_is_cleaned_when_the_page_is_built(browser, formgrader, graded):
     """A notebook autograded before a fix (raw payloads in its outputs and written answer,
     maths included) is cleaned as the formgrader renders it: nothing runs even with the
-    page's policy off."""
+    page's policy off.
+    """
     path = graded / "autograded" / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     saved = path.read_text()
     nb = nbformat.read(path, as_version=4)
@@ -345,7 +349,8 @@ def test_an_unsanitised_notebook_is_cleaned_when_the_page_is_built(browser, form
 
 def test_the_payload_rewrites_grades_when_it_runs(teacher, formgrader, graded):
     """Control: the attack is real. Run by the teacher's page (Playwright's evaluate is not
-    subject to the page's policy), the payload sets the submission's grades to 0."""
+    subject to the page's policy), the payload sets the submission's grades to 0.
+    """
     page = _open(teacher, _submission_url(formgrader, graded, "honest"))
     with page.expect_response(
         lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT"

@@ -119,7 +119,8 @@ def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
     browser, lab, full_notebook, artifacts
 ):
     """Issue 29: at 1280 px with the file browser open (JupyterLab's default) the explorer made
-    the notebook scroll sideways."""
+    the notebook scroll sideways.
+    """
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
         open_in_lab(page, lab, full_notebook)

@@ -185,7 +185,8 @@ class Classroom:
 
     def execute(self, name: str, kernel_id: str, code: str, timeout: float = 60):
         """Execute ``code`` in a running kernel; (stdout, errors). A kernel that dies while
-        running it gives the error ``KernelDied: restarting`` (or ``dead``)."""
+        running it gives the error ``KernelDied: restarting`` (or ``dead``).
+        """
         return asyncio.run(self._execute(name, kernel_id, code, timeout))
 
     async def _execute(self, name: str, kernel_id: str, code: str, timeout: float):
@@ -380,7 +381,8 @@ def _start_hub(
     stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict, extra_config: str = ""
 ) -> dict:
     """Start jupyterhub with ``hub_config`` (+ test settings, + ``extra_config``, config lines a
-    test adds last); stopped when ``stack`` closes."""
+    test adds last); stopped when ``stack`` closes.
+    """
     state = tmp / "hub"
     # private, as docs/hub-admins.md says: the config holds the admin token and the password,
     # the database every user's tokens (the hub refuses to start in a folder others can read)
@@ -423,7 +425,8 @@ def _one_class_hub(
     stack, request, tmp: Path, instructor: str, students, env: dict, extra_config: str = ""
 ) -> Classroom:
     """Install the exchange, system config and the instructor's course, then start the shipped
-    one-class hub with ``env`` on top (who is who: the env's lists or a roster)."""
+    one-class hub with ``env`` on top (who is who: the env's lists or a roster).
+    """
     exchange, config_dir = tmp / "exchange", tmp / "etc" / "jupyter"
     install.install_system(str(exchange), str(config_dir), [COURSE_ID], instructor)
     course_dir = Path("~" + instructor).expanduser() / COURSE_ID
@@ -462,7 +465,8 @@ def classroom(request):
 @pytest.fixture(scope="module")
 def two_classes(request):
     """A running several-classes hub: class A with its formgrader service run by a grader
-    account, class B without; one student in each. Yields (Classroom, facts)."""
+    account, class B without; one student in each. Yields (Classroom, facts).
+    """
     _require_root_and_proxy()
     tag = secrets.token_hex(3)
     grader, teacher = f"al_grd_{tag}", f"al_tch_{tag}"
@@ -522,7 +526,8 @@ LIMITS = {"mem": "400M", "mem_bytes": 400 * 1024**2, "cpus": 0.5, "cull_idle": 9
 @pytest.fixture(scope="module")
 def limited_class(request):
     """A one-class hub made from a roster file (accounts created by ``install.py roster``), with
-    small per-user limits (LIMITS) and the idle culler on. Yields (Classroom, roster path)."""
+    small per-user limits (LIMITS) and the idle culler on. Yields (Classroom, roster path).
+    """
     _require_root_and_proxy()
     from roster import read_roster
 

@@ -31,7 +31,8 @@ def exchange_with_courses(root: Path, course_ids) -> Path:
 
 def load_hub_config(name: str, monkeypatch, **env) -> Config:
     """A shipped hub config as JupyterHub loads it, over an exchange made as install.py makes it
-    (the config refuses to load without one)."""
+    (the config refuses to load without one).
+    """
     import atexit
     import shutil
     import tempfile
@@ -215,8 +216,9 @@ def test_course_folders_need_an_owner_at_install(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder to another account needs root")
 def test_a_course_folder_made_by_someone_else_is_refused_everywhere(tmp_path, monkeypatch, capsys):
-    """mallory (here: nobody) made the course folder before the install: install, check and
-    the hub's start refuse it, naming the owner and the fix; nothing is taken over."""
+    """Attacker mallory (here: nobody) made the course folder before the install: install,
+    check and the hub's start refuse it, naming the owner and the fix; nothing is taken over.
+    """
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     exchange.chmod(0o1777)

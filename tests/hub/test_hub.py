@@ -202,7 +202,8 @@ def test_grades_are_as_expected(classroom, cycle):
 
 def test_formgrader_autograde_runs_student_code_sandboxed(cycle):
     """The course's nbgrader_config.py sandboxes the formgrader's kernels, run as the instructor:
-    bubblewrap without root (user namespaces), so no separate sandbox account."""
+    bubblewrap without root (user namespaces), so no separate sandbox account.
+    """
     log = next(iter(cycle["autograde_logs"].values()))
     assert "Sandbox protections for student kernels" in log, log
     for layer in ("filesystem isolation", "no network", "CPU-time limit", "memory limit"):
@@ -308,7 +309,8 @@ def test_hub_groups_hold_the_class(classroom, cycle):
 
 def test_instructor_enrols_a_student_and_only_the_instructor_can(classroom, cycle):
     """The formgrade- role at work: `nbgrader db student add` in the instructor's server joins
-    the student to the hub group; a student's token may not touch the group."""
+    the student to the hub group; a student's token may not touch the group.
+    """
     newcomer = classroom.students[0].replace("stua", "stun")
     assert classroom.hub_api("POST", f"/users/{newcomer}").status_code == 201
     group = f"/groups/nbgrader-{COURSE_ID}"
@@ -362,7 +364,8 @@ def test_a_student_logs_in_and_lands_in_jupyterlab_without_instructor_tools(clas
 
 def _nbgrader_ui_in_chromium(room, user: str) -> tuple[list[str], bool]:
     """Log ``user`` in through the hub's login form in Chromium; the items of JupyterLab's
-    Nbgrader menu and whether the Create Assignment sidebar tab is there."""
+    Nbgrader menu and whether the Create Assignment sidebar tab is there.
+    """
     import sys
 
     from playwright.sync_api import sync_playwright
@@ -395,7 +398,8 @@ def _nbgrader_ui_in_chromium(room, user: str) -> tuple[list[str], bool]:
 
 def test_only_the_instructor_sees_nbgrader_teacher_tools_in_jupyterlab(classroom):
     """Issue 29: in Chromium, a student's JupyterLab on the hub shows the Assignment List only;
-    the instructor's shows Formgrader, Course List and the Create Assignment sidebar."""
+    the instructor's shows Formgrader, Course List and the Create Assignment sidebar.
+    """
     labels, create_tab = _nbgrader_ui_in_chromium(classroom, classroom.students[0])
     assert "Assignment List" in labels, labels
     assert not {"Formgrader", "Course List"} & set(labels), labels

@@ -1,5 +1,6 @@
 """The classroom's operations settings without a hub: roster files, limits, the idle culler
-(tests/hub/test_hub_limits.py runs them on a real hub)."""
+(tests/hub/test_hub_limits.py runs them on a real hub).
+"""
 
 from __future__ import annotations
 
@@ -69,8 +70,9 @@ def test_only_students_go_to_the_gradebook_import(tmp_path):
 
 
 def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
-    """cgroup v2 is not on the test machine (v1 is, and test_hub_limits.py uses it): check the
-    files the v2 path writes on a stand-in tree, as a v2 kernel would read them."""
+    """The test machine has no cgroup v2 (it has v1, and test_hub_limits.py uses it): check the
+    files the v2 path writes on a stand-in tree, as a v2 kernel would read them.
+    """
     from limits import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.

@@ -117,8 +117,8 @@ def story(attacked):
     after_submit = _try(room, mallory, {
         "read alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}).read()",
         "read alice's secret": f"open({str(alice_folder / 'submission_secret.txt')!r}).read()",
-        "replace alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}, 'w').write('{{}}')",  # noqa: E501
-        "rename alice's folder": f"os.rename({str(alice_folder)!r}, {str(inbound / f'{mallory}+{assignment}+{FUTURE}+y')!r})",  # noqa: E501
+        "replace alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}, 'w').write('{{}}')",
+        "rename alice's folder": f"os.rename({str(alice_folder)!r}, {str(inbound / f'{mallory}+{assignment}+{FUTURE}+y')!r})",
         "list inbound": f"os.listdir({str(inbound)!r})",
         "hand in as alice": (
             f"os.mkdir({str(forged)!r}); "

@@ -1,6 +1,7 @@
 """tools/house_plan.py: moves what is at an old place, rewrites every reference, and a second
 run changes nothing (the integrator re-runs it after each merge). Tried on a small temporary git
-repository holding a few files at their old places, then on this repository (``--check``)."""
+repository holding a few files at their old places, then on this repository (``--check``).
+"""
 
 from __future__ import annotations
 

@@ -43,7 +43,8 @@ def test_the_course_config_installs_the_one_grading_pipeline():
 
 def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):
     """Run from a Python without attention_grader, the config says what to do (nbgrader logs it as
-    an ERROR) instead of a bare ModuleNotFoundError."""
+    an ERROR) instead of a bare ModuleNotFoundError.
+    """
     from traitlets.config.loader import PyFileConfigLoader
 
     monkeypatch.setitem(sys.modules, "attention_grader.pipeline", None)  # import now fails

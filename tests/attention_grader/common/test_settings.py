@@ -1,5 +1,6 @@
 """attention_grader.common.settings: every limit is a traitlet of the course config, set in one place,
-and ``make grade`` and plain ``nbgrader autograde`` grade with the same values."""
+and ``make grade`` and plain ``nbgrader autograde`` grade with the same values.
+"""
 
 from __future__ import annotations
 
@@ -122,7 +123,8 @@ def _what_grading_did(course, assignment: str, student: str) -> dict:
 @pytest.mark.slow
 def test_make_grade_and_nbgrader_autograde_obey_the_course_config(tmp_path):
     """A limit set in the course's nbgrader_config.py reaches the worker of `make grade`
-    (python -m attention_grader grade) and plain `nbgrader autograde` alike."""
+    (python -m attention_grader grade) and plain `nbgrader autograde` alike.
+    """
     from attention_grader.common.course import load_course
     from attention_grader.term.release import release
     from grading_course import (

@@ -40,7 +40,8 @@ def test_table_has_one_line_per_submission_and_a_total():
 
 def test_the_table_says_how_many_written_answers_wait_and_the_final_score_with_its_penalty():
     """Issue 29: "0 need attention" while written answers waited; late sam read 6/10 here and
-    4.8 in grades.csv. The score is the final one, the penalty beside it."""
+    4.8 in grades.csv. The score is the final one, the penalty beside it.
+    """
     summary = BatchSummary("a", [
         SubmissionResult("sam", "graded", score=4.8, max_score=10, penalty=1.2, waiting=2),
         SubmissionResult("tia", "graded", score=9, max_score=10, waiting=1),

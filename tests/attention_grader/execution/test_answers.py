@@ -36,8 +36,8 @@ def kernel(namespace: dict):
         real = IPython.display.display
         IPython.display.display = lambda data, raw=False: shown.append(data)
         try:
-            exec(source, {"globals": lambda: namespace})  # noqa: S102
-        except Exception as exc:  # noqa: BLE001 -- as a kernel reports an error
+            exec(source, {"globals": lambda: namespace})
+        except Exception as exc:  # as a kernel reports an error
             return [NotebookNode(output_type="error", ename=type(exc).__name__, evalue=str(exc))]
         finally:
             IPython.display.display = real
@@ -187,7 +187,7 @@ def test_grader_arguments_round_trip_through_the_wire_format():
     value = {"q": np.arange(6.0).reshape(2, 3), "m": np.eye(2, dtype=bool), "n": (None, 1, "a")}
     side = {"_USER_NS": {}, "_REQUEST": "{}"}
     # the kernel side's decoder on what the grader encodes
-    exec(answers.KERNEL_SIDE.replace("_answer()\n", ""), side)  # noqa: S102
+    exec(answers.KERNEL_SIDE.replace("_answer()\n", ""), side)
     back = side["_decode"](json.loads(json.dumps(encode(value))))
     assert np.array_equal(back["q"], value["q"]) and back["m"].dtype == bool
     assert back["n"] == (None, 1, "a")
@@ -226,7 +226,8 @@ def test_the_colliding_ints_really_collide():
 @pytest.mark.parametrize("kind", ["set", "dict", "Counter"])
 def test_a_full_size_colliding_set_or_dict_is_refused_before_anything_is_hashed(kind):
     """The issue's reply (millions of ints sharing one hash) is refused by its length alone;
-    a Counter (carried since issue 26) hashes its keys too, so it is capped alike."""
+    a Counter (carried since issue 26) hashes its keys too, so it is capped alike.
+    """
     pairs = [[x, 0] for x in COLLIDING]
     value = {"set": {"set": COLLIDING}, "dict": {"dict": pairs}, "Counter": {"counter": pairs}}
     value = value[kind]
@@ -236,7 +237,8 @@ def test_a_full_size_colliding_set_or_dict_is_refused_before_anything_is_hashed(
 
 def test_within_the_caps_collisions_cost_at_most_the_documented_bound():
     """Worst case at the caps: every hash equal. The equality tests stay under
-    max_set_items * max_hashed_items, and a set over the caps hashes nothing."""
+    max_set_items * max_hashed_items, and a set over the caps hashes nothing.
+    """
     from attention_grader.execution.answer_sets import HashBudget
 
     limits = AnswerLimits(max_set_items=100, max_hashed_items=400)

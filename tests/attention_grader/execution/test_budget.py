@@ -71,7 +71,8 @@ def test_a_child_that_dies_says_so():
 
 def test_past_the_deadline_the_child_and_its_kernel_are_killed_even_inside_c_code(tmp_path):
     """The child reports a cell and a 'kernel', then rebuilds a colliding set (quadratic, in C):
-    the parent kills both at the deadline and keeps the cell."""
+    the parent kills both at the deadline and keeps the cell.
+    """
     pid_file = tmp_path / "kernel.pid"
 
     def work(report):
@@ -159,7 +160,8 @@ def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded
 
 def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):
     """A claim older than the budget: the worker and every process under it are killed and the
-    student is remembered (grade.py then replaces the pool and flags the student)."""
+    student is remembered (grade.py then replaces the pool and flags the student).
+    """
     from attention_grader.execution.budget import WorkerWatch
     from attention_grader.execution.worker import over_budget, worker_budget
     from traitlets.config import Config

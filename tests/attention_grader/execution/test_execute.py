@@ -113,7 +113,8 @@ def test_a_kernel_that_cannot_start_says_why(tmp_path):
 
 def test_kernels_start_through_the_resolved_interpreter_folder(tmp_path):
     """Through a symlinked venv (``.venv -> /opt/venv``) the sandbox, which mounts real paths
-    only, must start the real folder's interpreter; a missing one is named."""
+    only, must start the real folder's interpreter; a missing one is named.
+    """
     from pathlib import Path
 
     from attention_grader.sandbox.sandbox_launch import resolved_kernel_cmd

@@ -155,7 +155,8 @@ def test_make_sandbox_check_in_a_pod_says_whether_grading_would_start():
 
 def test_every_grading_route_refuses_in_a_pod_without_the_sandbox(monkeypatch):
     """Not only `attention_grader grade`: plain `nbgrader autograde` and the formgrader's
-    autograde button run GradingExecute too, which refuses before any student kernel starts."""
+    autograde button run GradingExecute too, which refuses before any student kernel starts.
+    """
     from attention_grader.execution import execute
     from nbformat.v4 import new_code_cell, new_notebook
 

@@ -84,7 +84,8 @@ def test_released_source_drops_hidden_tests():
 
 def test_scan_submission_drops_forged_metadata_and_records_flags(tmp_path):
     """A student's own ``attention_grader`` metadata (fake flags, a fake "execution" record) is
-    gone after the sanitise step; what the scan found is recorded once."""
+    gone after the sanitise step; what the scan found is recorded once.
+    """
     student = new_code_cell("np.allclose = lambda *a, **k: True")
     student.metadata["attention_grader"] = {"guard": "after"}
     nb = new_notebook(cells=[student])

@@ -40,7 +40,8 @@ def run(student: dict, test: str, **cells) -> tuple[float, TrustedChecker, list]
 
 def test_a_rebound_library_function_is_the_graders_own_and_earns_nothing():
     """``from numpy.testing import assert_allclose`` in the released notebook, then the student
-    rebinds it to a no-op: the test still uses numpy's."""
+    rebinds it to a no-op: the test still uses numpy's.
+    """
     student = {"assert_allclose": lambda *a, **k: None, "normalise": lambda v: v}
     test = "assert_allclose(normalise(np.array([3.0, 4.0])), [0.6, 0.8])"
     libraries = {"assert_allclose": "numpy.testing.assert_allclose", "np": "numpy"}
@@ -130,7 +131,7 @@ def test_the_teachers_exception_classes_and_a_students_subclass_are_caught_by_na
         "else:\n    raise AssertionError('no NegativeInputError')"
     )
     kernel_ns: dict = {}
-    exec(locked["errors"], kernel_ns)  # noqa: S102 -- the read-only cell ran in the kernel too
+    exec(locked["errors"], kernel_ns)  # the read-only cell ran in the kernel too
 
     def safe_sqrt(x):
         raise kernel_ns["NegativeInputError"]("negative")
@@ -280,7 +281,8 @@ def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
 
 def test_the_kernels_encoder_and_the_graders_agree_on_the_plain_kinds():
     """The kernel side cannot import the grader (its text is sent to the kernel), so the two
-    encoders of complex numbers, dates, Decimal and Fraction are written twice: keep them equal."""
+    encoders of complex numbers, dates, Decimal and Fraction are written twice: keep them equal.
+    """
     import datetime
     import decimal
     import fractions

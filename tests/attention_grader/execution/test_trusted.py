@@ -84,7 +84,7 @@ def test_a_students_function_is_called_in_its_kernel_and_errors_read_as_its_own(
 
 def test_a_substituted_reference_is_seen_by_the_students_function_only_inside():
     student = {}
-    exec(  # noqa: S102 -- the student's notebook: a broken softmax, attention that calls it
+    exec(  # the student's notebook: a broken softmax, attention that calls it
         "import numpy as np\n"
         "def stable_softmax(x):\n    return np.zeros(len(x))\n"
         "def attention(x):\n    return stable_softmax(x)\n",

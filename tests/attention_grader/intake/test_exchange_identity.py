@@ -84,7 +84,8 @@ def _inbound(course) -> Path:
 
 def _submit(course, tmp: Path, student: str, answers: dict, mark: str, owner: str | None) -> Path:
     """Submit through nbgrader as ``student`` (fresh home each time); hand the new folder to
-    ``owner``'s account. Returns the new inbound folder."""
+    ``owner``'s account. Returns the new inbound folder.
+    """
     before = set(_inbound(course).iterdir()) if _inbound(course).exists() else set()
     home = tmp / "homes" / uuid.uuid4().hex[:8]
     who = Student.__new__(Student)
@@ -244,7 +245,8 @@ def test_plain_nbgrader_collect_and_the_formgrader_refuse_too(tmp_path, accounts
 
 def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, accounts):
     """The hub's submit (PrivateExchangeSubmit): a classmate who knows the folder's name reads
-    neither the notebook nor the secret, and cannot replace the notebook."""
+    neither the notebook nor the secret, and cannot replace the notebook.
+    """
     import grp
 
     from attention_grader.intake.private_submit import PrivateExchangeSubmit
@@ -301,7 +303,8 @@ def test_released_feedback_is_readable_by_its_student_only(tmp_path, accounts):
 
 def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, accounts, capsys):
     """docs/teachers.md, "Refused submissions": the teacher's commands, run as written, put the
-    kept copy in submitted/ with the exchange's time, and it is graded."""
+    kept copy in submitted/ with the exchange's time, and it is graded.
+    """
     import re
 
     alice, mallory = accounts["alice"], accounts["mallory"]
@@ -329,7 +332,8 @@ def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, acco
 def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_path, accounts, capsys):  # fmt: skip
     """Three submissions of alice over time, each collected: three rows dated by the exchange
     (the first named 2099 by her), the newest graded; mallory's folder naming alice is a
-    refused row under mallory, in nobody's history; collecting again adds nothing."""
+    refused row under mallory, in nobody's history; collecting again adds nothing.
+    """
     from attention_grader.common.safe_text import html_text
     from attention_grader.intake.exchange_identity import exchange_time
     from attention_grader.intake.submission_history import read_history, student_submissions

@@ -64,7 +64,7 @@ def sub(course: Path) -> Path:
 
 
 def kinds(flags: list[Flag]) -> dict[str, str]:
-    """file name -> flag kind, from the details ("<name>: why; action")."""
+    """Map each file name to its flag kind, from the details ("<name>: why; action")."""
     return {f.detail.split(":")[0]: f.kind for f in flags}
 
 

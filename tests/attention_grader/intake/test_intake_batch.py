@@ -139,7 +139,8 @@ def scores(course) -> dict:
 
 def assert_nothing_leaked(course) -> None:
     """No file a student can be given holds the source, the gradebook or ana's work (ana's own
-    folders excepted), and none of them is a link."""
+    folders excepted), and none of them is a link.
+    """
     exchange_feedback = course.exchange / course.course_id / "feedback"
     places = [course.root / d for d in ("submitted", "autograded", "feedback")]
     ana_pages = 0

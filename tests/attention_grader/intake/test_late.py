@@ -95,9 +95,10 @@ def test_a_late_submission_loses_its_share_in_the_gradebook_and_grades_csv(tmp_p
      ("manage_students_assignments.tpl", "manage_students_assignments.js", "StudentSubmissionUI")],
 )  # fmt: skip
 def test_the_formgraders_two_lists_get_the_penalty_script(template, script, view):
-    """nbgrader's list pages, as its handlers render them, get the script that writes the
+    """The list pages of nbgrader, as its handlers render them, get the script that writes the
     penalty beside the score, after the list's own script, for the row view that script
-    defines (tests/browser/test_formgrader_scores.py watches it draw in Chromium)."""
+    defines (tests/browser/test_formgrader_scores.py watches it draw in Chromium).
+    """
     from pathlib import Path
     from types import SimpleNamespace
 

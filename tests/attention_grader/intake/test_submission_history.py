@@ -1,5 +1,6 @@
 """The submission history's content hash and its append-only file (no accounts needed; the
-exchange's identity checks are in tests/attention_grader/intake/test_exchange_identity.py)."""
+exchange's identity checks are in tests/attention_grader/intake/test_exchange_identity.py).
+"""
 
 from __future__ import annotations
 

@@ -237,7 +237,8 @@ def _imports(path: Path, package: str) -> set[str]:
 def test_make_html_needs_only_what_make_setup_installs():
     """A student's `make html` runs on `make setup` alone: the site builder and every grader
     module it reaches (lazy imports included) import only what the students' dependencies
-    bring, so the grader extra is not needed."""
+    bring, so the grader extra is not needed.
+    """
     import importlib.util
     import re
     import sys

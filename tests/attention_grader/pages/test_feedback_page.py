@@ -44,7 +44,8 @@ def test_a_timeout_asks_about_a_loop():
 @pytest.mark.parametrize(("recorded", "said"), [(7, 7), ("7; alert(1)", 30), (True, 30)])
 def test_a_timeout_page_gives_the_limit_grading_used(recorded, said):
     """`grade --cell-timeout 7` records 7 in the notebook: the page says 7 s, not the config's
-    default; anything but a plain number of seconds is ignored."""
+    default; anything but a plain number of seconds is ignored.
+    """
     nb = new_notebook(cells=[new_code_cell("while True: pass")])
     nb.cells[0].outputs = [error("CellTimeoutError", "Cell execution timed out")]
     nb.metadata["attention_grader"] = {"cell_timeout": recorded}

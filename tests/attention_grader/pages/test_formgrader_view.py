@@ -1,5 +1,6 @@
 """attention_grader.pages.formgrader_view: the rubric beside each written answer in the formgrader,
-maths as MathML, and never a rubric on a student's page."""
+maths as MathML, and never a rubric on a student's page.
+"""
 
 from __future__ import annotations
 

@@ -105,7 +105,8 @@ class _Markup(HTMLParser):
 
 def _live_markup(page: str) -> list[str]:
     """Dangerous elements and attributes of ``page`` as a parser sees them (escaped text is
-    text: ``&lt;script&gt;`` is no element)."""
+    text: ``&lt;script&gt;`` is no element).
+    """
     parser = _Markup()
     parser.feed(page)
     parser.close()
@@ -158,7 +159,8 @@ MATHS_ATTACKS = [
 @pytest.mark.parametrize(("kind", "payload"), MATHS_ATTACKS, ids=[k for k, _ in MATHS_ATTACKS])
 def test_maths_carries_no_html_into_any_page(kind, payload):
     """Every renderer of student markdown (feedback, the formgrader's filter, one text) ends
-    with the allowlist: nothing live even if the notebook-level check were skipped."""
+    with the allowlist: nothing live even if the notebook-level check were skipped.
+    """
     from attention_grader.pages.formgrader_view import markdown2html
     from attention_grader.pages.offline_html import MathMLHTMLExporter, markdown_to_html
 
@@ -427,7 +429,8 @@ def test_the_course_config_sanitises():
 
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
     """attention_grader.term.grade (``make grade``) runs the course config's pipeline: the
-    autograded notebook is clean, the score is what the answers earn, the summary says why."""
+    autograded notebook is clean, the score is what the answers earn, the summary says why.
+    """
     from attention_grader.term.grade import GradeOptions, grade
     from attention_grader.term.release import release
     from grading_course import (
@@ -524,7 +527,8 @@ def _policy_of(page: str) -> dict[str, str]:
 
 def test_every_offline_page_carries_a_policy_meta(tmp_path):
     """Lesson pages, their contents page and the docs site's pages, like feedback and the
-    report: nothing loads by default, no <base> may move links, no form may post."""
+    report: nothing loads by default, no <base> may move links, no form may post.
+    """
     from attention_grader.pages import docs_site, lesson_pages
     from attention_grader.pages.offline_html import OfflineHTMLExporter
 

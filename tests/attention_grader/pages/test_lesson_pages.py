@@ -176,7 +176,8 @@ def _explorer_output(predict: bool):
 
 def test_a_hidden_figures_caption_is_replaced_by_what_the_page_shows(tmp_path):
     """Issue 29: under an explorer in prediction mode lesson 02's static page read a caption for
-    the live figure ("β = 1, not divided by √2 ...") that the page does not show."""
+    the live figure ("β = 1, not divided by √2 ...") that the page does not show.
+    """
     live_caption = (
         "*Figure (static version): the explorer for the tiffin sentence, query (1, 1): weights "
         "tiffin 0.610, bag 0.083.*\n\n<details><summary>Show answer</summary>\n\nAt β = 4 "

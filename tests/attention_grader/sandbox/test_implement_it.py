@@ -123,7 +123,7 @@ def test_other_kernels_keep_the_library(tmp_path):
 def test_the_reference_a_check_substitutes_travels_as_its_code():
     """The kernel has no attention_lab to import the reference from: the grader sends it."""
     scope = {"np": __import__("numpy")}
-    exec(reference_source("attention_lab._steps.softmax"), scope)  # noqa: S102
+    exec(reference_source("attention_lab._steps.softmax"), scope)
     assert list(scope["softmax"]([0.0, 0.0])) == [0.5, 0.5]
     with pytest.raises(ValueError, match="only attention_lab"):
         reference_source("os.system")

@@ -24,7 +24,8 @@ from traitlets.config import Config
 
 def _run(cells: list[str], cwd: Path, raise_dead: bool = True, **km_traits) -> list[str]:
     """Execute ``cells`` in one sandboxed kernel; return each cell's text output / error name
-    (``["dead"]`` when the kernel died and ``raise_dead`` is False)."""
+    (``["dead"]`` when the kernel died and ``raise_dead`` is False).
+    """
     nb = new_notebook(cells=[new_code_cell(src) for src in cells])
     client = NotebookClient(
         nb,

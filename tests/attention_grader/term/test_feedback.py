@@ -49,7 +49,7 @@ def _hand_in(course) -> None:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, shared_class):
-    """This module's own class (its tests write grades and feedback into it)."""
+    """The class of this module (its tests write grades and feedback into it)."""
     spec = ClassSpec(
         "feedback",
         hand_in=_hand_in,

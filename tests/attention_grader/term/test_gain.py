@@ -130,7 +130,7 @@ SLUGS = sorted({s for f in ITEMS.values() for it in f for s in it.misconceptions
 
 
 def profiles(n: int, seed: int = 20) -> dict[str, tuple[set[str], set[str]]]:
-    """student -> (misconceptions held before, held after): most unlearned, a few picked up."""
+    """Map each student to (misconceptions held before, held after): most unlearned, a few picked up."""
     rng = random.Random(seed)
     base = {slug: rng.uniform(0.05, 0.35) for slug in SLUGS}
     out = {}

@@ -1,5 +1,6 @@
 """Parallel autograde (attention_grader.term.grade): equal to sequential nbgrader, fault-tolerant, and
-running exactly the pipeline the course config names."""
+running exactly the pipeline the course config names.
+"""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ ORIGINAL = ["alice", "bob", "dana", "eli"]
 @pytest.fixture(scope="module")
 def parallel_graded(shared_class):
     """The four original submissions graded by `grade` with two workers (the session's shared
-    class: read it, clone it to change it)."""
+    class: read it, clone it to change it).
+    """
     graded = shared_class(STANDARD)
     return graded.course, graded.summary
 
@@ -191,7 +193,8 @@ def worker_config(course, workdir):
 
 def test_workers_run_the_course_pipeline_unchanged(tmp_path):
     """`make grade` adds nothing: the worker's pipeline is the course config's, with the run's
-    time limits and the protections report printed once by the parent, not per worker."""
+    time limits and the protections report printed once by the parent, not per worker.
+    """
     from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.tamper import ScanSubmission
 

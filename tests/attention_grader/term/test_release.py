@@ -116,7 +116,8 @@ def test_bad_due_dates_say_what_was_wrong(text, says):
 
 def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_path):
     """Check before release: a test the course's pipeline cannot grade (here it patches
-    builtins.max, which the student's code in the kernel would not see) stops the release."""
+    builtins.max, which the student's code in the kernel would not see) stops the release.
+    """
     import nbformat
     from attention_grader.common.course import GradingStepError
     from nbformat.v4 import new_code_cell
@@ -141,7 +142,8 @@ def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_
 
 def test_the_release_check_leaves_the_protections_report_to_the_first_autograde(tmp_path):
     """The formgrader's server releases, then autogrades: the once-per-process report of the
-    sandbox's protections must land in the autograde's log, not in the release check's."""
+    sandbox's protections must land in the autograde's log, not in the release check's.
+    """
     from attention_grader.cli import main
     from attention_grader.execution.execute import GradingExecute
 

@@ -109,7 +109,7 @@ def test_score_bins_give_one_bar_per_whole_score():
 
 
 def add_student_failures(course):
-    """cy's notebook also raised in a cell of their own and timed out in another."""
+    """Student cy's notebook also raised in a cell of their own and timed out in another."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_output
 

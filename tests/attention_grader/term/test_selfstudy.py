@@ -203,7 +203,8 @@ def _checks_of(tmp_path, *cells) -> list[QuestionCheck]:
 
 def test_the_error_names_the_students_undefined_name_not_the_answers(tmp_path):
     """`answer_q5 = [query, key, value]` raises NameError for `query`; the test after it then
-    fails on `answer_q5`. The student must be told about `query` (issue 29)."""
+    fails on `answer_q5`. The student must be told about `query` (issue 29).
+    """
     (check,) = [c for c in _checks_of(
         tmp_path,
         nbformat.v4.new_markdown_cell("## Q5. Which vectors"),

@@ -16,7 +16,7 @@ import pytest
 from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG, _driver, _finish
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "fixtures" / "ordinary"))
-from questions import QUESTIONS, source_notebook  # noqa: E402
+from questions import QUESTIONS, source_notebook
 
 NOTEBOOK = "source/checked/checked.ipynb"
 

@@ -792,7 +792,7 @@ def test_true_false_ignores_punctuation_and_quotes(spelling):
 
 
 def test_the_checks_package_ships_in_a_regular_install():
-    """pyproject lists packages explicitly: a subpackage left out is missing from a wheel."""
+    """``pyproject.toml`` lists packages explicitly: a subpackage left out is missing from a wheel."""
     import tomllib
     from pathlib import Path
 
@@ -817,7 +817,8 @@ def test_a_library_missing_where_the_function_is_graded_is_the_used_library_misc
     raised, named
 ):
     """In the graded kernel of an implement-it notebook the library is a stub (and scipy or
-    torch are not installed): the error a student's function raises there names the misconception."""
+    torch are not installed): the error a student's function raises there names the misconception.
+    """
 
     class Proxy:
         attention_library_use = None

@@ -1,5 +1,6 @@
 """Lesson exercise checks: right answers pass; each known mistake is named; no expected value
-ever appears in a message."""
+ever appears in a message.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The measured demonstrations (attention_lab.experiments): each tested against a reference
-computation, at its extremes, on seeded random inputs, and for the claim the lesson makes."""
+computation, at its extremes, on seeded random inputs, and for the claim the lesson makes.
+"""
 
 import numpy as np
 import pytest
