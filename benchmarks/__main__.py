@@ -41,6 +41,7 @@ def _table(rows: list[Row]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """Run the benchmarks named in ``argv`` (all by default) and print one table."""
     rows: list[Row] = []
     failed = []
     for name in _modules(argv):

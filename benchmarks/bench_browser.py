@@ -223,6 +223,7 @@ def run(moves: int = MOVES) -> dict[str, list[float]]:
 
 
 def rows() -> list[Row]:
+    """Measure the browser rows: key press to new picture, per widget."""
     load = os.getloadavg()[0]  # the latency depends on how busy the two cores are
     samples = run()
     slow_med, slow_p90 = median_p90(samples.pop("naive"))

@@ -28,6 +28,7 @@ def _attention(Q, K, V, mask=None):
 
 
 def rows() -> list[Row]:
+    """Measure the checks' rows: one answer check, median over repeats."""
     K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     V = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 4.0]])
     answer = _attention(np.array([[0.0, 1.0]]), K, V)[0][0]  # a right hand answer, computed

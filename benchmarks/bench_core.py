@@ -25,6 +25,7 @@ def _loop_attention(Q, K, V):
 
 
 def rows() -> list[Row]:
+    """Measure the numerics' rows: softmax and attention at lesson sizes."""
     rng = np.random.default_rng(0)
     n, d = 64, 32
     Q, K, V = (rng.normal(size=(n, d)) for _ in range(3))

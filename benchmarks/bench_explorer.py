@@ -40,7 +40,7 @@ def _cases():
 
 
 def _slider_values():
-    """An endless drag back and forth in the slider's 0.05 steps (each value differs)."""
+    """Yield an endless drag back and forth in the slider's 0.05 steps (each value differs)."""
     values = np.round(np.concatenate([np.arange(-2, 2, 0.05), np.arange(2, -2, -0.05)]), 2)
     while True:
         yield from values.tolist()
@@ -114,7 +114,7 @@ def _slider_widget_cases():
 
 
 def _angles():
-    """An endless back-and-forth drag in 1-degree steps between 0 and 90 degrees."""
+    """Yield an endless back-and-forth drag in 1-degree steps between 0 and 90 degrees."""
     values = [float(a) for a in [*range(0, 90), *range(90, 0, -1)]]
     while True:
         yield from values

@@ -156,8 +156,11 @@ def _cpu_children() -> float:
 
 
 def _timed(cmd: list[str], cwd: Path, reap: bool) -> tuple[float, float, bool]:
-    """Run ``cmd``; return (wall seconds, CPU seconds of it and all its descendants, whether
-    adopted orphans were still running afterwards). ``reap``: this process is a subreaper."""
+    """Run ``cmd``; return wall seconds, CPU seconds, and whether orphans outlived it.
+
+    The CPU seconds are of ``cmd`` and all its descendants; the last value says whether adopted
+    orphans were still running afterwards. ``reap``: this process is a subreaper.
+    """
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -241,6 +244,7 @@ def _round(r: int, base: Path, tmp: Path, reaper: bool) -> tuple[dict, list[floa
 
 
 def rows() -> list[Row]:
+    """Measure the grading rows: the pipeline against bare nbclient, side by side."""
     if not (REPO / "source" / ASSIGNMENT).is_dir():
         raise FileNotFoundError(f"source/{ASSIGNMENT} is missing; the benchmark grades it")
     n = N_SUBMISSIONS

@@ -73,6 +73,7 @@ def run_lesson(path: Path) -> dict:
 
 
 def rows() -> list[Row]:
+    """Measure the lessons rows: each lesson run headless."""
     out = []
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         m = run_lesson(path)

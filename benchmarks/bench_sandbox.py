@@ -45,6 +45,7 @@ def _run(manager, folder: str) -> None:
 
 
 def rows() -> list[Row]:
+    """Measure the sandbox rows: a kernel started with and without bubblewrap."""
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
     from jupyter_client.manager import AsyncKernelManager
 

@@ -57,7 +57,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def gradebook_holders(course: Path) -> list[User]:
-    """Processes with one of the course's gradebook files open (Linux /proc; [] elsewhere)."""
+    """List processes with one of the course's gradebook files open (Linux /proc; [] elsewhere)."""
     targets = {str(course / name) for name in GRADEBOOK_FILES}
     users = []
     for fd_dir in Path("/proc").glob("[0-9]*/fd"):
@@ -85,7 +85,7 @@ def runtime_dir() -> Path:
 
 
 def jupyter_servers(course: Path) -> list[User]:
-    """Running Jupyter servers whose root folder is the course or inside it."""
+    """List running Jupyter servers whose root folder is the course or inside it."""
     users = []
     for info_file in sorted(runtime_dir().glob("jpserver-*.json")):
         try:
@@ -111,6 +111,7 @@ def course_users(course: Path) -> list[User]:
 
 
 def main(argv: list[str]) -> int:
+    """Exit 1, naming each one, if a process or a Jupyter server uses the course; else 0."""
     users = course_users(Path(argv[1] if len(argv) > 1 else "."))
     for user in users:
         print(f"  pid {user.pid} ({user.command}) {user.how}")

@@ -143,6 +143,7 @@ def new_module(old: str) -> str:
 
 
 def module_path(dotted: str) -> str:
+    """Return the file of a dotted grader module (``execution.trusted`` -> its ``.py``)."""
     return f"{GRADER}/{dotted.replace('.', '/')}.py"
 
 
@@ -150,6 +151,7 @@ def module_path(dotted: str) -> str:
 
 
 def git(*args: str) -> str:
+    """Run git in the repository and return its output."""
     return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True,
                           text=True).stdout  # fmt: skip
 
@@ -162,6 +164,7 @@ def planned_moves() -> list[tuple[str, str]]:
 
 
 def pending_moves() -> list[tuple[str, str]]:
+    """List ``(old, new)`` paths of modules and tests still at their old place."""
     return [(old, new) for old, new in planned_moves() if (ROOT / old).exists()]
 
 
@@ -172,6 +175,7 @@ def init_files() -> dict[str, str]:
 
 
 def move_files(check: bool) -> list[str]:
+    """``git mv`` what is still at an old place (only list it when ``check``)."""
     todo = []
     for path, text in init_files().items():
         if not (ROOT / path).exists():
@@ -258,7 +262,7 @@ def _from_package(match: re.Match) -> str:
 
 
 def _relative(path: str):
-    """A relative import in the grader made absolute, as the module it meant (old or new place)."""
+    """Make a relative import in the grader absolute, as the module it meant (old or new place)."""
     here = Path(path).parent.relative_to(GRADER).parts  # () at the top, ("execution",) below
 
     def fix(match: re.Match) -> str:
@@ -298,6 +302,7 @@ _RELATIVE_REF = re.compile(rf"(?<=`)(~?)\.({_NAME})(?=[.`])")
 
 
 def rewrite(path: str, text: str) -> str:
+    """Return ``text`` with every reference to an old place rewritten."""
     grader_code = path.startswith(GRADER + "/") and path.endswith(".py")
     if not grader_code and not _TRIGGER.search(text):
         return text
@@ -316,12 +321,14 @@ def rewrite(path: str, text: str) -> str:
 
 
 def text_files() -> list[str]:
+    """List the text files git tracks that may name an old place."""
     listed = git("ls-files", "-co", "--exclude-standard", "-z").split("\0")
     return sorted(p for p in listed if p and p not in KEEP and not p.startswith(SKIP_DIRS)
                   and (ROOT / p).is_file())  # fmt: skip
 
 
 def rewrite_files(check: bool) -> list[str]:
+    """Rewrite every text file that names an old place (only list them when ``check``)."""
     changed = []
     for path in text_files():
         raw = (ROOT / path).read_bytes()
@@ -353,6 +360,7 @@ def tidy_imports(paths: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Move and rewrite, or with ``--check`` exit 1 naming what is left to do."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="change nothing; exit 1 if anything is still at an old place")  # fmt: skip

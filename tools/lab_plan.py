@@ -95,10 +95,12 @@ SKIP = {"CHANGELOG.md", "tools/lab_plan.py"}
 
 
 def module_path(dotted: str) -> str:
+    """Return the file of a dotted attention_lab module."""
     return dotted.replace(".", "/") + ".py"
 
 
 def git(*args: str) -> str:
+    """Run git in the repository and return its output."""
     return subprocess.run(
         ["git", *args], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout
@@ -108,6 +110,7 @@ def git(*args: str) -> str:
 
 
 def pending_moves() -> list[tuple[str, str]]:
+    """List ``(old, new)`` paths of modules and tests still at their old place."""
     pairs = [(module_path(o), module_path(n)) for o, n in MODULES.items()] + list(TESTS.items())
     return [(old, new) for old, new in pairs if (ROOT / old).exists()]
 
@@ -125,6 +128,7 @@ def package_inits() -> dict[str, str]:
 
 
 def move(dry: bool) -> list[str]:
+    """``git mv`` what is still at an old place (only list it when ``dry``)."""
     todo = []
     for path, text in package_inits().items():
         if not (ROOT / path).exists():
@@ -182,6 +186,7 @@ def _split_from_import(match: re.Match) -> str:
 
 
 def rewrite_code(text: str) -> str:
+    """Return Python ``text`` with old module names and imports rewritten."""
     text = _FROM_IMPORT.sub(_split_from_import, text)
     text = _DOTTED.sub(lambda m: MODULES[m.group(1)], text)
     return _PATH.sub(lambda m: _PATHS[m.group(1)], text)
@@ -201,12 +206,13 @@ def rewrite_notebook(text: str) -> str:
 
 
 def fix_depth(path: str, text: str) -> str:
-    """A moved test's repository root: ``parents[1]`` becomes ``parents[<its depth>]``."""
+    """Fix a moved test's repository root: ``parents[1]`` becomes ``parents[<its depth>]``."""
     depth = len(Path(path).parts) - 1
     return re.sub(r"(Path\(__file__\)\.resolve\(\)\.parents)\[1\]", rf"\g<1>[{depth}]", text)
 
 
 def rewrite(dry: bool) -> list[str]:
+    """Rewrite every tracked file that names an old place (only list them when ``dry``)."""
     changed = []
     for path in git("ls-files").splitlines():
         file = ROOT / path
@@ -229,6 +235,7 @@ def rewrite(dry: bool) -> list[str]:
 
 
 def add_packages(text: str) -> str:
+    """Return pyproject's text with every new package in ``packages``."""
     match = re.search(r"^packages = \[(?P<list>[^\]]*)\]", text, re.M)
     if not match:
         return text
@@ -244,8 +251,10 @@ def add_packages(text: str) -> str:
 
 
 def tidy(changed: list[str]) -> None:
-    """Sort the imports a split left out of order in the files changed (notebooks too: ruff
-    keeps their JSON layout), and format the Python ones."""
+    """Sort the imports a split left out of order in the changed files; format the Python ones.
+
+    Notebooks too: ruff keeps their JSON layout.
+    """
     ruff = ROOT / ".venv" / "bin" / "ruff"
     files = [line.rsplit(" ", 1)[1] for line in changed if line.endswith((".py", ".ipynb"))]
     files = sorted({f for f in files if (ROOT / f).is_file()})
@@ -258,6 +267,7 @@ def tidy(changed: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Move and rewrite, or with ``--check`` exit 1 naming what is left to do."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--check", action="store_true", help="list what is left to do; change nothing"
