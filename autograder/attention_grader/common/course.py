@@ -114,9 +114,11 @@ def _alembic_head() -> str:
     import nbgrader
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory(
+    head = ScriptDirectory(
         os.path.join(os.path.dirname(nbgrader.__file__), "alembic")
     ).get_current_head()
+    assert head is not None, "nbgrader ships its alembic migrations"
+    return head
 
 
 def _fast_gradebook_creation() -> None:

@@ -25,6 +25,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 __all__ = [
     "FLAGS_FILE",
@@ -302,6 +303,11 @@ class Flag:
 
     kind: str
     detail: str
+
+    if TYPE_CHECKING:
+        # the generated __init__ takes a FlagKind too (``__post_init__`` stores its id); this
+        # tells mypy so, while ``kind`` stays a plain str for every reader
+        def __init__(self, kind: str | FlagKind, detail: str) -> None: ...
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", get(self.kind).id)

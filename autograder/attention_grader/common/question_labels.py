@@ -31,7 +31,9 @@ def toc_labels(nb) -> dict[str, str]:
 
     A graded cell with no question heading above it gets its kind alone (``"check 2"``).
     """
-    question, found, count = "", [], {}
+    question = ""
+    found: list[tuple[str, str, str]] = []
+    count: dict[str, int] = {}
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
@@ -40,7 +42,8 @@ def toc_labels(nb) -> dict[str, str]:
         if meta.get("grade"):
             found.append((question, _kind(cell), str(meta.get("grade_id", ""))))
             count[question] = count.get(question, 0) + 1
-    labels, seen = {}, {}
+    labels: dict[str, str] = {}
+    seen: dict[tuple[str, str], int] = {}
     for question, kind, grade_id in found:
         seen[(question, kind)] = seen.get((question, kind), 0) + 1
         if question and count[question] == 1:

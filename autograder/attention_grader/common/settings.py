@@ -159,7 +159,7 @@ def course_intake_limits(root: Path) -> IntakeLimits:
 _COURSE_LIMITS: dict[Path, tuple[int, IntakeLimits]] = {}
 
 
-def _limit_classes() -> list[tuple[type, tuple[str, ...]]]:
+def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
     from nbgrader.preprocessors import Execute, LimitOutput
 
     from attention_grader.execution.execute import GradingExecute

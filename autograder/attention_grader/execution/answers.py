@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 
@@ -286,7 +287,7 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
         raise UnreadableAnswer("an array holds something that is not a number")
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

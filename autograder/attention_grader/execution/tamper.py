@@ -262,7 +262,7 @@ def _norm(text: str) -> str:
 
 def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> list[Flag]:
     """Flags for locked/test cells the student edited or deleted, compared with the gradebook."""
-    submitted = {}
+    submitted: dict[str, NotebookNode] = {}
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id:

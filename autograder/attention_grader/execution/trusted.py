@@ -27,6 +27,7 @@ import io
 import sys
 import warnings
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from nbformat import NotebookNode
@@ -174,7 +175,8 @@ def answer_names(source: str) -> list[str]:
     tree = _parse(source)
     if tree is None:
         return []
-    loaded, stored = set(), set()
+    loaded: set[str] = set()
+    stored: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
@@ -334,7 +336,11 @@ class TrustedChecker:
         scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
         own_builtins = private_builtins()
         scope["__builtins__"] = own_builtins.__dict__
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        last = (
+            cast(ast.Expr, tree.body.pop())
+            if tree.body and isinstance(tree.body[-1], ast.Expr)
+            else None
+        )
         out = io.StringIO()
         self._sink.append(out)
         try:

@@ -52,7 +52,7 @@ def private_builtins() -> types.ModuleType:
             return copy
         return real_import(name, globals, locals, fromlist, level)
 
-    copy.__import__ = _import
+    copy.__import__ = _import  # type: ignore[attr-defined]  # a ModuleType takes any attribute
     return copy
 
 

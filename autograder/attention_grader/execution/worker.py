@@ -176,7 +176,8 @@ def _one_line(text, limit: int = 160) -> str:
 
 def _kernel_died(exc: BaseException | None) -> bool:
     """Whether ``exc`` (or an error it wraps, as nbclient's are) says the kernel died."""
-    chain, link = [], exc
+    chain: list[BaseException] = []
+    link = exc
     while link is not None and len(chain) < 10:
         chain.append(link)
         link = link.__cause__ or link.__context__

@@ -39,7 +39,7 @@ FOLDER_MODE = 0o2770
 FILE_MODE = 0o640
 
 
-def make_private(folder: str | os.PathLike) -> None:
+def make_private(folder: str | os.PathLike[str]) -> None:
     """Set ``folder`` and the folders in it to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`
     (links are left alone, never followed)."""
     for root, dirs, files in os.walk(folder):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
+from datetime import datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -78,6 +79,12 @@ NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
 #: How far (s) a student's ``timestamp.txt`` may be from the exchange's time without a flag:
 #: nbgrader's submit writes it a moment before it copies the notebooks.
 CLOCK_SLACK = 600
+
+
+def _accepted_time(item: Inbound) -> datetime:
+    """The time of a folder collect accepted (only a refused one has none)."""
+    assert item.time is not None, f"{item.name!r} was refused, it has no time"
+    return item.time
 
 
 class UnsafeSubmission(RuntimeError):
@@ -191,9 +198,9 @@ class SafeExchangeCollect(ExchangeCollect):
 
     def _choose(self, items: list[Inbound]) -> Inbound:
         """The newest by the time collect trusts (the earliest on time with ``before_duedate``)."""
-        items = sorted(items, key=lambda i: i.time, reverse=True)
+        items = sorted(items, key=_accepted_time, reverse=True)
         if self.duedate is not None and self.before_duedate:
-            on_time = [i for i in items if i.time <= self.duedate]
+            on_time = [i for i in items if _accepted_time(i) <= self.duedate]
             return (on_time or items)[0]
         return items[0]
 
@@ -229,9 +236,12 @@ class SafeExchangeCollect(ExchangeCollect):
         item, stamp_file = self._current, Path(dest) / "timestamp.txt"
         if item is not None:
             stated, _ = read_timestamp(Path(dest))
-            when = item.time.strftime(NBGRADER_TIME)
+            when = _accepted_time(item).strftime(NBGRADER_TIME)
             if item.by_exchange:  # a student's own folder: the exchange's time, not theirs
-                if stated is not None and abs((stated - item.time).total_seconds()) > CLOCK_SLACK:
+                if (
+                    stated is not None
+                    and abs((stated - _accepted_time(item)).total_seconds()) > CLOCK_SLACK
+                ):
                     flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
                 _write_stamp(stamp_file, when)
             elif stated is None and os.path.lexists(stamp_file):

@@ -33,7 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from attention_grader.common.safe_text import csv_cell
 from attention_grader.intake.exchange_identity import Inbound, exchange_time
@@ -336,6 +336,14 @@ def _gradebook_times(course: Course, assignment: str) -> tuple[dict[str, datetim
             return {}, None
         stamps = {s.student.id: s.timestamp for s in gb.assignment_submissions(assignment)}
     return {k: _naive_utc(v) for k, v in stamps.items() if v is not None}, _naive_utc(due)
+
+
+@overload
+def _naive_utc(when: datetime) -> datetime: ...
+@overload
+def _naive_utc(when: None) -> None: ...
+@overload
+def _naive_utc(when: datetime | None) -> datetime | None: ...
 
 
 def _naive_utc(when: datetime | None) -> datetime | None:

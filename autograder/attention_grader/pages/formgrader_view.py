@@ -162,5 +162,5 @@ def escape_formgrader_pages() -> None:
                 env.cache.clear()
         return original(self, name, **ns)
 
-    render.__wrapped__ = original
+    render.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     BaseHandler.render = render

@@ -98,6 +98,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.ip = os.path.join(ipc, "k")
         self.connection_file = os.path.join(ipc, "kernel.json")
         # Signals cannot cross into the sandbox's session; ipykernel interrupts itself on request.
+        assert self.kernel_spec is not None, "jupyter_client found the kernel's spec"
         self.kernel_spec.interrupt_mode = "message"
         return await super()._async_pre_start_kernel(**kw)
 

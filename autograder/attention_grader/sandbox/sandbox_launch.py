@@ -44,6 +44,7 @@ class LaunchPlan:
     @classmethod
     def build(cls, km: SandboxedKernelManager, kernel_cmd: list[str]) -> LaunchPlan:
         ctl, orig_cwd = km._ctl_dir, km._orig_cwd
+        assert ctl is not None and orig_cwd is not None, "set by the manager's pre-start"
         use_bwrap = _bwrap_decision(km)
         ids = sandbox_user_ids() if (km.drop_user and use_bwrap and not private_env()) else None
         work = os.path.join(ctl, "work")
@@ -123,6 +124,7 @@ def bwrap_argv(
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--perms", "1777", "--size", str(km.tmp_size_mb * 2**20), "--tmpfs", "/tmp"]
     readonly = library_paths() + list(km.extra_readonly_paths)
+    assert km._ctl_dir is not None, "set by the manager's pre-start"
     ipc = os.path.join(km._ctl_dir, "ipc")
     # bwrap creates missing parents of mount points with mode 0700, which the sandbox user could
     # not traverse; create them first as plain 0755 folders (they stay empty).

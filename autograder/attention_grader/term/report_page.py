@@ -45,8 +45,8 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
     title = f"Score distribution ({len(totals)} fully graded)"
     ax.set(xlabel=f"total score (out of {report.max_total:g})", ylabel="students",
            title=title + (f"; {left_out} waiting" if left_out else ""))  # fmt: skip
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
+    ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
     fig.savefig(folder / "score_distribution.png", dpi=110)
     plt.close(fig)
     made["score_distribution"] = "score_distribution.png"
@@ -68,7 +68,7 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
         ax.barh(labels, [len(v) for v in counts.values()][::-1], color="#c0504d")
         ax.set(xlabel="students", xlim=(0, max(len(v) for v in counts.values()) + 0.5))
         fig.suptitle("Misconceptions shown by the class")
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
         fig.savefig(folder / "misconceptions.png", dpi=110)
         plt.close(fig)
         made["misconceptions"] = "misconceptions.png"

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from traitlets import Integer
@@ -226,7 +227,9 @@ def _answer_error(cell) -> list:
 def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list[QuestionCheck]:
     """One :class:`QuestionCheck` per graded cell of an autograded notebook, in order."""
     nb = nbformat.read(notebook, as_version=4)
-    question, found, answer_error = "", [], []
+    question = ""
+    found: list[QuestionCheck] = []
+    answer_error: list[Any] = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
