@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from attention_grader.common.safe_text import printable
 
@@ -97,7 +98,7 @@ def _kind(ename: str, test: bool) -> str:
     return "exception"
 
 
-def notebook_outcomes(nb, name: str) -> list[CellOutcome]:
+def notebook_outcomes(nb: NotebookNode, name: str) -> list[CellOutcome]:
     """Every cell of ``nb`` whose outputs hold an error, one :class:`CellOutcome` per cell.
 
     A cell that timed out holds a ``KeyboardInterrupt`` then a ``CellTimeoutError``: it is one

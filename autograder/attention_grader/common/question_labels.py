@@ -6,6 +6,11 @@ instead of nbgrader's "Test cell" five times.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
 __all__ = ["question_label", "toc_labels"]
 
 
@@ -17,7 +22,7 @@ def question_label(markdown: str) -> str | None:
     return first[3:].split(".", 1)[0].strip()[:40]
 
 
-def _kind(cell) -> str:
+def _kind(cell: NotebookNode) -> str:
     meta = cell.metadata.get("nbgrader", {})
     if meta.get("solution") and cell.cell_type == "markdown":
         return "written answer"
@@ -26,7 +31,7 @@ def _kind(cell) -> str:
     return "check"
 
 
-def toc_labels(nb) -> dict[str, str]:
+def toc_labels(nb: NotebookNode) -> dict[str, str]:
     """grade_id -> ``"Q3"`` (or ``"Q3, check 2"``, ``"Q2, written answer"``) for every graded cell.
 
     A graded cell with no question heading above it gets its kind alone (``"check 2"``).

@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
-from traitlets import Bool, Integer, Set, Unicode, default
+from traitlets import Bool, Integer, Set, TraitType, Unicode, default
 from traitlets.config import Config, Configurable
 
 from attention_grader.execution.answers import AnswerLimits
@@ -47,7 +48,7 @@ ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
 _MiB = 2**20
 
 
-def _limit(value: int, text: str) -> Integer:
+def _limit(value: int, text: str) -> Integer[int, int]:
     return Integer(value, help=text).tag(config=True)
 
 
@@ -210,7 +211,7 @@ GRADE_ALIASES = {
 }
 
 
-def apply_aliases(config: Config, given: dict) -> None:
+def apply_aliases(config: Config, given: dict[str, Any]) -> None:
     """Write the flags given on the command line (not None) into ``config``, in place."""
     for flag, (section, name) in GRADE_ALIASES.items():
         if given.get(flag) is not None:
@@ -224,14 +225,14 @@ def alias_help(flag: str) -> str:
     return f"{first} (sets c.{section}.{name}; default: the course config's)"
 
 
-def _trait(section: str, name: str):
+def _trait(section: str, name: str) -> TraitType[Any, Any]:
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
             return cls.class_traits()[name]
     raise KeyError(f"{section}.{name} is not one of the course's limits")
 
 
-def setting(config: Config, section: str, name: str):
+def setting(config: Config, section: str, name: str) -> Any:
     """The value of one limit under ``config`` (its default when the config leaves it)."""
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
@@ -239,7 +240,7 @@ def setting(config: Config, section: str, name: str):
     raise KeyError(f"{section}.{name} is not one of the course's limits")
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, set | frozenset):
         return "{" + ", ".join(sorted(value)) + "}"
     return repr(value)
