@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import tempfile
+from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
@@ -89,7 +90,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     # jupyter_client hands the kernel's cwd and env to pre_start; we grab cwd there, pick an ipc
     # socket path in a private folder, and let the provisioner write the connection file in it.
-    async def _async_pre_start_kernel(self, **kw):
+    async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         self._orig_cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
         self._ctl_dir = tempfile.mkdtemp(prefix="attention-sandbox-", dir=self.control_root or None)
         ipc = os.path.join(self._ctl_dir, "ipc")
@@ -102,7 +103,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.kernel_spec.interrupt_mode = "message"
         return await super()._async_pre_start_kernel(**kw)
 
-    async def _async_launch_kernel(self, kernel_cmd, **kw):
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
         assert self._ctl_dir is not None and self._orig_cwd is not None
         try:
             plan = LaunchPlan.build(self, kernel_cmd)
