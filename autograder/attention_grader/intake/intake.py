@@ -40,6 +40,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 from attention_grader.common.flags import BAD_TIMESTAMP, Flag, record_flags
 from attention_grader.common.safe_text import printable
@@ -100,7 +104,7 @@ class IntakeResult:
     """
 
     flags: list[Flag] = field(default_factory=list)
-    notebooks: dict = field(default_factory=dict)
+    notebooks: dict[str, NotebookNode] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     timestamp: datetime | None = None
 
@@ -131,7 +135,7 @@ def parse_timestamp(text: str) -> datetime | None:
     from nbgrader.utils import parse_utc
 
     try:
-        return parse_utc(text)
+        return cast(datetime, parse_utc(text))
     except Exception:  # dateutil raises ValueError, OverflowError, …
         return None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +46,7 @@ class IntakeLimits:
     max_entries: int = 200
     max_submission_bytes: int = 50 * 2**20
     max_depth: int = 3
-    data_suffixes: frozenset = frozenset(
+    data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
 
@@ -106,11 +107,18 @@ def classify_entry(
     return None
 
 
+#: ``refuse(dir_fd, name, rel, (kind, why))``, ``keep_file(dir_fd, name, rel, st)`` and
+#: ``enter_dir(rel)``: what :func:`walk_submission` calls back
+Refuse = Callable[[int, str, tuple[str, ...], tuple[str, str]], None]
+KeepFile = Callable[[int, str, tuple[str, ...], os.stat_result], None]
+EnterDir = Callable[[tuple[str, ...]], None]
+
+
 class FlagList:
     """Flags of one submission, capped at :data:`MAX_FLAGS` lines (a folder of 10 000 links is
     one line per link up to the cap, then one "and N more")."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.items: list[Flag] = []
         self.extra = 0
 
@@ -167,7 +175,14 @@ class _Budget:
         return None
 
 
-def walk_submission(folder, expected, limits, refuse, keep_file=None, enter_dir=None) -> None:
+def walk_submission(
+    folder: str | os.PathLike[str],
+    expected: list[str],
+    limits: IntakeLimits,
+    refuse: Refuse,
+    keep_file: KeepFile | None = None,
+    enter_dir: EnterDir | None = None,
+) -> None:
     """Visit every entry of ``folder`` through directory descriptors, never following a link.
 
     Each entry is ``lstat``-ed relative to its parent's descriptor (``dir_fd``), so a folder
@@ -264,7 +279,7 @@ def sanitize_submission(
     """
     limits, flags = limits or IntakeLimits(), FlagList()
 
-    def refuse(dir_fd, name, rel, verdict):
+    def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
         flags.add(verdict[0], rel, verdict[1], "moved to quarantine" if quarantine else "removed")
         if quarantine is not None:
             try:
@@ -293,10 +308,10 @@ def copy_submission(
     dest = Path(dest)
     dest.mkdir(parents=True)
 
-    def refuse(dir_fd, name, rel, verdict):
+    def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
         flags.add(verdict[0], rel, verdict[1], "not collected")
 
-    def keep_file(dir_fd, name, rel, st):
+    def keep_file(dir_fd: int, name: str, rel: tuple[str, ...], st: os.stat_result) -> None:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
         except OSError:
