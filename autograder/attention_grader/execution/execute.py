@@ -131,7 +131,7 @@ class GradingExecute(Execute):
     _submission_started: dict[tuple, tuple[float, set]] = {}
     _reporter = None  # in the budget's child: where each finished cell is reported
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(*args, **kwargs)
