@@ -358,7 +358,8 @@ class GradingExecute(Execute):
 
     def _not_reached(self, cell, index: int) -> bool:
         """Whether execution stopped before this cell (or the notebook's time ran out here);
-        such a cell is marked as not run."""
+        such a cell is marked as not run.
+        """
         out_of_time = self._deadline is not None and monotonic() > self._deadline
         if self._stopped is None and out_of_time and runs_code(cell):
             self._stop(NOTEBOOK_TIMEOUT, index)
@@ -369,7 +370,8 @@ class GradingExecute(Execute):
 
     def _run_cell(self, cell, resources, index):
         """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
-        kernel runs it; a read-only cell then runs in the grader too."""
+        kernel runs it; a read-only cell then runs in the grader too.
+        """
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
         if checker is not None and checker.is_test(grade_id):

@@ -111,7 +111,8 @@ class IntakeResult:
 
 def visible_notebooks(folder: Path) -> list[Path]:
     """``folder/*.ipynb`` as nbgrader sees them (sorted): pathlib's glob also matches hidden files
-    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch)."""
+    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch).
+    """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
 
 

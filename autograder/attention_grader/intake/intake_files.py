@@ -116,7 +116,8 @@ EnterDir = Callable[[tuple[str, ...]], None]
 
 class FlagList:
     """Flags of one submission, capped at :data:`MAX_FLAGS` lines (a folder of 10 000 links is
-    one line per link up to the cap, then one "and N more")."""
+    one line per link up to the cap, then one "and N more").
+    """
 
     def __init__(self) -> None:
         self.items: list[Flag] = []
@@ -135,7 +136,8 @@ class FlagList:
 
 def read_plain_file(path: Path, limit: int | None = None) -> bytes | None:
     """The bytes of ``path`` if it is a regular file with one name (opened with ``O_NOFOLLOW``,
-    checked on the open descriptor) and at most ``limit`` bytes; None otherwise."""
+    checked on the open descriptor) and at most ``limit`` bytes; None otherwise.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:

@@ -43,7 +43,8 @@ FILE_MODE = 0o640
 
 def make_private(folder: str | os.PathLike[str]) -> None:
     """Set ``folder`` and the folders in it to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`
-    (links are left alone, never followed)."""
+    (links are left alone, never followed).
+    """
     for root, dirs, files in os.walk(folder):
         for name in files:
             path = os.path.join(root, name)
@@ -86,7 +87,8 @@ def _copy_contents(
     src: str, dest: str, ignore: Callable[[str, list[str]], set[str]] | None
 ) -> None:
     """``src`` into a new ``dest``: folders made (inheriting group and setgid), file contents
-    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``)."""
+    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``).
+    """
     os.makedirs(dest)
     names = os.listdir(src)
     skipped = ignore(src, names) if ignore else set()

@@ -250,7 +250,8 @@ def _sighting(
 
 def record_seen(root: str | os.PathLike[str], assignment: str, items: list[Inbound]) -> int:
     """Append a ``received`` or ``refused`` row for each folder of ``items`` not yet recorded
-    as it is now; return how many rows were added."""
+    as it is now; return how many rows were added.
+    """
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
     rows = [_sighting(i, "refused" if i.refused else "received", known) for i in items]
     return _append(root, assignment, rows, new_only=True)

@@ -178,7 +178,8 @@ _ACTIVE_ATTRIBUTES = frozenset(
 
 class _Inspector(HTMLParser):
     """Lists what :func:`clean_fragment` would remove (stdlib parser: only for the words of a
-    flag and the choice to show an answer as text; the cleaning itself is nh3's)."""
+    flag and the choice to show an answer as text; the cleaning itself is nh3's).
+    """
 
     def __init__(self, ids: bool):
         super().__init__(convert_charrefs=True)
@@ -256,7 +257,8 @@ def sanitize_html(text: str) -> str:
 def is_safe_markdown(source: str, attachments: dict | None = None) -> bool:
     """Whether the page's rendering of ``source`` (maths as MathML) has only allowed HTML, and
     no formula hides HTML (``$\\text{<img onerror=...>}$``: drawn as text now, but an attempt a
-    grader should see and that a flag should name)."""
+    grader should see and that a flag should name).
+    """
     from attention_grader.pages.offline_html import inspect_markdown
 
     try:

@@ -91,7 +91,8 @@ HIDDEN_FIGURE_CAPTION = (
 
 def figure_hidden(output: dict) -> bool:
     """Whether ``output`` is an explorer in prediction mode before the reveal: its static HTML
-    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`)."""
+    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
+    """
     page = output.get("data", {}).get("text/html", "")
     if isinstance(page, list):
         page = "".join(page)

@@ -132,7 +132,8 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def kernel_log_tail(self, lines: int = 5) -> str:
         """The last lines the kernel process wrote to its own stdout/stderr (why it could not
-        start, if it could not), joined into one line."""
+        start, if it could not), joined into one line.
+        """
         path = self._log_path
         if not path or not os.path.exists(path):
             return self.last_log
