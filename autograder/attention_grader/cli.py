@@ -249,5 +249,5 @@ def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
 
 
 def console_main() -> int:
-    """The installed ``attention-grader`` command: a fresh process, like ``python -m``."""
+    """Run the installed ``attention-grader`` command: a fresh process, like ``python -m``."""
     return main(fresh_process=True)

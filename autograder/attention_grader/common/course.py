@@ -189,7 +189,7 @@ def new_course(
     assignments: Iterable[str],
     pipeline: bool = True,
 ) -> Course:
-    """A fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
+    """Return a fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
 
     For trying a release or a grading run without touching the real course (the tests and
     ``make bench`` use it).

@@ -47,7 +47,7 @@ class CellDiagnosis:
 
 
 def diagnosis_of(exc: BaseException) -> CellDiagnosis | None:
-    """The diagnosis a check's exception carries, or None when it is not a misconception."""
+    """Return the diagnosis a check's exception carries, or None when it is not a misconception."""
     from attention_lab.checks import Misconception
 
     if isinstance(exc, Misconception):
@@ -67,7 +67,7 @@ def record_diagnosis(cell: NotebookNode, diagnosis: CellDiagnosis | None) -> Non
 
 
 def read_diagnosis(cell: NotebookNode) -> CellDiagnosis | None:
-    """The diagnosis :func:`record_diagnosis` wrote into ``cell``, or None."""
+    """Return the diagnosis :func:`record_diagnosis` wrote into ``cell``, or None."""
     meta = cell.get("metadata", {}).get(GRADER_METADATA, {})
     found = meta.get(MISCONCEPTION) if isinstance(meta, dict) else None
     if not isinstance(found, dict):

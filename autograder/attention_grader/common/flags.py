@@ -224,7 +224,7 @@ BAD_TIMESTAMP = FlagKind(
 
 
 def _tampering(kind: str, text: str) -> FlagKind:
-    """A kind the tamper checks report: look at the cell, no score changed."""
+    """Return a kind the tamper checks report: look at the cell, no score changed."""
     return FlagKind(kind, "review", text, _SCAN, tampering=True)
 
 
@@ -276,7 +276,7 @@ REGISTRY: dict[str, FlagKind] = {kind.id: kind for kind in _KINDS}
 
 
 def get(kind: str | FlagKind) -> FlagKind:
-    """The entry of ``kind``; ValueError naming the registry when it is unknown."""
+    """Return the entry of ``kind``; ValueError naming the registry when it is unknown."""
     key = kind.id if isinstance(kind, FlagKind) else kind
     try:
         return REGISTRY[key]

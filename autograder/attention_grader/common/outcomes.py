@@ -138,7 +138,7 @@ def submission_outcomes(folder: Path) -> list[CellOutcome]:
 
 
 def one_line_reason(outcomes: list[CellOutcome], limit: int = 3) -> str:
-    """A teacher's one-line summary of what went wrong in the student's own code.
+    """Return a teacher's one-line summary of what went wrong in the student's own code.
 
     Exceptions, timeouts and a stopped kernel count; failed hidden tests do not (the score
     says those). Empty when nothing of the kind happened. Names are made printable: they

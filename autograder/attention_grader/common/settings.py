@@ -83,7 +83,7 @@ class Intake(Configurable):
     ).tag(config=True)
 
     def limits(self) -> IntakeLimits:
-        """These settings as the intake's frozen :class:`~attention_grader.intake.intake_files.IntakeLimits`."""
+        """Return these settings as the intake's frozen :class:`~attention_grader.intake.intake_files.IntakeLimits`."""
         values = {f.name: getattr(self, f.name) for f in fields(IntakeLimits)}
         values["data_suffixes"] = frozenset(values["data_suffixes"])
         return IntakeLimits(**values)
@@ -110,7 +110,7 @@ class Answers(Configurable):
     )
 
     def limits(self) -> AnswerLimits:
-        """These settings as the answer reader's frozen :class:`~attention_grader.execution.answers.AnswerLimits`."""
+        """Return these settings as the answer reader's frozen :class:`~attention_grader.execution.answers.AnswerLimits`."""
         return AnswerLimits(**{f.name: getattr(self, f.name) for f in fields(AnswerLimits)})
 
 
@@ -129,17 +129,17 @@ class Protections(Configurable):
 
 
 def intake_limits(config: Config | None) -> IntakeLimits:
-    """The intake's caps as ``config`` sets them (``c.Intake``)."""
+    """Return the intake's caps as ``config`` sets them (``c.Intake``)."""
     return Intake(config=config or Config()).limits()
 
 
 def answer_limits(config: Config | None) -> AnswerLimits:
-    """The answer reader's caps as ``config`` sets them (``c.Answers``)."""
+    """Return the answer reader's caps as ``config`` sets them (``c.Answers``)."""
     return Answers(config=config or Config()).limits()
 
 
 def course_intake_limits(root: Path) -> IntakeLimits:
-    """The intake caps of the course at ``root``, from its ``nbgrader_config.py``.
+    """Return the intake caps of the course at ``root``, from its ``nbgrader_config.py``.
 
     For nbgrader's ``pre_convert_hook``, which nbgrader calls without its config: the course's
     file is where the caps are set, so ``nbgrader autograde`` and ``make grade`` agree.
@@ -219,7 +219,7 @@ def apply_aliases(config: Config, given: dict[str, Any]) -> None:
 
 
 def alias_help(flag: str) -> str:
-    """The help of the config value ``flag`` sets, for ``--help``."""
+    """Return the help of the config value ``flag`` sets, for ``--help``."""
     section, name = GRADE_ALIASES[flag]
     first = " ".join(_trait(section, name).help.split()).split(". ")[0].rstrip(".")
     return f"{first} (sets c.{section}.{name}; default: the course config's)"
@@ -233,7 +233,7 @@ def _trait(section: str, name: str) -> TraitType[Any, Any]:
 
 
 def setting(config: Config, section: str, name: str) -> Any:
-    """The value of one limit under ``config`` (its default when the config leaves it)."""
+    """Return the value of one limit under ``config`` (its default when the config leaves it)."""
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
             return getattr(cls(config=config), name)

@@ -95,7 +95,7 @@ class BatchSummary:
         )
 
     def table(self) -> str:
-        """A plain-text table, one line per submission, for the terminal.
+        """Return a plain-text table, one line per submission, for the terminal.
 
         Student ids, reasons and flags are shown with control characters escaped
         (:func:`~attention_grader.common.safe_text.printable`): they hold names a student chose. Each kind of flag in

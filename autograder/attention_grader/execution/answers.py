@@ -108,7 +108,7 @@ _ERROR_CLASSES = {
 
 
 def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCodeError:
-    """The error a student's function raised in the kernel, as an exception here.
+    """Return the error a student's function raised in the kernel, as an exception here.
 
     Parameters
     ----------
@@ -254,7 +254,7 @@ def encode(value, depth: int = 0):
 
 
 def request_source(request: dict) -> str:
-    """The code of one hidden request cell: the kernel-side helper run on ``request``."""
+    """Return the code of one hidden request cell: the kernel-side helper run on ``request``."""
     globals_ = f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(request)!r}}}"
     return f"exec(compile({KERNEL_SIDE!r}, '<attention-grader>', 'exec'), {globals_})"
 
@@ -398,7 +398,7 @@ class _Decoder:
 
 
 def hash_budget(limits: AnswerLimits) -> HashBudget:
-    """The caps on sets and dict keys for one reply (shared by every value it holds)."""
+    """Return the caps on sets and dict keys for one reply (shared by every value it holds)."""
     return HashBudget(limits.max_set_items, limits.max_hashed_items, UnreadableAnswer)
 
 
@@ -450,7 +450,7 @@ def update_in_place(target, new) -> None:
 
 
 def read_reply(outputs: list, limits: AnswerLimits) -> dict:
-    """The JSON object of the last answer display in a request cell's outputs."""
+    """Return the JSON object of the last answer display in a request cell's outputs."""
     texts = [
         o.get("data", {}).get(MIME)
         for o in outputs

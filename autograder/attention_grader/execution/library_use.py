@@ -84,7 +84,7 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
 
 
 def library_in_source(student_sources: list[str], name: str, stop=()) -> str | None:
-    """What forbidden library the student's ``name`` (and what it calls) refers to, if any.
+    """Return what forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the
     definition of ``name``, the student's other definitions it uses, and the imports they rely

@@ -234,7 +234,7 @@ def _released_source(source: str) -> str:
 
 
 def _gradebook_cells(db_url: str, assignment: str, notebook: str) -> list[_SourceCell]:
-    """The gradebook's cells of one notebook, with the source the student was given."""
+    """Return the gradebook's cells of one notebook, with the source the student was given."""
     from nbgrader.api import Gradebook, MissingEntry
 
     # Notebooks are found by assignment name; the course id does not matter for reading them.

@@ -41,7 +41,7 @@ def _parse(source: str) -> ast.Module | None:
 
 
 def released_code(source: str) -> str:
-    """A solution cell's code as students receive it: the solution region removed."""
+    """Return a solution cell's code as students receive it: the solution region removed."""
     return _SOLUTION.sub("", source)
 
 

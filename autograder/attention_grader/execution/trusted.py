@@ -207,7 +207,7 @@ def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> Noteb
 
 
 def _traceback_of(exc: BaseException) -> list[str]:
-    """The one-line traceback a check gives (``_render_traceback_``), never test code."""
+    """Return the one-line traceback a check gives (``_render_traceback_``), never test code."""
     render = getattr(exc, "_render_traceback_", None)
     if callable(render):
         with contextlib.suppress(Exception):
@@ -300,7 +300,7 @@ class TrustedChecker:
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
     def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
-        """The test's answers: libraries from the grader, the rest from the student's kernel.
+        """Return the test's answers: libraries from the grader, the rest from the student's kernel.
 
         ``read``: the names the test reads before defining them itself (a placeholder arriving
         for one of those is used by the test; one it imports itself is replaced).

@@ -95,7 +95,7 @@ class GradingJob:
     workdir: str
 
     def config_for(self, db_url: str) -> Config:
-        """The course config pointed at ``db_url``; the caller's config is never changed."""
+        """Return the course config pointed at ``db_url``; the caller's config is never changed."""
         config = copy.deepcopy(self.course.config)
         config.CourseDirectory.db_url = db_url
         config.GradingExecute.print_protections = False  # `make grade` prints them once, up front
@@ -287,7 +287,7 @@ def _outcome(job: GradingJob, student: str, conv, error) -> tuple[str, str, list
 
 
 def crashed(student: str) -> WorkerResult:
-    """The result for a student whose submission kept crashing worker processes."""
+    """Return the result for a student whose submission kept crashing worker processes."""
     return WorkerResult(student, "error", "a grader worker process crashed on it repeatedly")
 
 

@@ -92,12 +92,12 @@ class Inbound:
     by_exchange: bool = False
 
     def line(self) -> str:
-        """The one line a teacher reads about a refused folder (every part printable)."""
+        """Return the one line a teacher reads about a refused folder (every part printable)."""
         return f"refused: {self.refused} (exchange folder {printable(self.name)}); not collected"
 
 
 def owner_name(uid: int) -> str:
-    """The account name of ``uid``, or ``uid <n>`` when there is none."""
+    """Return the account name of ``uid``, or ``uid <n>`` when there is none."""
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
@@ -130,7 +130,7 @@ def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
 
 
 def roster_ids(path: str | os.PathLike[str] | None) -> frozenset[str] | None:
-    """The ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
+    """Return the ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
     ``roster.csv``); None when ``path`` is empty or absent.
 
     Raises

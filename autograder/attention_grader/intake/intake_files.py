@@ -237,7 +237,7 @@ def _clear(path: Path) -> None:
 
 
 def quarantine_path(root: Path, rel: tuple[str, ...]) -> Path:
-    """A free path ``root/rel...`` made of real folders only.
+    """Return a free path ``root/rel...`` made of real folders only.
 
     The quarantine holds links a student handed in (moved, not followed). A later submission's
     refused ``sub/x`` must not land *through* an earlier quarantined link named ``sub``, so every

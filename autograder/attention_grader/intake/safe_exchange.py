@@ -89,7 +89,7 @@ CLOCK_SLACK = 600
 
 
 def _accepted_time(item: Inbound) -> datetime:
-    """The time of a folder collect accepted (only a refused one has none)."""
+    """Return the time of a folder collect accepted (only a refused one has none)."""
     assert item.time is not None, f"{item.name!r} was refused, it has no time"
     return item.time
 

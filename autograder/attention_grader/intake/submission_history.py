@@ -108,7 +108,7 @@ class Seen:
     reason: str = ""
 
     def key(self) -> tuple[str, str, datetime | None, str]:
-        """What makes two ``received``/``refused`` rows the same sighting of one folder."""
+        """Return what makes two ``received``/``refused`` rows the same sighting of one folder."""
         return (self.event, self.folder, self.received, self.sha256)
 
 

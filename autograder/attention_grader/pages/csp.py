@@ -62,7 +62,7 @@ def _sha256(text: str) -> str:
 
 
 def _source_of(url: str) -> str:
-    """The CSP source for a script or stylesheet address: its folder on its server.
+    """Return the CSP source for a script or stylesheet address: its folder on its server.
 
     A folder, not the file: MathJax loads its extensions and fonts next to ``MathJax.js``.
     Relative addresses are the page's own (``'self'``).
@@ -76,7 +76,7 @@ def _source_of(url: str) -> str:
 
 def page_policy(page: str, trusted_end: str = "<body", *, handlers: bool = False,
                 connect: str = "'none'", frame_ancestors: str | None = None) -> str:  # fmt: skip
-    """The policy that lets exactly the template's scripts of ``page`` run.
+    """Return the policy that lets exactly the template's scripts of ``page`` run.
 
     Parameters
     ----------

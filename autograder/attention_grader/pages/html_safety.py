@@ -80,7 +80,7 @@ class Finding:
     what: str
 
     def as_flag(self) -> Flag:
-        """The batch summary's flag (kind ``unsafe_html``)."""
+        """Return the batch summary's flag (kind ``unsafe_html``)."""
         return Flag(UNSAFE_HTML, f"{self.where}: {self.what} [sanitised; flag only]")
 
 

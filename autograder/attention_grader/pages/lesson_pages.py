@@ -176,7 +176,7 @@ class SiteChrome:
 
 
 def read_lessons(paths: list[Path], run: bool = True, timeout: int = 180) -> list[Lesson]:
-    """The lessons at ``paths`` (course order), each executed unless ``run`` is False."""
+    """Return the lessons at ``paths`` (course order), each executed unless ``run`` is False."""
     lessons = []
     for path in paths:
         nb = execute(path, timeout) if run else nbformat.read(path, as_version=4)

@@ -177,7 +177,7 @@ def format_protections(
     environ: Mapping[str, str] | None = None,
     allow: bool | None = None,
 ) -> str:
-    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
+    """Return a plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
 
     In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`; ``allow`` as
     there).

@@ -131,7 +131,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._ctl_dir = None
 
     def kernel_log_tail(self, lines: int = 5) -> str:
-        """The last lines the kernel process wrote to its own stdout/stderr (why it could not
+        """Return the last lines the kernel process wrote to its own stdout/stderr (why it could not
         start, if it could not), joined into one line.
         """
         path = self._log_path

@@ -73,7 +73,7 @@ class LaunchPlan:
 
 
 def resolved_kernel_cmd(kernel_cmd: list[str]) -> list[str]:
-    """The kernel command with its interpreter's folder resolved (symlinks followed).
+    """Return the kernel command with its interpreter's folder resolved (symlinks followed).
 
     The sandbox mounts only real paths (:func:`library_paths`): through a symlinked venv
     (``.venv -> /opt/venv``) the unresolved ``.venv/bin/python`` does not exist inside it. The
@@ -170,7 +170,7 @@ def _limits_argv(km: SandboxedKernelManager) -> list[str]:
 
 
 def _clean_env(tmp: str, mpl: str) -> dict[str, str]:
-    """A minimal environment: the grader's tokens and secrets never reach the kernel."""
+    """Return a minimal environment: the grader's tokens and secrets never reach the kernel."""
     venv_bin = os.path.dirname(sys.executable)
     env = {
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",

@@ -230,7 +230,7 @@ class _Collector:
 
 
 def _expected_notebooks(course: Course, assignment: str) -> list[str]:
-    """The assignment's notebook names, from the gradebook (released assignments only)."""
+    """Return the assignment's notebook names, from the gradebook (released assignments only)."""
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:

@@ -143,7 +143,7 @@ def read_autograded(course: Course, assignment: str) -> Autograded:
 
 
 def notebook_diagnoses(student: str, name: str, nb) -> list[Diagnosis]:
-    """The misconceptions grading recorded in the test cells of one notebook."""
+    """Return the misconceptions grading recorded in the test cells of one notebook."""
     found = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})

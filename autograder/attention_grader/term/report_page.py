@@ -80,7 +80,7 @@ def _esc(value) -> str:
 
 
 def html_table(header: list[str], rows: list[list]) -> str:
-    """A table with every header and cell escaped (cells may hold student-chosen text)."""
+    """Return a table with every header and cell escaped (cells may hold student-chosen text)."""
     head = "".join(f"<th scope='col'>{_esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -196,7 +196,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
 
 
 def _flags(report: Report) -> str:
-    """What grading flagged, each kind explained with the registry's words (:mod:`~attention_grader.common.flags`)."""
+    """Return what grading flagged, each kind explained with the registry's words (:mod:`~attention_grader.common.flags`)."""
     rows = [
         [r.student, f.kind, f.meaning.text, f.meaning.action, f.detail]
         for r in report.students
@@ -235,7 +235,7 @@ def page_start(title: str) -> str:
 
 
 def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> str:
-    """The report page (without its CSP)."""
+    """Return the report page (without its CSP)."""
     fig = {
         k: f"<img src='{v}' alt='{html_text(k.replace('_', ' '))} chart'>" for k, v in figs.items()
     }

@@ -112,7 +112,7 @@ class QuestionCheck:
 
 
 def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
-    """The folder nbgrader's Fetch puts ``assignment`` in on this laptop.
+    """Return the folder nbgrader's Fetch puts ``assignment`` in on this laptop.
 
     Read from the laptop's nbgrader config (``Exchange.assignment_dir``), the one ``make lab``
     gives the Assignment List, so the two never disagree.
@@ -349,7 +349,7 @@ def _course_config(root: Path):
 def format_checks(
     assignment: str, checks: list[QuestionCheck], gate: ChoiceGate | None = None
 ) -> str:
-    """The lines ``make check`` prints: ✓ or what is not right yet, per question; no score.
+    """Return the lines ``make check`` prints: ✓ or what is not right yet, per question; no score.
 
     ``gate`` says whether choice answers were held back ("checked"), and why.
     """
