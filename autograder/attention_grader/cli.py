@@ -10,8 +10,14 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from attention_grader.common.course import GradingStepError, load_course
+if TYPE_CHECKING:
+    from attention_grader.common.flags import Flag
+
+from attention_grader.common.course import Course, GradingStepError, load_course
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import Protections
 from attention_grader.execution.shards import parse_shard
@@ -84,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _sandboxed(course) -> bool:
+def _sandboxed(course: Course) -> bool:
     """Whether the course config's pipeline starts student kernels in the sandbox."""
     from attention_grader.execution.execute import GradingExecute
 
@@ -97,7 +103,7 @@ def _sandboxed(course) -> bool:
     return bool(GradingExecute(config=course.config).sandbox_kernels)
 
 
-def _chosen(course, args: argparse.Namespace):
+def _chosen(course: Course, args: argparse.Namespace) -> tuple[list[str] | None, Path]:
     """Whom ``grade`` grades (None: everyone collected) and where its summary goes.
 
     With ``--shard I/N`` several processes write one gradebook at once, which SQLite cannot
@@ -119,7 +125,7 @@ def _chosen(course, args: argparse.Namespace):
     return picked, reports / shard.label()
 
 
-def _announce_protections(course) -> None:
+def _announce_protections(course: Course) -> None:
     """Say plainly what is on and what is off; in a Kubernetes pod, refuse without the walls.
 
     The report is for the kernel manager the course config sets up (a config that switches
@@ -144,14 +150,14 @@ def _announce_protections(course) -> None:
         raise GradingStepError(refusal)
 
 
-def _print_flags(flags: dict) -> None:
+def _print_flags(flags: dict[str, list[Flag]]) -> None:
     """One line per refused file, under its (printable) student id: see attention_grader.intake.intake."""
     for student, items in sorted(flags.items()):
         for flag in items:
             print(f"  {printable(student)}: {printable(flag)}")
 
 
-def _grade(course, args: argparse.Namespace, fresh_process: bool) -> None:
+def _grade(course: Course, args: argparse.Namespace, fresh_process: bool) -> None:
     """``grade``: its limit flags go into the course config, which the workers grade with."""
     apply_aliases(course.config, vars(args))
     options = GradeOptions(
@@ -170,13 +176,13 @@ def _grade(course, args: argparse.Namespace, fresh_process: bool) -> None:
     print(f"summary: {js} (+ .csv; log added to grading.log)")
 
 
-def _release(course, args: argparse.Namespace) -> None:
+def _release(course: Course, args: argparse.Namespace) -> None:
     release(course, args.assignment, args.due)
     print(f"released {args.assignment} to {course.exchange}")
     print(due_line(course, args.assignment))
 
 
-def _collect(course, args: argparse.Namespace) -> None:
+def _collect(course: Course, args: argparse.Namespace) -> None:
     done = collect_report(course, args.assignment)
     print(f"collected {len(done.students)} submission(s) of {printable(args.assignment)}")
     for line in done.refused:
@@ -191,7 +197,7 @@ def _collect(course, args: argparse.Namespace) -> None:
     _print_flags(done.flags)
 
 
-def _feedback(course, args: argparse.Namespace) -> None:
+def _feedback(course: Course, args: argparse.Namespace) -> None:
     done = feedback_report(course, args.assignment, partial=args.partial)
     print(f"released feedback for {len(done.released)} student(s) of {args.assignment}")
     if done.ungraded:
@@ -202,7 +208,7 @@ def _feedback(course, args: argparse.Namespace) -> None:
 
 
 #: Each step's own function (``grade`` also needs to know whether this process is fresh).
-STEPS = {
+STEPS: dict[str, Callable[[Course, argparse.Namespace], None]] = {
     "release": _release,
     "collect": _collect,
     "feedback": _feedback,
@@ -244,5 +250,5 @@ def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
 
 
 def console_main() -> int:
-    """The installed ``attention-grader`` command: a fresh process, like ``python -m``."""
+    """Run the installed ``attention-grader`` command: a fresh process, like ``python -m``."""
     return main(fresh_process=True)

@@ -10,8 +10,10 @@ limit"), and a test keeps that table, this list and the course's ``nbgrader_conf
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
-from traitlets.config import Config
+from traitlets import TraitType
+from traitlets.config import Config, Configurable
 
 from attention_grader.common.settings import (
     AnswerLimits,
@@ -24,7 +26,7 @@ from attention_grader.common.settings import (
 __all__ = ["GRADE_ALIASES", "alias_help", "apply_aliases", "limit_names", "limits_table", "setting"]
 
 
-def _limit_classes() -> list[tuple[type, tuple[str, ...]]]:
+def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
     from nbgrader.preprocessors import Execute, LimitOutput
 
     from attention_grader.execution.execute import GradingExecute
@@ -75,7 +77,7 @@ GRADE_ALIASES = {
 }
 
 
-def apply_aliases(config: Config, given: dict) -> None:
+def apply_aliases(config: Config, given: dict[str, Any]) -> None:
     """Write the flags given on the command line (not None) into ``config``, in place."""
     for flag, (section, name) in GRADE_ALIASES.items():
         if given.get(flag) is not None:
@@ -83,28 +85,28 @@ def apply_aliases(config: Config, given: dict) -> None:
 
 
 def alias_help(flag: str) -> str:
-    """The help of the config value ``flag`` sets, for ``--help``."""
+    """Return the help of the config value ``flag`` sets, for ``--help``."""
     section, name = GRADE_ALIASES[flag]
     first = " ".join(_trait(section, name).help.split()).split(". ")[0].rstrip(".")
     return f"{first} (sets c.{section}.{name}; default: the course config's)"
 
 
-def _trait(section: str, name: str):
+def _trait(section: str, name: str) -> TraitType[Any, Any]:
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
             return cls.class_traits()[name]
     raise KeyError(f"{section}.{name} is not one of the course's limits")
 
 
-def setting(config: Config, section: str, name: str):
-    """The value of one limit under ``config`` (its default when the config leaves it)."""
+def setting(config: Config, section: str, name: str) -> Any:
+    """Return the value of one limit under ``config`` (its default when the config leaves it)."""
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
             return getattr(cls(config=config), name)
     raise KeyError(f"{section}.{name} is not one of the course's limits")
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, set | frozenset):
         return "{" + ", ".join(sorted(value)) + "}"
     return repr(value)

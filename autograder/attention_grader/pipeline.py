@@ -39,10 +39,15 @@ The limits these steps enforce are traitlets set in the same file (``c.Execute.t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
+
 __all__ = ["configure", "with_solution_check"]
 
 
-def configure(c) -> None:
+def configure(c: Config) -> None:
     """Install the course's steps into the nbgrader config ``c`` (idempotent).
 
     Raises
@@ -61,7 +66,7 @@ def configure(c) -> None:
     name_questions()
 
 
-def _autograde(c) -> None:
+def _autograde(c: Config) -> None:
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (
         AssignLatePenalties,
@@ -117,7 +122,7 @@ def _autograde(c) -> None:
     c.OverwriteCells.add_missing_cells = True
 
 
-def _exchange(c) -> None:
+def _exchange(c: Config) -> None:
     from attention_grader.intake.safe_exchange import (
         SafeExchangeCollect,
         SafeExchangeReleaseFeedback,
@@ -127,7 +132,7 @@ def _exchange(c) -> None:
     c.ExchangeFactory.release_feedback = SafeExchangeReleaseFeedback
 
 
-def _release(c) -> None:
+def _release(c: Config) -> None:
     # generate_assignment (make release) grades the source's own solution through this
     # pipeline and refuses while a test cell loses points on it.
     c.GenerateAssignment.preprocessors = with_solution_check()
@@ -138,7 +143,7 @@ def _release(c) -> None:
     check_on_validate()
 
 
-def _feedback(c) -> None:
+def _feedback(c: Config) -> None:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
@@ -158,7 +163,7 @@ def _feedback(c) -> None:
     c.GenerateFeedback.exporter_class = FeedbackPageExporter
 
 
-def _formgrader(c) -> None:
+def _formgrader(c: Config) -> None:
     from attention_grader.pages.formgrader_view import EscapePageText, ShowRubric, markdown2html
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
@@ -168,9 +173,10 @@ def _formgrader(c) -> None:
     c.HTMLExporter.filters = {"markdown2html": markdown2html}
 
 
-def with_solution_check() -> list:
+def with_solution_check() -> list[Any]:
     """nbgrader's generate_assignment steps with :class:`~attention_grader.execution.solution_check.CheckSolution` before
-    the solutions are cleared (it grades the notebook as the teacher wrote it)."""
+    the solutions are cleared (it grades the notebook as the teacher wrote it).
+    """
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions
 

@@ -12,8 +12,10 @@ import os
 import shutil
 import sys
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
@@ -51,7 +53,7 @@ class Course:
 
     @property
     def course_id(self) -> str:
-        return self.config.CourseDirectory.course_id
+        return str(self.config.CourseDirectory.course_id)
 
     @property
     def db_url(self) -> str:
@@ -63,7 +65,7 @@ class Course:
     def exchange(self) -> Path:
         return Path(self.config.Exchange.root)
 
-    def coursedir(self, **attrs):
+    def coursedir(self, **attrs: Any) -> Any:
         """A fresh ``nbgrader.coursedir.CourseDirectory`` for this course, with ``attrs`` set."""
         from nbgrader.coursedir import CourseDirectory
 
@@ -72,13 +74,13 @@ class Course:
             setattr(cd, name, value)
         return cd
 
-    def api(self):
+    def api(self) -> Any:
         """An ``nbgrader.apps.NbGraderAPI`` bound to this course (imports nbgrader lazily)."""
         from nbgrader.apps import NbGraderAPI
 
         return NbGraderAPI(coursedir=self.coursedir(), config=self.config)
 
-    def gradebook(self):
+    def gradebook(self) -> Any:
         """An ``nbgrader.api.Gradebook`` on this course's database (use it as a context manager)."""
         from nbgrader.api import Gradebook
 
@@ -86,7 +88,7 @@ class Course:
 
 
 @contextlib.contextmanager
-def quiet_autoflush_warning():
+def quiet_autoflush_warning() -> Iterator[None]:
     """Hide the SQLAlchemy autoflush warning nbgrader's gradebook raises for every new submission.
 
     It is harmless (nbgrader adds the submission right after) and would otherwise print several
@@ -101,7 +103,8 @@ def quiet_autoflush_warning():
 
 def _venv_scripts_on_path() -> None:
     """Put this interpreter's scripts folder on PATH: nbgrader runs the ``alembic`` command when it
-    creates a new gradebook, which fails under ``.venv/bin/python`` without an activated venv."""
+    creates a new gradebook, which fails under ``.venv/bin/python`` without an activated venv.
+    """
     scripts = os.path.dirname(sys.executable)
     path = os.environ.get("PATH", "")
     if scripts not in path.split(os.pathsep):
@@ -114,9 +117,11 @@ def _alembic_head() -> str:
     import nbgrader
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory(
+    head = ScriptDirectory(
         os.path.join(os.path.dirname(nbgrader.__file__), "alembic")
     ).get_current_head()
+    assert head is not None, "nbgrader ships its alembic migrations"
+    return head
 
 
 def _fast_gradebook_creation() -> None:
@@ -133,9 +138,9 @@ def _fast_gradebook_creation() -> None:
 
 
 def load_course(
-    root: str | os.PathLike | None = None,
+    root: str | os.PathLike[str] | None = None,
     *,
-    exchange: str | os.PathLike | None = None,
+    exchange: str | os.PathLike[str] | None = None,
     db_url: str | None = None,
 ) -> Course:
     """Read the course's ``nbgrader_config.py`` and apply overrides.
@@ -179,9 +184,12 @@ def load_course(
 
 
 def new_course(
-    folder: str | os.PathLike, source_root: str | os.PathLike, assignments, pipeline: bool = True
+    folder: str | os.PathLike[str],
+    source_root: str | os.PathLike[str],
+    assignments: Iterable[str],
+    pipeline: bool = True,
 ) -> Course:
-    """A fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
+    """Return a fresh course in ``folder/course`` with its own exchange in ``folder/exchange``.
 
     For trying a release or a grading run without touching the real course (the tests and
     ``make bench`` use it).
@@ -221,7 +229,7 @@ def new_course(
     return load_course(root)
 
 
-def check_result(result: dict, step: str) -> dict:
+def check_result(result: dict[str, Any], step: str) -> dict[str, Any]:
     """Raise :class:`GradingStepError` when an ``NbGraderAPI`` call reports failure.
 
     Parameters

@@ -17,6 +17,10 @@ submission brings (:mod:`attention_grader.execution.tamper`), so only grading wr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 from attention_grader.common.flags import GRADER_METADATA
 
@@ -43,7 +47,7 @@ class CellDiagnosis:
 
 
 def diagnosis_of(exc: BaseException) -> CellDiagnosis | None:
-    """The diagnosis a check's exception carries, or None when it is not a misconception."""
+    """Return the diagnosis a check's exception carries, or None when it is not a misconception."""
     from attention_lab.checks import Misconception
 
     if isinstance(exc, Misconception):
@@ -51,7 +55,7 @@ def diagnosis_of(exc: BaseException) -> CellDiagnosis | None:
     return None
 
 
-def record_diagnosis(cell, diagnosis: CellDiagnosis | None) -> None:
+def record_diagnosis(cell: NotebookNode, diagnosis: CellDiagnosis | None) -> None:
     """Write ``diagnosis`` into ``cell``'s grading metadata (None: the cell shows none)."""
     meta = cell.metadata.setdefault(GRADER_METADATA, {})
     if diagnosis is None:
@@ -62,8 +66,8 @@ def record_diagnosis(cell, diagnosis: CellDiagnosis | None) -> None:
     meta[MISCONCEPTION] = {"id": diagnosis.id, "text": diagnosis.text}
 
 
-def read_diagnosis(cell) -> CellDiagnosis | None:
-    """The diagnosis :func:`record_diagnosis` wrote into ``cell``, or None."""
+def read_diagnosis(cell: NotebookNode) -> CellDiagnosis | None:
+    """Return the diagnosis :func:`record_diagnosis` wrote into ``cell``, or None."""
     meta = cell.get("metadata", {}).get(GRADER_METADATA, {})
     found = meta.get(MISCONCEPTION) if isinstance(meta, dict) else None
     if not isinstance(found, dict):

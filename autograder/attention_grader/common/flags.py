@@ -23,8 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = [
     "FLAGS_FILE",
@@ -219,7 +224,7 @@ BAD_TIMESTAMP = FlagKind(
 
 
 def _tampering(kind: str, text: str) -> FlagKind:
-    """A kind the tamper checks report: look at the cell, no score changed."""
+    """Return a kind the tamper checks report: look at the cell, no score changed."""
     return FlagKind(kind, "review", text, _SCAN, tampering=True)
 
 
@@ -271,7 +276,7 @@ REGISTRY: dict[str, FlagKind] = {kind.id: kind for kind in _KINDS}
 
 
 def get(kind: str | FlagKind) -> FlagKind:
-    """The entry of ``kind``; ValueError naming the registry when it is unknown."""
+    """Return the entry of ``kind``; ValueError naming the registry when it is unknown."""
     key = kind.id if isinstance(kind, FlagKind) else kind
     try:
         return REGISTRY[key]
@@ -303,6 +308,11 @@ class Flag:
     kind: str
     detail: str
 
+    if TYPE_CHECKING:
+        # the generated __init__ takes a FlagKind too (``__post_init__`` stores its id); this
+        # tells mypy so, while ``kind`` stays a plain str for every reader
+        def __init__(self, kind: str | FlagKind, detail: str) -> None: ...
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", get(self.kind).id)
         object.__setattr__(self, "detail", str(self.detail))
@@ -316,7 +326,7 @@ class Flag:
         return REGISTRY[self.kind]
 
 
-def describe(kinds) -> list[str]:
+def describe(kinds: Iterable[str | FlagKind | Flag]) -> list[str]:
     """One line per distinct kind in ``kinds`` (ids or flags), with its text and action."""
     ids = dict.fromkeys(k.kind if isinstance(k, Flag) else get(k).id for k in kinds)
     return [f"{i}: {REGISTRY[i].text}. {REGISTRY[i].action}" for i in ids]
@@ -325,7 +335,7 @@ def describe(kinds) -> list[str]:
 # --------------------------------------------------------------------------- the store
 
 
-def _rows(stored) -> list[Flag]:
+def _rows(stored: object) -> list[Flag]:
     """Flags from stored ``[kind, detail]`` pairs (a row of no registered kind is left out)."""
     out = []
     for row in stored if isinstance(stored, list) else []:
@@ -353,7 +363,11 @@ def _write_file(quarantine: Path, flags: list[Flag]) -> None:
 
 
 def record_flags(
-    flags, *, notebook=None, quarantine: Path | None = None, reset: bool = False
+    flags: Iterable[Flag],
+    *,
+    notebook: NotebookNode | None = None,
+    quarantine: Path | None = None,
+    reset: bool = False,
 ) -> list[Flag]:
     """Record ``flags`` (each a :class:`Flag`), each kind and detail once: the one writer.
 
@@ -389,7 +403,9 @@ def record_flags(
     return every
 
 
-def read_flags(notebook=None, *, quarantine: Path | None = None) -> list[Flag]:
+def read_flags(
+    notebook: NotebookNode | None = None, *, quarantine: Path | None = None
+) -> list[Flag]:
     """The flags recorded by :func:`record_flags`: the submission's first, then the notebook's.
 
     Each once; stored rows that are not a registered kind's are left out (only grading writes

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from attention_grader.common.safe_text import printable
 
@@ -97,7 +98,7 @@ def _kind(ename: str, test: bool) -> str:
     return "exception"
 
 
-def notebook_outcomes(nb, name: str) -> list[CellOutcome]:
+def notebook_outcomes(nb: NotebookNode, name: str) -> list[CellOutcome]:
     """Every cell of ``nb`` whose outputs hold an error, one :class:`CellOutcome` per cell.
 
     A cell that timed out holds a ``KeyboardInterrupt`` then a ``CellTimeoutError``: it is one
@@ -137,7 +138,7 @@ def submission_outcomes(folder: Path) -> list[CellOutcome]:
 
 
 def one_line_reason(outcomes: list[CellOutcome], limit: int = 3) -> str:
-    """A teacher's one-line summary of what went wrong in the student's own code.
+    """Return a teacher's one-line summary of what went wrong in the student's own code.
 
     Exceptions, timeouts and a stopped kernel count; failed hidden tests do not (the score
     says those). Empty when nothing of the kind happened. Names are made printable: they

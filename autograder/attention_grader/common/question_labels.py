@@ -6,6 +6,11 @@ instead of nbgrader's "Test cell" five times.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
 __all__ = ["question_label", "toc_labels"]
 
 
@@ -17,7 +22,7 @@ def question_label(markdown: str) -> str | None:
     return first[3:].split(".", 1)[0].strip()[:40]
 
 
-def _kind(cell) -> str:
+def _kind(cell: NotebookNode) -> str:
     meta = cell.metadata.get("nbgrader", {})
     if meta.get("solution") and cell.cell_type == "markdown":
         return "written answer"
@@ -26,12 +31,14 @@ def _kind(cell) -> str:
     return "check"
 
 
-def toc_labels(nb) -> dict[str, str]:
+def toc_labels(nb: NotebookNode) -> dict[str, str]:
     """grade_id -> ``"Q3"`` (or ``"Q3, check 2"``, ``"Q2, written answer"``) for every graded cell.
 
     A graded cell with no question heading above it gets its kind alone (``"check 2"``).
     """
-    question, found, count = "", [], {}
+    question = ""
+    found: list[tuple[str, str, str]] = []
+    count: dict[str, int] = {}
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
@@ -40,7 +47,8 @@ def toc_labels(nb) -> dict[str, str]:
         if meta.get("grade"):
             found.append((question, _kind(cell), str(meta.get("grade_id", ""))))
             count[question] = count.get(question, 0) + 1
-    labels, seen = {}, {}
+    labels: dict[str, str] = {}
+    seen: dict[tuple[str, str], int] = {}
     for question, kind, grade_id in found:
         seen[(question, kind)] = seen.get((question, kind), 0) + 1
         if question and count[question] == 1:

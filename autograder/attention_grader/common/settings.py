@@ -53,7 +53,7 @@ class IntakeLimits:
     max_entries: int = 200
     max_submission_bytes: int = 50 * 2**20
     max_depth: int = 3
-    data_suffixes: frozenset = frozenset(
+    data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
 
@@ -84,7 +84,7 @@ class AnswerLimits:
     max_hashed_items: int = 10_000
 
 
-def _limit(value: int, text: str) -> Integer:
+def _limit(value: int, text: str) -> Integer[int, int]:
     return Integer(value, help=text).tag(config=True)
 
 
@@ -119,7 +119,7 @@ class Intake(Configurable):
     ).tag(config=True)
 
     def limits(self) -> IntakeLimits:
-        """These settings as the intake's frozen :class:`~attention_grader.intake.intake_files.IntakeLimits`."""
+        """Return these settings as the intake's frozen :class:`~attention_grader.intake.intake_files.IntakeLimits`."""
         values = {f.name: getattr(self, f.name) for f in fields(IntakeLimits)}
         values["data_suffixes"] = frozenset(values["data_suffixes"])
         return IntakeLimits(**values)
@@ -146,7 +146,7 @@ class Answers(Configurable):
     )
 
     def limits(self) -> AnswerLimits:
-        """These settings as the answer reader's frozen :class:`~attention_grader.execution.answers.AnswerLimits`."""
+        """Return these settings as the answer reader's frozen :class:`~attention_grader.execution.answers.AnswerLimits`."""
         return AnswerLimits(**{f.name: getattr(self, f.name) for f in fields(AnswerLimits)})
 
 
@@ -165,17 +165,17 @@ class Protections(Configurable):
 
 
 def intake_limits(config: Config | None) -> IntakeLimits:
-    """The intake's caps as ``config`` sets them (``c.Intake``)."""
+    """Return the intake's caps as ``config`` sets them (``c.Intake``)."""
     return Intake(config=config or Config()).limits()
 
 
 def answer_limits(config: Config | None) -> AnswerLimits:
-    """The answer reader's caps as ``config`` sets them (``c.Answers``)."""
+    """Return the answer reader's caps as ``config`` sets them (``c.Answers``)."""
     return Answers(config=config or Config()).limits()
 
 
 def course_intake_limits(root: Path) -> IntakeLimits:
-    """The intake caps of the course at ``root``, from its ``nbgrader_config.py``.
+    """Return the intake caps of the course at ``root``, from its ``nbgrader_config.py``.
 
     For nbgrader's ``pre_convert_hook``, which nbgrader calls without its config: the course's
     file is where the caps are set, so ``nbgrader autograde`` and ``make grade`` agree.

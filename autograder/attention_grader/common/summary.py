@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from attention_grader.common.flags import Flag, describe
 from attention_grader.common.safe_text import csv_cell, printable
@@ -94,7 +95,7 @@ class BatchSummary:
         )
 
     def table(self) -> str:
-        """A plain-text table, one line per submission, for the terminal.
+        """Return a plain-text table, one line per submission, for the terminal.
 
         Student ids, reasons and flags are shown with control characters escaped
         (:func:`~attention_grader.common.safe_text.printable`): they hold names a student chose. Each kind of flag in
@@ -124,7 +125,7 @@ class BatchSummary:
             lines += ["Flags:"] + [f"  {line}" for line in kinds]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("log")
         return out

@@ -80,7 +80,7 @@ def _fraction(data, _item):
 def _counter(data, item):
     if not isinstance(data, list):
         raise _Bad("not a list of pairs")
-    counts = collections.Counter()
+    counts: collections.Counter[object] = collections.Counter()
     for pair in data:
         if not isinstance(pair, list) or len(pair) != 2:
             raise _Bad("not a pair")

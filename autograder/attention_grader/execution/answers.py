@@ -18,6 +18,7 @@ import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 
@@ -81,7 +82,7 @@ _ERROR_CLASSES = {
 
 
 def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCodeError:
-    """The error a student's function raised in the kernel, as an exception here.
+    """Return the error a student's function raised in the kernel, as an exception here.
 
     Parameters
     ----------
@@ -227,7 +228,7 @@ def encode(value, depth: int = 0):
 
 
 def request_source(request: dict) -> str:
-    """The code of one hidden request cell: the kernel-side helper run on ``request``."""
+    """Return the code of one hidden request cell: the kernel-side helper run on ``request``."""
     globals_ = f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(request)!r}}}"
     return f"exec(compile({KERNEL_SIDE!r}, '<attention-grader>', 'exec'), {globals_})"
 
@@ -260,7 +261,7 @@ def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) ->
         raise UnreadableAnswer("an array holds something that is not a number")
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -371,7 +372,7 @@ class _Decoder:
 
 
 def hash_budget(limits: AnswerLimits) -> HashBudget:
-    """The caps on sets and dict keys for one reply (shared by every value it holds)."""
+    """Return the caps on sets and dict keys for one reply (shared by every value it holds)."""
     return HashBudget(limits.max_set_items, limits.max_hashed_items, UnreadableAnswer)
 
 
@@ -423,7 +424,7 @@ def update_in_place(target, new) -> None:
 
 
 def read_reply(outputs: list, limits: AnswerLimits) -> dict:
-    """The JSON object of the last answer display in a request cell's outputs."""
+    """Return the JSON object of the last answer display in a request cell's outputs."""
     texts = [
         o.get("data", {}).get(MIME)
         for o in outputs

@@ -157,7 +157,7 @@ def run_within(
     deadline = start + max(0.0, seconds)
     proc.start()
     send.close()
-    outcome, kernels = BudgetOutcome(), []
+    outcome, kernels = BudgetOutcome(), list[int]()
     try:
         while True:
             left = deadline - monotonic()

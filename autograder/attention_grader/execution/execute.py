@@ -27,6 +27,7 @@ import asyncio
 import json
 from pathlib import Path
 from time import monotonic
+from typing import Any
 
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -64,7 +65,12 @@ from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.kernel_tests import kernel_test_ids
 from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
 from attention_grader.execution.needs_teacher import record_cells
-from attention_grader.execution.trusted import TrustedChecker, answer_names, load_trusted_cells
+from attention_grader.execution.trusted import (
+    TrustedCells,
+    TrustedChecker,
+    answer_names,
+    load_trusted_cells,
+)
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
@@ -115,12 +121,17 @@ class GradingExecute(Execute):
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
     #: The teacher's cells, when given directly (the release check grades a source notebook
     #: before any gradebook has it); otherwise read from the gradebook.
-    trusted_cells = None
+    trusted_cells: TrustedCells | None = None
+    # nbclient's traits, annotated for mypy (nbgrader's Execute, their base here, is untyped);
+    # a bare annotation sets nothing at run time
+    kernel_manager_class: Any
+    iopub_timeout: float
+    _kernel_tests: set[str]
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
     _submission_started: dict[tuple, tuple[float, set]] = {}
     _reporter = None  # in the budget's child: where each finished cell is reported
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(*args, **kwargs)
@@ -250,7 +261,7 @@ class GradingExecute(Execute):
         self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
         self._cell_bytes, self._cut, self._requesting = 0, False, False
-        self._kernel_tests: set[str] = set()
+        self._kernel_tests = set()
         self._kernel_graded: list[str] = []
         self._hide_library, self._library_flags = False, []
         self._trusted = self._checker(nb, resources)
@@ -341,12 +352,14 @@ class GradingExecute(Execute):
                 self._reconnect_output()
                 return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
+        assert self._stopped is not None, "set by _stop"
         mark_not_run(cell, *self._stopped)
         return cell, self.resources
 
     def _not_reached(self, cell, index: int) -> bool:
         """Whether execution stopped before this cell (or the notebook's time ran out here);
-        such a cell is marked as not run."""
+        such a cell is marked as not run.
+        """
         out_of_time = self._deadline is not None and monotonic() > self._deadline
         if self._stopped is None and out_of_time and runs_code(cell):
             self._stop(NOTEBOOK_TIMEOUT, index)
@@ -357,7 +370,8 @@ class GradingExecute(Execute):
 
     def _run_cell(self, cell, resources, index):
         """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
-        kernel runs it; a read-only cell then runs in the grader too."""
+        kernel runs it; a read-only cell then runs in the grader too.
+        """
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
         if checker is not None and checker.is_test(grade_id):
@@ -382,6 +396,7 @@ class GradingExecute(Execute):
     def _trusted_test(self, cell, index: int, grade_id: str):
         """A hidden test run in this process against the answers read from the kernel."""
         self._index = index
+        assert self._trusted is not None, "a test cell is only known to a checker"
         cell.outputs = self._trusted.run_test(grade_id)
         record_diagnosis(cell, self._trusted.diagnoses.get(grade_id))
         cell.execution_count = None
@@ -460,6 +475,7 @@ class GradingExecute(Execute):
         self.log.warning("Stopping execution at cell %s: %s", index, kind)
 
     def _fail_remaining(self, nb, start: int) -> None:
+        assert self._stopped is not None, "called after _stop"
         for cell in nb.cells[start:]:
             mark_not_run(cell, *self._stopped)
 

@@ -35,7 +35,7 @@ GRADING_BUDGET = "GradingBudget"
 
 
 def cell_label(cell, index: int) -> str:
-    """The cell's nbgrader ``grade_id``, else ``"cell N"`` (1-based), for flags and logs."""
+    """Return the cell's nbgrader ``grade_id``, else ``"cell N"`` (1-based), for flags and logs."""
     return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
 
 

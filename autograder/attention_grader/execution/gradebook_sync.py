@@ -49,7 +49,7 @@ class SubmissionRows:
 
 
 def sqlite_path(db_url: str) -> Path | None:
-    """The file of a ``sqlite:///`` gradebook URL, else None (a server database)."""
+    """Return the file of a ``sqlite:///`` gradebook URL, else None (a server database)."""
     return Path(db_url[len("sqlite:///") :]) if db_url.startswith("sqlite:///") else None
 
 
@@ -65,7 +65,7 @@ def snapshot(db_path: Path, dest: Path) -> None:
 
 
 def read_rows(db_url: str, course_id: str, assignment: str, student: str) -> SubmissionRows | None:
-    """The gradebook rows autograde writes for one submission (None if it wrote none)."""
+    """Return the gradebook rows autograde writes for one submission (None if it wrote none)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url, course_id) as gb:

@@ -116,9 +116,9 @@ def refused_rebinds(tree: ast.Module, student: set[str]) -> list[str]:
                     "of its own: only plain statements of the test are followed in the kernel"
                 )
         elif isinstance(node, ast.Global | ast.Nonlocal):
-            for name in node.names:
-                if name in student:
-                    add(f"the test declares `{name}` global: its rebinding is not followed")
+            for declared in node.names:
+                if declared in student:
+                    add(f"the test declares `{declared}` global: its rebinding is not followed")
     return causes
 
 

@@ -32,7 +32,7 @@ _NAMED = re.compile(rf"\b({'|'.join(map(re.escape, FORBIDDEN_ROOTS))})\b")
 
 
 def library_flags(student_sources: list[str], graded: list[str]) -> list[str]:
-    """What the student's own cells show of a forbidden library, statically.
+    """Return what the student's own cells show of a forbidden library, statically.
 
     One detail per graded name whose code refers to one (or to code that could reach one);
     else, if a library is named anywhere in those cells (``exec(open(".../attention_lab/..."))``

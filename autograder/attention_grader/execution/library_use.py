@@ -9,6 +9,7 @@ own :func:`attention_lab.checks._library.library_use` inspects a function object
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from attention_lab.checks import FORBIDDEN_ROOTS
 
@@ -17,6 +18,7 @@ __all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
 # FORBIDDEN_ROOTS: the libraries an implement-it exercise must not call, listed once, where the
 # checks use them (attention_lab.checks); the grader may import attention_lab, never the reverse.
 #: Names through which code can reach any library without naming it.
+_DYNAMIC: tuple[str, ...]
 _DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
 _DYNAMIC += ("__builtins__", "builtins", "open", "runpy", "__loader__", "__spec__")
 
@@ -63,7 +65,7 @@ def _module_level(body: list[ast.stmt]):
         for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(node, field_name, None)
             if isinstance(inner, list):
-                stmts = [getattr(x, "body", x) for x in inner]
+                stmts: list[Any] = [getattr(x, "body", x) for x in inner]
                 for block in stmts:
                     yield from _module_level(block if isinstance(block, list) else [block])
 
@@ -82,7 +84,7 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
 
 
 def library_in_source(student_sources: list[str], name: str, stop=()) -> str | None:
-    """What forbidden library the student's ``name`` (and what it calls) refers to, if any.
+    """Return what forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the
     definition of ``name``, the student's other definitions it uses, and the imports they rely

@@ -51,7 +51,7 @@ class CannotGrade(BaseException):
 
 
 def student_output() -> NotebookNode:
-    """The output a cell needing a teacher shows (an error: no automatic points)."""
+    """Return the output a cell needing a teacher shows (an error: no automatic points)."""
     return NotebookNode(
         output_type="error",
         ename="NeedsTeacher",

@@ -23,6 +23,8 @@ the cell needs a teacher), never a silent grade: comparing a student's object wi
 
 from __future__ import annotations
 
+from typing import cast
+
 __all__ = ["HandleTable", "ObjectHandle", "StudentClass", "stand_in_class"]
 
 _BINARY = ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
@@ -360,7 +362,9 @@ class HandleTable:
             return cls
         handle = self._objects.get(key)
         if handle is None or type(handle) is not cls:
-            handle = object.__new__(cls)
+            handle = object.__new__(
+                cast("type[ObjectHandle]", cls)
+            )  # a StudentClass makes ObjectHandles
             ObjectHandle.__init__(handle, self.channel, key, name)
             self._objects[key] = handle
         return handle

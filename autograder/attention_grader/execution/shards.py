@@ -55,7 +55,7 @@ class Shard:
         return sorted(set(students))[self.index :: self.count]
 
     def label(self) -> str:
-        """A folder-friendly name, e.g. ``shard-1-of-4``."""
+        """Return a folder-friendly name, e.g. ``shard-1-of-4``."""
         return f"shard-{self.index}-of-{self.count}"
 
 

@@ -52,7 +52,7 @@ class SolutionRefused(Exception):
 
 
 def notebook_cells(nb) -> TrustedCells:
-    """The teacher's cells of a source notebook, as the gradebook will hold them."""
+    """Return the teacher's cells of a source notebook, as the gradebook will hold them."""
     tests, locked = {}, {}
     for cell in nb.cells:
         if cell.cell_type != "code":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 __all__ = ["nbgrader_speedups"]
 
@@ -27,7 +28,7 @@ class _CachedJsonschema:
 
     def __init__(self, real):
         self._real = real
-        self._validators: dict[int, object] = {}
+        self._validators: dict[int, tuple[Any, Any]] = {}
 
     def validate(self, instance, schema, *args, **kwargs):
         if args or kwargs:

@@ -192,7 +192,8 @@ def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> l
 
 def shadowing_files(folder: str | Path) -> list[Flag]:
     """Handed-in ``.py`` files or packages named like an installed module (``numpy.py``,
-    ``ipykernel_launcher.py``): imported instead of the real one when the folder is on sys.path."""
+    ``ipykernel_launcher.py``): imported instead of the real one when the folder is on sys.path.
+    """
     import importlib.util
 
     here = Path(folder).resolve()
@@ -233,7 +234,7 @@ def _released_source(source: str) -> str:
 
 
 def _gradebook_cells(db_url: str, assignment: str, notebook: str) -> list[_SourceCell]:
-    """The gradebook's cells of one notebook, with the source the student was given."""
+    """Return the gradebook's cells of one notebook, with the source the student was given."""
     from nbgrader.api import Gradebook, MissingEntry
 
     # Notebooks are found by assignment name; the course id does not matter for reading them.
@@ -262,7 +263,7 @@ def _norm(text: str) -> str:
 
 def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> list[Flag]:
     """Flags for locked/test cells the student edited or deleted, compared with the gradebook."""
-    submitted = {}
+    submitted: dict[str, NotebookNode] = {}
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id:
@@ -302,7 +303,8 @@ def _forget_forged_metadata(nb: NotebookNode) -> None:
 
 def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
     """Strip nbgrader metadata from cells the gradebook does not know, and from every repeat of
-    a known one (a student's cell dressed as a test); nbgrader would refuse the whole notebook."""
+    a known one (a student's cell dressed as a test); nbgrader would refuse the whole notebook.
+    """
     flags, seen = [], set()
     for index, cell in enumerate(nb.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -320,7 +322,8 @@ def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
 class ScanSubmission(NbGraderPreprocessor):
     """Sanitise step, before OverwriteCells: flag edited or deleted read-only and test cells, and
     the tools of tampering in the student's cells and files; make forged cells plain cells.
-    Changes no grade."""
+    Changes no grade.
+    """
 
     def preprocess(self, nb, resources):
         _forget_forged_metadata(nb)

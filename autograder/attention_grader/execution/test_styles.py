@@ -41,7 +41,7 @@ def _parse(source: str) -> ast.Module | None:
 
 
 def released_code(source: str) -> str:
-    """A solution cell's code as students receive it: the solution region removed."""
+    """Return a solution cell's code as students receive it: the solution region removed."""
     return _SOLUTION.sub("", source)
 
 
@@ -107,9 +107,9 @@ def _dotted(node: ast.AST) -> str:
 
 
 def _builtins_patches(tree: ast.Module) -> list[str]:
-    found = []
+    found: list[str] = []
     for node in ast.walk(tree):
-        targets = []
+        targets: list[ast.expr] = []
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         elif isinstance(node, ast.Delete):
@@ -124,7 +124,9 @@ def _builtins_patches(tree: ast.Module) -> list[str]:
             name = _dotted(node.func)
             args = node.args
             if name.split(".")[-1] == "setattr" and args and _dotted(args[0]) == "builtins":
-                attr = args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
+                attr: object = (
+                    args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
+                )
                 found.append(f"builtins.{attr}")
             for arg in args[:1]:
                 if (
@@ -135,8 +137,10 @@ def _builtins_patches(tree: ast.Module) -> list[str]:
                 ):
                     found.append(arg.value)
             if name.endswith("patch.object") and args and _dotted(args[0]) == "builtins":
-                attr = args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
-                found.append(f"builtins.{attr}")
+                patched: object = (
+                    args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
+                )
+                found.append(f"builtins.{patched}")
     return found
 
 

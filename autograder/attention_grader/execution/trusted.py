@@ -27,6 +27,7 @@ import io
 import sys
 import warnings
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from nbformat import NotebookNode
@@ -174,7 +175,8 @@ def answer_names(source: str) -> list[str]:
     tree = _parse(source)
     if tree is None:
         return []
-    loaded, stored = set(), set()
+    loaded: set[str] = set()
+    stored: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
@@ -205,7 +207,7 @@ def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> Noteb
 
 
 def _traceback_of(exc: BaseException) -> list[str]:
-    """The one-line traceback a check gives (``_render_traceback_``), never test code."""
+    """Return the one-line traceback a check gives (``_render_traceback_``), never test code."""
     render = getattr(exc, "_render_traceback_", None)
     if callable(render):
         with contextlib.suppress(Exception):
@@ -298,7 +300,7 @@ class TrustedChecker:
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
     def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
-        """The test's answers: libraries from the grader, the rest from the student's kernel.
+        """Return the test's answers: libraries from the grader, the rest from the student's kernel.
 
         ``read``: the names the test reads before defining them itself (a placeholder arriving
         for one of those is used by the test; one it imports itself is replaced).
@@ -334,7 +336,11 @@ class TrustedChecker:
         scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
         own_builtins = private_builtins()
         scope["__builtins__"] = own_builtins.__dict__
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        last = (
+            cast(ast.Expr, tree.body.pop())
+            if tree.body and isinstance(tree.body[-1], ast.Expr)
+            else None
+        )
         out = io.StringIO()
         self._sink.append(out)
         try:

@@ -42,7 +42,7 @@ def library(path: str):
 
 
 def private_builtins() -> types.ModuleType:
-    """A copy of ``builtins`` whose ``import builtins`` gives the copy back."""
+    """Return a copy of ``builtins`` whose ``import builtins`` gives the copy back."""
     copy = types.ModuleType("builtins")
     copy.__dict__.update(builtins.__dict__)
     real_import = builtins.__import__
@@ -52,7 +52,7 @@ def private_builtins() -> types.ModuleType:
             return copy
         return real_import(name, globals, locals, fromlist, level)
 
-    copy.__import__ = _import
+    copy.__import__ = _import  # type: ignore[attr-defined]  # a ModuleType takes any attribute
     return copy
 
 
@@ -69,7 +69,7 @@ def patched_builtins(copy: types.ModuleType) -> list[str]:
 
 
 def teacher_exception(namespace: dict, name: str) -> type | None:
-    """The exception class ``name`` of the teacher's cells (or their imports), or None."""
+    """Return the exception class ``name`` of the teacher's cells (or their imports), or None."""
     value = namespace.get(name)
     if isinstance(value, type) and issubclass(value, BaseException):
         if getattr(builtins, name, None) is not value:  # builtins are mapped by answers.py

@@ -95,7 +95,7 @@ class GradingJob:
     workdir: str
 
     def config_for(self, db_url: str) -> Config:
-        """The course config pointed at ``db_url``; the caller's config is never changed."""
+        """Return the course config pointed at ``db_url``; the caller's config is never changed."""
         config = copy.deepcopy(self.course.config)
         config.CourseDirectory.db_url = db_url
         config.GradingExecute.print_protections = False  # `make grade` prints them once, up front
@@ -176,7 +176,8 @@ def _one_line(text, limit: int = 160) -> str:
 
 def _kernel_died(exc: BaseException | None) -> bool:
     """Whether ``exc`` (or an error it wraps, as nbclient's are) says the kernel died."""
-    chain, link = [], exc
+    chain: list[BaseException] = []
+    link = exc
     while link is not None and len(chain) < 10:
         chain.append(link)
         link = link.__cause__ or link.__context__
@@ -286,7 +287,7 @@ def _outcome(job: GradingJob, student: str, conv, error) -> tuple[str, str, list
 
 
 def crashed(student: str) -> WorkerResult:
-    """The result for a student whose submission kept crashing worker processes."""
+    """Return the result for a student whose submission kept crashing worker processes."""
     return WorkerResult(student, "error", "a grader worker process crashed on it repeatedly")
 
 

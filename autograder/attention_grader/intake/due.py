@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from traitlets import TraitError, Unicode, validate
+from traitlets import Bunch, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 __all__ = ["ACCEPTED_FORMATS", "CourseTime", "DueDateError", "describe_due", "parse_due"]
@@ -66,12 +67,12 @@ class CourseTime(Configurable):
     ).tag(config=True)
 
     @validate("timezone")
-    def _known_zone(self, proposal):
+    def _known_zone(self, proposal: Bunch) -> str:
         try:
             _zone(proposal["value"])
         except DueDateError as err:
             raise TraitError(f"CourseTime.timezone: {err}") from None
-        return proposal["value"]
+        return cast(str, proposal["value"])  # a Unicode trait's value, checked by it already
 
     @property
     def zone(self) -> tzinfo:

@@ -32,6 +32,10 @@ import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from attention_grader.intake.intake_files import IntakeLimits
 
 from attention_grader.common.safe_text import printable
 
@@ -88,12 +92,12 @@ class Inbound:
     by_exchange: bool = False
 
     def line(self) -> str:
-        """The one line a teacher reads about a refused folder (every part printable)."""
+        """Return the one line a teacher reads about a refused folder (every part printable)."""
         return f"refused: {self.refused} (exchange folder {printable(self.name)}); not collected"
 
 
 def owner_name(uid: int) -> str:
-    """The account name of ``uid``, or ``uid <n>`` when there is none."""
+    """Return the account name of ``uid``, or ``uid <n>`` when there is none."""
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
@@ -125,8 +129,8 @@ def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
     return datetime.fromtimestamp(latest, UTC).replace(tzinfo=None)
 
 
-def roster_ids(path: str | os.PathLike | None) -> frozenset[str] | None:
-    """The ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
+def roster_ids(path: str | os.PathLike[str] | None) -> frozenset[str] | None:
+    """Return the ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
     ``roster.csv``); None when ``path`` is empty or absent.
 
     Raises
@@ -201,7 +205,9 @@ def _quarantine_key(item: Inbound) -> str:
     return f"{SAFE_ID.fullmatch(item.owner) and item.owner or 'unknown'}-{digest}"
 
 
-def quarantine_refused(item: Inbound, quarantine: Path, expected: list[str], limits=None) -> Path:
+def quarantine_refused(
+    item: Inbound, quarantine: Path, expected: list[str], limits: IntakeLimits | None = None
+) -> Path:
     """Keep a refused folder for the teacher: ``quarantine/<owner>-<hash>/`` with
     ``refusal.json`` (who, what it claimed, why) and ``files/`` (a safe copy, as collect copies).
 

@@ -40,6 +40,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 from attention_grader.common.flags import BAD_TIMESTAMP, Flag, record_flags
 from attention_grader.common.safe_text import printable
@@ -100,14 +104,15 @@ class IntakeResult:
     """
 
     flags: list[Flag] = field(default_factory=list)
-    notebooks: dict = field(default_factory=dict)
+    notebooks: dict[str, NotebookNode] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     timestamp: datetime | None = None
 
 
 def visible_notebooks(folder: Path) -> list[Path]:
     """``folder/*.ipynb`` as nbgrader sees them (sorted): pathlib's glob also matches hidden files
-    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch)."""
+    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch).
+    """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
 
 
@@ -131,7 +136,7 @@ def parse_timestamp(text: str) -> datetime | None:
     from nbgrader.utils import parse_utc
 
     try:
-        return parse_utc(text)
+        return cast(datetime, parse_utc(text))
     except Exception:  # dateutil raises ValueError, OverflowError, …
         return None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from attention_grader.common.flags import UNEXPECTED_FILE, UNSAFE_FILE, Flag
@@ -89,11 +90,19 @@ def classify_entry(
     return None
 
 
+#: ``refuse(dir_fd, name, rel, (kind, why))``, ``keep_file(dir_fd, name, rel, st)`` and
+#: ``enter_dir(rel)``: what :func:`walk_submission` calls back
+Refuse = Callable[[int, str, tuple[str, ...], tuple[str, str]], None]
+KeepFile = Callable[[int, str, tuple[str, ...], os.stat_result], None]
+EnterDir = Callable[[tuple[str, ...]], None]
+
+
 class FlagList:
     """Flags of one submission, capped at :data:`MAX_FLAGS` lines (a folder of 10 000 links is
-    one line per link up to the cap, then one "and N more")."""
+    one line per link up to the cap, then one "and N more").
+    """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.items: list[Flag] = []
         self.extra = 0
 
@@ -110,7 +119,8 @@ class FlagList:
 
 def read_plain_file(path: Path, limit: int | None = None) -> bytes | None:
     """The bytes of ``path`` if it is a regular file with one name (opened with ``O_NOFOLLOW``,
-    checked on the open descriptor) and at most ``limit`` bytes; None otherwise."""
+    checked on the open descriptor) and at most ``limit`` bytes; None otherwise.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -150,7 +160,14 @@ class _Budget:
         return None
 
 
-def walk_submission(folder, expected, limits, refuse, keep_file=None, enter_dir=None) -> None:
+def walk_submission(
+    folder: str | os.PathLike[str],
+    expected: list[str],
+    limits: IntakeLimits,
+    refuse: Refuse,
+    keep_file: KeepFile | None = None,
+    enter_dir: EnterDir | None = None,
+) -> None:
     """Visit every entry of ``folder`` through directory descriptors, never following a link.
 
     Each entry is ``lstat``-ed relative to its parent's descriptor (``dir_fd``), so a folder
@@ -203,7 +220,7 @@ def _clear(path: Path) -> None:
 
 
 def quarantine_path(root: Path, rel: tuple[str, ...]) -> Path:
-    """A free path ``root/rel...`` made of real folders only.
+    """Return a free path ``root/rel...`` made of real folders only.
 
     The quarantine holds links a student handed in (moved, not followed). A later submission's
     refused ``sub/x`` must not land *through* an earlier quarantined link named ``sub``, so every
@@ -247,7 +264,7 @@ def sanitize_submission(
     """
     limits, flags = limits or IntakeLimits(), FlagList()
 
-    def refuse(dir_fd, name, rel, verdict):
+    def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
         flags.add(verdict[0], rel, verdict[1], "moved to quarantine" if quarantine else "removed")
         if quarantine is not None:
             try:
@@ -276,10 +293,10 @@ def copy_submission(
     dest = Path(dest)
     dest.mkdir(parents=True)
 
-    def refuse(dir_fd, name, rel, verdict):
+    def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
         flags.add(verdict[0], rel, verdict[1], "not collected")
 
-    def keep_file(dir_fd, name, rel, st):
+    def keep_file(dir_fd: int, name: str, rel: tuple[str, ...], st: os.stat_result) -> None:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
         except OSError:

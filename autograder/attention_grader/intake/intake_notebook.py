@@ -9,6 +9,10 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 from attention_grader.common.flags import EDITED_METADATA, INVALID_NOTEBOOK, UNSAFE_FILE, Flag
 from attention_grader.common.safe_text import printable
@@ -44,7 +48,9 @@ def _invalid(path: Path, why: str) -> tuple[None, list[Flag]]:
     return None, [Flag(INVALID_NOTEBOOK, f"{printable(path.name)}: {why}; not graded")]
 
 
-def read_notebook_safely(path: Path, limits: IntakeLimits | None = None):
+def read_notebook_safely(
+    path: Path, limits: IntakeLimits | None = None
+) -> tuple[NotebookNode | None, list[Flag]]:
     """Read a submitted notebook within the caps; never raise.
 
     Returns
@@ -98,7 +104,7 @@ def read_notebook_safely(path: Path, limits: IntakeLimits | None = None):
 KEEP_CELL_METADATA = ("nbgrader",)
 
 
-def strip_cell_metadata(nb) -> list[Flag]:
+def strip_cell_metadata(nb: NotebookNode) -> list[Flag]:
     """Keep only nbgrader's metadata on every cell (in place); flag tags on test or locked cells.
 
     A student can tag a test cell ``skip-execution`` in JupyterLab's tag editor: nbclient then

@@ -17,6 +17,7 @@ afterwards are not included in it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
@@ -63,8 +64,8 @@ def late_penalty(score: float, seconds_late: float, share_per_day: float, max_sh
     return round(score * min(max_share, share_per_day * days), 2)
 
 
-def final_score(submission) -> float:
-    """A submission's score with its late penalty subtracted (never below 0): the one number
+def final_score(submission: Any) -> float:
+    """Return a submission's score with its late penalty subtracted (never below 0): the one number
     the batch summary, ``grades.csv``, the Canvas file, the report and the formgrader show.
 
     nbgrader keeps the penalty apart from the grades (``submission.score`` is before it); every
@@ -86,7 +87,9 @@ class SharePerDay(LateSubmissionPlugin):
     max_share = Float(0.5, help="The largest share of the score ever taken off.").tag(config=True)
     grace_minutes = Float(0.0, help="Minutes of lateness forgiven.").tag(config=True)
 
-    def late_submission_penalty(self, student_id, score, total_seconds_late):
+    def late_submission_penalty(
+        self, student_id: str, score: float, total_seconds_late: float
+    ) -> float:
         penalty = late_penalty(
             score, total_seconds_late, self.share_per_day, self.max_share, self.grace_minutes
         )

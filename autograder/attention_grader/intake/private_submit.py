@@ -30,6 +30,8 @@ import pwd
 import shutil
 import stat
 import struct
+from collections.abc import Callable
+from typing import Any
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 
@@ -39,9 +41,10 @@ FOLDER_MODE = 0o2770
 FILE_MODE = 0o640
 
 
-def make_private(folder: str | os.PathLike) -> None:
+def make_private(folder: str | os.PathLike[str]) -> None:
     """Set ``folder`` and the folders in it to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`
-    (links are left alone, never followed)."""
+    (links are left alone, never followed).
+    """
     for root, dirs, files in os.walk(folder):
         for name in files:
             path = os.path.join(root, name)
@@ -64,11 +67,11 @@ class PrivateExchangeSubmit(ExchangeSubmit):
     no feedback could be released.
     """
 
-    def copy_files(self):
+    def copy_files(self) -> None:
         super().copy_files()
         make_private(os.path.join(self.inbound_path, self.assignment_filename))
 
-    def do_copy(self, src, dest, log=None):
+    def do_copy(self, src: str, dest: str, log: Any = None) -> None:
         from nbgrader.utils import ignore_patterns
 
         size = self.get_size(src)
@@ -80,9 +83,12 @@ class PrivateExchangeSubmit(ExchangeSubmit):
         _copy_contents(src, dest, ignore)
 
 
-def _copy_contents(src: str, dest: str, ignore) -> None:
+def _copy_contents(
+    src: str, dest: str, ignore: Callable[[str, list[str]], set[str]] | None
+) -> None:
     """``src`` into a new ``dest``: folders made (inheriting group and setgid), file contents
-    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``)."""
+    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``).
+    """
     os.makedirs(dest)
     names = os.listdir(src)
     skipped = ignore(src, names) if ignore else set()
@@ -102,7 +108,7 @@ _USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
 _NO_ID = 0xFFFFFFFF
 
 
-def readable_only_by(path: str | os.PathLike, user: str) -> bool:
+def readable_only_by(path: str | os.PathLike[str], user: str) -> bool:
     """Make ``path`` (owned by the caller) readable by its owner and ``user`` only.
 
     Returns

@@ -28,7 +28,15 @@ from __future__ import annotations
 import glob
 import os
 import stat
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+    from attention_grader.intake.intake import IntakeResult
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
@@ -80,11 +88,17 @@ NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
 CLOCK_SLACK = 600
 
 
+def _accepted_time(item: Inbound) -> datetime:
+    """Return the time of a folder collect accepted (only a refused one has none)."""
+    assert item.time is not None, f"{item.name!r} was refused, it has no time"
+    return item.time
+
+
 class UnsafeSubmission(RuntimeError):
     """A notebook the intake refuses to grade; the message is the one-line reason."""
 
 
-def expected_notebooks(course_root: str | os.PathLike, assignment: str) -> list[str]:
+def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> list[str]:
     """The assignment's notebook names: those in ``source/<assignment>/`` (nbgrader's authority)."""
     folder = Path(course_root) / "source" / assignment
     return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
@@ -119,7 +133,7 @@ class SafeExchangeCollect(ExchangeCollect):
         "present, else any id of safe characters (letters, digits, '_', '.', '-').",
     ).tag(config=True)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.flags: dict[str, list[Flag]] = {}
         self.refused: list[Inbound] = []
@@ -146,7 +160,7 @@ class SafeExchangeCollect(ExchangeCollect):
             self._expected = expected_notebooks(self.coursedir.root, self.coursedir.assignment_id)
         return self._expected
 
-    def init_src(self):
+    def init_src(self) -> None:
         if self.coursedir.course_id == "":
             self.fail("No course id specified. Re-run with --course flag.")
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
@@ -181,7 +195,7 @@ class SafeExchangeCollect(ExchangeCollect):
         self.src_records = [self._record(self._choose(items)) for items in accepted.values()]
         self._history(record_seen, seen)
 
-    def _history(self, record, what) -> None:
+    def _history(self, record: Callable[[str, str, Any], int | None], what: Any) -> None:
         """Write to the submission history; a failure is logged, never stops the collect."""
         try:
             added = record(self.coursedir.root, self.coursedir.assignment_id, what)
@@ -191,14 +205,14 @@ class SafeExchangeCollect(ExchangeCollect):
 
     def _choose(self, items: list[Inbound]) -> Inbound:
         """The newest by the time collect trusts (the earliest on time with ``before_duedate``)."""
-        items = sorted(items, key=lambda i: i.time, reverse=True)
+        items = sorted(items, key=_accepted_time, reverse=True)
         if self.duedate is not None and self.before_duedate:
-            on_time = [i for i in items if i.time <= self.duedate]
+            on_time = [i for i in items if _accepted_time(i) <= self.duedate]
             return (on_time or items)[0]
         return items[0]
 
     @staticmethod
-    def _record(item: Inbound) -> dict:
+    def _record(item: Inbound) -> dict[str, Any]:
         return {"username": item.student, "filename": item.name, "timestamp": item.time,
                 "inbound": item}  # fmt: skip
 
@@ -213,7 +227,7 @@ class SafeExchangeCollect(ExchangeCollect):
         self.refused_lines.append(item.line() + kept_at)
         self.log.warning("%s", self.refused_lines[-1])
 
-    def copy_files(self):
+    def copy_files(self) -> None:
         records = self.src_records
         for rec in records:
             self.src_records, self._current = [rec], rec["inbound"]
@@ -224,14 +238,17 @@ class SafeExchangeCollect(ExchangeCollect):
                 self._flag(rec["username"], [Flag(UNSAFE_FILE, f"not collected: {type(err).__name__}: {reason}")])  # fmt: skip
         self.src_records = records
 
-    def do_copy(self, src, dest, log=None):
+    def do_copy(self, src: str, dest: str, log: Any = None) -> None:
         flags = copy_submission(Path(src), Path(dest), self.expected(), self.limits)
         item, stamp_file = self._current, Path(dest) / "timestamp.txt"
         if item is not None:
             stated, _ = read_timestamp(Path(dest))
-            when = item.time.strftime(NBGRADER_TIME)
+            when = _accepted_time(item).strftime(NBGRADER_TIME)
             if item.by_exchange:  # a student's own folder: the exchange's time, not theirs
-                if stated is not None and abs((stated - item.time).total_seconds()) > CLOCK_SLACK:
+                if (
+                    stated is not None
+                    and abs((stated - _accepted_time(item)).total_seconds()) > CLOCK_SLACK
+                ):
                     flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
                 _write_stamp(stamp_file, when)
             elif stated is None and os.path.lexists(stamp_file):
@@ -254,7 +271,12 @@ def _write_stamp(path: Path, when: str) -> None:
 # --------------------------------------------------------------------------- autograde
 
 
-def intake_hook(assignment=None, student=None, notebooks=None, **_):
+def intake_hook(
+    assignment: str | None = None,
+    student: str | None = None,
+    notebooks: list[str] | None = None,
+    **_: Any,
+) -> IntakeResult | None:
     """``Autograde.pre_convert_hook``: make the submission folder safe before nbgrader reads it.
 
     nbgrader calls it after choosing a submission and before copying its files or reading its
@@ -262,7 +284,7 @@ def intake_hook(assignment=None, student=None, notebooks=None, **_):
     refused notebooks are skipped). nbgrader logs and ignores any exception from a hook.
     """
     if not notebooks:
-        return
+        return None
     folder = Path(notebooks[0]).parent
     root = folder.parent.parent.parent
     # nbgrader passes its hook no config: the caps come from the course's own config file.
@@ -280,7 +302,9 @@ class IntakeGuard(NbGraderPreprocessor):
     by collect and :func:`intake_hook`.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         limits = intake_limits(self.config)
         folder = (resources or {}).get("metadata", {}).get("path")
         name = (resources or {}).get("unique_key", "notebook")
@@ -332,13 +356,13 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
         Files in a feedback folder that were not published (extra ``*.html``, links).
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.released: list[str] = []
         self.withheld: dict[str, str] = {}
         self.flags: dict[str, list[Flag]] = {}
 
-    def copy_files(self):
+    def copy_files(self) -> None:
         exclude = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
         expected = expected_notebooks(self.coursedir.root, self.coursedir.assignment_id)
         for folder in sorted(glob.glob(self.src_path)):

@@ -33,7 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from attention_grader.common.safe_text import csv_cell
 from attention_grader.intake.exchange_identity import Inbound, exchange_time
@@ -107,12 +107,12 @@ class Seen:
     folder: str
     reason: str = ""
 
-    def key(self) -> tuple:
-        """What makes two ``received``/``refused`` rows the same sighting of one folder."""
+    def key(self) -> tuple[str, str, datetime | None, str]:
+        """Return what makes two ``received``/``refused`` rows the same sighting of one folder."""
         return (self.event, self.folder, self.received, self.sha256)
 
 
-def history_file(root: str | os.PathLike, assignment: str) -> Path:
+def history_file(root: str | os.PathLike[str], assignment: str) -> Path:
     """``<root>/submission_history/<assignment>.csv``."""
     return Path(root) / HISTORY_DIR / f"{assignment}.csv"
 
@@ -154,7 +154,7 @@ def content_digest(folder: Path) -> str:
     return digest.hexdigest() + ("+partial" if partial else "")
 
 
-def _hash_file(path: Path, digest, budget: int) -> int:
+def _hash_file(path: Path, digest: hashlib._Hash, budget: int) -> int:
     """Add up to ``budget`` bytes of ``path`` (opened without following a link); bytes read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -187,7 +187,7 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def read_history(root: str | os.PathLike, assignment: str) -> list[Seen]:
+def read_history(root: str | os.PathLike[str], assignment: str) -> list[Seen]:
     """Every row of ``assignment``'s history, in the order written ([] when there is none)."""
     path = history_file(root, assignment)
     if not path.is_file():
@@ -196,7 +196,7 @@ def read_history(root: str | os.PathLike, assignment: str) -> list[Seen]:
         return [_row(r) for r in csv.DictReader(fh)]
 
 
-def _row(r: dict) -> Seen:
+def _row(r: dict[str, str]) -> Seen:
     return Seen(
         _parse_time(r.get("recorded_at", "")) or datetime.min,
         r.get("event", ""),
@@ -210,7 +210,9 @@ def _row(r: dict) -> Seen:
     )
 
 
-def _append(root: str | os.PathLike, assignment: str, rows: list[Seen], *, new_only: bool) -> int:
+def _append(
+    root: str | os.PathLike[str], assignment: str, rows: list[Seen], *, new_only: bool
+) -> int:
     """Append ``rows`` (those not yet in the file when ``new_only``), under a lock; how many."""
     path = history_file(root, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -231,7 +233,9 @@ def _append(root: str | os.PathLike, assignment: str, rows: list[Seen], *, new_o
     return len(rows)
 
 
-def _sighting(item: Inbound, event: str, known: dict) -> Seen:
+def _sighting(
+    item: Inbound, event: str, known: dict[tuple[str, str, datetime | None], str]
+) -> Seen:
     """``item`` as a row; the content is hashed only for a folder not seen as it is."""
     folder = _name_hash(item.name)
     if not os.path.isdir(item.path) or os.path.islink(item.path):
@@ -244,15 +248,16 @@ def _sighting(item: Inbound, event: str, known: dict) -> Seen:
     return Seen(_now(), event, student, item.owner, received, used, digest, folder, item.refused)
 
 
-def record_seen(root: str | os.PathLike, assignment: str, items: list[Inbound]) -> int:
+def record_seen(root: str | os.PathLike[str], assignment: str, items: list[Inbound]) -> int:
     """Append a ``received`` or ``refused`` row for each folder of ``items`` not yet recorded
-    as it is now; return how many rows were added."""
+    as it is now; return how many rows were added.
+    """
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
     rows = [_sighting(i, "refused" if i.refused else "received", known) for i in items]
     return _append(root, assignment, rows, new_only=True)
 
 
-def record_collected(root: str | os.PathLike, assignment: str, item: Inbound) -> None:
+def record_collected(root: str | os.PathLike[str], assignment: str, item: Inbound) -> None:
     """Append a ``collected`` row: ``item`` was copied into ``submitted/`` just now."""
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
     row = replace(_sighting(item, "received", known), event="collected")
@@ -336,6 +341,14 @@ def _gradebook_times(course: Course, assignment: str) -> tuple[dict[str, datetim
             return {}, None
         stamps = {s.student.id: s.timestamp for s in gb.assignment_submissions(assignment)}
     return {k: _naive_utc(v) for k, v in stamps.items() if v is not None}, _naive_utc(due)
+
+
+@overload
+def _naive_utc(when: datetime) -> datetime: ...
+@overload
+def _naive_utc(when: None) -> None: ...
+@overload
+def _naive_utc(when: datetime | None) -> datetime | None: ...
 
 
 def _naive_utc(when: datetime | None) -> datetime | None:

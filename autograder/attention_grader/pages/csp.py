@@ -62,7 +62,7 @@ def _sha256(text: str) -> str:
 
 
 def _source_of(url: str) -> str:
-    """The CSP source for a script or stylesheet address: its folder on its server.
+    """Return the CSP source for a script or stylesheet address: its folder on its server.
 
     A folder, not the file: MathJax loads its extensions and fonts next to ``MathJax.js``.
     Relative addresses are the page's own (``'self'``).
@@ -76,7 +76,7 @@ def _source_of(url: str) -> str:
 
 def page_policy(page: str, trusted_end: str = "<body", *, handlers: bool = False,
                 connect: str = "'none'", frame_ancestors: str | None = None) -> str:  # fmt: skip
-    """The policy that lets exactly the template's scripts of ``page`` run.
+    """Return the policy that lets exactly the template's scripts of ``page`` run.
 
     Parameters
     ----------
@@ -103,7 +103,7 @@ def page_policy(page: str, trusted_end: str = "<body", *, handlers: bool = False
     trusted = page if end < 0 else page[:end]
     scripts, origins = [], []
     for attrs, body in _SCRIPT.findall(trusted):
-        kind = (_TYPE.search(attrs)[1] if _TYPE.search(attrs) else "").strip().lower()
+        kind = (typed[1] if (typed := _TYPE.search(attrs)) else "").strip().lower()
         src = _SRC.search(attrs)
         if src:
             origins.append(_source_of(src[1]))
@@ -155,7 +155,7 @@ def _exporter_base():
     return HTMLExporter
 
 
-class FeedbackExporter(_exporter_base()):
+class FeedbackExporter(_exporter_base()):  # type: ignore[misc]  # nbconvert imported late, untyped
     """nbconvert's HTML exporter whose pages carry a CSP allowing only the template's scripts.
 
     ``c.GenerateFeedback.exporter_class = FeedbackExporter`` (set by
@@ -183,7 +183,7 @@ def _submission_write(original):
                 self.set_header("Content-Security-Policy", policy)
         return original(self, chunk)
 
-    write.__wrapped__ = original
+    write.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     return write
 
 

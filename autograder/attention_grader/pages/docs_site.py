@@ -94,7 +94,7 @@ body.site-doc main a { color: #0b5cad; }
 
 
 def nav_html(current: str) -> str:
-    """The navigation bar, with ``current`` (a file name in the site) marked as this page."""
+    """Return the navigation bar, with ``current`` (a file name in the site) marked as this page."""
     links = "".join(
         f'<a href="{html.escape(item.href)}"'
         + (' aria-current="page"' if item.href == current else "")

@@ -294,7 +294,8 @@ _TEMPLATE = """{%- extends 'nbconvert/templates/classic/index.html.j2' -%}
 
 class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
     """The course's feedback page: CSP of :class:`~attention_grader.pages.csp.FeedbackExporter`, MathML maths, and
-    the plain-words template above (``c.GenerateFeedback.exporter_class``)."""
+    the plain-words template above (``c.GenerateFeedback.exporter_class``).
+    """
 
     def __init__(self, **kw):
         super().__init__(**kw)

@@ -103,7 +103,8 @@ class ShowRubric(Preprocessor):
 @pass_context
 def markdown2html(context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter with maths as MathML (cell attachments kept), the
-    result through the allowlist (:func:`attention_grader.pages.offline_html.markdown_to_html`)."""
+    result through the allowlist (:func:`attention_grader.pages.offline_html.markdown_to_html`).
+    """
     cell = context.get("cell", {})
     path = context.get("resources", {}).get("metadata", {}).get("path", "")
     return markdown_to_html(source, cell.get("attachments", {}), path=path)
@@ -130,7 +131,8 @@ class EscapePageText(Preprocessor):
 
 def _finalize(value):
     """Every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it (its
-    macros' HTML, already ``Markup``, stays HTML)."""
+    macros' HTML, already ``Markup``, stays HTML).
+    """
     from markupsafe import Markup
 
     if hasattr(value, "__html__"):
@@ -162,5 +164,5 @@ def escape_formgrader_pages() -> None:
                 env.cache.clear()
         return original(self, name, **ns)
 
-    render.__wrapped__ = original
+    render.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     BaseHandler.render = render

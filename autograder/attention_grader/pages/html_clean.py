@@ -117,7 +117,7 @@ def _css_ok(value: str) -> bool:
 
 
 def _attribute_ok(tag: str, name: str, value: str) -> bool:
-    """The value checks the tag/attribute allowlist cannot express."""
+    """Return the value checks the tag/attribute allowlist cannot express."""
     if name not in ATTRIBUTES.get(tag, ()) and name not in ATTRIBUTES["*"]:
         return False
     if name in ("href", "src"):
@@ -136,7 +136,7 @@ def _filter(tag: str, name: str, value: str) -> str | None:
 
 
 def clean_fragment(fragment: str) -> str:
-    """The final HTML of something a student wrote, through the allowlist (see module doc).
+    """Return the final HTML of something a student wrote, through the allowlist (see module doc).
 
     Run it on the HTML right before it goes into a page, after markdown and maths rendering.
     Disallowed elements are removed (``script`` and ``style`` with their content, others keep
@@ -178,7 +178,8 @@ _ACTIVE_ATTRIBUTES = frozenset(
 
 class _Inspector(HTMLParser):
     """Lists what :func:`clean_fragment` would remove (stdlib parser: only for the words of a
-    flag and the choice to show an answer as text; the cleaning itself is nh3's)."""
+    flag and the choice to show an answer as text; the cleaning itself is nh3's).
+    """
 
     def __init__(self, ids: bool):
         super().__init__(convert_charrefs=True)
@@ -214,7 +215,7 @@ class _Inspector(HTMLParser):
 
 
 def problems(fragment: str, ids: bool = True) -> list[str]:
-    """What in ``fragment`` the allowlist does not allow, in words (empty: nothing).
+    """Return what in ``fragment`` the allowlist does not allow, in words (empty: nothing).
 
     ``ids=False`` leaves out ``id``/``name`` attributes (outputs: a pandas Styler writes them;
     they are dropped all the same).
@@ -231,7 +232,7 @@ def problems(fragment: str, ids: bool = True) -> list[str]:
 
 
 def clean_html(text: str) -> tuple[str, list[str]]:
-    """An HTML output as it may be rendered, and what was unsafe in it (empty: nothing).
+    """Return an HTML output as it may be rendered, and what was unsafe in it (empty: nothing).
 
     Safe HTML (``<style>`` blocks aside: pandas writes one, and it is dropped) goes through
     :func:`clean_fragment`; HTML with anything unsafe is shown as its source text, so the
@@ -256,7 +257,8 @@ def sanitize_html(text: str) -> str:
 def is_safe_markdown(source: str, attachments: dict | None = None) -> bool:
     """Whether the page's rendering of ``source`` (maths as MathML) has only allowed HTML, and
     no formula hides HTML (``$\\text{<img onerror=...>}$``: drawn as text now, but an attempt a
-    grader should see and that a flag should name)."""
+    grader should see and that a flag should name).
+    """
     from attention_grader.pages.offline_html import inspect_markdown
 
     try:
@@ -272,7 +274,7 @@ def _fence(source: str) -> str:
 
 
 def sanitize_markdown(source: str, attachments: dict | None = None) -> str:
-    """A markdown answer as it may be rendered: unchanged when safe, else shown as its text.
+    """Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
 
     An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes, HTML
     smuggled through maths such as ``$\\text{<img onerror>}$``...) becomes a note and the

@@ -80,7 +80,7 @@ class Finding:
     what: str
 
     def as_flag(self) -> Flag:
-        """The batch summary's flag (kind ``unsafe_html``)."""
+        """Return the batch summary's flag (kind ``unsafe_html``)."""
         return Flag(UNSAFE_HTML, f"{self.where}: {self.what} [sanitised; flag only]")
 
 
@@ -152,7 +152,8 @@ def _sanitize_mime(data: dict, mime: str) -> str | None:
 def _safe_output_metadata(meta: dict) -> dict:
     out = {}
     for mime in IMAGE_MIMES:
-        sizes = meta.get(mime) if isinstance(meta.get(mime), dict) else {}
+        sizes = meta.get(mime)
+        sizes = sizes if isinstance(sizes, dict) else {}
         kept = {k: v for k, v in sizes.items() if k in ("width", "height") and _number(v)}
         if kept:
             out[mime] = kept

@@ -91,7 +91,8 @@ HIDDEN_FIGURE_CAPTION = (
 
 def figure_hidden(output: dict) -> bool:
     """Whether ``output`` is an explorer in prediction mode before the reveal: its static HTML
-    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`)."""
+    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
+    """
     page = output.get("data", {}).get("text/html", "")
     if isinstance(page, list):
         page = "".join(page)
@@ -175,7 +176,7 @@ class SiteChrome:
 
 
 def read_lessons(paths: list[Path], run: bool = True, timeout: int = 180) -> list[Lesson]:
-    """The lessons at ``paths`` (course order), each executed unless ``run`` is False."""
+    """Return the lessons at ``paths`` (course order), each executed unless ``run`` is False."""
     lessons = []
     for path in paths:
         nb = execute(path, timeout) if run else nbformat.read(path, as_version=4)

@@ -132,7 +132,8 @@ class MathMLRenderer(IPythonRenderer):
 
 def render_markdown(source: str, attachments: dict | None = None, **renderer_options) -> str:
     """Markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned (trusted text,
-    or to inspect what a student's answer would become)."""
+    or to inspect what a student's answer would become).
+    """
     return inspect_markdown(source, attachments, **renderer_options)[0]
 
 
@@ -146,13 +147,15 @@ def inspect_markdown(
 
 def markdown_to_html(source: str, attachments: dict | None = None, **renderer_options) -> str:
     """Markdown a student may have written to HTML for a page: maths as MathML, then the final
-    HTML through the allowlist (:func:`attention_grader.pages.html_clean.clean_fragment`)."""
+    HTML through the allowlist (:func:`attention_grader.pages.html_clean.clean_fragment`).
+    """
     return clean_fragment(render_markdown(source, attachments, **renderer_options))
 
 
 class MathMLHTMLExporter(HTMLExporter):
     """``HTMLExporter`` whose markdown cells render their maths as MathML (any template), and
-    whose rendered markdown goes through the allowlist (:attr:`clean_markdown`)."""
+    whose rendered markdown goes through the allowlist (:attr:`clean_markdown`).
+    """
 
     #: Pages of student work clean every rendered markdown text; the course's own lessons
     #: (trusted, with heading anchors the docs link to) do not.
@@ -214,7 +217,8 @@ _NAV = """{%- set nav = resources.get('course_nav') -%}
 
 class OfflineHTMLExporter(MathMLHTMLExporter):
     """The course's static pages: the lab look, MathML maths, nothing loaded from the internet,
-    and a Content-Security-Policy ``<meta>`` allowing only the template's own scripts."""
+    and a Content-Security-Policy ``<meta>`` allowing only the template's own scripts.
+    """
 
     clean_markdown = False  # the lessons are the course's own text
 

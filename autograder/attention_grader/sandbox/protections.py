@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from attention_grader.common.settings import ALLOW_ENV, Protections
@@ -94,7 +95,9 @@ def _protections_for(km: SandboxedKernelManager | None) -> list[Protection]:
     ]
 
 
-def protections(km: SandboxedKernelManager | None = None, execute=None) -> list[Protection]:
+def protections(
+    km: SandboxedKernelManager | None = None, execute: object = None
+) -> list[Protection]:
     """Which protections a kernel started now gets on this machine.
 
     Parameters
@@ -125,13 +128,16 @@ def _allowed(allow: bool | None) -> bool:
     return Protections().allow_unsandboxed_in_pod if allow is None else allow
 
 
-def in_pod(environ=None) -> bool:
+def in_pod(environ: Mapping[str, str] | None = None) -> bool:
     """Whether this process runs in a Kubernetes pod (the kubelet's service variables)."""
     return bool((os.environ if environ is None else environ).get(POD_ENV))
 
 
 def pod_refusal(
-    items: list[Protection], sandboxed: bool = True, environ=None, allow: bool | None = None
+    items: list[Protection],
+    sandboxed: bool = True,
+    environ: Mapping[str, str] | None = None,
+    allow: bool | None = None,
 ) -> str | None:
     """Why grading must not start in this pod, or None (not a pod, walls up, or overridden).
 
@@ -167,9 +173,11 @@ def pod_refusal(
 
 
 def format_protections(
-    items: list[Protection] | None = None, environ=None, allow: bool | None = None
+    items: list[Protection] | None = None,
+    environ: Mapping[str, str] | None = None,
+    allow: bool | None = None,
 ) -> str:
-    """A plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
+    """Return a plain-words report printed at the start of grading: ``ON``/``OFF`` per protection.
 
     In a Kubernetes pod it adds whether grading would start (:func:`pod_refusal`; ``allow`` as
     there).

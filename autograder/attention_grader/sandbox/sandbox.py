@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import tempfile
+from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
@@ -89,7 +90,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     # jupyter_client hands the kernel's cwd and env to pre_start; we grab cwd there, pick an ipc
     # socket path in a private folder, and let the provisioner write the connection file in it.
-    async def _async_pre_start_kernel(self, **kw):
+    async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         self._orig_cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
         self._ctl_dir = tempfile.mkdtemp(prefix="attention-sandbox-", dir=self.control_root or None)
         ipc = os.path.join(self._ctl_dir, "ipc")
@@ -98,10 +99,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.ip = os.path.join(ipc, "k")
         self.connection_file = os.path.join(ipc, "kernel.json")
         # Signals cannot cross into the sandbox's session; ipykernel interrupts itself on request.
+        assert self.kernel_spec is not None, "jupyter_client found the kernel's spec"
         self.kernel_spec.interrupt_mode = "message"
         return await super()._async_pre_start_kernel(**kw)
 
-    async def _async_launch_kernel(self, kernel_cmd, **kw):
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
         assert self._ctl_dir is not None and self._orig_cwd is not None
         try:
             plan = LaunchPlan.build(self, kernel_cmd)
@@ -129,8 +131,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._ctl_dir = None
 
     def kernel_log_tail(self, lines: int = 5) -> str:
-        """The last lines the kernel process wrote to its own stdout/stderr (why it could not
-        start, if it could not), joined into one line."""
+        """Return the last lines the kernel process wrote to its own stdout/stderr (why it could not
+        start, if it could not), joined into one line.
+        """
         path = self._log_path
         if not path or not os.path.exists(path):
             return self.last_log

@@ -91,7 +91,7 @@ def sandbox_user_ids(create: bool = True) -> tuple[int, int] | None:
 
 @functools.cache
 def private_env() -> str:
-    """A file of the Python environment other users cannot read ("" when all are readable).
+    """Return a file of the Python environment other users cannot read ("" when all are readable).
 
     The sandbox user is "other" to the grader's files: a venv or interpreter under a private
     home (mode 0700, files 0600) would not start, so the user layer is skipped then.

@@ -44,6 +44,7 @@ class LaunchPlan:
     @classmethod
     def build(cls, km: SandboxedKernelManager, kernel_cmd: list[str]) -> LaunchPlan:
         ctl, orig_cwd = km._ctl_dir, km._orig_cwd
+        assert ctl is not None and orig_cwd is not None, "set by the manager's pre-start"
         use_bwrap = _bwrap_decision(km)
         ids = sandbox_user_ids() if (km.drop_user and use_bwrap and not private_env()) else None
         work = os.path.join(ctl, "work")
@@ -72,7 +73,7 @@ class LaunchPlan:
 
 
 def resolved_kernel_cmd(kernel_cmd: list[str]) -> list[str]:
-    """The kernel command with its interpreter's folder resolved (symlinks followed).
+    """Return the kernel command with its interpreter's folder resolved (symlinks followed).
 
     The sandbox mounts only real paths (:func:`library_paths`): through a symlinked venv
     (``.venv -> /opt/venv``) the unresolved ``.venv/bin/python`` does not exist inside it. The
@@ -123,6 +124,7 @@ def bwrap_argv(
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--perms", "1777", "--size", str(km.tmp_size_mb * 2**20), "--tmpfs", "/tmp"]
     readonly = library_paths() + list(km.extra_readonly_paths)
+    assert km._ctl_dir is not None, "set by the manager's pre-start"
     ipc = os.path.join(km._ctl_dir, "ipc")
     # bwrap creates missing parents of mount points with mode 0700, which the sandbox user could
     # not traverse; create them first as plain 0755 folders (they stay empty).
@@ -168,7 +170,7 @@ def _limits_argv(km: SandboxedKernelManager) -> list[str]:
 
 
 def _clean_env(tmp: str, mpl: str) -> dict[str, str]:
-    """A minimal environment: the grader's tokens and secrets never reach the kernel."""
+    """Return a minimal environment: the grader's tokens and secrets never reach the kernel."""
     venv_bin = os.path.dirname(sys.executable)
     env = {
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",

@@ -107,7 +107,7 @@ def _write_with_penalty(original):
             chunk = with_penalty_script(chunk)
         return original(self, chunk)
 
-    write.__wrapped__ = original
+    write.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     return write
 
 

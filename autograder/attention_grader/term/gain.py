@@ -77,11 +77,11 @@ class Form:
     offered: dict[str, tuple[str, ...]]
 
     def held(self, student: str) -> set[str]:
-        """The misconceptions the student showed at least once on this form."""
+        """Return the misconceptions the student showed at least once on this form."""
         return set(self.shown[student].values())
 
     def percent(self, student: str) -> float:
-        """The student's score on this form, in percent of the maximum."""
+        """Return the student's score on this form, in percent of the maximum."""
         total = sum(self.max_scores.values())
         got = sum(self.scores[student].get(item, 0.0) for item in self.items)
         return 100.0 * got / total if total else 0.0
@@ -97,7 +97,7 @@ def _test_cells(course: Course, assignment: str):
 
 
 def offered_misconceptions(source: str) -> set[str]:
-    """The misconception ids a test cell's checks can name (their literal keyword arguments).
+    """Return the misconception ids a test cell's checks can name (their literal keyword arguments).
 
     Reads ``misconceptions={"b": "hard_attention", ...}`` and ``misconception="..."`` in
     ``checks.check_*`` calls without running anything.

@@ -38,7 +38,12 @@ def _figures(report: GainReport, folder: Path) -> dict[str, str]:
         pre = [report.pre.percent(s) for s in report.students]
         post = [report.post.percent(s) for s in report.students]
         bins = np.linspace(0, 100, 11)
-        ax.hist([pre, post], bins=bins, label=["before", "after"], color=["#b0b0b0", "#3b6ea5"])
+        ax.hist(
+            [pre, post],
+            bins=bins,  # type: ignore[arg-type]  # the stub omits arrays
+            label=["before", "after"],
+            color=["#b0b0b0", "#3b6ea5"],
+        )
         ax.set(xlabel="score (%)", ylabel="students",
                title=f"Scores before and after ({len(pre)} students)")  # fmt: skip
         ax.legend()

@@ -28,7 +28,7 @@ import multiprocessing
 import tempfile
 import time
 from collections.abc import Iterable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -170,7 +170,8 @@ class _Runner:
             initializer=init_worker,
             initargs=(self.job,),
         ) as pool:
-            queue, running = list(pending), {}
+            queue = list(pending)
+            running: dict[Future[WorkerResult], str] = {}
             while queue or running:
                 while queue and len(running) < jobs:
                     student = queue.pop(0)
@@ -229,7 +230,7 @@ class _Collector:
 
 
 def _expected_notebooks(course: Course, assignment: str) -> list[str]:
-    """The assignment's notebook names, from the gradebook (released assignments only)."""
+    """Return the assignment's notebook names, from the gradebook (released assignments only)."""
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:

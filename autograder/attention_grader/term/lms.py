@@ -69,7 +69,8 @@ def canvas_rows(gb, assignments=(), students=()) -> tuple[list[list[str]], list[
 
 class CanvasExportPlugin(ExportPlugin):
     """nbgrader export plugin writing Canvas's gradebook import CSV (``--to``, default
-    ``grades-canvas.csv``)."""
+    ``grades-canvas.csv``).
+    """
 
     def export(self, gradebook) -> None:
         dest = self.to or "grades-canvas.csv"

@@ -46,7 +46,7 @@ class Progress:
 
     def _waiting_for(self) -> str:
         now = monotonic()
-        names = sorted(self.running, key=self.running.get)
+        names = sorted(self.running, key=self.running.__getitem__)
         shown = [f"{printable(s)} ({now - self.running[s]:.0f} s)" for s in names[:3]]
         more = f" +{len(names) - 3}" if len(names) > 3 else ""
         return ", ".join(shown) + more

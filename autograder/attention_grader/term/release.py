@@ -33,7 +33,7 @@ def set_duedate(course: Course, assignment: str, duedate: str | datetime | None)
 
 
 def due_line(course: Course, assignment: str) -> str:
-    """What release prints about the due date: when it is, in the course's zone and UTC."""
+    """Return what release prints about the due date: when it is, in the course's zone and UTC."""
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:
@@ -79,7 +79,7 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
 
 
 def refusal_in(result: dict) -> str:
-    """The release check's list of refused cells in an nbgrader result (empty if none).
+    """Return the release check's list of refused cells in an nbgrader result (empty if none).
 
     :class:`~attention_grader.execution.solution_check.CheckSolution` refuses inside
     ``generate_assignment``; its message is the last lines of nbgrader's error, one cell each.

@@ -128,7 +128,8 @@ Autograded = dict[str, list[tuple[str, nbformat.NotebookNode]]]
 
 def read_autograded(course: Course, assignment: str) -> Autograded:
     """Every autograded notebook of ``assignment``, read once (an unreadable one is left out:
-    ``grade`` reports it)."""
+    ``grade`` reports it).
+    """
     found: Autograded = defaultdict(list)
     for path in sorted((course.root / "autograded").glob(f"*/{assignment}/*.ipynb")):
         if path.is_symlink() or not path.is_file():
@@ -142,7 +143,7 @@ def read_autograded(course: Course, assignment: str) -> Autograded:
 
 
 def notebook_diagnoses(student: str, name: str, nb) -> list[Diagnosis]:
-    """The misconceptions grading recorded in the test cells of one notebook."""
+    """Return the misconceptions grading recorded in the test cells of one notebook."""
     found = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -261,7 +262,8 @@ class Report:
 
     def final_totals(self) -> dict[str, float]:
         """Totals of the students whose every answer is graded (what means and the
-        histogram use while grading is not finished)."""
+        histogram use while grading is not finished).
+        """
         waiting = {r.student for r in self.students if r.pending}
         return {s: t for s, t in self.totals.items() if s not in waiting}
 

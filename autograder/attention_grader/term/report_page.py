@@ -45,8 +45,8 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
     title = f"Score distribution ({len(totals)} fully graded)"
     ax.set(xlabel=f"total score (out of {report.max_total:g})", ylabel="students",
            title=title + (f"; {left_out} waiting" if left_out else ""))  # fmt: skip
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
+    ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
     fig.savefig(folder / "score_distribution.png", dpi=110)
     plt.close(fig)
     made["score_distribution"] = "score_distribution.png"
@@ -68,7 +68,7 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
         ax.barh(labels, [len(v) for v in counts.values()][::-1], color="#c0504d")
         ax.set(xlabel="students", xlim=(0, max(len(v) for v in counts.values()) + 0.5))
         fig.suptitle("Misconceptions shown by the class")
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # stub says Locator; the default is a MaxNLocator
         fig.savefig(folder / "misconceptions.png", dpi=110)
         plt.close(fig)
         made["misconceptions"] = "misconceptions.png"
@@ -80,7 +80,7 @@ def _esc(value) -> str:
 
 
 def html_table(header: list[str], rows: list[list]) -> str:
-    """A table with every header and cell escaped (cells may hold student-chosen text)."""
+    """Return a table with every header and cell escaped (cells may hold student-chosen text)."""
     head = "".join(f"<th scope='col'>{_esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -196,7 +196,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
 
 
 def _flags(report: Report) -> str:
-    """What grading flagged, each kind explained with the registry's words (:mod:`~attention_grader.common.flags`)."""
+    """Return what grading flagged, each kind explained with the registry's words (:mod:`~attention_grader.common.flags`)."""
     rows = [
         [r.student, f.kind, f.meaning.text, f.meaning.action, f.detail]
         for r in report.students
@@ -235,7 +235,7 @@ def page_start(title: str) -> str:
 
 
 def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> str:
-    """The report page (without its CSP)."""
+    """Return the report page (without its CSP)."""
     fig = {
         k: f"<img src='{v}' alt='{html_text(k.replace('_', ' '))} chart'>" for k, v in figs.items()
     }

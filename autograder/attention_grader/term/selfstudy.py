@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from traitlets import Integer
@@ -111,7 +112,7 @@ class QuestionCheck:
 
 
 def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
-    """The folder nbgrader's Fetch puts ``assignment`` in on this laptop.
+    """Return the folder nbgrader's Fetch puts ``assignment`` in on this laptop.
 
     Read from the laptop's nbgrader config (``Exchange.assignment_dir``), the one ``make lab``
     gives the Assignment List, so the two never disagree.
@@ -154,7 +155,8 @@ def choice_cells(source_dir: Path) -> set[str]:
 def _feedback_released(root: Path, copy_dir: Path, assignment: str) -> bool:
     """Whether a feedback page of ``assignment`` exists: fetched into the working copy's
     ``feedback/`` folder, or generated in this course folder (the laptop's teacher is the
-    student)."""
+    student).
+    """
     fetched = any(Path(copy_dir).glob("feedback/*/*.html"))
     return fetched or any((root / "feedback").glob(f"*/{assignment}/*.html"))
 
@@ -219,14 +221,17 @@ _CHECKED = "checked: your choice is read; whether it is right is not shown yet (
 
 def _answer_error(cell) -> list:
     """An answer cell's error output, if its last run raised: a check after it fails because of
-    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``)."""
+    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``).
+    """
     return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"][:1]
 
 
 def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list[QuestionCheck]:
     """One :class:`QuestionCheck` per graded cell of an autograded notebook, in order."""
     nb = nbformat.read(notebook, as_version=4)
-    question, found, answer_error = "", [], []
+    question = ""
+    found: list[QuestionCheck] = []
+    answer_error: list[Any] = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("grade"):
@@ -344,7 +349,7 @@ def _course_config(root: Path):
 def format_checks(
     assignment: str, checks: list[QuestionCheck], gate: ChoiceGate | None = None
 ) -> str:
-    """The lines ``make check`` prints: ✓ or what is not right yet, per question; no score.
+    """Return the lines ``make check`` prints: ✓ or what is not right yet, per question; no score.
 
     ``gate`` says whether choice answers were held back ("checked"), and why.
     """

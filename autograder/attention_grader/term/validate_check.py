@@ -65,7 +65,7 @@ def _in_source(folder: Path, config) -> bool:
 
 
 def _notebook_name(folder: Path, nb) -> str:
-    """The file the validated notebook came from (the one with the same grade_ids)."""
+    """Return the file the validated notebook came from (the one with the same grade_ids)."""
 
     def ids(notebook) -> set:
         return {c.metadata.get("nbgrader", {}).get("grade_id") for c in notebook.cells} - {None}
