@@ -193,7 +193,7 @@ def _collect(course: Course, args: argparse.Namespace) -> None:
             f'{printable(args.assignment)}/: see docs/teachers.md, "Refused submissions"'
         )
     if done.recorded:
-        print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (every submission received or refused: the report lists them)")  # fmt: skip
+        print(f"  {done.recorded} new in submission_history/{printable(args.assignment)}.csv (each submission received or refused; the report lists them)")  # fmt: skip
     _print_flags(done.flags)
 
 
