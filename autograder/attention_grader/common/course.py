@@ -113,7 +113,7 @@ def _venv_scripts_on_path() -> None:
 
 @functools.cache
 def _alembic_head() -> str:
-    """nbgrader's newest gradebook schema revision, read in-process with alembic's API."""
+    """Return nbgrader's newest gradebook schema revision, read in-process with alembic's API."""
     import nbgrader
     from alembic.script import ScriptDirectory
 

@@ -288,7 +288,7 @@ def get(kind: str | FlagKind) -> FlagKind:
 
 
 def tampering_kinds() -> dict[str, str]:
-    """id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
+    """Map id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
     return {kind.id: kind.text for kind in _KINDS if kind.tampering}
 
 

@@ -40,7 +40,7 @@ class Shard:
             )
 
     def pick(self, students: Iterable[str]) -> list[str]:
-        """This shard's students: the sorted ids at positions ``index, index + count, ...``.
+        """Return this shard's students: the sorted ids at positions ``index, index + count, ...``.
 
         Parameters
         ----------

@@ -245,7 +245,7 @@ def grade_one(job: GradingJob, student: str) -> WorkerResult:
 
 
 def _converter(job: GradingJob, student: str, db_url: str):
-    """nbgrader's Autograde for one student, with the course config on ``db_url``."""
+    """Return nbgrader's Autograde for one student, with the course config on ``db_url``."""
     coursedir = job.course.coursedir(assignment_id=job.assignment, student_id=student)
     coursedir.db_url = db_url
     conv = _converter_class()(coursedir=coursedir, config=job.config_for(db_url))

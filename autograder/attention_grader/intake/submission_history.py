@@ -331,7 +331,7 @@ def _status(row: Seen, collected: Seen | None, graded_at: datetime | None) -> st
 
 
 def _gradebook_times(course: Course, assignment: str) -> tuple[dict[str, datetime], datetime | None]:  # fmt: skip
-    """student -> the submission time the gradebook graded (naive UTC); the due date."""
+    """Map student -> the submission time the gradebook graded (naive UTC); the due date."""
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:

@@ -195,7 +195,7 @@ def _one_choice_correction(chosen: dict[str, float], rounds: int = 200) -> dict[
 
 
 def holding_shares(form: Form, students) -> dict[str, float]:
-    """misconception id -> estimated share of ``students`` holding it on this form.
+    """Map misconception id -> estimated share of ``students`` holding it on this form.
 
     On each item, the shares that chose each misconception's option are corrected for "one
     choice per item" (:func:`_one_choice_correction`); a misconception's estimate is the mean

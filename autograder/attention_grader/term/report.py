@@ -118,7 +118,7 @@ def difficulty_label(facility: float) -> str:
 
 
 def misconception_titles() -> dict[str, str]:
-    """id -> short human title, from the registry (:mod:`attention_lab.misconceptions`)."""
+    """Map id -> short human title, from the registry (:mod:`attention_lab.misconceptions`)."""
     return misconceptions.titles()
 
 
@@ -268,7 +268,7 @@ class Report:
         return {s: t for s, t in self.totals.items() if s not in waiting}
 
     def misconceptions_per_question(self) -> dict[str, dict[str, list[str]]]:
-        """question -> id -> students (sorted), most common misconception first."""
+        """Map question -> id -> students (sorted), most common misconception first."""
         out: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for d in self.diagnoses:
             out[d.question][d.id].add(d.student)
@@ -278,7 +278,7 @@ class Report:
         }
 
     def students_per_misconception(self) -> dict[str, set[str]]:
-        """id -> students who showed it (each student counted once per misconception)."""
+        """Map id -> students who showed it (each student counted once per misconception)."""
         out: dict[str, set[str]] = defaultdict(set)
         for d in self.diagnoses:
             out[d.id].add(d.student)

@@ -141,7 +141,7 @@ def _message(outputs: list) -> str:
 
 
 def choice_cells(source_dir: Path) -> set[str]:
-    """grade ids of the test cells that grade a multiple-choice or true/false answer."""
+    """Return the grade ids of the test cells that grade a multiple-choice or true/false answer."""
     found = set()
     for path in sorted(Path(source_dir).glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
