@@ -102,8 +102,10 @@ def quiet_autoflush_warning() -> Iterator[None]:
 
 
 def _venv_scripts_on_path() -> None:
-    """Put this interpreter's scripts folder on PATH: nbgrader runs the ``alembic`` command when it
-    creates a new gradebook, which fails under ``.venv/bin/python`` without an activated venv.
+    """Put this interpreter's scripts folder on PATH.
+
+    nbgrader runs the ``alembic`` command when it creates a new gradebook, which fails under
+    ``.venv/bin/python`` without an activated venv.
     """
     scripts = os.path.dirname(sys.executable)
     path = os.environ.get("PATH", "")

@@ -110,8 +110,10 @@ class IntakeResult:
 
 
 def visible_notebooks(folder: Path) -> list[Path]:
-    """``folder/*.ipynb`` as nbgrader sees them (sorted): pathlib's glob also matches hidden files
-    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch).
+    """Return ``folder/*.ipynb`` as nbgrader sees them (sorted).
+
+    pathlib's glob also matches hidden files such as a ``.autosave.ipynb``, which nbgrader skips
+    (and a non-JSON one must not stop a batch).
     """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
 
@@ -124,8 +126,9 @@ _TIMESTAMP = re.compile(
 
 
 def parse_timestamp(text: str) -> datetime | None:
-    """A time in the form nbgrader writes (``2026-11-30 09:00:00.000000 UTC``, an offset or a zone
-    name), as naive UTC; None for anything else.
+    """Return a time in the form nbgrader writes as naive UTC; None for anything else.
+
+    The form is ``2026-11-30 09:00:00.000000 UTC`` (or an offset, or a zone name).
 
     nbgrader's own parser (dateutil) looks a zone name up as a *file*, so a student's text is
     matched against this narrow form first.

@@ -108,8 +108,9 @@ def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> 
 
 
 class SafeExchangeCollect(ExchangeCollect):
-    """nbgrader's collect that takes who and when from the system, follows no link, and never
-    lets one submission stop the rest.
+    """nbgrader's collect, taking who and when from the system.
+
+    It follows no link, and never lets one submission stop the rest.
 
     Each ``inbound/`` folder is judged by :func:`~attention_grader.intake.exchange_identity.read_inbound`: its owner
     must be the student its name claims (or the collecting teacher), the id must be on the
