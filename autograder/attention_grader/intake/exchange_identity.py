@@ -105,7 +105,7 @@ def owner_name(uid: int) -> str:
 
 
 def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
-    """The latest ctime of ``folder`` and everything under it (links not followed), naive UTC.
+    """Return the latest ctime of ``folder`` and all under it (links not followed), naive UTC.
 
     A student cannot set a ctime (``touch`` and ``utime`` set mtime and atime; the kernel then
     sets ctime to now), so this is the earliest time the folder can have been complete.

@@ -145,7 +145,7 @@ def parse_timestamp(text: str) -> datetime | None:
 
 
 def read_timestamp(folder: Path) -> tuple[datetime | None, list[Flag]]:
-    """The submission time in ``folder/timestamp.txt`` (naive UTC), read without ever failing.
+    """Read the submission time in ``folder/timestamp.txt`` (naive UTC), never failing.
 
     nbgrader's own reader calls ``self.fail`` (which ``CourseDirectory`` does not have) on a
     timestamp it cannot parse, which stopped a whole grading run. Here anything but a time is
@@ -180,7 +180,7 @@ def prepare_submission(
     limits: IntakeLimits | None = None,
     quarantine: Path | None = None,
 ) -> IntakeResult:
-    """The single intake step before grading: sanitise the folder, then read each notebook safely.
+    """Sanitise the folder, then read each notebook safely: the one intake step before grading.
 
     Refused files, notebooks that cannot be read within the caps and a ``timestamp.txt`` that is
     not a time are moved to the quarantine, so nbgrader (which follows links and fails on a bad
