@@ -71,12 +71,12 @@ def _serialise(element) -> str:
 
 
 def latex_to_mathml(tex: str, display: bool = False) -> str:
-    """One LaTeX formula as a ``<math>`` element, its source kept in ``alttext``.
+    r"""One LaTeX formula as a ``<math>`` element, its source kept in ``alttext``.
 
     Parameters
     ----------
     tex : str
-        The formula without delimiters (``\\sqrt{d_k}``).
+        The formula without delimiters (``\sqrt{d_k}``).
     display : bool
         A displayed formula (its own line) rather than inline in the text.
 
@@ -84,7 +84,7 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     -------
     str
         The MathML, every text in it escaped (latex2mathml's own ``convert`` copies
-        ``\\text{<img onerror=...>}`` into its output as markup; here it is text); or, when
+        ``\text{<img onerror=...>}`` into its output as markup; here it is text); or, when
         latex2mathml cannot read the formula, its TeX source in ``<code class="tex-fallback">``
         (logged as a warning).
     """
