@@ -500,8 +500,10 @@ class StudentFunction:
 
     @contextlib.contextmanager
     def substituting(self, global_name: str, reference_path: str):
-        """While inside, the student's kernel binds ``global_name`` to the grader's reference
-        function (``"attention_lab._steps.softmax"``), so checking this function is not charged
+        """Bind ``global_name`` in the student's kernel to the grader's reference while inside.
+
+        The reference is a function such as ``"attention_lab._steps.softmax"``, so checking this
+        function is not charged
         for a mistake in another graded function it calls (see ``checks._library.substituted``).
         """
         request = {"op": "substitute", "name": global_name, "path": reference_path}

@@ -357,8 +357,9 @@ class GradingExecute(Execute):
         return cell, self.resources
 
     def _not_reached(self, cell, index: int) -> bool:
-        """Whether execution stopped before this cell (or the notebook's time ran out here);
-        such a cell is marked as not run.
+        """Tell whether execution stopped before this cell (or the notebook's time ran out here).
+
+        Such a cell is marked as not run.
         """
         out_of_time = self._deadline is not None and monotonic() > self._deadline
         if self._stopped is None and out_of_time and runs_code(cell):
@@ -369,8 +370,9 @@ class GradingExecute(Execute):
         return True
 
     def _run_cell(self, cell, resources, index):
-        """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
-        kernel runs it; a read-only cell then runs in the grader too.
+        """Run one cell: a test in the grader (or, the teacher's mark, in the kernel).
+
+        Any other cell the kernel runs; a read-only cell then runs in the grader too.
         """
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted

@@ -191,8 +191,10 @@ def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> l
 
 
 def shadowing_files(folder: str | Path) -> list[Flag]:
-    """Handed-in ``.py`` files or packages named like an installed module (``numpy.py``,
-    ``ipykernel_launcher.py``): imported instead of the real one when the folder is on sys.path.
+    """Find handed-in ``.py`` files or packages named like an installed module.
+
+    ``numpy.py`` or ``ipykernel_launcher.py`` is imported instead of the real one when the
+    folder is on sys.path.
     """
     import importlib.util
 
@@ -302,8 +304,10 @@ def _forget_forged_metadata(nb: NotebookNode) -> None:
 
 
 def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
-    """Strip nbgrader metadata from cells the gradebook does not know, and from every repeat of
-    a known one (a student's cell dressed as a test); nbgrader would refuse the whole notebook.
+    """Strip nbgrader metadata from cells the gradebook does not know and from repeats.
+
+    A repeat of a known cell is a student's cell dressed as a test; nbgrader would refuse the
+    whole notebook.
     """
     flags, seen = [], set()
     for index, cell in enumerate(nb.cells):
@@ -320,9 +324,10 @@ def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
 
 
 class ScanSubmission(NbGraderPreprocessor):
-    """Sanitise step, before OverwriteCells: flag edited or deleted read-only and test cells, and
-    the tools of tampering in the student's cells and files; make forged cells plain cells.
-    Changes no grade.
+    """Sanitise step, before OverwriteCells: flag tampering, make forged cells plain cells.
+
+    It flags edited or deleted read-only and test cells, and the tools of tampering in the
+    student's cells and files. Changes no grade.
     """
 
     def preprocess(self, nb, resources):

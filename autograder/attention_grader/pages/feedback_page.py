@@ -293,8 +293,10 @@ _TEMPLATE = """{%- extends 'nbconvert/templates/classic/index.html.j2' -%}
 
 
 class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
-    """The course's feedback page: CSP of :class:`~attention_grader.pages.csp.FeedbackExporter`, MathML maths, and
-    the plain-words template above (``c.GenerateFeedback.exporter_class``).
+    """The course's feedback page (``c.GenerateFeedback.exporter_class``).
+
+    It has the CSP of :class:`~attention_grader.pages.csp.FeedbackExporter`, MathML maths, and
+    the plain-words template above.
     """
 
     def __init__(self, **kw):

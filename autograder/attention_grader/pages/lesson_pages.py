@@ -90,8 +90,9 @@ HIDDEN_FIGURE_CAPTION = (
 
 
 def figure_hidden(output: dict) -> bool:
-    """Whether ``output`` is an explorer in prediction mode before the reveal: its static HTML
-    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
+    """Tell whether ``output`` is an explorer in prediction mode before the reveal.
+
+    Its static HTML holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
     """
     page = output.get("data", {}).get("text/html", "")
     if isinstance(page, list):
@@ -100,9 +101,11 @@ def figure_hidden(output: dict) -> bool:
 
 
 class HiddenFigureCaption(Preprocessor):
-    """Replace the caption under a hidden figure (:func:`figure_hidden`) with
-    :data:`HIDDEN_FIGURE_CAPTION`: the lesson's caption describes the figure a live notebook
-    reveals, which the static page never shows. The rest of the cell (a "Show answer") stays.
+    """Replace the caption under a hidden figure (:func:`figure_hidden`).
+
+    :data:`HIDDEN_FIGURE_CAPTION` takes its place: the lesson's caption describes the figure a
+    live notebook reveals, which the static page never shows. The rest of the cell (a "Show
+    answer") stays.
     """
 
     def preprocess(self, nb, resources):

@@ -68,8 +68,9 @@ def canvas_rows(gb, assignments=(), students=()) -> tuple[list[list[str]], list[
 
 
 class CanvasExportPlugin(ExportPlugin):
-    """nbgrader export plugin writing Canvas's gradebook import CSV (``--to``, default
-    ``grades-canvas.csv``).
+    """nbgrader export plugin writing Canvas's gradebook import CSV.
+
+    The file is ``--to``, by default ``grades-canvas.csv``.
     """
 
     def export(self, gradebook) -> None:

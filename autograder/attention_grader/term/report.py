@@ -127,8 +127,9 @@ Autograded = dict[str, list[tuple[str, nbformat.NotebookNode]]]
 
 
 def read_autograded(course: Course, assignment: str) -> Autograded:
-    """Every autograded notebook of ``assignment``, read once (an unreadable one is left out:
-    ``grade`` reports it).
+    """Read every autograded notebook of ``assignment`` once.
+
+    An unreadable one is left out (``grade`` reports it).
     """
     found: Autograded = defaultdict(list)
     for path in sorted((course.root / "autograded").glob(f"*/{assignment}/*.ipynb")):
@@ -261,8 +262,9 @@ class Report:
         return sum(s.pending for s in self.stats)
 
     def final_totals(self) -> dict[str, float]:
-        """Totals of the students whose every answer is graded (what means and the
-        histogram use while grading is not finished).
+        """Return the totals of the students whose every answer is graded.
+
+        Means and the histogram use them while grading is not finished.
         """
         waiting = {r.student for r in self.students if r.pending}
         return {s: t for s, t in self.totals.items() if s not in waiting}

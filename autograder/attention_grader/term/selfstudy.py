@@ -153,9 +153,10 @@ def choice_cells(source_dir: Path) -> set[str]:
 
 
 def _feedback_released(root: Path, copy_dir: Path, assignment: str) -> bool:
-    """Whether a feedback page of ``assignment`` exists: fetched into the working copy's
-    ``feedback/`` folder, or generated in this course folder (the laptop's teacher is the
-    student).
+    """Tell whether a feedback page of ``assignment`` exists.
+
+    It is fetched into the working copy's ``feedback/`` folder, or generated in this course
+    folder (the laptop's teacher is the student).
     """
     fetched = any(Path(copy_dir).glob("feedback/*/*.html"))
     return fetched or any((root / "feedback").glob(f"*/{assignment}/*.html"))
@@ -220,8 +221,10 @@ _CHECKED = "checked: your choice is read; whether it is right is not shown yet (
 
 
 def _answer_error(cell) -> list:
-    """An answer cell's error output, if its last run raised: a check after it fails because of
-    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``).
+    """Return an answer cell's error output, if its last run raised.
+
+    A check after it fails because of it (``answer_q5 = [query, key, value]`` names ``query``;
+    the test then says ``answer_q5``).
     """
     return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"][:1]
 
