@@ -201,7 +201,7 @@ class GradingExecute(Execute):
         )
 
     def _source_notebook(self, assignment: str, notebook: str):
-        """The teacher's notebook from source/ (never the submission), or None."""
+        """Return the teacher's notebook from source/ (never the submission), or None."""
         import nbformat
 
         for folder in self._source_dirs(assignment):
@@ -396,7 +396,7 @@ class GradingExecute(Execute):
         return cell, resources
 
     def _trusted_test(self, cell, index: int, grade_id: str):
-        """A hidden test run in this process against the answers read from the kernel."""
+        """Run a hidden test in this process against the answers read from the kernel."""
         self._index = index
         assert self._trusted is not None, "a test cell is only known to a checker"
         cell.outputs = self._trusted.run_test(grade_id)
@@ -407,7 +407,7 @@ class GradingExecute(Execute):
         return cell, self.resources
 
     def _reconnect_output(self) -> None:
-        """A new iopub connection: ZeroMQ does not reconnect after refusing an oversized message."""
+        """Reconnect iopub: ZeroMQ does not reconnect after refusing an oversized message."""
         kc = self.kc
         if kc is None or kc._iopub_channel is None:
             return

@@ -171,7 +171,7 @@ def _where(cell, index: int) -> str:
 
 
 def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> list[Flag]:
-    """Static scan of every code cell the student could have written.
+    """Scan every code cell the student could have written, statically.
 
     Cells that are locked (read-only or tests; OverwriteCells restores them) are skipped, as are
     cells whose grade id is in ``instructor_ids`` (locked cells according to the gradebook).
@@ -297,7 +297,7 @@ def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> 
 
 
 def _forget_forged_metadata(nb: NotebookNode) -> None:
-    """A student's own ``attention_grader`` metadata (notebook or cells) is not grading's."""
+    """Drop a student's own ``attention_grader`` metadata (notebook or cells): not grading's."""
     nb.metadata.pop(GRADER_METADATA, None)
     for cell in nb.cells:
         cell.metadata.pop(GRADER_METADATA, None)

@@ -292,7 +292,7 @@ def crashed(student: str) -> WorkerResult:
 
 
 def over_budget(student: str, seconds: float) -> WorkerResult:
-    """The result for a student whose worker ``make grade``'s parent killed past the budget."""
+    """Return the result for a student whose worker the parent killed past the budget."""
     detail = (
         f"grading took longer than its budget (stopped after {seconds:.0f} s, outside the "
         "notebook's execution); the gradebook keeps what it had"

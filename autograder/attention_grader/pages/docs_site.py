@@ -126,7 +126,7 @@ def doc_pages(root: Path) -> list[DocPage]:
 
 
 def github_slug(text: str) -> str:
-    """A heading's id as GitHub makes it: lower case, punctuation dropped, spaces to hyphens."""
+    """Return a heading's id as GitHub makes it: lower case, no punctuation, spaces to hyphens."""
     text = re.sub(r"<[^>]+>", "", html.unescape(text)).strip().lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 

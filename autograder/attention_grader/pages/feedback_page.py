@@ -306,7 +306,7 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         self._seconds = self._configured_timeout()
 
     def _cell_timeout(self, nb) -> int:
-        """The per-cell limit grading used (recorded by GradingExecute), else the config's."""
+        """Return the per-cell limit grading used (GradingExecute records it), else the config's."""
         used = nb.metadata.get(GRADER_METADATA, {}).get("cell_timeout")
         if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
             return used

@@ -48,7 +48,7 @@ _CAPTION = re.compile(r"^\s*\*\s*Figure(?:\s*\([^)]*\))?\s*:\s*(?P<text>.+?)\s*\
 
 
 def caption_text(markdown: str) -> str | None:
-    """The description in a lesson's figure caption, as plain one-line text; None if no caption.
+    """Return a lesson's figure caption as plain one-line text; None if there is no caption.
 
     The caption is the cell's first paragraph; what follows it (a "Show answer", a recap) is
     not part of it.

@@ -140,7 +140,7 @@ class _Runner:
             close_worker()
 
     def _in_pools(self, pending: list[str]) -> None:
-        """A crashed or killed worker breaks the pool: a new one grades the rest."""
+        """Grade in pools: a crashed or killed worker breaks one, a new one grades the rest."""
         watch = WorkerWatch(self.job.workdir, worker_budget(self.job.course.config))
         crashes = 0
         while crashes < MAX_CRASHES:
@@ -277,7 +277,7 @@ def _intake(
 
 
 def _snapshot(course: Course, workdir: str) -> str | None:
-    """A snapshot of a SQLite gradebook for the workers to copy; None for a server database."""
+    """Return a snapshot of a SQLite gradebook for the workers to copy; None for a server one."""
     db_path = sqlite_path(course.db_url)
     if db_path is None:
         return None

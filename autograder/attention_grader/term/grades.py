@@ -36,7 +36,7 @@ def _fmt(x: float | None) -> str:
 
 
 def _utc(stamp: datetime | None) -> str:
-    """A gradebook time (nbgrader keeps naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
+    """Return a gradebook time (naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
     return "" if stamp is None else stamp.replace(tzinfo=UTC).isoformat()
 
 

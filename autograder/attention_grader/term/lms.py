@@ -29,7 +29,7 @@ CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
 def _cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text (names come from a roster students may edit)."""
+    """Return a cell a spreadsheet shows as text (names come from a roster students may edit)."""
     return str(csv_cell(text))
 
 

@@ -71,7 +71,7 @@ class Progress:
             self._last_note = monotonic()
 
     def tick(self) -> None:
-        """Called while waiting: refresh the names and times, or note a long wait."""
+        """Refresh the names and times while waiting, or note a long wait."""
         if not self.running:
             return
         if self.bar is not None:

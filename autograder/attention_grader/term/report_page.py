@@ -227,7 +227,7 @@ img { max-width: 100%; display: block; margin: 1rem 0; }
 
 
 def page_start(title: str) -> str:
-    """The head of a teacher's report page (shared style) and its ``<h1>``; ``title`` is escaped."""
+    """Return the head of a teacher's report page (shared style) and its ``<h1>`` (escaped)."""
     return (
         f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}'
         f"</title>\n<style>{_STYLE}</style></head><body>\n<h1>{_esc(title)}</h1>"

@@ -124,7 +124,7 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
 
 
 def _message(outputs: list) -> str:
-    """What a failed test cell says, safe to show: the check's message, or the error's name."""
+    """Return what a failed test cell says, safe to show: the check's message or the error's name."""
     for out in outputs:
         if out.get("output_type") != "error":
             continue
@@ -209,7 +209,7 @@ _VERDICTS = frozenset({"Misconception", "WrongAnswer", "CheckFailure", "Assertio
 
 
 def _gate(check: QuestionCheck, gate: ChoiceGate) -> QuestionCheck:
-    """A choice's check as shown: ✓ or a verdict becomes "checked" while choices are held back."""
+    """Show a choice's check: ✓ or a verdict becomes "checked" while choices are held back."""
     if gate.revealed or (check.status == "not_yet" and check.error not in _VERDICTS):
         return check
     if check.status not in ("pass", "not_yet"):
@@ -341,7 +341,7 @@ def check_working_copy(
 
 
 def _course_config(root: Path):
-    """The course's nbgrader_config.py as a traitlets config (empty when there is none)."""
+    """Return the course's nbgrader_config.py as a traitlets config (empty when there is none)."""
     if not (root / "nbgrader_config.py").is_file():
         from traitlets.config import Config
 
