@@ -58,7 +58,7 @@ def _escaped(text: str | None) -> str:
 
 
 def _serialise(element) -> str:
-    """Write an ElementTree element as HTML, all text and attributes escaped (no xmlns: see below)."""
+    """Write an ElementTree element as HTML, all text and attributes escaped (no xmlns)."""
     attrs = "".join(
         f' {name}="{html.escape(html.unescape(value), quote=True)}"'
         for name, value in element.attrib.items()

@@ -124,7 +124,7 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
 
 
 def _message(outputs: list) -> str:
-    """Return what a failed test cell says, safe to show: the check's message or the error's name."""
+    """Return what a failed test cell says, safely: the check's message or the error's name."""
     for out in outputs:
         if out.get("output_type") != "error":
             continue
