@@ -178,7 +178,7 @@ class FigureSnapshot(_Snapshot):
 
 
 def _plain(value):
-    """Decoded snapshot data must be plain dicts/lists/str/numbers (checked by the decoder)."""
+    """Return snapshot data if it is a mapping (the decoder made it plain dicts/lists/str/numbers)."""
     if not isinstance(value, dict):
         raise ValueError("a figure snapshot that is not a mapping")
     return value
