@@ -178,7 +178,7 @@ class FigureSnapshot(_Snapshot):
 
 
 def _plain(value):
-    """Return snapshot data if it is a mapping (the decoder made it plain dicts/lists/str/numbers)."""
+    """Return snapshot data if it is a mapping (the decoder made it plain dicts, lists, str)."""
     if not isinstance(value, dict):
         raise ValueError("a figure snapshot that is not a mapping")
     return value
