@@ -185,8 +185,10 @@ def _plain(value):
 
 
 def axes_from(data, missing: list[str]) -> AxesSnapshot:
+    """Return the snapshot of one Axes from decoded data; reads it lacks go to ``missing``."""
     return AxesSnapshot(_plain(data), missing)
 
 
 def figure_from(data, missing: list[str]) -> FigureSnapshot:
+    """Return the snapshot of a figure from decoded data; reads it lacks go to ``missing``."""
     return FigureSnapshot(_plain(data), missing)

@@ -260,6 +260,7 @@ def build_site(lessons: list[Lesson], out_dir: Path, root: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the docs site from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.pages.docs_site", description=__doc__
     )

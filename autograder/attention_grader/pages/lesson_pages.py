@@ -263,6 +263,7 @@ def build_pages(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the lessons' static pages from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.pages.lesson_pages", description=__doc__
     )

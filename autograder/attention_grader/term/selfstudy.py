@@ -376,6 +376,7 @@ def format_checks(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Check a working copy from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.term.selfstudy", description=__doc__
     )
