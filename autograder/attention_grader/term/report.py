@@ -19,15 +19,18 @@ import csv
 import os
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from attention_grader.common.course import Course
 from attention_grader.common.diagnosis import read_diagnosis
 from attention_grader.common.flags import Flag, read_flags
-from attention_grader.common.outcomes import notebook_outcomes
+from attention_grader.common.outcomes import CellOutcome, notebook_outcomes
 from attention_grader.common.safe_text import csv_cell
 from attention_grader.intake.late import final_score
 from attention_grader.intake.submission_history import Seen, SubmissionLine, student_submissions
@@ -143,7 +146,7 @@ def read_autograded(course: Course, assignment: str) -> Autograded:
     return dict(found)
 
 
-def notebook_diagnoses(student: str, name: str, nb) -> list[Diagnosis]:
+def notebook_diagnoses(student: str, name: str, nb: NotebookNode) -> list[Diagnosis]:
     """Return the misconceptions grading recorded in the test cells of one notebook."""
     found = []
     for cell in nb.cells:
@@ -322,7 +325,7 @@ def student_rows(
     return sorted(rows, key=lambda r: r.student)
 
 
-def _add_outcomes(row: StudentRow, outcomes) -> None:
+def _add_outcomes(row: StudentRow, outcomes: Iterable[CellOutcome]) -> None:
     for o in outcomes:
         if o.kind == "timeout" and o.ename == "CellTimeoutError":
             row.timeouts.append(o.cell)
@@ -355,11 +358,11 @@ def build_report(course: Course, assignment: str) -> Report:
     )
 
 
-def _utc(when) -> str:
+def _utc(when: datetime | None) -> str:
     return "" if when is None else f"{when:%Y-%m-%d %H:%M:%S} UTC"
 
 
-def _write_csv(path: Path, header: list[str], rows) -> None:
+def _write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> None:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)

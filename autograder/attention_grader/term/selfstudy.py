@@ -33,7 +33,7 @@ from typing import Any
 
 import nbformat
 from traitlets import Integer
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 from attention_grader.common.course import GradingStepError, new_course
@@ -120,10 +120,10 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
     root = Path(course_root).resolve()
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root / LAPTOP_CONFIG_DIR))
     assignment_dir = config.load_config().Exchange.assignment_dir
-    return (root / assignment_dir).resolve() / assignment
+    return Path(root / assignment_dir).resolve() / assignment
 
 
-def _message(outputs: list) -> str:
+def _message(outputs: list[Any]) -> str:
     """Return what a failed test cell says, safely: the check's message or the error's name."""
     for out in outputs:
         if out.get("output_type") != "error":
@@ -220,7 +220,7 @@ def _gate(check: QuestionCheck, gate: ChoiceGate) -> QuestionCheck:
 _CHECKED = "checked: your choice is read; whether it is right is not shown yet (see below)."
 
 
-def _answer_error(cell) -> list:
+def _answer_error(cell: Any) -> list[Any]:
     """Return an answer cell's error output, if its last run raised.
 
     A check after it fails because of it (``answer_q5 = [query, key, value]`` names ``query``;
@@ -263,7 +263,7 @@ def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list
     return found
 
 
-def _error_name(outputs: list) -> str:
+def _error_name(outputs: list[Any]) -> str:
     return next((str(o.get("ename", "")) for o in outputs if o.get("output_type") == "error"), "")
 
 
@@ -340,7 +340,7 @@ def check_working_copy(
     return [_gate(c, gate) if c.cell in choices else c for c in checks], gate
 
 
-def _course_config(root: Path):
+def _course_config(root: Path) -> Config:
     """Return the course's nbgrader_config.py as a traitlets config (empty when there is none)."""
     if not (root / "nbgrader_config.py").is_file():
         from traitlets.config import Config
