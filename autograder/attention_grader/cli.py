@@ -34,6 +34,7 @@ __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Build the command line: the course options and one sub-command per grading step."""
     p = argparse.ArgumentParser(prog="python -m attention_grader", description=__doc__)
     p.add_argument("--course", help="course directory (default: $ATTENTION_LAB_COURSE or .)")
     p.add_argument("--exchange", help="exchange folder (default: nbgrader_config.py's)")

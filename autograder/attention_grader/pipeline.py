@@ -174,8 +174,10 @@ def _formgrader(c: Config) -> None:
 
 
 def with_solution_check() -> list[Any]:
-    """nbgrader's generate_assignment steps with :class:`~attention_grader.execution.solution_check.CheckSolution` before
-    the solutions are cleared (it grades the notebook as the teacher wrote it).
+    """Return nbgrader's generate_assignment steps with a solution check before clearing.
+
+    :class:`~attention_grader.execution.solution_check.CheckSolution` comes before the solutions
+    are cleared (it grades the notebook as the teacher wrote it).
     """
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions

@@ -66,7 +66,7 @@ class Course:
         return Path(self.config.Exchange.root)
 
     def coursedir(self, **attrs: Any) -> Any:
-        """A fresh ``nbgrader.coursedir.CourseDirectory`` for this course, with ``attrs`` set."""
+        """Return a fresh nbgrader ``CourseDirectory`` for this course, with ``attrs`` set."""
         from nbgrader.coursedir import CourseDirectory
 
         cd = CourseDirectory(config=self.config)
@@ -75,13 +75,13 @@ class Course:
         return cd
 
     def api(self) -> Any:
-        """An ``nbgrader.apps.NbGraderAPI`` bound to this course (imports nbgrader lazily)."""
+        """Return an ``nbgrader.apps.NbGraderAPI`` bound to this course (nbgrader imported lazily)."""
         from nbgrader.apps import NbGraderAPI
 
         return NbGraderAPI(coursedir=self.coursedir(), config=self.config)
 
     def gradebook(self) -> Any:
-        """An ``nbgrader.api.Gradebook`` on this course's database (use it as a context manager)."""
+        """Return an ``nbgrader.api.Gradebook`` on this course's database (a context manager)."""
         from nbgrader.api import Gradebook
 
         return Gradebook(self.db_url, self.course_id)
@@ -102,8 +102,10 @@ def quiet_autoflush_warning() -> Iterator[None]:
 
 
 def _venv_scripts_on_path() -> None:
-    """Put this interpreter's scripts folder on PATH: nbgrader runs the ``alembic`` command when it
-    creates a new gradebook, which fails under ``.venv/bin/python`` without an activated venv.
+    """Put this interpreter's scripts folder on PATH.
+
+    nbgrader runs the ``alembic`` command when it creates a new gradebook, which fails under
+    ``.venv/bin/python`` without an activated venv.
     """
     scripts = os.path.dirname(sys.executable)
     path = os.environ.get("PATH", "")
@@ -113,7 +115,7 @@ def _venv_scripts_on_path() -> None:
 
 @functools.cache
 def _alembic_head() -> str:
-    """nbgrader's newest gradebook schema revision, read in-process with alembic's API."""
+    """Return nbgrader's newest gradebook schema revision, read in-process with alembic's API."""
     import nbgrader
     from alembic.script import ScriptDirectory
 

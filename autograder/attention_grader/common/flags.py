@@ -288,7 +288,7 @@ def get(kind: str | FlagKind) -> FlagKind:
 
 
 def tampering_kinds() -> dict[str, str]:
-    """id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
+    """Map id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
     return {kind.id: kind.text for kind in _KINDS if kind.tampering}
 
 
@@ -336,7 +336,7 @@ def describe(kinds: Iterable[str | FlagKind | Flag]) -> list[str]:
 
 
 def _rows(stored: object) -> list[Flag]:
-    """Flags from stored ``[kind, detail]`` pairs (a row of no registered kind is left out)."""
+    """Return the flags of stored ``[kind, detail]`` pairs (rows of unknown kinds left out)."""
     out = []
     for row in stored if isinstance(stored, list) else []:
         if isinstance(row, list | tuple) and len(row) == 2 and str(row[0]) in REGISTRY:
@@ -406,7 +406,7 @@ def record_flags(
 def read_flags(
     notebook: NotebookNode | None = None, *, quarantine: Path | None = None
 ) -> list[Flag]:
-    """The flags recorded by :func:`record_flags`: the submission's first, then the notebook's.
+    """Return the flags :func:`record_flags` recorded: the submission's, then the notebook's.
 
     Each once; stored rows that are not a registered kind's are left out (only grading writes
     these stores, but an old course may hold kinds that no longer exist).

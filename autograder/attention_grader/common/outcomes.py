@@ -75,7 +75,7 @@ class CellOutcome:
 
 
 def student_line(traceback: list[str]) -> tuple[int, str] | None:
-    """The failing line of the student's own cell in an IPython traceback: ``(number, code)``.
+    """Return the failing line of the student's cell in an IPython traceback: ``(number, code)``.
 
     IPython marks it ``----> 3 y = np.sqroot(x)`` in the first frame (the cell itself); later
     frames are library code the student never wrote.

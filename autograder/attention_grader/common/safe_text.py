@@ -1,4 +1,4 @@
-"""Student-chosen text (ids, names, reasons, file names) made safe for a terminal, a page, a CSV.
+r"""Student-chosen text (ids, names, reasons, file names) made safe for a terminal, a page, a CSV.
 
 Three functions, one per place a student's text ends up; every writer of that place uses its one:
 
@@ -10,7 +10,7 @@ A student picks their notebook's file name, their files' names and, through the 
 the student id the grader sees. A name holding ``ESC ] 0 ; … BEL`` (OSC) retitles the teacher's
 terminal, ``ESC [ 2 J`` (CSI) clears it, and a right-to-left override makes ``evil.html`` read
 as ``lmth.live``. Everything the grader prints goes through :func:`printable`, which shows such
-characters as visible escapes (``\\x1b``) instead of sending them to the terminal.
+characters as visible escapes (``\x1b``) instead of sending them to the terminal.
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ def _unsafe(ch: str, keep_newlines: bool) -> bool:
 
 
 def printable(text: object, *, keep_newlines: bool = False) -> str:
-    """``text`` with every control or invisible character shown as a visible escape.
+    r"""``text`` with every control or invisible character shown as a visible escape.
 
     Parameters
     ----------
     text : object
         Anything; it is converted with ``str`` first.
     keep_newlines : bool
-        Keep ``\\n`` and ``\\t`` (for multi-line messages and logs); by default they are escaped
+        Keep ``\n`` and ``\t`` (for multi-line messages and logs); by default they are escaped
         too, so one name always stays on one line.
 
     Returns
@@ -59,12 +59,12 @@ def printable(text: object, *, keep_newlines: bool = False) -> str:
     str
         The same text when it holds only ordinary characters; otherwise each C0/C1 control
         character (``ESC``, ``BEL``, ``CSI`` …), ``DEL``, bidi override and zero-width character is
-        replaced by ``\\xNN`` / ``\\uNNNN``.
+        replaced by ``\xNN`` / ``\uNNNN``.
 
     Examples
     --------
-    >>> printable("\\x1b]0;pwned\\x07ana")
-    '\\\\x1b]0;pwned\\\\x07ana'
+    >>> printable("\x1b]0;pwned\x07ana")
+    '\\x1b]0;pwned\\x07ana'
     """
     text = str(text)
     if text.isprintable() and not any(ord(ch) in _INVISIBLE for ch in text):
@@ -101,10 +101,10 @@ _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def csv_cell(value: object) -> str | int | float:
-    """``value`` for a CSV cell a spreadsheet may open: never a formula, one line, printable.
+    r"""Return ``value`` for a CSV cell a spreadsheet may open: no formula, one line, printable.
 
     Numbers (``int``/``float``, not ``bool``) stay numbers. Text has control characters shown as
-    escapes (:func:`printable`: a tab, carriage return or newline inside becomes ``\\x09``...),
+    escapes (:func:`printable`: a tab, carriage return or newline inside becomes ``\x09``...),
     and text starting with ``= + - @``, a tab or a carriage return gets a leading ``'`` (OWASP's
     advice: the cell then reads as text, and the ``'`` shows what was done), unless it is a plain
     number (``-1.5``). ``None`` is empty.

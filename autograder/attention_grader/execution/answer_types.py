@@ -140,7 +140,7 @@ def decode_more(data: dict, item, notes: list[str]):
 
 
 def encode_more(value, item):
-    """The encoding of a grader-chosen argument of one of these kinds, or None."""
+    """Encode a grader-chosen argument of one of these kinds; None for other kinds."""
     if isinstance(value, complex):
         return {"complex": [value.real, value.imag]}
     if isinstance(value, datetime.datetime):

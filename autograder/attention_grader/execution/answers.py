@@ -116,7 +116,7 @@ def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCo
 
 
 def _teacher_error(ename: str, message: str, teacher: type) -> StudentCodeError | None:
-    """A StudentCodeError that is also the teacher's exception class (None if they cannot mix)."""
+    """Make a StudentCodeError that is also the teacher's exception class (None if they cannot)."""
     try:
         cls = type(ename, (StudentCodeError, teacher), {"__module__": "student"})
         return cls(ename, message)
@@ -194,7 +194,7 @@ for _name in (
 
 
 def encode(value, depth: int = 0):
-    """A grader-chosen argument in the wire format (numpy arrays keep dtype and shape)."""
+    """Encode a grader-chosen argument in the wire format (numpy arrays keep dtype and shape)."""
     if depth > 20:
         raise ValueError("argument nested too deeply")
     if value is None or isinstance(value, bool | str):
@@ -331,7 +331,7 @@ class _Decoder:
         return UnsupportedAnswer(what, self.touch)
 
     def _handle(self, data: dict):
-        """An object (``{"handle": n, "class": info}``) or a class (``{"class": info}``)."""
+        """Decode an object (``{"handle": n, "class": info}``) or a class (``{"class": info}``)."""
         info = data.get("class")
         key = data.get("handle")
         if not isinstance(info, dict) or key is not None and not _is_count(key):
@@ -474,8 +474,10 @@ class StudentFunction:
 
     @contextlib.contextmanager
     def substituting(self, global_name: str, reference_path: str):
-        """While inside, the student's kernel binds ``global_name`` to the grader's reference
-        function (``"attention_lab._steps.softmax"``), so checking this function is not charged
+        """Bind ``global_name`` in the student's kernel to the grader's reference while inside.
+
+        The reference is a function such as ``"attention_lab._steps.softmax"``, so checking this
+        function is not charged
         for a mistake in another graded function it calls (see ``checks._library.substituted``).
         """
         request = {"op": "substitute", "name": global_name, "path": reference_path}
@@ -493,7 +495,7 @@ class StudentFunction:
 
 
 def reference_source(path: str) -> str:
-    """The source of the grader's reference function ``path`` (an ``attention_lab`` function)."""
+    """Return the source of the grader's reference function ``path`` (in ``attention_lab``)."""
     import importlib
     import inspect
     import textwrap
@@ -535,15 +537,15 @@ class AnswerChannel:
         self.handles = HandleTable(self)
 
     def bind(self, name: str, value) -> None:
-        """The test bound a student's ``name``: bind it in the kernel too (kernel_bindings)."""
+        """Bind a student's ``name`` in the kernel too, as the test did (kernel_bindings)."""
         self.request({"op": "bind", "name": name, "value": self._encoded(value, f"`{name}`")})
 
     def unbind(self, name: str) -> None:
-        """The test deleted a student's ``name``: delete it in the kernel too (kept aside)."""
+        """Delete a student's ``name`` in the kernel too, as the test did (kept aside)."""
         self.request({"op": "unbind", "name": name})
 
     def touched(self, cause: str) -> None:
-        """The test used a value that could not be carried: its result needs a teacher."""
+        """Note that the test used a value that could not be carried: its result needs a teacher."""
         if cause not in self.untrusted:
             self.untrusted.append(cause)
 
@@ -675,7 +677,7 @@ class AnswerChannel:
         return value
 
     def _replay(self, text) -> None:
-        """What the student's function printed goes to the test's stdout (``redirect_stdout``)."""
+        """Send what the student's function printed to the test's stdout (``redirect_stdout``)."""
         if isinstance(text, str) and text and self.stdout_sink is not None:
             self.stdout_sink(text[: self.limits.max_reply_chars])
 

@@ -120,7 +120,7 @@ def _child(work: Callable[[Reporter], object], conn, logger: logging.Logger | No
 
 
 def _kill(proc, kernels: list[int]) -> None:
-    """The child, then its kernel's process group (a kernel outside bubblewrap outlives it)."""
+    """Kill the child, then its kernel's process group (a kernel outside bubblewrap outlives it)."""
     with contextlib.suppress(ProcessLookupError, OSError):
         proc.kill()
     proc.join(10)

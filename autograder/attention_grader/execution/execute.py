@@ -201,7 +201,7 @@ class GradingExecute(Execute):
         )
 
     def _source_notebook(self, assignment: str, notebook: str):
-        """The teacher's notebook from source/ (never the submission), or None."""
+        """Return the teacher's notebook from source/ (never the submission), or None."""
         import nbformat
 
         for folder in self._source_dirs(assignment):
@@ -357,8 +357,9 @@ class GradingExecute(Execute):
         return cell, self.resources
 
     def _not_reached(self, cell, index: int) -> bool:
-        """Whether execution stopped before this cell (or the notebook's time ran out here);
-        such a cell is marked as not run.
+        """Tell whether execution stopped before this cell (or the notebook's time ran out here).
+
+        Such a cell is marked as not run.
         """
         out_of_time = self._deadline is not None and monotonic() > self._deadline
         if self._stopped is None and out_of_time and runs_code(cell):
@@ -369,8 +370,9 @@ class GradingExecute(Execute):
         return True
 
     def _run_cell(self, cell, resources, index):
-        """One cell: a test in the grader (or, the teacher's mark, in the kernel), else the
-        kernel runs it; a read-only cell then runs in the grader too.
+        """Run one cell: a test in the grader (or, the teacher's mark, in the kernel).
+
+        Any other cell the kernel runs; a read-only cell then runs in the grader too.
         """
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
@@ -394,7 +396,7 @@ class GradingExecute(Execute):
         return cell, resources
 
     def _trusted_test(self, cell, index: int, grade_id: str):
-        """A hidden test run in this process against the answers read from the kernel."""
+        """Run a hidden test in this process against the answers read from the kernel."""
         self._index = index
         assert self._trusted is not None, "a test cell is only known to a checker"
         cell.outputs = self._trusted.run_test(grade_id)
@@ -405,7 +407,7 @@ class GradingExecute(Execute):
         return cell, self.resources
 
     def _reconnect_output(self) -> None:
-        """A new iopub connection: ZeroMQ does not reconnect after refusing an oversized message."""
+        """Reconnect iopub: ZeroMQ does not reconnect after refusing an oversized message."""
         kc = self.kc
         if kc is None or kc._iopub_channel is None:
             return

@@ -59,7 +59,7 @@ def execution_flags(nb) -> list[tuple[str, str]]:
 
 
 def runs_code(cell) -> bool:
-    """True for a code cell with something to run."""
+    """Tell whether ``cell`` is a code cell with something to run."""
     return cell.cell_type == "code" and bool(cell.source.strip())
 
 

@@ -178,15 +178,17 @@ class FigureSnapshot(_Snapshot):
 
 
 def _plain(value):
-    """Decoded snapshot data must be plain dicts/lists/str/numbers (checked by the decoder)."""
+    """Return snapshot data if it is a mapping (the decoder made it plain dicts, lists, str)."""
     if not isinstance(value, dict):
         raise ValueError("a figure snapshot that is not a mapping")
     return value
 
 
 def axes_from(data, missing: list[str]) -> AxesSnapshot:
+    """Return the snapshot of one Axes from decoded data; reads it lacks go to ``missing``."""
     return AxesSnapshot(_plain(data), missing)
 
 
 def figure_from(data, missing: list[str]) -> FigureSnapshot:
+    """Return the snapshot of a figure from decoded data; reads it lacks go to ``missing``."""
     return FigureSnapshot(_plain(data), missing)

@@ -54,7 +54,7 @@ def sqlite_path(db_url: str) -> Path | None:
 
 
 def snapshot(db_path: Path, dest: Path) -> None:
-    """A consistent copy of the SQLite gradebook (``sqlite3`` online backup)."""
+    """Copy the SQLite gradebook consistently (``sqlite3`` online backup)."""
     src = sqlite3.connect(db_path)
     dst = sqlite3.connect(dest)
     try:
@@ -106,7 +106,7 @@ def apply_rows(gb, assignment: str, student: str, rows: SubmissionRows) -> None:
 
 
 def score_missing(gb, course: Course, assignment: str, student: str) -> list[Flag]:
-    """What nbgrader's autograde does for a missing notebook: every grade 0, nothing to review.
+    """Do what nbgrader's autograde does for a missing notebook: every grade 0, nothing to review.
 
     Returns the flags recorded for the submission (by collect and the intake), and a
     ``bad_timestamp`` flag when timestamp.txt is not a time (read as none: nbgrader's own reader

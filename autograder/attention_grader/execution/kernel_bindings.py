@@ -58,7 +58,7 @@ def _names(targets: list[ast.expr], student: set[str]) -> list[ast.Name]:
 
 
 def _statements(body: list[ast.stmt]):
-    """The statements the test runs at its top level, blocks included (not in functions)."""
+    """Yield the statements the test runs at its top level, blocks included (not in functions)."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

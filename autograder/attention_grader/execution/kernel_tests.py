@@ -26,7 +26,7 @@ RUN_IN_KERNEL = "run_in_kernel"
 
 
 def kernel_test_ids(source_notebook, tests) -> set[str]:
-    """The grade_ids of test cells the teacher's ``source_notebook`` marks to run in the kernel."""
+    """Return the grade_ids of test cells ``source_notebook`` marks to run in the kernel."""
     if source_notebook is None:
         return set()
     marked = set()

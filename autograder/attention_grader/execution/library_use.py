@@ -30,7 +30,7 @@ def _parse(source: str) -> ast.Module | None:
 
 
 def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:
-    """Imported names (alias -> dotted module) and top-level definitions (name -> node)."""
+    """Return imported names (alias -> dotted module) and top-level definitions (name -> node)."""
     imports: dict[str, str] = {}
     defs: dict[str, ast.AST] = {}
     for tree in trees:
@@ -57,7 +57,7 @@ def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast
 
 
 def _module_level(body: list[ast.stmt]):
-    """The statements that run at module level, inside if/for/while/with/try blocks too."""
+    """Yield the statements that run at module level, inside if/for/while/with/try blocks too."""
     for node in body:
         yield node
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

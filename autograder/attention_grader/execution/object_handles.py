@@ -304,7 +304,7 @@ class StudentClass(type):
 
 
 def stand_in_class(channel, key: int, name: str, module: str, caps) -> StudentClass:
-    """The grader's class for the kernel's class number ``key`` (see the module's docstring)."""
+    """Make the grader's class for the kernel's class number ``key`` (see the module doc)."""
     caps = frozenset(str(c) for c in caps)
     namespace = {
         "__slots__": (),
@@ -345,7 +345,7 @@ class HandleTable:
         self.teacher_class = lambda name: False
 
     def stand_in(self, key: int | None, info: dict):
-        """The handle of object ``key`` of the class ``info`` (or, for ``key=None``, the class)."""
+        """Return the handle of object ``key`` of class ``info`` (for ``key=None``, the class)."""
         name = str(info.get("name", "object"))[:80] or "object"
         module = str(info.get("module", ""))[:80]
         error = [str(b)[:80] for b in info.get("error", [])[:20]] if isinstance(
@@ -378,7 +378,7 @@ class HandleTable:
         return self.exceptions[name]
 
     def _note(self, name: str, module: str) -> None:
-        """A test failing on an object that is not of the student's own classes needs a teacher."""
+        """Note an object not of the student's own classes: a test failing on it needs a teacher."""
         if module.split(".")[0] == "pandas":
             cause = (
                 f"cannot grade: the answer is a pandas {name}, and pandas objects are not carried "

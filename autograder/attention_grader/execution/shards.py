@@ -1,5 +1,7 @@
-"""A stable split of a class into shards, so that N grading processes (the pods of a Kubernetes
-Indexed Job, ``docs/kubernetes.md``) each grade a share: ``grade A --shard I/N``.
+"""A stable split of a class into shards: ``grade A --shard I/N``.
+
+N grading processes (the pods of a Kubernetes Indexed Job, ``docs/kubernetes.md``) each grade a
+share.
 
 The split is round-robin over the sorted student ids: student number ``k`` (in sorted order) goes
 to shard ``k % N``. Every process that sees the same collected class computes the same split, so
@@ -40,7 +42,7 @@ class Shard:
             )
 
     def pick(self, students: Iterable[str]) -> list[str]:
-        """This shard's students: the sorted ids at positions ``index, index + count, ...``.
+        """Return this shard's students: the sorted ids at positions ``index, index + count, ...``.
 
         Parameters
         ----------

@@ -149,7 +149,7 @@ class CheckSolution(NbGraderPreprocessor):
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:
-    """The release check of every notebook of ``source/<assignment>`` with the course's config."""
+    """Run the release check of every notebook of ``source/<assignment>`` (course config)."""
     from traitlets.config.loader import PyFileConfigLoader
 
     root = Path(root)

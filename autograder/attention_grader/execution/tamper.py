@@ -171,7 +171,7 @@ def _where(cell, index: int) -> str:
 
 
 def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> list[Flag]:
-    """Static scan of every code cell the student could have written.
+    """Scan every code cell the student could have written, statically.
 
     Cells that are locked (read-only or tests; OverwriteCells restores them) are skipped, as are
     cells whose grade id is in ``instructor_ids`` (locked cells according to the gradebook).
@@ -191,8 +191,10 @@ def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> l
 
 
 def shadowing_files(folder: str | Path) -> list[Flag]:
-    """Handed-in ``.py`` files or packages named like an installed module (``numpy.py``,
-    ``ipykernel_launcher.py``): imported instead of the real one when the folder is on sys.path.
+    """Find handed-in ``.py`` files or packages named like an installed module.
+
+    ``numpy.py`` or ``ipykernel_launcher.py`` is imported instead of the real one when the
+    folder is on sys.path.
     """
     import importlib.util
 
@@ -295,15 +297,17 @@ def test_cell_changes(nb: NotebookNode, source_cells: Iterable[_SourceCell]) -> 
 
 
 def _forget_forged_metadata(nb: NotebookNode) -> None:
-    """A student's own ``attention_grader`` metadata (notebook or cells) is not grading's."""
+    """Drop a student's own ``attention_grader`` metadata (notebook or cells): not grading's."""
     nb.metadata.pop(GRADER_METADATA, None)
     for cell in nb.cells:
         cell.metadata.pop(GRADER_METADATA, None)
 
 
 def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
-    """Strip nbgrader metadata from cells the gradebook does not know, and from every repeat of
-    a known one (a student's cell dressed as a test); nbgrader would refuse the whole notebook.
+    """Strip nbgrader metadata from cells the gradebook does not know and from repeats.
+
+    A repeat of a known cell is a student's cell dressed as a test; nbgrader would refuse the
+    whole notebook.
     """
     flags, seen = [], set()
     for index, cell in enumerate(nb.cells):
@@ -320,9 +324,10 @@ def unmask_forged_cells(nb: NotebookNode, known: set[str]) -> list[Flag]:
 
 
 class ScanSubmission(NbGraderPreprocessor):
-    """Sanitise step, before OverwriteCells: flag edited or deleted read-only and test cells, and
-    the tools of tampering in the student's cells and files; make forged cells plain cells.
-    Changes no grade.
+    """Sanitise step, before OverwriteCells: flag tampering, make forged cells plain cells.
+
+    It flags edited or deleted read-only and test cells, and the tools of tampering in the
+    student's cells and files. Changes no grade.
     """
 
     def preprocess(self, nb, resources):

@@ -148,7 +148,7 @@ def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
 
 
 def plain_cells(nb) -> list[tuple[str, bool]]:
-    """The code cells of a source notebook without nbgrader metadata, as ``(source, False)``."""
+    """Return a source notebook's code cells without nbgrader metadata, as ``(source, False)``."""
     return [
         (c.source, False)
         for c in nb.cells
@@ -281,7 +281,7 @@ class TrustedChecker:
         return grade_id in self.cells.locked
 
     def _replay(self, text: str) -> None:
-        """A student's printing reaches the test only where the test redirected stdout itself.
+        """Pass a student's printing to the test only where the test redirected stdout itself.
 
         Printed to the cell's own output it would show in the student's feedback.
         """

@@ -25,7 +25,7 @@ class LibraryUnavailable(Exception):
 
 
 def library(path: str):
-    """The grader's own object for a dotted import path (``"numpy.testing.assert_allclose"``)."""
+    """Return the grader's own object for a dotted path (``"numpy.testing.assert_allclose"``)."""
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         try:

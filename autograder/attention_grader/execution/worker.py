@@ -245,7 +245,7 @@ def grade_one(job: GradingJob, student: str) -> WorkerResult:
 
 
 def _converter(job: GradingJob, student: str, db_url: str):
-    """nbgrader's Autograde for one student, with the course config on ``db_url``."""
+    """Return nbgrader's Autograde for one student, with the course config on ``db_url``."""
     coursedir = job.course.coursedir(assignment_id=job.assignment, student_id=student)
     coursedir.db_url = db_url
     conv = _converter_class()(coursedir=coursedir, config=job.config_for(db_url))
@@ -292,7 +292,7 @@ def crashed(student: str) -> WorkerResult:
 
 
 def over_budget(student: str, seconds: float) -> WorkerResult:
-    """The result for a student whose worker ``make grade``'s parent killed past the budget."""
+    """Return the result for a student whose worker the parent killed past the budget."""
     detail = (
         f"grading took longer than its budget (stopped after {seconds:.0f} s, outside the "
         "notebook's execution); the gradebook keeps what it had"

@@ -38,7 +38,7 @@ class DueDateError(ValueError):
 
 
 def _zone(name: str) -> tzinfo:
-    """A zone from an IANA name (``Asia/Kolkata``), ``UTC``/``Z`` or an offset (``+05:30``)."""
+    """Return the zone of an IANA name (``Asia/Kolkata``), ``UTC``/``Z`` or ``+05:30``."""
     if name in ("Z", "UTC"):
         return UTC
     offset = _OFFSET.match(name)

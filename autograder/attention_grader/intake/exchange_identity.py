@@ -105,7 +105,7 @@ def owner_name(uid: int) -> str:
 
 
 def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
-    """The latest ctime of ``folder`` and everything under it (links not followed), naive UTC.
+    """Return the latest ctime of ``folder`` and all under it (links not followed), naive UTC.
 
     A student cannot set a ctime (``touch`` and ``utime`` set mtime and atime; the kernel then
     sets ctime to now), so this is the earliest time the folder can have been complete.
@@ -130,8 +130,9 @@ def exchange_time(folder: Path, limit: int = MAX_TIME_ENTRIES) -> datetime:
 
 
 def roster_ids(path: str | os.PathLike[str] | None) -> frozenset[str] | None:
-    """Return the ``id`` column of a roster CSV (``install.py roster``'s file or nbgrader's
-    ``roster.csv``); None when ``path`` is empty or absent.
+    """Return the ``id`` column of a roster CSV; None when ``path`` is empty or absent.
+
+    The file is ``install.py roster``'s or nbgrader's ``roster.csv``.
 
     Raises
     ------
@@ -208,8 +209,10 @@ def _quarantine_key(item: Inbound) -> str:
 def quarantine_refused(
     item: Inbound, quarantine: Path, expected: list[str], limits: IntakeLimits | None = None
 ) -> Path:
-    """Keep a refused folder for the teacher: ``quarantine/<owner>-<hash>/`` with
-    ``refusal.json`` (who, what it claimed, why) and ``files/`` (a safe copy, as collect copies).
+    """Keep a refused folder for the teacher in ``quarantine/<owner>-<hash>/``.
+
+    It holds ``refusal.json`` (who, what it claimed, why) and ``files/`` (a safe copy, as
+    collect copies).
 
     The exchange's folder is left where it is (it may belong to the student, who alone can
     remove it); each collect refuses it again, and finds it kept already.

@@ -110,8 +110,10 @@ class IntakeResult:
 
 
 def visible_notebooks(folder: Path) -> list[Path]:
-    """``folder/*.ipynb`` as nbgrader sees them (sorted): pathlib's glob also matches hidden files
-    such as a ``.autosave.ipynb``, which nbgrader skips (and a non-JSON one must not stop a batch).
+    """Return ``folder/*.ipynb`` as nbgrader sees them (sorted).
+
+    pathlib's glob also matches hidden files such as a ``.autosave.ipynb``, which nbgrader skips
+    (and a non-JSON one must not stop a batch).
     """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
 
@@ -124,8 +126,9 @@ _TIMESTAMP = re.compile(
 
 
 def parse_timestamp(text: str) -> datetime | None:
-    """A time in the form nbgrader writes (``2026-11-30 09:00:00.000000 UTC``, an offset or a zone
-    name), as naive UTC; None for anything else.
+    """Return a time in the form nbgrader writes as naive UTC; None for anything else.
+
+    The form is ``2026-11-30 09:00:00.000000 UTC`` (or an offset, or a zone name).
 
     nbgrader's own parser (dateutil) looks a zone name up as a *file*, so a student's text is
     matched against this narrow form first.
@@ -142,7 +145,7 @@ def parse_timestamp(text: str) -> datetime | None:
 
 
 def read_timestamp(folder: Path) -> tuple[datetime | None, list[Flag]]:
-    """The submission time in ``folder/timestamp.txt`` (naive UTC), read without ever failing.
+    """Read the submission time in ``folder/timestamp.txt`` (naive UTC), never failing.
 
     nbgrader's own reader calls ``self.fail`` (which ``CourseDirectory`` does not have) on a
     timestamp it cannot parse, which stopped a whole grading run. Here anything but a time is
@@ -177,7 +180,7 @@ def prepare_submission(
     limits: IntakeLimits | None = None,
     quarantine: Path | None = None,
 ) -> IntakeResult:
-    """The single intake step before grading: sanitise the folder, then read each notebook safely.
+    """Sanitise the folder, then read each notebook safely: the one intake step before grading.
 
     Refused files, notebooks that cannot be read within the caps and a ``timestamp.txt`` that is
     not a time are moved to the quarantine, so nbgrader (which follows links and fails on a bad

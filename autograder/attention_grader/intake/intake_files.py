@@ -1,6 +1,8 @@
-"""The file half of the intake: which entries a submission folder may hold, walked without
-following links; refused entries are moved to a quarantine (``sanitize_submission``) or not
-copied (``copy_submission``). See :mod:`attention_grader.intake.intake` for the rules and flag kinds.
+"""The file half of the intake: which entries a submission folder may hold.
+
+The folder is walked without following links; refused entries are moved to a quarantine
+(``sanitize_submission``) or not copied (``copy_submission``). See
+:mod:`attention_grader.intake.intake` for the rules and flag kinds.
 """
 
 from __future__ import annotations
@@ -98,8 +100,9 @@ EnterDir = Callable[[tuple[str, ...]], None]
 
 
 class FlagList:
-    """Flags of one submission, capped at :data:`MAX_FLAGS` lines (a folder of 10 000 links is
-    one line per link up to the cap, then one "and N more").
+    """Flags of one submission, capped at :data:`MAX_FLAGS` lines.
+
+    A folder of 10 000 links is one line per link up to the cap, then one "and N more".
     """
 
     def __init__(self) -> None:
@@ -118,8 +121,10 @@ class FlagList:
 
 
 def read_plain_file(path: Path, limit: int | None = None) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file with one name (opened with ``O_NOFOLLOW``,
-    checked on the open descriptor) and at most ``limit`` bytes; None otherwise.
+    """Return the bytes of a small regular file ``path``; None otherwise.
+
+    The file must have one name (it is opened with ``O_NOFOLLOW`` and checked on the open
+    descriptor) and at most ``limit`` bytes.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

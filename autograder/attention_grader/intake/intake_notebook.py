@@ -1,5 +1,7 @@
-"""The notebook half of the intake: read a submitted notebook within caps (bytes, nesting depth,
-cells) without ever raising, and strip the cell metadata that changes how it executes.
+"""The notebook half of the intake: read a submitted notebook safely, strip risky metadata.
+
+A notebook is read within caps (bytes, nesting depth, cells) without ever raising, and the cell
+metadata that changes how it executes is stripped.
 """
 
 from __future__ import annotations

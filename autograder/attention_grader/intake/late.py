@@ -65,8 +65,10 @@ def late_penalty(score: float, seconds_late: float, share_per_day: float, max_sh
 
 
 def final_score(submission: Any) -> float:
-    """Return a submission's score with its late penalty subtracted (never below 0): the one number
-    the batch summary, ``grades.csv``, the Canvas file, the report and the formgrader show.
+    """Return a submission's score with its late penalty subtracted (never below 0).
+
+    It is the one number the batch summary, ``grades.csv``, the Canvas file, the report and the
+    formgrader show.
 
     nbgrader keeps the penalty apart from the grades (``submission.score`` is before it); every
     place that shows a score calls this, with the penalty beside it.

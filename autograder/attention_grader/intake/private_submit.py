@@ -1,5 +1,6 @@
-"""Who may read what in the exchange: a submission its student and the instructors, a released
-feedback page its student.
+"""Who may read what in the exchange.
+
+A submission: its student and the instructors; a released feedback page: its student.
 
 nbgrader's release_feedback leaves each page 0644 in ``feedback/`` (0711): anyone who can compute
 its name (a hash of the submission's secret) reads it. :func:`readable_only_by` gives the page to
@@ -42,8 +43,9 @@ FILE_MODE = 0o640
 
 
 def make_private(folder: str | os.PathLike[str]) -> None:
-    """Set ``folder`` and the folders in it to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`
-    (links are left alone, never followed).
+    """Set ``folder`` and its folders to :data:`FOLDER_MODE`, its files to :data:`FILE_MODE`.
+
+    Links are left alone, never followed.
     """
     for root, dirs, files in os.walk(folder):
         for name in files:
@@ -86,8 +88,10 @@ class PrivateExchangeSubmit(ExchangeSubmit):
 def _copy_contents(
     src: str, dest: str, ignore: Callable[[str, list[str]], set[str]] | None
 ) -> None:
-    """``src`` into a new ``dest``: folders made (inheriting group and setgid), file contents
-    copied, no mode or owner copied (``shutil.copytree`` without its ``copystat``).
+    """Copy ``src`` into a new ``dest``, contents only.
+
+    Folders are made (inheriting group and setgid) and file contents copied; no mode or owner is
+    copied (``shutil.copytree`` without its ``copystat``).
     """
     os.makedirs(dest)
     names = os.listdir(src)

@@ -99,7 +99,7 @@ class UnsafeSubmission(RuntimeError):
 
 
 def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> list[str]:
-    """The assignment's notebook names: those in ``source/<assignment>/`` (nbgrader's authority)."""
+    """Return the assignment's notebook names: those in ``source/<assignment>/`` (nbgrader's)."""
     folder = Path(course_root) / "source" / assignment
     return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
@@ -108,8 +108,9 @@ def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> 
 
 
 class SafeExchangeCollect(ExchangeCollect):
-    """nbgrader's collect that takes who and when from the system, follows no link, and never
-    lets one submission stop the rest.
+    """nbgrader's collect, taking who and when from the system.
+
+    It follows no link, and never lets one submission stop the rest.
 
     Each ``inbound/`` folder is judged by :func:`~attention_grader.intake.exchange_identity.read_inbound`: its owner
     must be the student its name claims (or the collecting teacher), the id must be on the
@@ -204,7 +205,7 @@ class SafeExchangeCollect(ExchangeCollect):
             self.log.warning("submission history not written: %s: %s", type(err).__name__, printable(err))  # fmt: skip
 
     def _choose(self, items: list[Inbound]) -> Inbound:
-        """The newest by the time collect trusts (the earliest on time with ``before_duedate``)."""
+        """Pick the newest by the time collect trusts (with ``before_duedate``: the earliest on time)."""
         items = sorted(items, key=_accepted_time, reverse=True)
         if self.duedate is not None and self.before_duedate:
             on_time = [i for i in items if _accepted_time(i) <= self.duedate]

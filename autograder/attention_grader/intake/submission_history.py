@@ -118,8 +118,10 @@ def history_file(root: str | os.PathLike[str], assignment: str) -> Path:
 
 
 def content_digest(folder: Path) -> str:
-    """SHA-256 of the regular files under ``folder`` (relative names and bytes, sorted), but
-    nbgrader's :data:`BOOKKEEPING` files at its top.
+    """Return the SHA-256 of the regular files under ``folder``.
+
+    It covers relative names and bytes, sorted, but not nbgrader's :data:`BOOKKEEPING` files at
+    its top.
 
     Nothing is followed (links and special files count by name only); past
     :data:`MAX_HASH_ENTRIES` files or :data:`MAX_HASH_BYTES` bytes the digest covers what was
@@ -249,8 +251,9 @@ def _sighting(
 
 
 def record_seen(root: str | os.PathLike[str], assignment: str, items: list[Inbound]) -> int:
-    """Append a ``received`` or ``refused`` row for each folder of ``items`` not yet recorded
-    as it is now; return how many rows were added.
+    """Append a ``received`` or ``refused`` row per folder of ``items``; return how many.
+
+    A folder already recorded as it is now is not added again.
     """
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
     rows = [_sighting(i, "refused" if i.refused else "received", known) for i in items]
@@ -331,7 +334,7 @@ def _status(row: Seen, collected: Seen | None, graded_at: datetime | None) -> st
 
 
 def _gradebook_times(course: Course, assignment: str) -> tuple[dict[str, datetime], datetime | None]:  # fmt: skip
-    """student -> the submission time the gradebook graded (naive UTC); the due date."""
+    """Map student -> the submission time the gradebook graded (naive UTC); the due date."""
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:

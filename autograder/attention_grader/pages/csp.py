@@ -1,5 +1,6 @@
-"""Content-Security-Policy for every page that shows student content: a second wall behind
-:mod:`attention_grader.pages.html_safety`.
+"""Content-Security-Policy for every page that shows student content.
+
+It is a second wall behind :mod:`attention_grader.pages.html_safety`.
 
 If something a student wrote ever slipped through the sanitiser, the page's policy still stops
 it from running: only the scripts the page's *template* put in it may run. They are found in the

@@ -126,7 +126,7 @@ def doc_pages(root: Path) -> list[DocPage]:
 
 
 def github_slug(text: str) -> str:
-    """A heading's id as GitHub makes it: lower case, punctuation dropped, spaces to hyphens."""
+    """Return a heading's id as GitHub makes it: lower case, no punctuation, spaces to hyphens."""
     text = re.sub(r"<[^>]+>", "", html.unescape(text)).strip().lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
@@ -260,6 +260,7 @@ def build_site(lessons: list[Lesson], out_dir: Path, root: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the docs site from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.pages.docs_site", description=__doc__
     )

@@ -293,8 +293,10 @@ _TEMPLATE = """{%- extends 'nbconvert/templates/classic/index.html.j2' -%}
 
 
 class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
-    """The course's feedback page: CSP of :class:`~attention_grader.pages.csp.FeedbackExporter`, MathML maths, and
-    the plain-words template above (``c.GenerateFeedback.exporter_class``).
+    """The course's feedback page (``c.GenerateFeedback.exporter_class``).
+
+    It has the CSP of :class:`~attention_grader.pages.csp.FeedbackExporter`, MathML maths, and
+    the plain-words template above.
     """
 
     def __init__(self, **kw):
@@ -304,7 +306,7 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
         self._seconds = self._configured_timeout()
 
     def _cell_timeout(self, nb) -> int:
-        """The per-cell limit grading used (recorded by GradingExecute), else the config's."""
+        """Return the per-cell limit grading used (GradingExecute records it), else the config's."""
         used = nb.metadata.get(GRADER_METADATA, {}).get("cell_timeout")
         if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
             return used

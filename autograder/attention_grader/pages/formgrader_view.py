@@ -1,5 +1,6 @@
-"""What the person grading sees in nbgrader's formgrader: the rubric beside each written answer,
-and maths drawn with no internet.
+"""What the person grading sees in nbgrader's formgrader.
+
+The rubric is beside each written answer, and maths is drawn with no internet.
 
 nbgrader's formgrader renders a submission with a plain ``HTMLExporter`` built from the course
 config (``formgrade`` template), so both changes are config (:func:`configure`, called from
@@ -102,8 +103,10 @@ class ShowRubric(Preprocessor):
 
 @pass_context
 def markdown2html(context, source: str) -> str:
-    """nbconvert's ``markdown2html`` filter with maths as MathML (cell attachments kept), the
-    result through the allowlist (:func:`attention_grader.pages.offline_html.markdown_to_html`).
+    """Render like nbconvert's ``markdown2html`` filter, maths as MathML, through the allowlist.
+
+    Cell attachments are kept; the result goes through
+    :func:`attention_grader.pages.offline_html.markdown_to_html`.
     """
     cell = context.get("cell", {})
     path = context.get("resources", {}).get("metadata", {}).get("path", "")
@@ -130,8 +133,9 @@ class EscapePageText(Preprocessor):
 
 
 def _finalize(value):
-    """Every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it (its
-    macros' HTML, already ``Markup``, stays HTML).
+    """Return every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it.
+
+    Its macros' HTML, already ``Markup``, stays HTML.
     """
     from markupsafe import Markup
 
@@ -141,8 +145,9 @@ def _finalize(value):
 
 
 def escape_formgrader_pages() -> None:
-    """Make nbgrader's formgrader pages (``manage_students``, ``gradebook``...) escape what they
-    print (idempotent; called by the ``attention_grader.pages.csp`` server extension).
+    """Make nbgrader's formgrader pages (``manage_students``, ``gradebook``...) escape values.
+
+    Idempotent; called by the ``attention_grader.pages.csp`` server extension.
 
     nbgrader renders them with a Jinja environment that escapes nothing, and prints ids into
     script strings (``var student_id = "{{ student_id }}"``) and links. nbgrader offers no

@@ -177,8 +177,10 @@ _ACTIVE_ATTRIBUTES = frozenset(
 
 
 class _Inspector(HTMLParser):
-    """Lists what :func:`clean_fragment` would remove (stdlib parser: only for the words of a
-    flag and the choice to show an answer as text; the cleaning itself is nh3's).
+    """Lists what :func:`clean_fragment` would remove.
+
+    A stdlib parser: only for the words of a flag and the choice to show an answer as text; the
+    cleaning itself is nh3's.
     """
 
     def __init__(self, ids: bool):
@@ -255,9 +257,11 @@ def sanitize_html(text: str) -> str:
 
 
 def is_safe_markdown(source: str, attachments: dict | None = None) -> bool:
-    """Whether the page's rendering of ``source`` (maths as MathML) has only allowed HTML, and
-    no formula hides HTML (``$\\text{<img onerror=...>}$``: drawn as text now, but an attempt a
-    grader should see and that a flag should name).
+    r"""Tell whether the rendering of ``source`` has only allowed HTML, none hidden in maths.
+
+    The rendering has maths as MathML; a formula hiding HTML
+    (``$\text{<img onerror=...>}$``) is drawn as text now, but it is an attempt a
+    grader should see and that a flag should name.
     """
     from attention_grader.pages.offline_html import inspect_markdown
 
@@ -274,10 +278,10 @@ def _fence(source: str) -> str:
 
 
 def sanitize_markdown(source: str, attachments: dict | None = None) -> str:
-    """Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
+    r"""Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
 
     An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes, HTML
-    smuggled through maths such as ``$\\text{<img onerror>}$``...) becomes a note and the
+    smuggled through maths such as ``$\text{<img onerror>}$``...) becomes a note and the
     student's exact text in a code block, which nbconvert escapes: the grader still reads every
     word, nothing runs. Pages also run :func:`clean_fragment` on the rendered result.
     """

@@ -173,7 +173,7 @@ def _where(cell, index: int) -> str:
 
 
 def _sanitize_cell_metadata(cell, where: str) -> list[Finding]:
-    """nbgrader's templates print ``grade_id`` into HTML attributes unescaped."""
+    """Rename an unsafe ``grade_id``: nbgrader's templates print it into HTML attributes unescaped."""
     meta = cell.metadata.get("nbgrader")
     if not isinstance(meta, dict) or "grade_id" not in meta:
         return []

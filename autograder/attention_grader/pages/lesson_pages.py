@@ -48,7 +48,7 @@ _CAPTION = re.compile(r"^\s*\*\s*Figure(?:\s*\([^)]*\))?\s*:\s*(?P<text>.+?)\s*\
 
 
 def caption_text(markdown: str) -> str | None:
-    """The description in a lesson's figure caption, as plain one-line text; None if no caption.
+    """Return a lesson's figure caption as plain one-line text; None if there is no caption.
 
     The caption is the cell's first paragraph; what follows it (a "Show answer", a recap) is
     not part of it.
@@ -90,8 +90,9 @@ HIDDEN_FIGURE_CAPTION = (
 
 
 def figure_hidden(output: dict) -> bool:
-    """Whether ``output`` is an explorer in prediction mode before the reveal: its static HTML
-    holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
+    """Tell whether ``output`` is an explorer in prediction mode before the reveal.
+
+    Its static HTML holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
     """
     page = output.get("data", {}).get("text/html", "")
     if isinstance(page, list):
@@ -100,9 +101,11 @@ def figure_hidden(output: dict) -> bool:
 
 
 class HiddenFigureCaption(Preprocessor):
-    """Replace the caption under a hidden figure (:func:`figure_hidden`) with
-    :data:`HIDDEN_FIGURE_CAPTION`: the lesson's caption describes the figure a live notebook
-    reveals, which the static page never shows. The rest of the cell (a "Show answer") stays.
+    """Replace the caption under a hidden figure (:func:`figure_hidden`).
+
+    :data:`HIDDEN_FIGURE_CAPTION` takes its place: the lesson's caption describes the figure a
+    live notebook reveals, which the static page never shows. The rest of the cell (a "Show
+    answer") stays.
     """
 
     def preprocess(self, nb, resources):
@@ -260,6 +263,7 @@ def build_pages(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the lessons' static pages from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.pages.lesson_pages", description=__doc__
     )

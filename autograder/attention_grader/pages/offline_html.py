@@ -58,7 +58,7 @@ def _escaped(text: str | None) -> str:
 
 
 def _serialise(element) -> str:
-    """An ElementTree element as HTML, every text and attribute escaped (no xmlns: see below)."""
+    """Write an ElementTree element as HTML, all text and attributes escaped (no xmlns)."""
     attrs = "".join(
         f' {name}="{html.escape(html.unescape(value), quote=True)}"'
         for name, value in element.attrib.items()
@@ -71,12 +71,12 @@ def _serialise(element) -> str:
 
 
 def latex_to_mathml(tex: str, display: bool = False) -> str:
-    """One LaTeX formula as a ``<math>`` element, its source kept in ``alttext``.
+    r"""One LaTeX formula as a ``<math>`` element, its source kept in ``alttext``.
 
     Parameters
     ----------
     tex : str
-        The formula without delimiters (``\\sqrt{d_k}``).
+        The formula without delimiters (``\sqrt{d_k}``).
     display : bool
         A displayed formula (its own line) rather than inline in the text.
 
@@ -84,7 +84,7 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     -------
     str
         The MathML, every text in it escaped (latex2mathml's own ``convert`` copies
-        ``\\text{<img onerror=...>}`` into its output as markup; here it is text); or, when
+        ``\text{<img onerror=...>}`` into its output as markup; here it is text); or, when
         latex2mathml cannot read the formula, its TeX source in ``<code class="tex-fallback">``
         (logged as a warning).
     """
@@ -131,8 +131,9 @@ class MathMLRenderer(IPythonRenderer):
 
 
 def render_markdown(source: str, attachments: dict | None = None, **renderer_options) -> str:
-    """Markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned (trusted text,
-    or to inspect what a student's answer would become).
+    """Render markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned.
+
+    For trusted text, or to inspect what a student's answer would become.
     """
     return inspect_markdown(source, attachments, **renderer_options)[0]
 
@@ -146,15 +147,18 @@ def inspect_markdown(
 
 
 def markdown_to_html(source: str, attachments: dict | None = None, **renderer_options) -> str:
-    """Markdown a student may have written to HTML for a page: maths as MathML, then the final
-    HTML through the allowlist (:func:`attention_grader.pages.html_clean.clean_fragment`).
+    """Render markdown a student may have written to HTML for a page, through the allowlist.
+
+    Maths becomes MathML, then the final HTML goes through
+    :func:`attention_grader.pages.html_clean.clean_fragment`.
     """
     return clean_fragment(render_markdown(source, attachments, **renderer_options))
 
 
 class MathMLHTMLExporter(HTMLExporter):
-    """``HTMLExporter`` whose markdown cells render their maths as MathML (any template), and
-    whose rendered markdown goes through the allowlist (:attr:`clean_markdown`).
+    """``HTMLExporter`` whose markdown cells render their maths as MathML (any template).
+
+    Their rendered markdown goes through the allowlist (:attr:`clean_markdown`).
     """
 
     #: Pages of student work clean every rendered markdown text; the course's own lessons
@@ -216,8 +220,9 @@ _NAV = """{%- set nav = resources.get('course_nav') -%}
 
 
 class OfflineHTMLExporter(MathMLHTMLExporter):
-    """The course's static pages: the lab look, MathML maths, nothing loaded from the internet,
-    and a Content-Security-Policy ``<meta>`` allowing only the template's own scripts.
+    """The course's static pages: the lab look, MathML maths, nothing from the internet.
+
+    A Content-Security-Policy ``<meta>`` allows only the template's own scripts.
     """
 
     clean_markdown = False  # the lessons are the course's own text

@@ -131,8 +131,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._ctl_dir = None
 
     def kernel_log_tail(self, lines: int = 5) -> str:
-        """Return the last lines the kernel process wrote to its own stdout/stderr (why it could not
-        start, if it could not), joined into one line.
+        """Return the last lines the kernel process wrote to its stdout/stderr, as one line.
+
+        They say why it could not start, if it could not.
         """
         path = self._log_path
         if not path or not os.path.exists(path):

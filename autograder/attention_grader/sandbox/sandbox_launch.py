@@ -104,6 +104,12 @@ def _bwrap_decision(km: SandboxedKernelManager) -> bool:
 def bwrap_argv(
     km: SandboxedKernelManager, work: str, inner_cwd: str, mpl: str, keep_setuid: bool
 ) -> list[str]:
+    """Return the bubblewrap command line that walls in one kernel (prefixed to its command).
+
+    ``work`` is the kernel's copy of the submission, seen inside as ``inner_cwd``; ``mpl`` its
+    matplotlib cache; ``keep_setuid`` keeps the capabilities setpriv needs to drop to the sandbox
+    user.
+    """
     exe = bwrap_available()[1]
     args = [exe, *namespace_args(), "--die-with-parent", "--new-session"]
     # As root, drop every capability -- unless setpriv still has to switch to the sandbox user

@@ -18,6 +18,8 @@ Enabled with the course's Jupyter server (``jupyter-settings/jupyter_server_conf
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from attention_grader.intake.late import final_score
 
@@ -26,7 +28,9 @@ __all__ = ["LATE_PENALTY_SCRIPT", "show_final_scores", "show_penalty_beside_scor
 _WRAPPED = "_attention_grader_final_scores"
 
 
-def _with_final_score(api, row: dict, assignment: str, student: str) -> dict:
+def _with_final_score(
+    api: Any, row: dict[str, Any], assignment: str, student: str
+) -> dict[str, Any]:
     """Set ``row["score"]`` to the submission's final score, once (``late_penalty`` marks it)."""
     from nbgrader.api import MissingEntry
 
@@ -52,12 +56,14 @@ def show_final_scores() -> None:
     one, many = NbGraderAPI.get_submission, NbGraderAPI.get_submissions
 
     @functools.wraps(one)
-    def get_submission(self, assignment_id, student_id, *args, **kwargs):
+    def get_submission(
+        self: Any, assignment_id: str, student_id: str, *args: Any, **kwargs: Any
+    ) -> dict[str, Any]:
         row = one(self, assignment_id, student_id, *args, **kwargs)
         return _with_final_score(self, row, assignment_id, student_id)
 
     @functools.wraps(many)
-    def get_submissions(self, assignment_id):
+    def get_submissions(self: Any, assignment_id: str) -> list[dict[str, Any]]:
         rows = many(self, assignment_id)
         return [_with_final_score(self, r, assignment_id, r["student"]) for r in rows]
 
@@ -101,8 +107,8 @@ def with_penalty_script(page: str) -> str:
     return page
 
 
-def _write_with_penalty(original):
-    def write(self, chunk):
+def _write_with_penalty(original: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def write(self: Any, chunk: Any) -> Any:
         if isinstance(chunk, str) and "<head" in chunk:
             chunk = with_penalty_script(chunk)
         return original(self, chunk)
@@ -120,11 +126,11 @@ def show_penalty_beside_scores() -> None:
             page.write = _write_with_penalty(page.write)
 
 
-def _jupyter_server_extension_points():
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "attention_grader.term.formgrader_scores"}]
 
 
-def _load_jupyter_server_extension(serverapp) -> None:
+def _load_jupyter_server_extension(serverapp: Any) -> None:
     show_final_scores()
     show_penalty_beside_scores()
     serverapp.log.info(

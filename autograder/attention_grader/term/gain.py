@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import statistics
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import nbformat
@@ -87,7 +88,7 @@ class Form:
         return 100.0 * got / total if total else 0.0
 
 
-def _test_cells(course: Course, assignment: str):
+def _test_cells(course: Course, assignment: str) -> Iterator[tuple[str, str]]:
     """(grade id, source) of every autograded test cell in the teacher's source notebooks."""
     for path in sorted((course.root / "source" / assignment).glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -194,8 +195,8 @@ def _one_choice_correction(chosen: dict[str, float], rounds: int = 200) -> dict[
     return acting
 
 
-def holding_shares(form: Form, students) -> dict[str, float]:
-    """misconception id -> estimated share of ``students`` holding it on this form.
+def holding_shares(form: Form, students: Collection[str]) -> dict[str, float]:
+    """Map misconception id -> estimated share of ``students`` holding it on this form.
 
     On each item, the shares that chose each misconception's option are corrected for "one
     choice per item" (:func:`_one_choice_correction`); a misconception's estimate is the mean
@@ -327,12 +328,12 @@ def build_gain(course: Course, pre: str, post: str) -> GainReport:
     )
 
 
-def _facility(form: Form, item: str, students) -> float | None:
+def _facility(form: Form, item: str, students: Collection[str]) -> float | None:
     if item not in form.max_scores or not students:
         return None
     top = form.max_scores[item] or 1.0
     return statistics.fmean(form.scores[s].get(item, 0.0) / top for s in students)
 
 
-def _shown(form: Form, students) -> set[str]:
+def _shown(form: Form, students: Collection[str]) -> set[str]:
     return {slug for s in students for slug in form.held(s)}

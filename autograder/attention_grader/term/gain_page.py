@@ -169,11 +169,11 @@ option reveals it (one item measures less surely than several).</p>
 """
 
 
-def _csv_rows(report: GainReport) -> list[list[str]]:
-    def num(x, fmt):
+def _csv_rows(report: GainReport) -> list[list[str | int | float]]:
+    def num(x: float | None, fmt: str) -> str:
         return "" if x is None else format(x, fmt)
 
-    rows = [
+    rows: list[list[str | int | float]] = [
         ["class", "average score (%)", num(report.class_pre, ".2f"),
          num(report.class_post, ".2f"), num(report.class_gain, ".4f")],
         ["class", "average of individual gains", "", "", num(report.mean_student_gain, ".4f")],

@@ -27,10 +27,11 @@ from __future__ import annotations
 import multiprocessing
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 from attention_grader.common.course import Course, quiet_autoflush_warning
 from attention_grader.common.outcomes import one_line_reason, submission_outcomes
@@ -113,7 +114,13 @@ class _Runner:
     handed out at a time, so the progress knows whom it is waiting for.
     """
 
-    def __init__(self, job: GradingJob, options: GradeOptions, on_result, total: int):
+    def __init__(
+        self,
+        job: GradingJob,
+        options: GradeOptions,
+        on_result: Callable[[WorkerResult], None],
+        total: int,
+    ) -> None:
         self.job, self.options, self.on_result = job, options, on_result
         self.shown = Progress(total, enabled=options.progress)
 
@@ -140,7 +147,7 @@ class _Runner:
             close_worker()
 
     def _in_pools(self, pending: list[str]) -> None:
-        """A crashed or killed worker breaks the pool: a new one grades the rest."""
+        """Grade in pools: a crashed or killed worker breaks one, a new one grades the rest."""
         watch = WorkerWatch(self.job.workdir, worker_budget(self.job.course.config))
         crashes = 0
         while crashes < MAX_CRASHES:
@@ -194,7 +201,7 @@ class _Collector:
         self.logs: dict[str, str] = {}
         self._gradebook = None  # opened after the workers are forked
 
-    def gradebook(self):
+    def gradebook(self) -> Any:
         if self._gradebook is None:
             self._gradebook = self.course.gradebook()
         return self._gradebook
@@ -277,7 +284,7 @@ def _intake(
 
 
 def _snapshot(course: Course, workdir: str) -> str | None:
-    """A snapshot of a SQLite gradebook for the workers to copy; None for a server database."""
+    """Return a snapshot of a SQLite gradebook for the workers to copy; None for a server one."""
     db_path = sqlite_path(course.db_url)
     if db_path is None:
         return None

@@ -6,6 +6,7 @@ import csv
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from attention_grader.common.course import Course
 from attention_grader.common.safe_text import csv_cell
@@ -36,11 +37,11 @@ def _fmt(x: float | None) -> str:
 
 
 def _utc(stamp: datetime | None) -> str:
-    """A gradebook time (nbgrader keeps naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
+    """Return a gradebook time (naive UTC) with its zone: ``2026-11-30T09:00:00+00:00``."""
     return "" if stamp is None else stamp.replace(tzinfo=UTC).isoformat()
 
 
-def grade_rows(course: Course) -> list[dict]:
+def grade_rows(course: Course) -> list[dict[str, Any]]:
     """Every (student, assignment) pair in the gradebook, sorted by assignment then student.
 
     ``status`` is ``submitted`` or ``no submission`` (score 0); ``score`` already has the late

@@ -15,6 +15,8 @@ as in nbgrader, under a "Points Possible" row; a score has the late penalty subt
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
+from typing import Any
 
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
@@ -29,11 +31,11 @@ CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
 def _cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text (names come from a roster students may edit)."""
+    """Return a cell a spreadsheet shows as text (names come from a roster students may edit)."""
     return str(csv_cell(text))
 
 
-def _score(gb, assignment: str, student: str) -> str:
+def _score(gb: Any, assignment: str, student: str) -> str:
     try:
         sub = gb.find_submission(assignment, student)
     except MissingEntry:
@@ -41,7 +43,9 @@ def _score(gb, assignment: str, student: str) -> str:
     return f"{round(final_score(sub), 4):g}"
 
 
-def canvas_rows(gb, assignments=(), students=()) -> tuple[list[list[str]], list[str]]:
+def canvas_rows(
+    gb: Any, assignments: Sequence[str] = (), students: Sequence[str] = ()
+) -> tuple[list[list[str]], list[str]]:
     """Canvas's CSV as rows (header, points possible, one per student) and who lacks an LMS id.
 
     Parameters
@@ -68,11 +72,12 @@ def canvas_rows(gb, assignments=(), students=()) -> tuple[list[list[str]], list[
 
 
 class CanvasExportPlugin(ExportPlugin):
-    """nbgrader export plugin writing Canvas's gradebook import CSV (``--to``, default
-    ``grades-canvas.csv``).
+    """nbgrader export plugin writing Canvas's gradebook import CSV.
+
+    The file is ``--to``, by default ``grades-canvas.csv``.
     """
 
-    def export(self, gradebook) -> None:
+    def export(self, gradebook: Any) -> None:
         dest = self.to or "grades-canvas.csv"
         rows, no_id = canvas_rows(gradebook, self.assignment, self.student)
         with open(dest, "w", newline="") as fh:

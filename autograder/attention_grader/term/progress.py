@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from time import monotonic
+from typing import TextIO
 
 from attention_grader.common.safe_text import printable
 
@@ -31,7 +32,7 @@ class Progress:
         Where to write (default ``sys.stderr``).
     """
 
-    def __init__(self, total: int, enabled: bool = True, stream=None):
+    def __init__(self, total: int, enabled: bool = True, stream: TextIO | None = None) -> None:
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
         self.enabled = enabled
@@ -71,7 +72,7 @@ class Progress:
             self._last_note = monotonic()
 
     def tick(self) -> None:
-        """Called while waiting: refresh the names and times, or note a long wait."""
+        """Refresh the names and times while waiting, or note a long wait."""
         if not self.running:
             return
         if self.bar is not None:

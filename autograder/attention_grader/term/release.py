@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from attention_grader.common.course import Course, GradingStepError, check_result
 from attention_grader.intake.due import CourseTime, describe_due, parse_due
@@ -78,7 +79,7 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
     check_result(api.release_assignment(assignment), f"release {assignment}")
 
 
-def refusal_in(result: dict) -> str:
+def refusal_in(result: dict[str, Any]) -> str:
     """Return the release check's list of refused cells in an nbgrader result (empty if none).
 
     :class:`~attention_grader.execution.solution_check.CheckSolution` refuses inside

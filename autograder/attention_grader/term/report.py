@@ -19,15 +19,18 @@ import csv
 import os
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from attention_grader.common.course import Course
 from attention_grader.common.diagnosis import read_diagnosis
 from attention_grader.common.flags import Flag, read_flags
-from attention_grader.common.outcomes import notebook_outcomes
+from attention_grader.common.outcomes import CellOutcome, notebook_outcomes
 from attention_grader.common.safe_text import csv_cell
 from attention_grader.intake.late import final_score
 from attention_grader.intake.submission_history import Seen, SubmissionLine, student_submissions
@@ -118,7 +121,7 @@ def difficulty_label(facility: float) -> str:
 
 
 def misconception_titles() -> dict[str, str]:
-    """id -> short human title, from the registry (:mod:`attention_lab.misconceptions`)."""
+    """Map id -> short human title, from the registry (:mod:`attention_lab.misconceptions`)."""
     return misconceptions.titles()
 
 
@@ -127,8 +130,9 @@ Autograded = dict[str, list[tuple[str, nbformat.NotebookNode]]]
 
 
 def read_autograded(course: Course, assignment: str) -> Autograded:
-    """Every autograded notebook of ``assignment``, read once (an unreadable one is left out:
-    ``grade`` reports it).
+    """Read every autograded notebook of ``assignment`` once.
+
+    An unreadable one is left out (``grade`` reports it).
     """
     found: Autograded = defaultdict(list)
     for path in sorted((course.root / "autograded").glob(f"*/{assignment}/*.ipynb")):
@@ -142,7 +146,7 @@ def read_autograded(course: Course, assignment: str) -> Autograded:
     return dict(found)
 
 
-def notebook_diagnoses(student: str, name: str, nb) -> list[Diagnosis]:
+def notebook_diagnoses(student: str, name: str, nb: NotebookNode) -> list[Diagnosis]:
     """Return the misconceptions grading recorded in the test cells of one notebook."""
     found = []
     for cell in nb.cells:
@@ -261,14 +265,15 @@ class Report:
         return sum(s.pending for s in self.stats)
 
     def final_totals(self) -> dict[str, float]:
-        """Totals of the students whose every answer is graded (what means and the
-        histogram use while grading is not finished).
+        """Return the totals of the students whose every answer is graded.
+
+        Means and the histogram use them while grading is not finished.
         """
         waiting = {r.student for r in self.students if r.pending}
         return {s: t for s, t in self.totals.items() if s not in waiting}
 
     def misconceptions_per_question(self) -> dict[str, dict[str, list[str]]]:
-        """question -> id -> students (sorted), most common misconception first."""
+        """Map question -> id -> students (sorted), most common misconception first."""
         out: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for d in self.diagnoses:
             out[d.question][d.id].add(d.student)
@@ -278,7 +283,7 @@ class Report:
         }
 
     def students_per_misconception(self) -> dict[str, set[str]]:
-        """id -> students who showed it (each student counted once per misconception)."""
+        """Map id -> students who showed it (each student counted once per misconception)."""
         out: dict[str, set[str]] = defaultdict(set)
         for d in self.diagnoses:
             out[d.id].add(d.student)
@@ -320,7 +325,7 @@ def student_rows(
     return sorted(rows, key=lambda r: r.student)
 
 
-def _add_outcomes(row: StudentRow, outcomes) -> None:
+def _add_outcomes(row: StudentRow, outcomes: Iterable[CellOutcome]) -> None:
     for o in outcomes:
         if o.kind == "timeout" and o.ename == "CellTimeoutError":
             row.timeouts.append(o.cell)
@@ -353,11 +358,11 @@ def build_report(course: Course, assignment: str) -> Report:
     )
 
 
-def _utc(when) -> str:
+def _utc(when: datetime | None) -> str:
     return "" if when is None else f"{when:%Y-%m-%d %H:%M:%S} UTC"
 
 
-def _write_csv(path: Path, header: list[str], rows) -> None:
+def _write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> None:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attention_grader.common.safe_text import html_text
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from attention_grader.term.report import Report
 
 __all__ = ["figures", "html_table", "page_html", "page_start", "score_bins"]
@@ -75,11 +77,11 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
     return made
 
 
-def _esc(value) -> str:
+def _esc(value: object) -> str:
     return html_text(value)
 
 
-def html_table(header: list[str], rows: list[list]) -> str:
+def html_table(header: list[str], rows: list[list[Any]]) -> str:
     """Return a table with every header and cell escaped (cells may hold student-chosen text)."""
     head = "".join(f"<th scope='col'>{_esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
@@ -141,7 +143,7 @@ def _how_late(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h late" if seconds >= 3600 else f"{seconds / 60:.0f} min late"
 
 
-def _when(value) -> str:
+def _when(value: datetime | None) -> str:
     return "" if value is None else f"{value:%Y-%m-%d %H:%M:%S} UTC"
 
 
@@ -227,7 +229,7 @@ img { max-width: 100%; display: block; margin: 1rem 0; }
 
 
 def page_start(title: str) -> str:
-    """The head of a teacher's report page (shared style) and its ``<h1>``; ``title`` is escaped."""
+    """Return the head of a teacher's report page (shared style) and its ``<h1>`` (escaped)."""
     return (
         f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}'
         f"</title>\n<style>{_STYLE}</style></head><body>\n<h1>{_esc(title)}</h1>"

@@ -33,7 +33,7 @@ from typing import Any
 
 import nbformat
 from traitlets import Integer
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 from attention_grader.common.course import GradingStepError, new_course
@@ -120,11 +120,11 @@ def working_copy_dir(course_root: str | Path, assignment: str) -> Path:
     root = Path(course_root).resolve()
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root / LAPTOP_CONFIG_DIR))
     assignment_dir = config.load_config().Exchange.assignment_dir
-    return (root / assignment_dir).resolve() / assignment
+    return Path(root / assignment_dir).resolve() / assignment
 
 
-def _message(outputs: list) -> str:
-    """What a failed test cell says, safe to show: the check's message, or the error's name."""
+def _message(outputs: list[Any]) -> str:
+    """Return what a failed test cell says, safely: the check's message or the error's name."""
     for out in outputs:
         if out.get("output_type") != "error":
             continue
@@ -141,7 +141,7 @@ def _message(outputs: list) -> str:
 
 
 def choice_cells(source_dir: Path) -> set[str]:
-    """grade ids of the test cells that grade a multiple-choice or true/false answer."""
+    """Return the grade ids of the test cells that grade a multiple-choice or true/false answer."""
     found = set()
     for path in sorted(Path(source_dir).glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -153,9 +153,10 @@ def choice_cells(source_dir: Path) -> set[str]:
 
 
 def _feedback_released(root: Path, copy_dir: Path, assignment: str) -> bool:
-    """Whether a feedback page of ``assignment`` exists: fetched into the working copy's
-    ``feedback/`` folder, or generated in this course folder (the laptop's teacher is the
-    student).
+    """Tell whether a feedback page of ``assignment`` exists.
+
+    It is fetched into the working copy's ``feedback/`` folder, or generated in this course
+    folder (the laptop's teacher is the student).
     """
     fetched = any(Path(copy_dir).glob("feedback/*/*.html"))
     return fetched or any((root / "feedback").glob(f"*/{assignment}/*.html"))
@@ -208,7 +209,7 @@ _VERDICTS = frozenset({"Misconception", "WrongAnswer", "CheckFailure", "Assertio
 
 
 def _gate(check: QuestionCheck, gate: ChoiceGate) -> QuestionCheck:
-    """A choice's check as shown: ✓ or a verdict becomes "checked" while choices are held back."""
+    """Show a choice's check: ✓ or a verdict becomes "checked" while choices are held back."""
     if gate.revealed or (check.status == "not_yet" and check.error not in _VERDICTS):
         return check
     if check.status not in ("pass", "not_yet"):
@@ -219,9 +220,11 @@ def _gate(check: QuestionCheck, gate: ChoiceGate) -> QuestionCheck:
 _CHECKED = "checked: your choice is read; whether it is right is not shown yet (see below)."
 
 
-def _answer_error(cell) -> list:
-    """An answer cell's error output, if its last run raised: a check after it fails because of
-    it (``answer_q5 = [query, key, value]`` names ``query``; the test then says ``answer_q5``).
+def _answer_error(cell: Any) -> list[Any]:
+    """Return an answer cell's error output, if its last run raised.
+
+    A check after it fails because of it (``answer_q5 = [query, key, value]`` names ``query``;
+    the test then says ``answer_q5``).
     """
     return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"][:1]
 
@@ -260,7 +263,7 @@ def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list
     return found
 
 
-def _error_name(outputs: list) -> str:
+def _error_name(outputs: list[Any]) -> str:
     return next((str(o.get("ename", "")) for o in outputs if o.get("output_type") == "error"), "")
 
 
@@ -337,8 +340,8 @@ def check_working_copy(
     return [_gate(c, gate) if c.cell in choices else c for c in checks], gate
 
 
-def _course_config(root: Path):
-    """The course's nbgrader_config.py as a traitlets config (empty when there is none)."""
+def _course_config(root: Path) -> Config:
+    """Return the course's nbgrader_config.py as a traitlets config (empty when there is none)."""
     if not (root / "nbgrader_config.py").is_file():
         from traitlets.config import Config
 
@@ -373,6 +376,7 @@ def format_checks(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Check a working copy from the command line; return the exit status."""
     p = argparse.ArgumentParser(
         prog="python -m attention_grader.term.selfstudy", description=__doc__
     )

@@ -22,6 +22,10 @@ from __future__ import annotations
 import copy
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 from nbformat import NotebookNode
 
@@ -43,7 +47,7 @@ def check_on_validate() -> None:
     original = Validator._preprocess
 
     @functools.wraps(original)
-    def _preprocess(self, nb):
+    def _preprocess(self: Any, nb: NotebookNode) -> NotebookNode:
         as_written = copy.deepcopy(nb)  # before nbgrader clears and runs it
         nb = original(self, nb)
         folder = Path.cwd()  # nbgrader validates from the notebook's folder
@@ -55,7 +59,7 @@ def check_on_validate() -> None:
     setattr(Validator, _WRAPPED, True)
 
 
-def _in_source(folder: Path, config) -> bool:
+def _in_source(folder: Path, config: Config) -> bool:
     """Whether ``folder`` is ``<course root>/<source>/<assignment>`` of the course ``config``."""
     from nbgrader.coursedir import CourseDirectory
 
@@ -64,10 +68,10 @@ def _in_source(folder: Path, config) -> bool:
     return folder.resolve().parent == source.resolve()
 
 
-def _notebook_name(folder: Path, nb) -> str:
+def _notebook_name(folder: Path, nb: NotebookNode) -> str:
     """Return the file the validated notebook came from (the one with the same grade_ids)."""
 
-    def ids(notebook) -> set:
+    def ids(notebook: NotebookNode) -> set[str]:
         return {c.metadata.get("nbgrader", {}).get("grade_id") for c in notebook.cells} - {None}
 
     import nbformat
@@ -82,7 +86,7 @@ def _notebook_name(folder: Path, nb) -> str:
     return "notebook"
 
 
-def _refusals(nb, folder: Path, config) -> list:
+def _refusals(nb: NotebookNode, folder: Path, config: Config) -> list[tuple[str, str]]:
     from attention_grader.execution.solution_check import check_notebook
 
     resources = {
@@ -93,7 +97,7 @@ def _refusals(nb, folder: Path, config) -> list:
         },
         "metadata": {"path": str(folder)},
     }
-    found: dict = {}
+    found: dict[str, Any] = {}
 
     def run() -> None:  # its own thread: nbgrader's event loop is running in this one
         try:
@@ -109,7 +113,7 @@ def _refusals(nb, folder: Path, config) -> list:
     return [(r.grade_id, r.cause) for r in found["refusals"]]
 
 
-def mark_refused(nb, refusals: list[tuple[str, str]]) -> None:
+def mark_refused(nb: NotebookNode, refusals: list[tuple[str, str]]) -> None:
     """Add an error output naming the cause to each refused test cell of ``nb``."""
     tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
     for grade_id, cause in refusals:

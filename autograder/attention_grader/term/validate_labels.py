@@ -10,6 +10,11 @@ course's ``nbgrader_config.py`` (``nbgrader validate``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
 import functools
 
 from attention_grader.common.question_labels import toc_labels
@@ -28,12 +33,12 @@ def name_questions() -> None:
     failed_cells, extract = Validator._get_failed_cells, Validator._extract_error
 
     @functools.wraps(failed_cells)
-    def _get_failed_cells(self, nb):
+    def _get_failed_cells(self: Any, nb: NotebookNode) -> Any:
         self._attention_labels = toc_labels(nb)
         return failed_cells(self, nb)
 
     @functools.wraps(extract)
-    def _extract_error(self, cell):
+    def _extract_error(self: Any, cell: NotebookNode) -> Any:
         said = extract(self, cell)
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         label = getattr(self, "_attention_labels", {}).get(grade_id)
@@ -44,10 +49,10 @@ def name_questions() -> None:
     setattr(Validator, _WRAPPED, True)
 
 
-def _jupyter_server_extension_points():
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "attention_grader.term.validate_labels"}]
 
 
-def _load_jupyter_server_extension(serverapp) -> None:
+def _load_jupyter_server_extension(serverapp: Any) -> None:
     name_questions()
     serverapp.log.info("attention_grader.term.validate_labels: Validate names each question")
