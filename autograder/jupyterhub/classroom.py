@@ -267,7 +267,7 @@ def instructor_config_dir(config_root: str) -> str:
 
 
 def frame_ancestors_arg() -> str:
-    """The single-user server flag that lets JupyterLab show the formgrader in its iframe.
+    """Return the single-user server flag that lets JupyterLab show the formgrader in its iframe.
 
     JupyterHub >= 4.1 sends ``Content-Security-Policy: frame-ancestors 'none'`` from every
     single-user server, which blanks the formgrader panel. nbgrader's docs: restore
@@ -288,7 +288,7 @@ def _user_path(venv: str) -> str:
 
 
 def make_pre_spawn_hook(*, config_root: str, formgrader_iframe: bool, services: bool = False):
-    """A ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
+    """Make a ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
 
     Membership is read from the hub's database at spawn time, so a roster change made through
     the hub API takes effect at the user's next server start. ``services``: the formgraders run
@@ -378,8 +378,10 @@ def configure_classroom(
 
 
 def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> None:
-    """The hub does not start while a course's exchange folders are missing or owned by someone
-    other than its instructors, grader account or root (``install.py system --owner`` makes them).
+    """Refuse to start the hub while a course's exchange folders are missing or not the course's.
+
+    Their owner must be its instructors, grader account or root (``install.py system --owner``
+    makes them).
 
     Raises
     ------
@@ -405,8 +407,10 @@ def names_from_env(variable: str, environ=os.environ) -> tuple[str, ...]:
 
 
 def refuse_public_state_folder(folder: str = ".") -> None:
-    """The hub does not start in a folder other users may enter: its state there (the sqlite
-    database with every user's tokens, the cookie secret, the log) is secret.
+    """Refuse to start the hub in a folder other users may enter.
+
+    Its state there (the sqlite database with every user's tokens, the cookie secret, the log) is
+    secret.
 
     Raises
     ------

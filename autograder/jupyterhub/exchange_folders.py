@@ -40,7 +40,7 @@ def _owner(uid: int) -> str:
 
 
 def course_folder_problems(exchange: str | os.PathLike, course_id: str, owners: Iterable[str]) -> list[str]:  # fmt: skip
-    """What is wrong with one course's folders in the exchange (empty: nothing).
+    """List what is wrong with one course's folders in the exchange (empty: nothing).
 
     Parameters
     ----------

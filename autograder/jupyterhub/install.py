@@ -1,18 +1,18 @@
-"""Install the Attention Lab classroom on a JupyterHub machine (run as root).
+r"""Install the Attention Lab classroom on a JupyterHub machine (run as root).
 
 Three steps, each idempotent::
 
     # 1. once per machine: the shared exchange and the system-wide nbgrader config
-    python autograder/jupyterhub/install.py system --owner teacher \\
+    python autograder/jupyterhub/install.py system --owner teacher \
         --exchange /srv/nbgrader/exchange --config-dir /etc/jupyter --course attention-lab
 
     # 2. once per course: the course directory in the instructor's (or grader's) home
-    python autograder/jupyterhub/install.py instructor --user teacher \\
+    python autograder/jupyterhub/install.py instructor --user teacher \
         --course-dir /home/teacher/attention-lab --from /path/to/this/repo
 
     # 3. check that every user can run the course environment (the users' kernel)
     #    and that the course folders are the instructor's
-    python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv \\
+    python autograder/jupyterhub/install.py check --venv /opt/attention-lab/.venv \
         --exchange /srv/nbgrader/exchange --course attention-lab --owner teacher
 
     # 4. a class: accounts for everyone on the roster, its students in the gradebook
@@ -254,8 +254,11 @@ def install_course(
 
 
 def untraversable_dirs(path: str) -> list[str]:
-    """Folders on the way to ``path`` (and to what its symlinks point at) that other users
-    cannot enter (no ``o+x``): each blocks the users' servers from running the course env."""
+    """List folders on the way to ``path`` that other users cannot enter (no ``o+x``).
+
+    Symlinks' targets count too: each such folder blocks the users' servers from running the
+    course env.
+    """
     blocked: list[str] = []
     targets = {os.path.abspath(path), os.path.realpath(path)}
     for target in sorted(targets):
@@ -267,7 +270,7 @@ def untraversable_dirs(path: str) -> list[str]:
 
 
 def check_venv(venv: str, user: str = "nobody") -> tuple[bool, str]:
-    """Can ``user`` start the course env's Python and import the course's packages?
+    """Check that ``user`` can start the course env's Python and import the course's packages.
 
     Returns ``(ok, message)``; the message names the folders to fix when it cannot.
     """
@@ -299,8 +302,10 @@ def check_venv(venv: str, user: str = "nobody") -> tuple[bool, str]:
 
 
 def create_accounts(roster: Roster) -> list[str]:
-    """Create the roster's missing local accounts (private 0700 homes, no password: set one, or
-    let the hub's authenticator decide). Returns the names created."""
+    """Create the roster's missing local accounts; return the names created.
+
+    Private 0700 homes, no password: set one, or let the hub's authenticator decide.
+    """
     created = []
     for person in roster.people:
         try:
@@ -319,8 +324,10 @@ def create_accounts(roster: Roster) -> list[str]:
 
 
 def import_students(roster: Roster, user: str, course_dir: str, venv: str = sys.prefix) -> str:
-    """Add (or update) the roster's students in ``user``'s gradebook, run as ``user`` with
-    ``nbgrader db student import`` so that the gradebook stays theirs. Returns nbgrader's log."""
+    """Add (or update) the roster's students in ``user``'s gradebook; return nbgrader's log.
+
+    Run as ``user`` with ``nbgrader db student import``, so that the gradebook stays theirs.
+    """
     entry = pwd.getpwnam(user)
     # Root never writes into the instructor's folders (a planted symlink would redirect the
     # write): the list goes to a fresh private folder, handed over once written.

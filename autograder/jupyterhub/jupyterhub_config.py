@@ -30,10 +30,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder  # noqa: E402,E501
-from culler import configure_idle_culler  # noqa: E402
-from limits import LimitedLocalProcessSpawner  # noqa: E402
-from roster import Roster, read_roster  # noqa: E402
+from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
+from culler import configure_idle_culler
+from limits import LimitedLocalProcessSpawner
+from roster import Roster, read_roster
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 _env = os.environ.get

@@ -24,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classroom import Course, configure_classroom, refuse_public_state_folder  # noqa: E402
+from classroom import Course, configure_classroom, refuse_public_state_folder
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 

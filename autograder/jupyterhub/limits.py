@@ -84,7 +84,7 @@ def _writable_dir(path: Path) -> bool:
 
 
 def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
-    """The cgroup folders this process may create per-user groups in, or None."""
+    """Find the cgroup folders this process may create per-user groups in, or None."""
     try:
         own = _own_cgroups(Path("/proc/self/cgroup").read_text())
     except OSError:
@@ -138,7 +138,7 @@ class UserCgroup:
 
     @classmethod
     def of(cls, layout: CgroupLayout, user: str) -> UserCgroup:
-        """The group(s) of ``user`` (not created)."""
+        """Return the group(s) of ``user`` (not created)."""
         if not _SAFE_NAME.match(user):
             raise ValueError(f"user name {user!r} is not usable as a cgroup folder name")
         folders = [layout.memory / user, layout.cpu / user]
@@ -182,7 +182,7 @@ class UserCgroup:
             _write(folder / "cgroup.procs", os.getpid())
 
     def pids(self) -> list[int]:
-        """Processes still in the group(s)."""
+        """List processes still in the group(s)."""
         found: set[int] = set()
         for folder in self.folders:
             try:
@@ -209,8 +209,9 @@ class UserCgroup:
 
 
 def weigh_class(layout: CgroupLayout, starting: int = 0) -> None:
-    """Give the shared parent group the CPU weight of one process per running user group in it
-    (plus ``starting``: groups just made, their server not in them yet).
+    """Give the shared parent group the CPU weight of one process per running user group in it.
+
+    ``starting`` adds groups just made, their server not in them yet.
 
     The kernel weighs a group like ONE process against the processes beside it: with the
     default weight the whole class shared one process's CPU time with everything else on the
@@ -250,8 +251,9 @@ PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
 
 
 def private_tmp(size_bytes: int) -> None:
-    """In the calling process (root): a mount namespace of its own with a fresh ``tmpfs`` of
-    ``size_bytes`` on /tmp and on /dev/shm (mode 1777). Its children inherit it.
+    """Give the calling process (root) a private /tmp and /dev/shm; its children inherit them.
+
+    A mount namespace of its own with a fresh ``tmpfs`` of ``size_bytes`` on each (mode 1777).
 
     Raises
     ------
@@ -342,7 +344,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         return (self.staff_pids_limit if staff else self.pids_limit) or None
 
     def _tmp_size(self) -> int | None:
-        """The private /tmp size, or None (off, or the kernel refuses: said once in the log)."""
+        """Return the private /tmp size, or None (off, or the kernel refuses: said once in the log)."""
         if not self.private_tmp_size:
             return None
         cls = type(self)
@@ -356,8 +358,10 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
 
     def _shared_paths_in_tmp(self) -> list[str]:
-        """The exchange or a Jupyter config folder of this server under /tmp or /dev/shm, which
-        a private mount would hide from it."""
+        """List this server's exchange or Jupyter config folders under /tmp or /dev/shm.
+
+        A private mount would hide them from it.
+        """
         env = self.environment or {}
         paths = [env.get("ATTENTION_LAB_EXCHANGE", ""),
                  *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)]  # fmt: skip

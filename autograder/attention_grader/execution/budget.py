@@ -131,7 +131,7 @@ def _kill(proc, kernels: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def run_within(
+def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap, report
     seconds: float, work: Callable[[Reporter], object], logger: logging.Logger | None = None
 ) -> BudgetOutcome:
     """Run ``work(reporter)`` in a forked child; kill it after ``seconds`` of wall-clock time.

@@ -87,7 +87,7 @@ def followed(tree: ast.Module, student: set[str]) -> set[int]:
     return ids
 
 
-def refused_rebinds(tree: ast.Module, student: set[str]) -> list[str]:
+def refused_rebinds(tree: ast.Module, student: set[str]) -> list[str]:  # noqa: C901 -- one branch per binding form
     """Why the test's rebinding of a student's name cannot be followed (empty: it can)."""
     done = followed(tree, student)
     own = _own_functions(tree)

@@ -29,7 +29,7 @@ def _parse(source: str) -> ast.Module | None:
     return parse(source)
 
 
-def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:
+def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:  # noqa: C901 -- one branch per import form
     """Return imported names (alias -> dotted module) and top-level definitions (name -> node)."""
     imports: dict[str, str] = {}
     defs: dict[str, ast.AST] = {}
