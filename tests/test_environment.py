@@ -153,6 +153,7 @@ def test_the_venv_has_exactly_the_locked_version(name):
     assert version(name) == locked_version(name), "the venv is stale: run `make test`"
 
 
+@pytest.mark.slow
 def test_every_package_in_the_venv_comes_from_the_lock():
     """`make setup` installs from the lock: nothing unpinned slips in beside it."""
     own = {"attention-lab", "pip", "setuptools", "wheel"}  # the venv's own tools and the course
@@ -238,6 +239,7 @@ def _slow_imports() -> list[str]:
     return match[1].split()
 
 
+@pytest.mark.slow
 def test_the_venv_is_without_the_slow_iri_checker_and_pip_is_consistent():
     """rfc3987-syntax costs every Jupyter process 2.7 s of import; `make setup` removes it."""
     import importlib.util

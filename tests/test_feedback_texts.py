@@ -308,6 +308,7 @@ def _all_messages() -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_scan_sees_every_kind_of_message():
     """The gathering reaches every registry entry a check can name, and the fallbacks."""
     texts = _all_messages()
@@ -345,6 +346,7 @@ def test_the_option_scan_catches_the_give_aways_issue_27_found():
     assert gives_away(old_true, model, ["True or false: a self-attention layer, by itself"])
 
 
+@pytest.mark.slow
 def test_no_message_contains_a_fix_in_code():
     bad = {t: fix_in_code(t) for t in _all_messages() if fix_in_code(t)}
     assert not bad, bad

@@ -16,6 +16,7 @@ from k8s_files import KUBE_VERSIONS, MANIFESTS, VALUES, find, objects
 ALL = [(m, i) for m in MANIFESTS for i in range(len(objects(m)))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kube", KUBE_VERSIONS)
 @pytest.mark.parametrize(("manifest", "index"), ALL)
 def test_every_object_is_valid_kubernetes(manifest, index, kube):

@@ -377,6 +377,7 @@ def test_setup_refuses_an_unsupported_python_and_says_what_to_install(tmp_path):
     assert not venv.exists()  # nothing half-made is left for the next try to trip over
 
 
+@pytest.mark.slow
 def test_setup_rebuilds_a_venv_made_by_an_unsupported_python(tmp_path):
     venv = tmp_path / ".venv"
     _fake_python(venv / "bin" / "python", "3.10")  # what a failed try with Python 3.10 leaves

@@ -7,6 +7,8 @@ import sys
 from importlib.metadata import entry_points, metadata
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,6 +37,7 @@ def test_the_extras_are_the_audiences():
     }
 
 
+@pytest.mark.slow
 def test_attention_grader_command_runs_the_cli():
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "attention-grader"]
     from attention_grader import cli

@@ -22,6 +22,7 @@ def test_grade_options_are_parsed():
     assert (args.cell_timeout, args.notebook_timeout, args.student) == (20, 90.0, ["ravi"])
 
 
+@pytest.mark.slow
 def test_grades_and_report_steps(tmp_path, capsys):
     course = synthetic_class(tmp_path)
     assert main(["--course", str(course.root), "grades", "--out", str(tmp_path / "g.csv")]) == 0
@@ -45,6 +46,7 @@ def test_make_targets_are_listed_in_help_and_need_an_assignment():
     assert run.returncode != 0 and "A=<name>" in run.stdout + run.stderr
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs_the_cli(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "attention_grader", "--help"], capture_output=True, text=True
@@ -72,6 +74,7 @@ def test_installed_command_forks_workers_like_python_m(monkeypatch):
     assert seen == [True, False]
 
 
+@pytest.mark.slow
 def test_canvas_grades_name_the_students_without_a_canvas_id(tmp_path):
     """`make grades FORMAT=canvas` says whom Canvas can match only by SIS Login ID."""
     from test_grades import import_roster

@@ -107,6 +107,7 @@ def hostile_class(tmp_path):
     return course
 
 
+@pytest.mark.slow
 def test_grades_csv_and_the_canvas_export(hostile_class):
     from attention_grader.term.grades import write_grades
 
@@ -118,6 +119,7 @@ def test_grades_csv_and_the_canvas_export(hostile_class):
             assert all(_safe_cell(cell) for cell in row), (fmt, row)
 
 
+@pytest.mark.slow
 def test_the_report_page_and_its_csv_files(hostile_class):
     from attention_grader.term.report import write_report
 
@@ -216,6 +218,7 @@ def test_every_formgrader_page_still_renders_its_own_markup():
         assert "<script" in page or "<div" in page, name
 
 
+@pytest.mark.slow
 def test_the_submission_history_its_csv_and_the_reports_section(hostile_class, tmp_path):
     """Every hostile id as a submission collect received, and as the claim of a refused
     folder: the history file, the report's submissions.csv and its Submissions section.

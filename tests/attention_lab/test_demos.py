@@ -61,6 +61,7 @@ def figures():
     return _figures()
 
 
+@pytest.mark.slow
 def test_every_figure_is_titled_with_labelled_axes(figures):
     for name, fig in figures.items():
         assert isinstance(fig, Figure), name
@@ -98,6 +99,7 @@ def _png(bundle):
     return base64.b64decode(bundle["image/png"])
 
 
+@pytest.mark.slow
 def test_query_rotation_default_state_and_static_fallback():
     w = demos.QueryRotation(TIFFIN)
     bundle = w._repr_mimebundle_()
@@ -108,6 +110,7 @@ def test_query_rotation_default_state_and_static_fallback():
     assert "scores tiffin 3.000, bag 1.000, it 2.000, big 1.000" in bundle["text/plain"]
 
 
+@pytest.mark.slow
 def test_query_rotation_slider_redraws_and_rewrites_the_readout():
     w = demos.QueryRotation(ISRO)
     before_png, before_text = w.image.value, w.text
@@ -117,6 +120,7 @@ def test_query_rotation_slider_redraws_and_rewrites_the_readout():
     assert w.readout.value == f"<p>{w.text}</p>" and w.image.tooltip == w.text
 
 
+@pytest.mark.slow
 def test_static_html_has_the_picture_its_alt_text_and_the_readout():
     w = demos.QueryRotation(TIFFIN)
     page = w._repr_mimebundle_()["text/html"]
@@ -124,12 +128,14 @@ def test_static_html_has_the_picture_its_alt_text_and_the_readout():
     assert page.count('src="data:image/png;base64,') == 1
 
 
+@pytest.mark.slow
 def test_widget_bundle_respects_include_and_exclude():
     w = demos.QueryRotation(ISRO)
     assert set(w._repr_mimebundle_(include=["image/png"])) == {"image/png"}
     assert "image/png" not in w._repr_mimebundle_(exclude=["image/png"])
 
 
+@pytest.mark.slow
 def test_hard_soft_slider_reads_out_both_outputs():
     w = demos.HardSoftSlider(ISRO, angle_deg=45)
     bundle = w._repr_mimebundle_()
@@ -150,6 +156,7 @@ def test_widgets_reject_a_non_example(cls):
 # --- one fast render path (issue 17) -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("make", "values"),
     [
@@ -175,6 +182,7 @@ def test_slider_widgets_blit_like_the_explorer(make, values):
         w.close()
 
 
+@pytest.mark.slow
 def test_query_rotation_picture_matches_a_fresh_drawing():
     # The blitted frame shows what a figure drawn from scratch for that angle shows.
     from attention_lab._render import BlitRenderer
@@ -188,6 +196,7 @@ def test_query_rotation_picture_matches_a_fresh_drawing():
     assert bytes(w.image.value) == png
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [demos.QueryRotation, demos.HardSoftSlider])
 def test_one_pixel_of_an_angle_slider_is_at_most_one_degree(cls):
     w = cls(ISRO)

@@ -133,6 +133,7 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
     assert moved.read_text() == "from attention_grader.execution.trusted import X\n"
 
 
+@pytest.mark.slow
 def test_this_repository_has_nothing_left_at_an_old_place():
     """What `make lint` runs: every grader module and test is where the plan puts it."""
     done = subprocess.run(

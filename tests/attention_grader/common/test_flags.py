@@ -75,6 +75,7 @@ def _kind_arguments(tree: ast.Module):
             yield node.args[0]  # FlagList.add(kind, rel, why)
 
 
+@pytest.mark.slow
 def test_no_module_spells_a_kind_as_a_string():
     """Every emitted kind goes through the registry: a kind is a FlagKind constant, never text."""
     literal = []

@@ -223,6 +223,7 @@ def test_the_colliding_ints_really_collide():
     assert {hash(x) for x in COLLIDING[:1000]} == {0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["set", "dict", "Counter"])
 def test_a_full_size_colliding_set_or_dict_is_refused_before_anything_is_hashed(kind):
     """The issue's reply (millions of ints sharing one hash) is refused by its length alone;

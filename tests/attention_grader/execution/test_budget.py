@@ -69,6 +69,7 @@ def test_a_child_that_dies_says_so():
         run_within(30, work)
 
 
+@pytest.mark.slow
 def test_past_the_deadline_the_child_and_its_kernel_are_killed_even_inside_c_code(tmp_path):
     """The child reports a cell and a 'kernel', then rebuilds a colliding set (quadratic, in C):
     the parent kills both at the deadline and keeps the cell.

@@ -94,6 +94,7 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
         assert stored < 12 * 2**20, (student, stored)
 
 
+@pytest.mark.slow
 def test_a_kernel_that_cannot_start_says_why(tmp_path):
     from attention_grader.execution.execute import GradingExecute, KernelStartError
     from attention_grader.sandbox.sandbox_host import bwrap_available

@@ -125,6 +125,7 @@ def test_shards_on_a_sqlite_gradebook_are_refused_with_the_way_out(tmp_path, cap
     assert "0 <= I < N" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_make_sandbox_check_in_a_pod_says_whether_grading_would_start():
     """What an admin runs in a grading pod (`kubectl exec ... make sandbox-check`)."""
     import os

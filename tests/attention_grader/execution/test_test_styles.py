@@ -11,6 +11,7 @@ import datetime
 import fractions
 
 import numpy as np
+import pytest
 from attention_grader.execution.answers import AnswerChannel
 from attention_grader.execution.needs_teacher import STUDENT_TEXT
 from attention_grader.execution.test_styles import (
@@ -265,6 +266,7 @@ def test_a_matplotlib_axes_arrives_as_a_read_only_snapshot_of_its_data():
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
     class Endless:
         def __len__(self):

@@ -130,6 +130,7 @@ def _class(tmp_path, accounts):
     return load_course(course.root)
 
 
+@pytest.mark.slow
 def test_forged_foreign_and_unsafe_folders_are_refused_and_listed(tmp_path, accounts, capsys):
     course = _class(tmp_path, accounts)
     alice, bob, mallory = accounts["alice"], accounts["bob"], accounts["mallory"]
@@ -177,6 +178,7 @@ def test_forged_foreign_and_unsafe_folders_are_refused_and_listed(tmp_path, acco
     assert ALICE_MARK in _collected_notebook(course, alice)
 
 
+@pytest.mark.slow
 def test_time_is_the_exchanges_not_the_students(tmp_path, accounts, capsys):
     course = _class(tmp_path, accounts)
     alice, bob = accounts["alice"], accounts["bob"]
@@ -207,6 +209,7 @@ def test_time_is_the_exchanges_not_the_students(tmp_path, accounts, capsys):
     assert any(bob in ln and "bad_timestamp" in ln and "exchange" in ln for ln in out.splitlines())
 
 
+@pytest.mark.slow
 def test_roster_decides_who_is_a_student(tmp_path, accounts, capsys):
     course = _class(tmp_path, accounts)
     alice, bob = accounts["alice"], accounts["bob"]
@@ -225,6 +228,7 @@ def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_plain_nbgrader_collect_and_the_formgrader_refuse_too(tmp_path, accounts):
     course = _class(tmp_path, accounts)
     alice, mallory = accounts["alice"], accounts["mallory"]
@@ -243,6 +247,7 @@ def test_plain_nbgrader_collect_and_the_formgrader_refuse_too(tmp_path, accounts
     assert ALICE_MARK in _collected_notebook(course, alice)
 
 
+@pytest.mark.slow
 def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, accounts):
     """The hub's submit (PrivateExchangeSubmit): a classmate who knows the folder's name reads
     neither the notebook nor the secret, and cannot replace the notebook.
@@ -301,6 +306,7 @@ def test_released_feedback_is_readable_by_its_student_only(tmp_path, accounts):
         shutil.rmtree(folder)
 
 
+@pytest.mark.slow
 def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, accounts, capsys):
     """docs/teachers.md, "Refused submissions": the teacher's commands, run as written, put the
     kept copy in submitted/ with the exchange's time, and it is graded.
@@ -329,6 +335,7 @@ def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, acco
         assert gb.find_submission(FIXTURE, alice).score == 3.0
 
 
+@pytest.mark.slow
 def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_path, accounts, capsys):  # fmt: skip
     """Three submissions of alice over time, each collected: three rows dated by the exchange
     (the first named 2099 by her), the newest graded; mallory's folder naming alice is a
@@ -385,6 +392,7 @@ def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_pat
     assert (page.parent / "submissions.csv").read_text().count(alice) == 3
 
 
+@pytest.mark.slow
 def test_a_resubmission_collected_after_grading_waits_for_grading(tmp_path, accounts):
     from attention_grader.intake.submission_history import student_submissions
 

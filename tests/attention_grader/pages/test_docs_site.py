@@ -81,10 +81,12 @@ def broken_links(site_dir: Path) -> list[str]:
     return broken
 
 
+@pytest.mark.slow
 def test_every_internal_link_and_anchor_resolves(site):
     assert broken_links(site) == []
 
 
+@pytest.mark.slow
 def test_the_link_check_finds_a_missing_page_picture_and_anchor(site, tmp_path):
     copy = shutil.copytree(site, tmp_path / "site")
     page = copy / "students.html"
@@ -103,6 +105,7 @@ def test_the_link_check_finds_a_missing_page_picture_and_anchor(site, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_every_page_is_reachable_from_the_home_page(site):
     seen, todo = {site / "index.html"}, deque([site / "index.html"])
     while todo:
@@ -121,6 +124,7 @@ def test_every_page_is_reachable_from_the_home_page(site):
     assert expected <= {p.name for p in pages}
 
 
+@pytest.mark.slow
 def test_every_page_has_the_one_navigation_bar_in_nav_order(site):
     assert [n.label for n in NAV][:3] == ["Home", "Students", "Lessons"]
     for page in site.rglob("*.html"):
@@ -143,6 +147,7 @@ def test_lesson_pages_keep_their_course_order_links_under_the_bar(site):
     assert listed == [f"{p.stem}.html" for p in LESSONS]
 
 
+@pytest.mark.slow
 def test_nothing_is_loaded_from_the_internet(site):
     for page in site.glob("*.html"):
         soup = _soup(page)
@@ -234,6 +239,7 @@ def _imports(path: Path, package: str) -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_make_html_needs_only_what_make_setup_installs():
     """A student's `make html` runs on `make setup` alone: the site builder and every grader
     module it reaches (lazy imports included) import only what the students' dependencies

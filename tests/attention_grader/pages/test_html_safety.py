@@ -427,6 +427,7 @@ def test_the_course_config_sanitises():
     assert issubclass(config.GenerateFeedback.exporter_class, csp.FeedbackExporter)
 
 
+@pytest.mark.slow
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
     """attention_grader.term.grade (``make grade``) runs the course config's pipeline: the
     autograded notebook is clean, the score is what the answers earn, the summary says why.
@@ -503,6 +504,7 @@ def test_csp_meta_goes_first_in_head_or_fails_loudly():
         csp.add_csp_meta("<p>no head</p>", "x")
 
 
+@pytest.mark.slow
 def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
     from attention_grader.term.report import write_report
     from grading_course import synthetic_class

@@ -147,6 +147,7 @@ def test_a_figure_takes_the_caption_below_it_as_alt_text():
     assert "image/png" not in nb.cells[2].outputs[0].metadata
 
 
+@pytest.mark.slow
 def test_make_html_runs_lessons_without_the_kernels_tcp_warning(tmp_path):
     """Issue 29: every lesson printed ipykernel's "Kernel is running over TCP without encryption"."""
     import subprocess
@@ -174,6 +175,7 @@ def _explorer_output(predict: bool):
     return new_output("display_data", data=data)
 
 
+@pytest.mark.slow
 def test_a_hidden_figures_caption_is_replaced_by_what_the_page_shows(tmp_path):
     """Issue 29: under an explorer in prediction mode lesson 02's static page read a caption for
     the live figure ("β = 1, not divided by √2 ...") that the page does not show.

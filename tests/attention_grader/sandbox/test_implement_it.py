@@ -104,6 +104,7 @@ def hidden(tmp_path_factory):
     return _run(cells, tmp_path_factory.mktemp("hidden"), hide_library=True)
 
 
+@pytest.mark.slow
 def test_the_read_only_cells_import_of_checks_still_works(hidden):
     assert hidden[0] == "None"
 
@@ -115,6 +116,7 @@ def test_no_spelling_reaches_the_numerics_in_an_implement_it_kernel(hidden, spel
     assert out in ("LibraryHidden", "FileNotFoundError", "IndexError", "KeyError"), out
 
 
+@pytest.mark.slow
 def test_other_kernels_keep_the_library(tmp_path):
     out = _run([SPELLINGS["import"] + REACHED, SPELLINGS["exec_file"] + REACHED], tmp_path)
     assert out == ["REACHED [0.5 0.5]"] * 2

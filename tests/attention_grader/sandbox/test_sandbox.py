@@ -89,6 +89,7 @@ def probe(tmp_path_factory):
     return {"course": course, "work": work, "out": outputs}
 
 
+@pytest.mark.slow
 def test_kernel_runs_as_an_unprivileged_user_in_the_submission_folder(probe):
     uid, cwd = probe["out"][0].split()
     assert int(uid) != 0
@@ -136,6 +137,7 @@ def test_protections_report_everything_on_here():
     assert "grader's budget per submission 400 s" in text
 
 
+@pytest.mark.slow
 def test_grading_without_a_sandbox_still_works_and_says_what_is_off(tmp_path):
     km = SandboxedKernelManager(sandbox="off")
     items = protections(km)
@@ -212,6 +214,7 @@ def test_submission_copy_skips_notebooks_links_and_itself_and_has_a_limit(tmp_pa
         sandbox_launch.copy_submission(str(src), str(tmp_path / "again" / "work"), limit_mb=1)
 
 
+@pytest.mark.slow
 def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
     work = tmp_path / "work"
     work.mkdir()

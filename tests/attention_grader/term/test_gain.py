@@ -334,6 +334,7 @@ def test_offered_misconceptions_reads_literals_only():
     assert offered_misconceptions(src) == {"hard_attention", "forgot_scaling", "one_fixed_vector"}
 
 
+@pytest.mark.slow
 def test_small_class_by_hand(tmp_path):
     course, t = _bare_course(tmp_path)
     n_hard = {f: sum("hard_attention" in it.misconceptions.values() for it in ITEMS[f]) for f in t}
@@ -363,6 +364,7 @@ def test_small_class_by_hand(tmp_path):
     assert "A small class: 2 student(s)." in page and "rough" in page
 
 
+@pytest.mark.slow
 def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_path):
     course, t = _bare_course(tmp_path)
     evil_html, evil_csv = "<img src=x onerror=alert(1)>", '=HYPERLINK("http:x","y")'
@@ -378,6 +380,7 @@ def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_
     assert "'" + evil_csv in names and evil_csv not in names
 
 
+@pytest.mark.slow
 def test_cli_gain_step_and_make_target(tmp_path, capsys):
     course, t = _bare_course(tmp_path)
     write_simulated(course, PRE, "ana", _showing(PRE, "uniform_average"), t[PRE])

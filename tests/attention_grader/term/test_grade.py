@@ -168,6 +168,7 @@ def test_a_notebook_over_its_time_budget_keeps_what_ran_and_is_flagged(released,
     assert "ran out of time" in result.flags[0].detail
 
 
+@pytest.mark.slow
 def test_grade_rejects_unknown_assignment_and_students(tmp_path):
     course = make_course(tmp_path)
     with pytest.raises(ValueError, match="make release"):

@@ -10,6 +10,7 @@ from attention_grader.term.release import release
 from grading_course import CORRECT, FIXTURE, Student, make_course
 
 
+@pytest.mark.slow
 def test_release_twice_replaces_the_released_copy_and_sets_the_due_date(tmp_path):
     course = make_course(tmp_path)
     release(course, FIXTURE, duedate="2026-12-07 17:00:00")
@@ -47,6 +48,7 @@ def test_collect_then_feedback_reaches_the_student(tmp_path):
     assert "3.0 / 3.0" in page.read_text() or "3 / 3" in page.read_text()
 
 
+@pytest.mark.slow
 def test_a_due_date_without_a_zone_is_in_the_courses_time_zone_and_release_echoes_it(
     tmp_path, capsys
 ):
@@ -114,6 +116,7 @@ def test_bad_due_dates_say_what_was_wrong(text, says):
         parse_due(text, ZoneInfo("UTC"))
 
 
+@pytest.mark.slow
 def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_path):
     """Check before release: a test the course's pipeline cannot grade (here it patches
     builtins.max, which the student's code in the kernel would not see) stops the release.
@@ -140,6 +143,7 @@ def test_release_is_refused_naming_the_cell_while_the_solution_loses_points(tmp_
     assert not (course.exchange / course.course_id / "outbound" / FIXTURE).exists()
 
 
+@pytest.mark.slow
 def test_the_release_check_leaves_the_protections_report_to_the_first_autograde(tmp_path):
     """The formgrader's server releases, then autogrades: the once-per-process report of the
     sandbox's protections must land in the autograde's log, not in the release check's.

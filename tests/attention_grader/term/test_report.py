@@ -20,6 +20,7 @@ def course(tmp_path):
     return synthetic_class(tmp_path)
 
 
+@pytest.mark.slow
 def test_diagnoses_are_the_ids_grading_recorded_in_the_cells_never_the_messages(course):
     found = {(d.student, d.question, d.id) for d in find_diagnoses(course, "a1")}
     # cy's q2 message names no id and still counts; ana's q2 message says "[forgot_scaling]"
@@ -82,6 +83,7 @@ def test_titles_come_from_the_checks_module():
     assert misconception_titles() == dict(MISCONCEPTIONS)
 
 
+@pytest.mark.slow
 def test_html_report_with_png_figures(course):
     page = write_report(course, "a1")
     folder = course.root / "reports" / "a1"
@@ -125,6 +127,7 @@ def add_student_failures(course):
     nbformat.write(nb, path)
 
 
+@pytest.mark.slow
 def test_the_page_warns_while_grading_is_incomplete_and_leaves_ungraded_out(course):
     report = build_report(course, "a1")
     assert report.pending == 1 and report.final_totals() == {"ben": 3, "cy": 0}
@@ -142,6 +145,7 @@ def test_the_page_warns_while_grading_is_incomplete_and_leaves_ungraded_out(cour
     assert "mean total 2.33 out of 5" in html  # (4 + 3 + 0) / 3: ana now counts
 
 
+@pytest.mark.slow
 def test_the_class_table_names_misconceptions_lateness_timeouts_and_errors(course):
     add_student_failures(course)
     report = build_report(course, "a1")
@@ -186,6 +190,7 @@ def test_shared_page_helpers_escape_and_style():
     assert "<td>&lt;i&gt;</td>" in html_table(["x"], [["<i>"]])
 
 
+@pytest.mark.slow
 def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail(course):
     import nbformat
     from attention_grader.common import flags

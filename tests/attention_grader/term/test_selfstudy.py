@@ -79,6 +79,7 @@ def test_the_printout_has_ticks_and_messages_but_no_score():
     assert "not a grade" in text and "points" not in text and "/" not in text
 
 
+@pytest.mark.slow
 def test_a_renamed_working_copy_is_named_in_the_error(tmp_path):
     # The hidden tests run only on the released notebook name; a renamed copy is not graded.
     nb = nbformat.read(ROOT / "source" / "intro_attention" / "intro_attention.ipynb", 4)

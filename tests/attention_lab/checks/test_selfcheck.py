@@ -63,6 +63,7 @@ _LESSON_01 = (
 _CHECK_C = 'self_check(checks.check_output, c, query=s, keys=H, values=H, scale=False, name="c")'
 
 
+@pytest.mark.slow
 def test_a_check_judges_only_what_the_last_run_of_the_exercise_produced():
     """Lesson 01, your turn 2: a hard pick first, then `c = a * H` raises; the check must not
     describe the old pick (the issue's report), nor say anything of a value no longer there.

@@ -76,6 +76,7 @@ def test_bottleneck_claim_holds_for_other_seeds(seed):
     assert np.all(r.attention >= 0.95)
 
 
+@pytest.mark.slow
 def test_bottleneck_attention_recall_comes_from_the_built_in_sharpness():
     # What the lesson says is built in: without the sharpening, the same position codes no
     # longer find the slot at 60 words; the attention memory holds n * d numbers.

@@ -64,6 +64,7 @@ def test_every_step_is_a_new_picture_made_by_blitting(widget):
     assert widget.live.renderer.full_draws == full
 
 
+@pytest.mark.slow
 def test_blitted_picture_matches_a_fresh_drawing(widget):
     widget.angle_slider.value = 70.0
     fresh = ProjectionFigure(widget.live.tokens, tiffin_embeddings(), LESSON_W_K, (70.0, 1.0),

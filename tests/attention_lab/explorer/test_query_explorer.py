@@ -106,6 +106,7 @@ def test_sliders_step_005_and_cover_the_chapters_vectors(isro):
         assert slider.continuous_update
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["isro", "tiffin"])
 def test_moving_the_query_matches_attention_exactly(preset):
     explorer = getattr(QueryExplorer, preset)()
@@ -125,6 +126,7 @@ def test_moving_the_query_matches_attention_exactly(preset):
         explorer.close()
 
 
+@pytest.mark.slow
 def test_moving_the_query_changes_the_heatmap_image(tiffin):
     before = np.ma.getdata(tiffin.heatmap.image.get_array()).copy()
     png_before = tiffin.image.value
@@ -139,6 +141,7 @@ def test_moving_the_query_changes_the_heatmap_image(tiffin):
     np.testing.assert_array_equal(tiffin.values_panel.output, tiffin.output)
 
 
+@pytest.mark.slow
 def test_one_render_per_slider_change_and_one_for_a_batch(tiffin):
     count = tiffin.render_count
     tiffin.query_sliders[0].value = 0.5
@@ -154,6 +157,7 @@ def test_one_render_per_slider_change_and_one_for_a_batch(tiffin):
     )
 
 
+@pytest.mark.slow
 def test_dragging_only_blits(tiffin):
     full = tiffin.live_figure.renderer.full_draws
     for x in np.arange(-1, 1, 0.25):
@@ -173,6 +177,7 @@ def test_scale_toggle(tiffin):
     np.testing.assert_array_equal(tiffin.weights, attention(ex.query(), ex.K, ex.V, scale=False)[1])
 
 
+@pytest.mark.slow
 def test_causal_mask_gives_exact_zeros_above_the_diagonal(tiffin):
     tiffin.causal_checkbox.value = True
     upper = ~causal_mask(4)
@@ -189,6 +194,7 @@ def test_causal_mask_gives_exact_zeros_above_the_diagonal(tiffin):
     np.testing.assert_array_equal(tiffin.weights, w)
 
 
+@pytest.mark.slow
 def test_hard_mode_picks_the_value_of_the_best_key(isro):
     isro.mode_buttons.value = "hard"
     ex = examples.ISRO
@@ -199,6 +205,7 @@ def test_hard_mode_picks_the_value_of_the_best_key(isro):
         assert isro.weights.tolist() == [float(j == best) for j in range(3)]
 
 
+@pytest.mark.slow
 def test_hard_mode_respects_the_causal_mask(tiffin):
     tiffin.mode_buttons.value = "hard"
     tiffin.causal_checkbox.value = True
@@ -207,6 +214,7 @@ def test_hard_mode_respects_the_causal_mask(tiffin):
     assert (tiffin.weight_matrix[~causal_mask(4)] == 0).all()
 
 
+@pytest.mark.slow
 def test_score_scale_is_an_inverse_temperature(tiffin):
     ex = examples.TIFFIN
     slider = tiffin.score_scale_slider
@@ -254,6 +262,7 @@ def test_controls_default_shows_every_control(isro):
         assert id(widget) in shown
 
 
+@pytest.mark.slow
 def test_controls_shows_only_the_named_ones_through_the_presets():
     explorer = QueryExplorer.tiffin(controls=("query", "scale"))
     try:
@@ -312,6 +321,7 @@ def test_unknown_controls_are_named_with_the_valid_ones(controls):
 # -- query token and reset --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_choosing_another_query_token_keeps_each_tokens_query(tiffin):
     ex = examples.TIFFIN
     _move(tiffin, 0.5, -0.5)
@@ -324,6 +334,7 @@ def test_choosing_another_query_token_keeps_each_tokens_query(tiffin):
     assert [s.value for s in tiffin.query_sliders] == [0.5, -0.5]
 
 
+@pytest.mark.slow
 def test_reset_restores_the_chapters_numbers_in_one_render(tiffin):
     _move(tiffin, -2.0, 3.0)
     tiffin.token_dropdown.value = 1
@@ -425,6 +436,7 @@ def test_every_control_is_labelled_and_classes_are_stable(isro):
     assert isro.image.tooltip.startswith("Attention heatmap")  # the image's accessible name
 
 
+@pytest.mark.slow
 def test_no_figure_leaks_after_100_updates(tiffin):
     figures_before = _figures()
     pyplot_before = plt.get_fignums()
@@ -438,6 +450,7 @@ def test_no_figure_leaks_after_100_updates(tiffin):
     assert tiffin.figure is tiffin.heatmap.figure
 
 
+@pytest.mark.slow
 def test_closing_explorers_frees_their_figures():
     before = _figures()
     for _ in range(3):
@@ -507,6 +520,7 @@ def test_runs_headless_under_nbclient_and_leaves_a_static_png(tmp_path):
     assert nb.cells[1].outputs[0]["text"].strip() == str(expected)
 
 
+@pytest.mark.slow
 def test_docstring_examples_hold():
     import doctest
 

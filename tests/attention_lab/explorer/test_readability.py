@@ -35,6 +35,7 @@ def _extent(text: Text):
 # -- item 3: bugs ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_guesses_table_clears_when_the_query_moves(tiffin):
     tiffin.prediction_checkbox.value = True
     tiffin.reveal_button.click()
@@ -49,12 +50,14 @@ def test_the_guesses_table_clears_when_the_query_moves(tiffin):
     assert f"<td>{tiffin.weights[0]:.3f}</td>" in feedback
 
 
+@pytest.mark.slow
 def test_no_button_label_is_cut(tiffin):
     # A fixed-width button showed "reveal the wei…": every button sizes to its label.
     for button in (tiffin.reveal_button, tiffin.reset_button):
         assert button.layout.width == "auto", button.description
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["isro", "tiffin"])
 @pytest.mark.parametrize("query", [None, (3.0, 3.0), (-3.0, -3.0), (3.0, -3.0), (0.0, 0.0)])
 @pytest.mark.parametrize("mode", ["soft", "hard"])
@@ -82,6 +85,7 @@ def test_vector_labels_stay_inside_their_panels_and_never_overlap(preset, query,
         explorer.close()
 
 
+@pytest.mark.slow
 def test_reset_returns_to_the_state_the_lesson_showed(tiffin):
     # Lesson 4 ticks the causal mask, then displays the explorer.
     tiffin.causal_checkbox.value = True
@@ -100,6 +104,7 @@ def test_reset_returns_to_the_state_the_lesson_showed(tiffin):
     assert tiffin.causal_checkbox.value
 
 
+@pytest.mark.slow
 def test_masked_keys_are_drawn_as_masked_not_as_tall_bars(tiffin):
     tiffin.causal_checkbox.value = True
     tiffin.token_dropdown.value = 1  # "bag" sees "tiffin" and itself; "it", "big" are masked
@@ -111,6 +116,7 @@ def test_masked_keys_are_drawn_as_masked_not_as_tall_bars(tiffin):
     assert tiffin.heatmap.texts[1, 3].get_text() == "masked"
 
 
+@pytest.mark.slow
 def test_hard_mode_with_tied_scores_says_so_in_the_figure_and_readout(isro):
     isro.mode_buttons.value = "hard"
     isro.token_dropdown.value = 0  # "ISRO": q = (1, 0) scores ISRO and Chandrayaan alike
@@ -155,6 +161,7 @@ def test_a_query_on_a_key_gets_one_merged_label(isro):
     assert all(t.get_visible() for t in keys.key_labels)
 
 
+@pytest.mark.slow
 def test_a_query_near_a_key_is_not_labelled_equal_to_it(tiffin):
     """Issue 29: "q = k it" stayed at q = (0.95, 1.0); a label says "=" only when it is."""
     keys = tiffin.keys_panel
@@ -168,12 +175,14 @@ def test_a_query_near_a_key_is_not_labelled_equal_to_it(tiffin):
     assert keys.key_overlays[it].get_visible()  # the key under the query arrow still shows
 
 
+@pytest.mark.slow
 def test_hard_output_on_a_value_gets_one_merged_label(isro):
     isro.mode_buttons.value = "hard"
     label = isro.values_panel.output_label.get_text()
     assert label.replace("\n", " ") == "output = v Chandrayaan"  # on two lines if too wide
 
 
+@pytest.mark.slow
 def test_keys_and_values_are_drawn_in_separate_panels(isro):
     keys, values = isro.keys_panel, isro.values_panel
     assert keys.ax is not values.ax
@@ -181,6 +190,7 @@ def test_keys_and_values_are_drawn_in_separate_panels(isro):
     assert all(t.get_text().startswith(("v ", "output")) for t in values.ax.texts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["isro", "tiffin"])
 def test_every_label_of_the_figure_is_at_least_10_pt(preset):
     explorer = getattr(QueryExplorer, preset)()
@@ -191,6 +201,7 @@ def test_every_label_of_the_figure_is_at_least_10_pt(preset):
         explorer.close()
 
 
+@pytest.mark.slow
 def test_a_pixel_of_slider_moves_at_most_002_units(isro):
     for slider in isro.query_sliders:
         width = int(slider.layout.width.removesuffix("px"))
@@ -201,6 +212,7 @@ def test_a_pixel_of_slider_moves_at_most_002_units(isro):
 # -- item 1: one render path --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_explorer_renders_through_the_live_figure_path(tiffin):
     assert isinstance(tiffin.live_figure, LiveFigure)
     full = tiffin.live_figure.renderer.full_draws
@@ -209,6 +221,7 @@ def test_the_explorer_renders_through_the_live_figure_path(tiffin):
     assert tiffin.live_figure.renderer.full_draws == full
 
 
+@pytest.mark.slow
 def test_a_key_equal_to_the_query_is_drawn_over_it(isro):
     keys = isro.keys_panel
     # Chandrayaan's key (1, 1) equals the chapter's query: its copy is drawn after the query.
@@ -220,6 +233,7 @@ def test_a_key_equal_to_the_query_is_drawn_over_it(isro):
     assert all(a.get_visible() for a in keys.key_arrows)  # the keys themselves never go
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["isro", "tiffin"])
 def test_key_labels_are_not_drawn_on_the_arrows(preset):
     # tiffin's "k tiffin" sat on the query arrow and "k it" under the key arrows, half hidden.

@@ -124,6 +124,7 @@ def test_masked_cells_are_hatched_and_labelled_not_zero():
     assert "masked" not in hm.ax.get_title()
 
 
+@pytest.mark.slow
 def test_large_heatmaps_are_not_annotated():
     n = ANNOTATE_MAX_TOKENS + 1
     w = np.full((n, n), 1.0 / n)
@@ -248,6 +249,7 @@ def test_png_bytes_round_trips_exactly():
     np.testing.assert_array_equal(_decode(png_bytes(rgb)), rgb)
 
 
+@pytest.mark.slow
 def test_png_deflate_is_isa_l_and_as_small_as_zlib():
     # The explorer's slider steps spend 0.4 ms here instead of zlib's 2.9 ms (issue 17); the
     # stream is standard zlib, so any browser decodes it, and no bigger than zlib's.
