@@ -23,7 +23,7 @@ from attention_grader.common.settings import (
     Protections,
 )
 
-__all__ = ["GRADE_ALIASES", "alias_help", "apply_aliases", "limit_names", "limits_table", "setting"]
+__all__ = ["GRADE_ALIASES", "alias_help", "apply_aliases", "limit_names", "limits_table"]
 
 
 def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
@@ -95,14 +95,6 @@ def _trait(section: str, name: str) -> TraitType[Any, Any]:
     for cls, _ in _limit_classes():
         if cls.__name__ == section:
             return cls.class_traits()[name]
-    raise KeyError(f"{section}.{name} is not one of the course's limits")
-
-
-def setting(config: Config, section: str, name: str) -> Any:
-    """Return the value of one limit under ``config`` (its default when the config leaves it)."""
-    for cls, _ in _limit_classes():
-        if cls.__name__ == section:
-            return getattr(cls(config=config), name)
     raise KeyError(f"{section}.{name} is not one of the course's limits")
 
 
