@@ -29,7 +29,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from jupyter_server.serverapp import ServerApp
+    from nbconvert.exporters import HTMLExporter
+    from nbformat import NotebookNode
+    from tornado.web import RequestHandler
 
 __all__ = [
     "STATIC_PAGE_POLICY",
@@ -150,7 +158,7 @@ def add_csp_meta(page: str, policy: str) -> str:
     return page[: match.end()] + meta + page[match.end() :]
 
 
-def _exporter_base():
+def _exporter_base() -> type[HTMLExporter]:
     from nbconvert.exporters import HTMLExporter
 
     return HTMLExporter
@@ -163,7 +171,9 @@ class FeedbackExporter(_exporter_base()):  # type: ignore[misc]  # nbconvert imp
     :func:`attention_grader.pipeline.configure`); every ``HTMLExporter`` setting applies.
     """
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    def from_notebook_node(
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
         output, resources = super().from_notebook_node(nb, resources, **kw)
         return add_csp_meta(output, page_policy(output)), resources
 
@@ -171,8 +181,12 @@ class FeedbackExporter(_exporter_base()):  # type: ignore[misc]  # nbconvert imp
 # --------------------------------------------------------------------------- formgrader
 
 
-def _submission_write(original):
-    def write(self, chunk):
+#: tornado's ``RequestHandler.write``, as nbgrader's submission page inherits it
+_Write = Callable[["RequestHandler", "str | bytes | dict[str, Any]"], None]
+
+
+def _submission_write(original: _Write) -> _Write:
+    def write(self: RequestHandler, chunk: str | bytes | dict[str, Any]) -> None:
         if isinstance(chunk, (str, bytes)):
             text = chunk.decode("utf-8", "replace") if isinstance(chunk, bytes) else chunk
             if "<head" in text:
@@ -182,7 +196,7 @@ def _submission_write(original):
                     frame_ancestors="'self'",
                 )  # fmt: skip
                 self.set_header("Content-Security-Policy", policy)
-        return original(self, chunk)
+        original(self, chunk)
 
     write.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     return write
@@ -204,11 +218,11 @@ def protect_formgrader() -> None:
     )
 
 
-def _jupyter_server_extension_points():
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "attention_grader.pages.csp"}]
 
 
-def _load_jupyter_server_extension(serverapp) -> None:
+def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
     from attention_grader.pages.formgrader_view import escape_formgrader_pages
 
     protect_formgrader()

@@ -23,8 +23,10 @@ import posixpath
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -140,12 +142,12 @@ class SiteRenderer(MathMLRenderer):
         ``resolve(url) -> str``: the site's href for a link or picture in this page's Markdown.
     """
 
-    def __init__(self, resolve, **kw):
+    def __init__(self, resolve: Callable[[str], str], **kw: Any) -> None:
         super().__init__(escape=False, **kw)
         self.resolve = resolve
         self.ids: dict[str, int] = {}
 
-    def heading(self, text: str, level: int, **attrs) -> str:
+    def heading(self, text: str, level: int, **attrs: Any) -> str:
         slug = github_slug(text)
         seen = self.ids.get(slug, 0)
         self.ids[slug] = seen + 1
@@ -165,7 +167,7 @@ class SiteRenderer(MathMLRenderer):
         return super().image(text, self.resolve(url), title)
 
 
-def render_markdown(source: str, resolve) -> str:
+def render_markdown(source: str, resolve: Callable[[str], str]) -> str:
     """Markdown (a docs page) to HTML, with ``resolve(url)`` applied to every link and picture."""
     return MarkdownWithMath(renderer=SiteRenderer(resolve)).render(source)
 
@@ -186,7 +188,7 @@ class Links:
         self.root, self.pages = root, pages
         self.assets: set[str] = set()
 
-    def resolver(self, source: str):
+    def resolver(self, source: str) -> Callable[[str], str]:
         """``resolve(url)`` for the links of the page made from ``source``."""
         folder = posixpath.dirname(source)
 

@@ -21,6 +21,8 @@ renders each graded notebook with. Compared with nbgrader's own feedback templat
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import DictLoader
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -32,6 +34,9 @@ from attention_grader.common.question_labels import toc_labels
 from attention_grader.pages.csp import FeedbackExporter
 from attention_grader.pages.offline_html import MathMLHTMLExporter
 
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
 __all__ = ["FeedbackPageExporter", "MarkUngraded", "explain_error"]
 
 
@@ -42,7 +47,9 @@ class MarkUngraded(NbGraderPreprocessor):
     to how many there are, so the page says "not graded yet".
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         from nbgrader.api import Gradebook
 
         info = resources["nbgrader"]
@@ -73,7 +80,9 @@ def _para(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
-def explain_error(output, seconds: int | None = None, cell=None) -> str:
+def explain_error(
+    output: Mapping[str, Any], seconds: int | None = None, cell: NotebookNode | None = None
+) -> str:
     """One error output as a short HTML note for a student (everything in it escaped).
 
     Parameters
@@ -299,13 +308,13 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
     the plain-words template above.
     """
 
-    def __init__(self, **kw):
-        super().__init__(**kw)
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)  # type: ignore[no-untyped-call]  # nbconvert's has no annotations
         self.extra_loaders = [DictLoader({"attention_feedback.html.j2": _TEMPLATE})]
         self.template_file = "attention_feedback.html.j2"
         self._seconds = self._configured_timeout()
 
-    def _cell_timeout(self, nb) -> int:
+    def _cell_timeout(self, nb: NotebookNode) -> int:
         """Return the per-cell limit grading used (GradingExecute records it), else the config's."""
         used = nb.metadata.get(GRADER_METADATA, {}).get("cell_timeout")
         if isinstance(used, int) and not isinstance(used, bool) and 0 < used <= 86_400:
@@ -315,13 +324,16 @@ class FeedbackPageExporter(FeedbackExporter, MathMLHTMLExporter):
     def _configured_timeout(self) -> int:
         from nbgrader.preprocessors import Execute
 
-        return Execute(config=self.config).timeout
+        timeout: int = Execute(config=self.config).timeout
+        return timeout
 
-    def default_filters(self):
-        yield from super().default_filters()
+    def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
+        yield from super().default_filters()  # type: ignore[no-untyped-call]  # nbconvert's, as above
         yield "explain_error", lambda output, cell=None: explain_error(output, self._seconds, cell)
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    def from_notebook_node(  # type: ignore[override]  # a page, as nbconvert's HTMLExporter's
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
         self._seconds = self._cell_timeout(nb)
         resources = {} if resources is None else resources
         resources["attention_feedback_css"] = _CSS

@@ -21,7 +21,9 @@ config (``formgrade`` template), so both changes are config (:func:`configure`, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 from jinja2 import pass_context
@@ -31,6 +33,10 @@ from nbformat.v4 import new_markdown_cell
 from attention_grader.common.flags import GRADER_METADATA
 from attention_grader.common.safe_text import html_text
 from attention_grader.pages.offline_html import markdown_to_html
+
+if TYPE_CHECKING:
+    from jinja2.runtime import Context
+    from nbformat import NotebookNode
 
 __all__ = [
     "EscapePageText",
@@ -68,7 +74,9 @@ def _box(text: str) -> str:
 class ShowRubric(Preprocessor):
     """Insert each written answer's model answer and rubric after it, on formgrader pages."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any] | None
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         resources = resources if resources is not None else {}
         if not resources.get("submission_id") or "nbgrader" in resources:
             return nb, resources  # not the formgrader: feedback and other pages stay as they are
@@ -102,7 +110,7 @@ class ShowRubric(Preprocessor):
 
 
 @pass_context
-def markdown2html(context, source: str) -> str:
+def markdown2html(context: Context, source: str) -> str:
     """Render like nbconvert's ``markdown2html`` filter, maths as MathML, through the allowlist.
 
     Cell attachments are kept; the result goes through
@@ -124,7 +132,9 @@ PAGE_TEXT_KEYS = (
 class EscapePageText(Preprocessor):
     """On a formgrader page, the names the template prints are escaped (:func:`html_text`)."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         if resources and resources.get("submission_id") and "nbgrader" not in resources:
             for key in PAGE_TEXT_KEYS:
                 if resources.get(key) is not None:
@@ -132,7 +142,7 @@ class EscapePageText(Preprocessor):
         return nb, resources
 
 
-def _finalize(value):
+def _finalize(value: object) -> object:
     """Return every ``{{ value }}`` of the formgrader's own pages as :func:`html_text` makes it.
 
     Its macros' HTML, already ``Markup``, stays HTML.
@@ -158,9 +168,9 @@ def escape_formgrader_pages() -> None:
 
     if hasattr(BaseHandler.render, "__wrapped__"):
         return
-    original = BaseHandler.render
+    original: Callable[..., str] = BaseHandler.render
 
-    def render(self, name, **ns):
+    def render(self: BaseHandler, name: str, **ns: Any) -> str:
         env = self.settings["nbgrader_jinja2_env"]
         if env.finalize is not _finalize:
             env.autoescape = True  # macros then return Markup, which _finalize keeps

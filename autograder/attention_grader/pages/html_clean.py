@@ -43,6 +43,9 @@ __all__ = [
     "sanitize_markdown",
 ]
 
+#: A markdown cell's attachments as nbformat stores them: file name -> {MIME type: base64 data}.
+Attachments = dict[str, dict[str, str]]
+
 TAGS = frozenset(
     "a abbr b blockquote br caption code col colgroup dd del details div dl dt em figcaption "
     "figure h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong sub "
@@ -191,7 +194,7 @@ class _Inspector(HTMLParser):
     def _worth_a_flag(self, name: str) -> bool:
         return name.startswith("on") or name in self.flagged
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in TAGS and tag not in MATHML_TAGS:
             self.found.append(f"<{tag}>")
             return
@@ -203,16 +206,16 @@ class _Inspector(HTMLParser):
 
     handle_startendtag = handle_starttag
 
-    def handle_comment(self, data):
+    def handle_comment(self, data: str) -> None:
         self.found.append("<!-- comment -->")
 
-    def handle_decl(self, decl):
+    def handle_decl(self, decl: str) -> None:
         self.found.append(f"<!{decl.split()[0] if decl.split() else ''}>")
 
-    def handle_pi(self, data):
+    def handle_pi(self, data: str) -> None:
         self.found.append("<?...>")
 
-    def unknown_decl(self, data):
+    def unknown_decl(self, data: str) -> None:
         self.found.append("<![...]>")
 
 
@@ -256,7 +259,7 @@ def sanitize_html(text: str) -> str:
     return clean_html(text)[0]
 
 
-def is_safe_markdown(source: str, attachments: dict | None = None) -> bool:
+def is_safe_markdown(source: str, attachments: Attachments | None = None) -> bool:
     r"""Tell whether the rendering of ``source`` has only allowed HTML, none hidden in maths.
 
     The rendering has maths as MathML; a formula hiding HTML
@@ -277,7 +280,7 @@ def _fence(source: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def sanitize_markdown(source: str, attachments: dict | None = None) -> str:
+def sanitize_markdown(source: str, attachments: Attachments | None = None) -> str:
     r"""Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
 
     An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes, HTML

@@ -32,7 +32,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -87,11 +89,11 @@ class Finding:
 # --------------------------------------------------------------------------- outputs
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def _is_base64(value) -> bool:
+def _is_base64(value: object) -> bool:
     try:
         base64.b64decode(re.sub(r"\s", "", _text(value)), validate=True)
     except (binascii.Error, ValueError):
@@ -99,7 +101,7 @@ def _is_base64(value) -> bool:
     return True
 
 
-def _svg_as_image(svg) -> str:
+def _svg_as_image(svg: object) -> str:
     data = base64.b64encode(_text(svg).encode("utf-8")).decode("ascii")
     # An SVG shown through <img> never runs its scripts nor loads anything (HTML spec).
     return f'<img src="data:image/svg+xml;base64,{data}" alt="figure (SVG)">'
@@ -126,7 +128,7 @@ def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
     return findings
 
 
-def _sanitize_mime(data: dict, mime: str) -> str | None:
+def _sanitize_mime(data: dict[str, Any], mime: str) -> str | None:
     """Make ``data[mime]`` safe in place (cleaned, replaced or removed); say what changed."""
     value = data[mime]
     if mime in KEEP_MIMES:
@@ -149,7 +151,7 @@ def _sanitize_mime(data: dict, mime: str) -> str | None:
     return None if mime in QUIET_DROPS else "output type that can run code removed"
 
 
-def _safe_output_metadata(meta: dict) -> dict:
+def _safe_output_metadata(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     out = {}
     for mime in IMAGE_MIMES:
         sizes = meta.get(mime)
@@ -160,19 +162,19 @@ def _safe_output_metadata(meta: dict) -> dict:
     return out
 
 
-def _number(value) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # --------------------------------------------------------------------------- notebooks
 
 
-def _where(cell, index: int) -> str:
+def _where(cell: NotebookNode, index: int) -> str:
     grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
     return str(grade_id) if grade_id and _SAFE_ID.match(str(grade_id)) else f"cell {index + 1}"
 
 
-def _sanitize_cell_metadata(cell, where: str) -> list[Finding]:
+def _sanitize_cell_metadata(cell: NotebookNode, where: str) -> list[Finding]:
     """Rename an unsafe ``grade_id``: nbgrader's templates print it into HTML attributes unescaped."""
     meta = cell.metadata.get("nbgrader")
     if not isinstance(meta, dict) or "grade_id" not in meta:
@@ -184,7 +186,7 @@ def _sanitize_cell_metadata(cell, where: str) -> list[Finding]:
     return [Finding(where, "grade_id with HTML characters renamed")]
 
 
-def _sanitize_attachments(cell, where: str) -> list[Finding]:
+def _sanitize_attachments(cell: NotebookNode, where: str) -> list[Finding]:
     findings = []
     for name, bundle in list(cell.get("attachments", {}).items()):
         kept = {m: v for m, v in bundle.items() if m in IMAGE_MIMES and _is_base64(v)}
@@ -241,7 +243,9 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     ``text/plain`` are untouched), and before rendering in feedback.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         findings = sanitize_notebook(nb)
         for finding in findings:
             self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)

@@ -20,8 +20,10 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
@@ -67,7 +69,9 @@ class CaptionAltText(Preprocessor):
     ``<img alt>``); an alt text the output already has is kept.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: nbformat.NotebookNode, resources: dict[str, Any]
+    ) -> tuple[nbformat.NotebookNode, dict[str, Any]]:
         for cell, below in zip(nb.cells, nb.cells[1:], strict=False):
             if cell.cell_type != "code" or below.cell_type != "markdown":
                 continue
@@ -89,7 +93,7 @@ HIDDEN_FIGURE_CAPTION = (
 )
 
 
-def figure_hidden(output: dict) -> bool:
+def figure_hidden(output: Mapping[str, Any]) -> bool:
     """Tell whether ``output`` is an explorer in prediction mode before the reveal.
 
     Its static HTML holds the prompt to guess and no readout (:meth:`QueryExplorer._static_html`).
@@ -108,7 +112,9 @@ class HiddenFigureCaption(Preprocessor):
     answer") stays.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: nbformat.NotebookNode, resources: dict[str, Any]
+    ) -> tuple[nbformat.NotebookNode, dict[str, Any]]:
         for cell, below in zip(nb.cells, nb.cells[1:], strict=False):
             if cell.cell_type != "code" or below.cell_type != "markdown":
                 continue
@@ -147,7 +153,7 @@ def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
-    nb = nbformat.read(path, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=4)
     config = Config()
     # A local kernel over a Unix socket: over TCP (the default) ipykernel warns on every lesson
     # that the connection is unencrypted, a warning `make html` has no use for. The socket's
@@ -238,9 +244,8 @@ def build_pages(
         The lesson pages, then the contents page.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    exporter = OfflineHTMLExporter()
-    exporter.register_preprocessor(HiddenFigureCaption(), enabled=True)
-    exporter.register_preprocessor(CaptionAltText(), enabled=True)
+    # after nbconvert's default preprocessors, in this order (nbconvert's own way to add them)
+    exporter = OfflineHTMLExporter(preprocessors=[HiddenFigureCaption, CaptionAltText])
     written = []
     for i, lesson in enumerate(lessons):
         prev = lessons[i - 1] if i > 0 else None

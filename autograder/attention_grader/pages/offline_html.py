@@ -27,13 +27,19 @@ from __future__ import annotations
 import html
 import logging
 import re
+from typing import TYPE_CHECKING, Any
+from xml.etree.ElementTree import Element
 
 from jinja2 import DictLoader, pass_context
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from attention_grader.pages.csp import add_csp_meta, page_policy
-from attention_grader.pages.html_clean import clean_fragment
+from attention_grader.pages.html_clean import Attachments, clean_fragment
+
+if TYPE_CHECKING:
+    from jinja2.runtime import Context
+    from nbformat import NotebookNode
 
 __all__ = [
     "MathMLHTMLExporter",
@@ -57,7 +63,7 @@ def _escaped(text: str | None) -> str:
     return html.escape(html.unescape(text or ""), quote=False)
 
 
-def _serialise(element) -> str:
+def _serialise(element: Element) -> str:
     """Write an ElementTree element as HTML, all text and attributes escaped (no xmlns)."""
     attrs = "".join(
         f' {name}="{html.escape(html.unescape(value), quote=True)}"'
@@ -113,7 +119,7 @@ class MathMLRenderer(IPythonRenderer):
     :attr:`formulas` (the sanitiser checks it for HTML a student hid in it).
     """
 
-    def __init__(self, *args, **kw):
+    def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.formulas: list[str] = []
 
@@ -130,7 +136,9 @@ class MathMLRenderer(IPythonRenderer):
         return latex_to_mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
 
 
-def render_markdown(source: str, attachments: dict | None = None, **renderer_options) -> str:
+def render_markdown(
+    source: str, attachments: Attachments | None = None, **renderer_options: Any
+) -> str:
     """Render markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned.
 
     For trusted text, or to inspect what a student's answer would become.
@@ -139,14 +147,16 @@ def render_markdown(source: str, attachments: dict | None = None, **renderer_opt
 
 
 def inspect_markdown(
-    source: str, attachments: dict | None = None, **renderer_options
+    source: str, attachments: Attachments | None = None, **renderer_options: Any
 ) -> tuple[str, list[str]]:
     """:func:`render_markdown`, and the TeX of every formula in ``source``."""
     renderer = MathMLRenderer(escape=False, attachments=dict(attachments or {}), **renderer_options)
     return MarkdownWithMath(renderer=renderer).render(source), renderer.formulas
 
 
-def markdown_to_html(source: str, attachments: dict | None = None, **renderer_options) -> str:
+def markdown_to_html(
+    source: str, attachments: Attachments | None = None, **renderer_options: Any
+) -> str:
     """Render markdown a student may have written to HTML for a page, through the allowlist.
 
     Maths becomes MathML, then the final HTML goes through
@@ -166,7 +176,7 @@ class MathMLHTMLExporter(HTMLExporter):
     clean_markdown = True
 
     @pass_context  # a Jinja filter that sees the cell (attachments) and resources (path)
-    def markdown2html(self, context, source):
+    def markdown2html(self, context: Context, source: str) -> str:
         cell = context.get("cell", {})
         render = markdown_to_html if self.clean_markdown else render_markdown
         return render(
@@ -227,13 +237,15 @@ class OfflineHTMLExporter(MathMLHTMLExporter):
 
     clean_markdown = False  # the lessons are the course's own text
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    def from_notebook_node(  # type: ignore[override]  # a page, as nbconvert's HTMLExporter's
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
         output, resources = super().from_notebook_node(nb, resources, **kw)
         return add_csp_meta(output, page_policy(output)), resources
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: Any) -> None:
         kw.setdefault("template_name", "lab")
-        super().__init__(**kw)
+        super().__init__(**kw)  # type: ignore[no-untyped-call]  # nbconvert's has no annotations
         self.extra_loaders = [
             DictLoader({"attention_offline.html.j2": _PAGE, "attention_nav.html.j2": _NAV})
         ]
