@@ -135,9 +135,13 @@ class ExplorerControls:
     reset_button : ipywidgets.Button
         Back to the state the lesson showed the explorer in (its queries, token and toggles
         when it was first displayed, e.g. with the causal mask a lesson ticked).
+    showing_query : bool
+        True while :meth:`show_query` moves the query sliders: their observers then know the
+        student did not.
     """
 
     def __init__(self, tokens, query, query_index: int, scale: bool, reach: float, title):
+        self.showing_query = False
         wide = {"description_width": "initial"}
         # The tables' style sheet lives here, set once: a <style> in the readout, which changes
         # on every slider step, would make the browser restyle the whole page each time.
@@ -213,6 +217,15 @@ class ExplorerControls:
             icon="undo",
             layout=widgets.Layout(width="auto"),
         )
+
+    def show_query(self, query: np.ndarray) -> None:
+        """Put a query, shape (2,), on the sliders (clipped to their range), not as the student."""
+        self.showing_query = True
+        try:
+            for d, slider in enumerate(self.query_sliders):
+                slider.value = float(np.clip(query[d], slider.min, slider.max))
+        finally:
+            self.showing_query = False
 
     def values(self) -> ControlValues:
         """Return the controls as they are set now, shown or not."""

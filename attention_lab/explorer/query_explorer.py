@@ -1,6 +1,6 @@
 """The live attention explorer: move a query and watch scores, weights and the output change.
 
-:class:`QueryExplorer` is an ``ipywidgets.VBox`` that holds five parts and wires them; none of
+:class:`QueryExplorer` is an ``ipywidgets.VBox`` that holds six parts and wires them; none of
 them knows the others:
 
 * the model (:mod:`attention_lab.explorer.model`): the vectors and the numbers of one state;
@@ -8,18 +8,17 @@ them knows the others:
 * the figure (:mod:`attention_lab.explorer.figure`): a state in, a PNG out, drawn kernel-side
   with Agg, blitting only what changed (:mod:`attention_lab.live_figure`);
 * the prediction panel (:mod:`attention_lab.explorer.prediction_panel`): guesses and reveal;
-* the readout (:mod:`attention_lab.explorer.readout`): the table, the alt text, the static page.
+* the readout (:mod:`attention_lab.explorer.readout`): the table, the alt text, the static page;
+* the screen (:mod:`attention_lab.explorer.screen`): the picture and the table, shown or hidden.
 
 The wiring is one loop: a control changes, the model computes, the readout and the figure are
 sent. It needs no frontend extension beyond ipywidgets, so it works in JupyterLab 4, Notebook 7,
 on a JupyterHub and headless under nbclient; static exports (nbconvert HTML without widget
 state, GitHub) show the figure as a PNG.
 
-Redraws cannot pile up while a slider is dragged: ipywidgets' frontend keeps at most one
-update message per widget in flight and merges the changes made meanwhile into the next one
-("latest value wins"), and every handler here renders synchronously, so the kernel only ever
-draws the most recent state. Changes made together (reset, picking another query token) are
-batched into a single redraw with :meth:`QueryExplorer.batch_updates`.
+Every handler renders synchronously, so redraws cannot pile up while a slider is dragged (why:
+docs/design.md, "The rendering path"); changes made together (reset, picking another query
+token) are batched into a single redraw with :meth:`QueryExplorer.batch_updates`.
 """
 
 from __future__ import annotations
@@ -42,7 +41,8 @@ from attention_lab.explorer.figure import FIGURE_DPI, FIGURE_SIZE, ExplorerFigur
 from attention_lab.explorer.model import ExplorerModel, Settings
 from attention_lab.explorer.prediction_panel import HIDDEN, PredictionPanel
 from attention_lab.explorer.readout import ExplorerReadout
-from attention_lab.explorer.widget_parts import LabelledImage, descendants, hidden_png, mimebundle
+from attention_lab.explorer.screen import ExplorerScreen
+from attention_lab.explorer.widget_parts import Redraws, descendants, hidden_png, mimebundle
 
 __all__ = ["QueryExplorer"]
 
@@ -68,9 +68,10 @@ class _Start:
 class QueryExplorer(widgets.VBox):
     """Drag a query vector and watch scores, weights, the output and the heatmap change.
 
-    A box of widgets composed of five parts it holds: the model computes one state from the
-    controls' settings, the readout prints it, the figure draws it, the prediction panel hides
-    it until the student has guessed. The explorer is only the wiring between them.
+    A box of widgets composed of six parts it holds: the model computes one state from the
+    controls' settings, the readout prints it, the figure draws it, the screen shows both, the
+    prediction panel hides them until the student has guessed. The explorer is only the
+    wiring between them.
 
     Parameters
     ----------
@@ -99,6 +100,7 @@ class QueryExplorer(widgets.VBox):
         The figure part, a :class:`~attention_lab.live_figure.LiveFigure`.
     prediction : PredictionPanel
     text : ExplorerReadout
+    screen : ExplorerScreen
         The parts the explorer holds and wires (none of them knows another).
     title_html, token_dropdown, query_sliders, scale_checkbox, causal_checkbox, mode_buttons, \
     score_scale_slider, score_scale_help, reset_button
@@ -108,12 +110,9 @@ class QueryExplorer(widgets.VBox):
         The prediction panel's ``checkbox``, ``inputs``, ``reveal_button``, ``feedback``,
         ``hint`` and ``box`` (:class:`PredictionPanel`): prediction mode hides the weights until
         the student has guessed them, one guess per key.
-    readout : ipywidgets.HTML
-        The readout's table of scores, weights and output (3 decimals), CSS class
-        ``attention-explorer-readout``.
-    image : ipywidgets.Image
-        The rendered figure (PNG), CSS class ``attention-explorer-figure``: heatmap, the
-        query's weights, the query among the keys, the output among the values.
+    image, readout
+        The screen's picture (heatmap, the query's weights, the query among the keys, the
+        output among the values) and the readout's table (:class:`ExplorerScreen`).
     figure : matplotlib.figure.Figure
         Not registered with pyplot (no figure leaks, nothing shown twice); its panels are
         ``heatmap``, ``bars``, ``keys_panel`` (the query among the keys) and ``values_panel``
@@ -156,9 +155,7 @@ class QueryExplorer(widgets.VBox):
         self.title = title
         self.render_count = 0
         self._opening = ControlValues(int(query_index), bool(scale))
-        self._hold = 0
-        self._dirty = False
-        self._loading_sliders = False
+        self._redraws = Redraws(self.refresh)
         self._start: _Start | None = None
 
         reach = max(SLIDER_LIMIT, float(np.ceil(np.abs(self.model.Q0).max())))
@@ -172,6 +169,8 @@ class QueryExplorer(widgets.VBox):
         self.live_figure = ExplorerFigure(
             self.tokens, self.model.K, self.model.V, self.state, self._limits
         )
+        width = round(FIGURE_SIZE[0] * FIGURE_DPI)
+        self.screen = ExplorerScreen(self.text.table, self.prediction.hint, width)
         self._name_parts()
         super().__init__(
             children=[
@@ -198,15 +197,7 @@ class QueryExplorer(widgets.VBox):
         fig = self.live_figure
         self.figure, self.heatmap, self.bars = fig.figure, fig.heatmap, fig.bars
         self.keys_panel, self.values_panel = fig.keys, fig.values
-        self.readout = self.text.table
-        width = round(FIGURE_SIZE[0] * FIGURE_DPI)
-        self.image = LabelledImage(
-            # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
-            # a sideways scrollbar at 1280 px with the file browser open
-            format="png",
-            layout=widgets.Layout(width="100%", max_width=f"{width}px", margin="0"),
-        )
-        self.image.add_class("attention-explorer-figure")
+        self.image, self.readout = self.screen.image, self.screen.readout
 
     # -- the current numbers ------------------------------------------------------------------
 
@@ -293,46 +284,30 @@ class QueryExplorer(widgets.VBox):
         ...     ex.query_sliders[0].value = 0.5
         ...     ex.query_sliders[1].value = 1.5
         """
-        self._hold += 1
-        try:
+        with self._redraws.batch():
             yield self
-        finally:
-            self._hold -= 1
-            if self._hold == 0 and self._dirty:
-                self.refresh()
 
     def settings(self) -> Settings:
         """Return the controls as they are now; a hidden control counts at its neutral value."""
         return self.control_panel.settings(self.controls, self._opening)
 
     def _request_refresh(self) -> None:
-        self._dirty = True
         if self._predicting():
             # New weights: the revealed table belongs to the old ones. Guess again.
             self.prediction.weights_changed()
-        if self._hold == 0:
-            self.refresh()
+        self._redraws.request()
 
     def _on_slider(self, change) -> None:
-        if self._loading_sliders or not self._shown("query"):
+        if self.control_panel.showing_query or not self._shown("query"):
             return  # set from the model, not by the student, or hidden (the query stays put)
         self.model.Q[self._query_index()] = [s.value for s in self.query_sliders]
         self._request_refresh()
-
-    def _load_sliders(self, qi: int) -> None:
-        """Show token ``qi``'s query on the sliders without editing any query."""
-        self._loading_sliders = True
-        try:
-            for d, slider in enumerate(self.query_sliders):
-                slider.value = float(np.clip(self.model.Q[qi, d], slider.min, slider.max))
-        finally:
-            self._loading_sliders = False
 
     def _on_token(self, change) -> None:
         if not self._shown("token"):
             return
         with self.batch_updates():
-            self._load_sliders(change["new"])
+            self.control_panel.show_query(self.model.Q[change["new"]])
             self._request_refresh()
 
     def _on_control(self, change) -> None:
@@ -340,7 +315,7 @@ class QueryExplorer(widgets.VBox):
 
     def refresh(self) -> None:
         """Recompute the numbers, render the figure (a blit while a slider moves), send it."""
-        self._dirty = False
+        self._redraws.pending = False
         self.state = self.model.state(self.settings())
         # The readout goes first: its small message travels, and the browser lays the table
         # out, while the kernel draws; the picture then arrives last, with nothing behind it
@@ -349,28 +324,15 @@ class QueryExplorer(widgets.VBox):
         png = self.live_figure.render(self.state)
         self.render_count += 1
         visible = not self._predicting() or self.prediction.revealed
-        # One comm message for the picture and its alt text, not two: the browser repaints once
-        with self.image.hold_sync():
-            self.image.value = png
-            self.image.tooltip = self.text.alt_text(self.state) if visible else HIDDEN
-        self._show_results(visible)
+        self.screen.send(png, self.text.alt_text(self.state), visible)
 
     # -- prediction mode ----------------------------------------------------------------------
 
     def _predicting(self) -> bool:
         return "predict" in self.controls and self.prediction.checkbox.value
 
-    def _hidden(self) -> bool:
-        """Prediction mode before the reveal: the figure and the numbers are not shown."""
-        return self.readout.layout.display == "none"
-
     def _show_results(self, visible: bool) -> None:
-        # The hidden picture's title says nothing either: it is in the page, and read aloud.
-        self.image.tooltip = self.text.alt_text(self.state) if visible else HIDDEN
-        display = None if visible else "none"
-        self.image.layout.display = display
-        self.readout.layout.display = display
-        self.prediction.hint.layout.display = "none" if visible else None
+        self.screen.show(visible, self.text.alt_text(self.state))
 
     def _on_prediction_mode(self, change) -> None:
         if "predict" not in self.controls:
@@ -400,14 +362,14 @@ class QueryExplorer(widgets.VBox):
         with self.batch_updates():
             self.model.Q[:] = start.Q
             self.control_panel.set_values(start.controls)
-            self._load_sliders(self._query_index())
+            self.control_panel.show_query(self.model.Q[self._query_index()])
             self._request_refresh()
 
     # -- display and lifetime -----------------------------------------------------------------
 
     def to_png(self) -> bytes:
         """Return the figure as it is now, as PNG bytes."""
-        return bytes(self.image.value) or self.live_figure.render(self.state)
+        return self.screen.png() or self.live_figure.render(self.state)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         """Return the live widget, plus a PNG and text for places without a widget manager.
@@ -416,7 +378,7 @@ class QueryExplorer(widgets.VBox):
         """
         if self._start is None:
             self.mark_start()
-        hidden = self._hidden()
+        hidden = self.screen.hidden
         png = hidden_png(HIDDEN) if hidden else self.to_png()
         page = self.text.static_html(
             self.state, None if hidden else png, self.prediction.hint.value
@@ -427,7 +389,7 @@ class QueryExplorer(widgets.VBox):
 
     def __repr__(self) -> str:
         """Return the explorer in words (nothing about the weights while they are hidden)."""
-        return self.text.text(self.state, self._hidden())
+        return self.text.text(self.state, self.screen.hidden)
 
     def close(self) -> None:
         """Close every widget of the explorer and free its figure."""

@@ -20,7 +20,7 @@ from attention_lab.examples import ISRO, WorkedExample
 from attention_lab.experiments import hard_vs_soft_sweep
 from attention_lab.explorer.controls import slider_width
 from attention_lab.explorer.slider_figures import HardSoftFigure, RotationFigure, query_at
-from attention_lab.explorer.widget_parts import LabelledImage, mimebundle, static_widget_html
+from attention_lab.explorer.widget_parts import figure_image, mimebundle, static_widget_html
 from attention_lab.live_figure import LiveFigure
 
 __all__ = ["HardSoftSlider", "QueryRotation", "SliderFigure"]
@@ -59,18 +59,9 @@ class SliderFigure(widgets.VBox):
         self.live = figure
         self.render_count = 0
         # Its tooltip becomes the <img> title (accessible name).
-        # At most its own size, so its 10 pt labels are 10 pt on screen (smaller only when the
-        # notebook is narrower than the picture)
-        width = round(figure.figure.bbox.width)
-        self.image = LabelledImage(
-            # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
-            # a sideways scrollbar at 1280 px with the file browser open
-            format="png",
-            layout=widgets.Layout(width="100%", max_width=f"{width}px", margin="0"),
-        )
+        self.image = figure_image(round(figure.figure.bbox.width), "attention-demo-figure")
         # The readout says in words what the figure shows (screen readers, no colour needed).
         self.readout = widgets.HTML()
-        self.image.add_class("attention-demo-figure")
         self.readout.add_class("attention-demo-readout")
         intro = widgets.HTML(f"<p>{html.escape(description)}</p>")
         super().__init__([intro, *self.sliders, self.image, self.readout])

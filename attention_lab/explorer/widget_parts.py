@@ -1,6 +1,7 @@
 """Small parts every live widget of the course shares.
 
-The labelled picture, the static fallback of the display data, and table styling.
+The labelled picture, when to redraw, the static fallback of the display data, and table
+styling.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import base64
 import functools
 import html
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import ipywidgets as widgets
 from traitlets import Unicode
@@ -15,7 +18,9 @@ from traitlets import Unicode
 __all__ = [
     "TABLE_STYLE",
     "LabelledImage",
+    "Redraws",
     "descendants",
+    "figure_image",
     "hidden_png",
     "mimebundle",
     "static_widget_html",
@@ -37,6 +42,22 @@ class LabelledImage(widgets.Image):
     """
 
     description = Unicode("").tag(sync=True)
+
+
+def figure_image(width: int, css_class: str) -> LabelledImage:
+    """Return the picture widget a live figure is sent to, as wide as the notebook up to ``width``.
+
+    At most its own ``width`` pixels, so its 10 pt labels are 10 pt on screen (smaller only when
+    the notebook is narrower than the picture). ``css_class`` names it for the page's styles.
+    """
+    image = LabelledImage(
+        # no margin: ipywidgets' default 2 px beside a 100% width overflowed the box by 4 px,
+        # a sideways scrollbar at 1280 px with the file browser open
+        format="png",
+        layout=widgets.Layout(width="100%", max_width=f"{width}px", margin="0"),
+    )
+    image.add_class(css_class)
+    return image
 
 
 def static_widget_html(png: bytes, alt: str, below: str, css_class: str) -> str:
@@ -105,3 +126,40 @@ def descendants(box: widgets.Box) -> list[widgets.Widget]:
             out.extend(descendants(child))
         out.append(child)
     return out
+
+
+class Redraws:
+    """Redraw at once, or once at the end of a batch of changes.
+
+    Parameters
+    ----------
+    redraw : callable
+        Draws the current state (no arguments); it sets :attr:`pending` to False.
+
+    Attributes
+    ----------
+    pending : bool
+        A change asked for a redraw that has not happened yet.
+    """
+
+    def __init__(self, redraw: Callable[[], None]) -> None:
+        self._redraw = redraw
+        self._depth = 0
+        self.pending = False
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hold the redraws asked for inside the block; redraw once at its end if any was."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self.pending:
+                self._redraw()
+
+    def request(self) -> None:
+        """Ask for a redraw: now, or at the end of the batch the change is part of."""
+        self.pending = True
+        if self._depth == 0:
+            self._redraw()

@@ -24,6 +24,7 @@ from attention_lab.explorer.model import ExplorerModel, compute_state
 from attention_lab.explorer.prediction_panel import PredictionPanel
 from attention_lab.explorer.query_explorer import QueryExplorer
 from attention_lab.explorer.readout import ExplorerReadout, readout_html
+from attention_lab.explorer.screen import ExplorerScreen
 from attention_lab.explorer.widget_parts import descendants
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -76,6 +77,7 @@ def test_the_explorer_is_a_box_composed_of_its_parts_not_of_mixins(tiffin):
     assert isinstance(tiffin.live_figure, ExplorerFigure)
     assert isinstance(tiffin.prediction, PredictionPanel)
     assert isinstance(tiffin.text, ExplorerReadout)
+    assert isinstance(tiffin.screen, ExplorerScreen) and tiffin.image is tiffin.screen.image
     # the names lessons use are the parts' own widgets, wired: a slider moves the model's query
     assert tiffin.query_sliders is tiffin.control_panel.query_sliders
     assert tiffin.readout is tiffin.text.table and tiffin.figure is tiffin.live_figure.figure
