@@ -121,8 +121,7 @@ test-fast: setup-grader setup-test ## Maintainers: Run the unit tests only, unde
 	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
-	$(BIN)/python tools/house_plan.py --check
-	$(BIN)/python tools/lab_plan.py --check
+	$(BIN)/python tools/move_plan.py --check
 	$(BIN)/mypy
 ifeq ($(CI),true)
 	$(BIN)/ruff check .

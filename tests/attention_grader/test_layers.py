@@ -87,10 +87,10 @@ def test_the_layers_form_no_cycle():
 
 def test_every_grader_module_lives_in_a_subpackage():
     """Only the entry points stay at the top; a new module goes into the subpackage of its
-    concern (and into tools/house_plan.py's MOVES, which moves it there).
+    concern (and into tools/layout_plans.py's MOVES; tools/move_plan.py moves it there).
     """
     loose = {p.stem for p in GRADER.glob("*.py")} - TOP
-    assert not loose, f"put {sorted(loose)} into a subpackage (tools/house_plan.py MOVES)"
+    assert not loose, f"put {sorted(loose)} into a subpackage (tools/layout_plans.py MOVES)"
     assert {p.name for p in GRADER.iterdir() if (p / "__init__.py").exists()} == set(ALLOWED)
 
 

@@ -1,5 +1,5 @@
 """Lesson helpers (attention_lab.demos): the names lessons reach through it, accessible figures,
-static-fallback widgets (chapter checks: test_chapter_checks.py).
+static-fallback widgets (chapter checks: tests/attention_lab/checks/test_chapter.py).
 """
 
 import base64

@@ -1,11 +1,13 @@
-"""tools/house_plan.py: moves what is at an old place, rewrites every reference, and a second
-run changes nothing (the integrator re-runs it after each merge). Tried on a small temporary git
-repository holding a few files at their old places, then on this repository (``--check``).
+"""tools/move_plan.py: moves what is at an old place, rewrites every reference, and a second
+run changes nothing (the integrator re-runs it after each merge). Each plan (the grader's house
+plan, the library's) is tried on a small temporary git repository holding a few files at their
+old places, then both on this repository (``--check``, what `make lint` runs).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def plan(monkeypatch, tmp_path):
-    spec = importlib.util.spec_from_file_location("house_plan", ROOT / "tools" / "house_plan.py")
+    spec = importlib.util.spec_from_file_location("move_plan", ROOT / "tools" / "move_plan.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "ROOT", tmp_path)
@@ -57,8 +59,8 @@ OLD_FILES = {
 }
 
 
-def make_repo(root: Path) -> None:
-    for path, text in OLD_FILES.items():
+def make_repo(root: Path, files: dict[str, str] = OLD_FILES) -> None:
+    for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     for args in (["init", "-q"], ["add", "-A"]):
@@ -75,8 +77,8 @@ def snapshot(root: Path) -> dict[str, str]:
 
 def test_the_move_lands_everything_at_its_new_place(plan, tmp_path):
     make_repo(tmp_path)
-    assert plan.main(["--check"]) == 1  # things are at old places: make lint fails
-    assert plan.main([]) == 0
+    assert plan.main(["--check", "grader"]) == 1  # things are at old places: make lint fails
+    assert plan.main(["grader"]) == 0
     files = snapshot(tmp_path)
 
     grader = "autograder/attention_grader"
@@ -111,23 +113,23 @@ def test_the_move_lands_everything_at_its_new_place(plan, tmp_path):
 
 def test_a_second_run_changes_nothing(plan, tmp_path):
     make_repo(tmp_path)
-    plan.main([])
+    plan.main(["grader"])
     first = snapshot(tmp_path)
-    assert plan.main(["--check"]) == 0
-    assert plan.main([]) == 0
+    assert plan.main(["--check", "grader"]) == 0
+    assert plan.main(["grader"]) == 0
     assert snapshot(tmp_path) == first
 
 
 def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path):
     """What the integrator meets: a merged branch brings an edit to a file at its old place."""
     make_repo(tmp_path)
-    plan.main([])
+    plan.main(["grader"])
     old = tmp_path / "autograder/attention_grader/needs_teacher.py"
     old.write_text("from .trusted import X\n")
     subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
     (tmp_path / "autograder/attention_grader/execution/needs_teacher.py").unlink()
-    assert plan.main(["--check"]) == 1
-    plan.main([])
+    assert plan.main(["--check", "grader"]) == 1
+    plan.main(["grader"])
     moved = tmp_path / "autograder/attention_grader/execution/needs_teacher.py"
     assert not old.exists()
     assert moved.read_text() == "from attention_grader.execution.trusted import X\n"
@@ -135,9 +137,91 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
 
 @pytest.mark.slow
 def test_this_repository_has_nothing_left_at_an_old_place():
-    """What `make lint` runs: every grader module and test is where the plan puts it."""
+    """What `make lint` runs: every module and test is where its plan puts it, both plans."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "house_plan.py"), "--check"],
+        [sys.executable, str(ROOT / "tools" / "move_plan.py"), "--check"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- the library's plan -------------------------------------------------------------------------
+
+NOTEBOOK = {
+    "cells": [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "c1",
+            "metadata": {},
+            "outputs": [],
+            "source": [
+                "from attention_lab import core, widgets\n",
+                "widgets.QueryExplorer.tiffin()",
+            ],
+        }
+    ],
+    "metadata": {},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+LAB_FILES = {
+    "attention_lab/widgets.py": (
+        "from attention_lab import explorer_model\n"
+        "from attention_lab.explorer_figure import ExplorerFigure\n"
+    ),
+    "attention_lab/explorer_model.py": "",
+    "attention_lab/explorer_figure.py": "ExplorerFigure = 1\n",
+    "tests/test_widgets.py": (
+        "from pathlib import Path\n"
+        "from attention_lab import core, widgets as w\n"
+        "REPO = Path(__file__).resolve().parents[1]\n"
+    ),
+    "notebooks/01_lesson.ipynb": json.dumps(NOTEBOOK, indent=1) + "\n",
+    "docs/design.md": "`attention_lab/widgets.py`, tested in `tests/test_widgets.py`.\n",
+    "pyproject.toml": '[tool.setuptools]\npackages = ["attention_lab", "attention_grader"]\n',
+}
+
+
+def test_the_library_plan_moves_renamed_modules_and_keeps_the_names_code_uses(plan, tmp_path):
+    make_repo(tmp_path, LAB_FILES)
+    assert plan.main(["--check", "lab"]) == 1
+    assert plan.main(["lab"]) == 0
+    files = snapshot(tmp_path)
+
+    assert "attention_lab/widgets.py" not in files
+    assert files["attention_lab/explorer/query_explorer.py"] == (
+        "from attention_lab.explorer import model as explorer_model\n"
+        "from attention_lab.explorer.figure import ExplorerFigure\n"
+    )
+    assert files["attention_lab/explorer/__init__.py"].startswith('"""The lessons\' live widgets')
+    test = files["tests/attention_lab/explorer/test_query_explorer.py"]
+    assert "from attention_lab import core\n" in test
+    assert "from attention_lab.explorer import query_explorer as w\n" in test
+    assert "Path(__file__).resolve().parents[3]" in test  # still the repository
+    assert files["tests/attention_lab/explorer/__init__.py"] == ""
+    assert "tests/attention_lab/__init__.py" not in files  # pytest would import it as the library
+
+    nb = files["notebooks/01_lesson.ipynb"]
+    assert nb == json.dumps(json.loads(nb), indent=1, ensure_ascii=False) + "\n"  # nbformat's
+    assert json.loads(nb)["cells"][0]["source"] == [
+        "from attention_lab import core\n",
+        "from attention_lab.explorer import query_explorer as widgets\n",
+        "widgets.QueryExplorer.tiffin()",
+    ]
+    assert files["docs/design.md"] == (
+        "`attention_lab/explorer/query_explorer.py`, tested in "
+        "`tests/attention_lab/explorer/test_query_explorer.py`.\n"
+    )
+    assert '"attention_lab.explorer"' in files["pyproject.toml"]
+
+    assert plan.main(["--check", "lab"]) == 0  # a second run has nothing to do
+    plan.main(["lab"])
+    assert snapshot(tmp_path) == files
+
+
+def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
+    with pytest.raises(SystemExit):
+        plan.main(["--check", "library"])
+    assert "no plan library: the plans are grader, lab" in capsys.readouterr().err

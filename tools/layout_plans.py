@@ -1,0 +1,238 @@
+"""The two layout plans (issue 30) as data: where each module and test of a package lives now.
+
+``tools/move_plan.py`` moves and rewrites by them (``make lint`` runs it with ``--check``). A new
+grader module goes into :data:`MOVES` under the subpackage of its concern, a moved test into its
+plan's tests; nothing here but the :class:`Plan` record is code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where one package's modules and tests go.
+
+    Parameters
+    ----------
+    name : str
+        What ``move_plan.py`` calls it on the command line.
+    package : str
+        The package's import name (``attention_grader``).
+    folder : str
+        Its folder in the repository (``autograder/attention_grader``).
+    modules : dict of str to str
+        Old dotted module name -> new one (``attention_lab.widgets`` ->
+        ``attention_lab.explorer.query_explorer``).
+    packages : dict of str to str
+        Each new package -> the text its new ``__init__.py`` starts with (and pyproject.toml's
+        ``packages`` lists it).
+    tests : dict of str to str
+        Old test path -> new test path (repository-relative).
+    data : dict of str to str
+        Package data folders, old -> new, relative to ``folder``.
+    test_inits : tuple of str
+        Test folders that get an empty ``__init__.py``.
+    absolute_imports : bool
+        Make the package's relative imports absolute (a module that moved down a level would
+        otherwise import from the wrong place).
+    """
+
+    name: str
+    package: str
+    folder: str
+    modules: dict[str, str]
+    packages: dict[str, str]
+    tests: dict[str, str]
+    data: dict[str, str] = field(default_factory=dict)
+    test_inits: tuple[str, ...] = ()
+    absolute_imports: bool = False
+
+
+# ------------------------------------------------------------------------- the grader (house plan)
+
+#: What each subpackage holds, in the order a subpackage may import the ones before it (the
+#: exact rule: tests/attention_grader/test_layers.py's ALLOWED).
+SUBPACKAGES = {
+    "common": "What every part reads: the course, the batch summary, safe text, a notebook's outcomes.",
+    "intake": "A submission on its way in: the exchange, who handed in and when, files made safe, due dates and late penalties.",
+    "sandbox": "Where a student's kernel runs: bubblewrap, the sandbox user, the implement-it stub, the protections report.",
+    "execution": "Grading one notebook: the sandboxed kernel, the answer channel, trusted checking, flags, the budget, the workers.",
+    "pages": "Every HTML page: sanitising, the CSP, offline maths, the feedback and formgrader pages, the lessons' and docs' static site.",
+    "term": "The teacher's steps of a term: release, collect, grade, feedback, grades, report, gain, self-study.",
+}
+
+#: old module (top of attention_grader) -> its subpackage
+MOVES = {
+    # common
+    "course": "common", "outcomes": "common", "question_labels": "common",
+    "safe_text": "common", "summary": "common", "flags": "common", "settings": "common",
+    "diagnosis": "common",
+    # intake
+    "due": "intake", "exchange_identity": "intake", "intake": "intake",
+    "intake_files": "intake", "intake_notebook": "intake", "late": "intake",
+    "private_submit": "intake", "safe_exchange": "intake", "submission_history": "intake",
+    # sandbox
+    "implement_it": "sandbox", "protections": "sandbox", "sandbox": "sandbox",
+    "sandbox_host": "sandbox", "sandbox_launch": "sandbox",
+    # execution
+    "_kernel_side": "execution", "answer_sets": "execution", "answer_types": "execution",
+    "answers": "execution", "budget": "execution", "execute": "execution",
+    "execution_stops": "execution", "figure_snapshot": "execution",
+    "flag_limited_output": "execution", "gradebook_sync": "execution",
+    "kernel_client": "execution", "kernel_tests": "execution", "library_flags": "execution",
+    "library_use": "execution", "needs_teacher": "execution", "object_handles": "execution",
+    "shards": "execution", "solution_check": "execution", "speedups": "execution",
+    "tamper": "execution", "test_styles": "execution", "trusted": "execution",
+    "trusted_scope": "execution", "worker": "execution", "kernel_bindings": "execution",
+    # pages
+    "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
+    "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",
+    "offline_html": "pages",
+    # term
+    "collect": "term", "feedback": "term", "formgrader_scores": "term", "gain": "term",
+    "gain_page": "term", "grade": "term", "grades": "term", "lms": "term",
+    "progress": "term", "release": "term", "report": "term", "report_page": "term",
+    "selfstudy": "term", "validate_labels": "term", "validate_check": "term",
+}  # fmt: skip
+
+#: old test file -> new test file (paths relative to the repository)
+TEST_MOVES = {
+    "tests/test_grader_course.py": "tests/attention_grader/common/test_course.py",
+    "tests/test_flags.py": "tests/attention_grader/common/test_flags.py",
+    "tests/test_grader_settings.py": "tests/attention_grader/common/test_settings.py",
+    "tests/test_submission_history.py": "tests/attention_grader/intake/test_submission_history.py",
+    "tests/test_grader_handles.py": "tests/attention_grader/execution/test_object_handles.py",
+    "tests/test_validate_release_check.py": "tests/attention_grader/term/test_validate_check.py",
+    "tests/test_grader_outcomes.py": "tests/attention_grader/common/test_outcomes.py",
+    "tests/test_grader_summary.py": "tests/attention_grader/common/test_summary.py",
+    "tests/test_exchange_identity.py": "tests/attention_grader/intake/test_exchange_identity.py",
+    "tests/test_intake.py": "tests/attention_grader/intake/test_intake.py",
+    "tests/test_intake_batch.py": "tests/attention_grader/intake/test_intake_batch.py",
+    "tests/test_grader_late.py": "tests/attention_grader/intake/test_late.py",
+    "tests/test_implement_it.py": "tests/attention_grader/sandbox/test_implement_it.py",
+    "tests/test_implement_it_grading.py": "tests/attention_grader/sandbox/test_implement_it_grading.py",
+    "tests/test_sandbox.py": "tests/attention_grader/sandbox/test_sandbox.py",
+    "tests/test_grader_answers.py": "tests/attention_grader/execution/test_answers.py",
+    "tests/test_grader_budget.py": "tests/attention_grader/execution/test_budget.py",
+    "tests/test_grader_execute.py": "tests/attention_grader/execution/test_execute.py",
+    "tests/test_execution_stops.py": "tests/attention_grader/execution/test_execution_stops.py",
+    "tests/test_flag_limited_output.py": "tests/attention_grader/execution/test_flag_limited_output.py",
+    "tests/test_grader_shards.py": "tests/attention_grader/execution/test_shards.py",
+    "tests/test_grader_speedups.py": "tests/attention_grader/execution/test_speedups.py",
+    "tests/test_tamper.py": "tests/attention_grader/execution/test_tamper.py",
+    "tests/test_grader_carry.py": "tests/attention_grader/execution/test_test_styles.py",
+    "tests/test_grader_trusted.py": "tests/attention_grader/execution/test_trusted.py",
+    "tests/test_grader_docs_site.py": "tests/attention_grader/pages/test_docs_site.py",
+    "tests/test_grader_feedback_page.py": "tests/attention_grader/pages/test_feedback_page.py",
+    "tests/test_grader_formgrader_view.py": "tests/attention_grader/pages/test_formgrader_view.py",
+    "tests/test_html_safety.py": "tests/attention_grader/pages/test_html_safety.py",
+    "tests/test_grader_lesson_pages.py": "tests/attention_grader/pages/test_lesson_pages.py",
+    "tests/test_grader_feedback.py": "tests/attention_grader/term/test_feedback.py",
+    "tests/test_grader_gain.py": "tests/attention_grader/term/test_gain.py",
+    "tests/test_grader_grade.py": "tests/attention_grader/term/test_grade.py",
+    "tests/test_grader_grades.py": "tests/attention_grader/term/test_grades.py",
+    "tests/test_grader_progress.py": "tests/attention_grader/term/test_progress.py",
+    "tests/test_grader_release.py": "tests/attention_grader/term/test_release.py",
+    "tests/test_grader_report.py": "tests/attention_grader/term/test_report.py",
+    "tests/test_grader_selfstudy.py": "tests/attention_grader/term/test_selfstudy.py",
+    # the grader end to end, across its subpackages
+    "tests/test_accuracy.py": "tests/attention_grader/test_accuracy.py",
+    "tests/test_grader_class_of_12.py": "tests/attention_grader/test_class_of_12.py",
+    "tests/test_grader_cli.py": "tests/attention_grader/test_cli.py",
+    "tests/test_ids_escaped.py": "tests/attention_grader/test_ids_escaped.py",
+    "tests/test_ordinary_questions.py": "tests/attention_grader/test_ordinary_questions.py",
+    "tests/test_grader_postgres.py": "tests/attention_grader/test_postgres.py",
+    "tests/test_grader_workflow.py": "tests/attention_grader/test_workflow.py",
+    # the attack named after what it tests, not after the in-kernel guard that is gone
+    "tests/attacks/skip_guard_cells.py": "tests/attacks/skip_grader_requests.py",
+}
+
+GRADER = Plan(
+    name="grader",
+    package="attention_grader",
+    folder="autograder/attention_grader",
+    modules={f"attention_grader.{m}": f"attention_grader.{s}.{m}" for m, s in MOVES.items()},
+    packages={f"attention_grader.{s}": f'"""{text}"""\n' for s, text in SUBPACKAGES.items()},
+    tests=TEST_MOVES,
+    # folders of data that move with their module (package data, not subpackages)
+    data={"library_stub": "sandbox/library_stub"},
+    absolute_imports=True,
+)
+
+# ------------------------------------------------------------------------------ the library
+
+# old dotted name -> new dotted name (attention_lab modules)
+LAB_MODULES = {
+    # the live widgets and their parts: attention_lab.explorer
+    "attention_lab.widgets": "attention_lab.explorer.query_explorer",
+    "attention_lab.explorer_model": "attention_lab.explorer.model",
+    "attention_lab.explorer_figure": "attention_lab.explorer.figure",
+    "attention_lab.explorer_controls": "attention_lab.explorer.controls",
+    "attention_lab.explorer_readout": "attention_lab.explorer.readout",
+    "attention_lab.prediction_panel": "attention_lab.explorer.prediction_panel",
+    "attention_lab.vector_panels": "attention_lab.explorer.vector_panels",
+    "attention_lab.widget_parts": "attention_lab.explorer.widget_parts",
+    "attention_lab.slider_figures": "attention_lab.explorer.slider_figures",
+    "attention_lab.slider_widgets": "attention_lab.explorer.slider_widgets",
+    "attention_lab.projection_widget": "attention_lab.explorer.projection_widget",
+    # everything that checks a student's work: attention_lab.checks
+    "attention_lab.chapter_checks": "attention_lab.checks.chapter",
+    "attention_lab.exercise_checks": "attention_lab.checks.exercises",
+    "attention_lab.selfcheck": "attention_lab.checks.selfcheck",
+    "attention_lab.cell_runs": "attention_lab.checks.cell_runs",
+    "attention_lab.predictions": "attention_lab.checks.predictions",
+}
+
+LAB_PACKAGES = {
+    "attention_lab.explorer": (
+        '"""The lessons\' live widgets: the query explorer, composed of its parts, and the\n'
+        "one-slider widgets built from the same parts (every one renders through\n"
+        ':mod:`attention_lab.live_figure`)."""\n'
+    ),
+}
+
+# old test file -> new test file (tests mirror the package: tests/attention_lab/<sub>/test_<m>.py)
+LAB_TESTS = {
+    "tests/test_core.py": "tests/attention_lab/test_core.py",
+    "tests/test_examples.py": "tests/attention_lab/test_examples.py",
+    "tests/test_derivatives.py": "tests/attention_lab/test_derivatives.py",
+    "tests/test_heads.py": "tests/attention_lab/test_heads.py",
+    "tests/test_projections.py": "tests/attention_lab/test_projections.py",
+    "tests/test_misconceptions.py": "tests/attention_lab/test_misconceptions.py",
+    "tests/test_lesson_copies.py": "tests/attention_lab/test_lesson_copies.py",
+    "tests/test_nodelay.py": "tests/attention_lab/test_nodelay.py",
+    "tests/test_chapter_code.py": "tests/attention_lab/test_chapter_code.py",
+    "tests/test_demos.py": "tests/attention_lab/test_demos.py",
+    "tests/test_layer_figures.py": "tests/attention_lab/test_layer_figures.py",
+    "tests/test_plots.py": "tests/attention_lab/plots/test_plots.py",
+    "tests/test_experiments.py": "tests/attention_lab/experiments/test_experiments.py",
+    "tests/test_learning.py": "tests/attention_lab/experiments/test_learning.py",
+    "tests/test_positions_experiment.py": "tests/attention_lab/experiments/test_positions.py",
+    "tests/test_checks.py": "tests/attention_lab/checks/test_checks.py",
+    "tests/test_layer_checks.py": "tests/attention_lab/checks/test_layers.py",
+    "tests/test_chapter_checks.py": "tests/attention_lab/checks/test_chapter.py",
+    "tests/test_exercise_checks.py": "tests/attention_lab/checks/test_exercises.py",
+    "tests/test_selfcheck.py": "tests/attention_lab/checks/test_selfcheck.py",
+    "tests/test_predictions.py": "tests/attention_lab/checks/test_predictions.py",
+    "tests/test_widgets.py": "tests/attention_lab/explorer/test_query_explorer.py",
+    "tests/test_explorer_readability.py": "tests/attention_lab/explorer/test_readability.py",
+    "tests/test_projection_widget.py": "tests/attention_lab/explorer/test_projection_widget.py",
+}
+
+LAB = Plan(
+    name="lab",
+    package="attention_lab",
+    folder="attention_lab",
+    modules=LAB_MODULES,
+    packages=LAB_PACKAGES,
+    tests=LAB_TESTS,
+    # tests/attention_lab itself stays a plain folder: an __init__.py there would make pytest
+    # import it as attention_lab, hiding the library
+    test_inits=tuple(
+        sorted({n.rsplit("/", 1)[0] for n in LAB_TESTS.values()} - {"tests/attention_lab"})
+    ),
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB)}

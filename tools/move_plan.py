@@ -1,0 +1,365 @@
+"""Lay the packages out by their plans, or check nothing is back at an old place (issue 30).
+
+One tool for both layouts, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
+grader's modules in subpackages by concern, its tests in tests/attention_grader/) and ``lab``
+(attention_lab's explorer and checks, its tests in tests/attention_lab/). Re-runnable and
+idempotent: it moves (``git mv``) only what is still at an old place and rewrites only what
+still names one, so a second run changes nothing. Run it again after merging a branch that
+added or edited files at an old place::
+
+    python tools/move_plan.py                 # every plan: move, then rewrite
+    python tools/move_plan.py --check         # exit 1, naming each file, if anything is left
+    python tools/move_plan.py --check lab     # one plan (make lint checks both)
+
+What it rewrites in every text file git knows (``CHANGELOG.md``, which is history, and the plans
+aside): dotted names (imports, ``mock.patch`` strings, config class paths, server extension
+names, ``python -m ...``; a bare old name that is a new subpackage's name stays, it names the
+subpackage now), ``from <package> import a, b`` (one line per place the names live now, ``as
+<old name>`` where a module was renamed), the package's relative imports when the plan says so
+(made absolute), paths of modules, data folders and tests (a test's bare file name in prose too),
+imports of a helper from a moved test module, and, in a test it moves, ``Path(__file__).parents``
+by the levels the file went down. Notebooks are rewritten cell by cell in nbformat's layout.
+New packages get their ``__init__.py`` and a place in pyproject.toml's ``packages``. ruff then
+sorts the imports of the files it changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layout_plans import PLANS, Plan  # a sibling script, not an installed module
+
+ROOT = Path(__file__).resolve().parents[1]
+#: never rewritten: history (the changelog names the old places on purpose) and the plans
+KEEP = {
+    "CHANGELOG.md",
+    "tools/move_plan.py",
+    "tools/layout_plans.py",
+    "tests/tools/test_move_plan.py",
+}
+SKIP_DIRS = (".git/", ".venv/", "build/", "node_modules/")
+
+
+def git(*args: str) -> str:
+    """Run git in the repository and return its output."""
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout  # fmt: skip
+
+
+def module_path(plan: Plan, dotted: str) -> str:
+    """Return the file of a dotted module of the plan's package."""
+    return f"{plan.folder}/{dotted.split('.', 1)[1].replace('.', '/')}.py"
+
+
+def _leaf(dotted: str) -> tuple[str, str]:
+    """``a.b.c`` -> (``a.b``, ``c``)."""
+    parent, _, name = dotted.rpartition(".")
+    return parent, name
+
+
+# ---------------------------------------------------------------- moving files
+
+
+def planned_moves(plan: Plan) -> list[tuple[str, str]]:
+    """Every (old, new) path pair of the plan: modules, data folders and tests."""
+    pairs = [(module_path(plan, o), module_path(plan, n)) for o, n in plan.modules.items()]
+    pairs += [(f"{plan.folder}/{o}", f"{plan.folder}/{n}") for o, n in plan.data.items()]
+    return pairs + list(plan.tests.items())
+
+
+def init_files(plan: Plan) -> dict[str, str]:
+    """Each new package's and test folder's ``__init__.py`` with the text it starts with."""
+    files = {
+        module_path(plan, p)[: -len(".py")] + "/__init__.py": t for p, t in plan.packages.items()
+    }
+    return files | {f"{folder}/__init__.py": "" for folder in plan.test_inits}
+
+
+_FILE_PARENTS = re.compile(r"(Path\(__file__\)(?:\.resolve\(\))?)\.parents\[(\d+)\]")
+_FILE_PARENT = re.compile(r"(Path\(__file__\)(?:\.resolve\(\))?)\.parent(?![\w.\[])")
+
+
+def deepen_file_paths(text: str, deeper: int) -> str:
+    """``Path(__file__).parents[1]`` in a test moved ``deeper`` levels down still means the repo."""
+    if deeper <= 0:
+        return text
+    text = _FILE_PARENTS.sub(lambda m: f"{m[1]}.parents[{int(m[2]) + deeper}]", text)
+    return _FILE_PARENT.sub(lambda m: f"{m[1]}.parents[{deeper}]", text)
+
+
+def move_files(plan: Plan, check: bool) -> list[str]:
+    """``git mv`` what is still at an old place (only list it when ``check``)."""
+    todo = []
+    for path, text in init_files(plan).items():
+        if not (ROOT / path).exists():
+            todo.append(f"create {path}")
+            if not check:
+                (ROOT / path).parent.mkdir(parents=True, exist_ok=True)
+                (ROOT / path).write_text(text)
+                git("add", path)
+    for old, new in planned_moves(plan):
+        if not (ROOT / old).exists():
+            continue
+        if (ROOT / new).exists():
+            sys.exit(f"move_plan: both {old} and {new} exist; merge them by hand, then re-run")
+        todo.append(f"move {old} -> {new}")
+        if check:
+            continue
+        (ROOT / new).parent.mkdir(parents=True, exist_ok=True)
+        git("mv", old, new)
+        if new.startswith("tests/") and new.endswith(".py"):
+            path = ROOT / new
+            path.write_text(deepen_file_paths(path.read_text(), new.count("/") - old.count("/")))
+    return todo
+
+
+# ---------------------------------------------------------------- rewriting references
+
+
+def _alternation(names: list[str]) -> str:
+    return "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+
+
+class Rewriter:
+    """Every rule that rewrites a reference to an old place of one plan, compiled once."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        pkg = re.escape(plan.package)
+        self.dotted = re.compile(rf"(?<![\w.])({_alternation(list(plan.modules))})(?![\w])(\.\w+)?")
+        # the modules of each new package (a bare old name that is now a package names it)
+        self.package_modules: dict[str, set[str]] = {p: set() for p in plan.packages}
+        for new in plan.modules.values():
+            parent, name = _leaf(new)
+            self.package_modules.setdefault(parent, set()).add(name)
+        self.short = {
+            _leaf(o)[1]: n for o, n in plan.modules.items() if _leaf(o)[0] == plan.package
+        }
+        names = r"\w+(?:[ \t]+as[ \t]+\w+)?"
+        self.from_package = re.compile(
+            rf"(?<![\w.])from {pkg} import (\([^)]*\)|{names}(?:,[ \t]*{names})*)"
+        )
+        self.relative = re.compile(r"^([ \t]*)from \.(\w*)((?:\.\w+)*) import ", re.M)
+        self.relative_ref = re.compile(rf"(?<=`)(~?)\.({_alternation(list(self.short))})(?=[.`])")
+        # paths: the package's folder with or without what contains it (autograder/)
+        outer, _, inner = plan.folder.rpartition("/")
+        prefix = (
+            rf"(?:{re.escape(outer)}/)?{re.escape(inner)}/" if outer else rf"{re.escape(inner)}/"
+        )
+        self.paths = {module_path(plan, o).split(f"{inner}/", 1)[1]: module_path(plan, n)
+                      .split(f"{inner}/", 1)[1] for o, n in plan.modules.items()}  # fmt: skip
+        self.path = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(self.paths))})(?![\w])")
+        self.data = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(plan.data))})\b") if plan.data else None  # fmt: skip
+        # a test's path, or its bare file name in prose, becomes its new path
+        self.test_by_name = {Path(o).name: n for o, n in plan.tests.items()}
+        dirs = _alternation(sorted({Path(o).parent.as_posix() + "/" for o in plan.tests}))
+        self.test_path = re.compile(
+            rf"(?<![\w/.-])(?:{dirs})?({_alternation(list(self.test_by_name))})(?![\w])"
+        )
+        # an attack is also named by its module name (test ids, expectations)
+        self.attacks = {Path(o).stem: Path(n).stem for o, n in plan.tests.items()
+                        if o.startswith("tests/attacks/") and Path(o).stem != Path(n).stem}  # fmt: skip
+        self.attack = re.compile(rf"(?<![\w/])({_alternation(list(self.attacks))})(?![\w])") if self.attacks else None  # fmt: skip
+        # a test importing a helper from another test module by its name
+        self.stems = {Path(o).stem: Path(n).stem for o, n in plan.tests.items()
+                      if o.count("/") == 1 and Path(o).stem != Path(n).stem}  # fmt: skip
+        self.test_import = re.compile(
+            rf"^([ \t]*(?:from|import)[ \t]+)({_alternation(list(self.stems))})(?![\w.])", re.M
+        ) if self.stems else None  # fmt: skip
+        triggers = [plan.package, inner, *self.test_by_name, *self.attacks, *self.stems]
+        self.trigger = re.compile(_alternation(triggers))
+
+    # -- the rules
+
+    def _dotted(self, match: re.Match) -> str:
+        old, rest = match[1], match[2] or ""
+        if old in self.package_modules:  # the bare old name is a new package's name
+            modules = self.package_modules[old]
+            if rest[1:] in modules:
+                return match[0]  # already the new name (attention_grader.intake.intake)
+            imported = _IMPORTED.match(match.string, match.end()) if not rest else None
+            if not rest and not imported:
+                return match[0]  # the bare name is the package now
+            names = {n.split(" as ")[0].strip() for n in imported[1].split(",")} if imported else ()
+            if names and all(n in modules or not n for n in names):
+                return match[0]  # from attention_grader.intake import intake, late
+        return self.plan.modules[old] + rest
+
+    def _from_package(self, match: re.Match) -> str:
+        """``from <package> import a, b`` by where each name lives now, one line per place."""
+        parts = [n.strip() for n in match[1].strip("()").replace("\n", " ").split(",")]
+        parts = [" ".join(n.split()) for n in parts if n.strip()]
+        if not {n.split(" as ")[0] for n in parts} & set(self.short):
+            return match[0]
+        by_place: dict[str, list[str]] = {}
+        for name in parts:
+            base, _, alias = name.partition(" as ")
+            if base not in self.short:
+                by_place.setdefault(self.plan.package, []).append(name)
+                continue
+            place, new = _leaf(self.short[base])
+            bound = alias or base
+            by_place.setdefault(place, []).append(new if new == bound else f"{new} as {bound}")
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        indent = match.string[line_start : match.start()]
+        joiner = f"\n{indent}" if not indent.strip() else "; "
+        return joiner.join(
+            f"from {place} import {', '.join(sorted(names))}"
+            for place, names in sorted(by_place.items())
+        )
+
+    def _relative(self, path: str) -> Callable[[re.Match], str]:
+        """Make a relative import absolute, as the module it meant (old or new place)."""
+        here = Path(path).parent.relative_to(self.plan.folder).parts  # () at the top
+        package = self.plan.package
+
+        def fix(match: re.Match) -> str:
+            indent, first, rest = match[1], match[2], match[3]
+            if not first:  # from . import x
+                target = ".".join((package, *here))
+            elif first in self.short:
+                target = self.short[first]
+            elif here and (ROOT / self.plan.folder / here[0] / f"{first}.py").exists():
+                target = f"{package}.{here[0]}.{first}"
+            else:
+                target = f"{package}.{first}"
+            return f"{indent}from {target}{rest} import "
+
+        return fix
+
+    def code(self, path: str, text: str) -> str:
+        """Return ``text`` (a file, or a notebook cell's source) with old places rewritten."""
+        plan = self.plan
+        in_package = path.startswith(plan.folder + "/") and path.endswith(".py")
+        if not (in_package and plan.absolute_imports) and not self.trigger.search(text):
+            return text
+        if in_package and plan.absolute_imports:
+            text = self.relative.sub(self._relative(path), text)
+            # a docstring's :func:`~.report.Report` names the module wherever it lives now
+            text = self.relative_ref.sub(lambda m: f"{m[1]}{self.short[m[2]]}", text)
+        text = self.dotted.sub(self._dotted, text)
+        text = self.from_package.sub(self._from_package, text)
+        text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
+        if self.data:
+            text = self.data.sub(lambda m: f"{m[1]}{plan.data[m[2]]}", text)
+        text = self.test_path.sub(lambda m: self.test_by_name[m[1]], text)
+        if self.test_import:
+            text = self.test_import.sub(lambda m: m[1] + self.stems[m[2]], text)
+        return self.attack.sub(lambda m: self.attacks[m[0]], text) if self.attack else text
+
+    def notebook(self, path: str, text: str) -> str:
+        """Rewrite each cell's source, keeping nbformat's own JSON layout."""
+        try:
+            nb = json.loads(text)
+        except ValueError:
+            return self.code(path, text)
+        if json.dumps(nb, indent=1, ensure_ascii=False) + "\n" != text:
+            return self.code(path, text)  # not nbformat's layout: the JSON is text
+        for cell in nb.get("cells", []):
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            new = self.code(path, source)
+            if new != source:
+                cell["source"] = new.splitlines(keepends=True)
+        return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+    def pyproject(self, text: str) -> str:
+        """Return pyproject's text with every new package in ``packages``."""
+        match = re.search(r"^packages = \[(?P<list>[^\]]*)\]", text, re.M)
+        if not match:
+            return text
+        missing = [p for p in self.plan.packages if f'"{p}"' not in match["list"]]
+        if not missing:
+            return text
+        listed = re.findall(r'"([^"]+)"', match["list"])
+        ordered = sorted({*listed, *missing}, key=lambda p: (not p.startswith("attention_lab"), p))
+        new_list = ", ".join(f'"{p}"' for p in ordered)
+        return text[: match.start("list")] + new_list + text[match.end("list") :]
+
+    def rewrite(self, path: str, text: str) -> str:
+        """Return a file's ``text`` with every reference to an old place rewritten."""
+        if path.endswith(".ipynb"):
+            return self.notebook(path, text)
+        text = self.code(path, text)
+        return self.pyproject(text) if path == "pyproject.toml" else text
+
+
+_IMPORTED = re.compile(r"[ \t]+import[ \t]+\(?([\w, \t]+)")
+
+
+def text_files() -> list[str]:
+    """List the text files git knows (tracked or new) that may name an old place."""
+    listed = git("ls-files", "-co", "--exclude-standard", "-z").split("\0")
+    return sorted(p for p in listed if p and p not in KEEP and not p.startswith(SKIP_DIRS)
+                  and (ROOT / p).is_file())  # fmt: skip
+
+
+def rewrite_files(plan: Plan, check: bool) -> list[str]:
+    """Rewrite every text file that names an old place (only list them when ``check``)."""
+    rewriter, changed = Rewriter(plan), []
+    for path in text_files():
+        raw = (ROOT / path).read_bytes()
+        if b"\0" in raw:
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        new = rewriter.rewrite(path, text)
+        if new != text:
+            changed.append(f"rewrite {path}")
+            if not check:
+                (ROOT / path).write_text(new, encoding="utf-8")
+    return changed
+
+
+def tidy(paths: list[str]) -> None:
+    """Sort the imports a rewrite left out of order, notebooks too; format the Python files."""
+    ruff = ROOT / ".venv" / "bin" / "ruff"
+    files = sorted({p for p in paths if p.endswith((".py", ".ipynb")) and (ROOT / p).is_file()})
+    if not files:
+        return
+    if not ruff.exists():
+        print("move_plan: no .venv/bin/ruff; run `ruff check --fix --select I` and `ruff format`"
+              " on the rewritten files", file=sys.stderr)  # fmt: skip
+        return
+    subprocess.run([str(ruff), "check", "-q", "--fix", "--select", "I", *files], cwd=ROOT)
+    python = [f for f in files if f.endswith(".py")]
+    if python:
+        subprocess.run([str(ruff), "format", "-q", *python], cwd=ROOT, check=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Move and rewrite by the plans named, or with ``--check`` exit 1 naming what is left."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("plans", nargs="*", metavar="PLAN",
+                        help=f"which plans: {', '.join(PLANS)} (default: all)")  # fmt: skip
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if anything is still at an old place")  # fmt: skip
+    args = parser.parse_args(argv)
+    if unknown := set(args.plans) - set(PLANS):
+        parser.error(f"no plan {', '.join(sorted(unknown))}: the plans are {', '.join(PLANS)}")
+    todo: list[str] = []
+    for name in args.plans or PLANS:
+        plan = PLANS[name]
+        moved = move_files(plan, args.check)
+        rewritten = rewrite_files(plan, args.check)
+        if not args.check:
+            tidy([line.split()[-1] for line in rewritten])
+        todo += [f"{name}: {line}" for line in moved + rewritten]
+    for line in todo:
+        print(("would " if args.check else "") + line)
+    if args.check and todo:
+        print("move_plan: run `python tools/move_plan.py` to move them", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
