@@ -1,6 +1,6 @@
 """More kinds of plain data both ways through the answer channel, one small function each.
 
-The wire format of :mod:`attention_grader.execution.answers` is extended here (and in ``_kernel_side.py``'s
+The wire format of :mod:`attention_grader.execution.answer_channel` is extended here (and in ``_kernel_side.py``'s
 ``_encode_more`` / ``_decode_more``) with values that are data, not code, so rebuilding them in
 the grader runs nothing of the student's:
 

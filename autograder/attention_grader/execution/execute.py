@@ -49,8 +49,10 @@ from attention_grader.common.flags import (
     record_flags,
 )
 from attention_grader.common.settings import Protections, answer_limits
-from attention_grader.execution.answers import AnswerChannel, KernelGone
+from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.answer_errors import KernelGone
 from attention_grader.execution.budget import run_within
+from attention_grader.execution.cell_code import answer_names, parse_cell
 from attention_grader.execution.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -65,12 +67,8 @@ from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.kernel_tests import kernel_test_ids
 from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
 from attention_grader.execution.needs_teacher import record_cells
-from attention_grader.execution.trusted import (
-    TrustedCells,
-    TrustedChecker,
-    answer_names,
-    load_trusted_cells,
-)
+from attention_grader.execution.trusted import TrustedChecker
+from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
@@ -486,10 +484,8 @@ def _rebound_libraries(student_sources: list[str], libraries: dict) -> list[str]
     """Names the released notebook imports that the student's cells assign or define again."""
     import ast
 
-    from attention_grader.execution.trusted import _parse
-
     found = []
-    for tree in filter(None, map(_parse, student_sources)):
+    for tree in filter(None, map(parse_cell, student_sources)):
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
                 name = node.id

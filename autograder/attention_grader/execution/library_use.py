@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from attention_grader.execution.cell_code import parse_cell
 from attention_lab.checks import FORBIDDEN_ROOTS
 
 __all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
@@ -21,12 +22,6 @@ __all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
 _DYNAMIC: tuple[str, ...]
 _DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
 _DYNAMIC += ("__builtins__", "builtins", "open", "runpy", "__loader__", "__spec__")
-
-
-def _parse(source: str) -> ast.Module | None:
-    from attention_grader.execution.trusted import _parse as parse  # IPython syntax too
-
-    return parse(source)
 
 
 def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:  # noqa: C901 -- one branch per import form
@@ -97,7 +92,7 @@ def library_in_source(student_sources: list[str], name: str, stop=()) -> str | N
     str or None
         The dotted name found (``"scipy.special.softmax"``), or None.
     """
-    trees = [t for t in map(_parse, student_sources) if t is not None]
+    trees = [t for t in map(parse_cell, student_sources) if t is not None]
     imports, defs = _definitions(trees)
     todo, seen = [name], set()
     while todo:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import cast
 
+from attention_grader.execution.answer_errors import ERROR_CLASSES, StudentCodeError
+
 __all__ = ["HandleTable", "ObjectHandle", "StudentClass", "stand_in_class"]
 
 _BINARY = ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
@@ -370,10 +372,8 @@ class HandleTable:
         return handle
 
     def _exception(self, name: str, module: str, mro: list[str]) -> type:
-        from attention_grader.execution.answers import _ERROR_CLASSES, StudentCodeError
-
         if name not in self.exceptions:
-            base = next((_ERROR_CLASSES[b] for b in mro if b in _ERROR_CLASSES), StudentCodeError)
+            base = next((ERROR_CLASSES[b] for b in mro if b in ERROR_CLASSES), StudentCodeError)
             self.exceptions[name] = type(name, (base,), {"__module__": module or "student"})
         return self.exceptions[name]
 

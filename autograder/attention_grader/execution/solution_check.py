@@ -27,7 +27,7 @@ from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
 
-from attention_grader.execution.trusted import (
+from attention_grader.execution.trusted_cells import (
     TrustedCells,
     solution_and_plain_cells,
     trusted_cells_of,

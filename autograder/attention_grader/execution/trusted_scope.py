@@ -72,6 +72,6 @@ def teacher_exception(namespace: dict, name: str) -> type | None:
     """Return the exception class ``name`` of the teacher's cells (or their imports), or None."""
     value = namespace.get(name)
     if isinstance(value, type) and issubclass(value, BaseException):
-        if getattr(builtins, name, None) is not value:  # builtins are mapped by answers.py
+        if getattr(builtins, name, None) is not value:  # builtins are mapped by answer_errors.py
             return value
     return None
