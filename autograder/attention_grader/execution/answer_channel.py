@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import TypeAlias
 
 import numpy as np
+from nbformat import NotebookNode
 
 from attention_grader.common.settings import AnswerLimits
 from attention_grader.execution.answer_decoding import decode, hash_budget, is_count, read_reply
@@ -30,6 +32,7 @@ from attention_grader.execution.answer_errors import (
     UnreadableAnswer,
     student_error,
 )
+from attention_grader.execution.answer_types import Wire
 from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.object_handles import HandleTable
 from attention_grader.execution.student_function import StudentFunction
@@ -39,9 +42,11 @@ __all__ = ["MAX_HANDLE_OPS", "AnswerChannel", "update_in_place"]
 
 #: Most uses of student objects (handles) one test may make.
 MAX_HANDLE_OPS = 2000
+#: ``run_request(source) -> outputs``: run one hidden request cell in the student's kernel.
+RunRequest: TypeAlias = Callable[[str], list[NotebookNode]]
 
 
-def update_in_place(target, new) -> None:
+def update_in_place(target: object, new: object) -> None:
     """Make the mutable ``target`` hold ``new`` (a list, dict, set or array of the same shape)."""
     if isinstance(target, list) and isinstance(new, list):
         target[:] = new
@@ -70,10 +75,15 @@ class AnswerChannel:
         ``f(function_name) -> str | None`` (see :class:`StudentFunction`).
     """
 
-    def __init__(self, run_request, limits: AnswerLimits | None = None, library_use=None):
+    def __init__(
+        self,
+        run_request: RunRequest,
+        limits: AnswerLimits | None = None,
+        library_use: Callable[[str], str | None] | None = None,
+    ) -> None:
         self._run = run_request
         self.limits = limits or AnswerLimits()
-        self._library_use = library_use or (lambda name: None)
+        self._library_use: Callable[[str], str | None] = library_use or (lambda name: None)
         self.broken: str | None = None
         #: Why values the current test received could not be carried (set by the checker).
         self.uncarried: list[str] = []
@@ -87,7 +97,7 @@ class AnswerChannel:
         #: The stand-ins of the kernel's objects and classes (one per object, one per class).
         self.handles = HandleTable(self)
 
-    def bind(self, name: str, value) -> None:
+    def bind(self, name: str, value: object) -> None:
         """Bind a student's ``name`` in the kernel too, as the test did (kernel_bindings)."""
         self.request({"op": "bind", "name": name, "value": self._encoded(value, f"`{name}`")})
 
@@ -104,18 +114,20 @@ class AnswerChannel:
         teacher = self.exception_class(name) if self.exception_class else None
         return teacher or self.handles.exceptions.get(name)
 
-    def _raised(self, reply: dict) -> StudentCodeError:
-        bases = reply.get("bases") if isinstance(reply.get("bases"), list) else ()
+    def _raised(self, reply: dict[str, Wire]) -> StudentCodeError:
+        bases = reply.get("bases")
+        if not isinstance(bases, list):
+            bases = []
         return student_error(reply["raised"], reply.get("message", ""), bases, self._classes)
 
-    def request(self, request: dict) -> dict:
+    def request(self, request: dict[str, object]) -> dict[str, Wire]:
         """Send one request; raise what the student's code raised, return the reply."""
         reply = self._request(request)
         if "raised" in reply:
             raise self._raised(reply)
         return reply
 
-    def _request(self, request: dict) -> dict:
+    def _request(self, request: dict[str, object]) -> dict[str, Wire]:
         if self.broken:
             raise KernelGone(self.broken)
         try:
@@ -127,7 +139,7 @@ class AnswerChannel:
     def _function(self, name: str) -> StudentFunction:
         return StudentFunction(name, self, self._library_use(name))
 
-    def get(self, names: list[str], read: set[str] | None = None) -> dict:
+    def get(self, names: list[str], read: set[str] | None = None) -> dict[str, object]:
         """``{name: value}`` for the names the kernel defines (others are left out).
 
         A placeholder for a name in ``read`` (default: all) counts as used at once.
@@ -135,35 +147,49 @@ class AnswerChannel:
         if not names:
             return {}
         reply = self._request({"op": "get", "names": list(names)})
-        values, hashed = {}, hash_budget(self.limits)
+        values: dict[str, object] = {}
+        hashed = hash_budget(self.limits)
         for name in names:
             entry = reply.get(name)
             if not isinstance(entry, dict) or entry.get("missing") or "value" not in entry:
                 continue
-            # A function is called back by the name it was asked for (``softmax = print``).
-            function = lambda _own_name, name=name: self._function(name)  # noqa: E731
-            touch = lambda what, name=name: self.touched(  # noqa: E731
-                f"the test used `{name}`, {what} that could not be carried out of the "
-                "student's kernel"
-            )
-            values[name] = decode(
+            value = decode(
                 entry["value"],
                 self.limits,
-                function,
+                self._caller(name),
                 None,
                 self.uncarried,
                 self.handles.stand_in,
                 hashed,
-                touch,
+                self._toucher(name),
             )
-            if isinstance(values[name], UnsupportedAnswer) and (read is None or name in read):
-                values[name]._used()  # the test reads the name: it uses the placeholder
+            if isinstance(value, UnsupportedAnswer) and (read is None or name in read):
+                value._used()  # the test reads the name: it uses the placeholder
             key = entry["value"].get("handle") if isinstance(entry["value"], dict) else None
-            if isinstance(values[name], StudentFunction) and is_count(key):
-                values[name]._key = key  # called as the object it was, whatever the name holds
+            if isinstance(value, StudentFunction) and is_count(key):
+                value._key = key  # called as the object it was, whatever the name holds
+            values[name] = value
         return values
 
-    def handle_op(self, handle: int, action: str, *, args=(), kwargs=None, **fields):
+    def _caller(self, name: str) -> Callable[[str], StudentFunction]:
+        """Return the stand-in maker for ``name``: a function is called back by the name asked for."""
+        return lambda _own_name: self._function(name)
+
+    def _toucher(self, name: str) -> Callable[[str], None]:
+        """Return what marks the test untrusted when it uses the placeholder read as ``name``."""
+        return lambda what: self.touched(
+            f"the test used `{name}`, {what} that could not be carried out of the student's kernel"
+        )
+
+    def handle_op(
+        self,
+        handle: int,
+        action: str,
+        *,
+        args: tuple[object, ...] | list[object] = (),
+        kwargs: dict[str, object] | None = None,
+        **fields: object,
+    ) -> object:
         """One use of an object in the kernel (see :mod:`~attention_grader.execution.object_handles`).
 
         At most :data:`MAX_HANDLE_OPS` per test: numpy reading a student's "sequence" item by
@@ -175,14 +201,15 @@ class AnswerChannel:
             if cause not in self.uncarried:
                 self.uncarried.append(cause)
             raise CannotGrade(cause)
-        request = {"op": "handle", "handle": handle, "action": action, **fields}
+        request: dict[str, object] = {"op": "handle", "handle": handle, "action": action}
+        request.update(fields)
         for field in ("key", "value", "other"):
             if field in fields:
                 request[field] = self._encoded(fields[field], f"a {action} of a student's object")
         label = f"{fields.get('name') or 'an object'}"
         return self.call(label, tuple(args), kwargs or {}, request)
 
-    def _encoded(self, value, where: str):
+    def _encoded(self, value: object, where: str) -> Wire:
         try:
             return encode(value)
         except (TypeError, ValueError) as exc:
@@ -191,7 +218,13 @@ class AnswerChannel:
             self.uncarried.append(cause)
             raise CannotGrade(cause) from None
 
-    def call(self, name: str, args: tuple, kwargs: dict, request: dict | None = None):
+    def call(
+        self,
+        name: str,
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+        request: dict[str, object] | None = None,
+    ) -> object:
         """Call the student's function ``name`` on grader-chosen plain data; return its result."""
         try:
             request = dict(request or {"op": "call", "name": name})
@@ -216,9 +249,12 @@ class AnswerChannel:
         same = reply.get("same_as")
         if is_count(same) and same < len(args):
             return args[same]  # the function returned its argument itself (`result is xs`)
-        touch = lambda what: self.touched(  # noqa: E731
-            f"`{name}` returned {what}, which could not be carried out of the student's kernel"
-        )
+
+        def touch(what: str) -> None:
+            self.touched(
+                f"`{name}` returned {what}, which could not be carried out of the student's kernel"
+            )
+
         value = decode(
             reply["value"], self.limits, None, None, self.uncarried, self.handles.stand_in,
             touch=touch,
@@ -227,12 +263,12 @@ class AnswerChannel:
             value._used()  # the test receives it: it uses the placeholder
         return value
 
-    def _replay(self, text) -> None:
+    def _replay(self, text: object) -> None:
         """Send what the student's function printed to the test's stdout (``redirect_stdout``)."""
         if isinstance(text, str) and text and self.stdout_sink is not None:
             self.stdout_sink(text[: self.limits.max_reply_chars])
 
-    def _copy_back(self, args: tuple, changed) -> None:
+    def _copy_back(self, args: tuple[object, ...], changed: object) -> None:
         """Arguments the student's function changed in place are changed here too."""
         if not isinstance(changed, list):
             return

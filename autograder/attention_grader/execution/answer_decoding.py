@@ -13,21 +13,25 @@ from __future__ import annotations
 import collections
 import json
 from collections.abc import Callable
-from typing import TypeGuard
+from typing import TypeAlias, TypeGuard
 
 import numpy as np
+from nbformat import NotebookNode
 
 from attention_grader.common.settings import AnswerLimits
 from attention_grader.execution.answer_encoding import MIME
 from attention_grader.execution.answer_errors import UnreadableAnswer, student_error
 from attention_grader.execution.answer_sets import HashBudget, small_object
-from attention_grader.execution.answer_types import decode_more
+from attention_grader.execution.answer_types import Wire, decode_more
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 
-__all__ = ["decode", "hash_budget", "is_count", "read_reply"]
+__all__ = ["Handle", "decode", "hash_budget", "is_count", "read_reply"]
+
+#: ``handle(key, class_info)``: the stand-in of an object (or, key None, a class) in the kernel.
+Handle: TypeAlias = Callable[[int | None, dict[str, Wire]], object]
 
 
-def _dtype(text) -> np.dtype:
+def _dtype(text: object) -> np.dtype:
     try:
         dtype = np.dtype(str(text))
     except TypeError:
@@ -37,7 +41,7 @@ def _dtype(text) -> np.dtype:
     return dtype
 
 
-def _numbers_only(nested, depth: int, limits: AnswerLimits, count: list[int]) -> None:
+def _numbers_only(nested: Wire, depth: int, limits: AnswerLimits, count: list[int]) -> None:
     """Raise unless ``nested`` is a (nested) list of numbers and booleans."""
     if depth > 32:
         raise UnreadableAnswer("array nested too deeply")
@@ -62,11 +66,11 @@ class _Decoder:
         self,
         limits: AnswerLimits,
         function: Callable[[str], object] | None,
-        notes=None,
-        handle: Callable[[int | None, dict], object] | None = None,
+        notes: list[str] | None = None,
+        handle: Handle | None = None,
         hashed: HashBudget | None = None,
         touch: Callable[[str], None] | None = None,
-    ):
+    ) -> None:
         self.touch = touch
         self.limits = limits
         self.function = function
@@ -76,7 +80,7 @@ class _Decoder:
         self.notes: list[str] = notes if notes is not None else []  # carried only in part
         self.hashed = hashed or hash_budget(limits)
 
-    def __call__(self, data, depth: int = 0):  # noqa: C901 -- one branch per wire kind, each capped
+    def __call__(self, data: Wire, depth: int = 0) -> object:  # noqa: C901 -- one branch per wire kind, each capped
         self.count[0] += 1
         if depth > self.limits.max_depth or self.count[0] > self.limits.max_items:
             raise UnreadableAnswer("the answer is nested too deeply or too large")
@@ -122,7 +126,7 @@ class _Decoder:
         self.unsupported.append(what)
         return UnsupportedAnswer(what, self.touch)
 
-    def _handle(self, data: dict):
+    def _handle(self, data: dict[str, Wire]) -> object:
         """Decode an object (``{"handle": n, "class": info}``) or a class (``{"class": info}``)."""
         info = data.get("class")
         key = data.get("handle")
@@ -135,18 +139,18 @@ class _Decoder:
             return self._placeholder(f"a {name} {'class' if key is None else 'object'}")
         return self.handle(key, info)
 
-    def _more(self, data: dict, depth: int):
+    def _more(self, data: dict[str, Wire], depth: int) -> object:
         try:
             return decode_more(data, lambda v: self(v, depth + 1), self.notes)
         except ValueError as exc:
             raise UnreadableAnswer(str(exc)[:200]) from None
 
-    def _pair(self, pair, depth: int):
+    def _pair(self, pair: Wire, depth: int) -> tuple[object, object]:
         if not isinstance(pair, list) or len(pair) != 2:
             raise UnreadableAnswer("a dict entry that is not a pair")
         return self(pair[0], depth + 1), self(pair[1], depth + 1)
 
-    def _array(self, data: dict) -> np.ndarray:
+    def _array(self, data: dict[str, Wire]) -> np.ndarray:
         dtype = _dtype(data.get("dtype"))
         shape = data.get("shape")
         if not isinstance(shape, list) or not all(
@@ -169,15 +173,15 @@ def hash_budget(limits: AnswerLimits) -> HashBudget:
 
 
 def decode(
-    data,
+    data: Wire,
     limits: AnswerLimits | None = None,
-    function=None,
-    unsupported=None,
-    notes=None,
-    handle=None,
-    hashed=None,
-    touch=None,
-):
+    function: Callable[[str], object] | None = None,
+    unsupported: list[str] | None = None,
+    notes: list[str] | None = None,
+    handle: Handle | None = None,
+    hashed: HashBudget | None = None,
+    touch: Callable[[str], None] | None = None,
+) -> object:
     """One encoded value -> plain Python/numpy data; raises :class:`UnreadableAnswer`.
 
     ``function(name)`` makes the stand-in for a top-level function (a call proxy). What arrived
@@ -195,11 +199,11 @@ def decode(
     return value
 
 
-def _small_object(pairs):
+def _small_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return small_object(pairs, UnreadableAnswer)
 
 
-def read_reply(outputs: list, limits: AnswerLimits) -> dict:
+def read_reply(outputs: list[NotebookNode], limits: AnswerLimits) -> dict[str, Wire]:
     """Return the JSON object of the last answer display in a request cell's outputs."""
     texts = [
         o.get("data", {}).get(MIME)

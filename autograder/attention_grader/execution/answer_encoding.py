@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_grader.execution.answer_types import encode_more
+from attention_grader.execution.answer_types import Wire, encode_more
 from attention_grader.execution.object_handles import ObjectHandle, StudentClass
 from attention_grader.execution.student_function import StudentFunction
 
@@ -22,7 +22,7 @@ KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
 MIME = "application/vnd.attention-grader.answer"
 
 
-def encode(value, depth: int = 0):  # noqa: C901 -- one branch per kind of value on the wire
+def encode(value: object, depth: int = 0) -> Wire:  # noqa: C901 -- one branch per kind of value on the wire
     """Encode a grader-chosen argument in the wire format (numpy arrays keep dtype and shape)."""
     if depth > 20:
         raise ValueError("argument nested too deeply")
@@ -56,7 +56,7 @@ def encode(value, depth: int = 0):  # noqa: C901 -- one branch per kind of value
     )
 
 
-def request_source(request: dict) -> str:
+def request_source(request: dict[str, object]) -> str:
     """Return the code of one hidden request cell: the kernel-side helper run on ``request``."""
     globals_ = f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(request)!r}}}"
     return f"exec(compile({KERNEL_SIDE!r}, '<attention-grader>', 'exec'), {globals_})"

@@ -8,6 +8,8 @@ a test's ``except ValueError`` catches what the student's function raised in the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 __all__ = ["ERROR_CLASSES", "KernelGone", "StudentCodeError", "UnreadableAnswer", "student_error"]
 
 
@@ -33,18 +35,29 @@ class StudentCodeError(Exception):
         super().__init__(f"{ename}: {message}" if message else ename)
 
 
+def _both(name: str, base: type[BaseException]) -> type[StudentCodeError]:
+    """Make a class named ``name`` that is a StudentCodeError and a ``base``."""
+    made: type[StudentCodeError] = type(name, (StudentCodeError, base), {"__module__": "student"})
+    return made
+
+
 _BUILTIN_ERRORS = (
     ArithmeticError, AssertionError, AttributeError, FloatingPointError, IndexError, KeyError,
     LookupError, MemoryError, NameError, NotImplementedError, OverflowError, RecursionError,
     RuntimeError, StopIteration, TypeError, ValueError, ZeroDivisionError,
 )  # fmt: skip
-ERROR_CLASSES = {
-    e.__name__: type(e.__name__, (StudentCodeError, e), {"__module__": "student"})
-    for e in _BUILTIN_ERRORS
+#: builtin name -> a class that is both a StudentCodeError and that builtin exception
+ERROR_CLASSES: dict[str, type[StudentCodeError]] = {
+    e.__name__: _both(e.__name__, e) for e in _BUILTIN_ERRORS
 }
 
 
-def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCodeError:
+def student_error(
+    ename: str,
+    message: str,
+    bases: Sequence[object] = (),
+    classes: Callable[[str], type | None] | None = None,
+) -> StudentCodeError:
     """Return the error a student's function raised in the kernel, as an exception here.
 
     Parameters
@@ -68,11 +81,12 @@ def student_error(ename: str, message: str, bases=(), classes=None) -> StudentCo
     for name in names:
         teacher = classes(name) if classes else None
         if isinstance(teacher, type) and issubclass(teacher, StudentCodeError):
-            return teacher(ename, message)  # a student's own exception class, as the test saw it
+            made: StudentCodeError = teacher(ename, message)  # a student's own class, as seen
+            return made
         if teacher is not None:
-            made = _teacher_error(ename, message, teacher)
-            if made is not None:
-                return made
+            maybe = _teacher_error(ename, message, teacher)
+            if maybe is not None:
+                return maybe
         if name in ERROR_CLASSES:
             return ERROR_CLASSES[name](ename, message)
     return StudentCodeError(ename, message)
@@ -82,6 +96,7 @@ def _teacher_error(ename: str, message: str, teacher: type) -> StudentCodeError 
     """Make a StudentCodeError that is also the teacher's exception class (None if they cannot)."""
     try:
         cls = type(ename, (StudentCodeError, teacher), {"__module__": "student"})
-        return cls(ename, message)
+        made: StudentCodeError = cls(ename, message)
+        return made
     except TypeError:  # a layout conflict or an __init__ with other arguments
         return None

@@ -9,6 +9,7 @@ own :func:`attention_lab.checks._library.library_use` inspects a function object
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from attention_grader.execution.cell_code import parse_cell
@@ -51,7 +52,7 @@ def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast
     return imports, defs
 
 
-def _module_level(body: list[ast.stmt]):
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Yield the statements that run at module level, inside if/for/while/with/try blocks too."""
     for node in body:
         yield node
@@ -78,7 +79,9 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
     return names, modules
 
 
-def library_in_source(student_sources: list[str], name: str, stop=()) -> str | None:
+def library_in_source(
+    student_sources: list[str], name: str, stop: Collection[str] = ()
+) -> str | None:
     """Return what forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
@@ -29,21 +30,25 @@ class StudentFunction:
         self._key: int | None = None  # its number in the kernel's table, when it has one
         self.attention_library_use = library_use
 
-    def __call__(self, *args, **kwargs):
-        request = None
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        request: dict[str, object] | None = None
         if self._key is not None:
             request = {"op": "handle", "handle": self._key, "action": "call"}
         return self._channel.call(self.__name__, args, kwargs, request)
 
     @contextlib.contextmanager
-    def substituting(self, global_name: str, reference_path: str):
+    def substituting(self, global_name: str, reference_path: str) -> Iterator[None]:
         """Bind ``global_name`` in the student's kernel to the grader's reference while inside.
 
         The reference is a function such as ``"attention_lab._steps.softmax"``, so checking this
         function is not charged
         for a mistake in another graded function it calls (see ``checks._library.substituted``).
         """
-        request = {"op": "substitute", "name": global_name, "path": reference_path}
+        request: dict[str, object] = {
+            "op": "substitute",
+            "name": global_name,
+            "path": reference_path,
+        }
         # Its code, not its path: an implement-it kernel has no attention_lab to import from.
         request["source"] = reference_source(reference_path)
         self._channel.request(request)

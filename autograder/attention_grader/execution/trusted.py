@@ -26,6 +26,7 @@ import contextlib
 import io
 import sys
 import warnings
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 import numpy as np
@@ -78,7 +79,7 @@ def _traceback_of(exc: BaseException) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_run(out: io.StringIO, import_dirs: list[str]):
+def _quiet_run(out: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
     """Capture stdout, drop stderr and warnings (stderr would zero the test in nbgrader)."""
     added = [d for d in import_dirs if d not in sys.path]
     sys.path[:0] = added
@@ -121,11 +122,13 @@ class TrustedChecker:
         graded cell's metadata: :mod:`attention_grader.common.diagnosis`).
     """
 
-    def __init__(self, cells: TrustedCells, channel: AnswerChannel, import_dirs=()):
+    def __init__(
+        self, cells: TrustedCells, channel: AnswerChannel, import_dirs: Iterable[object] = ()
+    ) -> None:
         self.cells = cells
         self.channel = channel
         self.import_dirs = [str(d) for d in import_dirs]
-        self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+        self.namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
         self.diagnoses: dict[str, CellDiagnosis] = {}
@@ -159,14 +162,14 @@ class TrustedChecker:
             }
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
-    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
+    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict[str, object]:
         """Return the test's answers: libraries from the grader, the rest from the student's kernel.
 
         ``read``: the names the test reads before defining them itself (a placeholder arriving
         for one of those is used by the test; one it imports itself is replaced).
         """
         libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
-        found = {}
+        found: dict[str, object] = {}
         for name, path in libraries.items():
             try:
                 found[name] = library(path)
@@ -178,7 +181,7 @@ class TrustedChecker:
             raise _AnswersUnavailable(str(exc)) from None
         return found
 
-    def _run(self, source: str, label: str, follow: bool = True):
+    def _run(self, source: str, label: str, follow: bool = True) -> tuple[str, object]:
         """Run ``source`` in the trusted namespace with the student's answers it reads.
 
         ``follow``: a student's name the code deletes or rebinds is deleted or rebound in the

@@ -7,7 +7,10 @@ answers) and the libraries the released code imports come from the teacher's ``s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from nbformat import NotebookNode
 
 from attention_grader.execution.test_styles import (
     imported_libraries,
@@ -47,7 +50,9 @@ class TrustedCells:
     libraries: dict[str, str] = field(default_factory=dict)
 
 
-def trusted_cells_of(cells, tests: dict, locked: dict) -> TrustedCells:
+def trusted_cells_of(
+    cells: Iterable[tuple[str, bool]], tests: dict[str, str], locked: dict[str, str]
+) -> TrustedCells:
     """Add what the teacher's other code cells say (answers, libraries) to tests and locked cells.
 
     ``cells`` are ``(source, is_solution)`` pairs of the source notebook's code cells that are
@@ -63,7 +68,7 @@ def trusted_cells_of(cells, tests: dict, locked: dict) -> TrustedCells:
 
 
 def load_trusted_cells(
-    db_url: str, assignment: str, notebook: str, source_notebook=None
+    db_url: str, assignment: str, notebook: str, source_notebook: NotebookNode | None = None
 ) -> TrustedCells:
     """Read the test and read-only code cells of ``notebook`` from the gradebook.
 
@@ -95,7 +100,7 @@ def load_trusted_cells(
     return trusted_cells_of(others, tests, locked)
 
 
-def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
+def solution_and_plain_cells(nb: NotebookNode) -> list[tuple[str, bool]]:
     """``(source, is_solution)`` of a source notebook's solution cells and plain code cells."""
     solutions = [
         (c.source, True)
@@ -105,7 +110,7 @@ def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
     return solutions + plain_cells(nb)
 
 
-def plain_cells(nb) -> list[tuple[str, bool]]:
+def plain_cells(nb: NotebookNode) -> list[tuple[str, bool]]:
     """Return a source notebook's code cells without nbgrader metadata, as ``(source, False)``."""
     return [
         (c.source, False)

@@ -8,6 +8,7 @@ test that read a placeholder says nothing about the student, pass or fail.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, NoReturn
 
 __all__ = ["UnsupportedAnswer"]
 
@@ -32,7 +33,7 @@ class UnsupportedAnswer:
         if touch is not None:
             touch(object.__getattribute__(self, "what"))
 
-    def __getattribute__(self, name: str):
+    def __getattribute__(self, name: str) -> Any:
         if name not in ("what", "_touch", "_used", "__class__"):
             object.__getattribute__(self, "_used")()
         return object.__getattribute__(self, name)
@@ -41,11 +42,11 @@ class UnsupportedAnswer:
         self._used()
         return f"<{self.what}: not numbers, text or a list>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         self._used()
         return NotImplemented
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         self._used()
         return NotImplemented
 
@@ -61,8 +62,8 @@ class UnsupportedAnswer:
         return repr(self)
 
 
-def _placeholder_use(name: str):
-    def method(self, *args, **kwargs):
+def _placeholder_use(name: str) -> Callable[..., NoReturn]:
+    def method(self: UnsupportedAnswer, *args: object, **kwargs: object) -> NoReturn:
         self._used()
         raise TypeError(f"{self.what} could not be carried out of the student's kernel")
 
