@@ -33,8 +33,8 @@ from attention_grader.execution.answer_errors import (
     student_error,
 )
 from attention_grader.execution.answer_types import Wire
+from attention_grader.execution.handle_table import HandleTable
 from attention_grader.execution.needs_teacher import CannotGrade
-from attention_grader.execution.object_handles import HandleTable
 from attention_grader.execution.student_function import StudentFunction
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 
