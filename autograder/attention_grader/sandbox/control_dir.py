@@ -16,15 +16,23 @@ import tempfile
 __all__ = ["OWNER", "PREFIX", "make_control_dir", "reap_orphans"]
 
 PREFIX = "attention-sandbox-"
-#: The file in a control folder holding the pid of the grading process that made it.
+#: The file in a control folder naming the grading process that made it (pid, pid namespace).
 OWNER = "owner.pid"
+
+
+def _pid_namespace() -> str:
+    """Return our pid namespace: a pid means something only there (containers share /tmp)."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
 
 
 def make_control_dir(root: str | None) -> str:
     """Make a private folder in ``root`` (None: the system's temporary folder), owned by us."""
     folder = tempfile.mkdtemp(prefix=PREFIX, dir=root or None)
     with open(os.path.join(folder, OWNER), "w") as fh:
-        fh.write(str(os.getpid()))
+        fh.write(f"{os.getpid()} {_pid_namespace()}")
     return folder
 
 
@@ -39,13 +47,19 @@ def _alive(pid: int) -> bool:
 
 
 def _owner(folder: str) -> int | None:
-    """Return the pid that made ``folder``, or None when it does not say (then it is kept)."""
+    """Return the pid that made ``folder``, or None when it does not say (then it is kept).
+
+    None too for a folder of another pid namespace (another container sharing the folder):
+    its pid cannot be looked up from here.
+    """
     try:
         with open(os.path.join(folder, OWNER)) as fh:
-            text = fh.read(20)
+            pid, _, namespace = fh.read(200).partition(" ")
     except OSError:
         return None
-    return int(text) if text.strip().isdigit() else None
+    if not pid.isdigit() or namespace.strip() != _pid_namespace():
+        return None
+    return int(pid)
 
 
 def _ours(uid: int) -> bool:

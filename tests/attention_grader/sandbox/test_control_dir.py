@@ -26,22 +26,27 @@ def _dead_pid() -> int:
 
 def test_only_the_folders_of_processes_that_are_gone_are_reaped(tmp_path):
     mine = Path(make_control_dir(str(tmp_path)))
-    assert mine.name.startswith(PREFIX) and (mine / OWNER).read_text() == str(os.getpid())
+    assert mine.name.startswith(PREFIX)
+    assert (mine / OWNER).read_text().split()[0] == str(os.getpid())
+    namespace = os.readlink("/proc/self/ns/pid")
     orphan = tmp_path / f"{PREFIX}orphan"
     (orphan / "work").mkdir(parents=True)
     (orphan / "work" / "data.csv").write_text("a student's file")
-    (orphan / OWNER).write_text(str(_dead_pid()))
+    (orphan / OWNER).write_text(f"{_dead_pid()} {namespace}")
+    elsewhere = tmp_path / f"{PREFIX}other-container"  # its pids are not ours to look up
+    elsewhere.mkdir()
+    (elsewhere / OWNER).write_text(f"{_dead_pid()} pid:[1]")
     unsigned = tmp_path / f"{PREFIX}unsigned"  # says nothing of its owner: kept
     unsigned.mkdir()
     other = tmp_path / "someone-else"
     other.mkdir()
-    (other / OWNER).write_text(str(_dead_pid()))
+    (other / OWNER).write_text(f"{_dead_pid()} {namespace}")
     link = tmp_path / f"{PREFIX}link"
     link.symlink_to(orphan)
 
     assert reap_orphans(str(tmp_path)) == [str(orphan)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [mine.name, unsigned.name, other.name, link.name]
+        [mine.name, elsewhere.name, unsigned.name, other.name, link.name]
     )
     assert reap_orphans(str(tmp_path / "missing")) == []
 
