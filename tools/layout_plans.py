@@ -75,7 +75,7 @@ MOVES = {
     "private_submit": "intake", "safe_exchange": "intake", "submission_history": "intake",
     # sandbox
     "implement_it": "sandbox", "protections": "sandbox", "sandbox": "sandbox",
-    "sandbox_host": "sandbox", "sandbox_launch": "sandbox",
+    "sandbox_host": "sandbox", "sandbox_launch": "sandbox", "control_dir": "sandbox",
     # execution
     "_kernel_side": "execution", "answer_sets": "execution", "answer_types": "execution",
     "answers": "execution", "budget": "execution", "execute": "execution",
@@ -86,6 +86,10 @@ MOVES = {
     "shards": "execution", "solution_check": "execution", "speedups": "execution",
     "tamper": "execution", "test_styles": "execution", "trusted": "execution",
     "trusted_scope": "execution", "worker": "execution", "kernel_bindings": "execution",
+    # answers.py split by concern (issue 30, seventh landing), and the parts of trusted.py
+    "answer_channel": "execution", "answer_decoding": "execution", "answer_encoding": "execution",
+    "answer_errors": "execution", "student_function": "execution", "unsupported_answer": "execution",
+    "trusted_cells": "execution", "cell_code": "execution", "handle_table": "execution",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

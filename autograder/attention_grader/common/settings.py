@@ -146,7 +146,7 @@ class Answers(Configurable):
     )
 
     def limits(self) -> AnswerLimits:
-        """Return these settings as the answer reader's frozen :class:`~attention_grader.execution.answers.AnswerLimits`."""
+        """Return these settings as the answer reader's frozen :class:`AnswerLimits`."""
         return AnswerLimits(**{f.name: getattr(self, f.name) for f in fields(AnswerLimits)})
 
 

@@ -1,13 +1,13 @@
 """Runs INSIDE a student's kernel during autograde: hands answers out as plain data.
 
-Never imported by the grader: :mod:`attention_grader.execution.answers` sends this file's text to the
+Never imported by the grader: :mod:`attention_grader.execution.answer_encoding` sends this file's text to the
 kernel with one request (``_REQUEST``, JSON) and the student's namespace (``_USER_NS``), and
 reads back one ``display_data`` of :data:`MIME` holding JSON.
 
 Nothing here is trusted. The student's code may replace any of it; then the only thing it can
 change is what *its own* answers look like, which is no more than the student could do by
 assigning different answers. The grader validates whatever comes back
-(:func:`attention_grader.execution.answers.decode`) and runs every check in its own process.
+(:func:`attention_grader.execution.answer_decoding.decode`) and runs every check in its own process.
 
 Wire format (the same both ways): JSON null/bool/number/string, or one-key objects
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,

@@ -7,7 +7,7 @@ collide turns its rebuilding into time quadratic in its size (a 2.6 MB reply hel
 worker for over a minute), in the grader's own process where no kernel time limit applies.
 
 So a reply's sets and dict keys are rebuilt only within two caps (:class:`HashBudget`, set from
-:class:`~attention_grader.execution.answers.AnswerLimits`): at most ``max_set_items`` items in one set or
+:class:`~attention_grader.common.settings.AnswerLimits`): at most ``max_set_items`` items in one set or
 dict, and at most ``max_hashed_items`` values hashed in one reply (the items of a tuple key
 count one each). Even when every hash collides, rebuilding then costs fewer than
 ``max_set_items * max_hashed_items`` equality tests (10 million with the defaults; a tenth of a
@@ -60,7 +60,7 @@ class HashBudget:
                 f"a {what} of {size} items (the grader reads at most {self.max_set_items})"
             )
 
-    def _charge(self, items: list, what: str) -> None:
+    def _charge(self, items: list[object], what: str) -> None:
         self.admit(len(items), what)
         self.hashed += sum(_weight(item) for item in items)
         if self.hashed > self.max_hashed_items:
@@ -68,7 +68,7 @@ class HashBudget:
                 f"more than {self.max_hashed_items} values in sets and dict keys in one answer"
             )
 
-    def build_set(self, items: list) -> set:
+    def build_set(self, items: list[object]) -> set[object]:
         """``set(items)``, once the caps allow it."""
         self._charge(items, "set")
         try:
@@ -76,7 +76,7 @@ class HashBudget:
         except TypeError:  # a list or an array inside a set
             raise self.refuse("a set of unhashable items") from None
 
-    def build_dict(self, pairs: list[tuple]) -> dict:
+    def build_dict(self, pairs: list[tuple[object, object]]) -> dict[object, object]:
         """``dict(pairs)``, once the caps allow it (the keys are what is hashed)."""
         self._charge([key for key, _ in pairs], "dict")
         try:
@@ -85,14 +85,16 @@ class HashBudget:
             raise self.refuse("a dict with unhashable keys") from None
 
 
-def _weight(item) -> int:
+def _weight(item: object) -> int:
     """How many values hashing ``item`` hashes: a tuple hashes each of its items."""
     if type(item) is tuple:
         return 1 + sum(_weight(x) for x in item)
     return 1
 
 
-def small_object(pairs: list[tuple[str, object]], refuse: Callable[[str], Exception]) -> dict:
+def small_object(
+    pairs: list[tuple[str, object]], refuse: Callable[[str], Exception]
+) -> dict[str, object]:
     """``json.loads``'s ``object_pairs_hook``: a dict, unless the object has too many keys."""
     if len(pairs) > MAX_OBJECT_KEYS:
         raise refuse(f"a JSON object with {len(pairs)} keys in the reply")

@@ -32,9 +32,17 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
 from time import monotonic
+from types import TracebackType
+from typing import Any, Generic, TypeVar
 
 __all__ = ["BudgetOutcome", "GraderCrashed", "Reporter", "WorkerWatch", "run_within"]
+
+
+_T = TypeVar("_T")
 
 
 class GraderCrashed(RuntimeError):
@@ -42,7 +50,7 @@ class GraderCrashed(RuntimeError):
 
 
 @dataclass
-class BudgetOutcome:
+class BudgetOutcome(Generic[_T]):
     """What the child sent back.
 
     Attributes
@@ -55,8 +63,8 @@ class BudgetOutcome:
         Wall-clock time the child ran.
     """
 
-    result: object = None
-    cells: dict[int, dict] = field(default_factory=dict)
+    result: _T | None = None
+    cells: dict[int, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -67,10 +75,10 @@ class BudgetOutcome:
 class Reporter:
     """The child's end of the pipe: ``cell(index, cell)`` as each cell finishes, ``kernel(pid)``."""
 
-    def __init__(self, conn):
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def cell(self, index: int, cell: dict) -> None:
+    def cell(self, index: int, cell: dict[str, Any]) -> None:
         self._conn.send(("cell", index, cell))
 
     def kernel(self, pid: int | None) -> None:
@@ -93,7 +101,9 @@ class _ForwardLog(logging.Handler):
             self.reporter.log(record.levelno, record.getMessage())
 
 
-def _child(work: Callable[[Reporter], object], conn, logger: logging.Logger | None) -> None:
+def _child(
+    work: Callable[[Reporter], object], conn: Connection, logger: logging.Logger | None
+) -> None:
     reporter = Reporter(conn)
     if logger is not None:  # its handlers write to the parent's buffers: replace them
         for handler in list(logger.handlers):
@@ -119,7 +129,7 @@ def _child(work: Callable[[Reporter], object], conn, logger: logging.Logger | No
         os._exit(0)
 
 
-def _kill(proc, kernels: list[int]) -> None:
+def _kill(proc: BaseProcess, kernels: list[int]) -> None:
     """Kill the child, then its kernel's process group (a kernel outside bubblewrap outlives it)."""
     with contextlib.suppress(ProcessLookupError, OSError):
         proc.kill()
@@ -132,8 +142,8 @@ def _kill(proc, kernels: list[int]) -> None:
 
 
 def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap, report
-    seconds: float, work: Callable[[Reporter], object], logger: logging.Logger | None = None
-) -> BudgetOutcome:
+    seconds: float, work: Callable[[Reporter], _T], logger: logging.Logger | None = None
+) -> BudgetOutcome[_T]:
     """Run ``work(reporter)`` in a forked child; kill it after ``seconds`` of wall-clock time.
 
     What the child logs on ``logger`` is logged on it here, in the parent.
@@ -157,7 +167,8 @@ def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap
     deadline = start + max(0.0, seconds)
     proc.start()
     send.close()
-    outcome, kernels = BudgetOutcome(), list[int]()
+    outcome: BudgetOutcome[_T] = BudgetOutcome()
+    kernels: list[int] = []
     try:
         while True:
             left = deadline - monotonic()
@@ -218,15 +229,13 @@ class WorkerWatch:
         The submission's budget plus :data:`WORKER_GRACE`; 0 or less = no watch.
     """
 
-    def __init__(self, folder, seconds: float):
-        from pathlib import Path
-
+    def __init__(self, folder: str | Path, seconds: float) -> None:
         self.folder = Path(folder) / "claims"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.seconds = seconds
         self.over: dict[str, float] = {}
 
-    def claim(self, student: str):
+    def claim(self, student: str) -> _Claim:
         """In the worker, around one submission: ``with watch.claim(student): ...``."""
         path = self.folder / str(os.getpid())
         path.write_text(student)
@@ -253,11 +262,16 @@ class WorkerWatch:
         return killed
 
 
-class _Claim(contextlib.AbstractContextManager):
-    def __init__(self, path):
+class _Claim(contextlib.AbstractContextManager["_Claim"]):
+    def __init__(self, path: Path) -> None:
         self.path = path
 
-    def __exit__(self, *exc):
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.path.unlink(missing_ok=True)
         return None
 

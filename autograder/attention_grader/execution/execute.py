@@ -49,8 +49,10 @@ from attention_grader.common.flags import (
     record_flags,
 )
 from attention_grader.common.settings import Protections, answer_limits
-from attention_grader.execution.answers import AnswerChannel, KernelGone
-from attention_grader.execution.budget import run_within
+from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.answer_errors import KernelGone
+from attention_grader.execution.budget import Reporter, run_within
+from attention_grader.execution.cell_code import answer_names, parse_cell
 from attention_grader.execution.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -65,12 +67,9 @@ from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.kernel_tests import kernel_test_ids
 from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
 from attention_grader.execution.needs_teacher import record_cells
-from attention_grader.execution.trusted import (
-    TrustedCells,
-    TrustedChecker,
-    answer_names,
-    load_trusted_cells,
-)
+from attention_grader.execution.trusted import TrustedChecker
+from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
+from attention_grader.sandbox.control_dir import reap_orphans
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
@@ -128,8 +127,8 @@ class GradingExecute(Execute):
     iopub_timeout: float
     _kernel_tests: set[str]
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
-    _submission_started: dict[tuple, tuple[float, set]] = {}
-    _reporter = None  # in the budget's child: where each finished cell is reported
+    _submission_started: dict[tuple[object, object], tuple[float, set[object]]] = {}
+    _reporter: Reporter | None = None  # in the budget's child: where each finished cell is reported
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
@@ -143,7 +142,7 @@ class GradingExecute(Execute):
 
     # -- kernel set-up ------------------------------------------------------------------------
 
-    def create_kernel_manager(self):
+    def create_kernel_manager(self) -> Any:  # a jupyter_client KernelManager
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
@@ -170,7 +169,7 @@ class GradingExecute(Execute):
         if GradingExecute._refusal:
             raise KernelStartError(GradingExecute._refusal)
 
-    def _checker(self, nb, resources) -> TrustedChecker | None:
+    def _checker(self, nb: NotebookNode, resources: dict[str, Any] | None) -> TrustedChecker | None:
         info = (resources or {}).get("nbgrader", {})
         cells = self.trusted_cells
         if cells is None:
@@ -200,7 +199,7 @@ class GradingExecute(Execute):
             cells, AnswerChannel(self._run_request, answer_limits(self.config)), folders
         )
 
-    def _source_notebook(self, assignment: str, notebook: str):
+    def _source_notebook(self, assignment: str, notebook: str) -> NotebookNode | None:
         """Return the teacher's notebook from source/ (never the submission), or None."""
         import nbformat
 
@@ -208,7 +207,8 @@ class GradingExecute(Execute):
             path = Path(folder) / f"{notebook}.ipynb"
             if path.is_file():
                 try:
-                    return nbformat.read(path, as_version=4)
+                    source: NotebookNode = nbformat.read(path, as_version=4)
+                    return source
                 except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
                     self.log.warning("could not read %s: %s", path, exc)
         return None
@@ -222,20 +222,32 @@ class GradingExecute(Execute):
 
     # -- the notebook -------------------------------------------------------------------------
 
-    def preprocess(self, nb, resources=None, km=None):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, km: Any = None
+    ) -> tuple[NotebookNode, dict[str, Any] | None]:
         """Grade one notebook, in a child process the submission's budget bounds."""
         self._report_protections()
         left = self._budget_left(resources)
         if left is None or self._reporter is not None:
             return self._preprocess(nb, resources, km)
-        work = lambda reporter: self._in_child(nb, resources, km, reporter)  # noqa: E731
+
+        def work(reporter: Reporter) -> NotebookNode:
+            return self._in_child(nb, resources, km, reporter)
+
         outcome = run_within(left, work, self.log)
-        if not outcome.over_budget:
+        if outcome.result is not None:  # not over budget
             return outcome.result, resources
+        self._reap_kernel_folders()
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
 
-    def _budget_left(self, resources) -> float | None:
+    def _reap_kernel_folders(self) -> None:
+        """Remove the kernel's private folder (a copy of the submission) the killed child left."""
+        manager = self.kernel_manager_class
+        if isinstance(manager, type) and issubclass(manager, SandboxedKernelManager):
+            reap_orphans(manager(config=self.config).control_root or None)
+
+    def _budget_left(self, resources: dict[str, Any] | None) -> float | None:
         """Seconds left of this submission's budget (its notebooks share it), or None."""
         if not self.submission_budget:
             return None
@@ -247,12 +259,16 @@ class GradingExecute(Execute):
         GradingExecute._submission_started = {key: (start, seen | {notebook})}
         return self.submission_budget - (monotonic() - start)
 
-    def _in_child(self, nb, resources, km, reporter):
+    def _in_child(
+        self, nb: NotebookNode, resources: dict[str, Any] | None, km: Any, reporter: Reporter
+    ) -> NotebookNode:
         self._reporter = reporter
         nb, _ = self._preprocess(nb, resources, km)
         return nb
 
-    def _preprocess(self, nb, resources=None, km=None):
+    def _preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, km: Any = None
+    ) -> tuple[NotebookNode, dict[str, Any] | None]:
         self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
         self._stopped: tuple[str, int] | None = None
         self._notebook_bytes = 0
@@ -263,10 +279,13 @@ class GradingExecute(Execute):
         self._cell_bytes, self._cut, self._requesting = 0, False, False
         self._kernel_tests = set()
         self._kernel_graded: list[str] = []
-        self._hide_library, self._library_flags = False, []
+        self._hide_library, self._library_flags = False, list[str]()
         self._trusted = self._checker(nb, resources)
         try:
-            return super().preprocess(nb, resources, km)
+            graded: tuple[NotebookNode, dict[str, Any] | None] = super().preprocess(
+                nb, resources, km
+            )
+            return graded
         except DeadKernelError:
             # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
             self._stop(KERNEL_DIED, -1)
@@ -281,7 +300,7 @@ class GradingExecute(Execute):
         finally:
             self._record_findings(nb, resources)
 
-    def _record_findings(self, nb, resources) -> None:
+    def _record_findings(self, nb: NotebookNode, resources: dict[str, Any] | None) -> None:
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         # The limit that really applied (``--cell-timeout`` may differ from the course config),
         # so the feedback page's "ran longer than N s" tells the student the truth.
@@ -320,14 +339,16 @@ class GradingExecute(Execute):
             flags += [Flag(LIBRARY_USE, f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
         record_flags(flags, notebook=nb)
 
-    def _get_timeout(self, cell):
-        timeout = super()._get_timeout(cell)
+    def _get_timeout(self, cell: NotebookNode) -> int | None:
+        timeout: int | None = super()._get_timeout(cell)
         if self._deadline is None:
             return timeout
         left = max(1, int(self._deadline - monotonic()) + 1)
         return left if timeout is None else min(timeout, left)
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         cell, resources = self._preprocess_cell(cell, resources, index)
         if self._reporter is not None:  # the budget's parent keeps what is finished
             if index == 0:
@@ -335,7 +356,9 @@ class GradingExecute(Execute):
             self._reporter.cell(index, cell)
         return cell, resources
 
-    def _preprocess_cell(self, cell, resources, index):
+    def _preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         if self._not_reached(cell, index):
             return cell, self.resources
         try:
@@ -356,7 +379,7 @@ class GradingExecute(Execute):
         mark_not_run(cell, *self._stopped)
         return cell, self.resources
 
-    def _not_reached(self, cell, index: int) -> bool:
+    def _not_reached(self, cell: NotebookNode, index: int) -> bool:
         """Tell whether execution stopped before this cell (or the notebook's time ran out here).
 
         Such a cell is marked as not run.
@@ -369,7 +392,9 @@ class GradingExecute(Execute):
         mark_not_run(cell, *self._stopped)
         return True
 
-    def _run_cell(self, cell, resources, index):
+    def _run_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         """Run one cell: a test in the grader (or, the teacher's mark, in the kernel).
 
         Any other cell the kernel runs; a read-only cell then runs in the grader too.
@@ -381,7 +406,10 @@ class GradingExecute(Execute):
                 cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
                 self._fresh_cell()
                 self._kernel_graded.append(grade_id)
-                return super().preprocess_cell(cell, resources, index)
+                ran: tuple[NotebookNode, dict[str, Any]] = super().preprocess_cell(
+                    cell, resources, index
+                )
+                return ran
             if cell.cell_type == "code":
                 return self._trusted_test(cell, index, grade_id)
         self._fresh_cell()
@@ -395,7 +423,9 @@ class GradingExecute(Execute):
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
         return cell, resources
 
-    def _trusted_test(self, cell, index: int, grade_id: str):
+    def _trusted_test(
+        self, cell: NotebookNode, index: int, grade_id: str
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         """Run a hidden test in this process against the answers read from the kernel."""
         self._index = index
         assert self._trusted is not None, "a test cell is only known to a checker"
@@ -417,7 +447,7 @@ class GradingExecute(Execute):
         # A new subscriber misses what is published before its subscription reaches the kernel.
         run_sync(asyncio.sleep)(0.2)
 
-    def _run_request(self, source: str) -> list:
+    def _run_request(self, source: str) -> list[NotebookNode]:
         """Run one hidden request (answer channel) in the kernel; return its outputs."""
         request = new_code_cell(source)
         keep = self.nb.cells[self._index]
@@ -435,7 +465,8 @@ class GradingExecute(Execute):
         finally:
             self._requesting = False
             self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
-        return request.outputs
+        outputs: list[NotebookNode] = request.outputs
+        return outputs
 
     # -- output caps --------------------------------------------------------------------------
 
@@ -443,7 +474,9 @@ class GradingExecute(Execute):
         self._cell_bytes, self._cut = 0, False
         self.iopub_timeout = self._iopub_timeout
 
-    def output(self, outs, msg, display_id, cell_index):
+    def output(
+        self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
+    ) -> NotebookNode | None:
         size = _content_size(msg.get("content", {}))
         self._cell_bytes += size
         # The grader's own requests are thrown away after reading: only the per-cell cap applies
@@ -453,7 +486,8 @@ class GradingExecute(Execute):
         if self._cell_bytes <= self.max_cell_output_bytes and (
             self._requesting or self._notebook_bytes <= self.max_notebook_output_bytes
         ):
-            return super().output(outs, msg, display_id, cell_index)
+            kept: NotebookNode | None = super().output(outs, msg, display_id, cell_index)
+            return kept
         if not self._cut:
             self._cut = True
             self._truncated.append(cell_index)
@@ -476,20 +510,18 @@ class GradingExecute(Execute):
         self._stopped = (kind, index)
         self.log.warning("Stopping execution at cell %s: %s", index, kind)
 
-    def _fail_remaining(self, nb, start: int) -> None:
+    def _fail_remaining(self, nb: NotebookNode, start: int) -> None:
         assert self._stopped is not None, "called after _stop"
         for cell in nb.cells[start:]:
             mark_not_run(cell, *self._stopped)
 
 
-def _rebound_libraries(student_sources: list[str], libraries: dict) -> list[str]:
+def _rebound_libraries(student_sources: list[str], libraries: dict[str, str]) -> list[str]:
     """Names the released notebook imports that the student's cells assign or define again."""
     import ast
 
-    from attention_grader.execution.trusted import _parse
-
     found = []
-    for tree in filter(None, map(_parse, student_sources)):
+    for tree in filter(None, map(parse_cell, student_sources)):
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
                 name = node.id
@@ -502,7 +534,7 @@ def _rebound_libraries(student_sources: list[str], libraries: dict) -> list[str]
     return found
 
 
-def _content_size(content: dict) -> int:
+def _content_size(content: dict[str, Any]) -> int:
     """About how many bytes one output message holds (its text and its data values)."""
     size = len(content.get("text", "") or "")
     for value in (content.get("data") or {}).values():

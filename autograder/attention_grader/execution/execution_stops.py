@@ -8,6 +8,8 @@ how the notebook stopped. :func:`cell_label` names a cell in the grader's flags.
 
 from __future__ import annotations
 
+from typing import Any
+
 import nbformat
 from nbformat import NotebookNode
 
@@ -34,12 +36,12 @@ NOTEBOOK_TIMEOUT = "NotebookTimeout"
 GRADING_BUDGET = "GradingBudget"
 
 
-def cell_label(cell, index: int) -> str:
+def cell_label(cell: NotebookNode, index: int) -> str:
     """Return the cell's nbgrader ``grade_id``, else ``"cell N"`` (1-based), for flags and logs."""
     return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
 
 
-def execution_flags(nb) -> list[tuple[str, str]]:
+def execution_flags(nb: NotebookNode) -> list[tuple[str, str]]:
     """``(kind, detail)`` for how :class:`~attention_grader.execution.execute.GradingExecute` stopped ``nb`` early, if it did."""
     execution = nb.metadata.get(GRADER_METADATA, {}).get("execution", {})
     stopped = execution.get("stopped")
@@ -58,12 +60,12 @@ def execution_flags(nb) -> list[tuple[str, str]]:
     }.get(stopped, [])
 
 
-def runs_code(cell) -> bool:
+def runs_code(cell: NotebookNode) -> bool:
     """Tell whether ``cell`` is a code cell with something to run."""
     return cell.cell_type == "code" and bool(cell.source.strip())
 
 
-def mark_not_run(cell, kind: str, index: int) -> None:
+def mark_not_run(cell: NotebookNode, kind: str, index: int) -> None:
     """Give a code cell that never ran an error output, so its tests score 0."""
     if not runs_code(cell):
         return
@@ -80,7 +82,9 @@ def mark_not_run(cell, kind: str, index: int) -> None:
     ]
 
 
-def stop_at_budget(nb, finished: dict, budget: float, name: str):
+def stop_at_budget(
+    nb: NotebookNode, finished: dict[int, dict[str, Any]], budget: float, name: str
+) -> NotebookNode:
     """``nb`` as far as grading got before its budget ran out, flagged ``grading_budget``.
 
     ``finished`` maps cell index -> the cell as graded (what the budget's child reported); every

@@ -10,6 +10,8 @@ rebuilt as plain objects with the getters matplotlib has (``ax.lines[0].get_data
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["AxesSnapshot", "FigureSnapshot", "figure_from", "axes_from"]
@@ -18,11 +20,11 @@ __all__ = ["AxesSnapshot", "FigureSnapshot", "figure_from", "axes_from"]
 class _Snapshot:
     _kind = "snapshot"
 
-    def __init__(self, data: dict, missing: list[str]):
+    def __init__(self, data: dict[str, Any], missing: list[str]):
         self._data = data
         self._missing = missing
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         self._missing.append(
@@ -31,11 +33,13 @@ class _Snapshot:
         )
         raise AttributeError(f"{self._kind} snapshot has no {name}")
 
-    def _get(self, key, default=None):
+    def _get(self, key: str, default: object = None) -> Any:
+        # Any: decoded plain data from the kernel, whatever shape it arrived in; each getter
+        # reads it as matplotlib's getter would (a wrong shape raises, as it would there)
         return self._data.get(key, default)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
@@ -49,16 +53,16 @@ class _Text(_Snapshot):
 class _Line(_Snapshot):
     _kind = "Line2D"
 
-    def get_xdata(self, orig=True):
+    def get_xdata(self, orig: bool = True) -> np.ndarray:
         return np.asarray(self._get("x", []))
 
-    def get_ydata(self, orig=True):
+    def get_ydata(self, orig: bool = True) -> np.ndarray:
         return np.asarray(self._get("y", []))
 
-    def get_data(self, orig=True):
+    def get_data(self, orig: bool = True) -> tuple[np.ndarray, np.ndarray]:
         return self.get_xdata(), self.get_ydata()
 
-    def get_xydata(self):
+    def get_xydata(self) -> np.ndarray:
         return np.column_stack([self.get_xdata(), self.get_ydata()]).astype(float)
 
     def get_label(self) -> str:
@@ -80,19 +84,19 @@ class _Line(_Snapshot):
 class _Rectangle(_Snapshot):
     _kind = "Rectangle"
 
-    def get_x(self):
+    def get_x(self) -> Any:
         return self._get("x")
 
-    def get_y(self):
+    def get_y(self) -> Any:
         return self._get("y")
 
-    def get_width(self):
+    def get_width(self) -> Any:
         return self._get("width")
 
-    def get_height(self):
+    def get_height(self) -> Any:
         return self._get("height")
 
-    def get_xy(self):
+    def get_xy(self) -> tuple[Any, Any]:
         return (self.get_x(), self.get_y())
 
     def get_label(self) -> str:
@@ -102,7 +106,7 @@ class _Rectangle(_Snapshot):
 class _Collection(_Snapshot):
     _kind = "Collection"
 
-    def get_offsets(self):
+    def get_offsets(self) -> np.ndarray:
         return np.asarray(self._get("offsets", []), dtype=float).reshape(-1, 2)
 
     def get_label(self) -> str:
@@ -112,7 +116,7 @@ class _Collection(_Snapshot):
 class _Legend(_Snapshot):
     _kind = "Legend"
 
-    def get_texts(self) -> list:
+    def get_texts(self) -> list[_Text]:
         return [_Text({"text": t}, self._missing) for t in self._get("texts", [])]
 
 
@@ -121,14 +125,14 @@ class AxesSnapshot(_Snapshot):
 
     _kind = "Axes"
 
-    def __init__(self, data: dict, missing: list[str]):
+    def __init__(self, data: dict[str, Any], missing: list[str]):
         super().__init__(data, missing)
         self.lines = [_Line(d, missing) for d in self._get("lines", [])]
         self.patches = [_Rectangle(d, missing) for d in self._get("patches", [])]
         self.collections = [_Collection(d, missing) for d in self._get("collections", [])]
         self.texts = [_Text({"text": t}, missing) for t in self._get("texts", [])]
 
-    def get_lines(self) -> list:
+    def get_lines(self) -> list[_Line]:
         return list(self.lines)
 
     def get_title(self, loc: str = "center") -> str:
@@ -140,10 +144,10 @@ class AxesSnapshot(_Snapshot):
     def get_ylabel(self) -> str:
         return _text(self._get("ylabel"))
 
-    def get_xlim(self) -> tuple:
+    def get_xlim(self) -> tuple[Any, ...]:
         return tuple(self._get("xlim", ()))
 
-    def get_ylim(self) -> tuple:
+    def get_ylim(self) -> tuple[Any, ...]:
         return tuple(self._get("ylim", ()))
 
     def get_xscale(self) -> str:
@@ -152,11 +156,11 @@ class AxesSnapshot(_Snapshot):
     def get_yscale(self) -> str:
         return _text(self._get("yscale"))
 
-    def get_legend(self):
+    def get_legend(self) -> _Legend | None:
         texts = self._get("legend")
         return None if texts is None else _Legend({"texts": texts}, self._missing)
 
-    def get_legend_handles_labels(self):
+    def get_legend_handles_labels(self) -> tuple[list[_Line], list[str]]:
         labels = [line.get_label() for line in self.lines if not line.get_label().startswith("_")]
         return [line for line in self.lines if not line.get_label().startswith("_")], labels
 
@@ -166,29 +170,29 @@ class FigureSnapshot(_Snapshot):
 
     _kind = "Figure"
 
-    def __init__(self, data: dict, missing: list[str]):
+    def __init__(self, data: dict[str, Any], missing: list[str]):
         super().__init__(data, missing)
         self.axes = [AxesSnapshot(d, missing) for d in self._get("axes", [])]
 
-    def get_axes(self) -> list:
+    def get_axes(self) -> list[AxesSnapshot]:
         return list(self.axes)
 
     def get_suptitle(self) -> str:
         return _text(self._get("suptitle"))
 
 
-def _plain(value):
+def _plain(value: object) -> dict[str, Any]:
     """Return snapshot data if it is a mapping (the decoder made it plain dicts, lists, str)."""
     if not isinstance(value, dict):
         raise ValueError("a figure snapshot that is not a mapping")
     return value
 
 
-def axes_from(data, missing: list[str]) -> AxesSnapshot:
+def axes_from(data: object, missing: list[str]) -> AxesSnapshot:
     """Return the snapshot of one Axes from decoded data; reads it lacks go to ``missing``."""
     return AxesSnapshot(_plain(data), missing)
 
 
-def figure_from(data, missing: list[str]) -> FigureSnapshot:
+def figure_from(data: object, missing: list[str]) -> FigureSnapshot:
     """Return the snapshot of a figure from decoded data; reads it lacks go to ``missing``."""
     return FigureSnapshot(_plain(data), missing)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from attention_grader.common.flags import OUTPUT_TRUNCATED, Flag, record_flags
@@ -16,7 +19,9 @@ LIMIT_OUTPUT_MARKER = "... Output truncated ..."
 class FlagLimitedOutput(NbGraderPreprocessor):
     """After nbgrader's LimitOutput: flag the cells whose output it cut (``output_truncated``)."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         flags = []
         for index, cell in enumerate(nb.cells):

@@ -11,11 +11,15 @@ import datetime
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attention_grader.common.course import Course
 from attention_grader.common.flags import LATE, Flag, read_flags
 from attention_grader.common.summary import SubmissionResult
 from attention_grader.intake.late import final_score
+
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
 
 __all__ = [
     "NotebookRows",
@@ -35,7 +39,7 @@ class NotebookRows:
 
     late_submission_penalty: float | None = None
     #: grade cell name -> (auto_score, needs_manual_grade)
-    grades: dict[str, tuple] = field(default_factory=dict)
+    grades: dict[str, tuple[float | None, bool]] = field(default_factory=dict)
     #: comment cell name -> auto_comment
     comments: dict[str, str | None] = field(default_factory=dict)
 
@@ -86,7 +90,7 @@ def read_rows(db_url: str, course_id: str, assignment: str, student: str) -> Sub
         )
 
 
-def apply_rows(gb, assignment: str, student: str, rows: SubmissionRows) -> None:
+def apply_rows(gb: Gradebook, assignment: str, student: str, rows: SubmissionRows) -> None:
     """Write one worker's rows into the real gradebook (the parent is the only writer)."""
     gb.update_or_create_student(student)
     if rows.timestamp is not None:
@@ -105,7 +109,7 @@ def apply_rows(gb, assignment: str, student: str, rows: SubmissionRows) -> None:
     gb.db.commit()
 
 
-def score_missing(gb, course: Course, assignment: str, student: str) -> list[Flag]:
+def score_missing(gb: Gradebook, course: Course, assignment: str, student: str) -> list[Flag]:
     """Do what nbgrader's autograde does for a missing notebook: every grade 0, nothing to review.
 
     Returns the flags recorded for the submission (by collect and the intake), and a
@@ -138,7 +142,7 @@ def _human_seconds(seconds: float) -> str:
     return " ".join(parts) if parts else f"{sec} s"
 
 
-def finish(gb, assignment: str, result: SubmissionResult) -> None:
+def finish(gb: Gradebook, assignment: str, result: SubmissionResult) -> None:
     """Fill in the score and the late flag of ``result`` from the real gradebook."""
     from nbgrader.api import MissingEntry
 

@@ -29,6 +29,7 @@ variable or a ``with ... as`` named like a student's answer stays refused.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 __all__ = ["BIND", "UNBIND", "bind_in_kernel", "refused_rebinds"]
 
@@ -57,7 +58,7 @@ def _names(targets: list[ast.expr], student: set[str]) -> list[ast.Name]:
     return found
 
 
-def _statements(body: list[ast.stmt]):
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Yield the statements the test runs at its top level, blocks included (not in functions)."""
     for stmt in body:
         yield stmt

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 
@@ -17,7 +19,9 @@ class CappedKernelClient(AsyncKernelClient):
 
     max_message_bytes = 16 * 2**20
 
-    def _create_connected_socket(self, channel, identity=None):
+    def _create_connected_socket(
+        self, channel: str, identity: bytes | None = None
+    ) -> zmq.Socket[Any]:
         url = self._make_url(channel)
         sock = self.context.socket(_SOCKET_TYPES[channel])
         sock.linger = 1000

@@ -17,6 +17,10 @@ the report, and the release check grades it the same way (in the kernel).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
+from nbformat import NotebookNode
+
 from attention_grader.common.flags import GRADER_METADATA
 
 __all__ = ["RUN_IN_KERNEL", "kernel_test_ids"]
@@ -25,11 +29,11 @@ __all__ = ["RUN_IN_KERNEL", "kernel_test_ids"]
 RUN_IN_KERNEL = "run_in_kernel"
 
 
-def kernel_test_ids(source_notebook, tests) -> set[str]:
+def kernel_test_ids(source_notebook: NotebookNode | None, tests: Container[str]) -> set[str]:
     """Return the grade_ids of test cells ``source_notebook`` marks to run in the kernel."""
     if source_notebook is None:
         return set()
-    marked = set()
+    marked: set[str] = set()
     for cell in source_notebook.cells:
         meta = cell.metadata.get(GRADER_METADATA, {})
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from nbformat import NotebookNode
+
 from attention_grader.common.diagnosis import read_diagnosis
 from attention_grader.execution.execution_stops import cell_label
 from attention_grader.execution.library_use import library_in_source
@@ -49,7 +51,7 @@ def library_flags(student_sources: list[str], graded: list[str]) -> list[str]:
     return details
 
 
-def _text(output) -> str:
+def _text(output: NotebookNode) -> str:
     parts = [str(output.get("text", "")), str(output.get("evalue", ""))]
     parts += [str(line) for line in output.get("traceback", []) or []]
     parts += [str(v) for v in (output.get("data") or {}).values()]
@@ -60,12 +62,12 @@ def _text(output) -> str:
 _DIAGNOSED = "used_library"
 
 
-def _diagnosed(cell) -> bool:
+def _diagnosed(cell: NotebookNode) -> bool:
     diagnosis = read_diagnosis(cell)
     return diagnosis is not None and diagnosis.id == _DIAGNOSED
 
 
-def stub_seen(nb) -> list[str]:
+def stub_seen(nb: NotebookNode) -> list[str]:
     """Labels of the cells whose outputs carry the stub's message, or whose check diagnosed it."""
     return [
         cell_label(cell, index)

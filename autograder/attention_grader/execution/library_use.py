@@ -9,8 +9,10 @@ own :func:`attention_lab.checks._library.library_use` inspects a function object
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection, Iterator
 from typing import Any
 
+from attention_grader.execution.cell_code import parse_cell
 from attention_lab.checks import FORBIDDEN_ROOTS
 
 __all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
@@ -21,12 +23,6 @@ __all__ = ["FORBIDDEN_ROOTS", "library_in_source"]
 _DYNAMIC: tuple[str, ...]
 _DYNAMIC = ("__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "sys")
 _DYNAMIC += ("__builtins__", "builtins", "open", "runpy", "__loader__", "__spec__")
-
-
-def _parse(source: str) -> ast.Module | None:
-    from attention_grader.execution.trusted import _parse as parse  # IPython syntax too
-
-    return parse(source)
 
 
 def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast.AST]]:  # noqa: C901 -- one branch per import form
@@ -56,7 +52,7 @@ def _definitions(trees: list[ast.Module]) -> tuple[dict[str, str], dict[str, ast
     return imports, defs
 
 
-def _module_level(body: list[ast.stmt]):
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Yield the statements that run at module level, inside if/for/while/with/try blocks too."""
     for node in body:
         yield node
@@ -83,7 +79,9 @@ def _references(node: ast.AST) -> tuple[set[str], list[str]]:
     return names, modules
 
 
-def library_in_source(student_sources: list[str], name: str, stop=()) -> str | None:
+def library_in_source(
+    student_sources: list[str], name: str, stop: Collection[str] = ()
+) -> str | None:
     """Return what forbidden library the student's ``name`` (and what it calls) refers to, if any.
 
     Read from the submitted source (the function's code object never leaves the kernel): the
@@ -97,7 +95,7 @@ def library_in_source(student_sources: list[str], name: str, stop=()) -> str | N
     str or None
         The dotted name found (``"scipy.special.softmax"``), or None.
     """
-    trees = [t for t in map(_parse, student_sources) if t is not None]
+    trees = [t for t in map(parse_cell, student_sources) if t is not None]
     imports, defs = _definitions(trees)
     todo, seen = [name], set()
     while todo:

@@ -17,6 +17,8 @@ cell is never given as a wrong answer with a misleading message. Instead
 
 from __future__ import annotations
 
+from typing import Any
+
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -60,7 +62,7 @@ def student_output() -> NotebookNode:
     )
 
 
-def record_cells(nb, notebook: str, causes: dict[str, str]) -> None:
+def record_cells(nb: NotebookNode, notebook: str, causes: dict[str, str]) -> None:
     """Remember which cells need a teacher and why (metadata by grade_id, and one flag each)."""
     if not causes:
         return
@@ -72,7 +74,7 @@ def record_cells(nb, notebook: str, causes: dict[str, str]) -> None:
     )
 
 
-def cells_needing_teacher(nb) -> dict[str, str]:
+def cells_needing_teacher(nb: NotebookNode) -> dict[str, str]:
     """grade_id -> cause, as :func:`record_cells` stored them."""
     stored = nb.metadata.get(GRADER_METADATA, {}).get(_CELLS, {})
     return {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
@@ -81,7 +83,9 @@ def cells_needing_teacher(nb) -> dict[str, str]:
 class MarkNeedsTeacher(NbGraderPreprocessor):
     """After ``SaveAutoGrades``: the cells needing a teacher need a manual grade in the gradebook."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         cells = cells_needing_teacher(nb)
         info = (resources or {}).get("nbgrader", {})
         if not cells or not all(info.get(k) for k in ("db_url", "notebook", "assignment")):

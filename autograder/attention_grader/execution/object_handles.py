@@ -23,9 +23,15 @@ the cell needs a teacher), never a silent grade: comparing a student's object wi
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, NoReturn, SupportsIndex, cast
 
-__all__ = ["HandleTable", "ObjectHandle", "StudentClass", "stand_in_class"]
+from attention_grader.execution.needs_teacher import CannotGrade
+
+if TYPE_CHECKING:
+    from attention_grader.execution.answer_channel import AnswerChannel
+
+__all__ = ["ObjectHandle", "StudentClass", "stand_in_class"]
 
 _BINARY = ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
 _COMPARE = {"eq": "__eq__", "ne": "__eq__", "lt": "__lt__", "le": "__le__", "gt": "__gt__",
@@ -33,22 +39,29 @@ _COMPARE = {"eq": "__eq__", "ne": "__eq__", "lt": "__lt__", "le": "__le__", "gt"
 _REFLECTED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
-def _cannot(cause: str):
-    from attention_grader.execution.needs_teacher import CannotGrade
-
+def _cannot(cause: str) -> CannotGrade:
     return CannotGrade(cause)
 
 
-def _op(handle: ObjectHandle, action: str, **fields):
-    return handle._ag_channel.handle_op(handle._ag_key, action, **fields)
+def _op(
+    handle: ObjectHandle,
+    action: str,
+    *,
+    args: tuple[object, ...] = (),
+    kwargs: dict[str, object] | None = None,
+    **fields: object,
+) -> object:
+    channel = handle._ag_channel
+    return channel.handle_op(handle._ag_key, action, args=args, kwargs=kwargs, **fields)
 
 
-def _compare(handle: ObjectHandle, other, name: str):
+def _compare(handle: ObjectHandle, other: object, name: str) -> Any:
     """``handle <name> other``: in the kernel between two of the student's objects.
 
     Against anything else the student's comparison must not decide (it could claim to equal
     the teacher's expected value): a class without its own comparison compares as Python's
     default does (identity; ``<`` unsupported), one with it makes the cell need a teacher.
+    Any: what the kernel's comparison returned, which need not be a bool (numpy's is not).
     """
     if isinstance(other, ObjectHandle | StudentClass):
         return _op(handle, "operator", operator=name, other=other)
@@ -63,8 +76,8 @@ def _compare(handle: ObjectHandle, other, name: str):
     return NotImplemented  # Python then tries the other side, then identity (== and !=)
 
 
-def _binary(name: str, reflected: bool = False):
-    def method(self, other):
+def _binary(name: str, reflected: bool = False) -> Callable[[ObjectHandle, object], object]:
+    def method(self: ObjectHandle, other: object) -> object:
         return _op(self, "operator", operator=name, other=other, reflected=reflected)
 
     return method
@@ -84,21 +97,24 @@ class ObjectHandle:
     """
 
     __slots__ = ("_ag_channel", "_ag_key", "_ag_type")
-    _ag_caps: frozenset = frozenset()  # the dunders its class in the kernel defines
+    _ag_channel: AnswerChannel
+    _ag_key: int
+    _ag_type: str
+    _ag_caps: frozenset[str] = frozenset()  # the dunders its class in the kernel defines
 
-    def __init__(self, channel, key: int, type_name: str):
+    def __init__(self, channel: AnswerChannel, key: int, type_name: str) -> None:
         object.__setattr__(self, "_ag_channel", channel)
         object.__setattr__(self, "_ag_key", int(key))
         object.__setattr__(self, "_ag_type", str(type_name)[:80])
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> object:
         if name == "__dict__":
             return _op(self, "vars")
         if name.startswith("__"):
             raise AttributeError(name)
         return _op(self, "attr", name=name)
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name.startswith("__"):
             cause = f"the test sets `.{name}` on a {self._ag_type} object in the kernel"
             self._ag_channel.uncarried.append(cause)
@@ -113,22 +129,22 @@ class ObjectHandle:
     def __bool__(self) -> bool:
         return _op(self, "bool") is True
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Any:
         return _compare(self, other, "eq")
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Any:
         return _compare(self, other, "ne")
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> Any:
         return _compare(self, other, "lt")
 
-    def __le__(self, other):
+    def __le__(self, other: object) -> Any:
         return _compare(self, other, "le")
 
-    def __gt__(self, other):
+    def __gt__(self, other: object) -> Any:
         return _compare(self, other, "gt")
 
-    def __ge__(self, other):
+    def __ge__(self, other: object) -> Any:
         return _compare(self, other, "ge")
 
     def __hash__(self) -> int:
@@ -164,27 +180,27 @@ class ObjectHandle:
         value = _op(self, "dir")
         return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
-    def __copy__(self):
+    def __copy__(self) -> object:
         return _op(self, "copy")
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, object]) -> object:
         return _op(self, "deepcopy")
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
         cause = f"the test pickles a {self._ag_type} object, which stays in the student's kernel"
         self._ag_channel.uncarried.append(cause)
         raise _cannot(cause)
 
-    def __neg__(self):
+    def __neg__(self) -> object:
         return _op(self, "operator", operator="neg")
 
-    def __pos__(self):
+    def __pos__(self) -> object:
         return _op(self, "operator", operator="pos")
 
-    def __abs__(self):
+    def __abs__(self) -> object:
         return _op(self, "operator", operator="abs")
 
-    def __invert__(self):
+    def __invert__(self) -> object:
         return _op(self, "operator", operator="invert")
 
 
@@ -198,18 +214,18 @@ for _name in _BINARY:
 # ----------------------------------------------------------- dunders only some classes have
 
 
-def _call(self, *args, **kwargs):
+def _call(self: ObjectHandle, *args: object, **kwargs: object) -> object:
     return _op(self, "call", args=args, kwargs=kwargs)
 
 
-def _len(self) -> int:
+def _len(self: ObjectHandle) -> int:
     value = _op(self, "len")
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise TypeError("len() of the student's object is not a count")
     return value
 
 
-def _iter(self):
+def _iter(self: ObjectHandle) -> object:
     if "__next__" in type(self)._ag_caps:
         return self  # an iterator: each next() is a request, its state stays in the kernel
     values = _op(self, "iter")
@@ -220,28 +236,28 @@ def _iter(self):
     return iter(values)
 
 
-def _next(self):
+def _next(self: ObjectHandle) -> object:
     return _op(self, "next")
 
 
-def _getitem(self, key):
+def _getitem(self: ObjectHandle, key: object) -> object:
     return _op(self, "item", key=key)
 
 
-def _setitem(self, key, value):
+def _setitem(self: ObjectHandle, key: object, value: object) -> None:
     _op(self, "setitem", key=key, value=value)
 
 
-def _delitem(self, key):
+def _delitem(self: ObjectHandle, key: object) -> None:
     _op(self, "delitem", key=key)
 
 
-def _contains(self, item) -> bool:
+def _contains(self: ObjectHandle, item: object) -> bool:
     return _op(self, "operator", operator="contains", other=item) is True
 
 
-def _number(kind):
-    def method(self):
+def _number(kind: str) -> Callable[[ObjectHandle], int | float]:
+    def method(self: ObjectHandle) -> int | float:
         value = _op(self, kind)
         wanted = float if kind == "float" else int
         if isinstance(value, bool) or not isinstance(value, wanted):
@@ -251,7 +267,7 @@ def _number(kind):
     return method
 
 
-_OPTIONAL = {
+_OPTIONAL: dict[str, Callable[..., object]] = {
     "__call__": _call,
     "__len__": _len,
     "__iter__": _iter,
@@ -274,24 +290,30 @@ class StudentClass(type):
     kernel, so a student's subclass counts as it does in Python.
     """
 
-    def __call__(cls, *args, **kwargs):
+    # set in each stand-in class's namespace by stand_in_class
+    _ag_class_channel: AnswerChannel
+    _ag_class_key: int
+    _ag_caps: frozenset[str]
+
+    def __call__(cls, *args: object, **kwargs: object) -> object:
         return cls._ag_class_channel.handle_op(cls._ag_class_key, "call", args=args, kwargs=kwargs)
 
-    def __getattr__(cls, name: str):
+    def __getattr__(cls, name: str) -> object:
         if name.startswith("__"):
             raise AttributeError(name)
         return cls._ag_class_channel.handle_op(cls._ag_class_key, "attr", name=name)
 
-    def __instancecheck__(cls, obj) -> bool:
+    def __instancecheck__(cls, obj: object) -> bool:
         if not isinstance(type(obj), StudentClass):
             return False
         if type(obj) is cls:
             return True
-        if obj._ag_channel is not cls._ag_class_channel:
+        handle = cast("ObjectHandle", obj)  # its class is a stand-in: it is a handle
+        if handle._ag_channel is not cls._ag_class_channel:
             return False
-        return _op(obj, "isinstance", of=cls._ag_class_key) is True
+        return _op(handle, "isinstance", of=cls._ag_class_key) is True
 
-    def __subclasscheck__(cls, sub) -> bool:
+    def __subclasscheck__(cls, sub: type) -> bool:
         if sub is cls:
             return True
         if not isinstance(sub, StudentClass) or sub._ag_class_channel is not cls._ag_class_channel:
@@ -303,95 +325,20 @@ class StudentClass(type):
         return f"<class '{cls.__module__}.{cls.__qualname__}'>"
 
 
-def stand_in_class(channel, key: int, name: str, module: str, caps) -> StudentClass:
+def stand_in_class(
+    channel: AnswerChannel, key: int, name: str, module: str, caps: Iterable[object]
+) -> StudentClass:
     """Make the grader's class for the kernel's class number ``key`` (see the module doc)."""
-    caps = frozenset(str(c) for c in caps)
-    namespace = {
+    dunders = frozenset(str(c) for c in caps)
+    namespace: dict[str, object] = {
         "__slots__": (),
         "__module__": module,
         "__qualname__": name,
-        "_ag_caps": caps,
+        "_ag_caps": dunders,
         "_ag_class_key": int(key),
         "_ag_class_channel": channel,
     }
-    namespace.update({dunder: method for dunder, method in _OPTIONAL.items() if dunder in caps})
-    if "unhashable" in caps:
+    namespace.update({dunder: method for dunder, method in _OPTIONAL.items() if dunder in dunders})
+    if "unhashable" in dunders:
         namespace["__hash__"] = None
     return StudentClass(name, (ObjectHandle,), namespace)
-
-
-class HandleTable:
-    """The stand-ins of one student's kernel: one class per class there, one handle per object.
-
-    The same object in the kernel is the same handle here (``a is b`` holds as in plain
-    nbgrader), and an exception class of the student's (``class EmptyStack(Exception)``)
-    becomes an exception class here, so ``except EmptyStack`` catches what their code raises.
-
-    Attributes
-    ----------
-    exceptions : dict of str to type
-        The student's exception classes a test has read, by name.
-    teacher_class : callable
-        ``f(name) -> bool``: the teacher's read-only cells define a class of that name (set by
-        the checker); an object of it stays in the kernel, so a test comparing it with the
-        teacher's own objects cannot be followed.
-    """
-
-    def __init__(self, channel):
-        self.channel = channel
-        self._classes: dict[int, StudentClass] = {}
-        self._objects: dict[int, ObjectHandle] = {}
-        self.exceptions: dict[str, type] = {}
-        self.teacher_class = lambda name: False
-
-    def stand_in(self, key: int | None, info: dict):
-        """Return the handle of object ``key`` of class ``info`` (for ``key=None``, the class)."""
-        name = str(info.get("name", "object"))[:80] or "object"
-        module = str(info.get("module", ""))[:80]
-        error = [str(b)[:80] for b in info.get("error", [])[:20]] if isinstance(
-            info.get("error"), list
-        ) else []  # fmt: skip
-        if key is None and error:
-            return self._exception(name, module, error)
-        cls = self._classes.get(info["key"])
-        if cls is None:
-            cls = stand_in_class(self.channel, info["key"], name, module, info["caps"][:40])
-            self._classes[info["key"]] = cls
-        self._note(name, module)
-        if key is None:
-            return cls
-        handle = self._objects.get(key)
-        if handle is None or type(handle) is not cls:
-            handle = object.__new__(
-                cast("type[ObjectHandle]", cls)
-            )  # a StudentClass makes ObjectHandles
-            ObjectHandle.__init__(handle, self.channel, key, name)
-            self._objects[key] = handle
-        return handle
-
-    def _exception(self, name: str, module: str, mro: list[str]) -> type:
-        from attention_grader.execution.answers import _ERROR_CLASSES, StudentCodeError
-
-        if name not in self.exceptions:
-            base = next((_ERROR_CLASSES[b] for b in mro if b in _ERROR_CLASSES), StudentCodeError)
-            self.exceptions[name] = type(name, (base,), {"__module__": module or "student"})
-        return self.exceptions[name]
-
-    def _note(self, name: str, module: str) -> None:
-        """Note an object not of the student's own classes: a test failing on it needs a teacher."""
-        if module.split(".")[0] == "pandas":
-            cause = (
-                f"cannot grade: the answer is a pandas {name}, and pandas objects are not carried "
-                "out of the student's kernel (the grader follows only what the test reads of it: "
-                "attributes, calls, items); a teacher grades the cell"
-            )
-        elif module not in ("__main__", "builtins") or self.teacher_class(name):
-            cause = (
-                f"the answer holds a {module}.{name} object, which stays in the student's "
-                "kernel: the grader follows its attributes, calls and items, not a comparison "
-                "with the teacher's own objects"
-            )
-        else:
-            return
-        if cause not in self.channel.uncarried:
-            self.channel.uncarried.append(cause)

@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from logging import Logger
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from nbformat import NotebookNode
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
+from traitlets.config import Config
 
-from attention_grader.execution.trusted import (
+from attention_grader.execution.trusted_cells import (
     TrustedCells,
     solution_and_plain_cells,
     trusted_cells_of,
@@ -51,9 +55,10 @@ class SolutionRefused(Exception):
     """The source's own solution does not get every point; the message lists the cells."""
 
 
-def notebook_cells(nb) -> TrustedCells:
+def notebook_cells(nb: NotebookNode) -> TrustedCells:
     """Return the teacher's cells of a source notebook, as the gradebook will hold them."""
-    tests, locked = {}, {}
+    tests: dict[str, str] = {}
+    locked: dict[str, str] = {}
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -68,7 +73,7 @@ def notebook_cells(nb) -> TrustedCells:
     return trusted_cells_of(solution_and_plain_cells(nb), tests, locked)
 
 
-def _cause(cell) -> str:
+def _cause(cell: NotebookNode) -> str:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             return f"{out.get('ename', 'Error')}: {str(out.get('evalue', ''))[:300]}"
@@ -77,7 +82,12 @@ def _cause(cell) -> str:
     return "the test gave partial credit on the solution"
 
 
-def check_notebook(nb, resources: dict, config=None, log=None) -> list[Refusal]:
+def check_notebook(
+    nb: NotebookNode,
+    resources: dict[str, Any],
+    config: Config | None = None,
+    log: Logger | None = None,
+) -> list[Refusal]:
     """Grade the source notebook ``nb`` with the course's executor; the cells it refuses.
 
     ``resources`` are nbgrader's (``resources["nbgrader"]["assignment"]``, ``"notebook"``) with
@@ -136,7 +146,9 @@ class CheckSolution(NbGraderPreprocessor):
         "False only logs the cells (for tests of the grader; students would be graded wrong).",
     ).tag(config=True)
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         refusals = check_notebook(nb, resources, self.config, self.log)
         if refusals:
             notebook = resources.get("nbgrader", {}).get("notebook", "notebook")

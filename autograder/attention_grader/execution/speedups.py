@@ -17,6 +17,7 @@ their lifetime.
 from __future__ import annotations
 
 import contextlib
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,13 +27,14 @@ __all__ = ["nbgrader_speedups"]
 class _CachedJsonschema:
     """Stands in for the ``jsonschema`` module inside ``nbgrader.nbgraderformat.common``."""
 
-    def __init__(self, real):
+    def __init__(self, real: types.ModuleType) -> None:
         self._real = real
         self._validators: dict[int, tuple[Any, Any]] = {}
 
-    def validate(self, instance, schema, *args, **kwargs):
+    def validate(self, instance: object, schema: Any, *args: object, **kwargs: object) -> None:
         if args or kwargs:
-            return self._real.validate(instance, schema, *args, **kwargs)
+            self._real.validate(instance, schema, *args, **kwargs)
+            return
         validator = self._validators.get(id(schema))
         if validator is None:
             cls = self._real.validators.validator_for(schema)
@@ -42,7 +44,7 @@ class _CachedJsonschema:
         if error is not None:
             raise error
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> object:
         return getattr(self._real, name)
 
 
@@ -53,9 +55,9 @@ def nbgrader_speedups() -> Iterator[None]:
     import nbgrader.nbgraderformat.common as common
 
     real_create_engine, real_jsonschema = api.create_engine, common.jsonschema
-    engines: dict = {}
+    engines: dict[tuple[str, tuple[object, ...], tuple[tuple[str, object], ...]], Any] = {}
 
-    def create_engine(url, *args, **kwargs):
+    def create_engine(url: object, *args: object, **kwargs: object) -> Any:
         key = (str(url), args, tuple(sorted(kwargs.items())))
         if key not in engines:
             engines[key] = real_create_engine(url, *args, **kwargs)

@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
@@ -75,7 +76,7 @@ TAMPER_KINDS = tampering_kinds()
 _P = re.compile
 _BUILTIN_NAMES = r"(AssertionError|Exception|BaseException|isinstance|len|abs|float|int|round|all"
 _BUILTIN_NAMES += r"|any|sum|max|min|bool|print|range|type|repr|str|hasattr|getattr|__import__)"
-_STATIC_RULES: list[tuple[str, re.Pattern, str]] = [
+_STATIC_RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         BUILTINS.id,
         _P(r"\b__builtins__\b|\bimport\s+builtins\b|\bbuiltins\s*\."),
@@ -166,7 +167,7 @@ def scan_source(source: str) -> list[tuple[str, str]]:
     return found
 
 
-def _where(cell, index: int) -> str:
+def _where(cell: NotebookNode, index: int) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
 
 
@@ -232,7 +233,8 @@ def _released_source(source: str) -> str:
 
     cell = new_code_cell(source)
     ClearHiddenTests()._remove_hidden_test_region(cell)
-    return cell.source
+    released: str = cell.source
+    return released
 
 
 def _gradebook_cells(db_url: str, assignment: str, notebook: str) -> list[_SourceCell]:
@@ -330,7 +332,9 @@ class ScanSubmission(NbGraderPreprocessor):
     student's cells and files. Changes no grade.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         _forget_forged_metadata(nb)
         info = (resources or {}).get("nbgrader", {})
         instructor = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import re
 
+from attention_grader.execution.cell_code import parse_cell
 from attention_grader.execution.kernel_bindings import refused_rebinds
 
 __all__ = [
@@ -32,12 +33,6 @@ __all__ = [
 
 _SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION.*?^\s*#+\s*END SOLUTION[^\n]*$", re.M | re.S)
 _INSPECT_READERS = {"getsource", "getsourcelines", "getfile", "getmodule", "getclosurevars"}
-
-
-def _parse(source: str) -> ast.Module | None:
-    from attention_grader.execution.trusted import _parse as parse  # IPython syntax too
-
-    return parse(source)
 
 
 def released_code(source: str) -> str:
@@ -52,7 +47,7 @@ def solution_names(source: str) -> set[str]:
     the solution markers); an import counts only inside the solution region (an import students
     receive, above the markers, is a library: :func:`imported_libraries`).
     """
-    tree = _parse(source)
+    tree = parse_cell(source)
     if tree is None:
         return set()
     regions = [
@@ -79,7 +74,7 @@ def imported_libraries(source: str) -> dict[str, str]:
     ``import a.b`` binds ``a`` to module ``a``; ``import a.b as c`` binds ``c`` to ``a.b``;
     ``from a.b import c as d`` binds ``d`` to ``a.b.c``. Relative and star imports are left out.
     """
-    tree = _parse(source)
+    tree = parse_cell(source)
     found: dict[str, str] = {}
     if tree is None:
         return found
@@ -169,7 +164,7 @@ def uncarried_styles(test_source: str, student: set[str]) -> list[str]:
     student : set of str
         Names the student's code defines (the solution cells' answers).
     """
-    tree = _parse(test_source)
+    tree = parse_cell(test_source)
     if tree is None:
         return []
     causes = refused_rebinds(tree, student)  # the others are followed in the kernel

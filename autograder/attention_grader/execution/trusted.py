@@ -9,7 +9,7 @@ here, which
 1. takes the test's code from the gradebook (never from the submitted notebook, whose cells the
    student controls, metadata included);
 2. finds the names the test reads that the trusted namespace does not define (the answers) and
-   asks the kernel for them as plain data (:class:`attention_grader.execution.answers.AnswerChannel`); a
+   asks the kernel for them as plain data (:class:`attention_grader.execution.answer_channel.AnswerChannel`); a
    student's function becomes a call proxy;
 3. runs the test in the trusted namespace (built from the gradebook's read-only cells: ``np``,
    ``checks`` and the question's data come from the teacher, not the student), and turns what
@@ -26,21 +26,18 @@ import contextlib
 import io
 import sys
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 import numpy as np
 from nbformat import NotebookNode
 
 from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
-from attention_grader.execution.answers import (
-    AnswerChannel,
-    KernelGone,
-    StudentCodeError,
-    UnreadableAnswer,
-)
-from attention_grader.execution.library_use import library_in_source
+from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
+from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
+from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
     LibraryUnavailable,
     library,
@@ -49,145 +46,9 @@ from attention_grader.execution.trusted_scope import (
     teacher_exception,
 )
 
-__all__ = [
-    "TrustedCells",
-    "TrustedChecker",
-    "answer_names",
-    "library_in_source",
-    "load_trusted_cells",
-]
+__all__ = ["TrustedChecker"]
 
 _MAX_TEXT = 20_000
-
-
-@dataclass(frozen=True)
-class TrustedCells:
-    """The teacher's code of one notebook, from the gradebook.
-
-    Attributes
-    ----------
-    tests : dict of str to str
-        grade_id -> source of each autograder test cell, hidden tests included.
-    locked : dict of str to str
-        grade_id -> source of each read-only code cell that is not a test (imports, data).
-    answers : frozenset of str
-        Names the teacher's solutions define: the student's answers (never a library).
-    libraries : dict of str to str
-        Names the released notebook's own code imports (outside the solutions), as dotted
-        paths: the test gets the grader's own module or function, never the student's binding.
-    """
-
-    tests: dict[str, str] = field(default_factory=dict)
-    locked: dict[str, str] = field(default_factory=dict)
-    answers: frozenset[str] = frozenset()
-    libraries: dict[str, str] = field(default_factory=dict)
-
-
-def trusted_cells_of(cells, tests: dict, locked: dict) -> TrustedCells:
-    """Add what the teacher's other code cells say (answers, libraries) to tests and locked cells.
-
-    ``cells`` are ``(source, is_solution)`` pairs of the source notebook's code cells that are
-    neither tests nor read-only: solution cells and plain cells students receive as they are.
-    """
-    from attention_grader.execution.test_styles import (
-        imported_libraries,
-        released_code,
-        solution_names,
-    )
-
-    answers, libraries = set(), {}
-    for source, is_solution in cells:
-        if is_solution:
-            answers |= solution_names(source)
-        libraries.update(imported_libraries(released_code(source) if is_solution else source))
-    libraries = {k: v for k, v in libraries.items() if k not in answers}
-    return TrustedCells(tests, locked, frozenset(answers), libraries)
-
-
-def load_trusted_cells(
-    db_url: str, assignment: str, notebook: str, source_notebook=None
-) -> TrustedCells:
-    """Read the test and read-only code cells of ``notebook`` from the gradebook.
-
-    ``source_notebook`` (the teacher's, from ``source/``) adds the plain cells' imports.
-    """
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(db_url) as gb:
-        try:
-            nb = gb.find_notebook(notebook, assignment)
-        except MissingEntry:
-            return TrustedCells()
-        solutions = {c.name for c in nb.solution_cells}
-        graded = {c.name for c in nb.grade_cells if c.cell_type == "code"}
-        tests, locked, others = {}, {}, []
-        for cell in nb.source_cells:
-            if cell.cell_type != "code":
-                continue
-            if cell.name in solutions:
-                others.append((cell.source or "", True))
-            elif cell.name in graded:
-                tests[cell.name] = cell.source or ""
-            elif cell.locked:
-                locked[cell.name] = cell.source or ""
-    if source_notebook is not None:
-        # The gradebook keeps solution cells as released (solutions cleared): the teacher's
-        # solutions (the names they define) and the plain cells come from source/.
-        others = solution_and_plain_cells(source_notebook)
-    return trusted_cells_of(others, tests, locked)
-
-
-def solution_and_plain_cells(nb) -> list[tuple[str, bool]]:
-    """``(source, is_solution)`` of a source notebook's solution cells and plain code cells."""
-    solutions = [
-        (c.source, True)
-        for c in nb.cells
-        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
-    ]
-    return solutions + plain_cells(nb)
-
-
-def plain_cells(nb) -> list[tuple[str, bool]]:
-    """Return a source notebook's code cells without nbgrader metadata, as ``(source, False)``."""
-    return [
-        (c.source, False)
-        for c in nb.cells
-        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade_id")
-    ]
-
-
-def _python(source: str) -> str:
-    """IPython syntax (``%magic``, ``!cmd``) as plain Python, so ``exec`` can run it."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
-
-
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(_python(source))
-    except (SyntaxError, ValueError):
-        return None
-
-
-def answer_names(source: str) -> list[str]:
-    """Names a cell reads but does not define itself (sorted): what it needs from elsewhere."""
-    tree = _parse(source)
-    if tree is None:
-        return []
-    loaded: set[str] = set()
-    stored: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            stored.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            stored.add(node.name)
-        elif isinstance(node, ast.arg):
-            stored.add(node.arg)
-    return sorted(loaded - stored)
-
 
 # --------------------------------------------------------------------------- the checker
 
@@ -218,7 +79,7 @@ def _traceback_of(exc: BaseException) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_run(out: io.StringIO, import_dirs: list[str]):
+def _quiet_run(out: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
     """Capture stdout, drop stderr and warnings (stderr would zero the test in nbgrader)."""
     added = [d for d in import_dirs if d not in sys.path]
     sys.path[:0] = added
@@ -261,11 +122,13 @@ class TrustedChecker:
         graded cell's metadata: :mod:`attention_grader.common.diagnosis`).
     """
 
-    def __init__(self, cells: TrustedCells, channel: AnswerChannel, import_dirs=()):
+    def __init__(
+        self, cells: TrustedCells, channel: AnswerChannel, import_dirs: Iterable[object] = ()
+    ) -> None:
         self.cells = cells
         self.channel = channel
         self.import_dirs = [str(d) for d in import_dirs]
-        self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+        self.namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
         self.diagnoses: dict[str, CellDiagnosis] = {}
@@ -290,7 +153,7 @@ class TrustedChecker:
 
     def _needed(self, source: str) -> list[str]:
         names = set(answer_names(source))
-        tree = _parse(source)
+        tree = parse_cell(source)
         if tree is not None:  # a student's name the test also rebinds is still read first
             names |= {
                 n.id
@@ -299,14 +162,14 @@ class TrustedChecker:
             }
         return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
 
-    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict:
+    def _answers(self, needed: list[str], read: set[str] | None = None) -> dict[str, object]:
         """Return the test's answers: libraries from the grader, the rest from the student's kernel.
 
         ``read``: the names the test reads before defining them itself (a placeholder arriving
         for one of those is used by the test; one it imports itself is replaced).
         """
         libraries = {n: self.cells.libraries[n] for n in needed if n in self.cells.libraries}
-        found = {}
+        found: dict[str, object] = {}
         for name, path in libraries.items():
             try:
                 found[name] = library(path)
@@ -318,7 +181,7 @@ class TrustedChecker:
             raise _AnswersUnavailable(str(exc)) from None
         return found
 
-    def _run(self, source: str, label: str, follow: bool = True):
+    def _run(self, source: str, label: str, follow: bool = True) -> tuple[str, object]:
         """Run ``source`` in the trusted namespace with the student's answers it reads.
 
         ``follow``: a student's name the code deletes or rebinds is deleted or rebound in the
@@ -327,7 +190,7 @@ class TrustedChecker:
         """
         from attention_grader.execution.kernel_bindings import BIND, UNBIND, bind_in_kernel
 
-        tree = ast.parse(_python(source))
+        tree = ast.parse(python_code(source))
         if follow:
             tree = bind_in_kernel(tree, set(self.cells.answers))
         answers = self._answers(self._needed(source), set(answer_names(source)))
@@ -383,7 +246,7 @@ class TrustedChecker:
         follow (:func:`~attention_grader.execution.test_styles.uncarried_styles`), is recorded in
         :attr:`needs_teacher`; if it failed, its output says a teacher will grade it.
 
-        Raises :class:`~attention_grader.execution.answers.KernelGone` when the kernel died while its
+        Raises :class:`~attention_grader.execution.answer_errors.KernelGone` when the kernel died while its
         answers were read (the executor then stops the notebook).
         """
         from attention_grader.execution.test_styles import uncarried_styles

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import types
+from collections.abc import Mapping, Sequence
 
 __all__ = ["library", "patched_builtins", "private_builtins", "teacher_exception"]
 
@@ -24,7 +25,7 @@ class LibraryUnavailable(Exception):
     """The grader cannot import a library the released notebook imports."""
 
 
-def library(path: str):
+def library(path: str) -> object:
     """Return the grader's own object for a dotted path (``"numpy.testing.assert_allclose"``)."""
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
@@ -47,7 +48,13 @@ def private_builtins() -> types.ModuleType:
     copy.__dict__.update(builtins.__dict__)
     real_import = builtins.__import__
 
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
+    def _import(
+        name: str,
+        globals: Mapping[str, object] | None = None,  # noqa: A002
+        locals: Mapping[str, object] | None = None,  # noqa: A002
+        fromlist: Sequence[str] = (),
+        level: int = 0,
+    ) -> types.ModuleType:
         if name == "builtins" and level == 0:
             return copy
         return real_import(name, globals, locals, fromlist, level)
@@ -68,10 +75,10 @@ def patched_builtins(copy: types.ModuleType) -> list[str]:
     return [f"builtins.{name}" for name in sorted(changed)]
 
 
-def teacher_exception(namespace: dict, name: str) -> type | None:
+def teacher_exception(namespace: dict[str, object], name: str) -> type | None:
     """Return the exception class ``name`` of the teacher's cells (or their imports), or None."""
     value = namespace.get(name)
     if isinstance(value, type) and issubclass(value, BaseException):
-        if getattr(builtins, name, None) is not value:  # builtins are mapped by answers.py
+        if getattr(builtins, name, None) is not value:  # builtins are mapped by answer_errors.py
             return value
     return None

@@ -22,8 +22,10 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import nbformat
 from traitlets.config import Config
@@ -43,6 +45,7 @@ __all__ = [
     "grade_one",
     "init_worker",
     "over_budget",
+    "reap_kernel_folders",
 ]
 
 
@@ -115,7 +118,18 @@ class WorkerResult:
     log: str = ""
 
 
-def _converter_class():
+class _Converter(Protocol):
+    """What grading one student uses of nbgrader's Autograde (as :func:`_converter_class` makes it)."""
+
+    log: logging.Logger
+    force: bool
+    processed: bool | None
+    failure: BaseException | None
+
+    def start(self) -> None: ...
+
+
+def _converter_class() -> Callable[..., _Converter]:
     from nbgrader.converters import Autograde
 
     class GraderAutograde(Autograde):
@@ -124,11 +138,12 @@ def _converter_class():
         processed = None
         failure = None
 
-        def init_destination(self, assignment_id, student_id):
-            self.processed = super().init_destination(assignment_id, student_id)
-            return self.processed
+        def init_destination(self, assignment_id: str, student_id: str) -> bool:
+            processed: bool = super().init_destination(assignment_id, student_id)
+            self.processed = processed
+            return processed
 
-        def convert_single_notebook(self, notebook_filename):
+        def convert_single_notebook(self, notebook_filename: str) -> None:
             try:
                 super().convert_single_notebook(notebook_filename)
             except Exception as exc:
@@ -169,7 +184,7 @@ def close_worker() -> None:
         _PROCESS.pop().exit_stack.close()
 
 
-def _one_line(text, limit: int = 160) -> str:
+def _one_line(text: object, limit: int = 160) -> str:
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
@@ -207,7 +222,7 @@ def _failure_reason(exc: BaseException | None, notebooks: list[Path]) -> str:
 
 
 @contextlib.contextmanager
-def _captured_log(logger: logging.Logger):
+def _captured_log(logger: logging.Logger) -> Iterator[io.StringIO]:
     """Send nbgrader's log for one submission into a string (kept in grading.log), not stderr."""
     buffer = io.StringIO()
     handler = logging.StreamHandler(buffer)
@@ -244,7 +259,7 @@ def grade_one(job: GradingJob, student: str) -> WorkerResult:
     )
 
 
-def _converter(job: GradingJob, student: str, db_url: str):
+def _converter(job: GradingJob, student: str, db_url: str) -> _Converter:
     """Return nbgrader's Autograde for one student, with the course config on ``db_url``."""
     coursedir = job.course.coursedir(assignment_id=job.assignment, student_id=student)
     coursedir.db_url = db_url
@@ -253,7 +268,7 @@ def _converter(job: GradingJob, student: str, db_url: str):
     return conv
 
 
-def _run_converter(conv) -> BaseException | None:
+def _run_converter(conv: _Converter) -> BaseException | None:
     """Run the converter; the error that stopped it, or None. Never raises."""
     from nbgrader.converters.base import NbGraderException
 
@@ -266,7 +281,9 @@ def _run_converter(conv) -> BaseException | None:
     return None
 
 
-def _outcome(job: GradingJob, student: str, conv, error) -> tuple[str, str, list[Flag]]:
+def _outcome(
+    job: GradingJob, student: str, conv: _Converter, error: BaseException | None
+) -> tuple[str, str, list[Flag]]:
     """Status, reason and flags of one converter run."""
     if error is None:
         graded_dir = job.course.root / "autograded" / student / job.assignment
@@ -300,7 +317,18 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
     return WorkerResult(student, "error", detail, [Flag(BUDGET_FLAG, detail)])
 
 
-def worker_budget(config) -> float:
+def reap_kernel_folders(config: Config) -> list[str]:
+    """Remove the kernel folders (copies of submissions) that grading processes killed outright left.
+
+    ``make grade``'s watch kills a worker past its budget with SIGKILL: nothing in it cleans up.
+    """
+    from attention_grader.sandbox.control_dir import reap_orphans
+    from attention_grader.sandbox.sandbox import SandboxedKernelManager
+
+    return reap_orphans(SandboxedKernelManager(config=config).control_root or None)
+
+
+def worker_budget(config: Config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
     from attention_grader.execution.budget import WORKER_GRACE
     from attention_grader.execution.execute import GradingExecute

@@ -31,12 +31,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
 
+from attention_grader.sandbox.control_dir import make_control_dir, reap_orphans
 from attention_grader.sandbox.sandbox_launch import LaunchPlan
 
 __all__ = ["SandboxedKernelManager"]
@@ -92,7 +92,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     # socket path in a private folder, and let the provisioner write the connection file in it.
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         self._orig_cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
-        self._ctl_dir = tempfile.mkdtemp(prefix="attention-sandbox-", dir=self.control_root or None)
+        # a grader killed outright left its kernel's folder (a copy of a submission among it)
+        reap_orphans(self.control_root or None)
+        self._ctl_dir = make_control_dir(self.control_root or None)
         ipc = os.path.join(self._ctl_dir, "ipc")
         os.makedirs(ipc)
         self.transport = "ipc"

@@ -54,6 +54,7 @@ from attention_grader.execution.worker import (
     grade_one,
     init_worker,
     over_budget,
+    reap_kernel_folders,
     worker_budget,
 )
 from attention_grader.intake.intake import prepare_submission, visible_notebooks
@@ -155,6 +156,7 @@ class _Runner:
                 self._pool_round(pending, watch)
                 return
             except BrokenProcessPool:
+                reap_kernel_folders(self.job.course.config)  # what killed workers' kernels left
                 self.shown.reset_running()
                 crashes += not self._drop_over_budget(pending, watch)
         for student in list(pending):

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -123,10 +124,13 @@ HONEST = Attack(name="honest_full", doc="honest", answers={})
 BUDGET = 20
 
 
-def _class(tmp_path, route: str) -> tuple[dict, dict, dict]:
+def _class(tmp_path, route: str) -> tuple[dict, dict, dict, Path]:
     (root,) = _make_courses(tmp_path, 1)
+    kernels = tmp_path / "kernels"  # where each kernel's private folder is made
+    kernels.mkdir()
     with open(root / "nbgrader_config.py", "a") as fh:
         fh.write(f"c.GradingExecute.submission_budget = {BUDGET}\n")
+        fh.write(f"c.SandboxedKernelManager.control_root = {str(kernels)!r}\n")
     released = nbformat.read(root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     for student in (SLOW, HONEST):
         folder = root / "submitted" / student.name / ASSIGNMENT
@@ -140,13 +144,13 @@ def _class(tmp_path, route: str) -> tuple[dict, dict, dict]:
         s: nbformat.read(root / "autograded" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
         for s in (SLOW.name, HONEST.name)
     }
-    return scores, {s: read_flags(nb) for s, nb in graded.items()}, graded
+    return scores, {s: read_flags(nb) for s, nb in graded.items()}, graded, kernels
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("route", ["nbgrader", "parallel"])
 def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded(tmp_path, route):
-    scores, flags, graded = _class(tmp_path, route)
+    scores, flags, graded, kernels = _class(tmp_path, route)
     assert scores[HONEST.name] == MAX_SCORE and flags[HONEST.name] == []
     # q1 was graded before the slow cells: its point stays; q2 and q3 were not reached.
     assert scores[SLOW.name] == 1
@@ -157,6 +161,8 @@ def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded
     names = [o.get("ename") for c in graded[SLOW.name].cells for o in c.get("outputs", [])]
     assert GRADING_BUDGET in names
     assert signal.SIGKILL  # the child was killed, not asked: nothing it ran could refuse
+    # ... so it could not remove its kernel's folder (a copy of the submission): the grader did
+    assert list(kernels.iterdir()) == []
 
 
 def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):

@@ -2,7 +2,7 @@
 cell needs a teacher; never a silent wrong grade.
 
 Each test runs a hidden test through trusted checking against a stand-in kernel (the kernel
-side's real text on a namespace, ``test_grader_answers.kernel``) and compares with what plain
+side's real text on a namespace, ``test_answer_channel.kernel``) and compares with what plain
 nbgrader gives: the same test run directly on the student's namespace.
 """
 

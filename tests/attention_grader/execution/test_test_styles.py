@@ -1,6 +1,6 @@
 """Trusted checking carries ordinary nbgrader test styles, or says a teacher must grade the cell.
 
-Answers cross from a stand-in kernel (``test_grader_answers.kernel``) exactly as from a real one:
+Answers cross from a stand-in kernel (``test_answer_channel.kernel``) exactly as from a real one:
 the kernel side's text runs on the student's namespace and only its JSON reply comes back.
 """
 
@@ -12,15 +12,16 @@ import fractions
 
 import numpy as np
 import pytest
-from attention_grader.execution.answers import AnswerChannel
+from attention_grader.execution.answer_channel import AnswerChannel
 from attention_grader.execution.needs_teacher import STUDENT_TEXT
 from attention_grader.execution.test_styles import (
     imported_libraries,
     solution_names,
     uncarried_styles,
 )
-from attention_grader.execution.trusted import TrustedCells, TrustedChecker
-from test_answers import kernel
+from attention_grader.execution.trusted import TrustedChecker
+from attention_grader.execution.trusted_cells import TrustedCells
+from test_answer_channel import kernel
 from test_trusted import graded
 
 

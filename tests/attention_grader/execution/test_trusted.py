@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from attention_grader.execution.answers import AnswerChannel, UnreadableAnswer
-from attention_grader.execution.trusted import (
-    TrustedCells,
-    TrustedChecker,
-    answer_names,
-    library_in_source,
-)
+from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.answer_errors import UnreadableAnswer
+from attention_grader.execution.library_use import library_in_source
+from attention_grader.execution.trusted import TrustedChecker
+from attention_grader.execution.trusted_cells import TrustedCells
 from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
-from test_answers import kernel
+from test_answer_channel import kernel
 
 
 def checker(student_ns: dict, tests: dict, locked: dict | None = None) -> TrustedChecker:
@@ -25,12 +23,6 @@ def graded(outputs, points=2.0):
     cell = new_code_cell("", outputs=outputs)
     cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": points}
     return determine_grade(cell)[0]
-
-
-def test_answer_names_are_what_a_cell_reads_but_does_not_define():
-    source = "import numpy as np\ny = 2\ndef f(a):\n    return a + z\nassert np.allclose(x, y)"
-    assert answer_names(source) == ["x", "z"]
-    assert "w" in answer_names("%matplotlib inline\nprint(w)")  # IPython syntax is read too
 
 
 def test_read_only_cells_define_the_tests_data_not_the_student():
