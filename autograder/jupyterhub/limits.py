@@ -31,6 +31,7 @@ the hub log.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import os
 import re
@@ -41,7 +42,8 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from traitlets import Float, Integer, Unicode
+from traitlets import Float, Integer, List, Unicode
+from user_disk import UserDisk, disks_work, prepare
 
 __all__ = [
     "CgroupLayout",
@@ -326,6 +328,32 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "0 or None: the machine's shared /tmp and /dev/shm.",
     )  # fmt: skip
     _private_tmp_problem: str | None = None  # probed once per hub process
+    disk_size = ByteSpecification(
+        "2G", allow_none=True, config=True,
+        help="Size of each student's own filesystem (a sparse ext4 image in disk_folder, "
+        "mounted on their home and on their folder in each course's inbound/): what they "
+        "write there stops at this size. 0 or None: no per-user filesystem (homes and the "
+        "exchange then stop only when their filesystem is full, for everyone). "
+        "docs/hub-admins.md, 'Disk'.",
+    )  # fmt: skip
+    staff_disk_size = ByteSpecification(
+        0, allow_none=True, config=True,
+        help="disk_size for staff (their home holds the course and every submission); "
+        "0 or None: no per-user filesystem for staff",
+    )  # fmt: skip
+    disk_folder = Unicode(
+        "user-disks", config=True,
+        help="Where the per-user images are kept and mounted; relative to the hub's working "
+        "folder (its private state folder). Made 0700 root.",
+    )  # fmt: skip
+    disk_inbound = List(
+        Unicode(), config=True,
+        help="The courses' inbound/ folders in which each student gets inbound/<student>/ on "
+        "their own filesystem (inbound/ itself is then closed to students); set by the "
+        "shipped config.",
+    )  # fmt: skip
+    _disk_problem: str | None = None  # probed once per hub process
+    _disk_said = False  # "no cap" logged once per hub process
 
     def _limits(self) -> tuple[int | None, float | None]:
         """(memory bytes, CPUs) for this user: the staff values for instructors."""
@@ -356,6 +384,38 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     "docs/hub-admins.md, 'Memory and CPU limits'.", cls._private_tmp_problem,
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
+
+    def _disk_size(self) -> int | None:
+        """Return this user's disk size, or None (off, or impossible here: said once in the log)."""
+        size = self.staff_disk_size if self._staff() else self.disk_size
+        if not size:
+            if not self._staff() and not type(self)._disk_said:
+                type(self)._disk_said = True
+                self.log.warning(
+                    "No per-user filesystem (disk_size is 0): a student's home and inbound/ "
+                    "are not capped. See docs/hub-admins.md, 'Disk'."
+                )  # fmt: skip
+            return None
+        cls = type(self)
+        if cls._disk_problem is None:
+            cls._disk_problem = disks_work()
+            if cls._disk_problem:
+                self.log.warning(
+                    "No per-user filesystem (%s): a student's home and inbound/ are not "
+                    "capped. See docs/hub-admins.md, 'Disk'.", cls._disk_problem,
+                )  # fmt: skip
+        return None if cls._disk_problem else int(size)
+
+    async def _prepare_disk(self) -> None:
+        """Mount this user's own filesystem on their home and exchange folder (user_disk.py)."""
+        size = self._disk_size()
+        if size is None:
+            return
+        disk = UserDisk.of(self.disk_folder, self.user.name)
+        inbound = [] if self._staff() else list(self.disk_inbound)
+        loop = asyncio.get_running_loop()
+        for line in await loop.run_in_executor(None, prepare, disk, size, inbound):
+            self.log.info("%s: %s", self.user.name, line)
 
     def _shared_paths_in_tmp(self) -> list[str]:
         """List this server's exchange or Jupyter config folders under /tmp or /dev/shm.
@@ -412,6 +472,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     self.user.name, layout.version, mem, cpus, pids,
                     "" if layout.pids else " (no pids controller: not limited)",
                 )  # fmt: skip
+        await self._prepare_disk()
         return await super().start()
 
     async def stop(self, now=False):
