@@ -43,7 +43,7 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from traitlets import Float, Integer, List, Unicode
-from user_disk import UserDisk, disks_work, prepare
+from user_disk import UserDisk, disks_work, prepare, share
 
 __all__ = [
     "CgroupLayout",
@@ -248,7 +248,7 @@ def _write(path: Path, value) -> None:
 # --------------------------------------------------------------------------- private /tmp
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_SLAVE = 2, 4, 16384, 1 << 19
 PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
 
 
@@ -270,8 +270,9 @@ def private_tmp(size_bytes: int) -> None:
             raise OSError(err, f"{what}: {os.strerror(err)}")
 
     check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-    # never propagate these mounts back to the machine's namespace
-    check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    # never propagate these mounts back to the machine's namespace; but see the machine's new
+    # mounts in its shared folders (a student's inbound/<student>, user_disk.share)
+    check(libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None), "mount --make-rslave /")
     options = f"size={int(size_bytes)},mode=1777".encode()
     for target in PRIVATE_MOUNTS:
         if os.path.isdir(target):
@@ -385,36 +386,36 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
 
-    def _disk_size(self) -> int | None:
-        """Return this user's disk size, or None (off, or impossible here: said once in the log)."""
-        size = self.staff_disk_size if self._staff() else self.disk_size
-        if not size:
-            if not self._staff() and not type(self)._disk_said:
-                type(self)._disk_said = True
-                self.log.warning(
-                    "No per-user filesystem (disk_size is 0): a student's home and inbound/ "
-                    "are not capped. See docs/hub-admins.md, 'Disk'."
-                )  # fmt: skip
-            return None
+    def _disks_possible(self) -> bool:
+        """Say whether per-user filesystems are on and work here (why not: once in the log)."""
         cls = type(self)
-        if cls._disk_problem is None:
-            cls._disk_problem = disks_work()
-            if cls._disk_problem:
-                self.log.warning(
-                    "No per-user filesystem (%s): a student's home and inbound/ are not "
-                    "capped. See docs/hub-admins.md, 'Disk'.", cls._disk_problem,
-                )  # fmt: skip
-        return None if cls._disk_problem else int(size)
+        if not self.disk_size:
+            why = "disk_size is 0"
+        else:
+            if cls._disk_problem is None:
+                cls._disk_problem = disks_work()
+            why = cls._disk_problem
+        if why and not cls._disk_said:
+            cls._disk_said = True
+            self.log.warning(
+                "No per-user filesystem (%s): a student's home and inbound/ are not capped. "
+                "See docs/hub-admins.md, 'Disk'.", why,
+            )  # fmt: skip
+        return not why
 
     async def _prepare_disk(self) -> None:
         """Mount this user's own filesystem on their home and exchange folder (user_disk.py)."""
-        size = self._disk_size()
-        if size is None:
+        if not self._disks_possible():
+            return
+        for inbound in self.disk_inbound:  # before any server's namespace is made
+            share(inbound)
+        size = self.staff_disk_size if self._staff() else self.disk_size
+        if not size:
             return
         disk = UserDisk.of(self.disk_folder, self.user.name)
         inbound = [] if self._staff() else list(self.disk_inbound)
         loop = asyncio.get_running_loop()
-        for line in await loop.run_in_executor(None, prepare, disk, size, inbound):
+        for line in await loop.run_in_executor(None, prepare, disk, int(size), inbound):
             self.log.info("%s: %s", self.user.name, line)
 
     def _shared_paths_in_tmp(self) -> list[str]:

@@ -52,6 +52,7 @@ __all__ = [
     "disks_work",
     "prepare",
     "release",
+    "share",
 ]
 
 #: Where carried homes are kept (next to the homes: a rename, not a copy).
@@ -295,6 +296,32 @@ def _mount_inbound(disk: UserDisk, index: int, inbound: Path) -> str:
         os.chmod(target, 0o000)  # unmounted: nobody writes there
     _run("mount", "--bind", str(source), str(target))
     return said
+
+
+def _mount_fields(path: Path) -> list[str] | None:
+    """Return the optional fields (``shared:N`` …) of the mount at ``path``, None if none is there."""
+    found = None
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if fields[4] == str(path):
+            found = fields[6 : fields.index("-")]  # the last mount on a path is the one seen
+    return found
+
+
+def share(folder: str | os.PathLike) -> None:
+    """Make ``folder`` a shared mount (a bind on itself), once (as root).
+
+    A server's private mount namespace (``limits.private_tmp``) is a slave of the machine's:
+    binds made later in a shared folder (a student's ``inbound/<student>``, at their first
+    spawn) reach servers already running, e.g. the instructor's formgrader.
+    """
+    path = Path(folder).absolute()
+    fields = _mount_fields(path)
+    if fields is not None and any(f.startswith("shared:") for f in fields):
+        return
+    if fields is None:
+        _run("mount", "--bind", str(path), str(path))
+    _run("mount", "--make-shared", str(path))
 
 
 def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, ...] = ()) -> list[str]:  # fmt: skip

@@ -199,14 +199,15 @@ def read_inbound(
         )
     if roster is not None and student not in roster:
         return refuse(f"folder owned by {owner} names {shown}, who is not on the roster")
-    if under is not None and student != under:
-        return refuse(f"folder owned by {owner} in {printable(under)}'s folder names {shown}")
     if len(parts) < 3 or claimed is None:
         return refuse(f"folder owned by {owner}: its name is not <student>+<assignment>+<time>")
-    if st.st_uid in trusted_uids:
-        return judged  # the teacher's own folder (one laptop, or copied in by hand)
-    if owner != student:
+    trusted = st.st_uid in trusted_uids
+    if not trusted and owner != student:
         return refuse(f"folder owned by {owner} names {shown}")
+    if under is not None and student != under:  # even the teacher's: one student's folder
+        return refuse(f"folder owned by {owner} in {printable(under)}'s folder names {shown}")
+    if trusted:
+        return judged  # the teacher's own folder (one laptop, or copied in by hand)
     return Inbound(path, name, student, claimed, owner, exchange_time(path), by_exchange=True)
 
 
