@@ -455,6 +455,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         return preexec
 
     async def start(self):
+        # first: it awaits, and nothing may come between making the cgroup and the server
+        # joining it (weigh_class counts the groups with processes)
+        await self._prepare_disk()
         self._cgroup = None
         mem, cpus = self._limits()
         if mem or cpus or self._pids():
@@ -473,7 +476,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     self.user.name, layout.version, mem, cpus, pids,
                     "" if layout.pids else " (no pids controller: not limited)",
                 )  # fmt: skip
-        await self._prepare_disk()
         return await super().start()
 
     async def stop(self, now=False):
