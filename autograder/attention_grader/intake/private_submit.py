@@ -109,7 +109,8 @@ class PrivateExchangeSubmit(ExchangeSubmit):
             else None
         )
         if own is None:
-            return super().init_dest()
+            super().init_dest()
+            return
         if not self.authenticator.has_access(self.coursedir.student_id, course):
             self.fail("You do not have access to this course.")
         if not check_mode(own, write=True, execute=True):
