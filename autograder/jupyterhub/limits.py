@@ -43,7 +43,7 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from traitlets import Float, Integer, List, Unicode
-from user_disk import UserDisk, disks_work, prepare, share
+from user_disk import UserDisk, disks_work, prepare, share, shield_exchange_root
 
 __all__ = [
     "CgroupLayout",
@@ -418,6 +418,13 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         for line in await loop.run_in_executor(None, prepare, disk, int(size), inbound):
             self.log.info("%s: %s", self.user.name, line)
 
+    def _shielded_courses(self) -> list[str]:
+        """Return the course folders whose exchange root a student's server sees capped."""
+        if self._staff() or not self.disk_size or type(self)._disk_problem:
+            return []
+        courses = [os.path.dirname(os.path.abspath(i)) for i in self.disk_inbound]
+        return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]
+
     def _shared_paths_in_tmp(self) -> list[str]:
         """List this server's exchange or Jupyter config folders under /tmp or /dev/shm.
 
@@ -442,6 +449,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             )  # fmt: skip
             tmp = None
 
+        # a student's exchange root, capped in their own namespace (staged in their new /tmp)
+        shielded = self._shielded_courses() if tmp else []
+
         def preexec() -> None:
             # Runs in the child between fork and exec, still as root.
             if group is not None:
@@ -450,6 +460,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             if tmp:
                 private_tmp(tmp)
+                shield_exchange_root(shielded)
             drop_to_user()
 
         return preexec

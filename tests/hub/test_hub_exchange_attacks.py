@@ -302,14 +302,17 @@ def test_a_student_stops_at_her_own_cap_in_home_and_exchange(attacked, story):
         f"os.mkdir({str(junk)!r}, 0o700)\n"
         f"home = fill({str(home / 'junk')!r}, 3 << 30)\n"
         f"exchange = fill({str(junk / 'junk')!r}, 3 << 30)\n"
-        "print(json.dumps({'home': home, 'exchange': exchange}))\n"
+        f"root = fill({str(attacked.exchange / 'junk')!r}, 3 << 30)\n"  # beside the course
+        "print(json.dumps({'home': home, 'exchange': exchange, 'root': root}))\n"
     )
     try:
         out = json.loads(attacked.run_in_kernel(mallory, code, timeout=600))
     finally:  # her home has room again for the tests after (a kernel writes its runtime file)
         (home / "junk").unlink(missing_ok=True)
     print(f"\nmallory's 3 GiB writes stopped at (bytes, error): {out}")
-    assert out["home"][1] == out["exchange"][1] == "ENOSPC", out
+    assert out["home"][1] == out["exchange"][1] == out["root"][1] == "ENOSPC", out
+    # the exchange's root (1777 for nbgrader) is a 1 MiB tmpfs in her own namespace
+    assert out["root"][0] <= 2**20 and not os.path.lexists(attacked.exchange / "junk"), out
     assert out["home"][0] + out["exchange"][0] <= DISK_BYTES, out  # one cap for both
     image = attacked.hub_log.parent / "user-disks" / "images" / f"{mallory}.img"
     assert image.stat().st_blocks * 512 <= DISK_BYTES  # all the machine's disk gave her
