@@ -34,8 +34,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
 from culler import configure_idle_culler
-from limits import LimitedLocalProcessSpawner
 from roster import Roster, read_roster
+from spawner_limits import LimitedLocalProcessSpawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 _env = os.environ.get
@@ -67,7 +67,7 @@ configure_classroom(
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as
 # their users. Only root can start servers as other users. LocalProcessSpawner, plus the
-# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (limits.py);
+# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (spawner_limits.py);
 # over its memory a student's kernel is killed, nobody else's.
 c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
 c.Spawner.mem_limit = _bytes(_env("ATTENTION_LAB_MEM_LIMIT", "1G"))

@@ -313,7 +313,7 @@ def _mount_fields(path: Path) -> list[str] | None:
 def share(folder: str | os.PathLike) -> None:
     """Make ``folder`` a shared mount (a bind on itself), once (as root).
 
-    A server's private mount namespace (``limits.private_tmp``) is a slave of the machine's:
+    A server's private mount namespace (``spawner_limits.private_tmp``) is a slave of the machine's:
     binds made later in a shared folder (a student's ``inbound/<student>``, at their first
     spawn) reach servers already running, e.g. the instructor's formgrader.
     """

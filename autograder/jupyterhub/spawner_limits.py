@@ -285,9 +285,7 @@ def private_tmp_works() -> str:
     import subprocess
     import sys
 
-    probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import limits; limits.private_tmp(1 << 20)"
-    )
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); import spawner_limits; spawner_limits.private_tmp(1 << 20)"
     try:
         done = subprocess.run(
             [sys.executable, "-c", probe, str(Path(__file__).parent)],
