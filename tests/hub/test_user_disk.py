@@ -112,3 +112,28 @@ def test_a_planted_mount_point_is_moved_aside_not_mounted_over(machine):
     assert os.path.ismount(planted) and not planted.is_symlink()
     aside = [p for p in machine["inbound"].iterdir() if p.name.startswith(f".not-{student}")]
     assert len(aside) == 1 and aside[0].is_symlink()  # kept, as found
+
+
+def test_a_closed_inbound_is_accepted_and_stays_closed(machine):
+    """``install.py check`` and the hub's start accept inbound/ closed by the first disk; a new
+    ``install.py system`` does not open it again.
+    """
+    from exchange_folders import (
+        COURSE_DIR_MODES,
+        INBOUND_PER_USER_MODE,
+        course_folder_problems,
+        make_course_folders,
+    )
+
+    exchange = machine["inbound"].parent.parent
+    make_course_folders(exchange, "course", "root")
+    assert course_folder_problems(exchange, "course", ["root"]) == []
+    disk = UserDisk.of(machine["hub"] / "user-disks", machine["users"][0])
+    prepare(disk, SIZE, [str(machine["inbound"])])
+    assert stat.S_IMODE(machine["inbound"].stat().st_mode) == INBOUND_PER_USER_MODE
+    assert course_folder_problems(exchange, "course", ["root"]) == []
+    make_course_folders(exchange, "course", "root")
+    assert stat.S_IMODE(machine["inbound"].stat().st_mode) == INBOUND_PER_USER_MODE
+    os.chmod(machine["inbound"], 0o777)  # any other mode is still a problem, with its fix
+    (problem,) = course_folder_problems(exchange, "course", ["root"])
+    assert f"chmod {COURSE_DIR_MODES['inbound']:o}" in problem
