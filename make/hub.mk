@@ -35,6 +35,12 @@ hub-deps: ## Hub admins: Install configurable-http-proxy (pinned, CHP_VERSION) f
 	  npm install --prefix $(NODE_PREFIX) --no-audit --no-fund --loglevel=error \
 	    configurable-http-proxy@$(CHP_VERSION); \
 	fi
+	@# each student's own filesystem (user_disk.py): mkfs.ext4, resize2fs, mount, losetup
+	@if command -v mkfs.ext4 >/dev/null && command -v resize2fs >/dev/null && command -v losetup >/dev/null; then \
+	  echo "hub-deps: e2fsprogs and mount present"; \
+	else \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q e2fsprogs mount; \
+	fi
 
 hub-install: setup-grader setup-hub ## Hub admins: Create the exchange (course folders owned by OWNER) and /etc/jupyter/nbgrader_config.py (root; docs/hub-admins.md)
 	@test -n "$(OWNER)" || { echo "Say who owns the course folders: make hub-install OWNER=<instructor account> (docs/hub-admins.md)"; exit 2; }

@@ -11,7 +11,10 @@ course folder owned by anyone else.
 Modes (nbgrader's, plus the sticky bit on ``inbound/``): the course folder and ``outbound/``
 755, ``inbound/`` 3733 (students may create and enter, not list; setgid gives submissions the
 instructor's group; sticky: nobody renames or deletes another's folder), ``feedback/`` 711
-(students fetch by a name only they can compute). Standard library only (the hub loads it).
+(students fetch by a name only they can compute). A hub that gives each student a filesystem of
+their own (``user_disk.py``) closes ``inbound/`` to students at their first spawn
+(:data:`INBOUND_PER_USER_MODE`, 3731: they hand in through ``inbound/<student>/`` on their own
+disk); both modes are accepted. Standard library only (the hub loads it).
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["COURSE_DIR_MODES", "course_folder_problems", "make_course_folders"]
+__all__ = [
+    "COURSE_DIR_MODES",
+    "INBOUND_PER_USER_MODE",
+    "course_folder_problems",
+    "make_course_folders",
+]
 
 COURSE_DIR_MODES = {
     "": 0o755,
@@ -30,6 +38,8 @@ COURSE_DIR_MODES = {
     "inbound": 0o3733,
     "feedback": 0o711,
 }
+#: ``inbound/`` once students hand in through their own folders: others may enter, not write.
+INBOUND_PER_USER_MODE = 0o3731
 
 
 def _owner(uid: int) -> str:
@@ -73,11 +83,15 @@ def course_folder_problems(exchange: str | os.PathLike, course_id: str, owners: 
                 f"{path} is owned by {owner}, not by an instructor of {course_id} "
                 f"({', '.join(sorted(allowed))}): {fix}"
             )
-        elif stat.S_IMODE(st.st_mode) & 0o7777 != mode:
+        elif stat.S_IMODE(st.st_mode) not in _accepted_modes(sub, mode):
             problems.append(
                 f"{path} has mode {stat.S_IMODE(st.st_mode):o}, not {mode:o}: chmod {mode:o} {path}"
             )
     return problems
+
+
+def _accepted_modes(sub: str, mode: int) -> tuple[int, ...]:
+    return (mode, INBOUND_PER_USER_MODE) if sub == "inbound" else (mode,)
 
 
 def make_course_folders(exchange: str | os.PathLike, course_id: str, owner: str) -> None:
@@ -101,4 +115,5 @@ def make_course_folders(exchange: str | os.PathLike, course_id: str, owner: str)
         else:
             path.mkdir()
         os.chown(path, entry.pw_uid, entry.pw_gid)
-        os.chmod(path, mode)
+        if stat.S_IMODE(os.lstat(path).st_mode) not in _accepted_modes(sub, mode):
+            os.chmod(path, mode)  # a closed inbound/ (per-user disks) stays closed

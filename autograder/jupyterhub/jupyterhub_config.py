@@ -23,6 +23,8 @@ Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_STAFF_MEM_LIMIT, ATTENTION_LAB_STAFF_CPU_LIMIT    the same for instructors, who
                                 grade in their server           (default 2G, no CPU limit)
     ATTENTION_LAB_CULL_IDLE     stop servers idle this many seconds (default 3600; 0: never)
+    ATTENTION_LAB_DISK_SIZE     each student's own filesystem: home + exchange folder (default 2G;
+                                0: none)
 docs/hub-admins.md explains limits, culling, the roster, HTTPS and a systemd unit.
 """
 
@@ -32,8 +34,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
 from culler import configure_idle_culler
-from limits import LimitedLocalProcessSpawner
 from roster import Roster, read_roster
+from spawner_limits import LimitedLocalProcessSpawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 _env = os.environ.get
@@ -65,13 +67,21 @@ configure_classroom(
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as
 # their users. Only root can start servers as other users. LocalProcessSpawner, plus the
-# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (limits.py);
+# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (spawner_limits.py);
 # over its memory a student's kernel is killed, nobody else's.
 c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
 c.Spawner.mem_limit = _bytes(_env("ATTENTION_LAB_MEM_LIMIT", "1G"))
 c.Spawner.cpu_limit = float(_env("ATTENTION_LAB_CPU_LIMIT", "1"))
 c.LimitedLocalProcessSpawner.staff_mem_limit = _bytes(_env("ATTENTION_LAB_STAFF_MEM_LIMIT", "2G"))
 c.LimitedLocalProcessSpawner.staff_cpu_limit = float(_env("ATTENTION_LAB_STAFF_CPU_LIMIT", "0"))
+# Each student's own filesystem (user_disk.py): a sparse image in the hub's private folder,
+# mounted on their home and on inbound/<student>/, so their writes stop at their own cap.
+c.LimitedLocalProcessSpawner.disk_size = _bytes(_env("ATTENTION_LAB_DISK_SIZE", "2G"))
+c.LimitedLocalProcessSpawner.disk_inbound = [
+    os.path.join(
+        _env("ATTENTION_LAB_EXCHANGE", "/srv/nbgrader/exchange"), COURSE.course_id, "inbound"
+    )
+]
 # Idle servers are stopped (their files stay) so that a class's memory goes to who is working.
 configure_idle_culler(
     c, timeout=int(_env("ATTENTION_LAB_CULL_IDLE", "3600")),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -90,6 +91,37 @@ def remove_user(name: str) -> None:
                 pass
         time.sleep(0.3)
     subprocess.run(["userdel", "-r", name], capture_output=True, check=False)
+
+
+def release_disks(tmp: Path, users: list[str]) -> None:
+    """Undo the per-user filesystems of a test hub (user_disk.py) before its accounts go.
+
+    The hub leaves them mounted (a teacher's tools and the next server use them): unmount
+    everything under ``tmp`` and on the test accounts' homes, then remove the empty mount points
+    and the homes kept from before the disk (``userdel -r`` removes only a home its user owns).
+    """
+    from user_disk import KEPT_HOMES
+
+    homes = {}
+    for name in users:
+        try:
+            homes[name] = Path(pwd.getpwnam(name).pw_dir)
+        except KeyError:
+            continue
+    mounts = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
+    ours = [m for m in mounts if m.startswith(f"{tmp}/") or Path(m) in homes.values()]
+    for mount_point in sorted(set(ours), key=len, reverse=True):
+        subprocess.run(["umount", "-l", mount_point], capture_output=True, check=False)
+    for name, home in homes.items():
+        if home.is_dir() and home.stat().st_uid == 0 and not os.listdir(home):
+            home.rmdir()  # the unmounted mount point; userdel -r then finds no home
+        for kept in (home.parent / KEPT_HOMES).glob(f"{name}*"):
+            shutil.rmtree(kept, ignore_errors=True)
+    for parent in {home.parent / KEPT_HOMES for home in homes.values()}:
+        try:
+            parent.rmdir()
+        except OSError:
+            pass
 
 
 @contextmanager
@@ -359,7 +391,7 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
     this returns); every one is removed when ``stack`` closes.
     """
-    # not under /tmp: each server gets a private /tmp (limits.py), which would hide the
+    # not under /tmp: each server gets a private /tmp (spawner_limits.py), which would hide the
     # exchange and the system config from it
     tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir="/var/tmp"))
     stack.callback(shutil.rmtree, tmp, True)
@@ -368,6 +400,7 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
         stack.callback(remove_user, name)
         if create:
             create(name)
+    stack.callback(release_disks, tmp, users)
     # The course env is every user's kernel: make sure they can run it.
     blocked = install.untraversable_dirs(str(VENV / "bin" / "python"))
     stack.enter_context(traversable(blocked))

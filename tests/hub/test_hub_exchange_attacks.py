@@ -42,6 +42,8 @@ from test_hub import (
 pytestmark = pytest.mark.slow
 
 FUTURE = "2099-01-01 00:00:00.000000 UTC"
+DISK_SIZE, DISK_BYTES = "64M", 64 * 2**20  # each student's own filesystem (user_disk.py), small
+BEFORE_DISK = ("before-disk.txt", "alice's notes from before the disk 5e1c\n")
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +55,14 @@ def attacked(request):
     students = (f"al_alice_{tag}", f"al_bob_{tag}", f"al_mallory_{tag}")
     with ExitStack() as stack:
         tmp = _prepare_machine(stack, [instructor, *students])
+        # a file alice had before the hub gave her a disk of her own: carried onto it
+        before = Path(pwd.getpwnam(students[0]).pw_dir) / BEFORE_DISK[0]
+        before.write_text(BEFORE_DISK[1])
+        os.chown(before, pwd.getpwnam(students[0]).pw_uid, -1)
         env = {
             "ATTENTION_LAB_INSTRUCTORS": instructor,
             "ATTENTION_LAB_STUDENTS": ",".join(students),
+            "ATTENTION_LAB_DISK_SIZE": DISK_SIZE,
         }
         room = _one_class_hub(stack, request, tmp, instructor, students, env)
         # four servers at once on a busy machine: wait on readiness, generously
@@ -110,9 +117,10 @@ def story(attacked):
         _action(room, student, "submit", assignment)
 
     inbound = course / "inbound"
-    (alice_folder,) = [p for p in inbound.iterdir() if p.name.startswith(f"{alice}+")]
+    # each student hands in to inbound/<student>/, on their own disk
+    (alice_folder,) = [p for p in (inbound / alice).iterdir() if p.name.startswith(f"{alice}+")]
     home = Path(pwd.getpwnam(mallory).pw_dir)
-    forged = inbound / f"{alice}+{assignment}+{FUTURE}+x"
+    forged = inbound / mallory / f"{alice}+{assignment}+{FUTURE}+x"
     state = room.hub_log.parent
     after_submit = _try(room, mallory, {
         "read alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}).read()",
@@ -120,6 +128,8 @@ def story(attacked):
         "replace alice's notebook": f"open({str(alice_folder / f'{assignment}.ipynb')!r}, 'w').write('{{}}')",
         "rename alice's folder": f"os.rename({str(alice_folder)!r}, {str(inbound / f'{mallory}+{assignment}+{FUTURE}+y')!r})",
         "list inbound": f"os.listdir({str(inbound)!r})",
+        "write into inbound": f"os.mkdir({str(inbound / f'{alice}+{assignment}+{FUTURE}+i')!r})",
+        "write into alice's folder": f"os.mkdir({str(inbound / alice / f'{alice}+{assignment}+{FUTURE}+a')!r})",
         "hand in as alice": (
             f"os.mkdir({str(forged)!r}); "
             f"shutil.copy({str(home / notebook)!r}, {str(forged)!r}); "
@@ -196,7 +206,8 @@ def test_the_course_folder_is_the_instructors_from_the_start(attacked, story):
 def test_a_classmate_cannot_read_replace_or_take_a_submission(attacked, story):
     result = story["after_submit"]
     for key in ("read alice's notebook", "read alice's secret", "replace alice's notebook",
-                "rename alice's folder", "list inbound"):  # fmt: skip
+                "rename alice's folder", "list inbound", "write into inbound",
+                "write into alice's folder"):  # fmt: skip
         assert result[key] == "PermissionError", (key, result)
     folder = story["alice_folder"]
     assert folder.exists()
@@ -204,7 +215,7 @@ def test_a_classmate_cannot_read_replace_or_take_a_submission(attacked, story):
     group = folder.parent.stat().st_gid
     assert {p.stat().st_gid for p in [folder, *folder.iterdir()]} == {group}
     assert {p.stat().st_mode & 0o7777 for p in folder.iterdir()} == {0o640}
-    assert result["hand in as alice"] == "ok"  # inbound is writable: collect must refuse it
+    assert result["hand in as alice"] == "ok"  # her own folder is hers: collect must refuse it
 
 
 def test_the_hubs_secrets_are_private(attacked, story):
@@ -249,7 +260,110 @@ def test_make_collect_refuses_it_too(attacked, story):
     assert os.path.isdir(story["forged"])  # left where it is; kept once in the quarantine
 
 
-# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/limits.py) ----------
+# -- disk: each student's own filesystem (autograder/jupyterhub/user_disk.py) -------------------
+FILL = """
+import errno, json, os
+def fill(path, limit):
+    # write 1 MiB at a time, unbuffered, until the limit or an error: (bytes written, error)
+    written, chunk = 0, b"x" * (1 << 20)
+    try:
+        with open(path, "wb", buffering=0) as fh:
+            while written < limit:
+                written += fh.write(chunk)
+    except OSError as err:
+        return written, errno.errorcode.get(err.errno, str(err.errno))
+    return written, "none"
+"""
+
+
+def _junk_folder(room, story) -> Path:
+    """Mallory's hand-made 0700 folder in her own exchange folder (named as a submission)."""
+    mallory = room.students[2]
+    inbound = room.exchange / COURSE_ID / "inbound"
+    return inbound / mallory / f"{mallory}+{story['assignment']}+{FUTURE}+junk"
+
+
+def test_an_existing_home_is_carried_onto_the_students_disk(attacked, story):
+    alice = attacked.students[0]
+    home = Path(pwd.getpwnam(alice).pw_dir)
+    assert os.path.ismount(home)  # her home is her own filesystem now
+    seen = attacked.run_in_kernel(alice, f"print(open({BEFORE_DISK[0]!r}).read(), end='')")
+    assert seen == BEFORE_DISK[1]
+    kept = home.parent / ".attention-lab-homes-before-disk" / alice / BEFORE_DISK[0]
+    assert kept.read_text() == BEFORE_DISK[1]  # the original is kept, out of her reach
+    assert kept.parent.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_student_stops_at_her_own_cap_in_home_and_exchange(attacked, story):
+    alice, _, mallory = attacked.students
+    home = Path(pwd.getpwnam(mallory).pw_dir)
+    junk = _junk_folder(attacked, story)
+    code = FILL + (
+        f"os.mkdir({str(junk)!r}, 0o700)\n"
+        f"home = fill({str(home / 'junk')!r}, 3 << 30)\n"
+        f"exchange = fill({str(junk / 'junk')!r}, 3 << 30)\n"
+        f"root = fill({str(attacked.exchange / 'junk')!r}, 3 << 30)\n"  # beside the course
+        "print(json.dumps({'home': home, 'exchange': exchange, 'root': root}))\n"
+    )
+    try:
+        out = json.loads(attacked.run_in_kernel(mallory, code, timeout=600))
+    finally:  # her home has room again for the tests after (a kernel writes its runtime file)
+        (home / "junk").unlink(missing_ok=True)
+    print(f"\nmallory's 3 GiB writes stopped at (bytes, error): {out}")
+    assert out["home"][1] == out["exchange"][1] == out["root"][1] == "ENOSPC", out
+    # the exchange's root (1777 for nbgrader) is a 1 MiB tmpfs in her own namespace
+    assert out["root"][0] <= 2**20 and not os.path.lexists(attacked.exchange / "junk"), out
+    assert out["home"][0] + out["exchange"][0] <= DISK_BYTES, out  # one cap for both
+    image = attacked.hub_log.parent / "user-disks" / "images" / f"{mallory}.img"
+    assert image.stat().st_blocks * 512 <= DISK_BYTES  # all the machine's disk gave her
+    assert os.lstat(junk).st_dev == os.stat(home).st_dev  # the exchange folder is on her disk
+
+    # alice is untouched: she writes in her home and hands in again, into her own folder
+    attacked.run_in_kernel(alice, "open('after-mallory.bin', 'wb').write(b'a' * (1 << 20))")
+    inbound = attacked.exchange / COURSE_ID / "inbound" / alice
+    before = set(inbound.iterdir())
+    _action(attacked, alice, "submit", story["assignment"])
+    assert len(set(inbound.iterdir()) - before) == 1
+
+
+def _as_instructor(room, *args: str) -> subprocess.CompletedProcess:
+    instructor = pwd.getpwnam(room.instructor)
+    venv = Path(sys.prefix)
+    return subprocess.run(
+        [shutil.which("runuser") or "/usr/sbin/runuser", "-u", room.instructor, "--", *args],
+        capture_output=True, text=True, timeout=600, cwd=room.course_dir,
+        env={"HOME": instructor.pw_dir, "USER": room.instructor,
+             "PATH": f"{venv}/bin:/usr/bin:/bin", "ATTENTION_LAB_EXCHANGE": str(room.exchange),
+             "JUPYTER_CONFIG_PATH": str(room.config_dir)},
+    )  # fmt: skip
+
+
+def _make_collect(room, assignment: str) -> subprocess.CompletedProcess:
+    return _as_instructor(room, str(Path(sys.prefix) / "bin" / "python"), "-m",
+                          "attention_grader", "--course", str(room.course_dir), "collect",
+                          assignment)  # fmt: skip
+
+
+def test_the_teacher_moves_a_closed_folder_out_of_the_exchange_without_root(attacked, story):
+    mallory = attacked.students[2]
+    junk = _junk_folder(attacked, story)
+    st = os.lstat(junk)
+    assert (st.st_mode & 0o777, st.st_uid) == (0o700, pwd.getpwnam(mallory).pw_uid)
+    done = _make_collect(attacked, story["assignment"])
+    # in the collect path: collect cannot read it (flagged "not collected: PermissionError")
+    where = f"{mallory}: unsafe_file: not collected: PermissionError"
+    assert done.returncode == 0 and where in done.stdout, done.stdout[-2000:]
+
+    aside = junk.with_name(".removed-" + junk.name)  # as docs/hub-admins.md says
+    moved = _as_instructor(attacked, "mv", str(junk), str(aside))
+    assert moved.returncode == 0, moved.stderr
+    assert not os.path.lexists(junk) and os.path.isdir(aside)  # out of the way, not destroyed
+    done = _make_collect(attacked, story["assignment"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert where not in done.stdout + done.stderr, done.stdout[-2000:]
+
+
+# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/spawner_limits.py) ----------
 JUNK = "mallory-junk-7d1e"
 
 

@@ -8,6 +8,9 @@ the system recorded (:func:`read_inbound`):
 * **who**: the folder's owner (its uid, mapped to an account name) must be the student the name
   claims. A folder owned by the teacher who collects (or by root) is the teacher's own doing
   (one laptop, a folder copied in by hand) and keeps the name's claim.
+* **where**: on a hub with per-user disks a submission sits in ``inbound/<student>/`` (that
+  student's own folder, on their own filesystem); its name must claim that student and its
+  owner be that student, like a folder directly in ``inbound/`` (one laptop, or a hub without).
 * **which id**: the claimed id must be on the class roster (:func:`roster_ids`) and, with or
   without one, made of :data:`SAFE_ID`'s characters (no ``*``, ``<``, ``=``, ``/``, spaces, controls).
 * **when**: for a student's own folder, the latest status-change time (``ctime``) of the folder
@@ -158,8 +161,9 @@ def _claimed_time(text: str) -> datetime | None:
 
 
 def read_inbound(
-    path: Path, trusted_uids: frozenset[int], roster: frozenset[str] | None
-) -> Inbound:
+    path: Path, trusted_uids: frozenset[int], roster: frozenset[str] | None,
+    under: str | None = None,
+) -> Inbound:  # fmt: skip
     """Judge one ``inbound/`` entry: who the system says made it, when, and whether to collect it.
 
     Parameters
@@ -170,6 +174,9 @@ def read_inbound(
         Owners whose folders keep their name's claims (the collecting teacher, root).
     roster : frozenset of str or None
         The class's ids; None: any id of :data:`SAFE_ID`'s characters.
+    under : str or None
+        The student whose own folder ``path`` sits in (``inbound/<under>/<name>``); None: directly
+        in ``inbound/``.
     """
     name = path.name
     parts = name.rsplit("+", 3)
@@ -194,10 +201,13 @@ def read_inbound(
         return refuse(f"folder owned by {owner} names {shown}, who is not on the roster")
     if len(parts) < 3 or claimed is None:
         return refuse(f"folder owned by {owner}: its name is not <student>+<assignment>+<time>")
-    if st.st_uid in trusted_uids:
-        return judged  # the teacher's own folder (one laptop, or copied in by hand)
-    if owner != student:
+    trusted = st.st_uid in trusted_uids
+    if not trusted and owner != student:
         return refuse(f"folder owned by {owner} names {shown}")
+    if under is not None and student != under:  # even the teacher's: one student's folder
+        return refuse(f"folder owned by {owner} in {printable(under)}'s folder names {shown}")
+    if trusted:
+        return judged  # the teacher's own folder (one laptop, or copied in by hand)
     return Inbound(path, name, student, claimed, owner, exchange_time(path), by_exchange=True)
 
 

@@ -18,6 +18,12 @@ the folder and its files already carry the instructor's group; this submit then 
 (and any folder in it) to 2770 and the files to 0640: the student and the instructors' group,
 nobody else. The instructors may still remove it (group write on the folder).
 
+On a hub that gives each student a filesystem of their own (``autograder/jupyterhub/user_disk.py``),
+``inbound/`` is closed to students and each has ``inbound/<student>/`` on their own disk:
+this submit hands in there (:func:`own_inbound`), so what a student writes counts against their
+own cap only. Without that folder (one laptop, a hub without per-user disks) it hands in to
+``inbound/`` itself, as nbgrader does.
+
 The system-wide ``nbgrader_config.py`` of a hub (``install.py system``) sets
 ``c.ExchangeFactory.submit`` to :class:`PrivateExchangeSubmit`. The modes are set at submit time,
 so they add nothing to the time collect reads (the exchange's ctime, see
@@ -36,7 +42,14 @@ from typing import Any
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "PrivateExchangeSubmit", "make_private", "readable_only_by"]
+__all__ = [
+    "FILE_MODE",
+    "FOLDER_MODE",
+    "PrivateExchangeSubmit",
+    "make_private",
+    "own_inbound",
+    "readable_only_by",
+]
 
 FOLDER_MODE = 0o2770
 FILE_MODE = 0o640
@@ -59,6 +72,16 @@ def make_private(folder: str | os.PathLike[str]) -> None:
     os.chmod(folder, FOLDER_MODE)
 
 
+def own_inbound(inbound: str | os.PathLike[str], user: str) -> str | None:
+    """Return ``inbound/<user>`` when it is the user's own folder there (a real folder), else None."""
+    path = os.path.join(inbound, user)
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return path if stat.S_ISDIR(st.st_mode) else None
+
+
 class PrivateExchangeSubmit(ExchangeSubmit):
     """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``.
 
@@ -68,6 +91,41 @@ class PrivateExchangeSubmit(ExchangeSubmit):
     (written next) got the student's own group and the instructors could not read the secret:
     no feedback could be released.
     """
+
+    def init_dest(self) -> None:
+        """Nbgrader's, handing in to ``inbound/<student>/`` when the hub made one (:func:`own_inbound`).
+
+        nbgrader's own checks that ``inbound/`` itself is writable, which it is not then; the rest
+        (access, ids, the folder's name) is nbgrader's, as in its ``init_dest``.
+        """
+        import base64
+
+        from nbgrader.utils import check_mode, get_username
+
+        course = self.coursedir.course_id
+        own = (
+            own_inbound(os.path.join(self.root, course, "inbound"), get_username())
+            if course
+            else None
+        )
+        if own is None:
+            super().init_dest()
+            return
+        if not self.authenticator.has_access(self.coursedir.student_id, course):
+            self.fail("You do not have access to this course.")
+        if not check_mode(own, write=True, execute=True):
+            self.fail(f"Your folder in the exchange ({own}) is not ready: ask your teacher")
+        self.inbound_path = own
+        self.cache_path = os.path.join(self.cache, course)
+        student_id = self.coursedir.student_id
+        if student_id == "*":
+            student_id = get_username()
+        elif "*" in student_id or "+" in student_id:
+            self.fail(f"The student ID should contain no '*' nor '+'; got {student_id}")
+        parts = [student_id, self.coursedir.assignment_id, self.timestamp]
+        if self.add_random_string:
+            parts.append(base64.urlsafe_b64encode(os.urandom(9)).decode("ascii"))
+        self.assignment_filename = "+".join(parts)
 
     def copy_files(self) -> None:
         super().copy_files()

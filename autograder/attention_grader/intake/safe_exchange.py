@@ -176,13 +176,13 @@ class SafeExchangeCollect(ExchangeCollect):
         wanted = None if self.coursedir.student_id in ("", "*") else self.coursedir.student_id
         accepted: dict[str, list[Inbound]] = {}
         seen: list[Inbound] = []
-        for entry in sorted(os.scandir(self.inbound_path), key=lambda e: e.name):
+        for entry, under in _inbound_entries(Path(self.inbound_path)):
             parts = entry.name.rsplit("+", 3)
-            if entry.name.startswith(".") or len(parts) < 2 or parts[1] != assignment:
+            if len(parts) < 2 or parts[1] != assignment:
                 continue
             if wanted is not None and parts[0] != wanted:
                 continue
-            item = read_inbound(Path(entry.path), trusted, roster)
+            item = read_inbound(entry, trusted, roster, under)
             seen.append(item)
             if item.refused:
                 self._refuse(item)
@@ -212,9 +212,10 @@ class SafeExchangeCollect(ExchangeCollect):
             return (on_time or items)[0]
         return items[0]
 
-    @staticmethod
-    def _record(item: Inbound) -> dict[str, Any]:
-        return {"username": item.student, "filename": item.name, "timestamp": item.time,
+    def _record(self, item: Inbound) -> dict[str, Any]:
+        # relative to inbound/: "<student>/<name>" in a student's own folder
+        filename = os.path.relpath(item.path, self.inbound_path)
+        return {"username": item.student, "filename": filename, "timestamp": item.time,
                 "inbound": item}  # fmt: skip
 
     def _refuse(self, item: Inbound) -> None:
@@ -261,6 +262,28 @@ class SafeExchangeCollect(ExchangeCollect):
             flags, quarantine=default_quarantine(Path(dest)), reset=True
         )  # a new submission
         self._flag(student, flags)
+
+
+def _inbound_entries(inbound: Path) -> list[tuple[Path, str | None]]:
+    """Each candidate in ``inbound/``, with the student whose own folder it sits in (or None).
+
+    A folder whose name has no ``+`` is a student's own folder (a hub with per-user disks,
+    ``inbound/<student>/``): its entries are the candidates. Names starting with "." (what the
+    teacher moved out of the way) are not. Links are never entered.
+    """
+    found: list[tuple[Path, str | None]] = []
+    for entry in sorted(os.scandir(inbound), key=lambda e: e.name):
+        if entry.name.startswith("."):
+            continue
+        if "+" in entry.name or not entry.is_dir(follow_symlinks=False):
+            found.append((Path(entry.path), None))
+            continue
+        try:
+            inner = sorted(os.scandir(entry.path), key=lambda e: e.name)
+        except OSError:
+            continue  # not readable: not a student's folder the hub made
+        found += [(Path(e.path), entry.name) for e in inner if not e.name.startswith(".")]
+    return found
 
 
 def _write_stamp(path: Path, when: str) -> None:

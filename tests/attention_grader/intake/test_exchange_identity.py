@@ -406,3 +406,47 @@ def test_a_resubmission_collected_after_grading_waits_for_grading(tmp_path, acco
     assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
     lines, _ = student_submissions(course, FIXTURE)
     assert [line.status for line in lines[alice]] == ["earlier", "collected, not graded yet"]
+
+
+def _own_folder(course, student: str, owner_uid: int = 0) -> Path:
+    """``inbound/<student>/`` as a hub with per-user disks makes it (the hub's, here root's)."""
+    folder = _inbound(course) / student
+    folder.mkdir()
+    os.lchown(folder, owner_uid, -1)
+    return folder
+
+
+@pytest.mark.slow
+def test_students_own_folders_in_inbound_are_read_and_checked(tmp_path, accounts, capsys):
+    """A hub with per-user disks: each student hands in to ``inbound/<student>/``."""
+    course = _class(tmp_path, accounts)
+    alice, bob, mallory = accounts["alice"], accounts["bob"], accounts["mallory"]
+    for student in (alice, bob, mallory):
+        _own_folder(course, student)
+    honest = _submit(course, tmp_path, alice, CORRECT, ALICE_MARK, owner=alice)
+    honest.rename(_inbound(course) / alice / honest.name)  # where her submit puts it on the hub
+    # mallory, in her own folder, names alice; a folder of hers in alice's folder (as if she
+    # could write there); bob's folder in alice's folder, naming himself
+    _forge(course, f"{mallory}/{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    _forge(course, f"{alice}/{alice}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
+    _forge(course, f"{alice}/{bob}+{FIXTURE}+{FUTURE}+z", _uid(bob))
+    # what the teacher moved out of the collect path (docs/hub-admins.md) is not looked at
+    _forge(course, f"{mallory}/.removed-{mallory}+{FIXTURE}+{FUTURE}+w", _uid(mallory))
+
+    assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
+    out = capsys.readouterr().out
+    assert f"collected 1 submission(s) of {FIXTURE}" in out, out
+    assert ALICE_MARK in _collected_notebook(course, alice)
+    assert sorted(p.name for p in (course.root / "submitted").iterdir()) == [alice]
+    refused = [ln for ln in out.splitlines() if "refused:" in ln]
+    assert len(refused) == 3, out
+    assert any(f"folder owned by {mallory} names {alice}" in ln for ln in refused), out
+    assert any(f"folder owned by {bob} in {alice}'s folder names {bob}" in ln for ln in refused)
+    assert not any(".removed-" in ln for ln in refused), out
+
+    # the formgrader's Collect (NbGraderAPI.collect) reads the same layout
+    shutil.rmtree(course.root / "submitted")
+    result = course.api().collect(FIXTURE)
+    assert result["success"], result
+    assert f"refused: folder owned by {mallory} names {alice}" in result["log"]
+    assert ALICE_MARK in _collected_notebook(course, alice)

@@ -31,6 +31,7 @@ the hub log.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import os
 import re
@@ -41,7 +42,8 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from traitlets import Float, Integer, Unicode
+from traitlets import Float, Integer, List, Unicode
+from user_disk import UserDisk, disks_work, prepare, share, shield_exchange_root
 
 __all__ = [
     "CgroupLayout",
@@ -246,7 +248,7 @@ def _write(path: Path, value) -> None:
 # --------------------------------------------------------------------------- private /tmp
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_SLAVE = 2, 4, 16384, 1 << 19
 PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
 
 
@@ -268,8 +270,9 @@ def private_tmp(size_bytes: int) -> None:
             raise OSError(err, f"{what}: {os.strerror(err)}")
 
     check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-    # never propagate these mounts back to the machine's namespace
-    check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    # never propagate these mounts back to the machine's namespace; but see the machine's new
+    # mounts in its shared folders (a student's inbound/<student>, user_disk.share)
+    check(libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None), "mount --make-rslave /")
     options = f"size={int(size_bytes)},mode=1777".encode()
     for target in PRIVATE_MOUNTS:
         if os.path.isdir(target):
@@ -282,9 +285,7 @@ def private_tmp_works() -> str:
     import subprocess
     import sys
 
-    probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import limits; limits.private_tmp(1 << 20)"
-    )
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); import spawner_limits; spawner_limits.private_tmp(1 << 20)"
     try:
         done = subprocess.run(
             [sys.executable, "-c", probe, str(Path(__file__).parent)],
@@ -326,6 +327,32 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "0 or None: the machine's shared /tmp and /dev/shm.",
     )  # fmt: skip
     _private_tmp_problem: str | None = None  # probed once per hub process
+    disk_size = ByteSpecification(
+        "2G", allow_none=True, config=True,
+        help="Size of each student's own filesystem (a sparse ext4 image in disk_folder, "
+        "mounted on their home and on their folder in each course's inbound/): what they "
+        "write there stops at this size. 0 or None: no per-user filesystem (homes and the "
+        "exchange then stop only when their filesystem is full, for everyone). "
+        "docs/hub-admins.md, 'Disk'.",
+    )  # fmt: skip
+    staff_disk_size = ByteSpecification(
+        0, allow_none=True, config=True,
+        help="disk_size for staff (their home holds the course and every submission); "
+        "0 or None: no per-user filesystem for staff",
+    )  # fmt: skip
+    disk_folder = Unicode(
+        "user-disks", config=True,
+        help="Where the per-user images are kept and mounted; relative to the hub's working "
+        "folder (its private state folder). Made 0700 root.",
+    )  # fmt: skip
+    disk_inbound = List(
+        Unicode(), config=True,
+        help="The courses' inbound/ folders in which each student gets inbound/<student>/ on "
+        "their own filesystem (inbound/ itself is then closed to students); set by the "
+        "shipped config.",
+    )  # fmt: skip
+    _disk_problem: str | None = None  # probed once per hub process
+    _disk_said = False  # "no cap" logged once per hub process
 
     def _limits(self) -> tuple[int | None, float | None]:
         """(memory bytes, CPUs) for this user: the staff values for instructors."""
@@ -357,6 +384,45 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
 
+    def _disks_possible(self) -> bool:
+        """Say whether per-user filesystems are on and work here (why not: once in the log)."""
+        cls = type(self)
+        if not self.disk_size:
+            why = "disk_size is 0"
+        else:
+            if cls._disk_problem is None:
+                cls._disk_problem = disks_work()
+            why = cls._disk_problem
+        if why and not cls._disk_said:
+            cls._disk_said = True
+            self.log.warning(
+                "No per-user filesystem (%s): a student's home and inbound/ are not capped. "
+                "See docs/hub-admins.md, 'Disk'.", why,
+            )  # fmt: skip
+        return not why
+
+    async def _prepare_disk(self) -> None:
+        """Mount this user's own filesystem on their home and exchange folder (user_disk.py)."""
+        if not self._disks_possible():
+            return
+        for inbound in self.disk_inbound:  # before any server's namespace is made
+            share(inbound)
+        size = self.staff_disk_size if self._staff() else self.disk_size
+        if not size:
+            return
+        disk = UserDisk.of(self.disk_folder, self.user.name)
+        inbound = [] if self._staff() else list(self.disk_inbound)
+        loop = asyncio.get_running_loop()
+        for line in await loop.run_in_executor(None, prepare, disk, int(size), inbound):
+            self.log.info("%s: %s", self.user.name, line)
+
+    def _shielded_courses(self) -> list[str]:
+        """Return the course folders whose exchange root a student's server sees capped."""
+        if self._staff() or not self.disk_size or type(self)._disk_problem:
+            return []
+        courses = [os.path.dirname(os.path.abspath(i)) for i in self.disk_inbound]
+        return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]
+
     def _shared_paths_in_tmp(self) -> list[str]:
         """List this server's exchange or Jupyter config folders under /tmp or /dev/shm.
 
@@ -381,6 +447,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             )  # fmt: skip
             tmp = None
 
+        # a student's exchange root, capped in their own namespace (staged in their new /tmp)
+        shielded = self._shielded_courses() if tmp else []
+
         def preexec() -> None:
             # Runs in the child between fork and exec, still as root.
             if group is not None:
@@ -389,11 +458,15 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             if tmp:
                 private_tmp(tmp)
+                shield_exchange_root(shielded)
             drop_to_user()
 
         return preexec
 
     async def start(self):
+        # first: it awaits, and nothing may come between making the cgroup and the server
+        # joining it (weigh_class counts the groups with processes)
+        await self._prepare_disk()
         self._cgroup = None
         mem, cpus = self._limits()
         if mem or cpus or self._pids():

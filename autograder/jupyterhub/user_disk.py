@@ -1,0 +1,410 @@
+"""Each student's own filesystem: a cap on the home and on what they write into the exchange.
+
+Where the kernel has no disk quotas (our test machine: ``CONFIG_QUOTA``/``QFMT_V2``, XFS and tmpfs
+quotas all off), a filesystem of its own is the cap. :func:`prepare` (called by the spawner, as
+root, before a student's server starts) gives each student a sparse ext4 image in the hub's
+private state folder and mounts it in the machine's namespace, so that the teacher's tools and
+the next server see it:
+
+* ``<folder>/images/<user>.img``: the image (sparse: it takes on disk what is written in it);
+* ``<folder>/mnt/<user>``: where it is mounted (``nosuid,nodev``); the folder is 0700 root, so
+  nobody reaches the image but through the two bind mounts below;
+* ``<mnt>/home`` is bind-mounted on the student's home: whatever they write there, the image's
+  size caps it ("No space left on device"), classmates and the machine are untouched;
+* ``<mnt>/inbound/<n>`` is bind-mounted on ``<course>/inbound/<user>`` of each course
+  (``inbound_folders``): the student's own folder in the exchange, where
+  ``PrivateExchangeSubmit`` hands in. It belongs to the instructor (``inbound/``'s owner and
+  group, 2770) with an ACL ``user:<student>:rwx``: the student writes there, nowhere else in
+  ``inbound/`` (which loses its "others may write" bit, :data:`INBOUND_PER_USER_MODE`); without
+  a sticky bit, so the instructor can rename any entry in it (even a student's 0700 folder) out
+  of the collect path; it stays on the student's image, costing only their cap.
+
+The first time, the student's existing home is **carried** onto the image: copied (``cp -a``),
+compared file by file, and only then the original is moved (never deleted) to
+``<home's parent>/.attention-lab-homes-before-disk/<user>`` (0700 root: the student cannot write
+there any more, the admin removes it when satisfied). A copy that fails or differs stops the
+spawn with the reason and leaves the home as it was.
+
+The mounts outlive the server and the hub (a reboot undoes them: the next spawn mounts again).
+Standard library only, plus ``mkfs.ext4`` (e2fsprogs) and ``mount``/``umount`` (util-linux).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import filecmp
+import os
+import pwd
+import re
+import shutil
+import stat
+import struct
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from exchange_folders import INBOUND_PER_USER_MODE
+
+__all__ = [
+    "INBOUND_PER_USER_MODE",
+    "KEPT_HOMES",
+    "UserDisk",
+    "disks_work",
+    "prepare",
+    "release",
+    "share",
+    "shield_exchange_root",
+]
+
+#: Where carried homes are kept (next to the homes: a rename, not a copy).
+KEPT_HOMES = ".attention-lab-homes-before-disk"
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+_MKFS = ["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1"]
+_MOUNT_OPTIONS = "loop,nosuid,nodev"
+
+
+@dataclass(frozen=True)
+class UserDisk:
+    """Where one user's image, its mount and their home are (nothing is made by this)."""
+
+    user: str
+    uid: int
+    gid: int
+    home: Path
+    image: Path
+    root: Path  # the image's mount point
+
+    @classmethod
+    def of(cls, folder: str | os.PathLike, user: str) -> UserDisk:
+        """Return ``user``'s disk under ``folder`` (the hub's ``disk_folder``)."""
+        if not _SAFE_NAME.match(user):
+            raise ValueError(f"user name {user!r} is not usable as a file name")
+        entry = pwd.getpwnam(user)
+        base = Path(folder).absolute()
+        return cls(user, entry.pw_uid, entry.pw_gid, Path(entry.pw_dir),
+                   base / "images" / f"{user}.img", base / "mnt" / user)  # fmt: skip
+
+    def inbound_source(self, index: int) -> Path:
+        """Return the folder on the image shown as ``inbound/<user>`` of the ``index``-th course."""
+        return self.root / "inbound" / str(index)
+
+
+def disks_work() -> str:
+    """Empty when per-user images can be made and mounted here, else why not."""
+    missing = [tool for tool in ("mkfs.ext4", "mount", "umount") if shutil.which(tool) is None]
+    if missing:
+        return f"{', '.join(missing)} not found (apt-get install e2fsprogs mount)"
+    if not os.path.exists("/dev/loop-control") and not os.path.exists("/dev/loop0"):
+        return "no loop devices (/dev/loop-control)"
+    if os.geteuid() != 0:
+        return "the hub does not run as root"
+    return ""
+
+
+def _run(*cmd: str) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise OSError(f"{' '.join(cmd)}: {(done.stderr or done.stdout).strip()[-300:]}")
+
+
+def _private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    os.chown(path, 0, 0)
+    os.chmod(path, 0o700)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _make_image(disk: UserDisk, size: int) -> None:
+    """Make a sparse ext4 image of ``size`` bytes (removed again if mkfs fails)."""
+    fd = os.open(disk.image, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
+    try:
+        _run(*_MKFS, str(disk.image))
+    except OSError:
+        disk.image.unlink()
+        raise
+
+
+def _grow(disk: UserDisk, size: int) -> None:
+    """Grow a mounted image to ``size`` (a larger ``disk_size``); never shrinks one."""
+    if disk.image.stat().st_size < size:
+        os.truncate(disk.image, size)
+        loop = _loop_of(disk.root)
+        if loop:
+            _run("losetup", "-c", loop)
+            _run("resize2fs", loop)
+
+
+def _loop_of(mount_point: Path) -> str:
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        device, where = line.split()[:2]
+        if where == str(mount_point) and device.startswith("/dev/loop"):
+            return device
+    return ""
+
+
+def _mount_image(disk: UserDisk, size: int) -> bool:
+    """Make (first time) and mount the image; True when it was just made."""
+    for folder in (disk.image.parent.parent, disk.image.parent, disk.root.parent):
+        _private_dir(folder)
+    made = not disk.image.exists()
+    if made:
+        _make_image(disk, size)
+    disk.root.mkdir(mode=0o700, exist_ok=True)
+    if not os.path.ismount(disk.root):
+        _run("mount", "-o", _MOUNT_OPTIONS, str(disk.image), str(disk.root))
+    if not made:
+        _grow(disk, size)
+    os.chmod(disk.root, 0o711)  # the image's root: only root lists it
+    return made
+
+
+def _tree(root: Path) -> dict[str, os.stat_result]:
+    """Every entry under ``root`` (relative path -> lstat), links not followed."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            found[os.path.relpath(path, root)] = os.lstat(path)
+    return found
+
+
+def _differences(original: Path, copy: Path) -> list[str]:
+    """List what of ``original`` differs in ``copy``: type, owner, mode, contents or link."""
+    theirs = _tree(copy)
+    wrong = []
+    for rel, st in _tree(original).items():
+        other = theirs.get(rel)
+        if other is None:
+            wrong.append(f"{rel}: missing")
+        elif (stat.S_IFMT(st.st_mode), st.st_uid, stat.S_IMODE(st.st_mode)) != (
+            stat.S_IFMT(other.st_mode), other.st_uid, stat.S_IMODE(other.st_mode)
+        ):  # fmt: skip
+            wrong.append(f"{rel}: type, owner or mode differs")
+        elif stat.S_ISREG(st.st_mode) and not filecmp.cmp(
+            original / rel, copy / rel, shallow=False
+        ):
+            wrong.append(f"{rel}: contents differ")
+        elif stat.S_ISLNK(st.st_mode) and os.readlink(original / rel) != os.readlink(copy / rel):
+            wrong.append(f"{rel}: link target differs")
+    return wrong
+
+
+def _carry_home(disk: UserDisk, new_home: Path) -> str:
+    """Copy the existing home onto the image, check it, then keep the original out of reach.
+
+    Returns what was done (for the hub log). Raises OSError (the home untouched) when the copy
+    fails (e.g. larger than the image) or differs.
+    """
+    home = disk.home
+    st = os.lstat(home)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{home} is not a folder: not carried onto {disk.user}'s disk")
+    try:
+        _run("cp", "-a", "--one-file-system", f"{home}/.", str(new_home))
+    except OSError as err:
+        raise OSError(f"{disk.user}'s home could not be copied onto their disk "
+                      f"(larger than disk_size?), left as it was: {err}") from err  # fmt: skip
+    wrong = _differences(home, new_home)
+    if wrong:
+        raise OSError(f"{disk.user}'s home copy differs ({'; '.join(wrong[:3])}): left as it was")
+    kept_in = home.parent / KEPT_HOMES
+    _private_dir(kept_in)
+    kept = kept_in / disk.user
+    if os.path.lexists(kept):
+        kept = kept_in / f"{disk.user}-{time.strftime('%Y%m%dT%H%M%S')}"
+    os.rename(home, kept)
+    return f"home carried onto the disk; the original kept in {kept}"
+
+
+def _mount_home(disk: UserDisk) -> str:
+    """Bind the image's ``home`` on the user's home (carrying the old one, first time)."""
+    new_home = disk.root / "home"
+    if _same(disk.home, new_home):
+        return ""
+    said = ""
+    if not new_home.exists():
+        new_home.mkdir()
+        carried = os.path.lexists(disk.home)
+        mode = stat.S_IMODE(os.lstat(disk.home).st_mode) if carried else 0o700
+        if carried:
+            try:
+                said = _carry_home(disk, new_home)
+            except OSError:
+                shutil.rmtree(new_home, ignore_errors=True)  # our partial copy; the home stays
+                raise
+        os.chown(new_home, disk.uid, disk.gid)
+        os.chmod(new_home, mode)
+    elif os.path.lexists(disk.home) and os.listdir(disk.home):
+        # the image has a home already, but this one is in use: a second carry would merge
+        # two homes; an admin decides (docs/hub-admins.md, "Disk")
+        raise OSError(f"{disk.user} has a home on their disk and files in {disk.home} "
+                      "(not mounted): move one aside, see docs/hub-admins.md 'Disk'")  # fmt: skip
+    if not os.path.lexists(disk.home):
+        disk.home.mkdir(mode=0o700)
+        os.chown(disk.home, 0, 0)  # unmounted: nobody writes beside the disk
+        os.chmod(disk.home, 0o000)
+    _run("mount", "--bind", str(new_home), str(disk.home))
+    return said
+
+
+_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+_NO_ID = 0xFFFFFFFF
+
+
+def _grant(path: Path, uid: int) -> None:
+    """POSIX ACL: owner and group rwx, ``uid`` rwx, others nothing."""
+    entries = [(_USER_OBJ, 7, _NO_ID), (_USER, 7, uid), (_GROUP_OBJ, 7, _NO_ID),
+               (_MASK, 7, _NO_ID), (_OTHER, 0, _NO_ID)]  # fmt: skip
+    blob = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+    os.setxattr(path, "system.posix_acl_access", blob)
+
+
+def _mount_inbound(disk: UserDisk, index: int, inbound: Path) -> str:
+    """Bind the student's folder on the image on ``inbound/<user>``; ``inbound/`` closed."""
+    st = os.lstat(inbound)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{inbound} is not a folder")
+    os.chmod(inbound, INBOUND_PER_USER_MODE)  # first: nobody swaps the mount point after the check
+    source = disk.inbound_source(index)
+    source.mkdir(parents=True, exist_ok=True)
+    os.chmod(source.parent, 0o711)
+    os.chown(source, st.st_uid, st.st_gid)
+    os.chmod(source, 0o2770)
+    _grant(source, disk.uid)
+    target = inbound / disk.user
+    if _same(target, source):
+        return ""
+    said = ""
+    if os.path.lexists(target):
+        tst = os.lstat(target)
+        if not (stat.S_ISDIR(tst.st_mode) and tst.st_uid == 0 and not os.listdir(target)):
+            # made by someone before inbound/ was closed: kept (renamed), never mounted over
+            aside = inbound / f".not-{disk.user}-{int(time.time())}"
+            os.rename(target, aside)
+            said = f"{target} was not the hub's (owner uid {tst.st_uid}): moved to {aside}"
+    if not os.path.lexists(target):
+        target.mkdir(mode=0o700)
+        os.chmod(target, 0o000)  # unmounted: nobody writes there
+    _run("mount", "--bind", str(source), str(target))
+    return said
+
+
+def _mount_fields(path: Path) -> list[str] | None:
+    """Return the optional fields (``shared:N`` …) of the mount at ``path``, None if none is there."""
+    found = None
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if fields[4] == str(path):
+            found = fields[6 : fields.index("-")]  # the last mount on a path is the one seen
+    return found
+
+
+def share(folder: str | os.PathLike) -> None:
+    """Make ``folder`` a shared mount (a bind on itself), once (as root).
+
+    A server's private mount namespace (``spawner_limits.private_tmp``) is a slave of the machine's:
+    binds made later in a shared folder (a student's ``inbound/<student>``, at their first
+    spawn) reach servers already running, e.g. the instructor's formgrader.
+    """
+    path = Path(folder).absolute()
+    fields = _mount_fields(path)
+    if fields is not None and any(f.startswith("shared:") for f in fields):
+        return
+    if fields is None:
+        _run("mount", "--bind", str(path), str(path))
+    _run("mount", "--make-shared", str(path))
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC = 2, 4, 4096, 8192, 16384
+#: The exchange root a student's server sees: room for nothing but the course folders.
+ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
+
+
+def shield_exchange_root(courses: list[str] | tuple[str, ...]) -> None:
+    """In a server's own mount namespace (as root, its private /tmp mounted): cap the exchange root.
+
+    nbgrader's fetch, submit and list refuse to run unless every user may write the exchange's
+    root folder (1777), so a student could fill the machine's disk there, beside the course
+    folders. In the student's own namespace, the root becomes a tiny ``tmpfs``
+    (:data:`ROOT_SHIELD_OPTIONS`, mode 1777: nbgrader's check passes) holding the real course
+    folders (``courses``, all in one root; moved there with their mounts, which keep receiving
+    the machine's new binds). What the student writes beside them stops at 1 MiB, in memory,
+    and is gone with the server.
+
+    Raises
+    ------
+    OSError
+        A mount was refused (the spawn fails: nothing half-done is left on the machine).
+    """
+    if not courses:
+        return
+    libc = _LIBC
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"{what}: {os.strerror(err)}")
+
+    stages = []
+    for index, course in enumerate(courses):
+        stage = f"/tmp/.exchange-{index}"
+        os.mkdir(stage, 0o700)
+        check(libc.mount(course.encode(), stage.encode(), None, _MS_BIND | _MS_REC, None),
+              f"mount --rbind {course}")  # fmt: skip
+        stages.append(stage)
+    root = os.path.dirname(courses[0])
+    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                     ROOT_SHIELD_OPTIONS), f"mount tmpfs on {root}")  # fmt: skip
+    for stage, course in zip(stages, courses, strict=True):
+        os.mkdir(course, 0o755)
+        check(libc.mount(stage.encode(), course.encode(), None, _MS_MOVE, None),
+              f"mount --move {course}")  # fmt: skip
+        os.rmdir(stage)
+
+
+def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, ...] = ()) -> list[str]:  # fmt: skip
+    """Give ``disk.user`` their own filesystem for home and exchange (idempotent; as root).
+
+    Returns
+    -------
+    list of str
+        What was done that the hub log should say (empty on an ordinary later spawn).
+
+    Raises
+    ------
+    OSError
+        A step failed: the message says which and what to do; the home is left as it was.
+    """
+    said = []
+    t0 = time.monotonic()
+    if _mount_image(disk, size):
+        said.append(f"made a {size >> 20} MiB disk in {time.monotonic() - t0:.2f} s")
+    said.append(_mount_home(disk))
+    for index, inbound in enumerate(inbound_folders):
+        said.append(_mount_inbound(disk, index, Path(inbound)))
+    return [s for s in said if s]
+
+
+def release(disk: UserDisk, inbound_folders: list[str] | tuple[str, ...] = ()) -> None:
+    """Unmount ``disk``'s binds and image (lazily: a running server keeps its own view).
+
+    The image and the files stay; the next :func:`prepare` mounts them again.
+    """
+    ours = [(Path(i) / disk.user, disk.inbound_source(n)) for n, i in enumerate(inbound_folders)]
+    for target, source in [*ours, (disk.home, disk.root / "home")]:
+        if _same(target, source):
+            subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
+    if os.path.ismount(disk.root):
+        subprocess.run(["umount", "-l", str(disk.root)], capture_output=True, check=False)
