@@ -69,10 +69,9 @@ from attention_grader.execution.library_flags import STUB_SEEN, library_flags, s
 from attention_grader.execution.needs_teacher import record_cells
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
-from attention_grader.sandbox.control_dir import reap_orphans
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
-from attention_grader.sandbox.sandbox import SandboxedKernelManager
+from attention_grader.sandbox.sandbox import SandboxedKernelManager, reap_kernel_folders
 
 __all__ = ["CAP_MARKER", "GradingExecute", "KernelStartError"]
 
@@ -237,15 +236,9 @@ class GradingExecute(Execute):
         outcome = run_within(left, work, self.log)
         if outcome.result is not None:  # not over budget
             return outcome.result, resources
-        self._reap_kernel_folders()
+        reap_kernel_folders(self.config)  # the killed child's kernel folder
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
-
-    def _reap_kernel_folders(self) -> None:
-        """Remove the kernel's private folder (a copy of the submission) the killed child left."""
-        manager = self.kernel_manager_class
-        if isinstance(manager, type) and issubclass(manager, SandboxedKernelManager):
-            reap_orphans(manager(config=self.config).control_root or None)
 
     def _budget_left(self, resources: dict[str, Any] | None) -> float | None:
         """Seconds left of this submission's budget (its notebooks share it), or None."""

@@ -45,7 +45,6 @@ __all__ = [
     "grade_one",
     "init_worker",
     "over_budget",
-    "reap_kernel_folders",
 ]
 
 
@@ -315,17 +314,6 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
         "notebook's execution); the gradebook keeps what it had"
     )
     return WorkerResult(student, "error", detail, [Flag(BUDGET_FLAG, detail)])
-
-
-def reap_kernel_folders(config: Config) -> list[str]:
-    """Remove the kernel folders (copies of submissions) that grading processes killed outright left.
-
-    ``make grade``'s watch kills a worker past its budget with SIGKILL: nothing in it cleans up.
-    """
-    from attention_grader.sandbox.control_dir import reap_orphans
-    from attention_grader.sandbox.sandbox import SandboxedKernelManager
-
-    return reap_orphans(SandboxedKernelManager(config=config).control_root or None)
 
 
 def worker_budget(config: Config) -> float:

@@ -35,11 +35,12 @@ from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, CaselessStrEnum, Integer, List, Unicode
+from traitlets.config import Config
 
 from attention_grader.sandbox.control_dir import make_control_dir, reap_orphans
 from attention_grader.sandbox.sandbox_launch import LaunchPlan
 
-__all__ = ["SandboxedKernelManager"]
+__all__ = ["SandboxedKernelManager", "reap_kernel_folders"]
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -152,3 +153,13 @@ class SandboxedKernelManager(AsyncKernelManager):
     # AsyncKernelManager binds cleanup_resources to the base class's function, so the override
     # above would be skipped when nbclient cleans up after a dead kernel.
     cleanup_resources = _async_cleanup_resources
+
+
+def reap_kernel_folders(config: Config | None = None) -> list[str]:
+    """Remove the kernel folders (copies of submissions) grading processes killed outright left.
+
+    Where the course makes them (``SandboxedKernelManager.control_root``); see
+    :mod:`attention_grader.sandbox.control_dir`. Called after the submission's budget or
+    ``make grade``'s watch killed a grading process, which could not clean up itself.
+    """
+    return reap_orphans(SandboxedKernelManager(config=config).control_root or None)

@@ -54,10 +54,10 @@ from attention_grader.execution.worker import (
     grade_one,
     init_worker,
     over_budget,
-    reap_kernel_folders,
     worker_budget,
 )
 from attention_grader.intake.intake import prepare_submission, visible_notebooks
+from attention_grader.sandbox.sandbox import reap_kernel_folders
 from attention_grader.term.progress import Progress
 
 __all__ = ["GradeOptions", "grade", "submitted_students"]

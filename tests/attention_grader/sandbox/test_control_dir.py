@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from attention_grader.sandbox.control_dir import OWNER, PREFIX, make_control_dir, reap_orphans
+from attention_grader.sandbox.sandbox import reap_kernel_folders
 from test_sandbox import _run
+from traitlets.config import Config
 
 
 def _dead_pid() -> int:
@@ -49,6 +51,22 @@ def test_only_the_folders_of_processes_that_are_gone_are_reaped(tmp_path):
         [mine.name, elsewhere.name, unsigned.name, other.name, link.name]
     )
     assert reap_orphans(str(tmp_path / "missing")) == []
+
+
+def test_the_folders_killed_graders_left_are_removed_where_the_course_puts_them(tmp_path):
+    """The budget's child or a make grade worker SIGKILLed: its kernel's folder is removed from
+    the course's control_root (reap_kernel_folders), a live grader's is kept.
+    """
+    killed = tmp_path / f"{PREFIX}killed"
+    (killed / "work").mkdir(parents=True)
+    (killed / "work" / "answers.csv").write_text("a student's file")
+    (killed / OWNER).write_text(f"{_dead_pid()} {os.readlink('/proc/self/ns/pid')}")
+    live = make_control_dir(str(tmp_path))
+    config = Config()
+    config.SandboxedKernelManager.control_root = str(tmp_path)
+
+    assert reap_kernel_folders(config) == [str(killed)]
+    assert [p.name for p in tmp_path.iterdir()] == [os.path.basename(live)]
 
 
 _KILLED_GRADER = """
