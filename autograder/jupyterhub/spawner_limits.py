@@ -43,7 +43,7 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from traitlets import Float, Integer, List, Unicode
-from user_disk import UserDisk, disks_work, prepare, share, shield_exchange_root
+from user_disk import UserDisk, close_inbound, disks_work, prepare, share, shield_exchange_root
 
 __all__ = [
     "CgroupLayout",
@@ -347,9 +347,15 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     )  # fmt: skip
     disk_inbound = List(
         Unicode(), config=True,
-        help="The courses' inbound/ folders in which each student gets inbound/<student>/ on "
-        "their own filesystem (inbound/ itself is then closed to students); set by the "
-        "shipped config.",
+        help="The courses' inbound/ folders (<exchange>/<course>/inbound): all are closed to "
+        "students, and each student gets inbound/<student>/ on their own filesystem in the "
+        "courses whose students' group (student_group_prefix + course) they are in; set by "
+        "the shipped configs.",
+    )  # fmt: skip
+    student_group_prefix = Unicode(
+        "nbgrader-", config=True,
+        help="A student is enrolled in course X when in the hub group named this + X "
+        "(nbgrader's JupyterHubAuthPlugin convention)",
     )  # fmt: skip
     _disk_problem: str | None = None  # probed once per hub process
     _disk_said = False  # "no cap" logged once per hub process
@@ -407,14 +413,22 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             return
         for inbound in self.disk_inbound:  # before any server's namespace is made
             share(inbound)
+            close_inbound(inbound)
         size = self.staff_disk_size if self._staff() else self.disk_size
         if not size:
             return
         disk = UserDisk.of(self.disk_folder, self.user.name)
-        inbound = [] if self._staff() else list(self.disk_inbound)
+        inbound = [] if self._staff() else self._enrolled_inbound()
         loop = asyncio.get_running_loop()
         for line in await loop.run_in_executor(None, prepare, disk, int(size), inbound):
             self.log.info("%s: %s", self.user.name, line)
+
+    def _enrolled_inbound(self) -> list[str]:
+        """Return the inbound/ folders of the courses this user is a student of."""
+        groups = {g.name for g in self.user.groups}
+        return [i for i in self.disk_inbound
+                if self.student_group_prefix + os.path.basename(os.path.dirname(os.path.abspath(i)))
+                in groups]  # fmt: skip
 
     def _shielded_courses(self) -> list[str]:
         """Return the course folders whose exchange root a student's server sees capped."""

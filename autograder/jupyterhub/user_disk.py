@@ -11,7 +11,7 @@ the next server see it:
   nobody reaches the image but through the two bind mounts below;
 * ``<mnt>/home`` is bind-mounted on the student's home: whatever they write there, the image's
   size caps it ("No space left on device"), classmates and the machine are untouched;
-* ``<mnt>/inbound/<n>`` is bind-mounted on ``<course>/inbound/<user>`` of each course
+* ``<mnt>/inbound/<course>`` is bind-mounted on ``<course>/inbound/<user>`` of each course
   (``inbound_folders``): the student's own folder in the exchange, where
   ``PrivateExchangeSubmit`` hands in. It belongs to the instructor (``inbound/``'s owner and
   group, 2770) with an ACL ``user:<student>:rwx``: the student writes there, nowhere else in
@@ -50,6 +50,7 @@ __all__ = [
     "INBOUND_PER_USER_MODE",
     "KEPT_HOMES",
     "UserDisk",
+    "close_inbound",
     "disks_work",
     "prepare",
     "release",
@@ -85,9 +86,16 @@ class UserDisk:
         return cls(user, entry.pw_uid, entry.pw_gid, Path(entry.pw_dir),
                    base / "images" / f"{user}.img", base / "mnt" / user)  # fmt: skip
 
-    def inbound_source(self, index: int) -> Path:
-        """Return the folder on the image shown as ``inbound/<user>`` of the ``index``-th course."""
-        return self.root / "inbound" / str(index)
+    def inbound_source(self, inbound: str | os.PathLike) -> Path:
+        """Return the folder on the image shown as ``<course>/inbound/<user>``.
+
+        Named by the course's folder, so that it stays the same whichever courses the student
+        is enrolled in, and in whatever order the hub lists them.
+        """
+        course = Path(inbound).absolute().parent.name
+        if not _SAFE_NAME.match(course):
+            raise ValueError(f"course folder {course!r} is not usable as a file name")
+        return self.root / "inbound" / course
 
 
 def disks_work() -> str:
@@ -270,13 +278,24 @@ def _grant(path: Path, uid: int) -> None:
     os.setxattr(path, "system.posix_acl_access", blob)
 
 
-def _mount_inbound(disk: UserDisk, index: int, inbound: Path) -> str:
+def close_inbound(inbound: str | os.PathLike) -> None:
+    """Close a course's ``inbound/`` to students (:data:`INBOUND_PER_USER_MODE`), as root.
+
+    Done for every course of the hub before anyone's server starts, not only at the first
+    spawn of one of its students: until then a student of another class could write there.
+    """
+    path = Path(inbound)
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        os.chmod(path, INBOUND_PER_USER_MODE)
+
+
+def _mount_inbound(disk: UserDisk, inbound: Path) -> str:
     """Bind the student's folder on the image on ``inbound/<user>``; ``inbound/`` closed."""
     st = os.lstat(inbound)
     if not stat.S_ISDIR(st.st_mode):
         raise OSError(f"{inbound} is not a folder")
     os.chmod(inbound, INBOUND_PER_USER_MODE)  # first: nobody swaps the mount point after the check
-    source = disk.inbound_source(index)
+    source = disk.inbound_source(inbound)
     source.mkdir(parents=True, exist_ok=True)
     os.chmod(source.parent, 0o711)
     os.chown(source, st.st_uid, st.st_gid)
@@ -392,8 +411,8 @@ def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, .
     if _mount_image(disk, size):
         said.append(f"made a {size >> 20} MiB disk in {time.monotonic() - t0:.2f} s")
     said.append(_mount_home(disk))
-    for index, inbound in enumerate(inbound_folders):
-        said.append(_mount_inbound(disk, index, Path(inbound)))
+    for inbound in inbound_folders:
+        said.append(_mount_inbound(disk, Path(inbound)))
     return [s for s in said if s]
 
 
@@ -402,7 +421,7 @@ def release(disk: UserDisk, inbound_folders: list[str] | tuple[str, ...] = ()) -
 
     The image and the files stay; the next :func:`prepare` mounts them again.
     """
-    ours = [(Path(i) / disk.user, disk.inbound_source(n)) for n, i in enumerate(inbound_folders)]
+    ours = [(Path(i) / disk.user, disk.inbound_source(i)) for i in inbound_folders]
     for target, source in [*ours, (disk.home, disk.root / "home")]:
         if _same(target, source):
             subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
