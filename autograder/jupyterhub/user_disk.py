@@ -31,7 +31,6 @@ Standard library only, plus ``mkfs.ext4`` (e2fsprogs) and ``mount``/``umount`` (
 
 from __future__ import annotations
 
-import ctypes
 import filecmp
 import os
 import pwd
@@ -55,7 +54,6 @@ __all__ = [
     "prepare",
     "release",
     "share",
-    "shield_exchange_root",
 ]
 
 #: Where carried homes are kept (next to the homes: a rename, not a copy).
@@ -332,7 +330,7 @@ def _mount_fields(path: Path) -> list[str] | None:
 def share(folder: str | os.PathLike) -> None:
     """Make ``folder`` a shared mount (a bind on itself), once (as root).
 
-    A server's private mount namespace (``spawner_limits.private_tmp``) is a slave of the machine's:
+    A server's private mount namespace (``server_namespace.private_tmp``) is a slave of the machine's:
     binds made later in a shared folder (a student's ``inbound/<student>``, at their first
     spawn) reach servers already running, e.g. the instructor's formgrader.
     """
@@ -343,54 +341,6 @@ def share(folder: str | os.PathLike) -> None:
     if fields is None:
         _run("mount", "--bind", str(path), str(path))
     _run("mount", "--make-shared", str(path))
-
-
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC = 2, 4, 4096, 8192, 16384
-#: The exchange root a student's server sees: room for nothing but the course folders.
-ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
-
-
-def shield_exchange_root(courses: list[str] | tuple[str, ...]) -> None:
-    """In a server's own mount namespace (as root, its private /tmp mounted): cap the exchange root.
-
-    nbgrader's fetch, submit and list refuse to run unless every user may write the exchange's
-    root folder (1777), so a student could fill the machine's disk there, beside the course
-    folders. In the student's own namespace, the root becomes a tiny ``tmpfs``
-    (:data:`ROOT_SHIELD_OPTIONS`, mode 1777: nbgrader's check passes) holding the real course
-    folders (``courses``, all in one root; moved there with their mounts, which keep receiving
-    the machine's new binds). What the student writes beside them stops at 1 MiB, in memory,
-    and is gone with the server.
-
-    Raises
-    ------
-    OSError
-        A mount was refused (the spawn fails: nothing half-done is left on the machine).
-    """
-    if not courses:
-        return
-    libc = _LIBC
-
-    def check(result: int, what: str) -> None:
-        if result != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
-
-    stages = []
-    for index, course in enumerate(courses):
-        stage = f"/tmp/.exchange-{index}"
-        os.mkdir(stage, 0o700)
-        check(libc.mount(course.encode(), stage.encode(), None, _MS_BIND | _MS_REC, None),
-              f"mount --rbind {course}")  # fmt: skip
-        stages.append(stage)
-    root = os.path.dirname(courses[0])
-    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV,
-                     ROOT_SHIELD_OPTIONS), f"mount tmpfs on {root}")  # fmt: skip
-    for stage, course in zip(stages, courses, strict=True):
-        os.mkdir(course, 0o755)
-        check(libc.mount(stage.encode(), course.encode(), None, _MS_MOVE, None),
-              f"mount --move {course}")  # fmt: skip
-        os.rmdir(stage)
 
 
 def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, ...] = ()) -> list[str]:  # fmt: skip
