@@ -1,4 +1,4 @@
-"""The class's cgroup weighs one process per user (autograder/jupyterhub/spawner_limits.py).
+"""The class's cgroup weighs one process per user (autograder/jupyterhub/user_cgroup.py).
 
 With the kernel's default weight the parent group of all users' groups counted as ONE process
 against everything else on the machine: on the shared test machine each student's server got
@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-from spawner_limits import CgroupLayout, weigh_class  # noqa: E402
+from user_cgroup import CgroupLayout, weigh_class  # noqa: E402
 
 
 def _class_of(parent: Path, users: int, stale: int = 0) -> None:

@@ -10,6 +10,9 @@ groups ``formgrade-<id>`` (instructors, who reach the service at /services/<id>/
 JupyterHubAuthPlugin shows each student the courses of their groups, and fetched assignments go
 to ~/<course>/<assignment> (``Exchange.path_includes_course``, set by ``install.py system`` when
 it is given several ``--course``). The classes file is ``classes.example.json``'s format.
+Each student's home and their ``inbound/<student>/`` of every course they are in are on a
+filesystem of their own (``ATTENTION_LAB_DISK_SIZE``, default 2G; 0: none), as with
+jupyterhub_config.py.
 
 Install, as root (docs/hub-admins.md, "Classroom JupyterHub" > "Several classes"):
     python install.py system --exchange /srv/nbgrader/exchange \
@@ -25,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, refuse_public_state_folder
+from spawner_limits import LimitedLocalProcessSpawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 
@@ -35,10 +39,12 @@ _CLASSES = os.environ.get(
 with open(_CLASSES) as handle:
     _SETTINGS = json.load(handle)
 
+COURSES = [Course(**course) for course in _SETTINGS["courses"]]
+EXCHANGE = _SETTINGS.get("exchange", "/srv/nbgrader/exchange")
 configure_classroom(
     c,
-    [Course(**course) for course in _SETTINGS["courses"]],
-    exchange=_SETTINGS.get("exchange", "/srv/nbgrader/exchange"),
+    COURSES,
+    exchange=EXCHANGE,
     config_root=os.environ.get("ATTENTION_LAB_CONFIG_ROOT", "/etc/jupyter"),
     venv=os.environ.get("ATTENTION_LAB_VENV", sys.prefix),
     # Instructors use the formgrader services in their own browser tab (/services/<id>/):
@@ -46,7 +52,17 @@ configure_classroom(
     formgrader_iframe=False,
 )
 
-c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+# As jupyterhub_config.py: limits per user (cgroups, a private /tmp), and each student's own
+# filesystem (user_disk.py) on their home and on inbound/<student>/ of every course they are
+# enrolled in (group nbgrader-<id>); every course's inbound/ is closed to students.
+c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
+c.LimitedLocalProcessSpawner.disk_size = (
+    None if os.environ.get("ATTENTION_LAB_DISK_SIZE", "2G").strip() in ("", "0")
+    else os.environ.get("ATTENTION_LAB_DISK_SIZE", "2G")
+)  # fmt: skip
+c.LimitedLocalProcessSpawner.disk_inbound = [
+    os.path.join(EXCHANGE, course.course_id, "inbound") for course in COURSES
+]
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60
 # The hub's state (database, cookie secret) lives where it is started: a private folder.

@@ -11,7 +11,7 @@ the next server see it:
   nobody reaches the image but through the two bind mounts below;
 * ``<mnt>/home`` is bind-mounted on the student's home: whatever they write there, the image's
   size caps it ("No space left on device"), classmates and the machine are untouched;
-* ``<mnt>/inbound/<n>`` is bind-mounted on ``<course>/inbound/<user>`` of each course
+* ``<mnt>/inbound/<course>`` is bind-mounted on ``<course>/inbound/<user>`` of each course
   (``inbound_folders``): the student's own folder in the exchange, where
   ``PrivateExchangeSubmit`` hands in. It belongs to the instructor (``inbound/``'s owner and
   group, 2770) with an ACL ``user:<student>:rwx``: the student writes there, nowhere else in
@@ -31,7 +31,6 @@ Standard library only, plus ``mkfs.ext4`` (e2fsprogs) and ``mount``/``umount`` (
 
 from __future__ import annotations
 
-import ctypes
 import filecmp
 import os
 import pwd
@@ -50,11 +49,11 @@ __all__ = [
     "INBOUND_PER_USER_MODE",
     "KEPT_HOMES",
     "UserDisk",
+    "close_inbound",
     "disks_work",
     "prepare",
     "release",
     "share",
-    "shield_exchange_root",
 ]
 
 #: Where carried homes are kept (next to the homes: a rename, not a copy).
@@ -85,9 +84,16 @@ class UserDisk:
         return cls(user, entry.pw_uid, entry.pw_gid, Path(entry.pw_dir),
                    base / "images" / f"{user}.img", base / "mnt" / user)  # fmt: skip
 
-    def inbound_source(self, index: int) -> Path:
-        """Return the folder on the image shown as ``inbound/<user>`` of the ``index``-th course."""
-        return self.root / "inbound" / str(index)
+    def inbound_source(self, inbound: str | os.PathLike) -> Path:
+        """Return the folder on the image shown as ``<course>/inbound/<user>``.
+
+        Named by the course's folder, so that it stays the same whichever courses the student
+        is enrolled in, and in whatever order the hub lists them.
+        """
+        course = Path(inbound).absolute().parent.name
+        if not _SAFE_NAME.match(course):
+            raise ValueError(f"course folder {course!r} is not usable as a file name")
+        return self.root / "inbound" / course
 
 
 def disks_work() -> str:
@@ -270,13 +276,24 @@ def _grant(path: Path, uid: int) -> None:
     os.setxattr(path, "system.posix_acl_access", blob)
 
 
-def _mount_inbound(disk: UserDisk, index: int, inbound: Path) -> str:
+def close_inbound(inbound: str | os.PathLike) -> None:
+    """Close a course's ``inbound/`` to students (:data:`INBOUND_PER_USER_MODE`), as root.
+
+    Done for every course of the hub before anyone's server starts, not only at the first
+    spawn of one of its students: until then a student of another class could write there.
+    """
+    path = Path(inbound)
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        os.chmod(path, INBOUND_PER_USER_MODE)
+
+
+def _mount_inbound(disk: UserDisk, inbound: Path) -> str:
     """Bind the student's folder on the image on ``inbound/<user>``; ``inbound/`` closed."""
     st = os.lstat(inbound)
     if not stat.S_ISDIR(st.st_mode):
         raise OSError(f"{inbound} is not a folder")
     os.chmod(inbound, INBOUND_PER_USER_MODE)  # first: nobody swaps the mount point after the check
-    source = disk.inbound_source(index)
+    source = disk.inbound_source(inbound)
     source.mkdir(parents=True, exist_ok=True)
     os.chmod(source.parent, 0o711)
     os.chown(source, st.st_uid, st.st_gid)
@@ -313,7 +330,7 @@ def _mount_fields(path: Path) -> list[str] | None:
 def share(folder: str | os.PathLike) -> None:
     """Make ``folder`` a shared mount (a bind on itself), once (as root).
 
-    A server's private mount namespace (``spawner_limits.private_tmp``) is a slave of the machine's:
+    A server's private mount namespace (``server_namespace.private_tmp``) is a slave of the machine's:
     binds made later in a shared folder (a student's ``inbound/<student>``, at their first
     spawn) reach servers already running, e.g. the instructor's formgrader.
     """
@@ -324,54 +341,6 @@ def share(folder: str | os.PathLike) -> None:
     if fields is None:
         _run("mount", "--bind", str(path), str(path))
     _run("mount", "--make-shared", str(path))
-
-
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC = 2, 4, 4096, 8192, 16384
-#: The exchange root a student's server sees: room for nothing but the course folders.
-ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
-
-
-def shield_exchange_root(courses: list[str] | tuple[str, ...]) -> None:
-    """In a server's own mount namespace (as root, its private /tmp mounted): cap the exchange root.
-
-    nbgrader's fetch, submit and list refuse to run unless every user may write the exchange's
-    root folder (1777), so a student could fill the machine's disk there, beside the course
-    folders. In the student's own namespace, the root becomes a tiny ``tmpfs``
-    (:data:`ROOT_SHIELD_OPTIONS`, mode 1777: nbgrader's check passes) holding the real course
-    folders (``courses``, all in one root; moved there with their mounts, which keep receiving
-    the machine's new binds). What the student writes beside them stops at 1 MiB, in memory,
-    and is gone with the server.
-
-    Raises
-    ------
-    OSError
-        A mount was refused (the spawn fails: nothing half-done is left on the machine).
-    """
-    if not courses:
-        return
-    libc = _LIBC
-
-    def check(result: int, what: str) -> None:
-        if result != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
-
-    stages = []
-    for index, course in enumerate(courses):
-        stage = f"/tmp/.exchange-{index}"
-        os.mkdir(stage, 0o700)
-        check(libc.mount(course.encode(), stage.encode(), None, _MS_BIND | _MS_REC, None),
-              f"mount --rbind {course}")  # fmt: skip
-        stages.append(stage)
-    root = os.path.dirname(courses[0])
-    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV,
-                     ROOT_SHIELD_OPTIONS), f"mount tmpfs on {root}")  # fmt: skip
-    for stage, course in zip(stages, courses, strict=True):
-        os.mkdir(course, 0o755)
-        check(libc.mount(stage.encode(), course.encode(), None, _MS_MOVE, None),
-              f"mount --move {course}")  # fmt: skip
-        os.rmdir(stage)
 
 
 def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, ...] = ()) -> list[str]:  # fmt: skip
@@ -392,8 +361,8 @@ def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, .
     if _mount_image(disk, size):
         said.append(f"made a {size >> 20} MiB disk in {time.monotonic() - t0:.2f} s")
     said.append(_mount_home(disk))
-    for index, inbound in enumerate(inbound_folders):
-        said.append(_mount_inbound(disk, index, Path(inbound)))
+    for inbound in inbound_folders:
+        said.append(_mount_inbound(disk, Path(inbound)))
     return [s for s in said if s]
 
 
@@ -402,7 +371,7 @@ def release(disk: UserDisk, inbound_folders: list[str] | tuple[str, ...] = ()) -
 
     The image and the files stay; the next :func:`prepare` mounts them again.
     """
-    ours = [(Path(i) / disk.user, disk.inbound_source(n)) for n, i in enumerate(inbound_folders)]
+    ours = [(Path(i) / disk.user, disk.inbound_source(i)) for i in inbound_folders]
     for target, source in [*ours, (disk.home, disk.root / "home")]:
         if _same(target, source):
             subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)

@@ -391,7 +391,7 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
     this returns); every one is removed when ``stack`` closes.
     """
-    # not under /tmp: each server gets a private /tmp (spawner_limits.py), which would hide the
+    # not under /tmp: each server gets a private /tmp (server_namespace.py), which would hide the
     # exchange and the system config from it
     tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir="/var/tmp"))
     stack.callback(shutil.rmtree, tmp, True)

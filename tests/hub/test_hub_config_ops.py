@@ -73,7 +73,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     """The test machine has no cgroup v2 (it has v1, and test_hub_limits.py uses it): check the
     files the v2 path writes on a stand-in tree, as a v2 kernel would read them.
     """
-    from spawner_limits import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.
     own = _own_cgroups(open("/proc/self/cgroup").read()).get("", "/")
@@ -102,7 +102,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
 
 def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
     """v1 (this machine): the pids hierarchy gets its own group per user with pids.max."""
-    from spawner_limits import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     own = _own_cgroups(open("/proc/self/cgroup").read())
     for controller in ("memory", "cpu", "pids"):
@@ -121,18 +121,18 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     import subprocess
     import sys
 
-    from spawner_limits import private_tmp_works
+    from server_namespace import private_tmp_works
 
     if os.geteuid() != 0:
         pytest.skip("mount namespaces need root")
     assert private_tmp_works() == ""
     code = (
-        "import os, sys; sys.path.insert(0, sys.argv[1]); import spawner_limits\n"
-        "spawner_limits.private_tmp(8 << 20)\n"
+        "import os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+        "server_namespace.private_tmp(8 << 20)\n"
         "open('/dev/shm/al-probe', 'w').write('x'); open('/tmp/al-probe', 'w').write('x')\n"
         "st = os.statvfs('/dev/shm'); print(st.f_blocks * st.f_frsize, os.listdir('/tmp'))\n"
     )
-    hub_dir = str(__import__("spawner_limits").__file__).rsplit("/", 1)[0]
+    hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
     out = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True, text=True,
                          timeout=60, check=True).stdout.split(" ", 1)  # fmt: skip
     assert int(out[0]) == 8 << 20 and out[1].strip() == "['al-probe']"  # fresh and capped

@@ -363,7 +363,7 @@ def test_the_teacher_moves_a_closed_folder_out_of_the_exchange_without_root(atta
     assert where not in done.stdout + done.stderr, done.stdout[-2000:]
 
 
-# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/spawner_limits.py) ----------
+# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/server_namespace.py, user_cgroup.py) ----------
 JUNK = "mallory-junk-7d1e"
 
 

@@ -2,7 +2,7 @@
 
 Real hub, real local accounts (``limited_class`` in conftest.py): the roster makes the accounts,
 the hub's groups and the gradebook's students; each server runs in its own cgroup
-(autograder/jupyterhub/spawner_limits.py); a kernel over its memory dies alone; an idle server is culled.
+(autograder/jupyterhub/user_cgroup.py); a kernel over its memory dies alone; an idle server is culled.
 The tests run in file order: the culler test is last (by then the students may be culled too).
 """
 
@@ -19,7 +19,7 @@ import install
 import pytest
 from conftest import LIMITS
 from roster import read_roster
-from spawner_limits import UserCgroup, find_layout
+from user_cgroup import UserCgroup, find_layout
 
 pytestmark = pytest.mark.timeout(300)
 

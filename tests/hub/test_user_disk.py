@@ -137,3 +137,34 @@ def test_a_closed_inbound_is_accepted_and_stays_closed(machine):
     os.chmod(machine["inbound"], 0o777)  # any other mode is still a problem, with its fix
     (problem,) = course_folder_problems(exchange, "course", ["root"])
     assert f"chmod {COURSE_DIR_MODES['inbound']:o}" in problem
+
+
+def test_one_disk_gives_a_folder_in_each_course_and_closes_the_others(machine):
+    """Several classes: the student's folder in each of their courses is on their one disk, kept
+    by course name (the same whatever the order); a course they are not in is closed, no folder.
+    """
+    from exchange_folders import INBOUND_PER_USER_MODE
+    from user_disk import close_inbound
+
+    student = machine["users"][0]
+    exchange = machine["inbound"].parent.parent
+    other, foreign = (exchange / name / "inbound" for name in ("other", "foreign"))
+    for inbound in (other, foreign):
+        inbound.mkdir(parents=True)
+        os.chmod(inbound, 0o3733)
+    disk = UserDisk.of(machine["hub"] / "user-disks", student)
+    prepare(disk, SIZE, [str(machine["inbound"]), str(other)])
+    close_inbound(foreign)
+    home = Path(pwd.getpwnam(student).pw_dir)
+    for inbound in (machine["inbound"], other):
+        assert os.path.ismount(inbound / student), inbound
+        assert (inbound / student).stat().st_dev == home.stat().st_dev
+    (other / student / "mine").write_text("x")
+    assert (disk.root / "inbound" / "other" / "mine").read_text() == "x"
+    assert not os.path.lexists(foreign / student)
+    assert stat.S_IMODE(foreign.stat().st_mode) == INBOUND_PER_USER_MODE
+    done = subprocess.run(["runuser", "-u", student, "--", "sh", "-c", f"echo x > {foreign}/x"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode != 0 and not (foreign / "x").exists()
+    # a later spawn listing the courses the other way round finds the same folders
+    assert prepare(disk, SIZE, [str(other), str(machine["inbound"])]) == []

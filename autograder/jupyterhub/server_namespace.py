@@ -1,0 +1,112 @@
+"""Each server's own mount namespace: a private /tmp and /dev/shm, and a capped exchange root.
+
+Made in the child between fork and exec, as root, just before dropping to the user (the
+spawner's ``preexec_fn``, ``spawner_limits.py``); the server and everything it starts inherit it.
+
+* :func:`private_tmp`: a capped ``tmpfs`` on /tmp and /dev/shm. Nobody else sees what a student
+  puts there, its pages count against the student's memory limit, and it is gone when the server
+  stops (the last process of the namespace ends; the cgroup's removal ends any straggler). The
+  shared /dev/shm no longer keeps a stopped student's files against everyone's memory.
+* :func:`shield_exchange_root`: the exchange root, as a student's server sees it, holds the
+  real course folders and room for nothing else.
+
+The namespace is a slave of the machine's: binds the hub makes later in the machine's shared
+folders (a student's ``inbound/<student>``, ``user_disk.share``) reach servers already running.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "private_tmp", "private_tmp_works",
+           "shield_exchange_root"]  # fmt: skip
+
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC, _MS_SLAVE = 2, 4, 4096, 8192, 16384, 1 << 19
+PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
+#: The exchange root a student's server sees: room for nothing but the course folders.
+ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
+
+
+def _check(result: int, what: str) -> None:
+    """Raise the C call's errno as an OSError naming ``what``, when ``result`` says it failed."""
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def private_tmp(size_bytes: int) -> None:
+    """Give the calling process (root) a private /tmp and /dev/shm; its children inherit them.
+
+    A mount namespace of its own with a fresh ``tmpfs`` of ``size_bytes`` on each (mode 1777).
+
+    Raises
+    ------
+    OSError
+        The kernel refused (no ``CAP_SYS_ADMIN``, no mount namespaces).
+    """
+    libc, check = _LIBC, _check
+    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    # never propagate these mounts back to the machine's namespace; but see the machine's new
+    # mounts in its shared folders (a student's inbound/<student>, user_disk.share)
+    check(libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None), "mount --make-rslave /")
+    options = f"size={int(size_bytes)},mode=1777".encode()
+    for target in PRIVATE_MOUNTS:
+        if os.path.isdir(target):
+            check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
+                  f"mount tmpfs on {target}")  # fmt: skip
+
+
+def private_tmp_works() -> str:
+    """Empty when :func:`private_tmp` can work here (tried in a throw-away child), else why not."""
+    import subprocess
+    import sys
+
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); import server_namespace; server_namespace.private_tmp(1 << 20)"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(Path(__file__).parent)],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
+
+
+def shield_exchange_root(courses: list[str] | tuple[str, ...]) -> None:
+    """In a server's own mount namespace (as root, its private /tmp mounted): cap the exchange root.
+
+    nbgrader's fetch, submit and list refuse to run unless every user may write the exchange's
+    root folder (1777), so a student could fill the machine's disk there, beside the course
+    folders. In the student's own namespace, the root becomes a tiny ``tmpfs``
+    (:data:`ROOT_SHIELD_OPTIONS`, mode 1777: nbgrader's check passes) holding the real course
+    folders (``courses``, all in one root; moved there with their mounts, which keep receiving
+    the machine's new binds). What the student writes beside them stops at 1 MiB, in memory,
+    and is gone with the server.
+
+    Raises
+    ------
+    OSError
+        A mount was refused (the spawn fails: nothing half-done is left on the machine).
+    """
+    if not courses:
+        return
+    libc, check = _LIBC, _check
+    stages = []
+    for index, course in enumerate(courses):
+        stage = f"/tmp/.exchange-{index}"
+        os.mkdir(stage, 0o700)
+        check(libc.mount(course.encode(), stage.encode(), None, _MS_BIND | _MS_REC, None),
+              f"mount --rbind {course}")  # fmt: skip
+        stages.append(stage)
+    root = os.path.dirname(courses[0])
+    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                     ROOT_SHIELD_OPTIONS), f"mount tmpfs on {root}")  # fmt: skip
+    for stage, course in zip(stages, courses, strict=True):
+        os.mkdir(course, 0o755)
+        check(libc.mount(stage.encode(), course.encode(), None, _MS_MOVE, None),
+              f"mount --move {course}")  # fmt: skip
+        os.rmdir(stage)
