@@ -10,6 +10,7 @@ class is built the same way.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +26,8 @@ from attention_grader.term.release import release
 from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
 
 ROUTES = ("grade", "nbgrader")
+#: nbgrader's steps through its Python API in one process per course (generate, grade, validate).
+DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
 
 
 @dataclass(frozen=True)
@@ -141,11 +144,30 @@ def graded_class(tmp_path_factory, spec: ClassSpec) -> GradedClass:
     return _GRADED[spec]
 
 
+def start_steps(course: Path, *args: str) -> subprocess.Popen:
+    """:data:`DRIVER` on ``course`` (``generate A...``, ``grade A``, ``validate NB...``), started
+    so that several courses run side by side; :func:`finish_steps` reads its result.
+    """
+    cmd = [sys.executable, str(DRIVER), str(course), *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish_steps(proc: subprocess.Popen, timeout: float = 900) -> dict:
+    """The JSON result of a :func:`start_steps` process, once it has succeeded."""
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def clone(course: Course, dest: Path) -> Course:
     """A copy of a course folder to change (its gradebook and exchange paths stay valid)."""
     shutil.copytree(course.root, dest / "course")
     return load_course(dest / "course", exchange=course.exchange)
 
+
+#: The xdist group of every module that reads :data:`STANDARD` (tests/conftest.py): a class is
+#: graded once per process, so those modules run on one worker and it is graded once.
+STANDARD_GROUP = "standard-class"
 
 #: The fixture class of tests/grading_course.py: alice (correct), bob (misconceived), dana
 #: (blank) and eli (correct, late), graded by ``make grade`` with two workers.
