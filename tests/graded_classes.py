@@ -165,10 +165,6 @@ def clone(course: Course, dest: Path) -> Course:
     return load_course(dest / "course", exchange=course.exchange)
 
 
-#: The xdist group of every module that reads :data:`STANDARD` (tests/conftest.py): a class is
-#: graded once per process, so those modules run on one worker and it is graded once.
-STANDARD_GROUP = "standard-class"
-
 #: The fixture class of tests/grading_course.py: alice (correct), bob (misconceived), dana
 #: (blank) and eli (correct, late), graded by ``make grade`` with two workers.
 STANDARD = ClassSpec("standard", hand_in=hand_in_class)
