@@ -11,6 +11,11 @@ LAB_ARGS    ?=
 # Jupyter refuses to start as root unless told; containers and CI machines often are root.
 ROOT_ARGS   := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_ARGS ?=
+# `make test` and `make test-fast` run the tests on this many cores (pytest-xdist; 0: in this
+# process, e.g. for pdb). Each module runs whole on one worker, and the modules sharing a graded
+# class, and the hub's, on the same one (tests/conftest.py).
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 # Every install takes its versions from one lock of exact transitive pins (`make lock` compiles
 # it from requirements.txt and pyproject.toml) and installs only what its audience needs:
 # `make setup` the students' packages (pyproject's dependencies), and the targets that need more
@@ -112,13 +117,13 @@ lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ 
 	$(BIN)/jupyter lab --notebook-dir=$(WORK_DIR) $(ROOT_ARGS) $(LAB_ARGS)
 
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 # The unit tests, for the edit-and-test loop (under 90 s): every test not marked slow, i.e. no
 # notebook run, nbgrader run, browser or hub (tests/conftest.py marks the browser and hub
 # folders). `make test` runs them too.
 test-fast: setup-grader setup-test ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
 	$(BIN)/python tools/move_plan.py --check

@@ -90,3 +90,49 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if HERE in item.path.parents and HEAVY_FOLDERS & set(item.path.relative_to(HERE).parts):
             item.add_marker(pytest.mark.slow)
+
+
+#: ``make test`` runs the tests on two cores (pytest-xdist, ``--dist loadgroup``), one group of
+#: modules at a time per worker: each module is its own group (a module-scoped fixture is built
+#: once), tests/hub is one (never two hubs at once), and the modules that read something built
+#: once per process share one, so it is built once: the attack batches (tests/attacks/batch.py,
+#: cached) and a class of tests/graded_classes.py (the ``shared_class`` fixture).
+#: tests/test_xdist_groups.py checks that every reader of those is listed here.
+SHARED_GROUPS = {
+    "attack-batch": (
+        "tests/test_attacks.py",
+        "tests/browser/test_attack_pages.py",
+        "tests/attention_grader/sandbox/test_sandbox.py",
+    ),
+    "standard-class": (
+        "tests/attention_grader/term/test_grade.py",
+        "tests/attention_grader/test_postgres.py",
+    ),
+}
+_GROUP_OF_MODULE = {module: group for group, modules in SHARED_GROUPS.items() for module in modules}
+
+
+def xdist_group(nodeid: str) -> str:
+    """The group a test runs in under ``--dist loadgroup``: shared, the hub's, or its module."""
+    module = nodeid.split("::", 1)[0]
+    if module.startswith("tests/hub/"):
+        return "tests/hub"
+    return _GROUP_OF_MODULE.get(module, module)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the test extra)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` by :func:`xdist_group`, computed from each test's path.
+
+    xdist's own loadgroup reads ``xdist_group`` marks by renaming node ids, which pytest 9.2's
+    structured ids no longer allow: the marks are silently ignored (pytest-dev/pytest-xdist#1386).
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return GroupScheduling(config, log)

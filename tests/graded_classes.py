@@ -10,6 +10,7 @@ class is built the same way.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +26,8 @@ from attention_grader.term.release import release
 from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
 
 ROUTES = ("grade", "nbgrader")
+#: nbgrader's steps through its Python API in one process per course (generate, grade, validate).
+DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,21 @@ def graded_class(tmp_path_factory, spec: ClassSpec) -> GradedClass:
         folder = tmp_path_factory.mktemp(spec.name)
         _GRADED[spec] = grade_class(build_class(folder, spec), spec)
     return _GRADED[spec]
+
+
+def start_steps(course: Path, *args: str) -> subprocess.Popen:
+    """:data:`DRIVER` on ``course`` (``generate A...``, ``grade A``, ``validate NB...``), started
+    so that several courses run side by side; :func:`finish_steps` reads its result.
+    """
+    cmd = [sys.executable, str(DRIVER), str(course), *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish_steps(proc: subprocess.Popen, timeout: float = 900) -> dict:
+    """The JSON result of a :func:`start_steps` process, once it has succeeded."""
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def clone(course: Course, dest: Path) -> Course:

@@ -16,19 +16,17 @@ import html
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from accuracy_answers import ATTENTION as PRACTICE_ATTENTION
 from accuracy_answers import SOFTMAX as PRACTICE_SOFTMAX
+from graded_classes import finish_steps, start_steps
 
 from attention_lab.checks import MISCONCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
 # The chapters' three assignments and lesson 6's (beyond the chapters).
 CHAPTERS = ("intro_attention", "focus_in_the_noise", "practice_implement", "heads_and_positions")
 INVENTORY = ("inventory_pre", "inventory_post")  # the concept inventory's two parallel forms
@@ -446,21 +444,6 @@ BUGGY = {
 # ---------------------------------------------------------------------------------------------
 
 
-def _driver(course: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(DRIVER), str(course), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(proc: subprocess.Popen) -> dict:
-    out, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def _cells_by_id(nb) -> dict:
     return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
 
@@ -495,8 +478,8 @@ def course(tmp_path_factory):
     shutil.copy(ROOT / "nbgrader_config.py", base)
     shutil.copytree(ROOT / "source", base / "source")
     sources = [f"source/{a}/{a}.ipynb" for a in ASSIGNMENTS]
-    validating = _driver(base, "validate", *sources)
-    generated = _finish(_driver(base, "generate", *ASSIGNMENTS))
+    validating = start_steps(base, "validate", *sources)
+    generated = finish_steps(start_steps(base, "generate", *ASSIGNMENTS))
     runs = {}
     for assignment in ASSIGNMENTS:
         copy = tmp_path_factory.mktemp(assignment)
@@ -511,12 +494,12 @@ def course(tmp_path_factory):
         )
         for student, (overrides, _) in BUGGY[assignment].items():
             _write_submission(copy, assignment, student, _submission(release, source, overrides))
-        runs[assignment] = (copy, _driver(copy, "grade", assignment))
-    graded = {a: (copy, _finish(proc)) for a, (copy, proc) in runs.items()}
+        runs[assignment] = (copy, start_steps(copy, "grade", assignment))
+    graded = {a: (copy, finish_steps(proc)) for a, (copy, proc) in runs.items()}
     return {
         "base": base,
         "generated": generated,
-        "validated": _finish(validating),
+        "validated": finish_steps(validating),
         "graded": graded,
     }
 

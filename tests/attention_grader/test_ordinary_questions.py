@@ -14,21 +14,18 @@ teacher.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from attention_grader.common.flags import read_flags
+from graded_classes import finish_steps, start_steps
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 sys.path.insert(0, str(FIXTURES / "ordinary"))
 from questions import ASSIGNMENT, KINDS, QUESTIONS, source_notebook, submission  # noqa: E402
-
-DRIVER = FIXTURES / "assignments" / "nbgrader_driver.py"
 
 #: The cells whose release the check refuses, each with a word its cause must contain.
 REFUSED = {
@@ -51,21 +48,6 @@ c.CourseDirectory.course_id = "ordinary-course"
 configure(c)
 c.CheckSolution.refuse = {refuse}
 """
-
-
-def _driver(course: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(DRIVER), str(course), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(proc: subprocess.Popen) -> dict:
-    out, err = proc.communicate(timeout=900)
-    assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def _course(tmp: Path, name: str, config: str) -> Path:
@@ -92,12 +74,14 @@ def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ordinary")
     plain = _course(tmp, "plain", PLAIN_CONFIG)
     course = _course(tmp, "course", COURSE_CONFIG)
-    for generated in [_finish(_driver(root, "generate", ASSIGNMENT)) for root in (plain, course)]:
+    for generated in [
+        finish_steps(start_steps(root, "generate", ASSIGNMENT)) for root in (plain, course)
+    ]:
         assert generated[ASSIGNMENT]["success"], generated[ASSIGNMENT]["error"]
     for root in (plain, course):
         _hand_in(root)
-    procs = [_driver(root, "grade", ASSIGNMENT) for root in (plain, course)]
-    plain_scores, course_scores = (_finish(p)["scores"] for p in procs)
+    procs = [start_steps(root, "grade", ASSIGNMENT) for root in (plain, course)]
+    plain_scores, course_scores = (finish_steps(p)["scores"] for p in procs)
 
     from attention_grader.execution.solution_check import check_course
 
@@ -197,7 +181,7 @@ def test_generate_assignment_with_the_course_config_refuses_and_names_the_cells(
     root = graded["tmp"] / "refusing"
     shutil.copytree(graded["root"] / "source", root / "source")
     (root / "nbgrader_config.py").write_text(COURSE_CONFIG.format(root=str(root), refuse=True))
-    result = _finish(_driver(root, "generate", ASSIGNMENT))[ASSIGNMENT]
+    result = finish_steps(start_steps(root, "generate", ASSIGNMENT))[ASSIGNMENT]
     assert not result["success"]
     text = result["error"] + result["log"]
     for cell in REFUSED:

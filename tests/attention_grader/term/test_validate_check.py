@@ -13,7 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG, _driver, _finish
+from graded_classes import finish_steps, start_steps
+from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "fixtures" / "ordinary"))
 from questions import QUESTIONS, source_notebook
@@ -34,10 +35,10 @@ def _course(tmp: Path, name: str, config: str) -> Path:
 @pytest.mark.slow
 def test_validating_a_source_notebook_names_the_cell_the_release_check_refuses(tmp_path):
     procs = [
-        _driver(_course(tmp_path, name, config), "validate", NOTEBOOK)
+        start_steps(_course(tmp_path, name, config), "validate", NOTEBOOK)
         for name, config in (("course", COURSE_CONFIG), ("plain", PLAIN_CONFIG))
     ]
-    course, plain = (_finish(p)[NOTEBOOK] for p in procs)
+    course, plain = (finish_steps(p)[NOTEBOOK] for p in procs)
     assert plain == {}, plain  # the solution passes every test in its own kernel
     failed = course.get("failed", [])
     assert len(failed) == 1, course  # test_add grades as in plain nbgrader: not listed
