@@ -122,7 +122,7 @@ test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainer
 # The unit tests, for the edit-and-test loop (under 90 s): every test not marked slow, i.e. no
 # notebook run, nbgrader run, browser or hub (tests/conftest.py marks the browser and hub
 # folders). `make test` runs them too.
-test-fast: setup-grader setup-test ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
+test-fast: setup-grader setup-hub setup-test ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
