@@ -3,11 +3,14 @@ the graded classes (tests/graded_classes.py) and the two preset explorers (close
 test).
 """
 
+import shutil
 import sys
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from worker_groups import xdist_group
 
 from attention_lab.explorer.query_explorer import QueryExplorer
 
@@ -46,8 +49,22 @@ def isro():
 
 
 HERE = Path(__file__).parent
+
+
 #: Every test in these folders drives Chromium or a real JupyterHub: marked ``slow`` here, so
 #: ``make test-fast`` (``-m "not slow"``) leaves them out wherever the folders end up.
+@pytest.fixture
+def short_tmp():
+    """A fresh folder with a short path in /tmp, removed afterwards.
+
+    For a kernel's private folder: its Unix sockets' paths have at most 107 bytes, and
+    pytest-xdist's ``tmp_path`` (``…/popen-gwN/<test name>N/``) can leave too few.
+    """
+    path = Path(tempfile.mkdtemp(prefix="t-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
 #: for every new submission (attention_grader.common.course.quiet_autoflush_warning hides it from
@@ -90,34 +107,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if HERE in item.path.parents and HEAVY_FOLDERS & set(item.path.relative_to(HERE).parts):
             item.add_marker(pytest.mark.slow)
-
-
-#: ``make test`` runs the tests on two cores (pytest-xdist, ``--dist loadgroup``), one group of
-#: modules at a time per worker: each module is its own group (a module-scoped fixture is built
-#: once), tests/hub is one (never two hubs at once), and the modules that read something built
-#: once per process share one, so it is built once: the attack batches (tests/attacks/batch.py,
-#: cached) and a class of tests/graded_classes.py (the ``shared_class`` fixture).
-#: tests/test_xdist_groups.py checks that every reader of those is listed here.
-SHARED_GROUPS = {
-    "attack-batch": (
-        "tests/test_attacks.py",
-        "tests/browser/test_attack_pages.py",
-        "tests/attention_grader/sandbox/test_sandbox.py",
-    ),
-    "standard-class": (
-        "tests/attention_grader/term/test_grade.py",
-        "tests/attention_grader/test_postgres.py",
-    ),
-}
-_GROUP_OF_MODULE = {module: group for group, modules in SHARED_GROUPS.items() for module in modules}
-
-
-def xdist_group(nodeid: str) -> str:
-    """The group a test runs in under ``--dist loadgroup``: shared, the hub's, or its module."""
-    module = nodeid.split("::", 1)[0]
-    if module.startswith("tests/hub/"):
-        return "tests/hub"
-    return _GROUP_OF_MODULE.get(module, module)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the test extra)

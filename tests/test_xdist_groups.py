@@ -1,6 +1,6 @@
 """``make test`` on two cores: what is built once per process is built once, and one hub runs.
 
-pytest-xdist runs each group of tests/conftest.py's ``xdist_group`` whole on one worker. The
+pytest-xdist runs each group of tests/worker_groups.py's ``xdist_group`` whole on one worker. The
 modules that read a cached attack batch (tests/attacks/batch.py) or the same graded class
 (tests/graded_classes.py) must share a group, or a second worker grades it again; found here by
 what they import, so a new reader cannot be forgotten in ``SHARED_GROUPS``.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import graded_classes
 import pytest
-from conftest import SHARED_GROUPS, xdist_group
+from worker_groups import SHARED_GROUPS, xdist_group
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -73,6 +73,7 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
+    shutil.copy(HERE / "worker_groups.py", tmp_path / "tests" / "worker_groups.py")
     stand_ins = [*SHARED_GROUPS["attack-batch"], "tests/hub/test_a.py", "tests/hub/test_b.py"]
     stand_ins += ["tests/test_alone.py"]
     for module in stand_ins:

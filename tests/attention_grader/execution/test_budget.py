@@ -124,9 +124,9 @@ HONEST = Attack(name="honest_full", doc="honest", answers={})
 BUDGET = 20
 
 
-def _class(tmp_path, route: str) -> tuple[dict, dict, dict, Path]:
+def _class(tmp_path, short_tmp, route: str) -> tuple[dict, dict, dict, Path]:
     (root,) = _make_courses(tmp_path, 1)
-    kernels = tmp_path / "kernels"  # where each kernel's private folder is made
+    kernels = short_tmp / "kernels"  # where each kernel's private folder (and its sockets) is made
     kernels.mkdir()
     with open(root / "nbgrader_config.py", "a") as fh:
         fh.write(f"c.GradingExecute.submission_budget = {BUDGET}\n")
@@ -149,8 +149,10 @@ def _class(tmp_path, route: str) -> tuple[dict, dict, dict, Path]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("route", ["nbgrader", "parallel"])
-def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded(tmp_path, route):
-    scores, flags, graded, kernels = _class(tmp_path, route)
+def test_a_submission_over_its_budget_is_stopped_flagged_and_the_class_is_graded(
+    tmp_path, short_tmp, route
+):
+    scores, flags, graded, kernels = _class(tmp_path, short_tmp, route)
     assert scores[HONEST.name] == MAX_SCORE and flags[HONEST.name] == []
     # q1 was graded before the slow cells: its point stays; q2 and q3 were not reached.
     assert scores[SLOW.name] == 1

@@ -7,9 +7,7 @@ that go through a whole ``nbgrader autograde`` run come from the shared batch in
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -217,16 +215,11 @@ def test_submission_copy_skips_notebooks_links_and_itself_and_has_a_limit(tmp_pa
 
 
 @pytest.mark.slow
-def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path):
+def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path, short_tmp):
     work = tmp_path / "work"
     work.mkdir()
-    # Not under tmp_path: the kernel's sockets live in the private folder, and a Unix socket's
-    # path has at most 107 bytes (pytest-xdist adds popen-gwN/ to tmp_path).
-    control = Path(tempfile.mkdtemp(prefix="ctl-"))
-    try:
-        out = _run(["import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], work,
-                   control_root=str(control), raise_dead=False)  # fmt: skip
-        assert out == ["dead"]
-        assert list(control.iterdir()) == []
-    finally:
-        shutil.rmtree(control, ignore_errors=True)
+    control = short_tmp  # the kernel's sockets live in its private folder there
+    out = _run(["import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], work,
+               control_root=str(control), raise_dead=False)  # fmt: skip
+    assert out == ["dead"]
+    assert list(control.iterdir()) == []
