@@ -1,4 +1,4 @@
-"""The class's cgroup weighs one process per user (autograder/jupyterhub/user_cgroup.py).
+"""The class's cgroup weighs one process per user, the hub as much as the class (user_cgroup.py).
 
 With the kernel's default weight the parent group of all users' groups counted as ONE process
 against everything else on the machine: on the shared test machine each student's server got
@@ -8,12 +8,13 @@ standing in for cgroupfs; tests/hub/test_hub_limits.py checks the real groups of
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-from user_cgroup import CgroupLayout, weigh_class  # noqa: E402
+from user_cgroup import HUB_GROUP, CgroupLayout, _descendants, _hub_base, shelter_hub, weigh_class  # noqa: E402
 
 
 def _class_of(parent: Path, users: int, stale: int = 0) -> None:
@@ -48,3 +49,43 @@ def test_an_empty_class_keeps_one_process_weight_and_a_missing_parent_is_no_erro
     weigh_class(CgroupLayout(1, tmp_path, parent, None))
     assert (parent / "cpu.shares").read_text() == "1024"
     weigh_class(CgroupLayout(1, tmp_path, tmp_path / "gone", None))  # no exception
+
+
+def test_the_hub_keeps_the_class_weight_as_the_class_grows_and_shrinks(tmp_path):
+    parent = tmp_path / "attention-lab"
+    _class_of(parent, 30)
+    (tmp_path / HUB_GROUP).mkdir()
+    layout = CgroupLayout(1, tmp_path / "memory", parent, None)
+    weigh_class(layout)
+    assert (tmp_path / HUB_GROUP / "cpu.shares").read_text() == str(30 * 1024)
+    (tmp_path / "v2" / HUB_GROUP).mkdir(parents=True)
+    _class_of(tmp_path / "v2" / "attention-lab", 3)
+    v2 = tmp_path / "v2" / "attention-lab"
+    weigh_class(CgroupLayout(2, v2, v2, v2))
+    assert (tmp_path / "v2" / HUB_GROUP / "cpu.weight").read_text() == "300"
+
+
+def test_shelter_moves_the_hub_but_not_a_server_that_is_in_its_users_group(tmp_path):
+    """Only processes still beside the class move: a student's server stays in their group."""
+    import subprocess
+
+    parent = tmp_path / "attention-lab"
+    _class_of(parent, 2)
+    server = subprocess.Popen(["sleep", "30"])  # a child of this "hub", in a user's group
+    try:
+        assert server.pid in _descendants(os.getpid())
+        (tmp_path / "cgroup.procs").write_text(f"{os.getpid()}\n")  # the server is not beside
+        shelter_hub(CgroupLayout(1, tmp_path / "memory", parent, None))
+        hub = tmp_path / HUB_GROUP
+        assert (hub / "cgroup.procs").read_text() == str(os.getpid())  # one write: the hub
+        assert (hub / "cpu.shares").read_text() == str(2 * 1024)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_the_class_stays_beside_the_hub_once_the_hub_moved_into_its_group():
+    assert _hub_base("/") == "/"
+    assert _hub_base(f"/{HUB_GROUP}") == "/"
+    assert _hub_base(f"/system.slice/jh.service/{HUB_GROUP}") == "/system.slice/jh.service"
+    assert _hub_base("/system.slice/jh.service") == "/system.slice/jh.service"

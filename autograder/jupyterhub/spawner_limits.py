@@ -9,6 +9,8 @@
 * in the child, as root, between fork and exec: it joins the group, gets its own mount namespace
   with a private /tmp and /dev/shm and a capped exchange root (``server_namespace.py``), then
   drops to the user;
+* its port comes from ``server_ports``, a range kernels never take theirs from
+  (``server_port.py``);
 * when it stops: the group is removed (ending any straggler) and the class reweighed.
 
 Where no cgroup can be written, the spawner falls back to ``RLIMIT_AS`` = ``mem_limit`` on each
@@ -22,12 +24,14 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+from typing import ClassVar
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from server_namespace import PRIVATE_MOUNTS, private_tmp, private_tmp_works, shield_exchange_root
-from traitlets import Float, Integer, List, Unicode
-from user_cgroup import UserCgroup, find_layout, weigh_class
+from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, pick_port
+from traitlets import Float, Integer, List, TraitError, Unicode, validate
+from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
 __all__ = ["LimitedLocalProcessSpawner"]
@@ -95,6 +99,27 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "(nbgrader's JupyterHubAuthPlugin convention)",
     )  # fmt: skip
     _disk_problem: str | None = None  # probed once per hub process
+    server_ports = Unicode(
+        DEFAULT_RANGE, config=True,
+        help="Ports the users' servers listen on, 'first-last': keep it outside the kernel's "
+        "ephemeral range (/proc/sys/net/ipv4/ip_local_port_range, 32768-60999 on Linux), "
+        "where every notebook kernel takes its ports: JupyterHub's default random port comes "
+        "from there, and in a class starting at once a kernel took a server's port before "
+        "the server bound it (its spawn then never ended). '': JupyterHub's random port.",
+    )  # fmt: skip
+    # (user, server name) -> port: given by this hub, perhaps not listened on yet
+    _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
+    _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
+
+    @validate("server_ports")
+    def _valid_ports(self, proposal):
+        if proposal["value"]:
+            try:
+                PortRange.parse(proposal["value"])
+            except ValueError as err:
+                raise TraitError(str(err)) from None
+        return proposal["value"]
+
     _disk_said = False  # "no cap" logged once per hub process
 
     def _limits(self) -> tuple[int | None, float | None]:
@@ -228,6 +253,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     "limited. See docs/hub-admins.md, 'Limits'.", self.user.name,
                 )  # fmt: skip
             else:
+                shelter_hub(layout)  # the hub and proxy weigh as much as the class
                 UserCgroup.of(layout, self.user.name).remove()  # a stale one, from a crash
                 pids = self._pids()
                 self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus, pids)
@@ -236,10 +262,32 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     self.user.name, layout.version, mem, cpus, pids,
                     "" if layout.pids else " (no pids controller: not limited)",
                 )  # fmt: skip
+        self._take_port()
         return await super().start()
+
+    def _take_port(self) -> None:
+        """Give this server a port of ``server_ports`` (LocalProcessSpawner keeps a set one)."""
+        if not self.server_ports:
+            return
+        ports, ephemeral = PortRange.parse(self.server_ports), ephemeral_range()
+        cls = type(self)
+        if ephemeral is not None and ports.overlaps(ephemeral) and not cls._ports_said:
+            cls._ports_said = True
+            self.log.warning(
+                "server_ports %s overlaps the kernel's ephemeral range %s, where kernels take "
+                "their ports: a server's port may be taken before it binds it.", ports, ephemeral,
+            )  # fmt: skip
+        key = (self.user.name, self.name)
+        given = {port for other, port in cls._ports_given.items() if other != key}
+        self.port = pick_port(ports, given)
+        cls._ports_given[key] = self.port
+
+    def _give_back_port(self) -> None:
+        type(self)._ports_given.pop((self.user.name, self.name), None)
 
     async def stop(self, now=False):
         await super().stop(now=now)
+        self._give_back_port()
         # Computed again, not remembered: the hub may have restarted since the server started.
         layout = find_layout()
         if layout is not None:

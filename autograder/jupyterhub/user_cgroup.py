@@ -11,7 +11,9 @@ kernel and process it starts share the limits:
 * processes: ``pids_limit`` processes and threads together (the ``pids`` controller), so that
   no student can use up the machine's pid space (a fork bomb stops at its own limit);
 * CPU weight: the users' shared parent group weighs one process per user (:func:`weigh_class`),
-  so the class is not squeezed into one process's share when anything else runs.
+  so the class is not squeezed into one process's share when anything else runs; the hub and
+  its proxy weigh as much as the whole class (:func:`shelter_hub`), since every student's
+  request goes through them.
 
 Works on cgroup v1 (separate ``memory`` and ``cpu`` hierarchies; tested here, as root without
 systemd) and on cgroup v2 when the hub's own cgroup has the ``memory`` and ``cpu`` controllers
@@ -26,10 +28,14 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PARENT_NAME", "CgroupLayout", "UserCgroup", "find_layout", "weigh_class"]
+__all__ = [
+    "HUB_GROUP", "PARENT_NAME", "CgroupLayout", "UserCgroup", "find_layout", "shelter_hub",
+    "weigh_class",
+]  # fmt: skip
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT_NAME = "attention-lab"  # one folder per user below this, under the hub's own cgroup
+HUB_GROUP = "attention-lab-hub"  # the hub, its proxy and services: beside PARENT_NAME
 CFS_PERIOD_US = 100_000
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -65,7 +71,7 @@ def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
     except OSError:
         return None
     if (root / "cgroup.controllers").exists():  # v2 mounted at the root
-        base = root / own.get("", "/").lstrip("/")
+        base = root / _hub_base(own.get("", "/")).lstrip("/")
         if _writable_dir(base) and _delegate_v2(base):
             enabled = (base / "cgroup.subtree_control").read_text().replace("+", " ").split()
             pids = "pids" in enabled
@@ -73,7 +79,7 @@ def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
             return CgroupLayout(2, parent, parent, parent if pids else None)
         return None
     memory = root / "memory" / own.get("memory", "/").lstrip("/")
-    cpu = root / "cpu" / own.get("cpu", "/").lstrip("/")
+    cpu = root / "cpu" / _hub_base(own.get("cpu", "/")).lstrip("/")
     pids = root / "pids" / own.get("pids", "/").lstrip("/")
     if _writable_dir(memory) and _writable_dir(cpu):
         pids_parent = pids / PARENT_NAME if _writable_dir(pids) else None
@@ -81,11 +87,17 @@ def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
     return None
 
 
+def _hub_base(path: str) -> str:
+    """Return the hub's starting cgroup, also once :func:`shelter_hub` moved it to its leaf."""
+    head, _, last = path.rstrip("/").rpartition("/")
+    return (head or "/") if last == HUB_GROUP else path
+
+
 def _delegate_v2(base: Path) -> bool:
     """Hand the memory and cpu controllers of the hub's own v2 cgroup to its children.
 
     v2's "no internal processes" rule: a cgroup that enables controllers for its children holds
-    no process itself, so the hub (and its proxy) first move to a leaf ``hub``. Under systemd this
+    no process itself, so the hub (and its proxy) first move to the leaf :data:`HUB_GROUP`. Under systemd this
     needs ``Delegate=yes`` in the unit (docs/hub-admins.md). Untested on the test machine (v1).
     """
     wanted = {"memory", "cpu"}
@@ -95,7 +107,7 @@ def _delegate_v2(base: Path) -> bool:
         available = set((base / "cgroup.controllers").read_text().split())
         if not wanted <= available:
             return False
-        leaf = base / "hub"
+        leaf = base / HUB_GROUP
         leaf.mkdir(exist_ok=True)
         for pid in (base / "cgroup.procs").read_text().split():
             _write(leaf / "cgroup.procs", pid)
@@ -199,11 +211,70 @@ def weigh_class(layout: CgroupLayout, starting: int = 0) -> None:
         running = sum(1 for p in parent.iterdir() if p.is_dir() and _has_procs(p))
         users = max(1, running + starting)
         if layout.version == 1:
-            _write(parent / "cpu.shares", 1024 * users)
+            weight, name = 1024 * users, "cpu.shares"
         else:  # cpu.weight: 100 is one process's, 10000 the most
-            _write(parent / "cpu.weight", min(10000, 100 * users))
+            weight, name = min(10000, 100 * users), "cpu.weight"
+        _write(parent / name, weight)
     except OSError:  # no parent yet, or no cpu controller there: the default weight
-        pass
+        return
+    hub = parent.parent / HUB_GROUP
+    if hub.is_dir():  # the hub keeps the class's weight (shelter_hub says why)
+        try:
+            _write(hub / name, weight)
+        except OSError:
+            pass
+
+
+def shelter_hub(layout: CgroupLayout, hub_pid: int | None = None) -> None:
+    """Move the hub and the processes it started into :data:`HUB_GROUP`, weighed as the class.
+
+    Every login, spawn, API call and websocket message of every student goes through the hub
+    and its proxy. Beside a class weighing one process per user (:func:`weigh_class`) they
+    weighed ONE process: with 30 students starting at once the hub got ~1/30 of the CPU, took
+    up to 24 s to begin a spawn and answered late the servers that were up. Weighed as the
+    whole class, they get what they need first; they use little (about a tenth of a core), so
+    the class keeps the rest. Only processes still in the hub's own group move: a user's
+    server started by the hub stays in that user's group. Idempotent; call it at each spawn
+    (services may have started since).
+    """
+    hub_pid = hub_pid or os.getpid()
+    group = layout.cpu.parent / HUB_GROUP
+    try:
+        group.mkdir(exist_ok=True)
+        if layout.version == 1:  # v2: _delegate_v2 moved them into this leaf already
+            beside = _pids_in(layout.cpu.parent)
+            for pid in [hub_pid, *_descendants(hub_pid)]:
+                if pid in beside:
+                    _write(group / "cgroup.procs", pid)
+    except OSError:  # not root, or no cpu controller here: the hub keeps its place
+        return
+    weigh_class(layout)
+
+
+def _pids_in(group: Path) -> set[int]:
+    try:
+        return {int(p) for p in (group / "cgroup.procs").read_text().split()}
+    except OSError:
+        return set()
+
+
+def _descendants(pid: int, proc: Path = Path("/proc")) -> list[int]:
+    """Pids of ``pid``'s children, their children, ... (from each process's parent pid)."""
+    children: dict[int, list[int]] = {}
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                # the command may hold spaces and ")": the fields after its last ")"
+                ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children.get(child, [])
+    return found
 
 
 def _has_procs(group: Path) -> bool:

@@ -14,12 +14,14 @@ import pwd
 import re
 import sqlite3
 import time
+from pathlib import Path
 
 import install
 import pytest
 from conftest import LIMITS
 from roster import read_roster
-from user_cgroup import UserCgroup, find_layout
+from server_port import DEFAULT_RANGE, PortRange
+from user_cgroup import HUB_GROUP, UserCgroup, _descendants, find_layout
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -98,6 +100,37 @@ def test_each_server_runs_in_its_own_group_with_the_limits(limited_class):
     staff, version = group_of(room.instructor)
     limit = read(staff, "memory.limit_in_bytes" if version == 1 else "memory.max")
     assert int(limit) == 2 * 1024**3
+
+
+def test_the_hub_and_its_proxy_weigh_as_much_as_the_class(limited_class):
+    """Every request goes through them: beside a class of N processes' weight they must not
+    weigh one (30 students starting at once left the hub ~1/30 of the CPU).
+    """
+    room, _ = limited_class
+    layout = find_layout()
+    hub_pid = int((room.hub_log.parent / "jupyterhub.pid").read_text())
+    group = layout.cpu.parent / HUB_GROUP
+    sheltered = {int(p) for p in (group / "cgroup.procs").read_text().split()}
+    assert hub_pid in sheltered
+    proxy = [pid for pid in _descendants(hub_pid)
+             if b"configurable-http-proxy" in Path(f"/proc/{pid}/cmdline").read_bytes()]  # fmt: skip
+    assert proxy and set(proxy) <= sheltered, (proxy, sheltered)
+    for name in [room.instructor, *room.students]:  # the servers stay in their users' groups
+        pid = server_pid(room, name)
+        assert pid not in sheltered and pid in group_of(name)[0].pids()
+    weight = "cpu.shares" if layout.version == 1 else "cpu.weight"
+    assert (group / weight).read_text() == (layout.cpu / weight).read_text()
+
+
+def test_each_server_listens_on_a_port_no_kernel_takes_its_ports_from(limited_class):
+    room, _ = limited_class
+    routes = re.findall(r"Adding user (\S+) to proxy \S+ => http://127\.0\.0\.1:(\d+)",
+                        room.hub_log.read_text())  # fmt: skip
+    ports = {name: int(port) for name, port in routes}
+    servers = PortRange.parse(DEFAULT_RANGE)
+    for name in [room.instructor, *room.students]:
+        assert servers.first <= ports[name] <= servers.last, (name, ports.get(name))
+    assert len({ports[n] for n in [room.instructor, *room.students]}) == 3
 
 
 def test_a_kernel_over_its_memory_limit_dies_alone(limited_class):

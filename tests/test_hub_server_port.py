@@ -1,0 +1,93 @@
+"""Each server's port comes from a range kernels never take theirs from (autograder/jupyterhub/server_port.py).
+
+JupyterHub's own choice (bind port 0, close, let the server bind it later) draws from the kernel's
+ephemeral range, where every notebook kernel takes its ports the same way: in a class starting at
+once a classmate's kernel took a server's port first and that spawn never ended. Checked here on
+this machine's sockets; tests/hub/test_hub_limits.py checks the ports of a real hub's servers.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
+from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, pick_port  # noqa: E402
+
+
+def test_what_port_0_hands_out_lands_in_the_ephemeral_range_never_in_the_servers_range():
+    ephemeral, servers = ephemeral_range(), PortRange.parse(DEFAULT_RANGE)
+    assert ephemeral is not None, "Linux tells its ephemeral range in /proc"
+    assert not servers.overlaps(ephemeral)
+    socks = [socket.socket() for _ in range(200)]  # what 40 kernels take as they start
+    try:
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        ports = [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+    assert all(ephemeral.first <= p <= ephemeral.last for p in ports)
+    assert not [p for p in ports if servers.first <= p <= servers.last]
+
+
+def _listening(port: int) -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", port))
+    sock.listen()
+    return sock
+
+
+def test_a_port_something_listens_on_or_given_to_another_server_is_not_handed_out():
+    taken = _listening(0)  # a free port, then a range of it and the next one
+    first = taken.getsockname()[1]
+    try:
+        ports = PortRange(first, first + 1)
+        assert pick_port(ports, given=()) == first + 1  # `first` is listened on
+        with pytest.raises(RuntimeError, match=r"no free port left .*server_ports"):
+            pick_port(ports, given={first + 1})  # given to a server still starting
+    finally:
+        taken.close()
+    assert pick_port(PortRange(first, first), given=()) == first  # free again
+
+
+def test_a_range_that_is_not_one_says_what_to_write():
+    assert PortRange.parse(" 20000 - 20010 ") == PortRange(20000, 20010)
+    for text in ("20000", "a-b", "30000-20000", "80-90", "20000-70000"):
+        with pytest.raises(ValueError, match=r"server_ports .*e\.g\. '20000-29999'"):
+            PortRange.parse(text)
+
+
+def test_a_spawner_with_a_bad_range_fails_at_configuration_not_at_a_students_spawn():
+    from spawner_limits import LimitedLocalProcessSpawner
+    from traitlets import TraitError
+
+    with pytest.raises(TraitError, match="server_ports"):
+        LimitedLocalProcessSpawner(server_ports="29999-20000")
+    assert LimitedLocalProcessSpawner(server_ports="").server_ports == ""  # JupyterHub's choice
+
+
+def test_servers_starting_together_get_different_ports_from_the_range_and_give_them_back(request):
+    from types import SimpleNamespace
+
+    from spawner_limits import LimitedLocalProcessSpawner
+
+    def spawner(name: str):
+        return LimitedLocalProcessSpawner(
+            user=SimpleNamespace(name=name), server_ports="21000-21001"
+        )
+
+    alice, bob, carol = spawner("alice"), spawner("bob"), spawner("carol")
+    request.addfinalizer(LimitedLocalProcessSpawner._ports_given.clear)
+    alice._take_port()
+    bob._take_port()  # alice's server is not listening yet: her port is still hers
+    assert {alice.port, bob.port} == {21000, 21001}
+    with pytest.raises(RuntimeError, match="no free port left"):
+        carol._take_port()
+    alice._give_back_port()  # her server stopped
+    carol._take_port()
+    assert carol.port == alice.port
