@@ -8,6 +8,10 @@ released assignment. Printed: spawn time p50/p95, slider round trip p50/p95 (fro
 to the kernel idle again, the figure's new PNG sent on the way), memory per student (their cgroup:
 server + kernel), failures, the load average and the wall time.
 
+The driver stands for the students' browsers, which run on other machines: it gets a CPU group
+of its own weighing as much as the class (:func:`_driver_group`), so that what it measures is the
+hub's time, not its own wait for a core on the machine it loads.
+
 ``HUB_LOAD_ARMS`` (``make hub-load ARMS=shipped,no_private_tmp``) compares spawner settings side
 by side in ONE run, on a machine whose load drifts: students take the arms in turn (student i
 the arm i mod k) and each figure is printed per arm. The arms (:data:`ARMS`) switch off one
@@ -25,7 +29,7 @@ import statistics
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import pytest
@@ -269,6 +273,25 @@ c.Spawner.pre_spawn_hook = _arm_hook
 """
 
 
+@contextmanager
+def _driver_group(students: int):
+    """Run this process (the simulated browsers) in a cpu group weighing ``students`` processes."""
+    layout = find_layout()
+    if layout is None or layout.version != 1:  # v2 (untested here): the driver stays put
+        yield
+        return
+    base = layout.cpu.parent
+    group = base / "attention-lab-load-driver"
+    group.mkdir(exist_ok=True)
+    (group / "cpu.shares").write_text(str(1024 * students))
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+    try:
+        yield
+    finally:
+        (base / "cgroup.procs").write_text(str(os.getpid()))
+        group.rmdir()
+
+
 @pytest.mark.timeout(1800)
 def test_a_class_uses_the_hub_at_once(request):
     _require_root_and_proxy()
@@ -279,6 +302,7 @@ def test_a_class_uses_the_hub_at_once(request):
     students = [f"al_ld{i:03d}_{tag}" for i in range(N)]
     lesson = nbformat.read(REPO / "notebooks" / LESSON, as_version=4)
     with ExitStack() as stack:
+        stack.enter_context(_driver_group(N))
         tmp = _prepare_machine(stack, [instructor, *students])
         env = {
             "ATTENTION_LAB_INSTRUCTORS": instructor,
