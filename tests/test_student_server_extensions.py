@@ -9,9 +9,15 @@ costs seconds per server, and a class spawns at once.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
+import requests
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
@@ -52,3 +58,38 @@ def test_students_servers_leave_out_the_formgraders_extensions(tmp_path):
     services = tmp_path / "attention-lab" / "instructor-services" / "jupyter_server_config.d"
     kept = json.loads(next(services.iterdir()).read_text())["ServerApp"]["jpserver_extensions"]
     assert not set(TEACHER_ONLY) & set(kept)
+
+
+def _lsp_status(tmp_path: Path, config_path: str) -> int:
+    """Start a Jupyter server with ``config_path`` first (as the hub does); GET /lsp/status."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": config_path, "HOME": str(tmp_path),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
+         "--ServerApp.port_retries=0", "--IdentityProvider.token=t", "--allow-root"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while server.poll() is None and time.monotonic() < deadline:
+            try:
+                if requests.get(f"{url}/api/status?token=t", timeout=10).status_code == 200:
+                    return requests.get(f"{url}/lsp/status?token=t", timeout=60).status_code
+            except requests.ConnectionError:
+                time.sleep(0.2)  # not listening yet
+        raise AssertionError(f"the server did not start (exit code {server.poll()})")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_a_students_server_does_not_look_for_language_servers(tmp_path):
+    """jupyter_lsp finds none here, and looking is more than half of a server's start."""
+    student = install.write_role_configs(str(tmp_path / "etc"))
+    assert _lsp_status(tmp_path, str(tmp_path / "elsewhere")) == 200  # what the package turns on
+    assert _lsp_status(tmp_path, str(student)) == 404

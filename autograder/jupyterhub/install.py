@@ -74,12 +74,15 @@ STUDENT_DISABLED_LAB_PLUGINS = (
 # ... and the matching server extensions (the formgrader's REST API answers 404 for students),
 # with the course's own formgrader extensions (its pages' CSP, its final scores): a student's
 # server has no formgrader to protect and should not pay for loading what protects it.
+# jupyter_lsp goes too: no language server is installed for it to find, and looking for them
+# is more than half of a server's start, which a class pays once per student at the same time.
 # (attention_grader.term.validate_labels stays: it names the questions in the student's Validate.)
 STUDENT_DISABLED_SERVER_EXTENSIONS = (
     "nbgrader.server_extensions.formgrader",
     "nbgrader.server_extensions.course_list",
     "attention_grader.pages.csp",
     "attention_grader.term.formgrader_scores",
+    "jupyter_lsp",
 )
 
 
