@@ -53,6 +53,8 @@ ARMS = {
             "attention_grader.term.formgrader_scores": True,
         }
     },  # fmt: skip
+    # jupyter_lsp loaded by students too (it looks for language servers at each start)
+    "with_lsp": {"extensions": {"jupyter_lsp": True}},
     # what a student server needs of nbgrader, switched off: a floor for comparison
     "no_nbgrader_ext": {
         "extensions": {
