@@ -17,7 +17,9 @@ It also takes the student from the folder's name, and globs ids (a folder named 
   is the folder's owner, an entry of ``inbound/<student>/`` must name that student, the id is on
   the roster collect uses (the instructor's own course) or of safe characters; a refused folder
   is not listed, and the instructor's log gets collect's one line for it ("refused: folder owned
-  by mallory names alice …"). ``--student`` and the assignment are compared, never globbed.
+  by mallory names alice …"). ``--student`` and the assignment are compared, never globbed;
+* a folder nbgrader's listing could not read safely (a link, FIFO or oversized file where it
+  reads, a name it would glob) is named in one "not listed: …" line instead.
 
 Each submission keeps nbgrader's keys (``timestamp`` is still the name's, which a student's
 fetched feedback is filed under) and gains ``handed_in``: the time collect uses (the exchange's
@@ -31,12 +33,15 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
 from nbgrader.exchange.default.list import ExchangeList
 from nbgrader.utils import check_mode, get_username
 
+from attention_grader.common.safe_text import printable
+from attention_grader.common.settings import intake_limits
 from attention_grader.intake.exchange_identity import (
     NBGRADER_TIME,
     SAFE_ID,
@@ -109,14 +114,38 @@ class SafeExchangeList(ExchangeList):
             if student not in ("*", parts[0]):
                 continue
             item = read_inbound(path, trusted, roster, under)
-            if not item.refused and _GLOB_MAGIC.search(path.name):
-                item = Inbound(path, item.name, item.student, item.claimed_time, item.owner,
-                               None, "its name has '*', '?' or '['")  # fmt: skip
             if item.refused:
                 self.log.warning("%s", item.line())
+            elif why := self._not_listable(path):
+                self.log.warning("not listed: exchange folder %s: %s", printable(item.name), why)
             else:
                 found.append(item)
         return found
+
+    def _not_listable(self, folder: Path) -> str:
+        """Return why nbgrader's listing must not read ``folder``, or "".
+
+        nbgrader's ``parse_assignments`` globs the folder for notebooks and reads
+        ``submission_secret.txt`` (without it, each notebook) whole, following links: a link to
+        ``/dev/zero``, a FIFO or a huge file there would hang the list or fill its memory.
+        Collect copies none of those (it flags them); the list names the folder instead.
+        """
+        if _GLOB_MAGIC.search(folder.name):
+            return "its name has '*', '?' or '[' (nbgrader's list would glob it)"
+        limits = intake_limits(self.config)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as err:
+            return f"not readable ({type(err).__name__})"
+        for entry in entries:
+            notebook = entry.name.endswith(".ipynb") and not entry.name.startswith(".")
+            if not notebook and entry.name != "submission_secret.txt":
+                continue
+            limit = limits.max_notebook_bytes if notebook else limits.max_bookkeeping_bytes
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1 or st.st_size > limit:
+                return f"{printable(entry.name)} is not a plain file of at most {limit} bytes"
+        return ""
 
     def _roster_file(self) -> str:
         """``c.SafeExchangeCollect.roster_file``: the list shows whom collect would accept."""

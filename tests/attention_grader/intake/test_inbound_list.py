@@ -236,3 +236,35 @@ def test_a_student_lists_their_own_folder_only(hub_exchange, accounts):  # noqa:
     assert _students(out.stderr) == [bob], out.stderr
     out = _list_as(mallory, homes["mallory"])
     assert out.returncode == 0 and _students(out.stderr) == [], out.stderr
+
+
+def test_what_nbgrader_would_read_is_checked_first(tmp_path, accounts):  # noqa: F811
+    """The listing (nbgrader's) reads ``submission_secret.txt`` (else each notebook) whole,
+    following links: a FIFO there would hang the instructor's list, ``/dev/zero`` fill memory.
+    """
+    alice, mallory = accounts["alice"], accounts["mallory"]
+    course = make_course(tmp_path)
+    inbound = _inbound(course)
+    inbound.mkdir(parents=True)
+    for student in (alice, mallory):
+        _own_folder(course, student)
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", _uid(alice))
+    stuck = inbound / mallory / f"{mallory}+{FIXTURE}+{NOW}+fifo"
+    stuck.mkdir()
+    os.mkfifo(stuck / f"{FIXTURE}.ipynb")  # no secret: nbgrader hashes the notebook instead
+    linked = _handed_in(inbound / mallory / f"{mallory}+{FIXTURE}+{LATER}+link", _uid(mallory))
+    os.symlink(course.root / "nbgrader_config.py", linked / "submission_secret.txt")
+    _chown_tree(stuck, _uid(mallory))
+    _chown_tree(linked, _uid(mallory))
+
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    out = subprocess.run([sys.executable, "-m", "nbgrader", "list", "--inbound"], cwd=course.root,
+                         env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert _students(out.stderr) == [alice], out.stderr
+    not_listed = [ln for ln in out.stderr.splitlines() if "not listed:" in ln]
+    assert len(not_listed) == 2, out.stderr
+    assert any("+fifo" in ln and f"{FIXTURE}.ipynb is not a plain file" in ln for ln in not_listed)
+    assert any(
+        "+link" in ln and "submission_secret.txt is not a plain file" in ln for ln in not_listed
+    )
