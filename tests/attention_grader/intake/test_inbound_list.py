@@ -50,7 +50,7 @@ HUB_DIR = Path(__file__).resolve().parents[3] / "autograder" / "jupyterhub"
 def _students(log: str) -> list[str]:
     """The student of each submission ``nbgrader list --inbound`` printed (``<course> <student> …``)."""
     lines = [ln.split() for ln in log.splitlines() if f" {FIXTURE} " in ln and "refused" not in ln]
-    return sorted(words[words.index("attention-lab") + 1] for words in lines)
+    return sorted(words[words.index(FIXTURE) - 1] for words in lines)
 
 
 def _handed_in(folder: Path, owner_uid: int) -> Path:
@@ -133,27 +133,37 @@ def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts
     assert {s for s, _ in _listed(course)} == {alice}
 
 
+def _hub(module: str):
+    """A module of autograder/jupyterhub (they import each other as top-level modules)."""
+    import importlib
+
+    sys.path.insert(0, str(HUB_DIR))
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(str(HUB_DIR))
+
+
 def _grant_folder(folder: Path, uid: int) -> None:
     """``inbound/<student>/`` as the hub's user_disk.py makes it: 2770 with an ACL for ``uid``."""
-    sys.path.insert(0, str(HUB_DIR))
-    try:
-        from user_disk import _grant
-    finally:
-        sys.path.remove(str(HUB_DIR))
     folder.mkdir()
     os.chmod(folder, 0o2770)
-    _grant(folder, uid)
+    _hub("user_disk")._grant(folder, uid)
 
 
-def _hub_config(exchange: Path) -> str:
+def _course_folders(exchange: Path, course: str) -> Path:
+    """A course's folders as ``install.py system`` makes them, ``inbound/`` closed to students."""
+    folders = _hub("exchange_folders")
+    folders.make_course_folders(exchange, course, "root")
+    inbound = exchange / course / "inbound"
+    inbound.chmod(folders.INBOUND_PER_USER_MODE)
+    return inbound
+
+
+def _hub_config(exchange: Path, courses: tuple[str, ...] = ("attention-lab",)) -> str:
     """The hub's system-wide nbgrader_config.py (install.py's), without the hub's API for auth."""
-    sys.path.insert(0, str(HUB_DIR))
-    try:
-        from install import render_system_config
-    finally:
-        sys.path.remove(str(HUB_DIR))
     return (
-        render_system_config(str(exchange), ["attention-lab"])
+        _hub("install").render_system_config(str(exchange), list(courses))
         + "\nfrom nbgrader.auth import NoAuthPlugin\nc.Authenticator.plugin_class = NoAuthPlugin\n"
     )
 
@@ -185,14 +195,7 @@ def hub_exchange(accounts):  # noqa: F811
         exchange = top / "exchange"
         exchange.mkdir()
         exchange.chmod(0o1777)
-        sys.path.insert(0, str(HUB_DIR))
-        try:
-            from exchange_folders import INBOUND_PER_USER_MODE, make_course_folders
-        finally:
-            sys.path.remove(str(HUB_DIR))
-        make_course_folders(exchange, "attention-lab", "root")
-        inbound = exchange / "attention-lab" / "inbound"
-        inbound.chmod(INBOUND_PER_USER_MODE)
+        inbound = _course_folders(exchange, "attention-lab")
         homes = {}
         for who, user in accounts.items():
             homes[who] = top / f"home-{who}"
@@ -268,3 +271,31 @@ def test_what_nbgrader_would_read_is_checked_first(tmp_path, accounts):  # noqa:
     assert any(
         "+link" in ln and "submission_secret.txt is not a plain file" in ln for ln in not_listed
     )
+
+
+def test_with_several_classes_a_student_lists_their_folder_in_each(hub_exchange, accounts):  # noqa: F811
+    """Several classes on one hub: no course id in the config, the course folders are read."""
+    inbound, homes = hub_exchange
+    alice, mallory = accounts["alice"], accounts["mallory"]
+    exchange = inbound.parent.parent
+    other = _course_folders(exchange, "other-class")
+    for folder in (inbound, other):
+        _grant_folder(folder / alice, _uid(alice))
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", _uid(alice))
+    _handed_in(other / alice / f"{alice}+{FIXTURE}+{NOW}+o", _uid(alice))
+    # a "course" mallory made in the open exchange root, named as a glob, holding a folder of
+    # alice's: not a course of this hub, never read
+    fake = exchange / "*" / "inbound"
+    fake.mkdir(parents=True)
+    for folder in (fake.parent, fake):
+        os.lchown(folder, _uid(mallory), -1)
+    _grant_folder(fake / alice, _uid(alice))
+    _handed_in(fake / alice / f"{alice}+{FIXTURE}+{LATER}+f", _uid(alice))
+    config = _hub_config(exchange, ("attention-lab", "other-class"))
+    (homes["alice"] / "nbgrader_config.py").write_text(config)
+
+    out = _list_as(alice, homes["alice"])
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert _students(out.stderr) == [alice, alice], out.stderr
+    for course in ("attention-lab", "other-class"):
+        assert f"] {course} {alice} {FIXTURE} " in out.stderr, out.stderr
