@@ -94,8 +94,7 @@ class SafeExchangeList(ExchangeList):
             return []
         if check_mode(inbound, read=True, execute=True):  # an instructor, as collect requires
             trusted = frozenset({0, os.geteuid()})
-            mine = course == self.coursedir.course_id
-            roster = course_roster(self._roster_file(), self.coursedir.root) if mine else None
+            roster = self._roster() if course == self.coursedir.course_id else None
             entries = inbound_entries(inbound)
         else:  # a student: their own folder only, which only they (and the instructors) write
             user = get_username()
@@ -147,10 +146,14 @@ class SafeExchangeList(ExchangeList):
                 return f"{printable(entry.name)} is not a plain file of at most {limit} bytes"
         return ""
 
-    def _roster_file(self) -> str:
-        """``c.SafeExchangeCollect.roster_file``: the list shows whom collect would accept."""
+    def _roster(self) -> frozenset[str] | None:
+        """Return the roster collect checks against (``c.SafeExchangeCollect.roster_file`` …)."""
         value = self.config.get("SafeExchangeCollect", {}).get("roster_file", "")
-        return value if isinstance(value, str) else ""
+        path = value if isinstance(value, str) else ""
+        if path and not os.path.isfile(path):  # collect refuses to run; the list says so
+            self.log.warning("the roster %s (c.SafeExchangeCollect.roster_file) does not exist: "
+                             "ids are only checked for safe characters", printable(path))  # fmt: skip
+        return course_roster(path, self.coursedir.root)
 
     def parse_assignment(self, assignment: str) -> dict[str, Any]:
         """Nbgrader's fields of a listed folder, from the judgement, never from a regex on its path."""
