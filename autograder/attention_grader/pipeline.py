@@ -123,12 +123,15 @@ def _autograde(c: Config) -> None:
 
 
 def _exchange(c: Config) -> None:
+    from attention_grader.intake.inbound_list import SafeExchangeList
     from attention_grader.intake.safe_exchange import (
         SafeExchangeCollect,
         SafeExchangeReleaseFeedback,
     )
 
     c.ExchangeFactory.collect = SafeExchangeCollect
+    # `nbgrader list --inbound` reads what collect reads, as collect judges it
+    c.ExchangeFactory.list = SafeExchangeList
     c.ExchangeFactory.release_feedback = SafeExchangeReleaseFeedback
 
 

@@ -43,13 +43,17 @@ if TYPE_CHECKING:
 from attention_grader.common.safe_text import printable
 
 __all__ = [
+    "NBGRADER_TIME",
     "SAFE_ID",
     "Inbound",
+    "course_roster",
     "exchange_time",
+    "inbound_entries",
     "owner_name",
     "quarantine_refused",
     "read_inbound",
     "roster_ids",
+    "student_entries",
 ]
 
 #: A student id collect accepts: what ``useradd`` and nbgrader both handle, nothing a path, a
@@ -58,6 +62,8 @@ SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
 #: The most entries looked at for a folder's time (a submission is a few notebooks and data).
 MAX_TIME_ENTRIES = 5000
 REFUSED = "refused"
+#: How nbgrader writes a time (``timestamp.txt``, the folder's name), in UTC.
+NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,47 @@ def roster_ids(path: str | os.PathLike[str] | None) -> frozenset[str] | None:
                 " (id,first_name,last_name,email or id,role,...)"
             )
         return frozenset(row["id"].strip() for row in reader if (row.get("id") or "").strip())
+
+
+def course_roster(roster_file: str, course_root: str | os.PathLike[str]) -> frozenset[str] | None:
+    """Return the roster collect checks ids against (:func:`roster_ids`), None without one.
+
+    ``roster_file`` (``c.SafeExchangeCollect.roster_file``), else ``$ATTENTION_LAB_ROSTER``, else
+    ``<course_root>/roster.csv`` when present.
+    """
+    path = roster_file or os.environ.get("ATTENTION_LAB_ROSTER", "")
+    return roster_ids(path or os.path.join(course_root, "roster.csv"))
+
+
+def student_entries(folder: Path, student: str) -> list[tuple[Path, str | None]]:
+    """Each candidate in a student's own folder ``inbound/<student>/``, with that student.
+
+    Names starting with "." (what the teacher moved out of the way) are not candidates; an
+    unreadable folder has none. Links are never entered.
+    """
+    try:
+        inner = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []  # not readable: not a student's folder the hub made, or not this user's
+    return [(Path(e.path), student) for e in inner if not e.name.startswith(".")]
+
+
+def inbound_entries(inbound: Path) -> list[tuple[Path, str | None]]:
+    """Each candidate in ``inbound/``, with the student whose own folder it sits in (or None).
+
+    A folder whose name has no ``+`` is a student's own folder (a hub with per-user disks,
+    ``inbound/<student>/``): its entries are the candidates (:func:`student_entries`). Names
+    starting with "." are not. Links are never entered.
+    """
+    found: list[tuple[Path, str | None]] = []
+    for entry in sorted(os.scandir(inbound), key=lambda e: e.name):
+        if entry.name.startswith("."):
+            continue
+        if "+" in entry.name or not entry.is_dir(follow_symlinks=False):
+            found.append((Path(entry.path), None))
+        else:
+            found += student_entries(Path(entry.path), entry.name)
+    return found
 
 
 def _claimed_time(text: str) -> datetime | None:

@@ -25,9 +25,10 @@ own cap only. Without that folder (one laptop, a hub without per-user disks) it 
 ``inbound/`` itself, as nbgrader does.
 
 The system-wide ``nbgrader_config.py`` of a hub (``install.py system``) sets
-``c.ExchangeFactory.submit`` to :class:`PrivateExchangeSubmit`. The modes are set at submit time,
-so they add nothing to the time collect reads (the exchange's ctime, see
-:mod:`attention_grader.intake.exchange_identity`).
+``c.ExchangeFactory.submit`` to :class:`PrivateExchangeSubmit` (and ``c.ExchangeFactory.list`` to
+:class:`~attention_grader.intake.inbound_list.SafeExchangeList`, which lists a student's own
+folder for them). The modes are set at submit time, so they add nothing to the time collect
+reads (the exchange's ctime, see :mod:`attention_grader.intake.exchange_identity`).
 """
 
 from __future__ import annotations

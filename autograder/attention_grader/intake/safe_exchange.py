@@ -55,11 +55,13 @@ from attention_grader.common.flags import (
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import course_intake_limits, intake_limits
 from attention_grader.intake.exchange_identity import (
+    NBGRADER_TIME,
     REFUSED,
     Inbound,
+    course_roster,
+    inbound_entries,
     quarantine_refused,
     read_inbound,
-    roster_ids,
 )
 from attention_grader.intake.intake import (
     IntakeLimits,
@@ -82,7 +84,6 @@ __all__ = [
     "intake_hook",
 ]
 
-NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
 #: How far (s) a student's ``timestamp.txt`` may be from the exchange's time without a flag:
 #: nbgrader's submit writes it a moment before it copies the notebooks.
 CLOCK_SLACK = 600
@@ -151,10 +152,9 @@ class SafeExchangeCollect(ExchangeCollect):
             self.log.warning("%s: %s", printable(student), flag)
 
     def _roster(self) -> frozenset[str] | None:
-        path = self.roster_file or os.environ.get("ATTENTION_LAB_ROSTER", "")
-        if self.roster_file and not os.path.isfile(path):
-            self.fail(f"the roster {path} (c.SafeExchangeCollect.roster_file) does not exist")
-        return roster_ids(path or os.path.join(self.coursedir.root, "roster.csv"))
+        if self.roster_file and not os.path.isfile(self.roster_file):
+            self.fail(f"the roster {self.roster_file} (c.SafeExchangeCollect.roster_file) does not exist")  # fmt: skip
+        return course_roster(self.roster_file, self.coursedir.root)
 
     def expected(self) -> list[str]:
         if self._expected is None:
@@ -176,7 +176,7 @@ class SafeExchangeCollect(ExchangeCollect):
         wanted = None if self.coursedir.student_id in ("", "*") else self.coursedir.student_id
         accepted: dict[str, list[Inbound]] = {}
         seen: list[Inbound] = []
-        for entry, under in _inbound_entries(Path(self.inbound_path)):
+        for entry, under in inbound_entries(Path(self.inbound_path)):
             parts = entry.name.rsplit("+", 3)
             if len(parts) < 2 or parts[1] != assignment:
                 continue
@@ -262,28 +262,6 @@ class SafeExchangeCollect(ExchangeCollect):
             flags, quarantine=default_quarantine(Path(dest)), reset=True
         )  # a new submission
         self._flag(student, flags)
-
-
-def _inbound_entries(inbound: Path) -> list[tuple[Path, str | None]]:
-    """Each candidate in ``inbound/``, with the student whose own folder it sits in (or None).
-
-    A folder whose name has no ``+`` is a student's own folder (a hub with per-user disks,
-    ``inbound/<student>/``): its entries are the candidates. Names starting with "." (what the
-    teacher moved out of the way) are not. Links are never entered.
-    """
-    found: list[tuple[Path, str | None]] = []
-    for entry in sorted(os.scandir(inbound), key=lambda e: e.name):
-        if entry.name.startswith("."):
-            continue
-        if "+" in entry.name or not entry.is_dir(follow_symlinks=False):
-            found.append((Path(entry.path), None))
-            continue
-        try:
-            inner = sorted(os.scandir(entry.path), key=lambda e: e.name)
-        except OSError:
-            continue  # not readable: not a student's folder the hub made
-        found += [(Path(e.path), entry.name) for e in inner if not e.name.startswith(".")]
-    return found
 
 
 def _write_stamp(path: Path, when: str) -> None:

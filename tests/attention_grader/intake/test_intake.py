@@ -363,6 +363,7 @@ def test_batch_table_and_csv_escape_student_chosen_names(tmp_path):
 
 def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
     from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.intake.inbound_list import SafeExchangeList
     from attention_grader.intake.safe_exchange import (
         IntakeGuard,
         SafeExchangeCollect,
@@ -375,6 +376,7 @@ def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
     c = PyFileConfigLoader("nbgrader_config.py", path=str(repo)).load_config()
     assert c.ExchangeFactory.collect is SafeExchangeCollect
     assert c.ExchangeFactory.release_feedback is SafeExchangeReleaseFeedback
+    assert c.ExchangeFactory.list is SafeExchangeList  # nbgrader list --inbound, as collect reads
     assert c.Autograde.sanitize_preprocessors[:2] == [ScanSubmission, IntakeGuard]
     assert c.Autograde.pre_convert_hook is intake_hook
 
