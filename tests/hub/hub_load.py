@@ -120,9 +120,10 @@ async def _slider(room, name: str, kernel_id: str) -> list[float]:
     from tornado.websocket import websocket_connect
 
     url = room.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel_id}/channels"
-    conn = await websocket_connect(
-        HTTPRequest(url, headers={"Authorization": f"token {room.tokens[name]}"})
-    )
+    # JupyterLab keeps retrying a kernel's websocket; tornado's own 20 s would count as a failure
+    request = HTTPRequest(url, headers={"Authorization": f"token {room.tokens[name]}"},
+                          connect_timeout=120, request_timeout=120)  # fmt: skip
+    conn = await websocket_connect(request)
     try:
         run = _msg("execute_request", {"code": EXPLORER, "silent": False, "store_history": False,
                                        "user_expressions": {}, "allow_stdin": False,
@@ -149,7 +150,11 @@ async def _slider(room, name: str, kernel_id: str) -> list[float]:
 
 
 def _login_and_spawn(room, name: str, timeout: float = 300) -> float:
-    """The hub's login form (which starts the server); seconds until the server is ready."""
+    """The hub's login form (which starts the server); seconds until the server is ready.
+
+    Readiness is awaited as the spawn-pending page does: on the hub's progress event stream (one
+    request), not by polling the hub (30 students polling twice a second cost the hub a core).
+    """
     session = requests.Session()
     session.get(f"{room.url}/hub/login", timeout=60)
     form = {"username": name, "password": room.password, "_xsrf": session.cookies.get("_xsrf")}
@@ -157,11 +162,22 @@ def _login_and_spawn(room, name: str, timeout: float = 300) -> float:
     page = session.post(f"{room.url}/hub/login?next=", data=form, timeout=120)
     if page.status_code != 200:
         raise RuntimeError(f"login answered {page.status_code}")
-    while not room.hub_api("GET", f"/users/{name}").json()["servers"].get("", {}).get("ready"):
-        if time.monotonic() - t0 > timeout:
-            raise RuntimeError(f"server not ready after {timeout} s")
-        time.sleep(0.5)
-    return time.monotonic() - t0
+    progress = f"{room.url}/hub/api/users/{name}/server/progress"
+    headers = {"Authorization": f"token {room.driver_token}"}
+    while time.monotonic() - t0 < timeout:
+        with requests.get(progress, headers=headers, stream=True, timeout=(60, timeout)) as events:
+            for line in events.iter_lines():
+                if not line.startswith(b"data:"):
+                    continue  # the hub's keepalive lines
+                event = json.loads(line[len(b"data:") :])
+                if event.get("ready"):
+                    return time.monotonic() - t0
+                if event.get("failed"):
+                    raise RuntimeError(f"spawn failed: {event.get('message')}")
+        if room.hub_api("GET", f"/users/{name}").json()["servers"].get("", {}).get("ready"):
+            return time.monotonic() - t0  # ready between the login and the stream
+        time.sleep(1)
+    raise RuntimeError(f"server not ready after {timeout} s")
 
 
 def _token(room, name: str) -> None:
