@@ -95,9 +95,6 @@ _CHP = os.path.join(
 )
 if os.path.exists(_CHP):
     c.ConfigurableHTTPProxy.command = [os.path.abspath(_CHP)]
-# A lesson kernel starts in a few seconds; a busy classroom machine may need more.
-c.Spawner.start_timeout = 60
-c.Spawner.http_timeout = 60
 # The hub's state (sqlite database, cookie secret) lives where it is started, which must be a
 # private folder (0700): the database holds every user's tokens.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"

@@ -63,8 +63,6 @@ c.LimitedLocalProcessSpawner.disk_size = (
 c.LimitedLocalProcessSpawner.disk_inbound = [
     os.path.join(EXCHANGE, course.course_id, "inbound") for course in COURSES
 ]
-c.Spawner.start_timeout = 60
-c.Spawner.http_timeout = 60
 # The hub's state (database, cookie secret) lives where it is started: a private folder.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
 refuse_public_state_folder()

@@ -30,7 +30,7 @@ from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from server_namespace import PRIVATE_MOUNTS, private_tmp, private_tmp_works, shield_exchange_root
 from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, pick_port
-from traitlets import Float, Integer, List, TraitError, Unicode, validate
+from traitlets import Float, Integer, List, TraitError, Unicode, default, validate
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
@@ -110,6 +110,16 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     # (user, server name) -> port: given by this hub, perhaps not listened on yet
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
     _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
+
+    # A class arriving at once on a small machine: every server starts at the same time, and
+    # JupyterHub's 60 s / 30 s would fail the last ones (docs/hub-admins.md, "Sizing").
+    @default("start_timeout")
+    def _start_timeout_default(self):
+        return 120
+
+    @default("http_timeout")
+    def _http_timeout_default(self):
+        return 120
 
     @validate("server_ports")
     def _valid_ports(self, proposal):
