@@ -248,7 +248,7 @@ def test_plain_nbgrader_collect_and_the_formgrader_refuse_too(tmp_path, accounts
 
 
 @pytest.mark.slow
-def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, accounts):
+def test_a_submission_is_private_to_its_student_and_the_instructors(request, accounts):
     """The hub's submit (PrivateExchangeSubmit): a classmate who knows the folder's name reads
     neither the notebook nor the secret, and cannot replace the notebook.
     """
@@ -258,12 +258,16 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, ac
     from nbgrader.auth import Authenticator
     from nbgrader.coursedir import CourseDirectory
 
-    course = _class(tmp_path, accounts)
+    # Not under pytest's tmp_path: its 0700 parent would stop mallory whatever the folder's modes.
+    base = Path("/var/tmp") / f"al-private-{uuid.uuid4().hex[:6]}"
+    base.mkdir(mode=0o755)
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    course = _class(base, accounts)
     alice, mallory = accounts["alice"], accounts["mallory"]
     inbound = _inbound(course)
     inbound.mkdir(exist_ok=True)
     inbound.chmod(0o3733)  # as install.py makes it (setgid: the instructor's group)
-    who = Student(course, tmp_path, alice)
+    who = Student(course, base, alice)
     who.fetch(FIXTURE)
     config = who._config()
     cd = CourseDirectory(config=config)
@@ -277,6 +281,10 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(tmp_path, ac
     assert {m for n, m in modes.items() if n != folder.name} == {oct(0o640)}, modes
     assert folder.stat().st_gid == inbound.stat().st_gid  # the instructors' group
     assert grp.getgrgid(folder.stat().st_gid).gr_name != mallory
+    reach = subprocess.run(
+        ["runuser", "-u", mallory, "--", "stat", str(inbound)], capture_output=True
+    )
+    assert reach.returncode == 0, reach.stderr  # she gets as far as inbound/: only modes stop her
     for what in (["cat", str(folder / "submission_secret.txt")],
                  ["cp", "/etc/hostname", str(folder / f"{FIXTURE}.ipynb")],
                  ["mv", str(folder), str(inbound / f"{mallory}+{FIXTURE}+x")]):  # fmt: skip
