@@ -1,11 +1,10 @@
-r"""The port each user's server listens on: from a range no kernel takes its ports from.
+"""The port each user's server listens on: from a range no kernel takes its ports from.
 
 JupyterHub's ``LocalProcessSpawner`` gives a server a "random free port" (bind to port 0, read it,
 close) from the kernel's ephemeral range, and the server binds it seconds later. Every notebook
-kernel takes its five ports the same way from the same range. In a class starting at once the two
-collide: on 2026-12-02 a student's server port was taken by a classmate's kernel before the
-server bound it, and the hub waited on a port that answered in ZeroMQ ("Bad status line:
-b'\xff\x00...'") until the student gave up (`make hub-load N=30`: "server not ready after 300 s").
+kernel takes its five ports the same way from the same range, so in a class starting at once a
+classmate's kernel can take a server's port first: the hub then waits on a port that answers in
+ZeroMQ until the student gives up (docs/hub-admins.md, "Server ports").
 
 So servers take their ports from :data:`DEFAULT_RANGE`, below the ephemeral range (Linux's is
 32768-60999), where nothing that binds port 0 ever lands; a port is handed out only if nothing

@@ -230,10 +230,9 @@ def shelter_hub(layout: CgroupLayout, hub_pid: int | None = None) -> None:
 
     Every login, spawn, API call and websocket message of every student goes through the hub
     and its proxy. Beside a class weighing one process per user (:func:`weigh_class`) they
-    weighed ONE process: with 30 students starting at once the hub got ~1/30 of the CPU, took
-    up to 24 s to begin a spawn and answered late the servers that were up. Weighed as the
-    whole class, they get what they need first; they use little (about a tenth of a core), so
-    the class keeps the rest. Only processes still in the hub's own group move: a user's
+    weighed ONE process: while a class started, the hub was slow to begin spawns and to notice
+    servers that were up (docs/hub-admins.md, "Memory and CPU limits"). Weighed as the whole
+    class, they get what they need first; they use little, so the class keeps the rest. Only processes still in the hub's own group move: a user's
     server started by the hub stays in that user's group. Idempotent; call it at each spawn
     (services may have started since).
     """

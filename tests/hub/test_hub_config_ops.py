@@ -73,7 +73,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     """The test machine has no cgroup v2 (it has v1, and test_hub_limits.py uses it): check the
     files the v2 path writes on a stand-in tree, as a v2 kernel would read them.
     """
-    from user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from user_cgroup import HUB_GROUP, PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.
     own = _own_cgroups(open("/proc/self/cgroup").read()).get("", "/")
@@ -86,7 +86,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     layout = find_layout(tmp_path)
     assert layout is not None and layout.version == 2
     # The hub moved to a leaf, then handed memory, cpu and pids to its children.
-    assert (base / "hub" / "cgroup.procs").read_text() == "4242"
+    assert (base / HUB_GROUP / "cgroup.procs").read_text() == "4242"
     assert (base / "cgroup.subtree_control").read_text() == "+memory +cpu +pids"
     group = UserCgroup.create(layout, "s01", 512 * 1024**2, 1.5, 512)
     folder = base / PARENT_NAME / "s01"
@@ -96,6 +96,8 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     assert (folder / "memory.max").read_text() == str(512 * 1024**2)
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "cpu.max").read_text() == "150000 100000"
+    # the hub's leaf weighs as much as the class (one user, starting)
+    assert (base / HUB_GROUP / "cpu.weight").read_text() == "100"
     with pytest.raises(ValueError, match="not usable as a cgroup folder name"):
         UserCgroup.of(layout, "../escape")
 
