@@ -1,12 +1,14 @@
-"""Each server's own mount namespace: a private /tmp and /dev/shm, and a capped exchange root.
+"""Each server's own mount namespace: private temporary folders, and a capped exchange root.
 
 Made in the child between fork and exec, as root, just before dropping to the user (the
 spawner's ``preexec_fn``, ``spawner_limits.py``); the server and everything it starts inherit it.
 
-* :func:`private_tmp`: a capped ``tmpfs`` on /tmp and /dev/shm. Nobody else sees what a student
+* :func:`private_tmp`: a capped ``tmpfs`` on each folder every user may write
+  (:data:`PRIVATE_MOUNTS`: /tmp, /var/tmp, /run/lock, /dev/shm). Nobody else sees what a student
   puts there, its pages count against the student's memory limit, and it is gone when the server
   stops (the last process of the namespace ends; the cgroup's removal ends any straggler). The
-  shared /dev/shm no longer keeps a stopped student's files against everyone's memory.
+  shared /dev/shm no longer keeps a stopped student's files against everyone's memory, and
+  /var/tmp and /run/lock (on the machine's own disk) no longer fill it for everyone.
 * :func:`shield_exchange_root`: the exchange root, as a student's server sees it, holds the
   real course folders and room for nothing else.
 
@@ -26,7 +28,8 @@ __all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "private_tmp", "private_tmp_
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
 _CLONE_NEWNS = 0x00020000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC, _MS_SLAVE = 2, 4, 4096, 8192, 16384, 1 << 19
-PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
+#: The machine's folders every user may write (besides the exchange, shielded below).
+PRIVATE_MOUNTS = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm")
 #: The exchange root a student's server sees: room for nothing but the course folders.
 ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
 
@@ -39,7 +42,7 @@ def _check(result: int, what: str) -> None:
 
 
 def private_tmp(size_bytes: int) -> None:
-    """Give the calling process (root) a private /tmp and /dev/shm; its children inherit them.
+    """Give the calling process (root) its own :data:`PRIVATE_MOUNTS`; its children inherit them.
 
     A mount namespace of its own with a fresh ``tmpfs`` of ``size_bytes`` on each (mode 1777).
 

@@ -7,8 +7,8 @@
   (``user_disk.py``), then their control group with the memory, CPU and pids limits
   (``user_cgroup.py``; staff get the ``staff_*`` values);
 * in the child, as root, between fork and exec: it joins the group, gets its own mount namespace
-  with a private /tmp and /dev/shm and a capped exchange root (``server_namespace.py``), then
-  drops to the user;
+  with private temporary folders (/tmp, /var/tmp, /run/lock, /dev/shm) and a capped exchange
+  root (``server_namespace.py``), then drops to the user;
 * its port comes from ``server_ports``, a range kernels never take theirs from
   (``server_port.py``);
 * when it stops: the group is removed (ending any straggler) and the class reweighed.
@@ -63,9 +63,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     )  # fmt: skip
     private_tmp_size = ByteSpecification(
         "256M", allow_none=True, config=True,
-        help="Size of each server's own /tmp and /dev/shm (a tmpfs in a private mount "
-        "namespace, emptied when the server stops; counts against its memory limit). "
-        "0 or None: the machine's shared /tmp and /dev/shm.",
+        help="Size of each server's own /tmp, /var/tmp, /run/lock and /dev/shm (a tmpfs each, "
+        "in a private mount namespace, emptied when the server stops; counts against its "
+        "memory limit). 0 or None: the machine's shared folders.",
     )  # fmt: skip
     _private_tmp_problem: str | None = None  # probed once per hub process
     disk_size = ByteSpecification(
@@ -157,7 +157,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             cls._private_tmp_problem = private_tmp_works()
             if cls._private_tmp_problem:
                 self.log.warning(
-                    "No private /tmp and /dev/shm per user (%s): they stay shared. See "
+                    "No private /tmp, /var/tmp, /run/lock and /dev/shm per user (%s): they stay "
+                    "shared. See "
                     "docs/hub-admins.md, 'Memory and CPU limits'.", cls._private_tmp_problem,
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
@@ -210,7 +211,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]
 
     def _shared_paths_in_tmp(self) -> list[str]:
-        """List this server's exchange or Jupyter config folders under /tmp or /dev/shm.
+        """List this server's exchange or Jupyter config folders under a private mount (/tmp …).
 
         A private mount would hide them from it.
         """
@@ -227,9 +228,10 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         hidden = self._shared_paths_in_tmp() if tmp else []
         if hidden:
             self.log.error(
-                "%s: no private /tmp and /dev/shm: %s would be hidden from the server. Move the "
-                "exchange and the config out of /tmp (e.g. /srv/nbgrader/exchange), or set "
-                "c.LimitedLocalProcessSpawner.private_tmp_size = 0.", name, ", ".join(hidden),
+                "%s: no private /tmp, /var/tmp, /run/lock and /dev/shm: %s would be hidden from "
+                "the server. Move the exchange and the config out of them (e.g. "
+                "/srv/nbgrader/exchange), or set c.LimitedLocalProcessSpawner.private_tmp_size "
+                "= 0.", name, ", ".join(hidden),
             )  # fmt: skip
             tmp = None
 

@@ -97,8 +97,9 @@ def _delegate_v2(base: Path) -> bool:
     """Hand the memory and cpu controllers of the hub's own v2 cgroup to its children.
 
     v2's "no internal processes" rule: a cgroup that enables controllers for its children holds
-    no process itself, so the hub (and its proxy) first move to the leaf :data:`HUB_GROUP`. Under systemd this
-    needs ``Delegate=yes`` in the unit (docs/hub-admins.md). Untested on the test machine (v1).
+    no process itself, so the hub (and its proxy) first move to the leaf :data:`HUB_GROUP`.
+    Under systemd this needs ``Delegate=yes`` in the unit (docs/hub-admins.md). Untested on the
+    test machine (v1).
     """
     wanted = {"memory", "cpu"}
     try:

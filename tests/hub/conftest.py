@@ -42,6 +42,7 @@ import pytest
 import requests
 
 REPO = Path(__file__).resolve().parents[2]
+TEST_HUBS = Path("/srv/attention-lab-test-hubs")  # outside every private mount
 HUB_DIR = REPO / "autograder" / "jupyterhub"
 VENV = Path(sys.prefix)
 CHP = REPO / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -391,9 +392,11 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
     ``create(name)`` makes each account (None: the caller makes them, e.g. from a roster, once
     this returns); every one is removed when ``stack`` closes.
     """
-    # not under /tmp: each server gets a private /tmp (server_namespace.py), which would hide the
-    # exchange and the system config from it
-    tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir="/var/tmp"))
+    # not under /tmp or /var/tmp: each server gets its own (server_namespace.PRIVATE_MOUNTS),
+    # which would hide the exchange and the system config from it
+    TEST_HUBS.mkdir(exist_ok=True)
+    TEST_HUBS.chmod(0o755)
+    tmp = Path(tempfile.mkdtemp(prefix="al-hub-", dir=TEST_HUBS))
     stack.callback(shutil.rmtree, tmp, True)
     os.chmod(tmp, 0o755)  # users' servers must reach the exchange and the config below
     for name in users:

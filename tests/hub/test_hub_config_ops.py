@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from roster import read_roster, students_csv
 from spawner_limits import LimitedLocalProcessSpawner
@@ -118,7 +120,7 @@ def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
 
 
 def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
-    """In a child (as root): /tmp and /dev/shm become fresh capped tmpfs, unseen outside."""
+    """In a child (as root): every folder all may write becomes a fresh capped tmpfs, unseen outside."""
     import os
     import subprocess
     import sys
@@ -128,17 +130,23 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("mount namespaces need root")
     assert private_tmp_works() == ""
+    from server_namespace import PRIVATE_MOUNTS
+
+    assert {"/tmp", "/var/tmp", "/run/lock", "/dev/shm"} <= set(PRIVATE_MOUNTS)
     code = (
-        "import os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+        "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
         "server_namespace.private_tmp(8 << 20)\n"
-        "open('/dev/shm/al-probe', 'w').write('x'); open('/tmp/al-probe', 'w').write('x')\n"
-        "st = os.statvfs('/dev/shm'); print(st.f_blocks * st.f_frsize, os.listdir('/tmp'))\n"
+        "out = {}\n"
+        "for d in server_namespace.PRIVATE_MOUNTS:\n"
+        "    open(d + '/al-probe', 'w').write('x')\n"
+        "    st = os.statvfs(d); out[d] = [st.f_blocks * st.f_frsize, os.listdir(d)]\n"
+        "print(json.dumps(out))\n"
     )
     hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
-    out = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True, text=True,
-                         timeout=60, check=True).stdout.split(" ", 1)  # fmt: skip
-    assert int(out[0]) == 8 << 20 and out[1].strip() == "['al-probe']"  # fresh and capped
-    assert not os.path.exists("/dev/shm/al-probe") and not os.path.exists("/tmp/al-probe")
+    out = json.loads(subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
+                                    text=True, timeout=60, check=True).stdout)  # fmt: skip
+    assert out == {d: [8 << 20, ["al-probe"]] for d in PRIVATE_MOUNTS}  # fresh and capped
+    assert not any(os.path.exists(f"{d}/al-probe") for d in PRIVATE_MOUNTS)
 
 
 def test_an_exchange_under_tmp_turns_the_private_tmp_off_and_says_so():

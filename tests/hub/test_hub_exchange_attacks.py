@@ -363,28 +363,32 @@ def test_the_teacher_moves_a_closed_folder_out_of_the_exchange_without_root(atta
     assert where not in done.stdout + done.stderr, done.stdout[-2000:]
 
 
-# -- resources: private /tmp and /dev/shm, pids.max (autograder/jupyterhub/server_namespace.py, user_cgroup.py) ----------
+# -- resources: private /tmp, /var/tmp, /run/lock, /dev/shm, pids.max (autograder/jupyterhub/server_namespace.py, user_cgroup.py) ----------
 JUNK = "mallory-junk-7d1e"
 
 
-def test_tmp_and_shm_are_each_servers_own_and_capped(attacked, story):
+def test_every_folder_all_may_write_is_each_servers_own_and_capped(attacked, story):
+    """/tmp, /var/tmp, /run/lock, /dev/shm: mallory's files stay hers, capped, off the machine."""
+    from server_namespace import PRIVATE_MOUNTS
+
     alice, _, mallory = attacked.students
     code = (
         "import json, os\n"
         "out = {}\n"
-        "for d in ('/tmp', '/dev/shm'):\n"
+        f"for d in {PRIVATE_MOUNTS!r}:\n"
         f"    open(os.path.join(d, {JUNK!r}), 'wb').write(b'x' * (4 << 20))\n"
         "    st = os.statvfs(d)\n"
         "    out[d] = st.f_blocks * st.f_frsize\n"
         "print(json.dumps(out))\n"
     )
     sizes = json.loads(attacked.run_in_kernel(mallory, code))
+    assert set(sizes) == set(PRIVATE_MOUNTS), sizes
     assert all(0 < size <= 256 * 2**20 for size in sizes.values()), sizes  # capped
     seen = attacked.run_in_kernel(
-        alice, f"import os; print([os.path.exists(d + '/{JUNK}') for d in ('/tmp', '/dev/shm')])"
+        alice, f"import os; print([os.path.exists(d + '/{JUNK}') for d in {PRIVATE_MOUNTS!r}])"
     )
-    assert seen.strip() == "[False, False]"  # alice does not see mallory's files
-    assert not any(os.path.exists(f"{d}/{JUNK}") for d in ("/tmp", "/dev/shm"))  # nor the machine
+    assert seen.strip() == str([False] * len(PRIVATE_MOUNTS))  # alice does not see them
+    assert not any(os.path.exists(f"{d}/{JUNK}") for d in PRIVATE_MOUNTS)  # nor the machine
 
 
 def test_a_student_cannot_take_the_machines_pids(attacked, story):
@@ -419,6 +423,8 @@ def test_a_stopped_servers_tmp_is_gone(attacked, story):
         if not server and not pids_of_uid(uid):
             break
         time.sleep(0.5)
-    # no process of hers is left, so no mount namespace holds her /tmp or /dev/shm: freed
+    # no process of hers is left, so no mount namespace holds her private folders: freed
+    from server_namespace import PRIVATE_MOUNTS
+
     assert not pids_of_uid(uid)
-    assert not any(os.path.exists(f"{d}/{JUNK}") for d in ("/tmp", "/dev/shm"))
+    assert not any(os.path.exists(f"{d}/{JUNK}") for d in PRIVATE_MOUNTS)
