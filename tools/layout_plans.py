@@ -92,6 +92,8 @@ MOVES = {
     "trusted_cells": "execution", "cell_code": "execution", "handle_table": "execution",
     # execute.py's per-notebook state as parts composed into it (issue 30, eighth landing)
     "output_caps": "execution", "notebook_checker": "execution",
+    # safe_exchange.py split by the step of nbgrader it serves
+    "intake_guard": "intake", "release_feedback": "intake",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

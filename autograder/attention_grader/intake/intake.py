@@ -70,6 +70,7 @@ __all__ = [
     "classify_entry",
     "copy_submission",
     "default_quarantine",
+    "expected_notebooks",
     "json_depth",
     "parse_timestamp",
     "prepare_submission",
@@ -116,6 +117,12 @@ def visible_notebooks(folder: Path) -> list[Path]:
     (and a non-JSON one must not stop a batch).
     """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
+
+
+def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> list[str]:
+    """Return the assignment's notebook names: those in ``source/<assignment>/`` (nbgrader's)."""
+    folder = Path(course_root) / "source" / assignment
+    return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
 # --------------------------------------------------------------------------- timestamp
