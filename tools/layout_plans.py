@@ -94,6 +94,8 @@ MOVES = {
     "output_caps": "execution", "notebook_checker": "execution",
     # safe_exchange.py split by the step of nbgrader it serves
     "intake_guard": "intake", "release_feedback": "intake",
+    # report.py split: its numbers' parts
+    "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",
