@@ -96,6 +96,8 @@ MOVES = {
     "intake_guard": "intake", "release_feedback": "intake",
     # report.py split: its numbers' parts
     "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
+    # flags.py: the registry stays whole, its store has its own module
+    "flag_store": "common",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

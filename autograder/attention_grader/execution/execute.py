@@ -38,7 +38,8 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from attention_grader.common.diagnosis import record_diagnosis
-from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
 from attention_grader.common.settings import Protections
 from attention_grader.execution.answer_errors import KernelGone
 from attention_grader.execution.budget import Reporter, run_within

@@ -16,7 +16,8 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
-from attention_grader.common.flags import EXIT, GRADER_METADATA, TIMEOUT, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import EXIT, GRADER_METADATA, TIMEOUT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 
 __all__ = [

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.flags import record_flags
+from attention_grader.common.flag_store import record_flags
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import course_intake_limits, intake_limits
 from attention_grader.intake.intake import (
@@ -66,7 +66,7 @@ def intake_hook(
 class IntakeGuard(NbGraderPreprocessor):
     """First sanitise step: drop execution-changing cell metadata; refuse notebooks over the caps.
 
-    Flags go to the notebook's grading metadata (:func:`attention_grader.common.flags.record_flags`,
+    Flags go to the notebook's grading metadata (:func:`attention_grader.common.flag_store.record_flags`,
     read by the batch summary) and to the log, together with those recorded for the submission
     by collect and :func:`intake_hook`.
     """

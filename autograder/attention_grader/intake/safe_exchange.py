@@ -29,7 +29,8 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode
 from traitlets import Unicode
 
-from attention_grader.common.flags import BAD_TIMESTAMP, UNSAFE_FILE, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import BAD_TIMESTAMP, UNSAFE_FILE, Flag
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import intake_limits
 from attention_grader.intake.exchange_identity import (

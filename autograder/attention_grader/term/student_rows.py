@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from attention_grader.common.course import Course
-from attention_grader.common.flags import Flag, read_flags
+from attention_grader.common.flag_store import read_flags
+from attention_grader.common.flags import Flag
 from attention_grader.common.outcomes import CellOutcome, notebook_outcomes
 from attention_grader.intake.late import final_score
 from attention_grader.term.class_diagnoses import Autograded, Diagnosis

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.common.flags import Flag, read_flags
+from attention_grader.common.flag_store import read_flags
+from attention_grader.common.flags import Flag
 from attention_grader.common.safe_text import printable
 from attention_grader.common.summary import BatchSummary, SubmissionResult
 from attention_grader.intake.intake import (

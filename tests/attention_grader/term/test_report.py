@@ -144,10 +144,11 @@ def test_names_a_student_chose_are_escaped_in_the_page(course):
 def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail(course):
     import nbformat
     from attention_grader.common import flags
+    from attention_grader.common.flag_store import record_flags
 
     path = course.root / "autograded" / "cy" / "a1" / "nb.ipynb"
     nb = nbformat.read(path, as_version=4)
-    flags.record_flags([flags.Flag(flags.FORGED_CELL, "cell 3 claimed <img src=x>")], notebook=nb)
+    record_flags([flags.Flag(flags.FORGED_CELL, "cell 3 claimed <img src=x>")], notebook=nb)
     nbformat.write(nb, path)
     rows = {r.student: r for r in build_report(course, "a1").students}
     assert [f.kind for f in rows["cy"].flags] == ["forged_cell"] and not rows["ben"].flags
