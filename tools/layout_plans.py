@@ -91,6 +91,14 @@ MOVES = {
     "answer_channel": "execution", "answer_decoding": "execution", "answer_encoding": "execution",
     "answer_errors": "execution", "student_function": "execution", "unsupported_answer": "execution",
     "trusted_cells": "execution", "cell_code": "execution", "handle_table": "execution",
+    # execute.py's per-notebook state as parts composed into it (issue 30, eighth landing)
+    "output_caps": "execution", "notebook_checker": "execution",
+    # safe_exchange.py split by the step of nbgrader it serves
+    "intake_guard": "intake", "release_feedback": "intake",
+    # report.py split: its numbers' parts
+    "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
+    # flags.py: the registry stays whole, its store has its own module
+    "flag_store": "common",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

@@ -20,8 +20,8 @@ holds no answer key, and no message ever shows an expected value or a hidden inp
 write nothing to stderr (nbgrader gives 0 points to a test cell with stderr output).
 
 The checks are split by question kind: :mod:`.hand` (numbers computed by hand), :mod:`.words`
-(multiple choice, true/false, names) and :mod:`.functions` (implement-it exercises, run on
-several inputs grouped by behaviour, behind library tripwires); :mod:`.layers` holds lesson 6's
+(multiple choice, true/false, names) and :mod:`.functions` with :mod:`.attention_function`
+(implement-it exercises, run on several inputs grouped by behaviour, behind library tripwires); :mod:`.layers` holds lesson 6's
 (projections, one head of several, positions, the concatenated heads' shape).
 """
 
@@ -29,11 +29,10 @@ from attention_lab.misconceptions import titles as _titles
 
 from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
 from ._library import FORBIDDEN_ROOTS, check_function
+from .attention_function import ATTENTION_BEHAVIOURS, check_attention_function
 from .functions import (
-    ATTENTION_BEHAVIOURS,
     CAUSAL_MASK_BEHAVIOURS,
     SOFTMAX_BEHAVIOURS,
-    check_attention_function,
     check_causal_mask_function,
     check_softmax_function,
 )

@@ -10,11 +10,12 @@ sets every step nbgrader runs for the course, for ``nbgrader autograde``, the fo
 adds nothing). Each list is written here whole, once; nothing else edits it, so the order of the
 lines in ``nbgrader_config.py`` does not matter:
 
-* intake (:mod:`attention_grader.intake.safe_exchange`): collect copies from the exchange without
-  following links, each submission folder is cleaned before nbgrader reads it, feedback is
-  released only as the generated pages;
+* intake: collect copies from the exchange without following links
+  (:mod:`attention_grader.intake.safe_exchange`), each submission folder is cleaned before
+  nbgrader reads it (:mod:`attention_grader.intake.intake_guard`), feedback is released only as
+  the generated pages (:mod:`attention_grader.intake.release_feedback`);
 * autograde's sanitise steps: :class:`~attention_grader.execution.tamper.ScanSubmission` (flags; drops
-  forged metadata and forged cells), :class:`~attention_grader.intake.safe_exchange.IntakeGuard`
+  forged metadata and forged cells), :class:`~attention_grader.intake.intake_guard.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
   nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
   test cells come back);
@@ -54,7 +55,7 @@ def configure(c: Config) -> None:
     ------
     ValueError
         When ``c`` already has another ``Autograde.pre_convert_hook``: the intake must run
-        first, so a teacher's own hook calls :func:`~attention_grader.intake.safe_exchange.intake_hook` itself.
+        first, so a teacher's own hook calls :func:`~attention_grader.intake.intake_guard.intake_hook` itself.
     """
     from attention_grader.term.validate_labels import name_questions
 
@@ -84,14 +85,14 @@ def _autograde(c: Config) -> None:
     from attention_grader.execution.flag_limited_output import FlagLimitedOutput
     from attention_grader.execution.needs_teacher import MarkNeedsTeacher
     from attention_grader.execution.tamper import ScanSubmission
-    from attention_grader.intake.safe_exchange import IntakeGuard, intake_hook
+    from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
     previous = c.Autograde.get("pre_convert_hook")
     if previous is not None and previous is not intake_hook:
         raise ValueError(
             "c.Autograde.pre_convert_hook is already set: call "
-            "attention_grader.intake.safe_exchange.intake_hook(**kwargs) first in your own hook"
+            "attention_grader.intake.intake_guard.intake_hook(**kwargs) first in your own hook"
         )
     # Submissions are made safe before nbgrader reads them: links, special and unexpected files
     # are refused without being followed.
@@ -124,10 +125,8 @@ def _autograde(c: Config) -> None:
 
 def _exchange(c: Config) -> None:
     from attention_grader.intake.inbound_list import SafeExchangeList
-    from attention_grader.intake.safe_exchange import (
-        SafeExchangeCollect,
-        SafeExchangeReleaseFeedback,
-    )
+    from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
+    from attention_grader.intake.safe_exchange import SafeExchangeCollect
 
     c.ExchangeFactory.collect = SafeExchangeCollect
     # `nbgrader list --inbound` reads what collect reads, as collect judges it

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from accuracy_answers import QUESTIONS
-from attention_grader.term.report import find_diagnoses
+from attention_grader.term.class_diagnoses import find_diagnoses
 from graded_classes import ClassSpec
 from grading_course import place_submission, released_notebook
 

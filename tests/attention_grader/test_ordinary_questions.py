@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from graded_classes import finish_steps, start_steps
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

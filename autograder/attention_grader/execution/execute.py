@@ -15,17 +15,18 @@ dies or stops answering fails only the tests it did not reach (their cells get a
 output). Outputs are capped while they stream (per cell and per notebook) and no single kernel
 message larger than the cap is ever received, so a flood cannot grow the grader's memory.
 
-This module holds that one preprocessor. How a stopped notebook is marked lives in
-:mod:`attention_grader.execution.execution_stops`, the size-capped kernel client in
-:mod:`attention_grader.execution.kernel_client`, and the preprocessor flagging LimitOutput's cuts in
+This module holds that one preprocessor; it composes its per-notebook state from parts: the
+checker and what the teacher's source says (:mod:`attention_grader.execution.notebook_checker`),
+the output caps (:mod:`attention_grader.execution.output_caps`) and where grading stopped
+(:class:`~attention_grader.execution.execution_stops.StopState`, with how a stopped notebook is
+marked). The size-capped kernel client lives in :mod:`attention_grader.execution.kernel_client`,
+and the preprocessor flagging LimitOutput's cuts in
 :mod:`attention_grader.execution.flag_limited_output`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -37,46 +38,30 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from attention_grader.common.diagnosis import record_diagnosis
-from attention_grader.common.flags import (
-    CELL_TIMEOUT,
-    GRADER_METADATA,
-    KERNEL_TEST,
-    LIBRARY_USE,
-    MONKEYPATCH,
-    OUTPUT_TRUNCATED,
-    UNREADABLE_ANSWER,
-    Flag,
-    record_flags,
-)
-from attention_grader.common.settings import Protections, answer_limits
-from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
+from attention_grader.common.settings import Protections
 from attention_grader.execution.answer_errors import KernelGone
 from attention_grader.execution.budget import Reporter, run_within
-from attention_grader.execution.cell_code import answer_names, parse_cell
 from attention_grader.execution.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
     NOTEBOOK_TIMEOUT,
+    Stop,
+    StopState,
     cell_label,
-    execution_flags,
-    mark_not_run,
     runs_code,
     stop_at_budget,
 )
 from attention_grader.execution.kernel_client import CappedKernelClient
-from attention_grader.execution.kernel_tests import kernel_test_ids
-from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
-from attention_grader.execution.needs_teacher import record_cells
+from attention_grader.execution.notebook_checker import NotebookChecker, notebook_checker
+from attention_grader.execution.output_caps import CAP_MARKER, OutputCaps, OutputMeter
 from attention_grader.execution.trusted import TrustedChecker
-from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
-from attention_grader.sandbox.implement_it import is_implement_it
+from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager, reap_kernel_folders
 
-__all__ = ["CAP_MARKER", "GradingExecute", "KernelStartError"]
-
-#: Written where the grader stopped storing a cell's output.
-CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
+__all__ = ["GradingExecute", "KernelStartError"]
 
 
 class KernelStartError(RuntimeError):
@@ -124,7 +109,10 @@ class GradingExecute(Execute):
     # a bare annotation sets nothing at run time
     kernel_manager_class: Any
     iopub_timeout: float
-    _kernel_tests: set[str]
+    #: this notebook's checker (None: no tests), output meter and stop state (set per notebook)
+    _notebook: NotebookChecker | None = None
+    _meter: OutputMeter
+    _stops: StopState
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
     _submission_started: dict[tuple[object, object], tuple[float, set[object]]] = {}
     _reporter: Reporter | None = None  # in the budget's child: where each finished cell is reported
@@ -145,7 +133,7 @@ class GradingExecute(Execute):
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
-            km.hide_library = self._hide_library
+            km.hide_library = self._notebook is not None and self._notebook.hide_library
         self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 
@@ -167,57 +155,6 @@ class GradingExecute(Execute):
                 self.log.info("%s", format_protections(items, allow=allow))
         if GradingExecute._refusal:
             raise KernelStartError(GradingExecute._refusal)
-
-    def _checker(self, nb: NotebookNode, resources: dict[str, Any] | None) -> TrustedChecker | None:
-        info = (resources or {}).get("nbgrader", {})
-        cells = self.trusted_cells
-        if cells is None:
-            if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
-                return None  # not autograde (e.g. a test calling preprocess directly): no tests
-            source = self._source_notebook(info["assignment"], info["notebook"])
-            cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
-        else:
-            source = nb  # the release check grades the teacher's own notebook
-        # The teacher's last resort, read from source/ only (docs/authoring.md).
-        self._kernel_tests = kernel_test_ids(source, cells.tests)
-        students = [
-            c.source
-            for c in nb.cells
-            if c.cell_type == "code"
-            and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
-        ]
-        folders = self._source_dirs(info.get("assignment") or "")
-        notebook = info.get("notebook")
-        source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
-        self._hide_library = is_implement_it(cells.tests.values(), source_nb)
-        if self._hide_library:  # the static reading is a flag only: the kernel has no library
-            graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
-            self._library_flags = library_flags(students, graded)
-        self._rebound_libraries = _rebound_libraries(students, cells.libraries)
-        return TrustedChecker(
-            cells, AnswerChannel(self._run_request, answer_limits(self.config)), folders
-        )
-
-    def _source_notebook(self, assignment: str, notebook: str) -> NotebookNode | None:
-        """Return the teacher's notebook from source/ (never the submission), or None."""
-        import nbformat
-
-        for folder in self._source_dirs(assignment):
-            path = Path(folder) / f"{notebook}.ipynb"
-            if path.is_file():
-                try:
-                    source: NotebookNode = nbformat.read(path, as_version=4)
-                    return source
-                except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
-                    self.log.warning("could not read %s: %s", path, exc)
-        return None
-
-    def _source_dirs(self, assignment: str) -> list[str]:
-        from nbgrader.coursedir import CourseDirectory
-
-        coursedir = CourseDirectory(config=self.config)
-        folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-        return [str(folder)] if folder.is_dir() else []
 
     # -- the notebook -------------------------------------------------------------------------
 
@@ -262,18 +199,17 @@ class GradingExecute(Execute):
     def _preprocess(
         self, nb: NotebookNode, resources: dict[str, Any] | None = None, km: Any = None
     ) -> tuple[NotebookNode, dict[str, Any] | None]:
-        self._deadline = monotonic() + self.notebook_timeout if self.notebook_timeout else None
-        self._stopped: tuple[str, int] | None = None
-        self._notebook_bytes = 0
-        self._truncated: list[int] = []
+        self._stops = StopState.starting(self.notebook_timeout)
+        self._meter = OutputMeter(
+            OutputCaps(self.max_cell_output_bytes, self.max_notebook_output_bytes)
+        )
         self._cell_timeouts: list[int] = []
-        self._lost_output: list[int] = []
         self._iopub_timeout = self.iopub_timeout
-        self._cell_bytes, self._cut, self._requesting = 0, False, False
-        self._kernel_tests = set()
         self._kernel_graded: list[str] = []
-        self._hide_library, self._library_flags = False, list[str]()
-        self._trusted = self._checker(nb, resources)
+        self._notebook = None  # the kernel manager reads it: no stale one if the next raises
+        self._notebook = notebook_checker(
+            nb, resources, self.trusted_cells, self._run_request, self.config, self.log
+        )
         try:
             graded: tuple[NotebookNode, dict[str, Any] | None] = super().preprocess(
                 nb, resources, km
@@ -293,51 +229,27 @@ class GradingExecute(Execute):
         finally:
             self._record_findings(nb, resources)
 
+    @property
+    def _trusted(self) -> TrustedChecker | None:
+        return self._notebook.checker if self._notebook else None
+
     def _record_findings(self, nb: NotebookNode, resources: dict[str, Any] | None) -> None:
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
         # The limit that really applied (``--cell-timeout`` may differ from the course config),
         # so the feedback page's "ran longer than N s" tells the student the truth.
         nb.metadata.setdefault(GRADER_METADATA, {})["cell_timeout"] = self.timeout
-        flags = []
-        if self._stopped:
-            nb.metadata.setdefault(GRADER_METADATA, {})["execution"] = {
-                "stopped": self._stopped[0],
-                "cell": self._stopped[1],
-            }
-            flags += [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
-        for index in sorted(set(self._truncated)):
-            where = cell_label(nb.cells[index], index) if index < len(nb.cells) else "?"
-            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where} printed too much output"))
-        for index in sorted(set(self._lost_output)):
-            where = cell_label(nb.cells[index], index)
-            flags.append(Flag(OUTPUT_TRUNCATED, f"{name}/{where}: output lost (too large)"))
+        stopped = self._stops.stopped
+        flags = stopped.record(nb, name) if stopped else []
+        flags += self._meter.flags(nb, name)
         for index in self._cell_timeouts:
             where = cell_label(nb.cells[index], index)
             flags.append(Flag(CELL_TIMEOUT, f"{name}/{where} hit the per-cell time limit"))
-        if self._trusted is not None:
-            flags += [Flag(UNREADABLE_ANSWER, f"{name}/{u}") for u in self._trusted.unreadable]
-            flags += [
-                Flag(MONKEYPATCH, f"{name}: rebinds `{n}`, which the notebook imports (the "
-                     "tests use the library's own)")
-                for n in self._rebound_libraries
-            ]  # fmt: skip
-            record_cells(nb, name, self._trusted.needs_teacher)
-            flags += [
-                Flag(KERNEL_TEST, f"{name}/{gid}: graded in the student's kernel (the teacher's "
-                     "mark): the student's code could change this result")
-                for gid in self._kernel_graded
-            ]  # fmt: skip
-        if self._hide_library:
-            flags += [Flag(LIBRARY_USE, f"{name}: {d}") for d in self._library_flags]
-            flags += [Flag(LIBRARY_USE, f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
+        if self._notebook is not None:
+            flags += self._notebook.record(nb, name, self._kernel_graded)
         record_flags(flags, notebook=nb)
 
     def _get_timeout(self, cell: NotebookNode) -> int | None:
-        timeout: int | None = super()._get_timeout(cell)
-        if self._deadline is None:
-            return timeout
-        left = max(1, int(self._deadline - monotonic()) + 1)
-        return left if timeout is None else min(timeout, left)
+        return self._stops.cell_timeout(super()._get_timeout(cell))
 
     def preprocess_cell(
         self, cell: NotebookNode, resources: dict[str, Any], index: int
@@ -364,12 +276,11 @@ class GradingExecute(Execute):
                 # refused (ZeroMQ then drops the connection), or the kernel's own output
                 # machinery was broken by the student's code. The kernel still answers, so
                 # grading goes on with a fresh output connection; the cell keeps what arrived.
-                self._lost_output.append(index)
+                self._meter.lost.append(index)
                 self._reconnect_output()
                 return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
-        assert self._stopped is not None, "set by _stop"
-        mark_not_run(cell, *self._stopped)
+        self._stops.mark(cell)
         return cell, self.resources
 
     def _not_reached(self, cell: NotebookNode, index: int) -> bool:
@@ -377,12 +288,12 @@ class GradingExecute(Execute):
 
         Such a cell is marked as not run.
         """
-        out_of_time = self._deadline is not None and monotonic() > self._deadline
-        if self._stopped is None and out_of_time and runs_code(cell):
+        stops = self._stops
+        if stops.stopped is None and stops.out_of_time() and runs_code(cell):
             self._stop(NOTEBOOK_TIMEOUT, index)
-        if self._stopped is None:
+        if stops.stopped is None:
             return False
-        mark_not_run(cell, *self._stopped)
+        stops.mark(cell)
         return True
 
     def _run_cell(
@@ -395,7 +306,7 @@ class GradingExecute(Execute):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         checker = self._trusted
         if checker is not None and checker.is_test(grade_id):
-            if grade_id in self._kernel_tests:
+            if self._notebook is not None and grade_id in self._notebook.kernel_tests:
                 cell.source = checker.cells.tests[grade_id]  # the gradebook's, as nbgrader runs it
                 self._fresh_cell()
                 self._kernel_graded.append(grade_id)
@@ -445,7 +356,7 @@ class GradingExecute(Execute):
         request = new_code_cell(source)
         keep = self.nb.cells[self._index]
         self._fresh_cell()
-        self._requesting = True
+        self._meter.requesting = True
         try:
             self.execute_cell(request, self._index, store_history=False)
         except CellTimeoutError as exc:
@@ -456,7 +367,7 @@ class GradingExecute(Execute):
         except DeadKernelError:
             raise KernelGone("the kernel died") from None
         finally:
-            self._requesting = False
+            self._meter.requesting = False
             self.nb.cells[self._index] = keep  # execute_cell stores the cell it ran
         outputs: list[NotebookNode] = request.outputs
         return outputs
@@ -464,26 +375,16 @@ class GradingExecute(Execute):
     # -- output caps --------------------------------------------------------------------------
 
     def _fresh_cell(self) -> None:
-        self._cell_bytes, self._cut = 0, False
+        self._meter.fresh_cell()
         self.iopub_timeout = self._iopub_timeout
 
     def output(
         self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
     ) -> NotebookNode | None:
-        size = _content_size(msg.get("content", {}))
-        self._cell_bytes += size
-        # The grader's own requests are thrown away after reading: only the per-cell cap applies
-        # to them, so a notebook that printed a lot still has its answers read.
-        if not self._requesting:
-            self._notebook_bytes += size
-        if self._cell_bytes <= self.max_cell_output_bytes and (
-            self._requesting or self._notebook_bytes <= self.max_notebook_output_bytes
-        ):
+        if self._meter.keeps(msg.get("content", {})):
             kept: NotebookNode | None = super().output(outs, msg, display_id, cell_index)
             return kept
-        if not self._cut:
-            self._cut = True
-            self._truncated.append(cell_index)
+        if self._meter.cut(cell_index):
             # The flood already sent is still arriving: give it time to drain (it is discarded).
             self.iopub_timeout = max(self.iopub_timeout, self.drain_timeout)
             outs.append(NotebookNode(output_type="stream", name="stdout", text=CAP_MARKER))
@@ -500,36 +401,9 @@ class GradingExecute(Execute):
     # -- stopping early -------------------------------------------------------------------------
 
     def _stop(self, kind: str, index: int) -> None:
-        self._stopped = (kind, index)
+        self._stops.stopped = Stop(kind, index)
         self.log.warning("Stopping execution at cell %s: %s", index, kind)
 
     def _fail_remaining(self, nb: NotebookNode, start: int) -> None:
-        assert self._stopped is not None, "called after _stop"
         for cell in nb.cells[start:]:
-            mark_not_run(cell, *self._stopped)
-
-
-def _rebound_libraries(student_sources: list[str], libraries: dict[str, str]) -> list[str]:
-    """Names the released notebook imports that the student's cells assign or define again."""
-    import ast
-
-    found = []
-    for tree in filter(None, map(parse_cell, student_sources)):
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-                name = node.id
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                name = node.name
-            else:
-                continue
-            if name in libraries and name not in found:
-                found.append(name)
-    return found
-
-
-def _content_size(content: dict[str, Any]) -> int:
-    """About how many bytes one output message holds (its text and its data values)."""
-    size = len(content.get("text", "") or "")
-    for value in (content.get("data") or {}).values():
-        size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
-    return size + sum(len(str(line)) for line in content.get("traceback", []) or [])
+            self._stops.mark(cell)

@@ -3,17 +3,21 @@
 :class:`~attention_grader.execution.execute.GradingExecute` stops a notebook when its kernel dies, stops
 answering or the notebook's time budget runs out; :func:`mark_not_run` gives every code cell it
 did not reach an error output (so its tests score 0), and :func:`execution_flags` reads back
-how the notebook stopped. :func:`cell_label` names a cell in the grader's flags.
+how the notebook stopped. :func:`cell_label` names a cell in the grader's flags. The executor
+keeps where it stopped, and the notebook's deadline, in a :class:`StopState`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from time import monotonic
 from typing import Any
 
 import nbformat
 from nbformat import NotebookNode
 
-from attention_grader.common.flags import EXIT, GRADER_METADATA, TIMEOUT, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import EXIT, GRADER_METADATA, TIMEOUT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 
 __all__ = [
@@ -21,6 +25,8 @@ __all__ = [
     "KERNEL_DIED",
     "KERNEL_UNRESPONSIVE",
     "NOTEBOOK_TIMEOUT",
+    "Stop",
+    "StopState",
     "cell_label",
     "execution_flags",
     "mark_not_run",
@@ -34,6 +40,67 @@ KERNEL_UNRESPONSIVE = "KernelUnresponsive"
 NOTEBOOK_TIMEOUT = "NotebookTimeout"
 #: The grader's own budget for the submission ran out (see :mod:`attention_grader.execution.budget`).
 GRADING_BUDGET = "GradingBudget"
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why and where grading stopped a notebook.
+
+    Parameters
+    ----------
+    kind : str
+        One of the error names above (:data:`KERNEL_DIED` ...).
+    cell : int
+        The index of the cell it stopped at (-1: before the first).
+    """
+
+    kind: str
+    cell: int
+
+    def record(self, nb: NotebookNode, name: str) -> list[Flag]:
+        """Write the stop into ``nb``'s metadata; return its flags (``name`` names ``nb``)."""
+        nb.metadata.setdefault(GRADER_METADATA, {})["execution"] = {
+            "stopped": self.kind,
+            "cell": self.cell,
+        }
+        return [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)]
+
+
+@dataclass
+class StopState:
+    """One notebook's deadline, and where grading stopped if it did.
+
+    Parameters
+    ----------
+    deadline : float or None
+        :func:`time.monotonic` time the notebook's cells must finish by (None: no limit).
+    stopped : Stop or None
+        Set once grading stops; every later code cell is then marked not run.
+    """
+
+    deadline: float | None
+    stopped: Stop | None = None
+
+    @classmethod
+    def starting(cls, seconds: float) -> StopState:
+        """Return the state of a notebook starting now with ``seconds`` to run (0 = no limit)."""
+        return cls(monotonic() + seconds if seconds else None)
+
+    def out_of_time(self) -> bool:
+        """Tell whether the notebook's deadline has passed."""
+        return self.deadline is not None and monotonic() > self.deadline
+
+    def cell_timeout(self, timeout: int | None) -> int | None:
+        """Return a cell's ``timeout`` (seconds, None = none) shortened to the time left."""
+        if self.deadline is None:
+            return timeout
+        left = max(1, int(self.deadline - monotonic()) + 1)
+        return left if timeout is None else min(timeout, left)
+
+    def mark(self, cell: NotebookNode) -> None:
+        """Give ``cell`` the error output of a cell grading did not run (after a stop)."""
+        assert self.stopped is not None, "called after a stop"
+        mark_not_run(cell, self.stopped.kind, self.stopped.cell)
 
 
 def cell_label(cell: NotebookNode, index: int) -> str:

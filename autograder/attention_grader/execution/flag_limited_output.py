@@ -7,7 +7,8 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.flags import OUTPUT_TRUNCATED, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import OUTPUT_TRUNCATED, Flag
 from attention_grader.execution.execution_stops import cell_label
 
 __all__ = ["LIMIT_OUTPUT_MARKER", "FlagLimitedOutput"]

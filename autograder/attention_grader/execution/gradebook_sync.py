@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attention_grader.common.course import Course
-from attention_grader.common.flags import LATE, Flag, read_flags
+from attention_grader.common.flag_store import read_flags
+from attention_grader.common.flags import LATE, Flag
 from attention_grader.common.summary import SubmissionResult
 from attention_grader.intake.late import final_score
 

@@ -23,7 +23,8 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.flags import GRADER_METADATA, NEEDS_TEACHER, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import GRADER_METADATA, NEEDS_TEACHER, Flag
 
 __all__ = [
     "NEEDS_TEACHER",

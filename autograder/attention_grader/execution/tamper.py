@@ -4,7 +4,7 @@ Since the hidden tests run in the grader's process (:mod:`attention_grader.execu
 submission does in its kernel can change a check, so these flags change no score; they tell the
 teacher where to look. One nbgrader preprocessor, :class:`ScanSubmission`, runs first in the
 sanitise step (``attention_grader.pipeline.configure``) and records, with
-:func:`attention_grader.common.flags.record_flags` (the kinds are the registry's tampering entries,
+:func:`attention_grader.common.flag_store.record_flags` (the kinds are the registry's tampering entries,
 :data:`TAMPER_KINDS`):
 
 1. **Structure** (:func:`test_cell_changes`): the submitted notebook's read-only and test cells
@@ -34,6 +34,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import (
     BUILTINS,
     DELETED_TEST_CELL,
@@ -53,7 +54,6 @@ from attention_grader.common.flags import (
     SYS_MODULES,
     TRACEBACK,
     Flag,
-    record_flags,
     tampering_kinds,
 )
 

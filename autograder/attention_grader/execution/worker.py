@@ -6,7 +6,7 @@ config is the course's ``nbgrader_config.py`` (plus the command line's values, w
 by :mod:`attention_grader.cli`): nbgrader's ``Autograde`` converter reads every limit from it,
 exactly as ``nbgrader autograde`` does, and the worker adds nothing to the pipeline
 (:func:`attention_grader.pipeline.configure`). Everything the pipeline found is read back from
-the autograded notebook's flags (:func:`attention_grader.common.flags.read_flags`), the one route for
+the autograded notebook's flags (:func:`attention_grader.common.flag_store.read_flags`), the one route for
 flags.
 
 A worker process keeps only resources for its lifetime (:func:`init_worker`): its private copy
@@ -31,7 +31,8 @@ import nbformat
 from traitlets.config import Config
 
 from attention_grader.common.course import Course, quiet_autoflush_warning
-from attention_grader.common.flags import EXIT, Flag, read_flags
+from attention_grader.common.flag_store import read_flags
+from attention_grader.common.flags import EXIT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 from attention_grader.execution.budget import WorkerWatch
 from attention_grader.execution.gradebook_sync import SubmissionRows, read_rows

@@ -29,7 +29,7 @@ each:
     a ``timestamp.txt`` that is not a time: read as "no timestamp" (not late) instead of failing.
 
 Flags are also recorded in the quarantine folder (``flags.json``, by
-:func:`attention_grader.common.flags.record_flags`), so a submission keeps its flags when it is graded
+:func:`attention_grader.common.flag_store.record_flags`), so a submission keeps its flags when it is graded
 again, and flags found while collecting reach the batch summary.
 """
 
@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-from attention_grader.common.flags import BAD_TIMESTAMP, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import BAD_TIMESTAMP, Flag
 from attention_grader.common.safe_text import printable
 from attention_grader.intake.intake_files import (
     FlagList,
@@ -70,6 +71,7 @@ __all__ = [
     "classify_entry",
     "copy_submission",
     "default_quarantine",
+    "expected_notebooks",
     "json_depth",
     "parse_timestamp",
     "prepare_submission",
@@ -82,7 +84,7 @@ __all__ = [
 ]
 
 #: Refused entries go to ``<quarantine>/files/`` (their own names, so a student's file can never
-#: be, or point at, the record ``<quarantine>/flags.json``: :data:`~attention_grader.common.flags.FLAGS_FILE`).
+#: be, or point at, the record ``<quarantine>/flags.json``: :data:`~attention_grader.common.flag_store.FLAGS_FILE`).
 QUARANTINED_FILES = "files"
 
 
@@ -116,6 +118,12 @@ def visible_notebooks(folder: Path) -> list[Path]:
     (and a non-JSON one must not stop a batch).
     """
     return sorted(p for p in Path(folder).glob("*.ipynb") if not p.name.startswith("."))
+
+
+def expected_notebooks(course_root: str | os.PathLike[str], assignment: str) -> list[str]:
+    """Return the assignment's notebook names: those in ``source/<assignment>/`` (nbgrader's)."""
+    folder = Path(course_root) / "source" / assignment
+    return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
 # --------------------------------------------------------------------------- timestamp

@@ -39,7 +39,8 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.flags import UNSAFE_HTML, Flag, record_flags
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.flags import UNSAFE_HTML, Flag
 from attention_grader.pages.html_clean import clean_html, sanitize_html, sanitize_markdown
 
 __all__ = [
@@ -238,7 +239,7 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
 
     Findings go to the log and, as ``unsafe_html`` flags, to the notebook's grading metadata
-    (:func:`attention_grader.common.flags.record_flags`, read by the batch summary). Place it
+    (:func:`attention_grader.common.flag_store.record_flags`, read by the batch summary). Place it
     after execution and grading in autograde (it never changes a score: errors, streams and
     ``text/plain`` are untouched), and before rendering in feedback.
     """

@@ -120,14 +120,14 @@ def feedback_report(course: Course, assignment: str, partial: bool = False) -> F
     teacher's grade, unless ``partial``: then those answers say "not graded yet"
     (:class:`~attention_grader.pages.feedback_page.MarkUngraded`).
 
-    Release goes through :class:`~attention_grader.intake.safe_exchange.SafeExchangeReleaseFeedback`: only
+    Release goes through :class:`~attention_grader.intake.release_feedback.SafeExchangeReleaseFeedback`: only
     ``<notebook>.html`` of the assignment's notebooks is published (never another ``*.html``
     that reached the feedback folder), and a student whose feedback cannot be released is named
     with a reason while everyone else's is released.
     """
     from nbgrader.utils import capture_log
 
-    from attention_grader.intake.safe_exchange import SafeExchangeReleaseFeedback
+    from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
 
     waiting = ungraded_answers(course, assignment)
     if waiting and not partial:
@@ -138,7 +138,7 @@ def feedback_report(course: Course, assignment: str, partial: bool = False) -> F
     have = {p.parent.name for p in (course.root / "feedback").glob(f"*/{assignment}")}
     if not generated.get("success") and not have:
         check_result(generated, f"generate feedback {assignment}")  # nothing at all: say why
-    from attention_grader.intake.safe_exchange import expected_notebooks
+    from attention_grader.intake.intake import expected_notebooks
 
     expected, flags = expected_notebooks(course.root, assignment), {}
     for folder in sorted((course.root / "feedback").glob(f"*/{assignment}")):

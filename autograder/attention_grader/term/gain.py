@@ -17,7 +17,7 @@ misconception. After both are autograded this module computes
 
 Only students who took both tests count; the others are listed apart. Scores come from the
 gradebook and misconceptions from the ``Misconception`` errors that the grader's own process
-writes into the autograded notebooks (:func:`attention_grader.term.report.find_diagnoses`); which
+writes into the autograded notebooks (:func:`attention_grader.term.class_diagnoses.find_diagnoses`); which
 misconceptions each item offers is read from the teacher's source notebooks.
 :mod:`attention_grader.term.gain_page` writes the page and the CSV.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import nbformat
 
 from attention_grader.common.course import Course
-from attention_grader.term.report import find_diagnoses, misconception_titles
+from attention_grader.term.class_diagnoses import find_diagnoses, misconception_titles
 
 __all__ = [
     "Form",

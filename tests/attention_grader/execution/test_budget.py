@@ -27,7 +27,7 @@ from attacks.batch import (
     _scores,
     submission,
 )
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.execution.budget import GraderCrashed, run_within
 from attention_grader.execution.execution_stops import GRADING_BUDGET
 

@@ -15,7 +15,7 @@ import threading
 import time
 
 import pytest
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.term.release import release
 from grading_course import (
     CORRECT,

@@ -1,10 +1,14 @@
 """How a notebook stopped early is recorded (attention_grader.execution.execution_stops)."""
 
+from time import monotonic
+
 from attention_grader.common.flags import GRADER_METADATA
 from attention_grader.execution.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
     NOTEBOOK_TIMEOUT,
+    Stop,
+    StopState,
     cell_label,
     execution_flags,
     mark_not_run,
@@ -46,3 +50,25 @@ def test_cell_label_prefers_the_grade_id():
     graded = new_code_cell("x", metadata={"nbgrader": {"grade_id": "q1_test"}})
     assert cell_label(graded, 0) == "q1_test"
     assert cell_label(new_code_cell("x"), 0) == "cell 1"
+
+
+def test_a_cells_timeout_is_cut_to_the_notebooks_time_left():
+    assert StopState.starting(0).cell_timeout(None) is None  # no notebook limit
+    assert StopState.starting(0).cell_timeout(30) == 30 and not StopState.starting(0).out_of_time()
+    roomy = StopState(monotonic() + 1000)
+    assert roomy.cell_timeout(30) == 30 and 990 <= roomy.cell_timeout(None) <= 1001
+    late = StopState(monotonic() - 5)
+    assert late.out_of_time() and late.cell_timeout(30) == 1  # never 0: that means "no limit"
+
+
+def test_a_stop_marks_the_cells_after_it_and_is_recorded_once():
+    state = StopState(None, Stop(KERNEL_DIED, 2))
+    cell = new_code_cell("assert answer == 3")
+    state.mark(cell)
+    assert cell.outputs[0].ename == KERNEL_DIED and "at cell 2" in cell.outputs[0].evalue
+    nb = new_notebook(cells=[cell])
+    flags = Stop(KERNEL_DIED, 2).record(nb, "lab")
+    assert nb.metadata[GRADER_METADATA]["execution"] == {"stopped": KERNEL_DIED, "cell": 2}
+    assert [(f.kind, f.detail) for f in flags] == [
+        ("exit", "lab: the kernel exited or was killed; the tests after it scored 0")
+    ]

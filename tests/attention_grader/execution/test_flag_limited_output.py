@@ -1,6 +1,6 @@
 """Cells whose output nbgrader's LimitOutput cut are flagged (attention_grader.execution.flag_limited_output)."""
 
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.execution.flag_limited_output import LIMIT_OUTPUT_MARKER, FlagLimitedOutput
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 

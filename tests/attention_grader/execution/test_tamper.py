@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from attacks.batch import HONEST
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.execution import tamper
 from nbformat.v4 import new_code_cell, new_notebook
 

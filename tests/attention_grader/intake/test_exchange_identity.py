@@ -33,7 +33,7 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.common.course import load_course
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine, read_timestamp
 from attention_grader.term.release import release
 from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make_course

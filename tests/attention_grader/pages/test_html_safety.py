@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from attention_grader.pages import csp
 from attention_grader.pages.html_clean import (
     clean_html,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.common.flags import read_flags
+from attention_grader.common.flag_store import read_flags
 from graded_classes import ClassSpec
 
 import attention_lab

@@ -1,0 +1,100 @@
+"""The intake in nbgrader's autograde: the submission folder made safe, then each notebook.
+
+:func:`attention_grader.pipeline.configure` puts both into a course's ``nbgrader_config.py``, so
+``nbgrader autograde``, the formgrader and ``python -m attention_grader`` all use them:
+
+* :func:`intake_hook` (``c.Autograde.pre_convert_hook``): runs :func:`~attention_grader.intake.intake.prepare_submission`
+  on ``submitted/<student>/<assignment>`` before nbgrader copies or reads anything there.
+* :class:`IntakeGuard` (first of ``c.Autograde.sanitize_preprocessors``): strips cell metadata
+  (``skip-execution`` …) and refuses a notebook over the caps (:class:`UnsafeSubmission`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+    from attention_grader.intake.intake import IntakeResult
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from attention_grader.common.flag_store import record_flags
+from attention_grader.common.safe_text import printable
+from attention_grader.common.settings import course_intake_limits, intake_limits
+from attention_grader.intake.intake import (
+    default_quarantine,
+    expected_notebooks,
+    prepare_submission,
+    strip_cell_metadata,
+)
+
+__all__ = ["IntakeGuard", "UnsafeSubmission", "intake_hook"]
+
+
+class UnsafeSubmission(RuntimeError):
+    """A notebook the intake refuses to grade; the message is the one-line reason."""
+
+
+def intake_hook(
+    assignment: str | None = None,
+    student: str | None = None,
+    notebooks: list[str] | None = None,
+    **_: Any,
+) -> IntakeResult | None:
+    """``Autograde.pre_convert_hook``: make the submission folder safe before nbgrader reads it.
+
+    nbgrader calls it after choosing a submission and before copying its files or reading its
+    notebooks, with ``notebooks`` (the list nbgrader will grade, changed here in place so that
+    refused notebooks are skipped). nbgrader logs and ignores any exception from a hook.
+    """
+    if not notebooks:
+        return None
+    folder = Path(notebooks[0]).parent
+    root = folder.parent.parent.parent
+    # nbgrader passes its hook no config: the caps come from the course's own config file.
+    limits = course_intake_limits(root)
+    result = prepare_submission(folder, expected_notebooks(root, folder.name), limits)
+    notebooks[:] = [nb for nb in notebooks if os.path.lexists(nb)]
+    return result
+
+
+class IntakeGuard(NbGraderPreprocessor):
+    """First sanitise step: drop execution-changing cell metadata; refuse notebooks over the caps.
+
+    Flags go to the notebook's grading metadata (:func:`attention_grader.common.flag_store.record_flags`,
+    read by the batch summary) and to the log, together with those recorded for the submission
+    by collect and :func:`intake_hook`.
+    """
+
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        limits = intake_limits(self.config)
+        folder = (resources or {}).get("metadata", {}).get("path")
+        name = (resources or {}).get("unique_key", "notebook")
+        if folder:
+            path = Path(folder) / f"{name}.ipynb"
+            st = os.lstat(path) if os.path.lexists(path) else None
+            if st is not None and (not stat.S_ISREG(st.st_mode) or st.st_nlink > 1):
+                raise UnsafeSubmission(f"{printable(name)}.ipynb is a link or special file; not graded")  # fmt: skip
+            if st is not None and st.st_size > limits.max_notebook_bytes:
+                raise UnsafeSubmission(f"{printable(name)}.ipynb is over {limits.max_notebook_bytes} bytes; not graded")  # fmt: skip
+        if len(nb.cells) > limits.max_cells:
+            raise UnsafeSubmission(f"{printable(name)}.ipynb has {len(nb.cells)} cells (limit {limits.max_cells}); not graded")  # fmt: skip
+        flags = strip_cell_metadata(nb)
+        for flag in flags:
+            self.log.warning("%s", flag)
+        if folder:
+            # What collect and intake_hook refused is recorded with the submission: report it
+            # once per submission (with its first notebook), merged with this notebook's flags.
+            quarantine = default_quarantine(Path(folder))
+            every = record_flags(flags, quarantine=quarantine)
+            first = expected_notebooks(quarantine.parent.parent.parent, Path(folder).name)[:1]
+            flags = every if first == [name] else flags
+        record_flags(flags, notebook=nb)
+        return nb, resources
