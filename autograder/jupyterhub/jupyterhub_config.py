@@ -35,14 +35,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
 from culler import configure_idle_culler
 from roster import Roster, read_roster
-from spawner_limits import LimitedLocalProcessSpawner
+from spawner_limits import configure_spawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 _env = os.environ.get
-
-
-def _bytes(value: str):
-    return None if value.strip() in ("", "0") else value  # "2G", "512M"; 0: no limit
 
 
 ROSTER = read_roster(_env("ATTENTION_LAB_ROSTER")) if _env("ATTENTION_LAB_ROSTER") else Roster(())
@@ -67,21 +63,11 @@ configure_classroom(
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as
 # their users. Only root can start servers as other users. LocalProcessSpawner, plus the
-# per-user memory and CPU limits it does not enforce by itself: a cgroup per user (spawner_limits.py);
-# over its memory a student's kernel is killed, nobody else's.
-c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
-c.Spawner.mem_limit = _bytes(_env("ATTENTION_LAB_MEM_LIMIT", "1G"))
-c.Spawner.cpu_limit = float(_env("ATTENTION_LAB_CPU_LIMIT", "1"))
-c.LimitedLocalProcessSpawner.staff_mem_limit = _bytes(_env("ATTENTION_LAB_STAFF_MEM_LIMIT", "2G"))
-c.LimitedLocalProcessSpawner.staff_cpu_limit = float(_env("ATTENTION_LAB_STAFF_CPU_LIMIT", "0"))
-# Each student's own filesystem (user_disk.py): a sparse image in the hub's private folder,
-# mounted on their home and on inbound/<student>/, so their writes stop at their own cap.
-c.LimitedLocalProcessSpawner.disk_size = _bytes(_env("ATTENTION_LAB_DISK_SIZE", "2G"))
-c.LimitedLocalProcessSpawner.disk_inbound = [
-    os.path.join(
-        _env("ATTENTION_LAB_EXCHANGE", "/srv/nbgrader/exchange"), COURSE.course_id, "inbound"
-    )
-]
+# per-user limits it does not enforce by itself (spawner_limits.py): memory, CPU and pids in a
+# cgroup per user (over its memory a student's kernel is killed, nobody else's), private
+# temporary folders, and each student's own filesystem on their home and inbound/<student>/.
+_EXCHANGE = _env("ATTENTION_LAB_EXCHANGE", "/srv/nbgrader/exchange")
+configure_spawner(c, [os.path.join(_EXCHANGE, COURSE.course_id, "inbound")])
 # Idle servers are stopped (their files stay) so that a class's memory goes to who is working.
 configure_idle_culler(
     c, timeout=int(_env("ATTENTION_LAB_CULL_IDLE", "3600")),

@@ -28,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, refuse_public_state_folder
-from spawner_limits import LimitedLocalProcessSpawner
+from spawner_limits import configure_spawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 
@@ -52,17 +52,11 @@ configure_classroom(
     formgrader_iframe=False,
 )
 
-# As jupyterhub_config.py: limits per user (cgroups, a private /tmp), and each student's own
-# filesystem (user_disk.py) on their home and on inbound/<student>/ of every course they are
-# enrolled in (group nbgrader-<id>); every course's inbound/ is closed to students.
-c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
-c.LimitedLocalProcessSpawner.disk_size = (
-    None if os.environ.get("ATTENTION_LAB_DISK_SIZE", "2G").strip() in ("", "0")
-    else os.environ.get("ATTENTION_LAB_DISK_SIZE", "2G")
-)  # fmt: skip
-c.LimitedLocalProcessSpawner.disk_inbound = [
-    os.path.join(EXCHANGE, course.course_id, "inbound") for course in COURSES
-]
+# As jupyterhub_config.py (the same environment variables): memory, CPU and pids per user,
+# private temporary folders, and each student's own filesystem on their home and on
+# inbound/<student>/ of every course they are enrolled in (group nbgrader-<id>); every course's
+# inbound/ is closed to students.
+configure_spawner(c, [os.path.join(EXCHANGE, course.course_id, "inbound") for course in COURSES])
 # The hub's state (database, cookie secret) lives where it is started: a private folder.
 c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
 refuse_public_state_folder()

@@ -102,6 +102,23 @@ def test_several_classes_config_runs_one_formgrader_service_per_class(monkeypatc
         assert staff["services"] == [course["course_id"]]
 
 
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_both_configs_limit_each_user_from_the_same_settings(name, monkeypatch):
+    """The several-classes hub had no memory or CPU limit at all (only pids, /tmp and disks)."""
+    from spawner_limits import LimitedLocalProcessSpawner
+
+    default = load_hub_config(name, monkeypatch)
+    assert default.JupyterHub.spawner_class is LimitedLocalProcessSpawner
+    assert (default.Spawner.mem_limit, default.Spawner.cpu_limit) == ("1G", 1.0)
+    assert default.LimitedLocalProcessSpawner.staff_mem_limit == "2G"
+    assert default.LimitedLocalProcessSpawner.disk_size == "2G"
+    assert all(p.endswith("/inbound") for p in default.LimitedLocalProcessSpawner.disk_inbound)
+    chosen = load_hub_config(name, monkeypatch, ATTENTION_LAB_MEM_LIMIT="512M",
+                             ATTENTION_LAB_CPU_LIMIT="0.5", ATTENTION_LAB_DISK_SIZE="0")  # fmt: skip
+    assert (chosen.Spawner.mem_limit, chosen.Spawner.cpu_limit) == ("512M", 0.5)
+    assert chosen.LimitedLocalProcessSpawner.disk_size is None
+
+
 def test_roles_give_instructors_their_own_class_list_only():
     courses = [Course("a-9", instructors=("t",), students=("s",))]
     staff, students = classroom.hub_roles(courses)
