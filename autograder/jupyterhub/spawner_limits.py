@@ -158,8 +158,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             if cls._private_tmp_problem:
                 self.log.warning(
                     "No private /tmp, /var/tmp, /run/lock and /dev/shm per user (%s): they stay "
-                    "shared. See "
-                    "docs/hub-admins.md, 'Memory and CPU limits'.", cls._private_tmp_problem,
+                    "shared. See docs/hub-admins.md, 'Memory and CPU limits'.",
+                    cls._private_tmp_problem,
                 )  # fmt: skip
         return None if cls._private_tmp_problem else int(self.private_tmp_size)
 

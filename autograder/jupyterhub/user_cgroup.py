@@ -233,9 +233,9 @@ def shelter_hub(layout: CgroupLayout, hub_pid: int | None = None) -> None:
     and its proxy. Beside a class weighing one process per user (:func:`weigh_class`) they
     weighed ONE process: while a class started, the hub was slow to begin spawns and to notice
     servers that were up (docs/hub-admins.md, "Memory and CPU limits"). Weighed as the whole
-    class, they get what they need first; they use little, so the class keeps the rest. Only processes still in the hub's own group move: a user's
-    server started by the hub stays in that user's group. Idempotent; call it at each spawn
-    (services may have started since).
+    class, they get what they need first; they use little, so the class keeps the rest. Only
+    processes still in the hub's own group move: a user's server started by the hub stays in
+    that user's group. Idempotent; call it at each spawn (services may have started since).
     """
     hub_pid = hub_pid or os.getpid()
     group = layout.cpu.parent / HUB_GROUP
