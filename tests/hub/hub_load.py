@@ -153,7 +153,8 @@ def _login_and_spawn(room, name: str, timeout: float = 300) -> float:
     """The hub's login form (which starts the server); seconds until the server is ready.
 
     Readiness is awaited as the spawn-pending page does: on the hub's progress event stream (one
-    request), not by polling the hub (30 students polling twice a second cost the hub more than all its other work).
+    request), not by polling the hub (30 students polling twice a second cost the hub more than
+    all its other work).
     """
     session = requests.Session()
     session.get(f"{room.url}/hub/login", timeout=60)
