@@ -218,6 +218,33 @@ def test_a_classmate_cannot_read_replace_or_take_a_submission(attacked, story):
     assert result["hand in as alice"] == "ok"  # her own folder is hers: collect must refuse it
 
 
+def test_nbgrader_list_inbound_shows_a_student_their_own_and_the_teacher_everyones(attacked, story):
+    """On the hub, where inbound/ is closed and each student hands in to inbound/<student>/."""
+    alice, bob, mallory = attacked.students
+    assignment = story["assignment"]
+    code = (
+        "import os, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'nbgrader', 'list', '--inbound'],\n"
+        "                      capture_output=True, text=True, cwd={cwd!r}, timeout=300)\n"
+        "print(done.stdout + done.stderr)\n"
+    )
+
+    def students_listed(name: str, cwd: str) -> list[str]:
+        log = attacked.run_in_kernel(name, code.format(cwd=cwd), timeout=300)
+        rows = [
+            ln.split()
+            for ln in log.splitlines()
+            if f" {assignment} " in ln and "refused" not in ln and "not listed" not in ln
+        ]
+        return sorted(words[words.index(assignment) - 1] for words in rows)  # fmt: skip
+
+    home = {n: pwd.getpwnam(n).pw_dir for n in (alice, mallory)}
+    assert students_listed(alice, home[alice]) == [alice]
+    assert students_listed(mallory, home[mallory]) == []  # her forgery naming alice: refused
+    teacher = students_listed(attacked.instructor, str(attacked.course_dir))
+    assert sorted(set(teacher)) == sorted([alice, bob]), teacher  # and not mallory's forgery
+
+
 def test_the_hubs_secrets_are_private(attacked, story):
     result = story["after_submit"]
     for key in ("read the hub's config", "read the hub's database", "read the hub's log"):
