@@ -110,6 +110,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     # (user, server name) -> port: given by this hub, perhaps not listened on yet
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
     _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
+    _hub_sheltered = False  # shelter_hub done by this hub process (it walks /proc: not per spawn)
 
     # A class arriving at once on a small machine: every server starts at the same time, and
     # JupyterHub's 60 s / 30 s would fail the last ones (docs/hub-admins.md, "Sizing").
@@ -265,7 +266,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     "limited. See docs/hub-admins.md, 'Limits'.", self.user.name,
                 )  # fmt: skip
             else:
-                shelter_hub(layout)  # the hub and proxy weigh as much as the class
+                if not type(self)._hub_sheltered:  # once: the proxy and services run by now
+                    shelter_hub(layout)  # the hub and proxy weigh as much as the class
+                    type(self)._hub_sheltered = True
                 UserCgroup.of(layout, self.user.name).remove()  # a stale one, from a crash
                 pids = self._pids()
                 self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus, pids)

@@ -235,7 +235,8 @@ def shelter_hub(layout: CgroupLayout, hub_pid: int | None = None) -> None:
     servers that were up (docs/hub-admins.md, "Memory and CPU limits"). Weighed as the whole
     class, they get what they need first; they use little, so the class keeps the rest. Only
     processes still in the hub's own group move: a user's server started by the hub stays in
-    that user's group. Idempotent; call it at each spawn (services may have started since).
+    that user's group. Idempotent; the spawner calls it once, at its first spawn (the proxy and
+    the services have started by then); :func:`weigh_class` keeps the weight after that.
     """
     hub_pid = hub_pid or os.getpid()
     group = layout.cpu.parent / HUB_GROUP
