@@ -96,3 +96,46 @@ def test_the_submission_list_shows_the_penalty_beside_the_final_score(browser, f
     assert late == shown, (late, shown)
     assert on_students_page == shown, (on_students_page, shown)
     assert ontime == f"{round(expected['ontime'][0], 2):g} / {top:g}", ontime
+
+
+def _scores(page, path: str) -> list[str]:
+    """The text of every score cell of a formgrader list, once its rows are drawn."""
+    page.goto(path)
+    cells = page.locator("tbody tr td.score")
+    cells.first.wait_for()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('tbody tr td.score')]"
+        ".every(c => c.textContent.trim() !== '')"
+    )
+    return sorted(c.strip() for c in cells.all_inner_texts())
+
+
+def test_every_formgrader_list_shows_the_final_scores_of_grades_csv(browser, formgrader, late_class):  # fmt: skip
+    """Manual Grading, Manage Students and the gradebook's average read the numbers of
+    grades.csv (before: the late student's score before the penalty in each, issue 39).
+    """
+    import csv
+
+    from attention_grader.common.course import load_course
+    from attention_grader.term.grades import write_grades
+
+    rows = list(csv.DictReader(write_grades(load_course(late_class)).open()))
+    final = {r["student_id"]: float(r["score"]) for r in rows}
+    top = float(rows[0]["max_score"])
+    assert final["late"] < final["ontime"]  # the penalty is in grades.csv
+
+    def shown(x: float) -> str:
+        return f"{round(x, 2):g} / {top:g}"
+
+    mean = sum(final.values()) / len(final)
+    context = _browser_context(browser, formgrader)
+    try:
+        page = context.new_page()
+        manual = _scores(page, formgrader.url(f"formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}"))
+        students = _scores(page, formgrader.url("formgrader/manage_students"))
+        average = _scores(page, formgrader.url("formgrader/gradebook"))
+    finally:
+        context.close()
+    assert manual == sorted(shown(x) for x in final.values()), manual
+    assert students == sorted(shown(x) for x in final.values()), students
+    assert average == [shown(mean)], average

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from attention_grader.common.course import Course
 from attention_grader.common.flag_store import read_flags
-from attention_grader.common.flags import LATE, Flag
+from attention_grader.common.flags import Flag
 from attention_grader.common.summary import SubmissionResult
-from attention_grader.intake.late import final_score
+from attention_grader.intake.final_scores import final_of, late_flag
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
@@ -135,29 +135,20 @@ def score_missing(gb: Gradebook, course: Course, assignment: str, student: str) 
     return flags
 
 
-def _human_seconds(seconds: float) -> str:
-    minutes, sec = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    parts = [f"{v} {u}" for v, u in ((days, "d"), (hours, "h"), (minutes, "min")) if v]
-    return " ".join(parts) if parts else f"{sec} s"
-
-
 def finish(gb: Gradebook, assignment: str, result: SubmissionResult) -> None:
-    """Fill in the score and the late flag of ``result`` from the real gradebook."""
+    """Fill in the score and the late flag of ``result`` from the real gradebook.
+
+    The score is the submission's :class:`~attention_grader.intake.final_scores.FinalScore`, the
+    number every other page shows.
+    """
     from nbgrader.api import MissingEntry
 
     try:
-        sub = gb.find_submission(assignment, result.student)
+        final = final_of(gb.find_submission(assignment, result.student))
     except MissingEntry:
         return
-    result.score, result.max_score = final_score(sub), sub.max_score
-    result.penalty = sub.late_submission_penalty or 0.0
-    result.waiting = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
-    late = sub.total_seconds_late
-    if late > 0:
-        penalty = sub.late_submission_penalty
-        extra = f", penalty {penalty:g}" if penalty else ""
-        result.flags.append(
-            Flag(LATE, f"submitted {_human_seconds(late)} after the due date{extra}")
-        )
+    result.score, result.max_score = final.score, final.max_score
+    result.penalty, result.waiting = final.penalty, final.pending
+    flag = late_flag(final)
+    if flag is not None:
+        result.flags.append(flag)

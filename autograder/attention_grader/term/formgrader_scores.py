@@ -1,16 +1,24 @@
-"""The formgrader shows each submission's final score: the late penalty already subtracted.
+"""The formgrader shows each student's one final score: the late penalty already subtracted.
 
-nbgrader keeps the late penalty apart from the grades, and its formgrader lists the score
-before it (late sam read 6/10 there and 4.8 in ``grades.csv``). This server extension wraps
-the three ``NbGraderAPI`` calls behind the formgrader's submission lists (an assignment's
-submissions, one submission, a student's submissions) so that their ``score`` is
-:func:`~attention_grader.intake.late.final_score`, the number the batch summary, ``grades.csv``, the
-Canvas file and the report show; each such row also carries ``late_penalty``. Grading itself
-and nbgrader's own exports read the gradebook, not these calls, and are unchanged.
+nbgrader keeps the late penalty apart from the grades, and its formgrader adds up the scores
+before it: the same late student read 8/10 in Manual Grading, 32/50 in Manage Students and the
+class average was not the report's. This server extension wraps every ``NbGraderAPI`` call
+behind a score the formgrader draws so that each reads the one
+:class:`~attention_grader.intake.final_scores.FinalScore` that ``grades.csv``, the Canvas file,
+the batch summary and the report show:
 
-Its submission lists (an assignment's submissions, a student's assignments) draw ``score /
-max`` only; :func:`show_penalty_beside_scores` adds a small script to those two pages that
-writes the penalty beside the score, as the batch summary does: ``4.8 / 10 (late −1.2)``.
+* an assignment's submissions and one submission (``get_submissions``, ``get_submission``,
+  also behind a student's list): the final score, with ``late_penalty`` beside it;
+* a notebook's submissions (Manual Grading) and a student's notebooks: each notebook's score
+  less that notebook's share of the penalty (nbgrader keeps it per notebook);
+* the students (Manage Students): the sum of each student's final scores;
+* the assignments' and notebooks' averages:
+  :func:`~attention_grader.intake.final_scores.class_mean`, over the fully graded submissions.
+
+Grading itself and nbgrader's own exports read the gradebook, not these calls, and are
+unchanged. Its submission lists (an assignment's submissions, a student's assignments) draw
+``score / max`` only; :func:`show_penalty_beside_scores` adds a small script to those two pages
+that writes the penalty beside the score, as the batch summary does: ``4.8 / 10 (late −1.2)``.
 
 Enabled with the course's Jupyter server (``jupyter-settings/jupyter_server_config.d``).
 """
@@ -18,19 +26,18 @@ Enabled with the course's Jupyter server (``jupyter-settings/jupyter_server_conf
 from __future__ import annotations
 
 import functools
+import statistics
 from collections.abc import Callable
 from typing import Any
 
-from attention_grader.intake.late import final_score
+from attention_grader.intake.final_scores import assignment_finals, class_mean, final_of
 
 __all__ = ["LATE_PENALTY_SCRIPT", "show_final_scores", "show_penalty_beside_scores"]
 
 _WRAPPED = "_attention_grader_final_scores"
 
 
-def _with_final_score(
-    api: Any, row: dict[str, Any], assignment: str, student: str
-) -> dict[str, Any]:
+def _submission_final(api: Any, row: dict[str, Any], assignment: str, *_: Any) -> dict[str, Any]:
     """Set ``row["score"]`` to the submission's final score, once (``late_penalty`` marks it)."""
     from nbgrader.api import MissingEntry
 
@@ -38,37 +45,103 @@ def _with_final_score(
         return row
     with api.gradebook as gb:
         try:
-            sub = gb.find_submission(assignment, student)
+            final = final_of(gb.find_submission(assignment, row["student"]))
         except MissingEntry:
             return row
-        row["late_penalty"] = sub.late_submission_penalty or 0.0
-        if row["late_penalty"]:
-            row["score"] = final_score(sub)
+    row["late_penalty"] = final.penalty
+    row["score"] = final.score
     return row
 
 
+def _notebook_final(api: Any, row: dict[str, Any], *_: Any) -> dict[str, Any]:
+    """Subtract a submitted notebook's own penalty from its row (found by the row's ``id``)."""
+    from nbgrader.api import MissingEntry
+
+    if row.get("id") is None or "late_penalty" in row:
+        return row
+    with api.gradebook as gb:
+        try:
+            nb = gb.find_submission_notebook_by_id(row["id"])
+        except MissingEntry:
+            return row
+        penalty = nb.late_submission_penalty or 0.0
+    row["late_penalty"] = penalty
+    row["score"] = max(0.0, (row.get("score") or 0.0) - penalty)
+    return row
+
+
+def _student_total(api: Any, row: dict[str, Any], *_: Any) -> dict[str, Any]:
+    """Set a Manage Students row's score to the sum of the student's final scores."""
+    from nbgrader.api import MissingEntry
+
+    with api.gradebook as gb:
+        try:
+            subs = gb.find_student(row["id"]).submissions
+        except MissingEntry:  # handed in, not on the roster: nbgrader lists 0 already
+            return row
+        row["score"] = sum(final_of(sub).score for sub in subs)
+    return row
+
+
+def _assignment_average(api: Any, row: dict[str, Any], assignment: str, *_: Any) -> dict[str, Any]:
+    """Set an assignment row's average to the class mean every page shows."""
+    if row.get("num_submissions"):
+        with api.gradebook as gb:
+            mean = class_mean(assignment_finals(gb, assignment))
+        row["average_score"] = 0.0 if mean is None else mean
+    return row
+
+
+def _notebook_average(api: Any, row: dict[str, Any], assignment: str, *_: Any) -> dict[str, Any]:
+    """Set a notebook row's average to the mean of its final scores, as :func:`_assignment_average`."""
+    if not row.get("num_submissions"):
+        return row
+    with api.gradebook as gb:
+        graded = {f.student for f in assignment_finals(gb, assignment) if f.graded}
+        scores = [
+            max(0.0, (nb.score or 0.0) - (nb.late_submission_penalty or 0.0))
+            for nb in gb.notebook_submissions(row["name"], assignment)
+            if nb.student.id in graded
+        ]
+    row["average_score"] = statistics.fmean(scores) if scores else 0.0
+    return row
+
+
+_Fix = Callable[..., dict[str, Any]]
+
+#: Each wrapped ``NbGraderAPI`` call and what it does to every row it returns (a row, a list of
+#: rows, or None); the fix gets the call's own positional arguments after the row.
+_FIXES: dict[str, _Fix] = {
+    "get_submission": _submission_final,  # get_student_submissions calls it
+    "get_submissions": _submission_final,
+    "get_notebook_submissions": _notebook_final,
+    "get_student_notebook_submissions": _notebook_final,
+    "get_students": _student_total,
+    "get_student": _student_total,
+    "get_assignment": _assignment_average,  # get_assignments calls it
+    "get_notebooks": _notebook_average,
+}
+
+
+def _each_row(original: Callable[..., Any], fix: _Fix) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, *args, **kwargs)
+        if isinstance(out, list):
+            return [fix(self, row, *args) for row in out]
+        return out if out is None else fix(self, out, *args)
+
+    return wrapped
+
+
 def show_final_scores() -> None:
-    """Wrap ``NbGraderAPI.get_submission`` and ``get_submissions`` (once per process)."""
+    """Wrap every ``NbGraderAPI`` call behind a score the formgrader draws (once per process)."""
     from nbgrader.apps.api import NbGraderAPI
 
     if getattr(NbGraderAPI, _WRAPPED, False):
         return
-    one, many = NbGraderAPI.get_submission, NbGraderAPI.get_submissions
-
-    @functools.wraps(one)
-    def get_submission(
-        self: Any, assignment_id: str, student_id: str, *args: Any, **kwargs: Any
-    ) -> dict[str, Any]:
-        row = one(self, assignment_id, student_id, *args, **kwargs)
-        return _with_final_score(self, row, assignment_id, student_id)
-
-    @functools.wraps(many)
-    def get_submissions(self: Any, assignment_id: str) -> list[dict[str, Any]]:
-        rows = many(self, assignment_id)
-        return [_with_final_score(self, r, assignment_id, r["student"]) for r in rows]
-
-    NbGraderAPI.get_submission = get_submission  # get_student_submissions calls it
-    NbGraderAPI.get_submissions = get_submissions
+    for name, fix in _FIXES.items():
+        setattr(NbGraderAPI, name, _each_row(getattr(NbGraderAPI, name), fix))
     setattr(NbGraderAPI, _WRAPPED, True)
 
 

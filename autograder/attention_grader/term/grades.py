@@ -10,7 +10,7 @@ from typing import Any
 
 from attention_grader.common.course import Course
 from attention_grader.common.safe_text import csv_cell
-from attention_grader.intake.late import final_score
+from attention_grader.intake.final_scores import FinalScore, assignment_finals
 
 __all__ = ["COLUMNS", "FORMATS", "grade_rows", "write_grades"]
 
@@ -41,54 +41,44 @@ def _utc(stamp: datetime | None) -> str:
     return "" if stamp is None else stamp.replace(tzinfo=UTC).isoformat()
 
 
+def _row(assignment: str, final: FinalScore) -> dict[str, Any]:
+    if not final.handed_in:
+        return dict.fromkeys(COLUMNS, "") | {
+            "student_id": final.student,
+            "assignment": assignment,
+            "status": "no submission",
+            "score": "0",
+            "max_score": _fmt(final.max_score),
+            "percent": "0",
+        }
+    return {
+        "student_id": final.student,
+        "assignment": assignment,
+        "status": "submitted",
+        "score": _fmt(round(final.score, 4)),
+        "max_score": _fmt(final.max_score),
+        "percent": f"{final.percent:.1f}",
+        "late_penalty": _fmt(final.penalty or None),
+        "needs_manual_grade": "yes" if final.pending else "no",
+        "submitted_at": _utc(final.submitted_at),
+    }
+
+
 def grade_rows(course: Course) -> list[dict[str, Any]]:
     """Every (student, assignment) pair in the gradebook, sorted by assignment then student.
 
-    ``status`` is ``submitted`` or ``no submission`` (score 0); ``score`` already has the late
-    penalty subtracted, as in nbgrader's formgrader; ``needs_manual_grade`` says whether a
-    teacher still has to grade or review some cell.
+    ``status`` is ``submitted`` or ``no submission`` (score 0); ``score`` is the student's
+    :class:`~attention_grader.intake.final_scores.FinalScore` (late penalty subtracted, manual
+    grades included), the number every page shows; ``needs_manual_grade`` says whether a
+    teacher still has to grade some answer.
     """
-    from nbgrader.api import MissingEntry
-
-    rows = []
     with course.gradebook() as gb:
         assignments = sorted(gb.assignments, key=lambda a: (a.duedate is None, a.duedate, a.name))
-        students = sorted(s.id for s in gb.students)
-        for assignment in assignments:
-            for student in students:
-                try:
-                    sub = gb.find_submission(assignment.name, student)
-                except MissingEntry:
-                    rows.append(
-                        {
-                            "student_id": student,
-                            "assignment": assignment.name,
-                            "status": "no submission",
-                            "score": "0",
-                            "max_score": _fmt(assignment.max_score),
-                            "percent": "0",
-                            "late_penalty": "",
-                            "needs_manual_grade": "",
-                            "submitted_at": "",
-                        }
-                    )
-                    continue
-                score = final_score(sub)
-                pct = 100 * score / sub.max_score if sub.max_score else 0.0
-                rows.append(
-                    {
-                        "student_id": student,
-                        "assignment": assignment.name,
-                        "status": "submitted",
-                        "score": _fmt(round(score, 4)),
-                        "max_score": _fmt(sub.max_score),
-                        "percent": f"{pct:.1f}",
-                        "late_penalty": _fmt(sub.late_submission_penalty or None),
-                        "needs_manual_grade": "yes" if sub.needs_manual_grade else "no",
-                        "submitted_at": _utc(sub.timestamp),
-                    }
-                )
-    return rows
+        return [
+            _row(assignment.name, final)
+            for assignment in assignments
+            for final in assignment_finals(gb, assignment.name)
+        ]
 
 
 def write_grades(course: Course, out: str | Path | None = None, fmt: str = "csv") -> Path:

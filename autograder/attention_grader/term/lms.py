@@ -9,7 +9,8 @@ which nbgrader keeps as the student's ``lms_user_id``: load it once with the ros
 ``nbgrader db student import roster.csv`` (columns ``id,first_name,last_name,email,lms_user_id``;
 docs/teachers.md, "Grades for an LMS"). A student without one is still written, matched by
 ``SIS Login ID`` (their nbgrader id), and named in the log. Each assignment is one column named
-as in nbgrader, under a "Points Possible" row; a score has the late penalty subtracted.
+as in nbgrader, under a "Points Possible" row; a score is the final one (late penalty
+subtracted), blank where nothing was handed in.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ import csv
 from collections.abc import Sequence
 from typing import Any
 
-from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
 
 from attention_grader.common.safe_text import csv_cell
-from attention_grader.intake.late import final_score
+from attention_grader.intake.final_scores import assignment_finals
 
 __all__ = ["CANVAS_COLUMNS", "CanvasExportPlugin", "canvas_rows"]
 
@@ -35,12 +35,16 @@ def _cell(text: str) -> str:
     return str(csv_cell(text))
 
 
-def _score(gb: Any, assignment: str, student: str) -> str:
-    try:
-        sub = gb.find_submission(assignment, student)
-    except MissingEntry:
-        return "0"  # nothing handed in: nbgrader's own CSV export says 0 as well
-    return f"{round(final_score(sub), 4):g}"
+def _scores(gb: Any, assignment: str) -> dict[str, str]:
+    """Each student's final score as Canvas reads it: blank where nothing was handed in.
+
+    Canvas takes a blank cell as "not graded" and a 0 as a grade of zero; a student who never
+    handed in gets no grade from the course (``grades.csv`` says "no submission").
+    """
+    return {
+        f.student: f"{round(f.score, 4):g}" if f.handed_in else ""
+        for f in assignment_finals(gb, assignment)
+    }
 
 
 def canvas_rows(
@@ -59,6 +63,7 @@ def canvas_rows(
     people = sorted(
         (s for s in gb.students if not students or s.id in students), key=lambda s: s.id
     )
+    scores = {a.name: _scores(gb, a.name) for a in chosen}
     rows = [CANVAS_COLUMNS + [a.name for a in chosen]]
     rows.append(["    Points Possible", "", "", "", ""] + [f"{a.max_score:g}" for a in chosen])
     no_id = []
@@ -67,7 +72,7 @@ def canvas_rows(
         if not s.lms_user_id:
             no_id.append(s.id)
         who = [_cell(name), _cell(s.lms_user_id or ""), "", _cell(s.id), ""]
-        rows.append(who + [_score(gb, a.name, s.id) for a in chosen])
+        rows.append(who + [scores[a.name].get(s.id, "") for a in chosen])
     return rows, no_id
 
 

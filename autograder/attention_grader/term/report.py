@@ -28,6 +28,7 @@ from pathlib import Path
 
 from attention_grader.common.course import Course
 from attention_grader.common.safe_text import csv_cell
+from attention_grader.intake.final_scores import FinalScore, assignment_finals, class_mean
 from attention_grader.intake.submission_history import Seen, SubmissionLine, student_submissions
 from attention_grader.pages.csp import STATIC_PAGE_POLICY, add_csp_meta
 from attention_grader.term.class_diagnoses import (
@@ -49,7 +50,8 @@ class Report:
 
     assignment: str
     stats: list[QuestionStat]
-    totals: dict[str, float]
+    #: Every student of the class, those who never handed in too: the one final score each.
+    finals: list[FinalScore]
     max_total: float
     diagnoses: list[Diagnosis]
     titles: dict[str, str]
@@ -63,13 +65,32 @@ class Report:
         """Answers of the class still waiting for a teacher's grade."""
         return sum(s.pending for s in self.stats)
 
-    def final_totals(self) -> dict[str, float]:
-        """Return the totals of the students whose every answer is graded.
+    @property
+    def totals(self) -> dict[str, float]:
+        """Final score of each student who handed in."""
+        return {f.student: f.score for f in self.finals if f.handed_in}
 
-        Means and the histogram use them while grading is not finished.
+    @property
+    def class_size(self) -> int:
+        """Everybody on the roster, and anyone else who handed in: what shares are out of."""
+        return len(self.finals)
+
+    @property
+    def missing(self) -> list[str]:
+        """Students of the roster who never handed in."""
+        return [f.student for f in self.finals if not f.handed_in]
+
+    def final_totals(self) -> dict[str, float]:
+        """Return the totals of the students who handed in and whose every answer is graded.
+
+        The histogram uses them while grading is not finished.
         """
-        waiting = {r.student for r in self.students if r.pending}
-        return {s: t for s, t in self.totals.items() if s not in waiting}
+        return {f.student: f.score for f in self.finals if f.graded}
+
+    @property
+    def mean(self) -> float | None:
+        """The class mean, as the formgrader shows it (:func:`~attention_grader.intake.final_scores.class_mean`)."""
+        return class_mean(self.finals)
 
     def misconceptions_per_question(self) -> dict[str, dict[str, list[str]]]:
         """Map question -> id -> students (sorted), most common misconception first."""
@@ -97,20 +118,21 @@ class Report:
 
 def build_report(course: Course, assignment: str) -> Report:
     """Collect the numbers for the report of ``assignment`` (nothing is written)."""
-    stats, totals = question_stats(course, assignment)
+    stats, _ = question_stats(course, assignment)
     with course.gradebook() as gb:
         max_total = gb.find_assignment(assignment).max_score
+        finals = assignment_finals(gb, assignment)
     notebooks = read_autograded(course, assignment)
     diagnoses = find_diagnoses(course, assignment, notebooks)
     submissions, refused = student_submissions(course, assignment)
     return Report(
         assignment,
         stats,
-        totals,
+        finals,
         max_total,
         diagnoses,
         misconception_titles(),
-        student_rows(course, assignment, diagnoses, notebooks),
+        student_rows(finals, diagnoses, notebooks),
         submissions,
         refused,
     )

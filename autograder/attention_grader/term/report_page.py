@@ -9,16 +9,17 @@ page shows numbers and words only.
 from __future__ import annotations
 
 import math
-import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attention_grader.common.safe_text import html_text
+from attention_grader.intake.final_scores import how_late
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from attention_grader.term.report import Report
+    from attention_grader.term.student_rows import StudentRow
 
 __all__ = ["figures", "html_table", "page_html", "page_start", "score_bins"]
 
@@ -124,7 +125,7 @@ def _students(report: Report) -> str:
     rows = [
         [
             r.student,
-            f"{r.score:g}" + (f" (so far; {r.pending} waiting)" if r.pending else ""),
+            _score(r),
             ", ".join(report.titles.get(m, m) for m in r.misconceptions),
             r.late,
             ", ".join(r.timeouts),
@@ -137,10 +138,15 @@ def _students(report: Report) -> str:
     return html_table(header, rows)
 
 
+def _score(row: StudentRow) -> str:
+    if not row.handed_in:
+        return "no submission (0)"
+    return f"{row.score:g}" + (f" (so far; {row.pending} waiting)" if row.pending else "")
+
+
 def _how_late(seconds: float) -> str:
-    if seconds <= 0:
-        return "on time"
-    return f"{seconds / 3600:.1f} h late" if seconds >= 3600 else f"{seconds / 60:.0f} min late"
+    words = how_late(seconds)
+    return words if seconds <= 0 else f"{words} late"
 
 
 def _when(value: datetime | None) -> str:
@@ -176,7 +182,7 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
     counts = report.students_per_misconception()
     if not counts:
         return "<p>No misconceptions were diagnosed.</p>"
-    n = len(report.totals)
+    n = report.class_size
     where = report.questions_per_misconception()
     rows = [
         [report.titles.get(mid, mid), mid, len(students),
@@ -242,13 +248,18 @@ def page_html(report: Report, figs: dict[str, str], links: dict[str, str]) -> st
         k: f"<img src='{v}' alt='{html_text(k.replace('_', ' '))} chart'>" for k, v in figs.items()
     }
     final = report.final_totals()
-    mean = f"{statistics.fmean(final.values()):.2f}" if final else "n/a"
+    mean = "n/a" if report.mean is None else f"{report.mean:.2f}"
     left_out = len(report.totals) - len(final)
-    note = f" ({left_out} not fully graded, left out)" if left_out else ""
+    note = (
+        f" ({left_out} with answers still waiting for you: their score so far)" if left_out else ""
+    )
+    missing = len(report.missing)
+    never = f"; {missing} never handed in (0 in grades.csv)" if missing else ""
     return f"""{page_start(f"Class report: {report.assignment}")}
 {_banner(report)}
-<p>{len(report.totals)} submissions; mean total {mean} out of {report.max_total:g} over
-{len(final)} fully graded submission(s){note}.</p>
+<p>A class of {report.class_size}: {len(report.totals)} handed in{never}. Mean final score
+{mean} out of {report.max_total:g} (late penalties subtracted, as in the formgrader) over the
+{len(report.totals)} who handed in{note}.</p>
 <h2>Questions</h2>
 <p>Facility is the mean score as a share of the maximum: easy &ge; 80%, medium &ge; 50%, hard
 below. It uses graded answers only; a question is labelled once all its answers are graded.</p>
@@ -269,7 +280,8 @@ files; the one graded is marked. Late is against the due date, before any grace.
 misconception, even if it shows in several questions).</p>
 {_misconceptions(report, fig)}
 <h2>Flags</h2>
-<p>What grading asks you to look at (the batch summary lists the same).</p>
+<p>What grading asks you to look at (the batch summary lists the same: the flags in the graded
+notebooks, and lateness).</p>
 {_flags(report)}
 <h2>Data</h2>
 {_links(links)}

@@ -1,7 +1,8 @@
 """The class report's table of students: score, lateness, misconceptions, what went wrong.
 
-One :class:`StudentRow` per submission in the gradebook, with what grading recorded in the
-student's autograded notebooks (:mod:`attention_grader.common.outcomes`, the flags) and the
+One :class:`StudentRow` per student of the class (the gradebook's roster, and anyone who handed
+in), with their :class:`~attention_grader.intake.final_scores.FinalScore` and what grading recorded
+in the student's autograded notebooks (:mod:`attention_grader.common.outcomes`, the flags) and the
 misconceptions found there (:mod:`attention_grader.term.class_diagnoses`).
 """
 
@@ -11,11 +12,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from attention_grader.common.course import Course
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.flags import Flag
 from attention_grader.common.outcomes import CellOutcome, notebook_outcomes
-from attention_grader.intake.late import final_score
+from attention_grader.intake.final_scores import FinalScore, how_late, late_flag
 from attention_grader.term.class_diagnoses import Autograded, Diagnosis
 
 __all__ = ["StudentRow", "student_rows"]
@@ -29,17 +29,20 @@ class StudentRow:
     ----------
     student : str
     score : float
-        Total in the gradebook (late penalty subtracted).
+        The final score (late penalty subtracted; 0 when nothing was handed in).
     pending : int
         Answers still waiting for a teacher (the score is not final while > 0).
     misconceptions : list of str
         Ids of the misconceptions diagnosed in this student's tests (each once, in order).
     late : str
-        Empty, or how late and the penalty ("3.0 h late, -1.5 points").
+        Empty, or how late and the penalty ("3 h 2 min late, -1.5 points").
     timeouts, errors : list of str
         Cells that ran out of time; cells whose code raised ("AttributeError in q2_answer").
     flags : list of Flag
-        What grading flagged in the autograded notebooks.
+        What grading flagged: in the autograded notebooks, and the late flag (as the batch
+        summary has them).
+    handed_in : bool
+        False for a student of the roster who never handed in.
     """
 
     student: str
@@ -50,34 +53,35 @@ class StudentRow:
     timeouts: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    handed_in: bool = True
 
 
-def _late(seconds: float, penalty: float | None) -> str:
-    if seconds <= 0:
+def _late(final: FinalScore) -> str:
+    if final.seconds_late <= 0:
         return ""
-    when = f"{seconds / 3600:.1f} h late" if seconds >= 3600 else f"{seconds / 60:.0f} min late"
-    return when + (f", -{penalty:g} points" if penalty else ", no penalty")
+    penalty = f", -{final.penalty:g} points" if final.penalty else ", no penalty"
+    return f"{how_late(final.seconds_late)} late{penalty}"
 
 
 def student_rows(
-    course: Course, assignment: str, diagnoses: list[Diagnosis], notebooks: Autograded
+    finals: list[FinalScore], diagnoses: list[Diagnosis], notebooks: Autograded
 ) -> list[StudentRow]:
-    """One :class:`StudentRow` per submission in the gradebook (sorted by student)."""
+    """One :class:`StudentRow` per student of ``finals`` (sorted by student)."""
     found: dict[str, list[str]] = defaultdict(list)
     for d in diagnoses:
         if d.id not in found[d.student]:
             found[d.student].append(d.id)
-    rows = []
-    with course.gradebook() as gb:
-        for sub in gb.assignment_submissions(assignment):
-            pending = sum(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades)
-            late = _late(sub.total_seconds_late, sub.late_submission_penalty)
-            rows.append(StudentRow(sub.student.id, final_score(sub), pending, late=late))
-    for row in rows:
+    rows = [
+        StudentRow(f.student, f.score, f.pending, late=_late(f), handed_in=f.handed_in)
+        for f in finals
+    ]
+    for row, final in zip(rows, finals, strict=True):
+        late = late_flag(final)
         row.misconceptions = found.get(row.student, [])
         for name, nb in notebooks.get(row.student, []):
             _add_outcomes(row, notebook_outcomes(nb, name))
             row.flags += read_flags(notebook=nb)
+        row.flags += [late] if late is not None else []
     return sorted(rows, key=lambda r: r.student)
 
 

@@ -76,9 +76,10 @@ def test_canvas_csv_through_the_export_plugin(tmp_path, caplog):
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a1", "a2"]
     assert rows[1][0].strip() == "Points Possible" and rows[1][5:] == ["5", "0"]
     by = {r[3]: r for r in rows[2:]}
-    assert by["ana"][:2] == ["Rao, Ana", "10234"] and by["ana"][5:] == ["3", "0"]
+    # a2: nobody handed in, so no grade (blank), not a zero that Canvas would count
+    assert by["ana"][:2] == ["Rao, Ana", "10234"] and by["ana"][5:] == ["3", ""]
     assert by["ben"][0] == "'=HYPERLINK(1), Ben"  # a formula in a name stays text
-    assert by["cy"][:2] == ["cy", ""] and by["dee"][5] == "0"
+    assert by["cy"][:2] == ["cy", ""] and by["dee"][5] == ""
     assert "No lms_user_id for cy, dee" in caplog.text
 
 
