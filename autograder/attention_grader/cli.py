@@ -180,7 +180,7 @@ def _grade(course: Course, args: argparse.Namespace, fresh_process: bool) -> Non
 def _release(course: Course, args: argparse.Namespace) -> None:
     release(course, args.assignment, args.due)
     print(f"released {args.assignment} to {course.exchange}")
-    print(due_line(course, args.assignment))
+    print(due_line(course, args.assignment, args.due))
 
 
 def _collect(course: Course, args: argparse.Namespace) -> None:

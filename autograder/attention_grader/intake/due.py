@@ -114,10 +114,18 @@ def parse_due(text: str, course_zone: tzinfo) -> datetime:
     return naive.replace(tzinfo=zone)
 
 
-def describe_due(due: datetime, course_zone: tzinfo) -> str:
-    """``"2026-12-07 17:00 IST (Asia/Kolkata) = 2026-12-07 11:30 UTC"``: in the course's zone and UTC."""
-    local = due.astimezone(course_zone)
-    name = getattr(course_zone, "key", None)
-    here = f"{local:%Y-%m-%d %H:%M} {local:%Z}" + (f" ({name})" if name and name != "UTC" else "")
-    utc = due.astimezone(UTC)
-    return here if local.utcoffset() == timedelta(0) else f"{here} = {utc:%Y-%m-%d %H:%M} UTC"
+def _in_zone(due: datetime, zone: tzinfo) -> str:
+    local = due.astimezone(zone)
+    name = getattr(zone, "key", None)
+    return f"{local:%Y-%m-%d %H:%M} {local:%Z}" + (f" ({name})" if name and name != "UTC" else "")
+
+
+def describe_due(due: datetime, course_zone: tzinfo, written_zone: tzinfo | None = None) -> str:
+    """Say ``due`` in the course's zone, the zone the teacher wrote (if another) and UTC.
+
+    ``"2026-12-07 17:00 IST (Asia/Kolkata) = 2026-12-07 11:30 UTC"``; a teacher who wrote
+    ``Asia/Kolkata`` in a UTC course reads ``"2026-12-07 11:30 UTC = 2026-12-07 17:00 IST
+    (Asia/Kolkata)"``: each time once.
+    """
+    said = [_in_zone(due, zone) for zone in (course_zone, written_zone, UTC) if zone is not None]
+    return " = ".join(dict.fromkeys(said))

@@ -33,8 +33,12 @@ def set_duedate(course: Course, assignment: str, duedate: str | datetime | None)
         gb.update_or_create_assignment(assignment, duedate=due.astimezone(UTC))
 
 
-def due_line(course: Course, assignment: str) -> str:
-    """Return what release prints about the due date: when it is, in the course's zone and UTC."""
+def due_line(course: Course, assignment: str, written: str | None = None) -> str:
+    """Return what release prints about the due date, in every zone the teacher needs.
+
+    The course's zone, UTC, and the zone written in ``written`` (``DUE="2026-12-07 17:00
+    Asia/Kolkata"``) if it is another.
+    """
     from nbgrader.api import MissingEntry
 
     with course.gradebook() as gb:
@@ -48,7 +52,8 @@ def due_line(course: Course, assignment: str) -> str:
             '(set one with DUE="2026-12-07 17:00")'
         )
     course_time = CourseTime(config=course.config)
-    due = describe_due(stored.replace(tzinfo=UTC), course_time.zone)
+    zone = parse_due(written, course_time.zone).tzinfo if written else None
+    due = describe_due(stored.replace(tzinfo=UTC), course_time.zone, zone)
     return (
         f"{assignment} is due {due} (the course's time zone is {course_time.timezone}: "
         "c.CourseTime.timezone in nbgrader_config.py)"
