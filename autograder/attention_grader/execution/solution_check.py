@@ -93,6 +93,7 @@ def check_notebook(
     ``resources`` are nbgrader's (``resources["nbgrader"]["assignment"]``, ``"notebook"``) with
     ``resources["metadata"]["path"]``, the folder the kernel starts in.
     """
+    from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
     from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.kernel_tests import kernel_test_ids
     from attention_grader.execution.needs_teacher import cells_needing_teacher
@@ -100,8 +101,12 @@ def check_notebook(
 
     cells = notebook_cells(nb)
     in_kernel = kernel_test_ids(nb, cells.tests)  # graded in the kernel: any style works there
+    aliases = notebook_aliases(cells)
     causes: dict[str, list[str]] = {
-        gid: [] if gid in in_kernel else uncarried_styles(source, set(cells.answers))
+        gid: []
+        if gid in in_kernel
+        else uncarried_styles(source, set(cells.answers))
+        + code_sinks(source, cells.answers, aliases)
         for gid, source in cells.tests.items()
     }
     executor = GradingExecute(config=config, parent=None) if config else GradingExecute()
