@@ -41,7 +41,12 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
-from attention_grader.pages.html_clean import clean_html, sanitize_html, sanitize_markdown
+from attention_grader.pages.html_clean import (
+    clean_html,
+    markdown_as_text,
+    sanitize_html,
+    sanitize_markdown,
+)
 
 __all__ = [
     "KEEP_MIMES",
@@ -235,6 +240,33 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
     return findings
 
 
+def sanitize_bluntly(nb: NotebookNode) -> None:
+    """Make ``nb`` safe to render without reading any HTML, in place (when the sanitiser failed).
+
+    Every markdown cell is shown as its text in a code block, raw cells lose their format
+    (nbconvert's HTML then leaves them out), every rich output keeps only its plain text, attachments and widget state are dropped. Nothing is parsed, so
+    nothing a student wrote can make this fail.
+    """
+    nb.metadata.pop("widgets", None)
+    note = "The grader shows this cell as plain text: its HTML could not be checked."
+    for index, cell in enumerate(nb.cells):
+        nbgrader = cell.metadata.get("nbgrader")
+        if isinstance(nbgrader, dict) and "grade_id" in nbgrader:
+            if not _SAFE_ID.match(str(nbgrader["grade_id"])):
+                nbgrader["grade_id"] = f"cell-{index + 1}"
+        cell.pop("attachments", None)
+        if cell.cell_type == "markdown":
+            cell.source = markdown_as_text(_text(cell.source), note)
+        elif cell.cell_type == "raw":  # without a format, nbconvert's HTML leaves it out
+            cell.metadata.pop("raw_mimetype", None)
+            cell.metadata.pop("format", None)
+        for output in cell.get("outputs", []):
+            if output.get("output_type") in ("display_data", "execute_result"):
+                plain = output.get("data", {}).get("text/plain", "[output removed by the grader]")
+                output["data"] = {"text/plain": _text(plain)}
+                output["metadata"] = {}
+
+
 class SanitizeStudentContent(NbGraderPreprocessor):
     """nbconvert/nbgrader preprocessor: :func:`sanitize_notebook`, reporting what it changed.
 
@@ -247,7 +279,12 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
-        findings = sanitize_notebook(nb)
+        try:
+            findings = sanitize_notebook(nb)
+        except Exception as exc:  # noqa: BLE001 -- the score is saved: never lose the notebook
+            sanitize_bluntly(nb)
+            what = f"the sanitiser failed ({type(exc).__name__}); every cell shown as plain text"
+            findings = [Finding("notebook", what)]
         for finding in findings:
             self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
         record_flags([finding.as_flag() for finding in findings], notebook=nb)
