@@ -113,6 +113,7 @@ def check_notebook(
     if log is not None:
         executor.log = log
     executor.trusted_cells = cells
+    executor.students_code = False  # the teacher's own solution: no wall needed to check it
     # The protections are reported once per process: a release check in the formgrader's
     # server must leave that report to the first autograde, whose log the teacher reads.
     reported = GradingExecute._reported
