@@ -56,6 +56,7 @@ from attention_grader.execution.execution_stops import (
 from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.notebook_checker import NotebookChecker, notebook_checker
 from attention_grader.execution.output_caps import CAP_MARKER, OutputCaps, OutputMeter
+from attention_grader.execution.solution_check import LOCKED_FAILED
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.sandbox.protections import (
@@ -339,6 +340,8 @@ class GradingExecute(Execute):
             failed = checker.run_locked(grade_id)
             if failed:
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
+                if not self.students_code:  # the release check says why its tests then fail
+                    cell.metadata.setdefault(GRADER_METADATA, {})[LOCKED_FAILED] = failed
         return cell, resources
 
     def _trusted_test(
