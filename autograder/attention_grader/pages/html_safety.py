@@ -39,6 +39,7 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from attention_grader.common.course import source_notebook
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
 from attention_grader.pages.html_clean import (
@@ -70,6 +71,7 @@ QUIET_DROPS = frozenset(
 
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
+_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION.*?^\s*#+\s*END SOLUTION[^\n]*$", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,24 @@ def _sanitize_attachments(cell: NotebookNode, where: str) -> list[Finding]:
     return findings
 
 
-def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
+def _normal(source: object) -> str:
+    return "\n".join(line.rstrip() for line in _text(source).strip().splitlines())
+
+
+def teachers_cells(source: NotebookNode | None) -> frozenset[str]:
+    """Return the sources of the cells the teacher released (solutions removed)."""
+    if source is None:
+        return frozenset()
+    found = set()
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code":
+            continue  # a test cell: its outputs are the student's answers'
+        found.add(_normal(_SOLUTION.sub("", _text(cell.source))))
+    return frozenset(found)
+
+
+def sanitize_notebook(nb: NotebookNode, teachers: frozenset[str] = frozenset()) -> list[Finding]:
     """Make every cell of ``nb`` safe to render as HTML, in place.
 
     Markdown and raw cells are checked as rendered markdown (nbconvert renders raw cells tagged
@@ -213,16 +232,22 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
     bitmaps; nbgrader ``grade_id`` keeps only letters, digits, ``_.-``; notebook-level widget
     state (run by nbconvert's widget manager) is removed.
 
+    A cell the teacher released as it stands (``teachers``, :func:`teachers_cells`: a ``%%html``
+    cell, markdown with a ``<details>``) is cleaned the same, but is no finding: it is not the
+    student's doing.
+
     Returns
     -------
     list of Finding
         What was changed, one entry per output or cell.
     """
     findings: list[Finding] = []
+    everything = findings
     if "widgets" in nb.metadata:
         del nb.metadata["widgets"]
     for index, cell in enumerate(nb.cells):
         where = _where(cell, index)
+        findings = [] if teachers and _normal(cell.source) in teachers else everything
         findings += _sanitize_cell_metadata(cell, where)
         findings += _sanitize_attachments(cell, where)
         if cell.cell_type in ("markdown", "raw"):
@@ -237,7 +262,7 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
         elif cell.cell_type == "code":
             for number, output in enumerate(cell.get("outputs", []), start=1):
                 findings += sanitize_output(output, f"{where} output {number}")
-    return findings
+    return everything
 
 
 def sanitize_bluntly(nb: NotebookNode) -> None:
@@ -279,8 +304,12 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
+        info = (resources or {}).get("nbgrader", {})
+        source = None
+        if info.get("assignment") and info.get("notebook"):
+            source = source_notebook(info["assignment"], info["notebook"], self.config, self.log)
         try:
-            findings = sanitize_notebook(nb)
+            findings = sanitize_notebook(nb, teachers_cells(source))
         except Exception as exc:  # noqa: BLE001 -- the score is saved: never lose the notebook
             sanitize_bluntly(nb)
             what = f"the sanitiser failed ({type(exc).__name__}); every cell shown as plain text"

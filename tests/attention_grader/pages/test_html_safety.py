@@ -621,3 +621,29 @@ def test_a_sanitiser_that_fails_leaves_the_notebook_graded_plain_and_flagged(mon
     assert nb.cells[1].outputs[0].data == {"text/plain": "x"}
     (flag,) = read_flags(nb)
     assert flag.kind == "unsafe_html" and "sanitiser failed" in flag.detail
+
+
+def test_a_cell_the_teacher_released_is_cleaned_but_raises_no_flag():
+    """A ``%%html`` cell and markdown with HTML the teacher wrote: cleaned, not the student's doing."""
+    from attention_grader.pages.html_safety import teachers_cells
+
+    html_cell = "%%html\n<style>.x {color: red}</style><script>console.log(1)</script>"
+    note = "<iframe src='https://example.org/video'></iframe>"
+
+    def notebook():
+        out = new_output("display_data", data={"text/html": html_cell.split("\n", 1)[1]})
+        return new_notebook(
+            cells=[new_code_cell(html_cell, outputs=[out]), new_markdown_cell(note)]
+        )
+
+    source = notebook()
+    released = notebook()
+    findings = sanitize_notebook(released, teachers_cells(source))
+    assert findings == []
+    assert "<script>" not in released.cells[0].outputs[0].data["text/html"].replace("&lt;", "")
+    assert released.cells[1].source != note  # shown as text all the same
+    students = notebook()
+    students.cells[0].source += "\n<b>mine</b>"
+    assert [f.where for f in sanitize_notebook(students, teachers_cells(source))] == [
+        "cell 1 output 1 text/html"
+    ]
