@@ -98,6 +98,8 @@ $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
 # (tests/hub only with the hub extra, see tests/conftest.py).
 setup-test: setup-grader
 setup-grader: ## Teachers: Add the teacher's grading tools to .venv (the grader extra)
+	@command -v bwrap >/dev/null 2>&1 && id -u attention-sandbox >/dev/null 2>&1 || echo \
+	  "setup-grader: grading needs the sandbox (it refuses to grade without it): run 'make sandbox-deps' as root"
 setup-hub: ## Hub admins: Add JupyterHub to .venv (the hub extra)
 setup-test: ## Maintainers: Add the test and lint tools to .venv (the test extra, and the grader extra most tests import)
 setup-postgres: ## Hub admins: Add psycopg 3 to .venv, for a PostgreSQL gradebook (the postgres extra)

@@ -61,7 +61,9 @@ c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 3  # feedback shows the error, not a page of traceback
 
 # ---- The sandbox of a student's kernel (make sandbox-check shows what this machine provides).
-c.SandboxedKernelManager.sandbox = "auto"  # "require": refuse to grade without bubblewrap
+# Grading refuses to start when the sandbox's filesystem or network wall is off (the fix:
+# `make sandbox-deps` as root); "off" grades without it on purpose (trusted work only).
+c.SandboxedKernelManager.sandbox = "auto"
 c.SandboxedKernelManager.cpu_seconds = 120
 c.SandboxedKernelManager.memory_mb = 3072
 c.SandboxedKernelManager.file_size_mb = 64

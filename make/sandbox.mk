@@ -3,7 +3,8 @@
 #                         (root only; quick no-op when both exist)
 #   make sandbox-check    print which protections student kernels get on this machine
 #   make test-sandbox     run only the sandbox, trusted-checking and tamper tests (attack suite included)
-# Without root or without user namespaces grading still works; `make sandbox-check` says what is off.
+# Without bubblewrap's walls grading refuses to start (unless the course sets
+# c.SandboxedKernelManager.sandbox = "off"); `make sandbox-check` says what is off.
 SANDBOX_USER ?= attention-sandbox
 APT_SANDBOX_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
 

@@ -86,6 +86,7 @@ MOVES = {
     "library_use": "execution", "needs_teacher": "execution", "object_handles": "execution",
     "shards": "execution", "solution_check": "execution", "speedups": "execution",
     "tamper": "execution", "test_styles": "execution", "trusted": "execution",
+    "code_sinks": "execution",
     "trusted_scope": "execution", "worker": "execution", "kernel_bindings": "execution",
     # answers.py split by concern (issue 30, seventh landing), and the parts of trusted.py
     "answer_channel": "execution", "answer_decoding": "execution", "answer_encoding": "execution",

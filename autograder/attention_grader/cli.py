@@ -132,7 +132,12 @@ def _announce_protections(course: Course) -> None:
     The report is for the kernel manager the course config sets up (a config that switches
     the sandbox off shows it OFF, and a pod refuses it).
     """
-    from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
+    from attention_grader.sandbox.protections import (
+        format_protections,
+        pod_refusal,
+        protections,
+        unsandboxed_refusal,
+    )
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
     sandboxed = _sandboxed(course)
@@ -146,7 +151,10 @@ def _announce_protections(course: Course) -> None:
             "(attention_grader.pipeline.configure): hidden tests run in students' kernels.",
             flush=True,
         )
-    refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
+    setting = SandboxedKernelManager(config=course.config).sandbox
+    refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow) or unsandboxed_refusal(
+        items, sandboxed, setting
+    )
     if refusal:
         raise GradingStepError(refusal)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import shutil
 import sys
@@ -21,6 +22,8 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 __all__ = [
+    "source_dirs",
+    "source_notebook",
     "Course",
     "GradingStepError",
     "load_course",
@@ -245,3 +248,28 @@ def check_result(result: dict[str, Any], step: str) -> dict[str, Any]:
         return result
     detail = (result.get("error") or result.get("log") or "").strip().splitlines()[-15:]
     raise GradingStepError(f"{step} failed:\n" + "\n".join(detail))
+
+
+def source_notebook(assignment: str, notebook: str, config: Config, log: logging.Logger) -> Any:
+    """Return the teacher's notebook (a NotebookNode) from source/ (never the submission), or None."""
+    import nbformat
+    from nbformat import NotebookNode
+
+    for folder in source_dirs(assignment, config):
+        path = Path(folder) / f"{notebook}.ipynb"
+        if path.is_file():
+            try:
+                source: NotebookNode = nbformat.read(path, as_version=4)
+                return source
+            except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
+                log.warning("could not read %s: %s", path, exc)
+    return None
+
+
+def source_dirs(assignment: str, config: Config) -> list[str]:
+    """Return ``[source/<assignment>]`` of the course ``config`` names, or ``[]`` if missing."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=config)
+    folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    return [str(folder)] if folder.is_dir() else []

@@ -56,9 +56,15 @@ from attention_grader.execution.execution_stops import (
 from attention_grader.execution.kernel_client import CappedKernelClient
 from attention_grader.execution.notebook_checker import NotebookChecker, notebook_checker
 from attention_grader.execution.output_caps import CAP_MARKER, OutputCaps, OutputMeter
+from attention_grader.execution.solution_check import LOCKED_FAILED
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells
-from attention_grader.sandbox.protections import format_protections, pod_refusal, protections
+from attention_grader.sandbox.protections import (
+    format_protections,
+    pod_refusal,
+    protections,
+    unsandboxed_refusal,
+)
 from attention_grader.sandbox.sandbox import SandboxedKernelManager, reap_kernel_folders
 
 __all__ = ["GradingExecute", "KernelStartError"]
@@ -102,6 +108,10 @@ class GradingExecute(Execute):
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
+    _wall_refusal: str | None = None  # why students' code must not run here (walls off)
+    #: Whether the notebook is a student's (the release check grades the teacher's own source,
+    #: which may run without the sandbox's walls).
+    students_code = True
     #: The teacher's cells, when given directly (the release check grades a source notebook
     #: before any gradebook has it); otherwise read from the gradebook.
     trusted_cells: TrustedCells | None = None
@@ -151,10 +161,15 @@ class GradingExecute(Execute):
             items = protections(manager(config=self.config) if sandboxed else None, self)
             allow = Protections(config=self.config).allow_unsandboxed_in_pod
             GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
+            setting = manager(config=self.config).sandbox if sandboxed else "off"
+            GradingExecute._wall_refusal = unsandboxed_refusal(items, sandboxed, setting)
             if self.print_protections:
                 self.log.info("%s", format_protections(items, allow=allow))
-        if GradingExecute._refusal:
-            raise KernelStartError(GradingExecute._refusal)
+        refusal = GradingExecute._refusal
+        if self.students_code:
+            refusal = refusal or GradingExecute._wall_refusal
+        if refusal:
+            raise KernelStartError(refusal)
 
     # -- the notebook -------------------------------------------------------------------------
 
@@ -325,6 +340,8 @@ class GradingExecute(Execute):
             failed = checker.run_locked(grade_id)
             if failed:
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
+                if not self.students_code:  # the release check says why its tests then fail
+                    cell.metadata.setdefault(GRADER_METADATA, {})[LOCKED_FAILED] = failed
         return cell, resources
 
     def _trusted_test(

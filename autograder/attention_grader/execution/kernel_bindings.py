@@ -22,8 +22,10 @@ into the grader): :func:`refused_rebinds` names it for the release check, and at
 bind request makes the cell need a teacher.
 
 Only statements the test runs at its top level (also inside ``if``/``try``/``for``/``with``
-blocks) are followed; a rebinding inside a function of the test (``global factorial``), a loop
-variable or a ``with ... as`` named like a student's answer stays refused.
+blocks) are followed, a top-level loop variable or ``with ... as`` named like a student's answer
+included (bound in the kernel after the statement, as plain nbgrader leaves it); a name a
+function, lambda or comprehension of the test binds is the test's own; a ``global`` rebinding
+stays refused.
 """
 
 from __future__ import annotations
@@ -45,7 +47,43 @@ def _targets(stmt: ast.stmt) -> list[ast.expr]:
         return [stmt.target]
     if isinstance(stmt, ast.Delete):
         return list(stmt.targets)
+    if isinstance(stmt, ast.For | ast.AsyncFor):  # the name keeps the loop's last value
+        return [stmt.target]
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return [i.optional_vars for i in stmt.items if i.optional_vars is not None]
     return []
+
+
+def _local_names(tree: ast.Module) -> set[int]:
+    """``id()`` of the Name nodes a function, lambda or comprehension of the test binds locally.
+
+    They are the test's own names (``for x in ...`` inside a helper, ``[x for x in xs]``), not
+    the student's, whatever they are called; a ``global`` declaration is refused on its own.
+    """
+    local: set[int] = set()
+    for scope in ast.walk(tree):
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            declared = {
+                n
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Global | ast.Nonlocal)
+                for n in node.names
+            }
+            local |= {
+                id(n)
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Store | ast.Del)
+                and n.id not in declared
+            }
+        elif isinstance(scope, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            local |= {
+                id(n)
+                for generator in scope.generators
+                for n in ast.walk(generator.target)
+                if isinstance(n, ast.Name)
+            }
+    return local
 
 
 def _names(targets: list[ast.expr], student: set[str]) -> list[ast.Name]:
@@ -107,6 +145,7 @@ def refused_rebinds(tree: ast.Module, student: set[str]) -> list[str]:  # noqa: 
                     f"the test rebinds `{name.id}` to a function of its own ({what}): the "
                     "student's code in the kernel cannot call back into the grader"
                 )
+    done |= _local_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in student and id(node) not in done:
             if isinstance(node.ctx, ast.Store | ast.Del) and not any(

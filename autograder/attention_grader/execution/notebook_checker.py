@@ -20,6 +20,7 @@ from typing import Any
 from nbformat import NotebookNode
 from traitlets.config import Config
 
+from attention_grader.common.course import source_dirs, source_notebook
 from attention_grader.common.flags import (
     KERNEL_TEST,
     LIBRARY_USE,
@@ -120,7 +121,7 @@ def notebook_checker(
     if cells is None:
         if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
             return None  # not autograde (e.g. a test calling preprocess directly): no tests
-        source = _source_notebook(info["assignment"], info["notebook"], config, log)
+        source = source_notebook(info["assignment"], info["notebook"], config, log)
         cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
     else:
         source = nb  # the release check grades the teacher's own notebook
@@ -132,7 +133,7 @@ def notebook_checker(
         if c.cell_type == "code"
         and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
     ]
-    folders = _source_dirs(info.get("assignment") or "", config)
+    folders = source_dirs(info.get("assignment") or "", config)
     notebook = info.get("notebook")
     source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
     hide_library = is_implement_it(cells.tests.values(), source_nb)
@@ -148,31 +149,6 @@ def notebook_checker(
         tuple(flags),
         tuple(rebound_libraries(students, cells.libraries)),
     )
-
-
-def _source_notebook(
-    assignment: str, notebook: str, config: Config, log: logging.Logger
-) -> NotebookNode | None:
-    """Return the teacher's notebook from source/ (never the submission), or None."""
-    import nbformat
-
-    for folder in _source_dirs(assignment, config):
-        path = Path(folder) / f"{notebook}.ipynb"
-        if path.is_file():
-            try:
-                source: NotebookNode = nbformat.read(path, as_version=4)
-                return source
-            except Exception as exc:  # noqa: BLE001 -- the gradebook's cells still grade
-                log.warning("could not read %s: %s", path, exc)
-    return None
-
-
-def _source_dirs(assignment: str, config: Config) -> list[str]:
-    from nbgrader.coursedir import CourseDirectory
-
-    coursedir = CourseDirectory(config=config)
-    folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-    return [str(folder)] if folder.is_dir() else []
 
 
 def rebound_libraries(student_sources: list[str], libraries: dict[str, str]) -> list[str]:

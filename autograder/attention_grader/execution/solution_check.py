@@ -19,6 +19,7 @@ styles and how to rewrite one.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from logging import Logger
 from pathlib import Path
@@ -31,6 +32,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
 from traitlets.config import Config
 
+from attention_grader.common.flags import GRADER_METADATA
 from attention_grader.execution.trusted_cells import (
     TrustedCells,
     solution_and_plain_cells,
@@ -73,13 +75,83 @@ def notebook_cells(nb: NotebookNode) -> TrustedCells:
     return trusted_cells_of(solution_and_plain_cells(nb), tests, locked)
 
 
-def _cause(cell: NotebookNode) -> str:
+#: The way out of a refusal whose cause names none.
+WAY_OUT = (
+    "rewrite the test to compare the student's plain values, or mark the cell "
+    '`"attention_grader": {"run_in_kernel": true}` (docs/authoring.md, "Test styles")'
+)
+#: Where the grader's code reports a read-only cell that failed in the grader (cell metadata).
+LOCKED_FAILED = "locked_failed"
+
+
+def _with_way_out(cause: str) -> str:
+    return cause if "run_in_kernel" in cause else f"{cause}: {WAY_OUT}"
+
+
+#: A test that seeds a generator in the grader while the student's code draws in the kernel.
+_SEEDS = re.compile(r"\b(random\.seed|manual_seed)\s*\(")
+
+
+def _cause(cell: NotebookNode, test: str) -> str:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
-            return f"{out.get('ename', 'Error')}: {str(out.get('evalue', ''))[:300]}"
+            what = f"{out.get('ename', 'Error')}: {str(out.get('evalue', ''))[:300]}".rstrip(": ")
+            if _SEEDS.search(test):
+                return (
+                    f"the test fails on your own solution ({what}): it seeds a random "
+                    "generator in the grader, but the student's code draws from the one in "
+                    "their kernel: pass a seed or a generator to the student's function, or "
+                    "mark the cell run_in_kernel"
+                )
+            return (
+                f"the test fails on your own solution ({what}): run the source notebook top to "
+                "bottom to see whether the solution or the test is wrong, or, if the test "
+                "passes there and needs the student's kernel, mark it run_in_kernel"
+            )
         if out.get("output_type") == "stream" and out.get("name") == "stderr":
-            return "the test wrote to stderr (nbgrader gives such a cell 0)"
-    return "the test gave partial credit on the solution"
+            return (
+                "the test wrote to stderr on your own solution (nbgrader gives such a cell 0): "
+                "silence the warning or the message the solution or the test prints there"
+            )
+    return (
+        "the test gave partial credit on your own solution: make it return the cell's full "
+        "points (or nothing) for a right answer"
+    )
+
+
+def _grade_of(cell: NotebookNode) -> tuple[float | None, float, str | None]:
+    """Return the cell's score and points, or why nbgrader cannot read them."""
+    try:
+        score, points = nbutils.determine_grade(cell)
+    except ValueError as exc:  # e.g. partial credit over the cell's points
+        points = float(cell.metadata["nbgrader"].get("points", 0))
+        return (
+            0.0,
+            points,
+            (
+                f"nbgrader cannot read the test's result on your own solution ({exc}): a test "
+                f"that gives partial credit must return a number from 0 to its {points:g} points"
+            ),
+        )
+    return score, points, None
+
+
+def _locked_failures(graded: NotebookNode) -> list[str]:
+    """Read-only cells that failed when the grader ran them, each with what to do."""
+    found = []
+    for cell in graded.cells:
+        failed = cell.metadata.get(GRADER_METADATA, {}).get(LOCKED_FAILED)
+        if not failed:
+            continue
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        hint = "fix that cell"
+        if failed.startswith(("ModuleNotFoundError", "ImportError")):
+            hint = (
+                "the grader's environment lacks a package that cell imports: install it where "
+                "the grader runs (`.venv/bin/pip install <package>`), then release again"
+            )
+        found.append(f"the read-only cell {grade_id} failed in the grader ({failed}): {hint}")
+    return found
 
 
 def check_notebook(
@@ -93,6 +165,7 @@ def check_notebook(
     ``resources`` are nbgrader's (``resources["nbgrader"]["assignment"]``, ``"notebook"``) with
     ``resources["metadata"]["path"]``, the folder the kernel starts in.
     """
+    from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
     from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.kernel_tests import kernel_test_ids
     from attention_grader.execution.needs_teacher import cells_needing_teacher
@@ -100,14 +173,19 @@ def check_notebook(
 
     cells = notebook_cells(nb)
     in_kernel = kernel_test_ids(nb, cells.tests)  # graded in the kernel: any style works there
+    aliases = notebook_aliases(cells)
     causes: dict[str, list[str]] = {
-        gid: [] if gid in in_kernel else uncarried_styles(source, set(cells.answers))
+        gid: []
+        if gid in in_kernel
+        else uncarried_styles(source, set(cells.answers))
+        + code_sinks(source, cells.answers, aliases)
         for gid, source in cells.tests.items()
     }
     executor = GradingExecute(config=config, parent=None) if config else GradingExecute()
     if log is not None:
         executor.log = log
     executor.trusted_cells = cells
+    executor.students_code = False  # the teacher's own solution: no wall needed to check it
     # The protections are reported once per process: a release check in the formgrader's
     # server must leave that report to the first autograde, whose log the teacher reads.
     reported = GradingExecute._reported
@@ -117,14 +195,24 @@ def check_notebook(
         GradingExecute._reported = reported
     # Read from the graded notebook: the grading may have run in the budget's child process.
     needs_teacher = cells_needing_teacher(graded)
+    locked = _locked_failures(graded)
     for cell in graded.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or grade_id not in cells.tests:
             continue
-        score, points = nbutils.determine_grade(cell)
-        if score is not None and score < points:
-            causes[grade_id].append(needs_teacher.get(grade_id) or _cause(cell))
-    return [Refusal(gid, "; ".join(dict.fromkeys(found))) for gid, found in causes.items() if found]
+        score, points, unreadable = _grade_of(cell)
+        if unreadable:
+            causes[grade_id].append(unreadable)
+        elif score is not None and score < points:
+            if grade_id in needs_teacher:
+                causes[grade_id] += needs_teacher[grade_id].split("; ")
+            else:
+                causes[grade_id] += locked or [_cause(cell, cells.tests[grade_id])]
+    return [
+        Refusal(gid, "; ".join(dict.fromkeys(_with_way_out(c) for c in found)))
+        for gid, found in causes.items()
+        if found
+    ]
 
 
 def refusal_message(notebook: str, refusals: list[Refusal]) -> str:

@@ -59,6 +59,7 @@ from attention_grader.common.flags import (
 
 __all__ = [
     "TAMPER_KINDS",
+    "released_lines",
     "scan_source",
     "scan_notebook",
     "shadowing_files",
@@ -171,11 +172,30 @@ def _where(cell: NotebookNode, index: int) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
 
 
-def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> list[Flag]:
+def released_lines(sources: Iterable[str]) -> frozenset[str]:
+    """Return the stripped lines of code the teacher released (plain cells, code above a solution)."""
+    return frozenset(line.strip() for source in sources for line in source.splitlines())
+
+
+def _students_lines(source: str, teachers: frozenset[str]) -> str:
+    """``source`` with the lines the teacher released blanked (line numbers kept)."""
+    if not teachers:
+        return source
+    return "\n".join("" if line.strip() in teachers else line for line in source.split("\n"))
+
+
+def scan_notebook(
+    nb: NotebookNode,
+    instructor_ids: set[str] | None = None,
+    teachers: frozenset[str] = frozenset(),
+) -> list[Flag]:
     """Scan every code cell the student could have written, statically.
 
     Cells that are locked (read-only or tests; OverwriteCells restores them) are skipped, as are
     cells whose grade id is in ``instructor_ids`` (locked cells according to the gradebook).
+    Lines the teacher released (``teachers``, from :func:`released_lines`: a plain cell that
+    prints "Success!", ``IntSlider(min=1)`` split over lines) are the teacher's, not a
+    student's doing, and are not read.
     """
     flags = []
     for index, cell in enumerate(nb.cells):
@@ -186,7 +206,7 @@ def scan_notebook(nb: NotebookNode, instructor_ids: set[str] | None = None) -> l
             continue
         if instructor_ids is None and nbutils.is_locked(cell):
             continue
-        for kind, what in scan_source(cell.source):
+        for kind, what in scan_source(_students_lines(cell.source, teachers)):
             flags.append(Flag(kind, f"{_where(cell, index)}: {what} [static scan; flag only]"))
     return flags
 
@@ -332,6 +352,22 @@ class ScanSubmission(NbGraderPreprocessor):
     student's cells and files. Changes no grade.
     """
 
+    def _released_sources(self, info: dict[str, Any]) -> list[str]:
+        """Return the code the teacher released with this notebook, from ``source/``."""
+        from attention_grader.common.course import source_notebook
+        from attention_grader.execution.test_styles import released_code
+
+        if not (info.get("assignment") and info.get("notebook")):
+            return []
+        source = source_notebook(info["assignment"], info["notebook"], self.config, self.log)
+        if source is None:
+            return []
+        return [
+            released_code(c.source)
+            for c in source.cells
+            if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")
+        ]
+
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
@@ -343,7 +379,8 @@ class ScanSubmission(NbGraderPreprocessor):
             record_flags(unmask_forged_cells(nb, {c.name for c in cells}), notebook=nb)
             record_flags(test_cell_changes(nb, cells), notebook=nb)
             instructor = {c.name for c in cells if c.locked or c.is_test} or None
-        record_flags(scan_notebook(nb, instructor), notebook=nb)
+        teachers = released_lines(self._released_sources(info))
+        record_flags(scan_notebook(nb, instructor, teachers), notebook=nb)
         folder = (resources or {}).get("metadata", {}).get("path")
         if folder:
             record_flags(shadowing_files(folder), notebook=nb)

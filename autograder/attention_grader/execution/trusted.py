@@ -36,6 +36,7 @@ from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
 from attention_grader.execution.answer_channel import AnswerChannel
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
+from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
@@ -128,6 +129,7 @@ class TrustedChecker:
         self.cells = cells
         self.channel = channel
         self.import_dirs = [str(d) for d in import_dirs]
+        self._sink_aliases: dict[str, str] | None = None
         self.namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
@@ -227,10 +229,19 @@ class TrustedChecker:
                     self.namespace[key] = val
         return out.getvalue(), value
 
+    def _aliases(self) -> dict[str, str]:
+        if self._sink_aliases is None:
+            self._sink_aliases = notebook_aliases(self.cells)
+        return self._sink_aliases
+
     def run_locked(self, grade_id: str) -> str | None:
         """Run a read-only cell's code here too; return why it failed, or None."""
+        source = self.cells.locked[grade_id]
+        sinks = code_sinks(source, self.cells.answers, self._aliases())
+        if sinks:
+            return "; ".join(sinks)
         try:
-            self._run(self.cells.locked[grade_id], f"<read-only cell {grade_id}>", follow=False)
+            self._run(source, f"<read-only cell {grade_id}>", follow=False)
         except KernelGone:
             raise
         except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
@@ -257,6 +268,10 @@ class TrustedChecker:
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         self.diagnoses.pop(grade_id, None)
+        sinks = code_sinks(source, self.cells.answers, self._aliases())
+        if sinks:  # never run here: a student's string would run as the grader
+            self.needs_teacher[grade_id] = "; ".join(dict.fromkeys(styles + sinks))
+            return [student_output()]
         outputs = self._outputs(grade_id, source)
         untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
         causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))

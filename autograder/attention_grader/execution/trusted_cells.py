@@ -60,8 +60,9 @@ def trusted_cells_of(
     """
     answers, libraries = set(), {}
     for source, is_solution in cells:
-        if is_solution:
-            answers |= solution_names(source)
+        # A plain cell's names live in the student's kernel too (the student may edit it):
+        # a test's ``del squares`` ... restore is followed there wherever ``squares`` is defined.
+        answers |= solution_names(source if is_solution else released_code(source))
         libraries.update(imported_libraries(released_code(source) if is_solution else source))
     libraries = {k: v for k, v in libraries.items() if k not in answers}
     return TrustedCells(tests, locked, frozenset(answers), libraries)

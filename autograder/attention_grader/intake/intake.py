@@ -56,6 +56,7 @@ from attention_grader.intake.intake_files import (
     default_quarantine,
     quarantine_path,
     read_plain_file,
+    released_files,
     sanitize_submission,
 )
 from attention_grader.intake.intake_notebook import (
@@ -78,6 +79,7 @@ __all__ = [
     "read_notebook_safely",
     "read_plain_file",
     "read_timestamp",
+    "released_files",
     "sanitize_submission",
     "strip_cell_metadata",
     "visible_notebooks",
@@ -187,6 +189,7 @@ def prepare_submission(
     expected: list[str],
     limits: IntakeLimits | None = None,
     quarantine: Path | None = None,
+    released: dict[tuple[str, ...], str] | None = None,
 ) -> IntakeResult:
     """Sanitise the folder, then read each notebook safely: the one intake step before grading.
 
@@ -203,6 +206,9 @@ def prepare_submission(
     limits : IntakeLimits, optional
     quarantine : Path, optional
         Defaults to :func:`default_quarantine` (``<course>/quarantine/<student>/<assignment>``).
+    released : dict, optional
+        The files released with the assignment (:func:`released_files`): handed back
+        unchanged, they are dropped without a flag.
 
     Returns
     -------
@@ -213,7 +219,7 @@ def prepare_submission(
     folder = Path(folder)
     quarantine = default_quarantine(folder) if quarantine is None else Path(quarantine)
     files = quarantine / QUARANTINED_FILES
-    flags = sanitize_submission(folder, expected, limits, files)
+    flags = sanitize_submission(folder, expected, limits, files, released)
     result = IntakeResult()
     for name in expected:
         path = folder / f"{name}.ipynb"

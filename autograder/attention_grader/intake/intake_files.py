@@ -7,6 +7,7 @@ The folder is walked without following links; refused entries are moved to a qua
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -23,6 +24,7 @@ __all__ = [
     "IntakeLimits",
     "MAX_FLAGS",
     "classify_entry",
+    "released_files",
     "copy_submission",
     "default_quarantine",
     "quarantine_path",
@@ -243,11 +245,52 @@ def quarantine_path(root: Path, rel: tuple[str, ...]) -> Path:
     return path
 
 
+#: Released files are compared by content up to this size (a data file over it is the student's).
+_RELEASED_HASH_BYTES = 256 * 2**20
+
+
+def _sha256(dir_fd: int | None, name: str | Path, limit: int) -> str | None:
+    """Return the SHA-256 of a regular file opened without following a link, or None."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        digest = hashlib.sha256()
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
+
+
+def released_files(folder: str | os.PathLike[str]) -> dict[tuple[str, ...], str]:
+    """Return the files the teacher released beside the notebooks: relative path -> SHA-256.
+
+    ``folder`` is the assignment's ``source/`` folder (what nbgrader's autograde copies into
+    every graded folder first); notebooks are left out. A student who hands one back unchanged
+    did nothing: it is dropped without a flag (nbgrader puts the teacher's copy back).
+    """
+    found: dict[tuple[str, ...], str] = {}
+    top = Path(folder)
+    for here, _dirs, files in os.walk(top):  # the teacher's own folder; links not followed
+        for name in files:
+            path = Path(here, name)
+            if path.suffix == ".ipynb" or path.is_symlink():
+                continue
+            digest = _sha256(None, path, _RELEASED_HASH_BYTES)
+            if digest:
+                found[path.relative_to(top).parts] = digest
+    return found
+
+
 def sanitize_submission(
     folder: Path,
     expected: list[str],
     limits: IntakeLimits | None = None,
     quarantine: Path | None = None,
+    released: dict[tuple[str, ...], str] | None = None,
 ) -> list[Flag]:
     """Move away every entry of ``folder`` that :func:`classify_entry` refuses, following no link.
 
@@ -265,12 +308,19 @@ def sanitize_submission(
     Returns
     -------
     list of Flag
-        One per refused entry (at most :data:`MAX_FLAGS`, then one "and N more").
+        One per refused entry (at most :data:`MAX_FLAGS`, then one "and N more"); none for a
+        file of ``released`` (:func:`released_files`) handed back unchanged.
     """
     limits, flags = limits or IntakeLimits(), FlagList()
+    released = released or {}
+
+    def teachers(dir_fd: int, name: str, rel: tuple[str, ...]) -> bool:
+        return rel in released and _sha256(dir_fd, name, _RELEASED_HASH_BYTES) == released[rel]
 
     def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
-        flags.add(verdict[0], rel, verdict[1], "moved to quarantine" if quarantine else "removed")
+        if not teachers(dir_fd, name, rel):
+            action = "moved to quarantine" if quarantine else "removed"
+            flags.add(verdict[0], rel, verdict[1], action)
         if quarantine is not None:
             try:
                 os.rename(name, quarantine_path(quarantine, rel), src_dir_fd=dir_fd)

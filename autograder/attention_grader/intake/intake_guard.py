@@ -30,6 +30,7 @@ from attention_grader.intake.intake import (
     default_quarantine,
     expected_notebooks,
     prepare_submission,
+    released_files,
     strip_cell_metadata,
 )
 
@@ -58,7 +59,10 @@ def intake_hook(
     root = folder.parent.parent.parent
     # nbgrader passes its hook no config: the caps come from the course's own config file.
     limits = course_intake_limits(root)
-    result = prepare_submission(folder, expected_notebooks(root, folder.name), limits)
+    released = released_files(root / "source" / folder.name)  # what autograde copies back
+    result = prepare_submission(
+        folder, expected_notebooks(root, folder.name), limits, None, released
+    )
     notebooks[:] = [nb for nb in notebooks if os.path.lexists(nb)]
     return result
 

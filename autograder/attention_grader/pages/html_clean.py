@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 
 import nh3
 
@@ -38,6 +37,7 @@ __all__ = [
     "clean_fragment",
     "clean_html",
     "is_safe_markdown",
+    "markdown_as_text",
     "problems",
     "sanitize_html",
     "sanitize_markdown",
@@ -89,7 +89,6 @@ _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
 #: Inline images: bitmaps, and SVG, which runs no script and loads nothing inside an <img>
 #: (how html_safety shows an SVG output).
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|svg\+xml);base64,[A-Za-z0-9+/=\s]*$")
-_STYLE_BLOCK = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.I | re.S)
 #: CSS that loads or runs something (old IE expressions, bindings), or hides it in escapes.
 _CSS_DANGER = re.compile(r"expression|url\s*\(|@import|javascript:|behavior|binding|\\", re.I)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -179,61 +178,72 @@ _ACTIVE_ATTRIBUTES = frozenset(
 )
 
 
-class _Inspector(HTMLParser):
-    """Lists what :func:`clean_fragment` would remove.
+#: A tag as the HTML tokenizer starts one: ``<`` then an ASCII letter (a superset of the
+#: elements html5ever will build; linear to find).
+_TAG_START = re.compile(r"<([A-Za-z][^\t\n\f\r />]*)")
+#: In nh3's own serialisation: every attribute value double-quoted, every comment closed.
+_QUOTED_VALUE = re.compile(r'="[^"]*"')
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+#: A run that may end in a URL scheme's colon (runs are maximal: linear to find).
+_SCHEME_RUN = re.compile(r"[A-Za-z0-9+.\-]+:?")
+#: How many distinct findings a flag lists (a page of made-up tags is one attempt).
+MAX_PROBLEMS = 20
 
-    A stdlib parser: only for the words of a flag and the choice to show an answer as text; the
-    cleaning itself is nh3's.
-    """
 
-    def __init__(self, ids: bool):
-        super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
-        self.flagged = _ACTIVE_ATTRIBUTES | {"id", "name"} if ids else _ACTIVE_ATTRIBUTES
-
-    def _worth_a_flag(self, name: str) -> bool:
-        return name.startswith("on") or name in self.flagged
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in TAGS and tag not in MATHML_TAGS:
-            self.found.append(f"<{tag}>")
-            return
-        for name, value in attrs:
-            if (tag, name) in _RENDERER_ATTRIBUTES or not self._worth_a_flag(name):
-                continue
-            if not _attribute_ok(tag, name, value or ""):
-                self.found.append(f"<{tag} {name}=...>")
-
-    handle_startendtag = handle_starttag
-
-    def handle_comment(self, data: str) -> None:
-        self.found.append("<!-- comment -->")
-
-    def handle_decl(self, decl: str) -> None:
-        self.found.append(f"<!{decl.split()[0] if decl.split() else ''}>")
-
-    def handle_pi(self, data: str) -> None:
-        self.found.append("<?...>")
-
-    def unknown_decl(self, data: str) -> None:
-        self.found.append("<![...]>")
+def _schemes(fragment: str) -> set[str]:
+    """Every URL scheme ``fragment`` could name, decoded and compacted as a browser reads it."""
+    compact = re.sub(r"[\x00-\x20]", "", html.unescape(fragment))
+    return {
+        run.group().lstrip("0123456789+.-")[:-1].lower()
+        for run in _SCHEME_RUN.finditer(compact)
+        if run.group().endswith(":")
+    } - {""}
 
 
 def problems(fragment: str, ids: bool = True) -> list[str]:
     """Return what in ``fragment`` the allowlist does not allow, in words (empty: nothing).
 
-    ``ids=False`` leaves out ``id``/``name`` attributes (outputs: a pandas Styler writes them;
-    they are dropped all the same).
+    ``ids=False`` leaves out ``id``/``name`` attributes and ``<style>`` blocks (outputs: a pandas
+    table writes them; they are dropped all the same). Read from nh3's own parse (html5ever, as
+    browsers parse; linear in the fragment): one pass that keeps every element, comment and
+    URL, whose attributes go through the allowlist's own test, then its serialisation (every
+    ``<`` in text escaped, every value quoted) read for elements and comments.
 
     Examples
     --------
     >>> problems('<b>ok</b><img src=x onerror="a()">')
     ['<img onerror=...>']
     """
-    inspector = _Inspector(ids)
-    inspector.feed(fragment)
-    inspector.close()
-    return inspector.found
+    flagged = _ACTIVE_ATTRIBUTES | {"id", "name"} if ids else _ACTIVE_ATTRIBUTES
+    found: dict[str, None] = {}
+
+    def inspect(tag: str, name: str, value: str) -> str | None:
+        if tag in TAGS or tag in MATHML_TAGS:
+            worth = name.startswith("on") or name in flagged
+            if worth and (tag, name) not in _RENDERER_ATTRIBUTES:
+                if not _attribute_ok(tag, name, value):
+                    found[f"<{tag} {name}=...>"] = None
+        return None  # attributes are not needed in the serialisation read below
+
+    names = {m.group(1).lower() for m in _TAG_START.finditer(fragment)}
+    loose = nh3.clean(
+        fragment,
+        tags=names | TAGS | MATHML_TAGS | {"img"},
+        clean_content_tags=set(),
+        generic_attribute_prefixes={""},
+        attribute_filter=inspect,
+        url_schemes=_schemes(fragment) | LINK_SCHEMES | {"data"},
+        strip_comments=False,
+        link_rel=None,
+    )
+    if _COMMENT.search(loose):
+        found["<!-- comment -->"] = None
+    allowed = TAGS | MATHML_TAGS if ids else TAGS | MATHML_TAGS | {"style"}
+    for match in _TAG_START.finditer(_COMMENT.sub("", _QUOTED_VALUE.sub("", loose))):
+        tag = match.group(1).lower()
+        if tag not in allowed:
+            found[f"<{tag[:40]}>"] = None
+    return list(found)[:MAX_PROBLEMS]
 
 
 def clean_html(text: str) -> tuple[str, list[str]]:
@@ -243,7 +253,6 @@ def clean_html(text: str) -> tuple[str, list[str]]:
     :func:`clean_fragment`; HTML with anything unsafe is shown as its source text, so the
     person grading reads what the student tried and nothing of it runs.
     """
-    text = _STYLE_BLOCK.sub("", text)
     found = problems(text, ids=False)
     if found:
         text = (
@@ -290,9 +299,14 @@ def sanitize_markdown(source: str, attachments: Attachments | None = None) -> st
     """
     if is_safe_markdown(source, attachments):
         return source
-    fence = _fence(source)
-    note = (
-        "*The grader shows this answer as plain text: it contained HTML or links that could "
-        "run code in a browser.*"
+    return markdown_as_text(
+        source,
+        "The grader shows this answer as plain text: it contained HTML or links that could "
+        "run code in a browser.",
     )
-    return f"{note}\n\n{fence}text\n{source}\n{fence}\n"
+
+
+def markdown_as_text(source: str, note: str) -> str:
+    """Return markdown that shows ``source`` as its exact text in a code block, after ``note``."""
+    fence = _fence(source)
+    return f"*{note}*\n\n{fence}text\n{source}\n{fence}\n"

@@ -39,9 +39,15 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from attention_grader.common.course import source_notebook
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
-from attention_grader.pages.html_clean import clean_html, sanitize_html, sanitize_markdown
+from attention_grader.pages.html_clean import (
+    clean_html,
+    markdown_as_text,
+    sanitize_html,
+    sanitize_markdown,
+)
 
 __all__ = [
     "KEEP_MIMES",
@@ -65,6 +71,7 @@ QUIET_DROPS = frozenset(
 
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
+_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION.*?^\s*#+\s*END SOLUTION[^\n]*$", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,24 @@ def _sanitize_attachments(cell: NotebookNode, where: str) -> list[Finding]:
     return findings
 
 
-def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
+def _normal(source: object) -> str:
+    return "\n".join(line.rstrip() for line in _text(source).strip().splitlines())
+
+
+def teachers_cells(source: NotebookNode | None) -> frozenset[str]:
+    """Return the sources of the cells the teacher released (solutions removed)."""
+    if source is None:
+        return frozenset()
+    found = set()
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code":
+            continue  # a test cell: its outputs are the student's answers'
+        found.add(_normal(_SOLUTION.sub("", _text(cell.source))))
+    return frozenset(found)
+
+
+def sanitize_notebook(nb: NotebookNode, teachers: frozenset[str] = frozenset()) -> list[Finding]:
     """Make every cell of ``nb`` safe to render as HTML, in place.
 
     Markdown and raw cells are checked as rendered markdown (nbconvert renders raw cells tagged
@@ -208,16 +232,22 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
     bitmaps; nbgrader ``grade_id`` keeps only letters, digits, ``_.-``; notebook-level widget
     state (run by nbconvert's widget manager) is removed.
 
+    A cell the teacher released as it stands (``teachers``, :func:`teachers_cells`: a ``%%html``
+    cell, markdown with a ``<details>``) is cleaned the same, but is no finding: it is not the
+    student's doing.
+
     Returns
     -------
     list of Finding
         What was changed, one entry per output or cell.
     """
     findings: list[Finding] = []
+    everything = findings
     if "widgets" in nb.metadata:
         del nb.metadata["widgets"]
     for index, cell in enumerate(nb.cells):
         where = _where(cell, index)
+        findings = [] if teachers and _normal(cell.source) in teachers else everything
         findings += _sanitize_cell_metadata(cell, where)
         findings += _sanitize_attachments(cell, where)
         if cell.cell_type in ("markdown", "raw"):
@@ -232,7 +262,34 @@ def sanitize_notebook(nb: NotebookNode) -> list[Finding]:
         elif cell.cell_type == "code":
             for number, output in enumerate(cell.get("outputs", []), start=1):
                 findings += sanitize_output(output, f"{where} output {number}")
-    return findings
+    return everything
+
+
+def sanitize_bluntly(nb: NotebookNode) -> None:
+    """Make ``nb`` safe to render without reading any HTML, in place (when the sanitiser failed).
+
+    Every markdown cell is shown as its text in a code block, raw cells lose their format
+    (nbconvert's HTML then leaves them out), every rich output keeps only its plain text, attachments and widget state are dropped. Nothing is parsed, so
+    nothing a student wrote can make this fail.
+    """
+    nb.metadata.pop("widgets", None)
+    note = "The grader shows this cell as plain text: its HTML could not be checked."
+    for index, cell in enumerate(nb.cells):
+        nbgrader = cell.metadata.get("nbgrader")
+        if isinstance(nbgrader, dict) and "grade_id" in nbgrader:
+            if not _SAFE_ID.match(str(nbgrader["grade_id"])):
+                nbgrader["grade_id"] = f"cell-{index + 1}"
+        cell.pop("attachments", None)
+        if cell.cell_type == "markdown":
+            cell.source = markdown_as_text(_text(cell.source), note)
+        elif cell.cell_type == "raw":  # without a format, nbconvert's HTML leaves it out
+            cell.metadata.pop("raw_mimetype", None)
+            cell.metadata.pop("format", None)
+        for output in cell.get("outputs", []):
+            if output.get("output_type") in ("display_data", "execute_result"):
+                plain = output.get("data", {}).get("text/plain", "[output removed by the grader]")
+                output["data"] = {"text/plain": _text(plain)}
+                output["metadata"] = {}
 
 
 class SanitizeStudentContent(NbGraderPreprocessor):
@@ -247,7 +304,16 @@ class SanitizeStudentContent(NbGraderPreprocessor):
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
-        findings = sanitize_notebook(nb)
+        info = (resources or {}).get("nbgrader", {})
+        source = None
+        if info.get("assignment") and info.get("notebook"):
+            source = source_notebook(info["assignment"], info["notebook"], self.config, self.log)
+        try:
+            findings = sanitize_notebook(nb, teachers_cells(source))
+        except Exception as exc:  # noqa: BLE001 -- the score is saved: never lose the notebook
+            sanitize_bluntly(nb)
+            what = f"the sanitiser failed ({type(exc).__name__}); every cell shown as plain text"
+            findings = [Finding("notebook", what)]
         for finding in findings:
             self.log.warning("Sanitised student content: %s: %s", finding.where, finding.what)
         record_flags([finding.as_flag() for finding in findings], notebook=nb)

@@ -3,10 +3,12 @@
 Grading prints it when it starts (``make grade``, ``nbgrader autograde``) and ``make
 sandbox-check`` prints it alone, so a teacher sees which walls this machine provides.
 
-On one machine a missing wall is a loud warning. In a Kubernetes pod (docs/kubernetes.md) grading
-refuses to start without the two walls the pod's securityContext exists for -- filesystem
-isolation and no network -- because there a missing wall means a misconfigured cluster, not a
-teacher's laptop: :func:`pod_refusal`.
+Grading refuses to start without the two walls -- filesystem isolation and no network --
+unless the course switches the sandbox off on purpose (``c.SandboxedKernelManager.sandbox =
+"off"``): :func:`unsandboxed_refusal`, whose message gives the one command that fixes it
+(``make sandbox-deps``). In a Kubernetes pod (docs/kubernetes.md) a missing wall means a
+misconfigured cluster, and grading refuses even then, unless the pod's own override is set:
+:func:`pod_refusal`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "in_pod",
     "pod_refusal",
     "protections",
+    "unsandboxed_refusal",
 ]
 
 #: The kubelet sets it in every container (the API server's address): we run in a pod.
@@ -169,6 +172,35 @@ def pod_refusal(
         "what bubblewrap needs (hostUsers: false, procMount: Unmasked, seccomp and AppArmor "
         "allowing user namespaces: docs/kubernetes.md, 'The sandbox in a pod'); to grade "
         f"trusted work anyway, set c.Protections.allow_unsandboxed_in_pod = True ({ALLOW_ENV}=1)."
+    )
+
+
+def unsandboxed_refusal(items: list[Protection], sandboxed: bool, sandbox: str) -> str | None:
+    """Why grading must not start on this machine, or None (walls up, or off on purpose).
+
+    Parameters
+    ----------
+    items : list of Protection
+        What :func:`protections` found.
+    sandboxed : bool
+        Whether the course config starts student kernels through the grading pipeline (a
+        plain nbgrader config is the teacher's choice, warned about on its own).
+    sandbox : str
+        ``c.SandboxedKernelManager.sandbox``: ``"off"`` is the course's deliberate choice.
+    """
+    if not sandboxed or sandbox == "off":
+        return None
+    down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
+    if not down:
+        return None
+    off = "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
+    return (
+        f"refusing to grade without the sandbox: {off}. Student code would run with the "
+        "grader's rights: read source/, the gradebook and other submissions, write outside its "
+        "folder and reach the network. Fix: run `make sandbox-deps` as root (installs "
+        "bubblewrap and the attention-sandbox user; `make sandbox-check` then shows every wall "
+        "ON). To grade without the sandbox on purpose (trusted work only), set "
+        'c.SandboxedKernelManager.sandbox = "off" in nbgrader_config.py.'
     )
 
 

@@ -54,7 +54,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     sandbox = CaselessStrEnum(
         ["auto", "require", "off"],
         default_value="auto",
-        help="bubblewrap isolation: auto (use when possible), require (fail without it), off.",
+        help="bubblewrap isolation: auto and require (grading refuses to start when its "
+        "filesystem or network wall is off; `make sandbox-deps` installs it), off (grade "
+        "without the sandbox on purpose: trusted work only).",
     ).tag(config=True)
     drop_user = Bool(True, help="When root, run the kernel as the sandbox user.").tag(config=True)
     cpu_seconds = Integer(120, help="RLIMIT_CPU of a kernel (CPU seconds).").tag(config=True)

@@ -151,7 +151,7 @@ class _Runner:
         """Grade in pools: a crashed or killed worker breaks one, a new one grades the rest."""
         watch = WorkerWatch(self.job.workdir, worker_budget(self.job.course.config))
         crashes = 0
-        while crashes < MAX_CRASHES:
+        while pending and crashes < MAX_CRASHES:  # the killed one may have been the last
             try:
                 self._pool_round(pending, watch)
                 return

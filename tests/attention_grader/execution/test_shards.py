@@ -172,3 +172,63 @@ def test_every_grading_route_refuses_in_a_pod_without_the_sandbox(monkeypatch):
     with pytest.raises(execute.KernelStartError, match="refusing to grade in a Kubernetes pod"):
         grader.preprocess(nb, {})
     assert not nb.cells[0].get("outputs")  # nothing ran
+
+
+# --------------------------------------------------------------------------- safe by default
+
+
+def test_one_machine_without_the_walls_refuses_and_gives_the_one_command():
+    from attention_grader.sandbox.protections import unsandboxed_refusal
+
+    down = _down(WALLS) + WALLS[2:]
+    why = unsandboxed_refusal(down, sandboxed=True, sandbox="auto")
+    assert why.startswith("refusing to grade without the sandbox")
+    assert "filesystem isolation is OFF" in why and "no network is OFF" in why
+    assert "`make sandbox-deps`" in why and 'c.SandboxedKernelManager.sandbox = "off"' in why
+    assert unsandboxed_refusal(down, sandboxed=True, sandbox="require")
+    assert unsandboxed_refusal(down, sandboxed=True, sandbox="off") is None  # on purpose
+    assert unsandboxed_refusal(WALLS, sandboxed=True, sandbox="auto") is None  # walls up
+    assert unsandboxed_refusal(down, sandboxed=False, sandbox="auto") is None  # plain nbgrader
+
+
+def test_make_grade_refuses_without_the_walls_unless_the_course_switched_them_off(
+    monkeypatch, capsys
+):
+    from attention_grader.cli import _announce_protections
+    from attention_grader.common.course import GradingStepError
+    from attention_grader.sandbox import protections as protections_module
+
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setattr(protections_module, "bwrap_available", lambda: (False, "bwrap not found"))
+    with pytest.raises(GradingStepError, match="make sandbox-deps"):
+        _announce_protections(_course_config("auto"))
+    _announce_protections(_course_config("off"))  # the course's deliberate choice: a warning
+    assert "WARNING" in capsys.readouterr().out
+
+
+def test_nbgrader_autograde_and_the_formgrader_refuse_without_the_walls(monkeypatch):
+    """Every route runs GradingExecute, which refuses before a student's kernel starts; the
+    release check (the teacher's own solution) and a course that says "off" still run.
+    """
+    from attention_grader.execution import execute
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setattr(execute, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
+
+    def fresh(**config) -> execute.GradingExecute:
+        monkeypatch.setattr(execute.GradingExecute, "_reported", False)
+        c = Config()
+        for key, value in config.items():
+            c.SandboxedKernelManager[key] = value
+        return execute.GradingExecute(config=c, print_protections=False)
+
+    nb = new_notebook(cells=[new_code_cell("open('/etc/hostname').read()")])
+    with pytest.raises(execute.KernelStartError, match="make sandbox-deps"):
+        fresh().preprocess(nb, {})
+    assert not nb.cells[0].get("outputs")  # nothing ran
+    teacher = fresh()
+    teacher.students_code = False
+    teacher._report_protections()  # no refusal for the release check
+    fresh(sandbox="off")._report_protections()  # nor for a course that switched it off

@@ -104,3 +104,24 @@ def test_handed_in_files_named_like_installed_modules_are_flagged(tmp_path):
     (tmp_path / "attention_lab" / "__init__.py").write_text("")
     flagged = {f.detail.split()[1] for f in tamper.shadowing_files(tmp_path)}
     assert flagged == {"numpy.py", "ipykernel_launcher.py", "attention_lab"}
+
+
+def test_the_teachers_released_code_raises_no_flag_on_a_student():
+    """A plain cell that prints "Success!", a keyword argument on its own line: the teacher's."""
+    from attention_grader.execution.tamper import released_lines, scan_notebook
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    given = (
+        "from ipywidgets import IntSlider\n"
+        "slider = IntSlider(\n    min=1,\n    max=10,\n)\n"
+        'print("Success! The data is loaded.")'
+    )
+    teachers = released_lines([given])
+    nb = new_notebook(cells=[new_code_cell(given)])
+    assert scan_notebook(nb, teachers=teachers) == []
+    assert {f.kind for f in scan_notebook(nb)} >= {"builtins", "fake_output"}  # without: flagged
+    mine = new_notebook(cells=[new_code_cell(given + '\nprint("All tests passed!")')])
+    (flag,) = scan_notebook(mine, teachers=teachers)
+    assert (
+        flag.kind == "fake_output" and "All tests passed" in flag.detail and "line 7" in flag.detail
+    )

@@ -420,3 +420,31 @@ def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
     item = read_inbound(folder, frozenset({os.geteuid()}), None)  # a folder the teacher made
     assert not item.refused and item.time == datetime(2026, 11, 30, 9, 0)
     assert not item.by_exchange
+
+
+def test_files_released_with_the_assignment_handed_back_raise_no_flag(tmp_path):
+    """A teacher's ``helpers.py`` or ``data/readings.dat`` handed back unchanged: no flag (nbgrader's
+    autograde copies the teacher's own copy back); a changed one is the student's: flagged.
+    """
+    from attention_grader.intake.intake import prepare_submission, released_files
+
+    source = tmp_path / "source" / "hw"
+    (source / "data").mkdir(parents=True)
+    (source / "helpers.py").write_text("def helper():\n    return 1\n")
+    (source / "data" / "readings.dat").write_bytes(b"1 2 3\n")
+    (source / "hw.ipynb").write_text("{}")
+    released = released_files(source)
+    assert set(released) == {("helpers.py",), ("data", "readings.dat")}
+
+    folder = tmp_path / "submitted" / "ann" / "hw"
+    (folder / "data").mkdir(parents=True)
+    (folder / "helpers.py").write_text("def helper():\n    return 1\n")
+    (folder / "data" / "readings.dat").write_bytes(b"1 2 3\n")
+    result = prepare_submission(folder, [], quarantine=tmp_path / "q1", released=released)
+    assert [f for f in result.flags if f.kind == "unexpected_file"] == []
+    assert not (folder / "helpers.py").exists()  # autograde puts the teacher's copy back
+
+    (folder / "helpers.py").write_text("def helper():\n    return 2\n")
+    result = prepare_submission(folder, [], quarantine=tmp_path / "q2", released=released)
+    assert [f.kind for f in result.flags] == ["unexpected_file"]
+    assert "helpers.py" in result.flags[0].detail

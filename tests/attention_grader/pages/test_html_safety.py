@@ -559,3 +559,91 @@ def test_a_styled_pandas_table_keeps_its_cells_without_its_ids():
     )
     clean, found = clean_html(styler)
     assert found == [] and "<td" in clean and "0.25" in clean and "id=" not in clean
+
+
+# --------------------------------------------------------------------------- parser bombs
+
+
+def test_no_stdlib_html_parser_reads_student_markup(monkeypatch):
+    """The sanitiser reads markup with nh3 only (html.parser is quadratic on ``<a <a <a ...``
+    before CVE-2025-6069's fix, and raises on ``<![x y``): a parse by it here fails the test.
+    """
+    import html.parser
+
+    def refuse(self, data):
+        raise AssertionError("html.parser read student markup")
+
+    monkeypatch.setattr(html.parser.HTMLParser, "feed", refuse)
+    bomb = "<a " * 5000
+    assert clean_html(bomb)[1] == []
+    assert sanitize_markdown(f"${bomb}$ and *honest* $a < b$")
+    assert clean_html('<b>ok</b><img src=x onerror="a()">')[1] == ["<img onerror=...>"]
+
+
+@pytest.mark.parametrize("markup", ["<![x y", "$<![x y$", "<![CDATA[x", "<?php x", "<!x y"])
+def test_declarations_never_raise_and_are_shown_as_text(markup):
+    clean, found = clean_html(markup)
+    assert found and "unsafe-html" in clean
+    shown = sanitize_markdown(markup)  # markdown may show it as text as it is: no raise
+    assert _live_markup(_rendered(shown)) == []
+
+
+def test_findings_are_capped_and_each_named_once():
+    from attention_grader.pages.html_clean import MAX_PROBLEMS, problems
+
+    found = problems("".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50)
+    assert len(found) == MAX_PROBLEMS and len(set(found)) == len(found)
+
+
+def test_a_sanitiser_that_fails_leaves_the_notebook_graded_plain_and_flagged(monkeypatch):
+    """Never raise past the saved score: the notebook is kept, shown as plain text, flagged."""
+    from attention_grader.pages import html_safety
+
+    def broken(source, attachments=None):
+        raise AssertionError("unknown status keyword")
+
+    monkeypatch.setattr(html_safety, "sanitize_markdown", broken)
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("<img src=x onerror=alert(1)>"),
+            new_code_cell(
+                "x",
+                outputs=[
+                    new_output(
+                        "display_data", data={"text/html": "<script>1</script>", "text/plain": "x"}
+                    )
+                ],
+            ),
+        ]
+    )
+    nb, _ = html_safety.SanitizeStudentContent().preprocess(nb, {})
+    assert nb.cells[0].source.count("```") == 2 and "could not be checked" in nb.cells[0].source
+    assert nb.cells[1].outputs[0].data == {"text/plain": "x"}
+    (flag,) = read_flags(nb)
+    assert flag.kind == "unsafe_html" and "sanitiser failed" in flag.detail
+
+
+def test_a_cell_the_teacher_released_is_cleaned_but_raises_no_flag():
+    """A ``%%html`` cell and markdown with HTML the teacher wrote: cleaned, not the student's doing."""
+    from attention_grader.pages.html_safety import teachers_cells
+
+    html_cell = "%%html\n<style>.x {color: red}</style><script>console.log(1)</script>"
+    note = "<iframe src='https://example.org/video'></iframe>"
+
+    def notebook():
+        out = new_output("display_data", data={"text/html": html_cell.split("\n", 1)[1]})
+        return new_notebook(
+            cells=[new_code_cell(html_cell, outputs=[out]), new_markdown_cell(note)]
+        )
+
+    source = notebook()
+    released = notebook()
+    findings = sanitize_notebook(released, teachers_cells(source))
+    assert findings == []
+    assert "<script>" not in released.cells[0].outputs[0].data["text/html"].replace("&lt;", "")
+    assert released.cells[1].source != note  # shown as text all the same
+    students = notebook()
+    students.cells[0].source += "\n<b>mine</b>"
+    assert [f.where for f in sanitize_notebook(students, teachers_cells(source))] == [
+        "cell 1 output 1 text/html"
+    ]

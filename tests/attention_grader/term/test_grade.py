@@ -219,3 +219,34 @@ def test_a_plain_course_config_grades_with_plain_nbgrader(tmp_path):
     course = new_course(tmp_path, FIXTURE_SOURCE, [FIXTURE], pipeline=False)
     config = worker_config(course, tmp_path)
     assert "autograde_preprocessors" not in config.Autograde
+
+
+def test_when_the_last_pending_worker_is_killed_the_batch_finishes(monkeypatch, tmp_path):
+    """The watch kills the worker of the only student left: the pool breaks, nobody is
+    pending, and the batch ends with that student flagged (no pool of 0 workers, no crash).
+    """
+    from concurrent.futures.process import BrokenProcessPool
+    from types import SimpleNamespace
+
+    from attention_grader.term import grade as grade_module
+    from traitlets.config import Config
+
+    rounds: list[list[str]] = []
+    original = grade_module._Runner._pool_round
+
+    def round_killed_once(self, pending, watch):
+        rounds.append(list(pending))
+        if len(rounds) == 1:
+            watch.over[pending[-1]] = 461.0  # as WorkerWatch.enforce records a kill
+            raise BrokenProcessPool("a worker was killed")
+        return original(self, pending, watch)
+
+    monkeypatch.setattr(grade_module._Runner, "_pool_round", round_killed_once)
+    monkeypatch.setattr(grade_module, "reap_kernel_folders", lambda config: None)
+    job = SimpleNamespace(workdir=tmp_path, course=SimpleNamespace(config=Config()))
+    results = []
+    runner = grade_module._Runner(job, GradeOptions(jobs=2, progress=False), results.append, 1)
+    runner.run(["slow"])
+    assert [(r.student, [f.kind for f in r.flags]) for r in results] == [
+        ("slow", ["grading_budget"])
+    ]
