@@ -167,7 +167,8 @@ def test_the_instructor_pod_mounts_the_course_volume_the_jobs_use(monkeypatch):
     assert teacher.environment["ATTENTION_LAB_COURSE"] == "/srv/course"
     mount = find("Job", "grade-intro-attention")["spec"]["template"]["spec"]["containers"][0]
     assert mount["volumeMounts"][0]["mountPath"] == "/srv/course"  # the same path as the Jobs
-    assert student.volumes == [] and student.environment == {}  # students never see the course
+    assert student.environment == {}  # students never see the course, nor its gradebook
+    assert [v for v in student.volumes if "persistentVolumeClaim" in v] == []
 
 
 def _exchange_view(spawner) -> dict[str, tuple[str, bool]]:
@@ -183,6 +184,9 @@ def test_a_students_pod_sees_only_her_own_folders_of_the_exchange(monkeypatch):
         f"{COURSE}/inbound/ravi": ("attention-lab/inbound/ravi", False),
         f"{COURSE}/feedback": ("attention-lab/feedback/ravi", True),  # her pages only
     }
+    (root,) = [m for m in ravi.volume_mounts if m["mountPath"] == EXCHANGE]
+    (volume,) = [v for v in ravi.volumes if v["name"] == root["name"]]
+    assert "emptyDir" in volume  # the pod's own, writable as nbgrader wants; shared with nobody
     (init,) = ravi.init_containers
     assert init["command"] == ["mkdir", "-p", "/course/inbound/ravi", "/course/feedback/ravi"]
     assert init["securityContext"]["runAsUser"] == 1000
@@ -209,7 +213,7 @@ def test_a_students_pod_with_these_mounts_is_valid_kubernetes(monkeypatch, kube)
             "securityContext": {"runAsUser": 1000, "fsGroup": 100},
             "initContainers": ravi.init_containers,
             "containers": [{"name": "notebook", "image": "x", "volumeMounts": ravi.volume_mounts}],
-            "volumes": values["singleuser"]["storage"]["extraVolumes"],
+            "volumes": [*values["singleuser"]["storage"]["extraVolumes"], *ravi.volumes],
         },
     }  # fmt: skip
     kubernetes_validate.validate(pod, kube, strict=True)
