@@ -27,7 +27,6 @@ import pwd
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import ExitStack
@@ -269,8 +268,15 @@ def story(pod_account):
             "remove her own folder": f"os.rmdir('{POD_EXCHANGE}/{COURSE_ID}/inbound/mallory')",
         })  # fmt: skip
         views = {
-            s: pods.run(s, ["/bin/sh", "-c", f"ls -A {POD_EXCHANGE} {POD_EXCHANGE}/{COURSE_ID} "
-                            f"{POD_EXCHANGE}/{COURSE_ID}/inbound"]).stdout  # fmt: skip
+            s: pods.run(
+                s,
+                [
+                    "/bin/sh",
+                    "-c",
+                    f"ls -A {POD_EXCHANGE} {POD_EXCHANGE}/{COURSE_ID} "
+                    f"{POD_EXCHANGE}/{COURSE_ID}/inbound",
+                ],
+            ).stdout  # fmt: skip
             for s in STUDENTS
         }
 
@@ -334,7 +340,7 @@ def story(pod_account):
         shutil.copytree(course.root, unprotected)
         _chown_tree(course.root, pods.uid, pods.gid)
         _chown_tree(unprotected, pods.uid, pods.gid)
-        off = pods.collect(unprotected, per_student_mounts=False)
+        pods.collect(unprotected, per_student_mounts=False)
         collect = pods.collect(course.root, per_student_mounts=True)
         _chown_tree(course.root, 0, 0)  # the grading Job's own steps: root here
         assert main(["--course", str(course.root), "grade", FIXTURE, "--no-progress"]) == 0
@@ -430,7 +436,8 @@ def test_mallory_cannot_backdate_her_own_submission(story):
 def test_with_the_owner_rule_one_uid_would_believe_mallorys_dates(story):
     """The attack without the defence: per-student mounts off, the uid-1000 collect trusts every
     folder as its own (their owner is its uid) and dates each by its name: mallory's folder
-    named 2099 (holding only a link) beats her real, later work; with them on, the ctime does."""
+    named 2099 (holding only a link) beats her real, later work; with them on, the ctime does.
+    """
     off = story["off"] / "submitted" / "mallory" / FIXTURE
     assert off.is_dir() and not (off / f"{FIXTURE}.ipynb").exists()
     assert "# mallory-own-work" in _submitted(story["course"], "mallory")

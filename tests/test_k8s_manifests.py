@@ -219,10 +219,22 @@ def test_a_students_pod_with_these_mounts_is_valid_kubernetes(monkeypatch, kube)
     kubernetes_validate.validate(pod, kube, strict=True)
 
 
-def test_the_pods_and_the_collect_job_turn_per_student_mounts_on():
-    """One uid everywhere on Kubernetes: the students' config, and the course's in the Job."""
+def _system_config(text: str, env: dict[str, str]):
+    """The values' system ``nbgrader_config.py`` read in ``env`` (and nothing else of ours)."""
+    import os
+    from unittest import mock
+
     from traitlets.config import Config
 
+    c = Config()
+    clean = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_PER_STUDENT_MOUNTS"}
+    with mock.patch.dict(os.environ, {**clean, **env}, clear=True):
+        exec(compile(text, "nbgrader_config.py", "exec"), {"get_config": lambda: c})
+    return c
+
+
+def test_the_pods_and_the_collect_job_turn_per_student_mounts_on():
+    """One uid everywhere on Kubernetes: the students' config, and the course's in the Job."""
     values = yaml.safe_load(VALUES.read_text())
     singleuser = values["singleuser"]
     assert singleuser["extraEnv"]["ATTENTION_LAB_PER_STUDENT_MOUNTS"] == "1"
@@ -230,14 +242,6 @@ def test_the_pods_and_the_collect_job_turn_per_student_mounts_on():
     assert _env(collect)["ATTENTION_LAB_PER_STUDENT_MOUNTS"]["value"] == "1"
     text = singleuser["extraFiles"]["nbgrader-config"]["stringData"]
     for on in (True, False):
-        c = Config()
-        env = {"ATTENTION_LAB_PER_STUDENT_MOUNTS": "1"} if on else {}
-        import os
-        from unittest import mock
-
-        with mock.patch.dict(os.environ, env, clear=False):
-            if not on:
-                os.environ.pop("ATTENTION_LAB_PER_STUDENT_MOUNTS", None)
-            exec(compile(text, "nbgrader_config.py", "exec"), {"get_config": lambda: c})
+        c = _system_config(text, {"ATTENTION_LAB_PER_STUDENT_MOUNTS": "1"} if on else {})
         assert c.ExchangeLayout.per_student_mounts is on
     assert c.ExchangeFactory.submit.endswith("PrivateExchangeSubmit")

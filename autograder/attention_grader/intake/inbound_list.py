@@ -98,11 +98,11 @@ class SafeExchangeList(ExchangeList):
             roster = self._roster() if course == self.coursedir.course_id else None
             entries = inbound_entries(inbound)
         else:  # a student: their own folder only, which only they (and the instructors) write
-            found = own_student_folder(inbound)
-            if found is None:
+            own = own_student_folder(inbound)
+            if own is None:
                 return []
             trusted, roster = frozenset({0, os.lstat(inbound).st_uid}), None
-            entries = student_entries(Path(found[1]), Path(found[1]).name)
+            entries = student_entries(Path(own[1]), Path(own[1]).name)
         by_mount = ExchangeLayout(parent=self).per_student_mounts
         wanted = self.coursedir.assignment_id or "*"
         student = self.coursedir.student_id or "*"
