@@ -71,7 +71,7 @@ def _hook_mounts(student: str) -> tuple[list[dict], dict]:
         exec(compile(code, str(VALUES), "exec"), {"c": c})
         user = SimpleNamespace(name=student, groups=[SimpleNamespace(name="nbgrader-" + COURSE_ID)])
         spawner = SimpleNamespace(user=user, environment={}, volumes=[], volume_mounts=[],
-                                  init_containers=[])  # fmt: skip
+                                  init_containers=[], image="course-image")  # fmt: skip
         asyncio.run(c.KubeSpawner.pre_spawn_hook(spawner))
     finally:
         for key, module in saved.items():
@@ -285,6 +285,7 @@ def story(pod_account):
             _answer_in_home(pods, student, answers, f"# {student}-own-work")
         for student in ("alice", "bob"):
             pods.nbgrader(student, "submit", FIXTURE)
+        listed = pods.nbgrader("alice", "list", "--inbound")
         inbound = course.exchange / COURSE_ID / "inbound"
         (alice_folder,) = list((inbound / "alice").iterdir())
         alice_nb = f"{POD_EXCHANGE}/{COURSE_ID}/inbound/alice/{alice_folder.name}/{FIXTURE}.ipynb"
@@ -355,7 +356,7 @@ def story(pod_account):
             "course": course, "pods": pods, "started": started, "views": views,
             "before": before_hand_in, "backdate": backdate, "after": after_submit,
             "as_alice": as_alice, "pretend": pretend, "collect": collect, "off": unprotected,
-            "fetched": fetched, "feedback_view": feedback_view, "alice_folder": alice_folder,
+            "fetched": fetched, "listed": listed, "feedback_view": feedback_view, "alice_folder": alice_folder,
         }  # fmt: skip
 
 
@@ -385,6 +386,12 @@ def test_mallory_cannot_squat_the_course_or_write_what_the_teacher_released(stor
     outbound = story["course"].exchange / COURSE_ID / "outbound"
     assert sorted(p.name for p in outbound.iterdir()) == [FIXTURE]
     assert sorted(os.listdir(story["course"].exchange)) == [COURSE_ID]  # not other-course
+
+
+def test_a_student_lists_her_own_submission_only(story):
+    listed = story["listed"]
+    assert f"attention-lab alice {FIXTURE}" in listed, listed
+    assert "bob" not in listed and "refused" not in listed
 
 
 def test_mallory_can_neither_read_nor_replace_alices_work(story):

@@ -147,7 +147,7 @@ def _spawn(monkeypatch, group: str, name: str = "ravi", mounts=()):
     exec(compile(code, str(VALUES), "exec"), {"c": c})
     user = SimpleNamespace(name=name, groups=[SimpleNamespace(name=group)])
     spawner = SimpleNamespace(user=user, environment={}, volumes=[], volume_mounts=list(mounts),
-                              init_containers=[])  # fmt: skip
+                              init_containers=[], image="course-image")  # fmt: skip
     asyncio.run(c.KubeSpawner.pre_spawn_hook(spawner))
     return spawner
 
@@ -189,6 +189,7 @@ def test_a_students_pod_sees_only_her_own_folders_of_the_exchange(monkeypatch):
     assert "emptyDir" in volume  # the pod's own, writable as nbgrader wants; shared with nobody
     (init,) = ravi.init_containers
     assert init["command"] == ["mkdir", "-p", "/course/inbound/ravi", "/course/feedback/ravi"]
+    assert init["image"] == "course-image"  # the pod's own image: nothing else to keep in step
     assert init["securityContext"]["runAsUser"] == 1000
     assert init["securityContext"]["allowPrivilegeEscalation"] is False
 
