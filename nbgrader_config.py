@@ -28,6 +28,10 @@ c.CourseDirectory.course_id = "attention-lab"
 # One machine: the exchange is a folder inside the course. On a JupyterHub, point it at the
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
+# Kubernetes, where every pod has one uid: who handed in is the folder the hub mounted in the
+# student's pod, not the owner uid (docs/kubernetes.md, "The exchange"). The z2jh values and
+# the collect Job set ATTENTION_LAB_PER_STUDENT_MOUNTS=1; off on one machine.
+c.ExchangeLayout.per_student_mounts = os.environ.get("ATTENTION_LAB_PER_STUDENT_MOUNTS") == "1"
 
 # The course's time zone (an IANA name): a due date without one (make release DUE="2026-12-07
 # 17:00") is read in it, and release prints the due date in it. The exchange stamps hand-ins in

@@ -122,31 +122,127 @@ def test_the_network_policy_isolates_every_grading_pod_but_for_the_gradebook():
     }
 
 
-def test_the_instructor_pod_mounts_the_course_volume_the_jobs_use(monkeypatch):
-    """Run the hub's extraConfig on a stand-in spawner: instructors get the course, students not."""
-    import asyncio
-    from types import SimpleNamespace
+def _spawn(monkeypatch, group: str, name: str = "ravi", mounts=()):
+    """Run the hub's extraConfig hook on a stand-in spawner of user ``name`` in ``group``.
 
+    ``kubespawner.slugs.safe_slug`` (the hub's, not installed here) is stood in for by
+    :func:`~attention_grader.intake.exchange_mounts.folder_slug`, which
+    tests/attention_grader/intake/test_exchange_mounts.py checks against KubeSpawner's own table.
+    """
+    import asyncio
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    from attention_grader.intake.exchange_mounts import folder_slug
     from traitlets.config import Config
 
+    slugs = ModuleType("kubespawner.slugs")
+    slugs.safe_slug = folder_slug
+    monkeypatch.setitem(sys.modules, "kubespawner", ModuleType("kubespawner"))
+    monkeypatch.setitem(sys.modules, "kubespawner.slugs", slugs)
     values = yaml.safe_load(VALUES.read_text())
     code = values["hub"]["extraConfig"]["attention-lab-classroom"]
     monkeypatch.setenv("ATTENTION_LAB_GRADEBOOK", "postgresql://x@y/z")
     c = Config()
     exec(compile(code, str(VALUES), "exec"), {"c": c})
-    hook = c.KubeSpawner.pre_spawn_hook
+    user = SimpleNamespace(name=name, groups=[SimpleNamespace(name=group)])
+    spawner = SimpleNamespace(user=user, environment={}, volumes=[], volume_mounts=list(mounts),
+                              init_containers=[], image="course-image")  # fmt: skip
+    asyncio.run(c.KubeSpawner.pre_spawn_hook(spawner))
+    return spawner
 
-    def spawn(group: str) -> SimpleNamespace:
-        user = SimpleNamespace(groups=[SimpleNamespace(name=group)])
-        spawner = SimpleNamespace(user=user, environment={}, volumes=[], volume_mounts=[])
-        asyncio.run(hook(spawner))
-        return spawner
 
-    teacher, student = spawn("formgrade-attention-lab"), spawn("nbgrader-attention-lab")
+EXCHANGE = "/srv/nbgrader/exchange"
+COURSE = f"{EXCHANGE}/attention-lab"
+
+
+def test_the_instructor_pod_mounts_the_course_volume_the_jobs_use(monkeypatch):
+    """Instructors get the course and the whole exchange; students neither."""
+    teacher = _spawn(monkeypatch, "formgrade-attention-lab", "teacher")
+    student = _spawn(monkeypatch, "nbgrader-attention-lab", "ravi")
     (volume,) = teacher.volumes
     assert volume["persistentVolumeClaim"]["claimName"] == "attention-lab-course"
-    assert teacher.volume_mounts == [{"name": volume["name"], "mountPath": "/srv/course"}]
+    assert {"name": volume["name"], "mountPath": "/srv/course"} in teacher.volume_mounts
+    assert {"name": "nbgrader-exchange", "mountPath": EXCHANGE} in teacher.volume_mounts
     assert teacher.environment["ATTENTION_LAB_COURSE"] == "/srv/course"
     mount = find("Job", "grade-intro-attention")["spec"]["template"]["spec"]["containers"][0]
     assert mount["volumeMounts"][0]["mountPath"] == "/srv/course"  # the same path as the Jobs
-    assert student.volumes == [] and student.environment == {}  # students never see the course
+    assert student.environment == {}  # students never see the course, nor its gradebook
+    assert [v for v in student.volumes if "persistentVolumeClaim" in v] == []
+
+
+def _exchange_view(spawner) -> dict[str, tuple[str, bool]]:
+    return {m["mountPath"]: (m.get("subPath", ""), bool(m.get("readOnly")))
+            for m in spawner.volume_mounts if m["name"] == "nbgrader-exchange"}  # fmt: skip
+
+
+def test_a_students_pod_sees_only_her_own_folders_of_the_exchange(monkeypatch):
+    whole = {"name": "nbgrader-exchange", "mountPath": EXCHANGE}  # an admin's leftover
+    ravi = _spawn(monkeypatch, "nbgrader-attention-lab", "ravi", mounts=[whole])
+    assert _exchange_view(ravi) == {
+        f"{COURSE}/outbound": ("attention-lab/outbound", True),
+        f"{COURSE}/inbound/ravi": ("attention-lab/inbound/ravi", False),
+        f"{COURSE}/feedback": ("attention-lab/feedback/ravi", True),  # her pages only
+    }
+    (root,) = [m for m in ravi.volume_mounts if m["mountPath"] == EXCHANGE]
+    (volume,) = [v for v in ravi.volumes if v["name"] == root["name"]]
+    assert "emptyDir" in volume  # the pod's own, writable as nbgrader wants; shared with nobody
+    (init,) = ravi.init_containers
+    assert init["command"] == ["mkdir", "-p", "/course/inbound/ravi", "/course/feedback/ravi"]
+    assert init["image"] == "course-image"  # the pod's own image: nothing else to keep in step
+    assert init["securityContext"]["runAsUser"] == 1000
+    assert init["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+@pytest.mark.parametrize("name", ["../meera", "meera/../x", "Meera", "x--meera", "meera@school"])
+def test_no_login_name_mounts_a_classmates_folder_or_a_path(monkeypatch, name):
+    view = _exchange_view(_spawn(monkeypatch, "nbgrader-attention-lab", name))
+    (inbound,) = [sub for sub, _ in view.values() if "/inbound/" in sub]
+    folder = inbound.removeprefix("attention-lab/inbound/")
+    assert "/" not in folder and ".." not in folder and folder != "meera"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kube", KUBE_VERSIONS)
+def test_a_students_pod_with_these_mounts_is_valid_kubernetes(monkeypatch, kube):
+    """The hook's mounts and init container in a pod as KubeSpawner makes it, strictly valid."""
+    ravi = _spawn(monkeypatch, "nbgrader-attention-lab", "ravi")
+    values = yaml.safe_load(VALUES.read_text())
+    pod = {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "jupyter-ravi"},
+        "spec": {
+            "securityContext": {"runAsUser": 1000, "fsGroup": 100},
+            "initContainers": ravi.init_containers,
+            "containers": [{"name": "notebook", "image": "x", "volumeMounts": ravi.volume_mounts}],
+            "volumes": [*values["singleuser"]["storage"]["extraVolumes"], *ravi.volumes],
+        },
+    }  # fmt: skip
+    kubernetes_validate.validate(pod, kube, strict=True)
+
+
+def _system_config(text: str, env: dict[str, str]):
+    """The values' system ``nbgrader_config.py`` read in ``env`` (and nothing else of ours)."""
+    import os
+    from unittest import mock
+
+    from traitlets.config import Config
+
+    c = Config()
+    clean = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_PER_STUDENT_MOUNTS"}
+    with mock.patch.dict(os.environ, {**clean, **env}, clear=True):
+        exec(compile(text, "nbgrader_config.py", "exec"), {"get_config": lambda: c})
+    return c
+
+
+def test_the_pods_and_the_collect_job_turn_per_student_mounts_on():
+    """One uid everywhere on Kubernetes: the students' config, and the course's in the Job."""
+    values = yaml.safe_load(VALUES.read_text())
+    singleuser = values["singleuser"]
+    assert singleuser["extraEnv"]["ATTENTION_LAB_PER_STUDENT_MOUNTS"] == "1"
+    (collect,) = _pod(find("Job", "collect-intro-attention"))["containers"]
+    assert _env(collect)["ATTENTION_LAB_PER_STUDENT_MOUNTS"]["value"] == "1"
+    text = singleuser["extraFiles"]["nbgrader-config"]["stringData"]
+    for on in (True, False):
+        c = _system_config(text, {"ATTENTION_LAB_PER_STUDENT_MOUNTS": "1"} if on else {})
+        assert c.ExchangeLayout.per_student_mounts is on
+    assert c.ExchangeFactory.submit.endswith("PrivateExchangeSubmit")

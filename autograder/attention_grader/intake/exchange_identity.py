@@ -52,6 +52,7 @@ __all__ = [
     "owner_name",
     "quarantine_refused",
     "read_inbound",
+    "read_mounted",
     "roster_ids",
     "student_entries",
 ]
@@ -80,7 +81,8 @@ class Inbound:
     claimed_time : datetime or None
         The time in the name (naive UTC), None when it is not a time.
     owner : str
-        The owning account's name, or ``uid <n>`` when no account has that uid.
+        The owning account's name, or ``uid <n>`` when no account has that uid; with one uid
+        for every pod (:func:`read_mounted`), the name of the student's mounted folder.
     time : datetime or None
         The submission time collect uses (naive UTC): the exchange's for a student's folder,
         the claimed one for a folder the teacher made.
@@ -209,7 +211,7 @@ def _claimed_time(text: str) -> datetime | None:
 
 def read_inbound(
     path: Path, trusted_uids: frozenset[int], roster: frozenset[str] | None,
-    under: str | None = None,
+    under: str | None = None, by_mount: bool = False,
 ) -> Inbound:  # fmt: skip
     """Judge one ``inbound/`` entry: who the system says made it, when, and whether to collect it.
 
@@ -224,7 +226,13 @@ def read_inbound(
     under : str or None
         The student whose own folder ``path`` sits in (``inbound/<under>/<name>``); None: directly
         in ``inbound/``.
+    by_mount : bool
+        One uid for every pod (:attr:`~attention_grader.intake.exchange_mounts.ExchangeLayout.per_student_mounts`):
+        the student is the one whose folder ``under`` is (the hub mounted it in her pod alone),
+        never the owner; see :func:`read_mounted`.
     """
+    if by_mount:
+        return read_mounted(path, roster, under)
     name = path.name
     parts = name.rsplit("+", 3)
     student = parts[0]
@@ -256,6 +264,44 @@ def read_inbound(
     if trusted:
         return judged  # the teacher's own folder (one laptop, or copied in by hand)
     return Inbound(path, name, student, claimed, owner, exchange_time(path), by_exchange=True)
+
+
+def read_mounted(path: Path, roster: frozenset[str] | None, under: str | None) -> Inbound:
+    """Judge one ``inbound/`` entry when every pod has one uid and its own mounted folder.
+
+    The student is :func:`~attention_grader.intake.exchange_mounts.folder_student` of the
+    folder it sits in (the hub mounted ``inbound/<under>/`` in that student's pod only); the
+    name must claim that student; the time is the exchange's (ctime), whoever made it. An entry
+    directly in ``inbound/`` is refused: no student pod can write there, and the owner uid, the
+    same for every pod, cannot say whose it is. :attr:`Inbound.owner` is the folder's name.
+    """
+    from attention_grader.intake.exchange_mounts import folder_student
+
+    name = path.name
+    parts = name.rsplit("+", 3)
+    claimed = _claimed_time(parts[2]) if len(parts) >= 3 else None
+    where = printable(under) if under is not None else "inbound/"
+    st = os.lstat(path)
+
+    def refuse(reason: str) -> Inbound:
+        return Inbound(path, name, parts[0], claimed, under or "", None, reason)
+
+    if under is None:
+        return refuse(
+            "directly in inbound/, not in a student's own folder (one uid for every pod:"
+            " only the folder the hub mounted says who handed in)"
+        )
+    student = folder_student(under, roster)
+    if student is None:
+        whose = "on the roster" if roster is not None else "(its name is not a student id)"
+        return refuse(f"in the folder {where}, which is no student's {whose}")
+    if not stat.S_ISDIR(st.st_mode):
+        return refuse(f"not a folder (in {student}'s folder)")
+    if len(parts) < 3 or claimed is None:
+        return refuse(f"in {student}'s folder: its name is not <student>+<assignment>+<time>")
+    if parts[0] != student:
+        return refuse(f"in {student}'s folder names {printable(parts[0])!r}")
+    return Inbound(path, name, student, claimed, under, exchange_time(path), by_exchange=True)
 
 
 def _quarantine_key(item: Inbound) -> str:

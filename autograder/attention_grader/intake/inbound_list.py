@@ -11,7 +11,7 @@ It also takes the student from the folder's name, and globs ids (a folder named 
   every submission directly in ``inbound/`` and in each student's own folder
   (:func:`~attention_grader.intake.exchange_identity.inbound_entries`);
 * **a student** (who cannot): their own folder ``inbound/<student>/`` only
-  (:func:`~attention_grader.intake.private_submit.own_inbound`, where
+  (:func:`~attention_grader.intake.private_submit.own_student_folder`, where
   :class:`~attention_grader.intake.private_submit.PrivateExchangeSubmit` hands in);
 * each one judged by :func:`~attention_grader.intake.exchange_identity.read_inbound`: the student
   is the folder's owner, an entry of ``inbound/<student>/`` must name that student, the id is on
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from nbgrader.exchange.default.list import ExchangeList
-from nbgrader.utils import check_mode, get_username
+from nbgrader.utils import check_mode
 
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import intake_limits
@@ -51,7 +51,8 @@ from attention_grader.intake.exchange_identity import (
     read_inbound,
     student_entries,
 )
-from attention_grader.intake.private_submit import own_inbound
+from attention_grader.intake.exchange_mounts import ExchangeLayout
+from attention_grader.intake.private_submit import own_student_folder
 
 __all__ = ["SafeExchangeList"]
 
@@ -97,12 +98,12 @@ class SafeExchangeList(ExchangeList):
             roster = self._roster() if course == self.coursedir.course_id else None
             entries = inbound_entries(inbound)
         else:  # a student: their own folder only, which only they (and the instructors) write
-            user = get_username()
-            own = own_inbound(inbound, user)
+            own = own_student_folder(inbound)
             if own is None:
                 return []
             trusted, roster = frozenset({0, os.lstat(inbound).st_uid}), None
-            entries = student_entries(Path(own), user)
+            entries = student_entries(Path(own[1]), Path(own[1]).name)
+        by_mount = ExchangeLayout(parent=self).per_student_mounts
         wanted = self.coursedir.assignment_id or "*"
         student = self.coursedir.student_id or "*"
         found = []
@@ -112,7 +113,7 @@ class SafeExchangeList(ExchangeList):
                 continue
             if student not in ("*", parts[0]):
                 continue
-            item = read_inbound(path, trusted, roster, under)
+            item = read_inbound(path, trusted, roster, under, by_mount)
             if item.refused:
                 self.log.warning("%s", item.line())
             elif why := self._not_listable(path):

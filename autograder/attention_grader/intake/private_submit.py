@@ -49,6 +49,7 @@ __all__ = [
     "PrivateExchangeSubmit",
     "make_private",
     "own_inbound",
+    "own_student_folder",
     "readable_only_by",
 ]
 
@@ -83,6 +84,28 @@ def own_inbound(inbound: str | os.PathLike[str], user: str) -> str | None:
     return path if stat.S_ISDIR(st.st_mode) else None
 
 
+def own_student_folder(inbound: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """Return ``(student id, folder)``: this user's own folder in ``inbound/``, or None.
+
+    The account's (``inbound/<account>/``, a hub of local accounts) or, in a pod where every
+    user is ``jovyan``, the folder the hub mounted for the user it authenticated
+    (``inbound/<slug>/``, :func:`~attention_grader.intake.exchange_mounts.folder_slug` of
+    ``$JUPYTERHUB_USER``). The variable only says where to look: a pod holds no folder but its
+    own, so naming a classmate finds nothing.
+    """
+    from nbgrader.utils import get_username
+
+    from attention_grader.intake.exchange_mounts import folder_slug
+
+    account = get_username()
+    own = own_inbound(inbound, account)
+    if own is not None:
+        return account, own
+    hub_user = os.environ.get("JUPYTERHUB_USER", "")
+    mounted = own_inbound(inbound, folder_slug(hub_user)) if hub_user else None
+    return (hub_user, mounted) if mounted is not None else None
+
+
 class PrivateExchangeSubmit(ExchangeSubmit):
     """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``.
 
@@ -101,17 +124,14 @@ class PrivateExchangeSubmit(ExchangeSubmit):
         """
         import base64
 
-        from nbgrader.utils import check_mode, get_username
+        from nbgrader.utils import check_mode
 
         course = self.coursedir.course_id
-        own = (
-            own_inbound(os.path.join(self.root, course, "inbound"), get_username())
-            if course
-            else None
-        )
-        if own is None:
+        found = own_student_folder(os.path.join(self.root, course, "inbound")) if course else None
+        if found is None:
             super().init_dest()
             return
+        user, own = found
         if not self.authenticator.has_access(self.coursedir.student_id, course):
             self.fail("You do not have access to this course.")
         if not check_mode(own, write=True, execute=True):
@@ -120,7 +140,7 @@ class PrivateExchangeSubmit(ExchangeSubmit):
         self.cache_path = os.path.join(self.cache, course)
         student_id = self.coursedir.student_id
         if student_id == "*":
-            student_id = get_username()
+            student_id = user  # the account, or in a one-uid pod the hub's name for the user
         elif "*" in student_id or "+" in student_id:
             self.fail(f"The student ID should contain no '*' nor '+'; got {student_id}")
         parts = [student_id, self.coursedir.assignment_id, self.timestamp]

@@ -5,13 +5,17 @@ course's ``nbgrader_config.py`` (``c.ExchangeFactory.release_feedback``). It pub
 ``<notebook>.html`` of the assignment's notebooks, as plain single-link files readable by their
 student only where the student has an account
 (:func:`~attention_grader.intake.private_submit.readable_only_by`), and a student without a
-readable ``submission_secret.txt`` is named and skipped instead of stopping everyone.
+readable ``submission_secret.txt`` is named and skipped instead of stopping everyone. With one
+uid for every pod (:attr:`~attention_grader.intake.exchange_mounts.ExchangeLayout.per_student_mounts`)
+a student's pages go to ``feedback/<folder>/``, the folder the hub mounts (read-only) as
+``feedback/`` in that student's pod alone: there a mode cannot keep them apart.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +73,20 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
         self.withheld[printable(student)] = printable(reason)
         self.log.error("Feedback not released for %s: %s", printable(student), printable(reason))
 
+    def _student_dest(self, student: str) -> Path:
+        """Where ``student``'s pages go: ``feedback/``, or with one uid ``feedback/<folder>/``."""
+        from attention_grader.intake.exchange_mounts import ExchangeLayout, folder_slug
+
+        dest = Path(self.dest_path)
+        if not ExchangeLayout(parent=self).per_student_mounts:
+            return dest
+        own = dest / folder_slug(student)
+        if not os.path.lexists(own):
+            own.mkdir(mode=0o755)
+        if not stat.S_ISDIR(os.lstat(own).st_mode):
+            raise OSError(f"feedback/{own.name} is not a folder (a link?): move it aside")
+        return own
+
     def _release_one(self, folder: Path, student: str, expected: list[str]) -> None:
         from nbgrader.utils import notebook_hash
 
@@ -85,11 +103,12 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
         pages = {nb: read_plain_file(folder / f"{nb}.html") for nb in expected}
         if not any(page is not None for page in pages.values()):
             return self._withhold(student, "no feedback page was generated")
+        dest = self._student_dest(student)
         for nb, page in pages.items():
             if page is None:
                 continue
             checksum = notebook_hash(secret=secret, notebook_id=nb)
-            tmp = Path(self.dest_path) / f"{checksum}-tmp.html"
+            tmp = dest / f"{checksum}-tmp.html"
             if os.path.lexists(tmp):
                 os.unlink(tmp)  # never write through a link someone left there
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -97,6 +116,6 @@ class SafeExchangeReleaseFeedback(ExchangeReleaseFeedback):
                 fh.write(page)
             if not readable_only_by(tmp, student):  # no account or no ACLs: nbgrader's 0644
                 os.chmod(tmp, 0o644)
-            os.replace(tmp, Path(self.dest_path) / f"{checksum}.html")
+            os.replace(tmp, dest / f"{checksum}.html")
             self.log.info("Released feedback for %s: %s", printable(student), printable(nb))
         self.released.append(student)

@@ -42,6 +42,7 @@ from attention_grader.intake.exchange_identity import (
     quarantine_refused,
     read_inbound,
 )
+from attention_grader.intake.exchange_mounts import ExchangeLayout
 from attention_grader.intake.intake import (
     IntakeLimits,
     copy_submission,
@@ -130,6 +131,7 @@ class SafeExchangeCollect(ExchangeCollect):
         if not check_mode(self.inbound_path, read=True, execute=True):
             self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
         roster, trusted = self._roster(), frozenset({0, os.geteuid()})
+        by_mount = ExchangeLayout(parent=self).per_student_mounts  # one uid: the mount says who
         assignment = self.coursedir.assignment_id
         # nbgrader's "every student" is "*" (a glob); here an id is only ever compared, never globbed
         wanted = None if self.coursedir.student_id in ("", "*") else self.coursedir.student_id
@@ -141,7 +143,7 @@ class SafeExchangeCollect(ExchangeCollect):
                 continue
             if wanted is not None and parts[0] != wanted:
                 continue
-            item = read_inbound(entry, trusted, roster, under)
+            item = read_inbound(entry, trusted, roster, under, by_mount)
             seen.append(item)
             if item.refused:
                 self._refuse(item)
