@@ -147,6 +147,14 @@ def _other_axis(x, axis):
     return softmax(x, axis=0 if axis % x.ndim != 0 else -1)
 
 
+def _transposed(x, axis):
+    """Row-wise weights read down a column: what the others give each word (square only)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[0] != x.shape[1] or x.shape[0] < 2:
+        return None
+    return softmax(x, axis=-1).T
+
+
 def _whole_array(x, axis):
     x = np.asarray(x, dtype=float)
     exps = np.exp(x - np.max(x))
@@ -246,6 +254,14 @@ def _tril(n, k=0):
     return np.tril(np.ones((n, n), dtype=bool), k=k)
 
 
+def _columns(scores):
+    return softmax(scores, axis=0)
+
+
+def _transposed_rows(scores):
+    return softmax(scores, axis=-1).T
+
+
 def _first_head_queries(case: LayerCase, inputs):
     return None if case.other_W_Q is None else inputs @ case.other_W_Q
 
@@ -286,8 +302,8 @@ _ENTRIES = [
         "dot-product attention.",
         "that treats the scaling as unimportant.",
         (_W(scores=_unscaled),),
-        hint="think back to lesson 02's experiment with long keys and no division: what did "
-        "the weights look like?",
+        hint="think back to lesson 02's experiment with keys of many numbers (large d_k) and no "
+        "division: what did the weights look like?",
         lesson="lesson 02",
     ),
     Entry(
@@ -351,6 +367,21 @@ _ENTRIES = [
         hint="one query shares out its attention among all the keys: which of its weights must "
         "add up to 1?",
         lesson="lesson 03",
+        layer_wrong=(WrongLayer(softmax=_columns),),
+    ),
+    Entry(
+        "attention_symmetric",
+        "thinks attention is symmetric (i gives j what j gives i)",
+        "your weights are what the other words give this word (a column of the weight matrix), "
+        "as if every word attended back to another exactly as much as it is attended to.",
+        "that makes attention go both ways equally: if one word attends to another, the other "
+        "attends back just as much.",
+        wrong=(_W(softmax=_transposed),),
+        kinds=frozenset({"weights", "output"}),
+        hint="each row of weights is shared out on its own: does one word's row know what "
+        "another word's row holds?",
+        lesson="lesson 03",
+        layer_wrong=(WrongLayer(softmax=_transposed_rows),),
     ),
     Entry(
         "softmax_whole_matrix",
@@ -423,7 +454,7 @@ _ENTRIES = [
         "but exp(0) = 1, so the masked token still gets weight.",
         "that gives the masked token a score of 0, and exp(0) = 1: it still gets weight.",
         wrong=(_W(masked=_zero_masked), _W(softmax=_minus_inf_to_zero)),
-        hint="which score has an exponential of exactly 0?",
+        hint="what is e to the power 0? Is a token with that exponential hidden?",
         lesson="lesson 04",
     ),
     Entry(
@@ -432,8 +463,19 @@ _ENTRIES = [
         "you read the mask backwards: the tokens you hid are the ones allowed, and the ones "
         "you kept are the masked ones.",
         "that reads the mask backwards: what it marks is what a token may look at.",
-        wrong=(_W(masked=_inverted), _W(causal_mask=lambda n: ~_tril(n))),
+        wrong=(_W(masked=_inverted),),
         hint="in this course's masks, what does True mean?",
+        lesson="lesson 04",
+    ),
+    Entry(
+        "mask_convention",
+        "built a mask whose True means 'blocked' (another library's convention)",
+        "your mask marks the tokens to hide, where this course's masks mark the tokens a query "
+        "may look at.",
+        "that takes True in a mask to mean the same thing in every library.",
+        wrong=(_W(causal_mask=lambda n: ~_tril(n)),),
+        hint="some libraries' masks mark what is blocked, others what is allowed: which does "
+        "this course's code expect?",
         lesson="lesson 04",
     ),
     Entry(
@@ -479,8 +521,7 @@ _ENTRIES = [
         "hard_attention",
         "picked one value (v[argmax]) instead of blending all values",
         "your answer puts all the weight on the best-matching key (or shares it only among keys "
-        "tied for best), as if attention picked the top match: attention gives every key it may "
-        "look at some weight, however small.",
+        "tied for best), as if attention picked the top match.",
         "that is hard attention: only the best match (or the matches tied for best) counts, and "
         "the others get nothing.",
         (
@@ -490,7 +531,7 @@ _ENTRIES = [
             _W(softmax=_one_hot("split")),
         ),
         hint="what weight does softmax give a key whose score is only a little below the best?",
-        lesson="lesson 05",
+        lesson="lesson 02",
     ),
     Entry(
         "scores_not_weights",
@@ -527,15 +568,15 @@ _ENTRIES = [
         "that assumes someone wrote rules about which words matter.",
         hint="in the toy examples, who chose the numbers, and what chooses them in a trained "
         "network?",
-        lesson="lesson 05",
+        lesson="lesson 02",
     ),
     Entry(
         "order_aware_self_attention",
         "thinks self-attention alone knows word order or distance",
         "self-attention's scores were taken to depend on where the words stand.",
         "that assumes self-attention, by itself, knows the order of the words or their distance.",
-        hint="what did lesson 05's shuffle experiment show?",
-        lesson="lesson 05",
+        hint="what did lesson 03's shuffle experiment show?",
+        lesson="lesson 03",
     ),
     Entry(
         "values_change_weights",
@@ -590,6 +631,80 @@ _ENTRIES = [
         lesson="lesson 02",
     ),
     Entry(
+        "softmax_only_ranks",
+        "thinks softmax depends only on which score is largest",
+        "softmax was taken to depend only on the order of the scores.",
+        "that takes softmax to care only about which score is largest, so dividing every score "
+        "by the same number would change nothing.",
+        hint="take the scores 2 and 0, then 0.2 and 0: does the top word get the same share "
+        "in both?",
+        lesson="lesson 02",
+    ),
+    Entry(
+        "normalising_step_confused",
+        "credits the wrong step with making the weights add up to 1",
+        "the wrong step was taken to make the weights add up to 1.",
+        "that credits the wrong step with making the weights add up to 1 (or with breaking it).",
+        hint="divide 2, 1, 1 by their sum: what do they add up to? Which step did that?",
+        lesson="lesson 02",
+    ),
+    Entry(
+        "dot_is_direction_only",
+        "thinks a dot product measures only the angle between two arrows",
+        "your choice is the key that points most the same way as the query, as if a dot product "
+        "measured only the angle.",
+        "that takes a dot product to measure only the angle between the arrows, as if their "
+        "lengths did not count.",
+        hint="what happens to q.k when a key keeps its direction and gets twice as long?",
+        lesson="lesson 02",
+    ),
+    Entry(
+        "self_attends_most",
+        "thinks a token always attends most to itself",
+        "a token was taken to attend most to itself.",
+        "that has every token give itself the largest weight, whatever the other keys are.",
+        hint="in lesson 03's self-attention matrix, does every word's largest weight sit on "
+        "the diagonal?",
+        lesson="lesson 03",
+    ),
+    Entry(
+        "mask_everywhere",
+        "thinks every attention layer uses a causal mask",
+        "a causal mask was taken to belong in every attention layer.",
+        "that puts a causal mask on every attention layer, even where the whole sentence is "
+        "already there to be read.",
+        hint="when the decoder writes its third word, which words of the sentence it "
+        "translates exist already?",
+        lesson="lesson 04",
+    ),
+    Entry(
+        "parallel_generation",
+        "thinks a Transformer writes its whole answer at once",
+        "a Transformer was taken to write its whole answer in one step.",
+        "that has a Transformer write all the words of its answer in one step, because it "
+        "scores all the words it has at once.",
+        hint="to write its fifth word, what must a decoder already have written?",
+        lesson="lesson 04",
+    ),
+    Entry(
+        "argmax_trains_fine",
+        "thinks picking the top key trains as well as the soft blend",
+        "picking the top key was taken to train as well as a blend.",
+        "that takes picking the top key to train just as well as a soft blend.",
+        hint="nudge a losing score a little: does the pick change? What does that mean for "
+        "learning which key to pick?",
+        lesson="lesson 05",
+    ),
+    Entry(
+        "attention_is_explanation",
+        "thinks the most-weighted word is what the model relied on",
+        "the largest attention weight was taken to show what the output relied on.",
+        "that reads the most-weighted word as what the model's output relied on most.",
+        hint="a weight says where one head looked; how could you test what the output really "
+        "depends on?",
+        lesson="lesson 05",
+    ),
+    Entry(
         "qkv_are_the_token",
         "thinks a token's query, key and value are the token's own vector, unchanged",
         "a token's query, key and value were taken to be the token's own vector.",
@@ -608,20 +723,30 @@ _ENTRIES = [
         lesson="lesson 06",
     ),
     Entry(
+        "heads_split_features",
+        "thinks each head reads its own slice of every word vector",
+        "each head was taken to read only its own slice of the word vector.",
+        "that gives each head its own slice of the numbers in every word vector, as if a head "
+        "could not read the rest.",
+        hint="what does a head's W_Q multiply: a few numbers of the word vector, or all of them?",
+        lesson="lesson 06",
+    ),
+    Entry(
         "heads_share_projection",
-        "thinks the heads of a layer share one W_Q (and so compute the same pattern)",
+        "thinks the heads of a layer share one W_Q",
         "your answer is what a head gives with another head's query projection.",
-        "that makes the heads copies of each other, computing one pattern several times.",
+        "that ties every head to one query matrix, so all heads ask the same question and "
+        "differ only in what they match it against.",
         layer_wrong=(WrongLayer(queries=_first_head_queries),),
         hint="what would several heads add if each asked its question with the same W_Q?",
         lesson="lesson 06",
     ),
     Entry(
-        "projection_after_softmax",
-        "scored the raw word vectors and projected after the softmax",
-        "your scores compare the word vectors themselves, as if the projections came after the "
-        "softmax.",
-        "that projects after the softmax, where it can no longer change which words match.",
+        "unprojected_scores",
+        "scored the raw word vectors (forgot W_Q and W_K)",
+        "your scores compare the word vectors themselves, as if no W_Q and W_K came before "
+        "the scores.",
+        "that compares the word vectors themselves, so W_Q and W_K never shape which words match.",
         layer_wrong=(WrongLayer(scores=_unprojected_scores),),
         hint="which vectors does a head compare when it takes a score: X, or what W_Q and W_K "
         "made of X?",
@@ -629,15 +754,25 @@ _ENTRIES = [
     ),
     Entry(
         "positions_after_attention",
-        "added the positions to the weights or output instead of the inputs",
-        "your answer is what attention gives when the positions are left out of its inputs "
-        "(added afterwards, or not at all).",
-        "that puts word order into the attention weights (or the outputs) after they are made.",
+        "added the positions only after the weights were made (or not at all)",
+        "your answer is what attention gives when the positions are left out of what its scores "
+        "are made from (added afterwards, or not at all).",
+        "that adds word order only after the softmax, so the scores, and the weights they make, "
+        "never see where the words stand.",
         layer_wrong=(
             WrongLayer(inputs=_without_positions, output=_positions_on_output),
             WrongLayer(inputs=_without_positions),
         ),
         hint="where could a position change every score a word takes part in?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "positions_destroy_meaning",
+        "thinks adding a position vector wipes out the word's meaning",
+        "adding a position vector was taken to wipe out what the word means.",
+        "that takes adding a position vector to a word vector to wipe out what the word means.",
+        hint="add a small vector to a word vector: is the sum still nearer its own word than "
+        "to the others?",
         lesson="lesson 06",
     ),
     Entry(

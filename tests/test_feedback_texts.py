@@ -25,7 +25,9 @@ import nbformat
 import numpy as np
 import pytest
 
+import attention_lab
 from attention_lab import checks, misconceptions
+from attention_lab._layer_steps import LayerCase, compute_layer
 from attention_lab._steps import Case, compute
 from attention_lab.checks import exercises as exercise_checks
 
@@ -113,6 +115,8 @@ HAND_CASES = [  # (query, keys, values, scale, queries)
     ([1, 1], TIFFIN_K, TIFFIN_V, False, None),
     ([1, 1], [[1, 0], [1, 1], [0, 2]], [[1, 0], [0, 1], [2, 2]], False, None),
     ([1, -1], TIFFIN_K, TIFFIN_V, False, None),  # lesson 02, your turn 2
+    # queries that are not the keys: a weight matrix that is not symmetric (issue 38)
+    ([1, 0], ISRO_K, ISRO_V, True, [[0, 1], [1, 0], [1, 2]]),
 ]
 
 
@@ -176,7 +180,13 @@ def _buggy_softmaxes():
     def unfinished(x, axis=-1):
         raise NotImplementedError()
 
-    return [naive, capped, minus_inf_to_zero, global_max, squared, unfinished, lambda x, axis=-1: x]
+    def from_the_library(x, axis=-1):
+        return attention_lab.softmax(x, axis=axis)
+
+    return [
+        naive, capped, minus_inf_to_zero, global_max, squared, unfinished, from_the_library,
+        lambda x, axis=-1: x,
+    ]  # fmt: skip
 
 
 def _buggy_attentions():
@@ -214,9 +224,31 @@ def _function_messages() -> list[str]:
         lambda n: np.triu(np.ones((n, n), dtype=bool)),
         lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
         lambda n: np.ones((n, n), dtype=bool),
+        lambda n: ~np.tril(np.ones((n, n), dtype=bool)),
     ]
     for fn in masks:
         found.append(_failure(checks.check_causal_mask_function, fn))
+    return found
+
+
+def _layer_messages() -> list[str]:
+    """Lesson 6's checks, with every wrong layer computation the registry knows (issue 38)."""
+    X, PE = [[1, 0], [0, 1], [1, 1]], [[0.0, 1.0], [0.841, 0.540], [0.909, -0.416]]
+    W_Q, W_K, W_V, other = [[0, 1], [1, 0]], [[1, 1], [0, 2]], [[1, 0], [0, 2]], [[1, 2], [0, 1]]
+    case = LayerCase.of(X, W_Q, W_K, W_V, PE, other)
+    found = []
+    for _, wrong in [(None, None), *misconceptions.layer_entries_for("output")]:
+        steps = compute_layer(case, wrong)
+        if steps is None:
+            continue
+        for row in (None, 2):
+            pick = slice(None) if row is None else row
+            found.append(_failure(checks.check_head_weights, steps.weights[pick] + 0.0, X, W_Q,
+                                  W_K, row=row, positions=PE, other_W_Q=other))  # fmt: skip
+            found.append(_failure(checks.check_head_output, steps.output[pick] + 0.0, X, W_Q,
+                                  W_K, W_V, row=row, positions=PE, other_W_Q=other))  # fmt: skip
+    found.append(_failure(checks.check_head_weights, [0.1, 0.2, 0.7], X, W_Q, W_K, row=2))
+    found.append(_failure(checks.check_projection, [9, 9], X[2], W_Q))
     return found
 
 
@@ -253,6 +285,16 @@ def _solution_text(cell) -> str:
     return cell.source.split("### BEGIN SOLUTION")[-1].split("**Rubric")[0]
 
 
+def _until_next_item(cells):
+    """The cells up to the next question: a later question's model answer is not this one's."""
+    for cell in cells:
+        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
+            return
+        if cell.cell_type == "markdown" and cell.source.startswith("## "):
+            return
+        yield cell
+
+
 def choice_items():
     """(where, kind, right text, other texts, {wrong answer: message}) for every item."""
     for path in sorted((ROOT / "source").glob("*/*.ipynb")):
@@ -282,7 +324,7 @@ def choice_items():
                 yield where, right, others, messages
             else:
                 reason = next(
-                    (c for c in cells[i + 1 :] if "### BEGIN SOLUTION" in c.source
+                    (c for c in _until_next_item(cells[i + 1 :]) if "### BEGIN SOLUTION" in c.source
                      and c.cell_type == "markdown"), None,
                 )  # fmt: skip
                 right = _solution_text(reason) if reason else ""
@@ -298,7 +340,7 @@ CHOICE_ITEMS = list(choice_items())
 
 
 def _all_messages() -> list[str]:
-    texts = _registry_texts() + _hand_messages() + _function_messages()
+    texts = _registry_texts() + _hand_messages() + _function_messages() + _layer_messages()
     texts += [m for *_, messages in CHOICE_ITEMS for m in messages.values()]
     return [t for t in texts if t]
 
