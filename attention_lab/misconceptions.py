@@ -355,7 +355,7 @@ _ENTRIES = [
         wrong=(_W(scores=_softmax_of_scores),),
         kinds=frozenset({"scores"}),
         hint="which step of attention comes before the softmax?",
-        lesson="lesson 03",
+        lesson="lesson 02",
     ),
     Entry(
         "softmax_wrong_axis",
@@ -681,8 +681,8 @@ _ENTRIES = [
         "parallel_generation",
         "thinks a Transformer writes its whole answer at once",
         "a Transformer was taken to write its whole answer in one step.",
-        "that has a Transformer write all the words of its answer in one step, because it "
-        "scores all the words it has at once.",
+        "that has a Transformer write every word of its answer together, as if the later words "
+        "did not need the earlier ones.",
         hint="to write its fifth word, what must a decoder already have written?",
         lesson="lesson 04",
     ),
@@ -691,8 +691,8 @@ _ENTRIES = [
         "thinks picking the top key trains as well as the soft blend",
         "picking the top key was taken to train as well as a blend.",
         "that takes picking the top key to train just as well as a soft blend.",
-        hint="nudge a losing score a little: does the pick change? What does that mean for "
-        "learning which key to pick?",
+        hint="training moves the numbers by small amounts: how would the output respond when a "
+        "losing key's number moves a little?",
         lesson="lesson 05",
     ),
     Entry(
@@ -700,8 +700,8 @@ _ENTRIES = [
         "thinks the most-weighted word is what the model relied on",
         "the largest attention weight was taken to show what the output relied on.",
         "that reads the most-weighted word as what the model's output relied on most.",
-        hint="a weight says where one head looked; how could you test what the output really "
-        "depends on?",
+        hint="in lesson 05 much of the weight moved from tiffin to bag: what happened to the "
+        "output, and why?",
         lesson="lesson 05",
     ),
     Entry(
@@ -729,6 +729,14 @@ _ENTRIES = [
         "that gives each head its own slice of the numbers in every word vector, as if a head "
         "could not read the rest.",
         hint="what does a head's W_Q multiply: a few numbers of the word vector, or all of them?",
+        lesson="lesson 06",
+    ),
+    Entry(
+        "heads_are_copies",
+        "thinks the heads of a layer all compute one pattern",
+        "the heads were taken to be copies computing one pattern.",
+        "that makes the heads copies of each other, computing one pattern several times.",
+        hint="what would a second head add if it always found the same pattern as the first?",
         lesson="lesson 06",
     ),
     Entry(

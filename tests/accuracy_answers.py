@@ -595,6 +595,8 @@ def _head_a(scores: str, output: str = "w @ (Xp @ W_V_a)", inputs: str = "X + PE
 
 
 RIGHT_B = "(X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)"
+ALL_B = "((X @ W_Q_b) @ (X @ W_K_b).T / np.sqrt(2))"  # every word's scores, one row each
+_ROWS_B = f"np.exp({ALL_B}) / np.exp({ALL_B}).sum(axis=1, keepdims=True)"
 RIGHT_A = "(Xp @ W_K_a) @ (Xp[2] @ W_Q_a) / np.sqrt(2)"
 
 HEADS = [
@@ -646,6 +648,15 @@ HEADS = [
             Wrong(
                 _head_b("X[2] @ (W_Q_b @ W_K_b) @ X.T / np.sqrt(2)"),
                 {"head_b_chandrayaan_weights": "one_matrix_no_transpose"},
+            ),
+            # issue 38: each word's softmax taken down a column, and a column read as the row
+            Wrong(
+                _head_b(RIGHT_B, weights=f"(np.exp({ALL_B}) / np.exp({ALL_B}).sum(axis=0))[2]"),
+                {"head_b_chandrayaan_weights": "softmax_wrong_axis"},
+            ),
+            Wrong(
+                _head_b(RIGHT_B, weights=f"({_ROWS_B})[:, 2]"),
+                {"head_b_chandrayaan_weights": "attention_symmetric"},
             ),
             # one part right, one wrong: only the wrong part loses its points
             Wrong(_head_b(RIGHT_B, keys="X @ W_K_b.T"), {"head_b_keys": None}),

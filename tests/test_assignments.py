@@ -802,7 +802,7 @@ def test_inventory_covers_the_five_lessons():
     topics = {
         "the bottleneck": "one_fixed_vector",
         "QKV as a soft lookup": "keys_as_values",
-        "scaling": "forgot_scaling",
+        "scaling": "divided_by_dk",
         "softmax": "sum_normalised",
         "masking": "mask_after_softmax",
         "cross-attention": "cross_attention_sources",

@@ -30,6 +30,7 @@ from attention_lab import checks, misconceptions
 from attention_lab._layer_steps import LayerCase, compute_layer
 from attention_lab._steps import Case, compute
 from attention_lab.checks import exercises as exercise_checks
+from attention_lab.examples import ISRO, TIFFIN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -401,3 +402,93 @@ def test_no_wrong_option_feedback_gives_the_right_option_away(item):
         assert message, f"{where}: {answer!r} passed"
         leak = gives_away(message, right, others)
         assert not leak, f"{where}: choosing {answer!r} shows {leak!r}\n{message}"
+
+
+@pytest.mark.slow
+def test_every_misconception_can_be_named_by_a_check_or_an_option():
+    """Issue 38: an entry no check computes and no option offers is never shown to anyone."""
+    _all_messages()
+    named = {err.id for err in RAISED if isinstance(err, checks.Misconception)}
+    assert set(misconceptions.REGISTRY) <= named, sorted(set(misconceptions.REGISTRY) - named)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lesson pointers never send a student forward (issue 38, O7)
+# ---------------------------------------------------------------------------------------------
+
+
+def _lesson(mid: str) -> int:
+    """The lesson an entry's feedback points to, as a number (``"lesson 03"`` -> 3)."""
+    lesson = misconceptions.get(mid).lesson
+    return int(re.fullmatch(r"lesson (\d\d)", lesson)[1]) if lesson else 0
+
+
+def _after_lesson() -> dict[str, int]:
+    """Assignment -> the lesson it follows, read from the lesson table of docs/students.md."""
+    table = (ROOT / "docs" / "students.md").read_text()
+    rows = re.findall(r"^\| `(\d\d)_\w+` \|.*\| `(\w+)` \|$", table, flags=re.M)
+    after = {assignment: int(lesson) for lesson, assignment in rows}
+    # Both inventory forms: the pre-test's feedback is held until the post-test (teachers-gain).
+    return after | {"inventory_pre": 6, "inventory_post": 6}
+
+
+def _offered(path: Path) -> set[str]:
+    """Every id an assignment's choice and true/false tests can name (hidden tests, as data)."""
+    ids = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        found = _hidden_call(cell.source) if cell.cell_type == "code" else None
+        if found:
+            kw = found[1]
+            ids |= set((kw.get("misconceptions") or {}).values())
+            ids |= {kw["misconception"]} if kw.get("misconception") else set()
+    return ids
+
+
+def test_no_assignment_feedback_points_to_a_later_lesson():
+    """intro_attention (after lesson 03) once sent students to lesson 05 (audit O7)."""
+    from accuracy_answers import QUESTIONS
+
+    after = _after_lesson()
+    assert set(after) >= {p.stem for p in (ROOT / "source").glob("*/*.ipynb")}, after
+    for path in sorted((ROOT / "source").glob("*/*.ipynb")):
+        shown = _offered(path) | {
+            mid
+            for question in QUESTIONS.get(path.stem, [])
+            for wrong in question.wrong
+            for mid in wrong.expect.values()
+            if mid
+        }
+        late = {mid: _lesson(mid) for mid in shown if _lesson(mid) > after[path.stem]}
+        assert not late, (path.stem, after[path.stem], late)
+
+
+#: The lessons' self-checks of hand-computed steps: (lesson, check, example, scale, mask row).
+_LESSON_CHECKS = [
+    (2, "scores", TIFFIN, False), (2, "weights", TIFFIN, False), (2, "weights", TIFFIN, True),
+    (2, "output", TIFFIN, True), (3, "scores", ISRO, True), (3, "weights", ISRO, True),
+    (3, "weights", TIFFIN, True), (3, "output", ISRO, True), (5, "weights", TIFFIN, False),
+    (5, "output", TIFFIN, False), (5, "output", ISRO, True),
+]  # fmt: skip
+_HAND = {"scores": checks.check_scores, "weights": checks.check_weights,
+         "output": checks.check_output}  # fmt: skip
+
+
+@pytest.mark.parametrize(("lesson", "kind", "example", "scale"), _LESSON_CHECKS)
+def test_no_lesson_self_check_points_to_a_later_lesson(lesson, kind, example, scale):
+    """Every mistake a lesson's self-check can name on its own example is taught by then."""
+    q = example.query()
+    case = Case.of([q], example.K, example.V, scale)
+    args = (q, example.K, example.V) if kind == "output" else (q, example.K)
+    named = set()
+    for _, wrong in misconceptions.entries_for(kind):
+        steps = compute(case, wrong)
+        if steps is None:
+            continue
+        try:
+            _HAND[kind](getattr(steps, kind)[0], *args, scale=scale)
+        except checks.Misconception as err:
+            named.add(err.id)
+        except checks.CheckFailure:
+            pass
+    late = {mid: _lesson(mid) for mid in named if _lesson(mid) > lesson}
+    assert named and not late, (lesson, kind, late)
