@@ -579,6 +579,15 @@ _ENTRIES = [
         lesson="lesson 03",
     ),
     Entry(
+        "mask_keeps_order_blind",
+        "thinks a causal mask leaves self-attention blind to word order",
+        "a causal mask was taken to leave self-attention blind to word order.",
+        "that keeps self-attention blind to word order even with a causal mask, as if hiding "
+        "the later words could not depend on the order.",
+        hint="with a causal mask, which words can the middle word see in each of the two orders?",
+        lesson="lesson 05",
+    ),
+    Entry(
         "values_change_weights",
         "thinks value vectors change the attention weights",
         "the values were taken to change the weights.",

@@ -196,3 +196,31 @@ def test_the_length_item_pits_a_longer_key_against_a_parallel_one(form):
     by_slug = {slug: item["options"][letter] for letter, slug in item["mis"].items()}
     assert f'"{names[1]}"' in item["options"][item["right"]]
     assert f'"{names[0]}"' in by_slug["dot_is_direction_only"]
+
+
+def _outputs(
+    words: list[str], vectors: dict[str, np.ndarray], causal: bool
+) -> dict[str, np.ndarray]:
+    """Self-attention (queries = keys = values = the word vectors, no positions) per word."""
+    x = np.array([vectors[w] for w in words])
+    scores = x @ x.T / np.sqrt(x.shape[1])
+    if causal:
+        scores = np.where(np.tril(np.ones_like(scores, dtype=bool)), scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=1, keepdims=True))
+    out = (w / w.sum(axis=1, keepdims=True)) @ x
+    return dict(zip(words, out, strict=True))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_word_order_item_is_true_with_and_without_a_mask(form):
+    """Issue 38: the asked word keeps its output with no mask and changes under a causal mask."""
+    item = next(i for i in _items(form) if i["meta"]["item"] == "word_order")
+    quoted = re.findall(r'"([^"]+)"', item["stem"].replace("\n", " "))
+    first, second, asked = quoted[0].split(), quoted[1].split(), quoted[2]
+    assert sorted(first) == sorted(second) and first != second and asked in first
+    rng = np.random.default_rng(0)
+    vectors = {w: rng.normal(size=4) for w in first}
+    plain = [_outputs(s, vectors, causal=False)[asked] for s in (first, second)]
+    masked = [_outputs(s, vectors, causal=True)[asked] for s in (first, second)]
+    assert np.allclose(*plain) and not np.allclose(*masked)
+    assert "mask_keeps_order_blind" in item["mis"].values()
