@@ -2,7 +2,7 @@
 
 A head with learned projections is five stages: the inputs (``X``, plus the positions), the
 projections (``Q = X' W_Q``, ``K = X' W_K``, ``V = X' W_V``), the scores (``Q K^T / sqrt(d_k)``),
-the softmax and the blend (``weights @ V``). A misconception about projections, heads or
+the softmax of each row and the blend (``weights @ V``). A misconception about projections, heads or
 positions is a :class:`WrongLayer` that replaces one or more stages (the entries'
 ``layer_wrong`` in :mod:`attention_lab.misconceptions`); :func:`compute_layer` runs the stages
 with those replacements, so the checks in :mod:`attention_lab.checks.layers` get the buggy
@@ -96,6 +96,8 @@ class WrongLayer:
         Replaces ``inputs @ W_Q``.
     scores : callable (LayerCase, inputs) -> array (n, n) or None
         Replaces ``Q K^T / sqrt(d_k)``.
+    softmax : callable (scores (n, n)) -> weights (n, n) or None
+        Replaces the softmax of each row.
     output : callable (LayerCase, weights, V) -> array (n, d_v) or None
         Replaces ``weights @ V``.
     """
@@ -103,6 +105,7 @@ class WrongLayer:
     inputs: Callable[[LayerCase], np.ndarray | None] | None = None
     queries: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
     scores: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
+    softmax: Callable[[np.ndarray], np.ndarray | None] | None = None
     output: Callable[[LayerCase, np.ndarray, np.ndarray], np.ndarray | None] | None = None
 
     def reaches(self, kind: str) -> bool:
@@ -112,7 +115,7 @@ class WrongLayer:
         early = self.inputs is not None or self.queries is not None
         return {
             "queries": early,
-            "weights": early or self.scores is not None,
+            "weights": early or self.scores is not None or self.softmax is not None,
             "output": True,
         }[kind]
 
@@ -133,7 +136,9 @@ def compute_layer(case: LayerCase, wrong: WrongLayer | None = None) -> LayerStep
         scores = w.scores(case, x) if w.scores else q @ (x @ case.W_K).T / case.divisor
         if scores is None:
             return None
-        weights = softmax(scores, -1)
+        weights = w.softmax(scores) if w.softmax else softmax(scores, -1)
+        if weights is None:
+            return None
         v = x @ case.W_V
         output = w.output(case, weights, v) if w.output else weights @ v
         if output is None:

@@ -11,17 +11,19 @@ for a mistake about projections, heads or positions (lesson 6), of one projected
 The checks in :mod:`attention_lab.checks` build their candidate wrong answers from these entries
 and raise :class:`attention_lab.checks.Misconception` with an entry's id; the grader records that
 id as data in the graded cell (:mod:`attention_grader.common.diagnosis`), where the teacher's report
-reads it. A new misconception is one new entry here (and a test).
+reads it. A new misconception is one new entry (and a test): here when a computation shows it,
+in :mod:`attention_lab._idea_entries` when only a wrong option or answer does. The entry itself
+is :class:`attention_lab._entry.Entry`; the wrong stages the entries share live in
+:mod:`attention_lab._wrong_stages`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
-from attention_lab._layer_steps import LayerCase, WrongLayer
-from attention_lab._steps import Case, WrongComputation, one_hot, raw_scores, softmax
+from attention_lab import _wrong_stages as stages
+from attention_lab._entry import Entry
+from attention_lab._idea_entries import IDEA_ENTRIES
+from attention_lab._layer_steps import WrongLayer
+from attention_lab._steps import Case, WrongComputation
 
 __all__ = [
     "REGISTRY",
@@ -35,237 +37,6 @@ __all__ = [
     "get",
     "titles",
 ]
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One misconception, with its feedback in three levels.
-
-    A student who shows it reads, in this order: the misconception named in plain words
-    (``message``, or ``idea`` for a choice), a hint that points at the idea (``hint``), and
-    where the course teaches it (``lesson``). None of them gives the fix as code or the right
-    option's text (``tests/test_feedback_texts.py`` scans every one).
-
-    Attributes
-    ----------
-    id : str
-        lower_snake_case; shown in brackets in feedback, e.g. ``[forgot_scaling]``.
-    title : str
-        A few words for the teacher's report.
-    message : str
-        Level 1 for a computed answer: what the wrong answer shows, in plain words (never a
-        number, never the fix).
-    idea : str
-        Level 1 for a multiple-choice option or true/false answer that reveals it: the mistaken
-        idea, named without pointing at the right option.
-    wrong : tuple of WrongComputation
-        The computations that produce it (empty for a misconception about an idea).
-    kinds : frozenset of str or None
-        The answer kinds it is looked for in (see ``WrongComputation.reaches``); None = every
-        kind its computations reach.
-    hint : str
-        Level 2: a question or pointer that leads to the idea (not to the fix).
-    lesson : str
-        Level 3: where the course teaches it, e.g. ``"lesson 04"``.
-    layer_wrong : tuple of WrongLayer
-        The computations of one projected head that produce it (lesson 6's projections, heads
-        and positions; see :func:`layer_entries_for`).
-    """
-
-    id: str
-    title: str
-    message: str
-    idea: str = ""
-    wrong: tuple[WrongComputation, ...] = ()
-    kinds: frozenset[str] | None = None
-    hint: str = ""
-    lesson: str = ""
-    layer_wrong: tuple[WrongLayer, ...] = ()
-
-    def computations(self, kind: str) -> tuple[WrongComputation, ...]:
-        """Return the wrong computations that apply to an answer of ``kind``."""
-        if self.kinds is not None and kind not in self.kinds:
-            return ()
-        return tuple(w for w in self.wrong if w.reaches(kind))
-
-    def feedback(self, first: str = "") -> str:
-        """Return the three levels as one text: ``first`` (default: the message), hint, lesson."""
-        text = first or self.message
-        if self.hint:
-            text += f" Hint: {self.hint}"
-        if self.lesson:
-            text += f" (See {self.lesson}.)"
-        return text
-
-    @property
-    def teaching(self) -> str:
-        """What a wrong choice shows: the idea (else the message), then hint and lesson."""
-        return self.feedback(self.idea or self.message)
-
-
-# ---------------------------------------------------------------------------------------------
-# Wrong stages (small named functions, reused by several entries)
-# ---------------------------------------------------------------------------------------------
-
-
-def _unscaled(case: Case):
-    return raw_scores(case) if case.scale else None
-
-
-def _scaled_anyway(case: Case):
-    return None if case.scale else raw_scores(case) / np.sqrt(case.d_k)
-
-
-def _by_dk(case: Case):
-    return raw_scores(case) / case.d_k
-
-
-def _by_tokens(case: Case):
-    return raw_scores(case) / case.n_k
-
-
-def _by_sqrt_tokens(case: Case):
-    return raw_scores(case) / np.sqrt(case.n_k)
-
-
-def _query_dot_values(case: Case):
-    if case.V is None or case.V.shape[-1] != case.d_k:
-        return None
-    raw = case.Q @ case.V.T
-    return raw / np.sqrt(case.d_k) if case.scale else raw
-
-
-def _softmax_of_scores(case: Case):
-    raw = raw_scores(case)
-    return softmax(raw / np.sqrt(case.d_k) if case.scale else raw)
-
-
-def _other_axis(x, axis):
-    x = np.asarray(x, dtype=float)
-    if x.ndim < 2 or x.shape[0] < 2:
-        return None
-    return softmax(x, axis=0 if axis % x.ndim != 0 else -1)
-
-
-def _whole_array(x, axis):
-    x = np.asarray(x, dtype=float)
-    exps = np.exp(x - np.max(x))
-    return exps / np.sum(exps)
-
-
-def _row_shift_whole_sum(x, axis):
-    x = np.asarray(x, dtype=float)
-    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return exps / np.sum(exps)
-
-
-def _global_max(x, axis):
-    x = np.asarray(x, dtype=float)
-    exps = np.exp(x - np.max(x))
-    return exps / np.sum(exps, axis=axis, keepdims=True)
-
-
-def _clipped(limit):
-    """Scores clipped to [-limit, limit] before exp (limits students pick: 88 is float32's)."""
-
-    def clipped(x, axis):
-        exps = np.exp(np.clip(np.asarray(x, dtype=float), -limit, limit))
-        return exps / np.sum(exps, axis=axis, keepdims=True)
-
-    return clipped
-
-
-def _capped(limit):
-    """Return a softmax that caps only large scores at ``limit`` before exp (a one-sided clip).
-
-    It ties the large ones, and a row far below 0 still underflows to 0/0.
-    """
-
-    def capped(x, axis):
-        exps = np.exp(np.minimum(np.asarray(x, dtype=float), limit))
-        return exps / np.sum(exps, axis=axis, keepdims=True)
-
-    return capped
-
-
-#: Limits students pick when they cap scores (709: exp's float64 limit; 88: float32's).
-_CAPS = (709.0, 700.0, 500.0, 300.0, 100.0, 88.0, 50.0, 20.0, 10.0)
-
-
-def _minus_inf_to_zero(x, axis):
-    """-inf (a masked score) turned into 0 before the softmax, "to avoid nan"."""
-    x = np.asarray(x, dtype=float)
-    return softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
-
-
-def _naive(x, axis):
-    exps = np.exp(np.asarray(x, dtype=float))
-    return exps / np.sum(exps, axis=axis, keepdims=True)
-
-
-def _by_sum(x, axis):
-    x = np.asarray(x, dtype=float)
-    return x / np.sum(x, axis=axis, keepdims=True)
-
-
-def _one_hot(pick):
-    return lambda x, axis: one_hot(x, axis=axis, pick=pick)
-
-
-def _exps_shifted(x, axis):
-    x = np.asarray(x, dtype=float)
-    return np.exp(x - np.max(x, axis=axis, keepdims=True))
-
-
-def _exps(x, axis):
-    return np.exp(np.asarray(x, dtype=float))
-
-
-def _uniform(x, axis):
-    x = np.asarray(x, dtype=float)
-    return np.full_like(x, 1.0 / x.shape[axis])
-
-
-def _identity(x, *_):
-    return np.asarray(x, dtype=float)
-
-
-def _zero_masked(scores, mask):
-    return np.where(mask, scores, 0.0)
-
-
-def _inverted(scores, mask):
-    return np.where(~mask, scores, -np.inf)
-
-
-def _keys_blended(weights, case):
-    return weights @ case.K
-
-
-def _tril(n, k=0):
-    return np.tril(np.ones((n, n), dtype=bool), k=k)
-
-
-def _first_head_queries(case: LayerCase, inputs):
-    return None if case.other_W_Q is None else inputs @ case.other_W_Q
-
-
-def _unprojected_scores(case: LayerCase, inputs):
-    return inputs @ inputs.T / case.divisor
-
-
-def _without_positions(case: LayerCase):
-    return None if case.positions is None else case.X
-
-
-def _positions_on_output(case: LayerCase, weights, values):
-    return None if case.positions is None else weights @ values + case.positions
-
-
-def _one_matrix_scores(case: LayerCase, inputs):
-    if case.W_Q.shape[1] != case.W_K.shape[0]:
-        return None
-    return inputs @ (case.W_Q @ case.W_K) @ inputs.T / case.divisor
 
 
 _W = WrongComputation
@@ -285,9 +56,9 @@ _ENTRIES = [
         "your answer matches scores that were never scaled, but this question asks for scaled "
         "dot-product attention.",
         "that treats the scaling as unimportant.",
-        (_W(scores=_unscaled),),
-        hint="think back to lesson 02's experiment with long keys and no division: what did "
-        "the weights look like?",
+        (_W(scores=stages.unscaled),),
+        hint="think back to lesson 02's experiment with keys of many numbers (large d_k) and no "
+        "division: what did the weights look like?",
         lesson="lesson 02",
     ),
     Entry(
@@ -295,7 +66,7 @@ _ENTRIES = [
         "divided by sqrt(d_k) when the question said not to scale",
         "your answer was divided by sqrt(d_k), but this question works with plain dot products "
         "as the scores, with no scaling anywhere.",
-        wrong=(_W(scores=_scaled_anyway),),
+        wrong=(_W(scores=stages.scaled_anyway),),
         hint="reread what the question says about scaling; which of your steps changed the scores?",
         lesson="lesson 02",
     ),
@@ -305,7 +76,7 @@ _ENTRIES = [
         "your answer divides the scores by d_k itself, not by its square root.",
         "that divides by d_k, which shrinks the scores too much: softmax then flattens towards "
         "equal weights.",
-        (_W(scores=_by_dk),),
+        (_W(scores=stages.by_dk),),
         hint="which divisor keeps the typical size of q.k the same for every d_k, as lesson 02 "
         "measured it?",
         lesson="lesson 02",
@@ -316,7 +87,7 @@ _ENTRIES = [
         "your answer divides the scores by the number of tokens (or by its square root), as if "
         "the scaling averaged over the sentence.",
         "that scales by the length of the sentence, as if the scores were averaged over words.",
-        (_W(scores=_by_tokens), _W(scores=_by_sqrt_tokens)),
+        (_W(scores=stages.by_tokens), _W(scores=stages.by_sqrt_tokens)),
         hint="one score compares one query with one key: does it change when the sentence "
         "gets longer, or when the vectors do?",
         lesson="lesson 02",
@@ -327,7 +98,7 @@ _ENTRIES = [
         "your scores compare the query with the value vectors.",
         "that compares the query with the values, as if what a token hands back decided how "
         "well it matches.",
-        wrong=(_W(scores=_query_dot_values),),
+        wrong=(_W(scores=stages.query_dot_values),),
         hint="in the library picture, is the search compared with the books themselves or with "
         "their labels?",
         lesson="lesson 02",
@@ -336,10 +107,10 @@ _ENTRIES = [
         "weights_not_scores",
         "applied softmax where raw scores were asked",
         "your answer already went through softmax, but this part asks for the scores.",
-        wrong=(_W(scores=_softmax_of_scores),),
+        wrong=(_W(scores=stages.softmax_of_scores),),
         kinds=frozenset({"scores"}),
         hint="which step of attention comes before the softmax?",
-        lesson="lesson 03",
+        lesson="lesson 02",
     ),
     Entry(
         "softmax_wrong_axis",
@@ -347,10 +118,25 @@ _ENTRIES = [
         "your weights add up to 1 down each column (over the queries), not across each row.",
         "that shares out each word's attention over the queries that look at it, not each "
         "query's attention over the words.",
-        wrong=(_W(softmax=_other_axis),),
+        wrong=(_W(softmax=stages.other_axis),),
         hint="one query shares out its attention among all the keys: which of its weights must "
         "add up to 1?",
         lesson="lesson 03",
+        layer_wrong=(WrongLayer(softmax=stages.columns),),
+    ),
+    Entry(
+        "attention_symmetric",
+        "thinks attention is symmetric (i gives j what j gives i)",
+        "your weights are what the other words give this word (a column of the weight matrix), "
+        "as if every word attended back to another exactly as much as it is attended to.",
+        "that makes attention go both ways equally: if one word attends to another, the other "
+        "attends back just as much.",
+        wrong=(_W(softmax=stages.transposed),),
+        kinds=frozenset({"weights", "output"}),
+        hint="each row of weights is shared out on its own: does one word's row know what "
+        "another word's row holds?",
+        lesson="lesson 03",
+        layer_wrong=(WrongLayer(softmax=stages.transposed_rows),),
     ),
     Entry(
         "softmax_whole_matrix",
@@ -358,7 +144,7 @@ _ENTRIES = [
         "your weights add up to 1 over the whole matrix at once, so the queries share one "
         "budget of attention.",
         "that gives the whole matrix one budget of attention instead of one per query.",
-        wrong=(_W(softmax=_whole_array), _W(softmax=_row_shift_whole_sum)),
+        wrong=(_W(softmax=stages.whole_array), _W(softmax=stages.row_shift_whole_sum)),
         hint="does one query's attention depend on how much another query attends?",
         lesson="lesson 03",
     ),
@@ -367,7 +153,7 @@ _ENTRIES = [
         "subtracted one global maximum instead of each row's maximum",
         "your softmax shifts every row by the same number, the largest score of the whole "
         "array, so a row far below it underflows to 0/0.",
-        wrong=(_W(softmax=_global_max),),
+        wrong=(_W(softmax=stages.global_max),),
         hint="the shift is there so that each row's largest exponential is exactly 1; which "
         "largest score is that for a row far below the others?",
         lesson="lesson 04",
@@ -377,7 +163,7 @@ _ENTRIES = [
         "averaged the values equally, ignoring the scores",
         "your answer gives every key the same weight, a plain average of the values.",
         "that gives every word an equal share, whatever its score, as if matching did not matter.",
-        wrong=(_W(softmax=_uniform),),
+        wrong=(_W(softmax=stages.uniform),),
         kinds=frozenset({"weights", "output", "attention"}),
         hint="what are the scores for, if every key gets the same weight in the end?",
         lesson="lesson 02",
@@ -388,8 +174,8 @@ _ENTRIES = [
         "your softmax caps large scores (at one side or both) before exp, so every large score "
         "becomes the same number and they all get equal weight.",
         wrong=(
-            *(_W(softmax=_clipped(c)) for c in _CAPS),
-            *(_W(softmax=_capped(c)) for c in _CAPS),
+            *(_W(softmax=stages.clipped(c)) for c in stages.CAPS),
+            *(_W(softmax=stages.capped(c)) for c in stages.CAPS),
         ),
         hint="softmax does not change when every score of a row moves by the same amount; "
         "which shift keeps every exponential at most 1 without changing any score's difference "
@@ -400,7 +186,7 @@ _ENTRIES = [
         "naive_softmax_overflow",
         "naive softmax overflows to nan on large scores",
         "your softmax overflows on large scores: exp of a large number is inf, and inf/inf is nan.",
-        wrong=(_W(softmax=_naive),),
+        wrong=(_W(softmax=stages.naive),),
         hint="softmax does not change when every score of a row moves by the same amount; "
         "which amount keeps every exponential small?",
         lesson="lesson 04",
@@ -411,7 +197,7 @@ _ENTRIES = [
         "you hid the masked weights after the softmax, so the weights left over no longer add "
         "up to 1.",
         "that hides the masked token after the softmax: the weights left no longer add up to 1.",
-        wrong=(_W(masked=_identity, after=lambda w, m: w * m),),
+        wrong=(_W(masked=stages.identity, after=lambda w, m: w * m),),
         hint="at which step must a masked token disappear so that the allowed ones still share "
         "the whole budget?",
         lesson="lesson 04",
@@ -422,8 +208,8 @@ _ENTRIES = [
         "a masked score became 0 before the softmax (set to 0, or turned from -inf into 0), "
         "but exp(0) = 1, so the masked token still gets weight.",
         "that gives the masked token a score of 0, and exp(0) = 1: it still gets weight.",
-        wrong=(_W(masked=_zero_masked), _W(softmax=_minus_inf_to_zero)),
-        hint="which score has an exponential of exactly 0?",
+        wrong=(_W(masked=stages.zero_masked), _W(softmax=stages.minus_inf_to_zero)),
+        hint="what is e to the power 0? Is a token with that exponential hidden?",
         lesson="lesson 04",
     ),
     Entry(
@@ -432,8 +218,19 @@ _ENTRIES = [
         "you read the mask backwards: the tokens you hid are the ones allowed, and the ones "
         "you kept are the masked ones.",
         "that reads the mask backwards: what it marks is what a token may look at.",
-        wrong=(_W(masked=_inverted), _W(causal_mask=lambda n: ~_tril(n))),
+        wrong=(_W(masked=stages.inverted),),
         hint="in this course's masks, what does True mean?",
+        lesson="lesson 04",
+    ),
+    Entry(
+        "mask_convention",
+        "built a mask whose True means 'blocked' (another library's convention)",
+        "your mask marks the tokens to hide, where this course's masks mark the tokens a query "
+        "may look at.",
+        "that takes True in a mask to mean the same thing in every library.",
+        wrong=(_W(causal_mask=lambda n: ~stages.tril(n)),),
+        hint="some libraries' masks mark what is blocked, others what is allowed: which does "
+        "this course's code expect?",
         lesson="lesson 04",
     ),
     Entry(
@@ -442,7 +239,7 @@ _ENTRIES = [
         "your mask lets tokens see later tokens, which a decoder writing left to right does "
         "not have yet.",
         "that lets a token look at tokens after it, which do not exist yet when it is written.",
-        wrong=(_W(causal_mask=lambda n: _tril(n).T),),
+        wrong=(_W(causal_mask=lambda n: stages.tril(n).T),),
         hint="when token i is written, which tokens exist already?",
         lesson="lesson 04",
     ),
@@ -451,7 +248,7 @@ _ENTRIES = [
         "causal mask hides each token from itself",
         "your mask stops each token from attending to itself.",
         "that hides each token from itself, as if a token could only look at earlier ones.",
-        wrong=(_W(causal_mask=lambda n: _tril(n, k=-1)),),
+        wrong=(_W(causal_mask=lambda n: stages.tril(n, k=-1)),),
         hint="does a token already exist at the moment it attends?",
         lesson="lesson 04",
     ),
@@ -461,7 +258,7 @@ _ENTRIES = [
         "your output blends the key vectors.",
         "that hands back the keys, as if the labels a query is matched against were also what "
         "it receives.",
-        wrong=(_W(blend=_keys_blended),),
+        wrong=(_W(blend=stages.keys_blended),),
         hint="in the library picture, do you take home the label or the book?",
         lesson="lesson 02",
     ),
@@ -470,7 +267,7 @@ _ENTRIES = [
         "divided by the sum instead of using softmax",
         "your weights are the scores divided by their sum, with no exponentials.",
         "that divides raw scores by their sum, as if any set of scores made usable shares.",
-        (_W(softmax=_by_sum), _W(masked=_zero_masked, softmax=_by_sum)),
+        (_W(softmax=stages.by_sum), _W(masked=stages.zero_masked, softmax=stages.by_sum)),
         hint="try it on three scores of your own, some of them below zero: are the results "
         "usable as shares of attention?",
         lesson="lesson 02",
@@ -479,25 +276,24 @@ _ENTRIES = [
         "hard_attention",
         "picked one value (v[argmax]) instead of blending all values",
         "your answer puts all the weight on the best-matching key (or shares it only among keys "
-        "tied for best), as if attention picked the top match: attention gives every key it may "
-        "look at some weight, however small.",
+        "tied for best), as if attention picked the top match.",
         "that is hard attention: only the best match (or the matches tied for best) counts, and "
         "the others get nothing.",
         (
-            _W(softmax=_one_hot("first")),
-            _W(softmax=_one_hot("last")),
-            _W(softmax=_one_hot("all")),
-            _W(softmax=_one_hot("split")),
+            _W(softmax=stages.hard_pick("first")),
+            _W(softmax=stages.hard_pick("last")),
+            _W(softmax=stages.hard_pick("all")),
+            _W(softmax=stages.hard_pick("split")),
         ),
         hint="what weight does softmax give a key whose score is only a little below the best?",
-        lesson="lesson 05",
+        lesson="lesson 02",
     ),
     Entry(
         "scores_not_weights",
         "gave the raw scores where weights were asked",
         "you used the raw scores as the weights.",
         "that uses the raw scores as weights: they can be negative and need not add up to 1.",
-        wrong=(_W(softmax=_identity),),
+        wrong=(_W(softmax=stages.identity),),
         kinds=frozenset({"weights", "output", "attention"}),
         hint="can a weight be negative? What must a query's weights add up to?",
         lesson="lesson 02",
@@ -507,135 +303,41 @@ _ENTRIES = [
         "weights that do not sum to 1",
         "your weights do not add up to 1 for each query.",
         "that leaves the weights without a fixed total, as if exponentials alone were weights.",
-        (_W(softmax=_exps_shifted), _W(softmax=_exps)),
+        (_W(softmax=stages.exps_shifted), _W(softmax=stages.exps)),
         hint="which step of softmax makes the weights share one whole?",
         lesson="lesson 02",
     ),
     Entry(
-        "used_library",
-        "called a library instead of writing the code",
-        "this exercise asks you to write the computation yourself with numpy, not to call a "
-        "finished implementation.",
-        hint="the lessons built every step from numpy's basic operations; reuse what you wrote "
-        "there.",
-    ),
-    Entry(
-        "importance_is_programmed",
-        "thinks attention weights are hand-written rules",
-        "nobody writes rules about which words matter: the weights come out of the numbers in "
-        "the vectors.",
-        "that assumes someone wrote rules about which words matter.",
-        hint="in the toy examples, who chose the numbers, and what chooses them in a trained "
-        "network?",
-        lesson="lesson 05",
-    ),
-    Entry(
-        "order_aware_self_attention",
-        "thinks self-attention alone knows word order or distance",
-        "self-attention's scores were taken to depend on where the words stand.",
-        "that assumes self-attention, by itself, knows the order of the words or their distance.",
-        hint="what did lesson 05's shuffle experiment show?",
-        lesson="lesson 05",
-    ),
-    Entry(
-        "values_change_weights",
-        "thinks value vectors change the attention weights",
-        "the values were taken to change the weights.",
-        "that lets the values change how much weight a token gets.",
-        hint="which of a token's three vectors does the formula of its weight use?",
-        lesson="lesson 02",
-    ),
-    Entry(
-        "one_fixed_vector",
-        "thinks one fixed-size summary vector, made big enough, can hold any sentence",
-        "one fixed-size summary was taken to be enough for any sentence.",
-        "that keeps the squeeze: one summary vector of fixed size for sentences of any length.",
-        hint="a five-word and a fifty-word sentence get the same room: where does the squeeze "
-        "go away?",
-        lesson="lesson 01",
-    ),
-    Entry(
-        "cross_attention_sources",
-        "mixes up where cross-attention's queries, keys and values come from",
-        "the roles of the two sentences in cross-attention were swapped.",
-        "that swaps the roles of the two sentences in cross-attention.",
-        hint="who is asking (the sentence being written, or the one being read)?",
-        lesson="lesson 04",
-    ),
-    # Ideas the concept inventory asks about: distractors a student could hold.
-    Entry(
-        "attention_is_sequential",
-        "thinks self-attention reads the tokens one after another, like an RNN",
-        "self-attention was taken to step through the tokens one at a time.",
-        "that has self-attention step through the words one by one, as a recurrent network does.",
-        hint="does any row of the weight matrix need another row to be finished first?",
-        lesson="lesson 03",
-    ),
-    Entry(
-        "attention_cost_linear",
-        "thinks self-attention's cost grows only in step with the sentence length",
-        "self-attention's cost was taken to grow only in step with the length.",
-        "that has self-attention's work grow only in step with the length of the sentence.",
-        hint="how many scores does a sentence of n tokens need?",
-        lesson="lesson 03",
-    ),
-    Entry(
-        "temperature_sharpens",
-        "thinks dividing the scores by a larger number makes softmax sharper",
-        "dividing the scores by a larger number was taken to sharpen the weights.",
-        "that has the divisor work backwards: a larger one taken to sharpen, a smaller one to "
-        "flatten.",
-        hint="what happens to the gaps between scores when all of them are divided by a large "
-        "number?",
-        lesson="lesson 02",
-    ),
-    Entry(
-        "qkv_are_the_token",
-        "thinks a token's query, key and value are the token's own vector, unchanged",
-        "a token's query, key and value were taken to be the token's own vector.",
-        "that makes the query, key and value of a token one and the same vector, which "
-        "training could not adjust.",
-        hint="if all three were the same vector, what could training change to make a word "
-        "look for something other than itself?",
-        lesson="lesson 06",
-    ),
-    Entry(
-        "heads_split_tokens",
-        "thinks each head handles a different part of the sentence",
-        "the heads were taken to share out the words of the sentence between them.",
-        "that gives each head its own slice of the sentence, as if heads shared out the words.",
-        hint="which tokens can one head's queries look at?",
-        lesson="lesson 06",
-    ),
-    Entry(
         "heads_share_projection",
-        "thinks the heads of a layer share one W_Q (and so compute the same pattern)",
+        "thinks the heads of a layer share one W_Q",
         "your answer is what a head gives with another head's query projection.",
-        "that makes the heads copies of each other, computing one pattern several times.",
-        layer_wrong=(WrongLayer(queries=_first_head_queries),),
+        "that ties every head to one query matrix, so all heads ask the same question and "
+        "differ only in what they match it against.",
+        layer_wrong=(WrongLayer(queries=stages.first_head_queries),),
         hint="what would several heads add if each asked its question with the same W_Q?",
         lesson="lesson 06",
     ),
     Entry(
-        "projection_after_softmax",
-        "scored the raw word vectors and projected after the softmax",
-        "your scores compare the word vectors themselves, as if the projections came after the "
-        "softmax.",
-        "that projects after the softmax, where it can no longer change which words match.",
-        layer_wrong=(WrongLayer(scores=_unprojected_scores),),
+        "unprojected_scores",
+        "scored the raw word vectors (forgot W_Q and W_K)",
+        "your scores compare the word vectors themselves, as if no W_Q and W_K came before "
+        "the scores.",
+        "that compares the word vectors themselves, so W_Q and W_K never shape which words match.",
+        layer_wrong=(WrongLayer(scores=stages.unprojected_scores),),
         hint="which vectors does a head compare when it takes a score: X, or what W_Q and W_K "
         "made of X?",
         lesson="lesson 06",
     ),
     Entry(
         "positions_after_attention",
-        "added the positions to the weights or output instead of the inputs",
-        "your answer is what attention gives when the positions are left out of its inputs "
-        "(added afterwards, or not at all).",
-        "that puts word order into the attention weights (or the outputs) after they are made.",
+        "added the positions only after the weights were made (or not at all)",
+        "your answer is what attention gives when the positions are left out of what its scores "
+        "are made from (added afterwards, or not at all).",
+        "that adds word order only after the softmax, so the scores, and the weights they make, "
+        "never see where the words stand.",
         layer_wrong=(
-            WrongLayer(inputs=_without_positions, output=_positions_on_output),
-            WrongLayer(inputs=_without_positions),
+            WrongLayer(inputs=stages.without_positions, output=stages.positions_on_output),
+            WrongLayer(inputs=stages.without_positions),
         ),
         hint="where could a position change every score a word takes part in?",
         lesson="lesson 06",
@@ -646,10 +348,11 @@ _ENTRIES = [
         "your scores use the product of W_Q and W_K as one matrix between the word vectors.",
         "that joins W_Q and W_K as a plain product, as if the key entered the dot product "
         "untransposed.",
-        layer_wrong=(WrongLayer(scores=_one_matrix_scores),),
+        layer_wrong=(WrongLayer(scores=stages.one_matrix_scores),),
         hint="write q.k with q = x W_Q and k = y W_K: how does the key's matrix enter?",
         lesson="lesson 06",
     ),
+    *IDEA_ENTRIES,
 ]
 
 #: id -> Entry, in matching order.
@@ -662,7 +365,8 @@ def get(id: str) -> Entry:
         return REGISTRY[id]
     except KeyError:
         raise KeyError(
-            f"unknown misconception id {id!r}; add an Entry to attention_lab/misconceptions.py"
+            f"unknown misconception id {id!r}; add an Entry to attention_lab/misconceptions.py "
+            "(or _idea_entries.py for an idea no computation shows)"
         ) from None
 
 

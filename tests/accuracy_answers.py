@@ -91,7 +91,7 @@ INTRO = [
         "why_exponentiate_choice",
         "answer_q2",
         "b",
-        {"a": "weights_not_normalised", "c": "hard_attention", "d": "sum_normalised"},
+        {"a": "normalising_step_confused", "c": "hard_attention", "d": "sum_normalised"},
     ),
     _choice(
         "answer_q3",
@@ -178,7 +178,7 @@ FOCUS = [
         "scaling_choice",
         "answer_q2",
         "a",
-        {"b": "divided_by_dk", "c": "forgot_scaling", "d": "weights_not_normalised"},
+        {"b": "divided_by_dk", "c": "softmax_only_ranks", "d": "normalising_step_confused"},
     ),
     Question(
         "answer_q3",
@@ -561,7 +561,7 @@ CAUSAL = Question(
         ),
         Wrong(
             "def causal_mask(n):\n    return ~np.tril(np.ones((n, n), dtype=bool))\n",
-            _all(CM, "mask_inverted"),
+            _all(CM, "mask_convention"),
         ),
         Wrong(
             "def causal_mask(n):\n    return np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)\n",
@@ -595,6 +595,8 @@ def _head_a(scores: str, output: str = "w @ (Xp @ W_V_a)", inputs: str = "X + PE
 
 
 RIGHT_B = "(X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)"
+ALL_B = "((X @ W_Q_b) @ (X @ W_K_b).T / np.sqrt(2))"  # every word's scores, one row each
+_ROWS_B = f"np.exp({ALL_B}) / np.exp({ALL_B}).sum(axis=1, keepdims=True)"
 RIGHT_A = "(Xp @ W_K_a) @ (Xp[2] @ W_Q_a) / np.sqrt(2)"
 
 HEADS = [
@@ -641,11 +643,20 @@ HEADS = [
             ),
             Wrong(
                 _head_b("X @ X[2] / np.sqrt(2)"),
-                {"head_b_chandrayaan_weights": "projection_after_softmax"},
+                {"head_b_chandrayaan_weights": "unprojected_scores"},
             ),
             Wrong(
                 _head_b("X[2] @ (W_Q_b @ W_K_b) @ X.T / np.sqrt(2)"),
                 {"head_b_chandrayaan_weights": "one_matrix_no_transpose"},
+            ),
+            # issue 38: each word's softmax taken down a column, and a column read as the row
+            Wrong(
+                _head_b(RIGHT_B, weights=f"(np.exp({ALL_B}) / np.exp({ALL_B}).sum(axis=0))[2]"),
+                {"head_b_chandrayaan_weights": "softmax_wrong_axis"},
+            ),
+            Wrong(
+                _head_b(RIGHT_B, weights=f"({_ROWS_B})[:, 2]"),
+                {"head_b_chandrayaan_weights": "attention_symmetric"},
             ),
             # one part right, one wrong: only the wrong part loses its points
             Wrong(_head_b(RIGHT_B, keys="X @ W_K_b.T"), {"head_b_keys": None}),
@@ -692,7 +703,7 @@ HEADS = [
                 {OA: "positions_after_attention"},
             ),
             Wrong(_head_a(RIGHT_A, inputs="X"), {OA: "positions_after_attention"}),
-            Wrong(_head_a("Xp @ Xp[2] / np.sqrt(2)"), {OA: "projection_after_softmax"}),
+            Wrong(_head_a("Xp @ Xp[2] / np.sqrt(2)"), {OA: "unprojected_scores"}),
             Wrong(
                 _head_a("Xp[2] @ (W_Q_a @ W_K_a) @ Xp.T / np.sqrt(2)"),
                 {OA: "one_matrix_no_transpose"},

@@ -246,7 +246,7 @@ BUGGY = {
                 ),
             },
             {
-                "scaling_choice": "forgot_scaling",
+                "scaling_choice": "softmax_only_ranks",
                 "launched_scores": "divided_by_dk",
                 "launched_weights_sum_to_one": "forgot_scaling",
                 "launched_output": "keys_as_values",
@@ -264,7 +264,7 @@ BUGGY = {
                 ),
             },
             {
-                "scaling_choice": "weights_not_normalised",
+                "scaling_choice": "normalising_step_confused",
                 "launched_scores": "weights_not_scores",
                 "launched_weights_sum_to_one": "weights_not_normalised",
                 "launched_output": "query_dot_values",
@@ -305,7 +305,7 @@ BUGGY = {
             {
                 **_each(SOFTMAX, "sum_normalised"),
                 "attention_masked_rows": "mask_after_softmax",
-                **_each(CAUSAL_MASK, "mask_inverted"),
+                **_each(CAUSAL_MASK, "mask_convention"),
             },
         ),
         "bugs_4": (
@@ -426,7 +426,7 @@ BUGGY = {
             },
             {
                 "head_b_keys": None,
-                "head_b_chandrayaan_weights": "projection_after_softmax",
+                "head_b_chandrayaan_weights": "unprojected_scores",
                 "head_a_output_with_positions": "one_matrix_no_transpose",
                 "positions_where_choice": "order_aware_self_attention",
             },
@@ -802,7 +802,7 @@ def test_inventory_covers_the_five_lessons():
     topics = {
         "the bottleneck": "one_fixed_vector",
         "QKV as a soft lookup": "keys_as_values",
-        "scaling": "forgot_scaling",
+        "scaling": "divided_by_dk",
         "softmax": "sum_normalised",
         "masking": "mask_after_softmax",
         "cross-attention": "cross_attention_sources",

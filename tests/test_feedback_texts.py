@@ -25,9 +25,12 @@ import nbformat
 import numpy as np
 import pytest
 
+import attention_lab
 from attention_lab import checks, misconceptions
+from attention_lab._layer_steps import LayerCase, compute_layer
 from attention_lab._steps import Case, compute
 from attention_lab.checks import exercises as exercise_checks
+from attention_lab.examples import ISRO, TIFFIN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,6 +116,8 @@ HAND_CASES = [  # (query, keys, values, scale, queries)
     ([1, 1], TIFFIN_K, TIFFIN_V, False, None),
     ([1, 1], [[1, 0], [1, 1], [0, 2]], [[1, 0], [0, 1], [2, 2]], False, None),
     ([1, -1], TIFFIN_K, TIFFIN_V, False, None),  # lesson 02, your turn 2
+    # queries that are not the keys: a weight matrix that is not symmetric (issue 38)
+    ([1, 0], ISRO_K, ISRO_V, True, [[0, 1], [1, 0], [1, 2]]),
 ]
 
 
@@ -176,7 +181,13 @@ def _buggy_softmaxes():
     def unfinished(x, axis=-1):
         raise NotImplementedError()
 
-    return [naive, capped, minus_inf_to_zero, global_max, squared, unfinished, lambda x, axis=-1: x]
+    def from_the_library(x, axis=-1):
+        return attention_lab.softmax(x, axis=axis)
+
+    return [
+        naive, capped, minus_inf_to_zero, global_max, squared, unfinished, from_the_library,
+        lambda x, axis=-1: x,
+    ]  # fmt: skip
 
 
 def _buggy_attentions():
@@ -214,9 +225,31 @@ def _function_messages() -> list[str]:
         lambda n: np.triu(np.ones((n, n), dtype=bool)),
         lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
         lambda n: np.ones((n, n), dtype=bool),
+        lambda n: ~np.tril(np.ones((n, n), dtype=bool)),
     ]
     for fn in masks:
         found.append(_failure(checks.check_causal_mask_function, fn))
+    return found
+
+
+def _layer_messages() -> list[str]:
+    """Lesson 6's checks, with every wrong layer computation the registry knows (issue 38)."""
+    X, PE = [[1, 0], [0, 1], [1, 1]], [[0.0, 1.0], [0.841, 0.540], [0.909, -0.416]]
+    W_Q, W_K, W_V, other = [[0, 1], [1, 0]], [[1, 1], [0, 2]], [[1, 0], [0, 2]], [[1, 2], [0, 1]]
+    case = LayerCase.of(X, W_Q, W_K, W_V, PE, other)
+    found = []
+    for _, wrong in [(None, None), *misconceptions.layer_entries_for("output")]:
+        steps = compute_layer(case, wrong)
+        if steps is None:
+            continue
+        for row in (None, 2):
+            pick = slice(None) if row is None else row
+            found.append(_failure(checks.check_head_weights, steps.weights[pick] + 0.0, X, W_Q,
+                                  W_K, row=row, positions=PE, other_W_Q=other))  # fmt: skip
+            found.append(_failure(checks.check_head_output, steps.output[pick] + 0.0, X, W_Q,
+                                  W_K, W_V, row=row, positions=PE, other_W_Q=other))  # fmt: skip
+    found.append(_failure(checks.check_head_weights, [0.1, 0.2, 0.7], X, W_Q, W_K, row=2))
+    found.append(_failure(checks.check_projection, [9, 9], X[2], W_Q))
     return found
 
 
@@ -253,6 +286,16 @@ def _solution_text(cell) -> str:
     return cell.source.split("### BEGIN SOLUTION")[-1].split("**Rubric")[0]
 
 
+def _until_next_item(cells):
+    """The cells up to the next question: a later question's model answer is not this one's."""
+    for cell in cells:
+        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
+            return
+        if cell.cell_type == "markdown" and cell.source.startswith("## "):
+            return
+        yield cell
+
+
 def choice_items():
     """(where, kind, right text, other texts, {wrong answer: message}) for every item."""
     for path in sorted((ROOT / "source").glob("*/*.ipynb")):
@@ -282,7 +325,7 @@ def choice_items():
                 yield where, right, others, messages
             else:
                 reason = next(
-                    (c for c in cells[i + 1 :] if "### BEGIN SOLUTION" in c.source
+                    (c for c in _until_next_item(cells[i + 1 :]) if "### BEGIN SOLUTION" in c.source
                      and c.cell_type == "markdown"), None,
                 )  # fmt: skip
                 right = _solution_text(reason) if reason else ""
@@ -298,7 +341,7 @@ CHOICE_ITEMS = list(choice_items())
 
 
 def _all_messages() -> list[str]:
-    texts = _registry_texts() + _hand_messages() + _function_messages()
+    texts = _registry_texts() + _hand_messages() + _function_messages() + _layer_messages()
     texts += [m for *_, messages in CHOICE_ITEMS for m in messages.values()]
     return [t for t in texts if t]
 
@@ -359,3 +402,93 @@ def test_no_wrong_option_feedback_gives_the_right_option_away(item):
         assert message, f"{where}: {answer!r} passed"
         leak = gives_away(message, right, others)
         assert not leak, f"{where}: choosing {answer!r} shows {leak!r}\n{message}"
+
+
+@pytest.mark.slow
+def test_every_misconception_can_be_named_by_a_check_or_an_option():
+    """Issue 38: an entry no check computes and no option offers is never shown to anyone."""
+    _all_messages()
+    named = {err.id for err in RAISED if isinstance(err, checks.Misconception)}
+    assert set(misconceptions.REGISTRY) <= named, sorted(set(misconceptions.REGISTRY) - named)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lesson pointers never send a student forward (issue 38, O7)
+# ---------------------------------------------------------------------------------------------
+
+
+def _lesson(mid: str) -> int:
+    """The lesson an entry's feedback points to, as a number (``"lesson 03"`` -> 3)."""
+    lesson = misconceptions.get(mid).lesson
+    return int(re.fullmatch(r"lesson (\d\d)", lesson)[1]) if lesson else 0
+
+
+def _after_lesson() -> dict[str, int]:
+    """Assignment -> the lesson it follows, read from the lesson table of docs/students.md."""
+    table = (ROOT / "docs" / "students.md").read_text()
+    rows = re.findall(r"^\| `(\d\d)_\w+` \|.*\| `(\w+)` \|$", table, flags=re.M)
+    after = {assignment: int(lesson) for lesson, assignment in rows}
+    # Both inventory forms: the pre-test's feedback is held until the post-test (teachers-gain).
+    return after | {"inventory_pre": 6, "inventory_post": 6}
+
+
+def _offered(path: Path) -> set[str]:
+    """Every id an assignment's choice and true/false tests can name (hidden tests, as data)."""
+    ids = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        found = _hidden_call(cell.source) if cell.cell_type == "code" else None
+        if found:
+            kw = found[1]
+            ids |= set((kw.get("misconceptions") or {}).values())
+            ids |= {kw["misconception"]} if kw.get("misconception") else set()
+    return ids
+
+
+def test_no_assignment_feedback_points_to_a_later_lesson():
+    """intro_attention (after lesson 03) once sent students to lesson 05 (audit O7)."""
+    from accuracy_answers import QUESTIONS
+
+    after = _after_lesson()
+    assert set(after) >= {p.stem for p in (ROOT / "source").glob("*/*.ipynb")}, after
+    for path in sorted((ROOT / "source").glob("*/*.ipynb")):
+        shown = _offered(path) | {
+            mid
+            for question in QUESTIONS.get(path.stem, [])
+            for wrong in question.wrong
+            for mid in wrong.expect.values()
+            if mid
+        }
+        late = {mid: _lesson(mid) for mid in shown if _lesson(mid) > after[path.stem]}
+        assert not late, (path.stem, after[path.stem], late)
+
+
+#: The lessons' self-checks of hand-computed steps: (lesson, check, example, scale, mask row).
+_LESSON_CHECKS = [
+    (2, "scores", TIFFIN, False), (2, "weights", TIFFIN, False), (2, "weights", TIFFIN, True),
+    (2, "output", TIFFIN, True), (3, "scores", ISRO, True), (3, "weights", ISRO, True),
+    (3, "weights", TIFFIN, True), (3, "output", ISRO, True), (5, "weights", TIFFIN, False),
+    (5, "output", TIFFIN, False), (5, "output", ISRO, True),
+]  # fmt: skip
+_HAND = {"scores": checks.check_scores, "weights": checks.check_weights,
+         "output": checks.check_output}  # fmt: skip
+
+
+@pytest.mark.parametrize(("lesson", "kind", "example", "scale"), _LESSON_CHECKS)
+def test_no_lesson_self_check_points_to_a_later_lesson(lesson, kind, example, scale):
+    """Every mistake a lesson's self-check can name on its own example is taught by then."""
+    q = example.query()
+    case = Case.of([q], example.K, example.V, scale)
+    args = (q, example.K, example.V) if kind == "output" else (q, example.K)
+    named = set()
+    for _, wrong in misconceptions.entries_for(kind):
+        steps = compute(case, wrong)
+        if steps is None:
+            continue
+        try:
+            _HAND[kind](getattr(steps, kind)[0], *args, scale=scale)
+        except checks.Misconception as err:
+            named.add(err.id)
+        except checks.CheckFailure:
+            pass
+    late = {mid: _lesson(mid) for mid in named if _lesson(mid) > lesson}
+    assert named and not late, (lesson, kind, late)

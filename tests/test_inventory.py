@@ -24,8 +24,12 @@ FORMS = ("inventory_pre", "inventory_post")
 #: The numbers the lessons print as their worked examples' results (docs: course-map.md).
 HEADLINE = ["0.707", "1.414", "0.248", "0.503", "0.993", "2.510", "2.51", "0.198", "0.401",
             "1.401", "0.610", "0.083", "0.225", "3.91", "2.83"]  # fmt: skip
-#: Goals the inventory must cover (issue 27: the four missing ones, and lesson 06's two).
+#: Goals the inventory must cover (issue 27: the four missing ones, and lesson 06's two; issue 38:
+#: length in a dot product, weight is not explanation, identical keys).
 REQUIRED = {
+    "length_counts": "02",
+    "weight_not_explanation": "05",
+    "identical_keys": "05",
     "parallel_cost": "03",
     "positional_fix": "06",
     "additive_vs_dot": "01",
@@ -123,7 +127,7 @@ def test_a_numeric_option_carries_no_gloss(form):
 def test_only_the_blend_items_speak_of_a_blend_in_their_stem(form):
     """A stem that assumes "a blend" answers the items that ask what attention returns."""
     for item in _items(form):
-        if item["meta"]["item"] in ("soft_lookup", "blend_output"):
+        if item["meta"]["item"] == "blend_output":
             continue
         assert not re.search(r"\bblend|\bmix", item["stem"], re.I), item["stem"]
 
@@ -152,17 +156,13 @@ def _numbers(text: str) -> list[float]:
 
 @pytest.mark.parametrize("form", FORMS)
 def test_the_computed_items_are_right_and_each_distractor_is_its_mistake(form):
-    """Scaled score and blend items: every option recomputed from the stem's numbers."""
+    """The blend items: every option recomputed from the stem's numbers."""
     for item in _items(form):
         concept, opts = item["meta"]["item"], item["options"]
         pick = {slug: opts[letter] for letter, slug in item["mis"].items()}
         pick["right"] = opts[item["right"]]
         got = {k: np.array(_numbers(v)) for k, v in pick.items()}
-        if concept == "scaled_score":
-            q, k = (np.array(_numbers(m)) for m in re.findall(r"= \(([^)]*)\)", item["stem"]))
-            want = {"right": q @ k / np.sqrt(2), "divided_by_dk": q @ k / 2,
-                    "divided_by_n_tokens": q @ k / 3, "forgot_scaling": q @ k}  # fmt: skip
-        elif concept == "blend_output":
+        if concept == "blend_output":
             w = np.array(_numbers(re.search(r"weights ([\d., and]+)\.", item["stem"])[1]))
             pairs = [np.array(_numbers(p)) for p in re.findall(r"\$\(([^)]*)\)\$", item["stem"])]
             keys, values = np.array(pairs[:3]), np.array(pairs[3:])
@@ -175,10 +175,52 @@ def test_the_computed_items_are_right_and_each_distractor_is_its_mistake(form):
 
 
 def test_the_fixed_statements_of_issue_27_stay_fixed():
-    """Post Q10 (b): the query is the decoder's state, not "di"; Q13: every key counts."""
+    """Post Q10 (b): the query is the decoder's state, not "di".
+
+    (Issue 27's Q13, learned weights, gave way to "weight is not explanation" in issue 38.)
+    """
     by = {i["meta"]["item"]: i for i in POST}
     cross = by["cross_attention"]
     assert 'comes from "di"' not in cross["options"][cross["right"]]
-    for form in (PRE, POST):
-        learned = next(i for i in form if i["meta"]["item"] == "learned_weights")
-        assert not re.search(r"\bkey of\b", learned["options"][learned["right"]])
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_length_item_pits_a_longer_key_against_a_parallel_one(form):
+    """Issue 38: q is parallel to the first word's key, the second's scores more: length counts."""
+    item = next(i for i in _items(form) if i["meta"]["item"] == "length_counts")
+    q, first, second = (np.array(_numbers(v)) for v in re.findall(r"\(([-\d., ]+)\)", item["stem"]))
+    cos = [float(q @ k / np.linalg.norm(q) / np.linalg.norm(k)) for k in (first, second)]
+    assert np.isclose(cos[0], 1.0) and cos[1] < cos[0] and q @ second > q @ first
+    names = re.findall(r'"(\w+)"', item["stem"])
+    assert len(names) == 2, names
+    by_slug = {slug: item["options"][letter] for letter, slug in item["mis"].items()}
+    assert f'"{names[1]}"' in item["options"][item["right"]]
+    assert f'"{names[0]}"' in by_slug["dot_is_direction_only"]
+
+
+def _outputs(
+    words: list[str], vectors: dict[str, np.ndarray], causal: bool
+) -> dict[str, np.ndarray]:
+    """Self-attention (queries = keys = values = the word vectors, no positions) per word."""
+    x = np.array([vectors[w] for w in words])
+    scores = x @ x.T / np.sqrt(x.shape[1])
+    if causal:
+        scores = np.where(np.tril(np.ones_like(scores, dtype=bool)), scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=1, keepdims=True))
+    out = (w / w.sum(axis=1, keepdims=True)) @ x
+    return dict(zip(words, out, strict=True))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_word_order_item_is_true_with_and_without_a_mask(form):
+    """Issue 38: the asked word keeps its output with no mask and changes under a causal mask."""
+    item = next(i for i in _items(form) if i["meta"]["item"] == "word_order")
+    quoted = re.findall(r'"([^"]+)"', item["stem"].replace("\n", " "))
+    first, second, asked = quoted[0].split(), quoted[1].split(), quoted[2]
+    assert sorted(first) == sorted(second) and first != second and asked in first
+    rng = np.random.default_rng(0)
+    vectors = {w: rng.normal(size=4) for w in first}
+    plain = [_outputs(s, vectors, causal=False)[asked] for s in (first, second)]
+    masked = [_outputs(s, vectors, causal=True)[asked] for s in (first, second)]
+    assert np.allclose(*plain) and not np.allclose(*masked)
+    assert "mask_keeps_order_blind" in item["mis"].values()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_lab import misconceptions
 from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
 from attention_lab.checks._base import as_numbers
 from attention_lab.core import softmax
@@ -205,7 +206,7 @@ def check_hard_output(answer, query, keys, values, scale: bool, name: str = "har
         [(("keys_as_values", "your answer is the best key itself, the label the query was "
           "matched against. Hint: in the library picture, what do you take home?"), k[best])],
         name,
-        "Find the key with the largest score q.k, and give that token's value vector.",
+        "Which key scores highest against the query, and what does that token hand back?",
     )  # fmt: skip
 
 
@@ -213,6 +214,11 @@ _LENGTH_COUNTS = (
     "a dot product grows with the lengths of both arrows as well as with how well they line up "
     "(q.k = |q| |k| cos(angle))"
 )
+
+
+def _length_feedback(first: str) -> str:
+    """Return this exercise's own first level, then the registry entry's hint and lesson."""
+    return misconceptions.get("dot_is_direction_only").feedback(first)
 
 
 def check_top_key(answer, query, keys, tokens, name: str = "your answer"):
@@ -241,9 +247,12 @@ def check_top_key(answer, query, keys, tokens, name: str = "your answer"):
     k = np.asarray(keys, dtype=float)
     cosines = scores / (np.linalg.norm(query) * np.linalg.norm(k, axis=1))
     if np.isclose(cosines[picked], cosines.max()):
-        raise WrongAnswer(
-            f"{name}: that key points the most the same way as the query, but {_LENGTH_COUNTS}. "
-            "Compute every score q.k and compare."
+        raise Misconception(
+            "dot_is_direction_only",
+            name,
+            message=_length_feedback(
+                f"that key points the most the same way as the query, but {_LENGTH_COUNTS}."
+            ),
         )
     raise WrongAnswer(f"{name}: not that one. Compute every score q.k: the largest wins.")
 
@@ -271,9 +280,13 @@ def check_parallel_key_beats(answer, query, rival, name: str = "your key"):
             "not 0): every number must be the same multiple of the query's, a positive one."
         )
     if arr @ q <= np.asarray(rival, dtype=float) @ q + 1e-9:
-        raise WrongAnswer(
-            f"{name} points the right way but does not beat the other key's score yet: "
-            f"{_LENGTH_COUNTS}."
+        raise Misconception(
+            "dot_is_direction_only",
+            name,
+            message=_length_feedback(
+                f"your key points the right way but does not beat the other key's score yet: "
+                f"{_LENGTH_COUNTS}."
+            ),
         )
 
 

@@ -89,8 +89,7 @@ def check_projection(answer, X, W, name: str = "your projection") -> None:
             )
     diagnose(
         arr, expected, [], name, HAND_RTOL, HAND_ATOL,
-        "A projected vector is the word vector times the matrix: multiply the word's numbers by "
-        "one column at a time and add.",
+        "Which numbers of the matrix does each number of a projected vector use?",
     )  # fmt: skip
 
 
@@ -120,8 +119,8 @@ def check_head_weights(
     what = f"{n} weights, one per word" if row is not None else f"a {n} x {n} matrix of weights"
     _check_layer(
         answer, "weights", case, row, name, what,
-        "Project first (queries with W_Q, keys with W_K), then score each query against every "
-        "key, scale, and take the softmax of each row.",
+        "Which vectors does a score compare, and over which words does one query share out its "
+        "weights?",
     )  # fmt: skip
 
 
@@ -139,8 +138,7 @@ def check_head_output(
     what = f"{d_v} numbers" if row is not None else f"one row of {d_v} numbers per word"
     _check_layer(
         answer, "output", case, row, name, what,
-        "The output of a word is its weights times the projected values V (each word vector "
-        "times W_V), added up.",
+        "Which vectors do the weights blend, and what made them from the word vectors?",
     )  # fmt: skip
 
 

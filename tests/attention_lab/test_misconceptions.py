@@ -28,6 +28,10 @@ SCORES = [
     np.array([1e3, 2.5e3, 4e3]),
     np.vstack([np.zeros(3), 800 + np.arange(3.0)]),
 ]
+# Self-attention with different queries and keys (one query per key): a weight matrix that is
+# not symmetric, where reading a column for a row shows.
+_SQUARE = np.random.default_rng(4).normal(size=(3, 3, 2))
+CASES.append(Case.of(*_SQUARE))
 
 
 def _softmax(x):

@@ -279,7 +279,7 @@ def test_checks_write_nothing_to_stderr(capfd):
     [
         (lambda n: np.triu(np.ones((n, n), dtype=bool)), "mask_wrong_triangle"),
         (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1), "mask_no_diagonal"),
-        (lambda n: ~np.tril(np.ones((n, n), dtype=bool)), "mask_inverted"),
+        (lambda n: ~np.tril(np.ones((n, n), dtype=bool)), "mask_convention"),
     ],
 )
 def test_causal_mask_misconceptions_are_named(fn, slug):

@@ -97,6 +97,9 @@ def test_hard_output():
     )
     found, message = _slug(lambda: check_hard_output(None, q, ISRO.K, ISRO.V, scale=True))
     assert found == "AnswerFormatError" and "placeholder" in message
+    # X12: an unexplained answer gets a question back, not the recipe
+    found, message = _slug(lambda: check_hard_output([9, 9], q, ISRO.K, ISRO.V, scale=True))
+    assert found == "WrongAnswer" and message.endswith("?") and "give that" not in message
     assert "[0, 4]" not in message and "4.0" not in message
 
 
@@ -108,7 +111,8 @@ def test_top_key_at_45_degrees_is_tiffin_not_the_parallel_it():
     check_top_key("tiffin", Q, K, TIFFIN.tokens)
     check_top_key(" Tiffin ", Q, K, TIFFIN.tokens)
     kind, message = _slug(lambda: check_top_key("it", Q, K, TIFFIN.tokens))
-    assert kind == "WrongAnswer" and "length" in message and "|q| |k| cos" in message
+    assert kind == "dot_is_direction_only" and "length" in message and "|q| |k| cos" in message
+    assert "(See lesson 02.)" in message
     kind, message = _slug(lambda: check_top_key("bag", Q, K, TIFFIN.tokens))
     assert kind == "WrongAnswer" and "length" not in message
     for bad in (None, "zebra", 2):
@@ -128,7 +132,7 @@ def test_a_parallel_key_beats_tiffin_only_when_it_is_long_enough():
     for good in ([2, 2], [1.6, 1.6], np.array([10.0, 10.0])):
         check_parallel_key_beats(good, Q, tiffin)
     kind, message = _slug(lambda: check_parallel_key_beats([1, 1], Q, tiffin))  # it's own key: 2
-    assert kind == "WrongAnswer" and "points the right way" in message
+    assert kind == "dot_is_direction_only" and "points the right way" in message
     _, message = _slug(lambda: check_parallel_key_beats([1.5, 1.5], Q, tiffin))  # exactly 3: a tie
     assert "points the right way" in message
     for crooked in ([3, 1], [-2, -2], [0, 0]):

@@ -13,8 +13,10 @@ from attention_lab.projections import LESSON_W_K, LESSON_W_Q, LESSON_W_V, tiffin
 X = tiffin_embeddings()
 PE = positional_encoding(4, 2)
 H1, H2 = TIFFIN_HEADS
-LAYER_IDS = ("heads_share_projection", "projection_after_softmax", "positions_after_attention",
+LAYER_IDS = ("heads_share_projection", "unprojected_scores", "positions_after_attention",
              "one_matrix_no_transpose")  # fmt: skip
+#: Softmax mistakes of lessons 2-3 that the layer checks also name (issue 38, X12).
+ROW_IDS = ("softmax_wrong_axis", "attention_symmetric")
 
 
 def _softmax(s):
@@ -34,11 +36,12 @@ def test_the_four_lesson_6_entries_are_in_the_registry_with_layer_computations()
         assert entry.layer_wrong and not entry.wrong
     kinds = {k: dict(misconceptions.layer_entries_for(k)) for k in ("queries", "weights", "output")}
     assert set(kinds["queries"]) == {"heads_share_projection", "positions_after_attention"}
-    assert set(kinds["output"]) == set(LAYER_IDS)
+    assert set(kinds["output"]) == set(LAYER_IDS) | set(ROW_IDS)
+    assert set(kinds["weights"]) == set(LAYER_IDS) | set(ROW_IDS)
     assert misconceptions.layer_entries_for("scores") == []
 
 
-@pytest.mark.parametrize("slug", LAYER_IDS)
+@pytest.mark.parametrize("slug", LAYER_IDS + ROW_IDS)
 def test_every_layer_wrong_computation_really_is_wrong(slug):
     case = LayerCase.of(X, H2.W_Q, H2.W_K, LESSON_W_V, positions=PE, other_W_Q=H1.W_Q)
     right = compute_layer(case)
@@ -81,9 +84,7 @@ def test_head_weights_check_names_each_mistake():
         "heads_share_projection", checks.check_head_weights, shared[it], X, H2.W_Q, H2.W_K, **kwargs
     )
     raw = _softmax(X @ X.T / np.sqrt(2))
-    _raises(
-        "projection_after_softmax", checks.check_head_weights, raw[it], X, H2.W_Q, H2.W_K, **kwargs
-    )
+    _raises("unprojected_scores", checks.check_head_weights, raw[it], X, H2.W_Q, H2.W_K, **kwargs)
     merged = _softmax(X @ (H2.W_Q @ H2.W_K) @ X.T / np.sqrt(2))
     _raises(
         "one_matrix_no_transpose",
@@ -96,6 +97,32 @@ def test_head_weights_check_names_each_mistake():
     )
     with pytest.raises(checks.WrongAnswer):
         checks.check_head_weights([0.1, 0.2, 0.3, 0.4], X, H2.W_Q, H2.W_K, **kwargs)
+
+
+def test_head_weights_check_names_a_column_softmax_and_a_column_read_for_a_row():
+    """X12: the column softmax got the generic fallback; a column read as a row is symmetry."""
+    it, kwargs = 2, dict(row=2, name="w")
+    s = (X @ H2.W_Q) @ (X @ H2.W_K).T / np.sqrt(2)
+    columns = np.exp(s) / np.exp(s).sum(axis=0, keepdims=True)
+    _raises("softmax_wrong_axis", checks.check_head_weights, columns[it], X, H2.W_Q, H2.W_K,
+            **kwargs)  # fmt: skip
+    _raises("softmax_wrong_axis", checks.check_head_weights, columns, X, H2.W_Q, H2.W_K, name="w")
+    rows = _softmax(s)
+    _raises("attention_symmetric", checks.check_head_weights, rows[:, it], X, H2.W_Q, H2.W_K,
+            **kwargs)  # fmt: skip
+
+
+def test_the_fallback_hints_ask_and_give_no_recipe():
+    """X12: a wrong answer no misconception explains gets a question, not the steps."""
+    for call in (
+        lambda: checks.check_head_weights([0.1, 0.2, 0.3, 0.4], X, H2.W_Q, H2.W_K, row=2),
+        lambda: checks.check_head_output([9.0, 9.0], X, H2.W_Q, H2.W_K, LESSON_W_V, row=2),
+        lambda: checks.check_projection([9.0, 9.0], X[2], LESSON_W_Q),
+    ):
+        with pytest.raises(checks.WrongAnswer) as info:
+            call()
+        message = str(info.value)
+        assert message.rstrip().endswith("?") and "then" not in message, message
 
 
 def test_whole_weight_matrix_and_its_transpose():
