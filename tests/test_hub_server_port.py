@@ -16,7 +16,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, pick_port  # noqa: E402
+from server_port import (  # noqa: E402
+    DEFAULT_RANGE,
+    Listener,
+    PortRange,
+    ephemeral_range,
+    listener,
+    pick_port,
+)
 
 
 def test_what_port_0_hands_out_lands_in_the_ephemeral_range_never_in_the_servers_range():
@@ -91,3 +98,29 @@ def test_servers_starting_together_get_different_ports_from_the_range_and_give_t
     alice._give_back_port()  # her server stopped
     carol._take_port()
     assert carol.port == alice.port
+
+
+def test_only_the_process_holding_the_listening_socket_is_the_server_on_a_port():
+    import os
+    import subprocess
+
+    sock = _listening(0)
+    port = sock.getsockname()[1]
+    try:
+        other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            # this process listens: it is the one on the port; any other process is not
+            assert listener(os.getpid(), port) == Listener(os.getuid(), True)
+            assert listener(other.pid, port) == Listener(os.getuid(), False)
+        finally:
+            other.kill()
+            other.wait()
+    finally:
+        sock.close()
+    assert listener(os.getpid(), port) is None  # nobody listens any more
+    bound = socket.socket()  # bound but not listening: not a server
+    bound.bind(("127.0.0.1", 0))
+    try:
+        assert listener(os.getpid(), bound.getsockname()[1]) is None
+    finally:
+        bound.close()

@@ -271,8 +271,8 @@ def frame_ancestors_arg() -> str:
 
     JupyterHub >= 4.1 sends ``Content-Security-Policy: frame-ancestors 'none'`` from every
     single-user server, which blanks the formgrader panel. nbgrader's docs: restore
-    ``frame-ancestors 'self'`` only with ``JupyterHub.enable_subdomains = True`` (each server its
-    own origin), or knowingly when all users are trusted; otherwise open the formgrader in its own
+    ``frame-ancestors 'self'`` only with subdomains (``JupyterHub.subdomain_host``: each server
+    its own origin), or knowingly when all users are trusted; otherwise open the formgrader in its own
     browser tab (``/user/<name>/formgrader``).
     """
     return (
@@ -318,6 +318,7 @@ def configure_classroom(
     config_root: str = "/etc/jupyter",
     venv: str = sys.prefix,
     formgrader_iframe: bool = False,
+    subdomain_host: str = "",
 ) -> None:
     """Set the classroom part of a JupyterHub config object ``c``.
 
@@ -338,6 +339,11 @@ def configure_classroom(
     formgrader_iframe : bool
         Send ``frame-ancestors 'self'`` from instructors' servers (see
         :func:`frame_ancestors_arg`: only with subdomains or trusted users).
+    subdomain_host : str
+        ``JupyterHub.subdomain_host`` (``https://hub.school.example``): each user's server on its
+        own origin (``https://<user>.hub.school.example``), so a page one user serves can read
+        nothing of another's server. Needs wildcard DNS and a wildcard certificate
+        (docs/hub-admins.md, "Origins apart"). Empty: one origin for everyone.
 
     Raises
     ------
@@ -352,6 +358,16 @@ def configure_classroom(
         raise ValueError(f"course ids must be unique, got {ids}")
     config_path = [config_root]
 
+    if subdomain_host:
+        c.JupyterHub.subdomain_host = subdomain_host
+    elif formgrader_iframe:
+        print(
+            "attention-lab: ATTENTION_LAB_FORMGRADER_IFRAME=1 without subdomains "
+            "(ATTENTION_LAB_SUBDOMAIN_HOST): every user's pages share one origin, so a page a "
+            "student serves can act in the instructor's framed formgrader. Safe only when every "
+            "user is trusted (docs/hub-admins.md, 'Origins apart').",
+            file=sys.stderr,
+        )
     c.JupyterHub.load_groups = {**hub_groups(courses), **dict(c.JupyterHub.get("load_groups", {}))}
     c.JupyterHub.load_roles = list(c.JupyterHub.get("load_roles", [])) + hub_roles(courses)
     c.JupyterHub.services = list(c.JupyterHub.get("services", [])) + formgrader_services(
@@ -369,6 +385,9 @@ def configure_classroom(
         "PATH": _user_path(venv),
     }
     c.Spawner.server_token_scopes = server_token_scopes(courses)
+    # A user's own ~/.jupyter and ~/.local/share/jupyter configure nothing of their server: a
+    # student's jupyter_server_config.py served her page, from the hub's address, to anyone.
+    c.Spawner.disable_user_config = True
     c.Spawner.pre_spawn_hook = make_pre_spawn_hook(
         config_root=config_root,
         formgrader_iframe=formgrader_iframe,

@@ -16,6 +16,9 @@ Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_EXCHANGE      shared exchange            (default /srv/nbgrader/exchange)
     ATTENTION_LAB_CONFIG_ROOT   system Jupyter config dir  (default /etc/jupyter)
     ATTENTION_LAB_VENV          course environment         (default: the hub's own, sys.prefix)
+    ATTENTION_LAB_SUBDOMAIN_HOST  e.g. https://hub.school.example: each user's server on its own
+                                origin, https://<user>.hub.school.example (wildcard DNS and
+                                certificate: docs/hub-admins.md, "Origins apart")
     ATTENTION_LAB_FORMGRADER_IFRAME=1   show the formgrader inside JupyterLab (see below)
     ATTENTION_LAB_ROSTER        a roster CSV (roster.py), added to the two lists above
     ATTENTION_LAB_MEM_LIMIT     memory per student, swap included   (default 1G; 0: none)
@@ -51,7 +54,8 @@ COURSE = Course(
 # JupyterHub >= 4.1 forbids framing single-user pages, which blanks the formgrader panel in
 # JupyterLab. nbgrader's docs: keep it that way and open the formgrader in its own browser tab
 # (/user/<instructor>/formgrader), or set ATTENTION_LAB_FORMGRADER_IFRAME=1 together with
-# c.JupyterHub.enable_subdomains = True (or knowingly, when every user is trusted).
+# ATTENTION_LAB_SUBDOMAIN_HOST (unsafe without it, unless every user is trusted: the hub log
+# says so). Users' own ~/.jupyter config is ignored (Spawner.disable_user_config).
 configure_classroom(
     c,
     [COURSE],
@@ -59,6 +63,7 @@ configure_classroom(
     config_root=os.environ.get("ATTENTION_LAB_CONFIG_ROOT", "/etc/jupyter"),
     venv=os.environ.get("ATTENTION_LAB_VENV", sys.prefix),
     formgrader_iframe=os.environ.get("ATTENTION_LAB_FORMGRADER_IFRAME") == "1",
+    subdomain_host=os.environ.get("ATTENTION_LAB_SUBDOMAIN_HOST", ""),
 )
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as

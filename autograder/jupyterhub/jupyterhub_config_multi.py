@@ -50,6 +50,8 @@ configure_classroom(
     # Instructors use the formgrader services in their own browser tab (/services/<id>/):
     # nothing to frame, so JupyterHub's frame-ancestors 'none' stays.
     formgrader_iframe=False,
+    # each user's server on its own origin (docs/hub-admins.md, "Origins apart")
+    subdomain_host=os.environ.get("ATTENTION_LAB_SUBDOMAIN_HOST", ""),
 )
 
 # As jupyterhub_config.py (the same environment variables): memory, CPU and pids per user,

@@ -9,21 +9,30 @@ ZeroMQ until the student gives up (docs/hub-admins.md, "Server ports").
 So servers take their ports from :data:`DEFAULT_RANGE`, below the ephemeral range (Linux's is
 32768-60999), where nothing that binds port 0 ever lands; a port is handed out only if nothing
 listens on it and no other server of this hub was given it (it may not be listening yet).
+
+Any user may bind any free port, so a student can take the port a classmate's server was given
+in the seconds before that server binds it, and answer in its place. :func:`listener` tells the
+spawner who listens on a port: the server process it started (then, and only then, the hub may
+route to it; nobody else can bind that port while it listens), someone else (the server then
+fails to bind and the spawner tries another port), or nobody yet.
 """
 
 from __future__ import annotations
 
 import errno
+import os
 import random
 import socket
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_RANGE", "PortRange", "ephemeral_range", "pick_port"]
+__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "listener", "pick_port"]
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+SOCKET_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+_LISTEN = "0A"  # TCP state in /proc/net/tcp
 
 
 @dataclass(frozen=True)
@@ -93,3 +102,51 @@ def _bindable(host: str, port: int) -> bool:
                 return False
             raise
     return True
+
+
+@dataclass(frozen=True)
+class Listener:
+    """Who listens on a port: the socket's owner (uid) and whether ``pid`` holds that socket."""
+
+    uid: int
+    held_by_pid: bool
+
+
+def listener(pid: int, port: int, tables: tuple[Path, ...] = SOCKET_TABLES) -> Listener | None:
+    """Return who listens on TCP ``port`` (any address), as seen from /proc; None: nobody.
+
+    ``held_by_pid`` is True only when the listening socket is one of process ``pid``'s open
+    files (read as root): the proof that the server the spawner started, and no other process
+    of any user, answers on ``port``.
+    """
+    found = None
+    for table in tables:
+        try:
+            lines = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == _LISTEN and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inode, uid = int(fields[9]), int(fields[7])
+                if inode in _socket_inodes(pid):
+                    return Listener(uid, True)
+                found = Listener(uid, False)
+    return found
+
+
+def _socket_inodes(pid: int) -> set[int]:
+    """Return the inodes of the sockets process ``pid`` holds open (empty when it is gone)."""
+    inodes = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return inodes
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(int(target[8:-1]))
+    return inodes

@@ -10,7 +10,9 @@
   with private temporary folders (/tmp, /var/tmp, /run/lock, /dev/shm) and a capped exchange
   root (``server_namespace.py``), then drops to the user;
 * its port comes from ``server_ports``, a range kernels never take theirs from
-  (``server_port.py``);
+  (``server_port.py``); the hub is told where the server is only once the process it started
+  listens there (any user may bind a free port, and would answer in its place), and a server
+  whose port was taken first is started again on another;
 * when it stops: the group is removed (ending any straggler) and the class reweighed.
 
 Where no cgroup can be written, the spawner falls back to ``RLIMIT_AS`` = ``mem_limit`` on each
@@ -23,13 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pwd
 import resource
 from typing import ClassVar
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from server_namespace import PRIVATE_MOUNTS, private_tmp, private_tmp_works, shield_exchange_root
-from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, pick_port
+from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, listener, pick_port
 from traitlets import Float, Integer, List, TraitError, Unicode, default, validate
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
@@ -106,6 +109,12 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "where every notebook kernel takes its ports: JupyterHub's default random port comes "
         "from there, and in a class starting at once a kernel took a server's port before "
         "the server bound it (its spawn then never ended). '': JupyterHub's random port.",
+    )  # fmt: skip
+    port_attempts = Integer(
+        5, config=True,
+        help="Times a server is started on another port when something else listened on its "
+        "own before it could (another user may bind any free port): the hub routes to a "
+        "server only once the process it started listens there.",
     )  # fmt: skip
     # (user, server name) -> port: given by this hub, perhaps not listened on yet
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
@@ -277,8 +286,47 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     self.user.name, layout.version, mem, cpus, pids,
                     "" if layout.pids else " (no pids controller: not limited)",
                 )  # fmt: skip
-        self._take_port()
-        return await super().start()
+        taken = []
+        for _ in range(max(1, self.port_attempts)):
+            self._take_port()
+            ip, port = await super().start()
+            if await self._listens_itself(port):
+                return ip, port
+            taken.append(port)
+            if not self.server_ports:
+                self.port = 0  # LocalProcessSpawner's random port, again
+            self.log.warning(
+                "%s: another process listened on port %d before the server could (%s): "
+                "starting it on another port", self.user.name, port, self._port_holder(port),
+            )  # fmt: skip
+        raise RuntimeError(
+            f"{self.user.name}'s server could not listen: its ports {taken} were taken before it "
+            "bound them, each time by another process. See docs/hub-admins.md, 'Server ports'."
+        )
+
+    async def _listens_itself(self, port: int) -> bool:
+        """Wait until the started server listens on ``port`` (True) or exits first (False).
+
+        Until the process the spawner started holds the listening socket itself, the hub is not
+        told the server is there: whatever else answers on the port is not this user's server.
+        """
+        while True:
+            found = listener(self.pid, port)
+            if found is not None and found.held_by_pid:
+                return True
+            if self.proc is not None and self.proc.poll() is not None:
+                return False
+            await asyncio.sleep(0.2)  # polls a condition: the server binds, or it exits
+
+    @staticmethod
+    def _port_holder(port: int) -> str:
+        found = listener(-1, port)
+        if found is None:
+            return "it exited before listening"
+        try:
+            return f"held by {pwd.getpwuid(found.uid).pw_name}"
+        except KeyError:
+            return f"held by uid {found.uid}"
 
     def _take_port(self) -> None:
         """Give this server a port of ``server_ports`` (LocalProcessSpawner keeps a set one)."""

@@ -45,6 +45,30 @@ def test_zero_turns_limits_and_culler_off(monkeypatch):
     assert not any(s["name"] == "idle-culler" for s in cfg.JupyterHub.get("services", []))
 
 
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_both_configs_ignore_user_config_and_put_each_server_on_its_own_origin(
+    name, monkeypatch, capsys
+):
+    plain = load_hub_config(name, monkeypatch)
+    assert plain.Spawner.disable_user_config is True
+    assert "subdomain_host" not in plain.JupyterHub
+    cfg = load_hub_config(
+        name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.school.example"
+    )
+    assert cfg.JupyterHub.subdomain_host == "https://hub.school.example"
+    assert "FORMGRADER_IFRAME=1 without subdomains" not in capsys.readouterr().err
+
+
+def test_the_formgrader_iframe_without_subdomains_is_said_to_be_unsafe(monkeypatch, capsys):
+    load_hub_config("jupyterhub_config.py", monkeypatch, ATTENTION_LAB_FORMGRADER_IFRAME="1")
+    assert "FORMGRADER_IFRAME=1 without subdomains" in capsys.readouterr().err
+    load_hub_config(
+        "jupyterhub_config.py", monkeypatch,
+        ATTENTION_LAB_FORMGRADER_IFRAME="1", ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.example",
+    )  # fmt: skip
+    assert "without subdomains" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
