@@ -487,17 +487,24 @@ def _substitute(name, path, source):
     scope = {"np": np, "__name__": "attention_grader_reference"}
     exec(compile(source, "<grader reference>", "exec"), scope)  # noqa: S102 -- the grader's
     saved = _USER_NS.setdefault(_SAVED, {})  # noqa: F821
-    saved[name] = (name in _USER_NS, _USER_NS.get(name))  # noqa: F821
+    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])  # noqa: F821
     _USER_NS[name] = scope[attr]  # noqa: F821
     return {"value": None}
 
 
+def _lent(*args, **kwargs):
+    raise RuntimeError("the grader's reference function is only lent during a check")
+
+
 def _restore(name):
-    had, value = _USER_NS.get(_SAVED, {}).pop(name, (False, None))  # noqa: F821
+    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))  # noqa: F821
     if had:
         _USER_NS[name] = value  # noqa: F821
     else:
         _USER_NS.pop(name, None)  # noqa: F821
+    if lent is not None:  # a student's code that kept it keeps a function that only raises
+        lent.__code__, lent.__defaults__, lent.__kwdefaults__ = _lent.__code__, None, None
+        lent.__globals__.clear()
     return {"value": None}
 
 

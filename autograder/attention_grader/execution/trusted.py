@@ -36,6 +36,7 @@ from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
 from attention_grader.execution.answer_channel import AnswerChannel
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
+from attention_grader.execution.locked_names import is_plain_data, same_data
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
@@ -132,6 +133,11 @@ class TrustedChecker:
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
         self.diagnoses: dict[str, CellDiagnosis] = {}
+        #: Data names of read-only cells her cells change (read from her kernel; set by
+        #: :func:`~attention_grader.execution.notebook_checker.notebook_checker`).
+        self.student_data: frozenset[str] = frozenset()
+        #: Of those, the ones a test read with a value other than the teacher's (in order).
+        self.rebound_data: dict[str, None] = {}
         self._sink: list[io.StringIO] = []
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
         channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
@@ -152,6 +158,12 @@ class TrustedChecker:
             sys.stdout.write(text)
 
     def _needed(self, source: str) -> list[str]:
+        """Return the names the test reads that the student's kernel is asked for.
+
+        A name a read-only cell binds is the teacher's and is never asked for (a moved or
+        failed read-only cell must not let the student's binding stand in), except data her
+        own cells change (:attr:`student_data`: plain nbgrader tests her value).
+        """
         names = set(answer_names(source))
         tree = parse_cell(source)
         if tree is not None:  # a student's name the test also rebinds is still read first
@@ -160,7 +172,20 @@ class TrustedChecker:
                 for n in ast.walk(tree)
                 if isinstance(n, ast.Name) and n.id in self.cells.answers
             }
-        return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
+        needed = []
+        for name in sorted(names):
+            if name in self.student_data:
+                needed.append(name)
+            elif name in self.namespace or hasattr(builtins, name):
+                continue
+            elif name in self.cells.locked_names and name not in self.cells.answers:
+                raise CannotGrade(
+                    f"`{name}`, which a read-only cell binds, is not defined in the grader "
+                    "(that cell failed there): the grader never asks the student's kernel for it"
+                )
+            else:
+                needed.append(name)
+        return needed
 
     def _answers(self, needed: list[str], read: set[str] | None = None) -> dict[str, object]:
         """Return the test's answers: libraries from the grader, the rest from the student's kernel.
@@ -179,7 +204,20 @@ class TrustedChecker:
             found.update(self.channel.get([n for n in needed if n not in libraries], read))
         except (UnreadableAnswer, StudentCodeError) as exc:
             raise _AnswersUnavailable(str(exc)) from None
+        for name in self.student_data & found.keys():
+            self._check_student_data(name, found[name])
         return found
+
+    def _check_student_data(self, name: str, value: object) -> None:
+        """Her value of a read-only cell's data must be data; note when it is not the teacher's."""
+        if not is_plain_data(value):
+            raise CannotGrade(
+                f"the student's code rebinds `{name}`, which a read-only cell binds, to "
+                f"something that is not plain data (a {type(value).__name__}): the grader "
+                "reads only data for it"
+            )
+        if name in self.namespace and not same_data(value, self.namespace[name]):
+            self.rebound_data.setdefault(name, None)
 
     def _run(self, source: str, label: str, follow: bool = True) -> tuple[str, object]:
         """Run ``source`` in the trusted namespace with the student's answers it reads.

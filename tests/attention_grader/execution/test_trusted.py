@@ -93,6 +93,26 @@ def test_a_substituted_reference_is_seen_by_the_students_function_only_inside():
         pass
 
 
+def test_a_reference_the_students_code_kept_during_a_check_is_dead_after_it():
+    """Her attention keeps the reference softmax it was lent; her softmax calls it later."""
+    student = {}
+    exec(
+        "import numpy as np\n"
+        "kept = []\n"
+        "def stable_softmax(x):\n    return kept[0](x) if kept else np.zeros(len(x))\n"
+        "def attention(x):\n    kept.append(stable_softmax)\n    return stable_softmax(x)\n",
+        student,
+    )
+    channel = AnswerChannel(kernel(student))
+    fn = channel.get(["attention"])["attention"]
+    with fn.substituting("stable_softmax", "attention_lab._steps.softmax"):
+        assert np.allclose(fn(np.array([0.0, 0.0])), 0.5)
+    softmax = channel.get(["stable_softmax"])["stable_softmax"]
+    with pytest.raises(Exception, match="only lent"):
+        softmax(np.array([0.0, 0.0]))
+    assert student["kept"][0].__globals__ == {}  # nothing of the grader's stays reachable
+
+
 @pytest.mark.parametrize(
     ("sources", "found"),
     [
