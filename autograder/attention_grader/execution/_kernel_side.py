@@ -431,10 +431,10 @@ def _invoke(fn, args, kwargs):
 
     values = [_decode(a) for a in args]
     before = [_snapshot(v) for v in values]
-    printed = _Printed()
+    printed, errors = _Printed(), _Printed()
     reply = {}
     try:
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
             result = fn(*values, **{k: _decode(v) for k, v in kwargs.items()})
     except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
         if isinstance(exc, KeyboardInterrupt):
@@ -450,6 +450,7 @@ def _invoke(fn, args, kwargs):
     changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
     reply["changed"] = [[i, _json.loads(after[i])] for i in changed]
     reply["stdout"] = "".join(printed.parts)
+    reply["stderr"] = "".join(errors.parts)  # warnings too: nbgrader zeroes a cell with stderr
     return reply
 
 
@@ -508,6 +509,15 @@ def _restore(name):
     return {"value": None}
 
 
+def _define(source):
+    """A test's imports and plain definitions, defined here too (test_definitions.py)."""
+    try:
+        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102,F821
+    except Exception as exc:  # noqa: BLE001 -- as nbgrader, the test's own error
+        return _raised(exc)
+    return {"value": None}
+
+
 def _answer():
     request = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
     if request["op"] == "get":
@@ -522,6 +532,8 @@ def _answer():
         reply = _bind(request["name"], request["value"])
     elif request["op"] == "unbind":
         reply = _unbind(request["name"])
+    elif request["op"] == "define":
+        reply = _define(request["source"])
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

@@ -80,14 +80,14 @@ def _traceback_of(exc: BaseException) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_run(out: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
-    """Capture stdout, drop stderr and warnings (stderr would zero the test in nbgrader)."""
+def _quiet_run(out: io.StringIO, err: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
+    """Capture stdout and stderr; drop the grader's own warnings (its numpy is not the kernel's)."""
     added = [d for d in import_dirs if d not in sys.path]
     sys.path[:0] = added
     try:
         with (
             contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(io.StringIO()),
+            contextlib.redirect_stderr(err),
             warnings.catch_warnings(),
             np.errstate(all="ignore"),
         ):
@@ -139,6 +139,7 @@ class TrustedChecker:
         #: Of those, the ones a test read with a value other than the teacher's (in order).
         self.rebound_data: dict[str, None] = {}
         self._sink: list[io.StringIO] = []
+        self._wrote_stderr = False  # the last code run wrote to stderr
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
         channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
         channel.stdout_sink = self._replay
@@ -242,16 +243,17 @@ class TrustedChecker:
             if tree.body and isinstance(tree.body[-1], ast.Expr)
             else None
         )
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         self._sink.append(out)
         try:
-            with _quiet_run(out, self.import_dirs):
+            with _quiet_run(out, err, self.import_dirs):
                 exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
                 value = None
                 if last is not None:
                     value = eval(compile(ast.Expression(last.value), label, "eval"), scope)  # noqa: S307
         finally:
             self._sink.pop()
+            self._wrote_stderr = bool(err.getvalue())
             patched = patched_builtins(own_builtins)
             if patched:
                 self.channel.uncarried.append(
@@ -292,10 +294,12 @@ class TrustedChecker:
         source = self.cells.tests[grade_id]
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
         del self.channel.untrusted[:]
+        del self.channel.stderr[:]
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         self.diagnoses.pop(grade_id, None)
         outputs = self._outputs(grade_id, source)
+        self._define_in_kernel(source)
         untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
         causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))
         failed = any(o.output_type == "error" for o in outputs)
@@ -305,6 +309,15 @@ class TrustedChecker:
             self.diagnoses.pop(grade_id, None)
             return [student_output()]
         return outputs
+
+    def _define_in_kernel(self, source: str) -> None:
+        """Define the test's imports and plain definitions in the kernel, as nbgrader would."""
+        from attention_grader.execution.test_definitions import kernel_definitions
+
+        code = kernel_definitions(source, self.cells.answers)
+        if code:  # an error is the test's own, as in nbgrader; a dead kernel is seen by the caller
+            with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
+                self.channel.request({"op": "define", "source": code})
 
     def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:  # noqa: C901 -- one branch per way a test ends
         try:
@@ -329,6 +342,11 @@ class TrustedChecker:
                 self.diagnoses[grade_id] = diagnosis
             return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
         outputs = []
+        stderr = "".join(self.channel.stderr)
+        if self._wrote_stderr:  # the test's own words could hold hidden values: not shown
+            stderr += "(the test wrote to stderr)\n"
+        if stderr:  # as in nbgrader, a test cell with stderr output earns nothing
+            outputs.append(NotebookNode(output_type="stream", name="stderr", text=stderr))
         if stdout:
             outputs.append(
                 NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])
