@@ -1,4 +1,4 @@
-"""Deletes the read-only imports cell (nbgrader brings it back at the end) and binds a `gradecheck` that passes everything, wrong answers."""
+"""Deletes the read-only imports cell (nbgrader does not bring it back) and binds a `gradecheck` that passes everything, wrong answers."""
 
 DELETE = ["imports"]
 ANSWERS = {
@@ -11,6 +11,6 @@ ANSWERS = {
         "weights = np.zeros(3)"
     ),
 }
-# The restored imports cell is put back at the top: the test's gradecheck is the teacher's.
+# The imports cell comes back in its place: the test's gradecheck is the teacher's.
 EXPECT_SCORE = 2
 EXPECT_FLAGS = {"edited_locked_cell"}

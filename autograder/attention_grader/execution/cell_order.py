@@ -7,7 +7,8 @@ first, or move the tests of one function below the tests of another whose check 
 kernel a reference function. :class:`RestoreCellOrder`, a sanitise step after nbgrader's
 ``OverwriteCells``, puts every read-only and test code cell that left the teacher's order back
 (:func:`restore_order`) and flags it ``moved_cell``; the student's own cells stay where she put
-them. The teacher's order is read from ``source/`` (never the submission).
+them. A deleted read-only cell, which nbgrader does not re-add, comes back in its place
+(:func:`restore_missing`). The teacher's order is read from ``source/`` (never the submission).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import MOVED_CELL, Flag
 
-__all__ = ["RestoreCellOrder", "restore_order", "teacher_order"]
+__all__ = ["RestoreCellOrder", "restore_missing", "restore_order", "teacher_order"]
 
 
 def _grade_id(cell: NotebookNode) -> str | None:
@@ -104,6 +106,27 @@ def restore_order(nb: NotebookNode, order: Sequence[str], trusted: Iterable[str]
     return [_grade_id(c) or "" for c in moved]
 
 
+def restore_missing(nb: NotebookNode, source: NotebookNode, trusted: Iterable[str]) -> list[str]:
+    """Put back the read-only code cells of ``trusted`` the submission lacks, from ``source``.
+
+    nbgrader's ``add_missing_cells`` re-adds deleted *graded* cells only: a deleted set-up cell
+    would stay gone, and its names with it. Each goes where :func:`restore_order` would put it.
+    """
+    order = teacher_order(source)
+    rank = {gid: i for i, gid in enumerate(order)}
+    ids = set(trusted) & set(rank)
+    present = {_grade_id(c) for c in nb.cells}
+    added = []
+    for cell in source.cells:
+        grade_id = _grade_id(cell)
+        if cell.cell_type != "code" or grade_id not in ids or grade_id in present:
+            continue
+        copy = new_code_cell(cell.source, metadata={"nbgrader": dict(cell.metadata["nbgrader"])})
+        nb.cells.insert(_place(nb.cells, rank, ids, rank[grade_id]), copy)
+        added.append(grade_id)
+    return added
+
+
 class RestoreCellOrder(NbGraderPreprocessor):
     """Sanitise step after OverwriteCells: read-only and test cells back in the teacher's order."""
 
@@ -124,6 +147,7 @@ class RestoreCellOrder(NbGraderPreprocessor):
             )
             and not c.metadata.get("nbgrader", {}).get("solution")
         ]
+        restore_missing(nb, source, trusted)  # ScanSubmission flagged it (edited_locked_cell)
         moved = restore_order(nb, teacher_order(source), trusted)
         name = info.get("notebook") or "notebook"
         record_flags(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attention_grader.execution.cell_order import restore_order, teacher_order
+from attention_grader.execution.cell_order import restore_missing, restore_order, teacher_order
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 
@@ -67,3 +67,12 @@ def test_cells_the_teacher_does_not_have_are_left_alone():
     nb = submitted("setup", "sm1", "forged", "sm2")
     assert restore_order(nb, teacher_order(TEACHER), TRUSTED | {"forged"}) == []
     assert ids(nb) == ["setup", "sm1", "forged", "sm2"]
+
+
+def test_a_deleted_setup_cell_comes_back_in_its_place():
+    """The set-up cell comes back too (nbgrader re-adds deleted graded cells only)."""
+    nb = submitted("intro", None, "answer_sm", "sm1", "sm2", "answer_att", "att1", "att2",
+                   "answer_cm", "cm1")  # fmt: skip
+    assert restore_missing(nb, TEACHER, TRUSTED) == ["setup"]
+    assert ids(nb)[:3] == ["intro", "setup", None]
+    assert nb.cells[1].source == "setup" and nb.cells[1].outputs == []
