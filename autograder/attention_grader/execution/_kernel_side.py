@@ -510,7 +510,7 @@ def _restore(name):
 
 
 def _define(source):
-    """A test's imports and plain definitions, defined here too (test_definitions.py)."""
+    """A test's imports and plain definitions, defined here too (kernel_definitions.py)."""
     try:
         exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102,F821
     except Exception as exc:  # noqa: BLE001 -- as nbgrader, the test's own error

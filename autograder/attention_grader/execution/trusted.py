@@ -312,7 +312,7 @@ class TrustedChecker:
 
     def _define_in_kernel(self, source: str) -> None:
         """Define the test's imports and plain definitions in the kernel, as nbgrader would."""
-        from attention_grader.execution.test_definitions import kernel_definitions
+        from attention_grader.execution.kernel_definitions import kernel_definitions
 
         code = kernel_definitions(source, self.cells.answers)
         if code:  # an error is the test's own, as in nbgrader; a dead kernel is seen by the caller
