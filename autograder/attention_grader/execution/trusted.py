@@ -36,6 +36,7 @@ from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
 from attention_grader.execution.answer_channel import AnswerChannel
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
+from attention_grader.execution.kernel_definitions import kernel_definitions
 from attention_grader.execution.locked_names import is_plain_data, same_data
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
 from attention_grader.execution.trusted_cells import TrustedCells
@@ -312,8 +313,6 @@ class TrustedChecker:
 
     def _define_in_kernel(self, source: str) -> None:
         """Define the test's imports and plain definitions in the kernel, as nbgrader would."""
-        from attention_grader.execution.kernel_definitions import kernel_definitions
-
         code = kernel_definitions(source, self.cells.answers)
         if code:  # an error is the test's own, as in nbgrader; a dead kernel is seen by the caller
             with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
