@@ -345,7 +345,9 @@ class TrustedChecker:
         if self._wrote_stderr:  # the test's own words could hold hidden values: not shown
             stderr += "(the test wrote to stderr)\n"
         if stderr:  # as in nbgrader, a test cell with stderr output earns nothing
-            outputs.append(NotebookNode(output_type="stream", name="stderr", text=stderr))
+            outputs.append(
+                NotebookNode(output_type="stream", name="stderr", text=stderr[:_MAX_TEXT])
+            )
         if stdout:
             outputs.append(
                 NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])
