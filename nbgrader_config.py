@@ -97,3 +97,5 @@ c.Answers.max_depth = 20
 c.Answers.max_items = 2_000_000
 c.Answers.max_set_items = 1_000
 c.Answers.max_hashed_items = 10_000
+c.Answers.max_classes = 1_000
+c.Answers.max_handles = 100_000

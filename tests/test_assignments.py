@@ -439,6 +439,47 @@ BUGGY = {
 }
 
 
+# Attacks on the order of cells: student -> (solution overrides, [(test cell moved, the cell
+# it is dragged below)], the test cells that must fail). The tests run in the teacher's order.
+KEEPS_REFERENCE = (
+    "_kept = []\n\n\n"
+    "def stable_softmax(x, axis=-1):\n"
+    "    if _kept:  # the grader's reference, kept while it was lent to her attention\n"
+    "        return _kept[0](x, axis=axis)\n"
+    "    return np.zeros_like(np.asarray(x, dtype=float))\n\n\n"
+    "_own = stable_softmax\n"
+)
+ATTENTION_KEEPS = (
+    "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+    "    if stable_softmax is not _own and not _kept:\n"
+    "        _kept.append(stable_softmax)\n"
+    "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+    "    scores = Q @ K.T / np.sqrt(K.shape[-1])\n"
+    "    if mask is not None:\n"
+    "        scores = np.where(mask, scores, -np.inf)\n"
+    "    weights = stable_softmax(scores, axis=-1)\n"
+    "    return weights @ V, weights\n"
+)
+MOVED = {
+    "practice_implement": {
+        "kept_reference": (
+            {"answer_stable_softmax": KEEPS_REFERENCE, "answer_attention": ATTENTION_KEEPS},
+            [(gid, "attention_large_scores") for gid in reversed(SOFTMAX)],
+            set(SOFTMAX),
+        ),
+    },
+}
+
+
+def _moved(nb, moves):
+    """``nb`` with each ``(moved, below)`` cell dragged to just below the other."""
+    for moved, below in moves:
+        cell = _cells_by_id(nb)[moved]
+        nb.cells.remove(cell)
+        nb.cells.insert(nb.cells.index(_cells_by_id(nb)[below]) + 1, cell)
+    return nb
+
+
 # ---------------------------------------------------------------------------------------------
 # Building the course copy and its submissions
 # ---------------------------------------------------------------------------------------------
@@ -494,6 +535,9 @@ def course(tmp_path_factory):
         )
         for student, (overrides, _) in BUGGY[assignment].items():
             _write_submission(copy, assignment, student, _submission(release, source, overrides))
+        for student, (overrides, moves, _) in MOVED.get(assignment, {}).items():
+            moved = _moved(_submission(release, source, overrides), moves)
+            _write_submission(copy, assignment, student, moved)
         runs[assignment] = (copy, start_steps(copy, "grade", assignment))
     graded = {a: (copy, finish_steps(proc)) for a, (copy, proc) in runs.items()}
     return {
@@ -662,6 +706,25 @@ def test_each_misconception_loses_exactly_its_questions_points(course, assignmen
         if slug is not None:
             assert f"Misconception: [{slug}]" in text, f"[{slug}] missing from the feedback"
             assert slug in MISCONCEPTIONS  # a slug the class report can name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("assignment", "student"), [(a, s) for a in MOVED for s in MOVED[a]])
+def test_moved_tests_are_graded_in_the_teachers_order_and_keep_nothing_lent(
+    course, assignment, student
+):
+    """Softmax tests dragged below the attention tests, whose check lends her kernel the
+    reference softmax: her softmax must not pass by calling the reference it kept.
+    """
+    from attention_grader.common.flag_store import read_flags
+
+    failing = MOVED[assignment][student][2]
+    for grade_id, score in _autograded(_scores(course, assignment, student)).items():
+        wanted = 0 if grade_id in failing else score["max"]
+        assert score["auto"] == wanted, f"{grade_id}: {score} for {student}"
+    copy = course["graded"][assignment][0]
+    graded = nbformat.read(copy / "autograded" / student / assignment / f"{assignment}.ipynb", 4)
+    assert "moved_cell" in {flag.kind for flag in read_flags(graded)}
 
 
 def _released(course, assignment: str):

@@ -94,6 +94,8 @@ MOVES = {
     "trusted_cells": "execution", "cell_code": "execution", "handle_table": "execution",
     # execute.py's per-notebook state as parts composed into it (issue 30, eighth landing)
     "output_caps": "execution", "notebook_checker": "execution",
+    # trusted checking the student cannot steer (issue 37, ninth landing)
+    "cell_order": "execution", "locked_names": "execution", "kernel_definitions": "execution",
     # safe_exchange.py split by the step of nbgrader it serves
     "intake_guard": "intake", "release_feedback": "intake",
     # report.py split: its numbers' parts

@@ -18,7 +18,8 @@ lines in ``nbgrader_config.py`` does not matter:
   forged metadata and forged cells), :class:`~attention_grader.intake.intake_guard.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
   nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
-  test cells come back);
+  test cells come back), then :class:`~attention_grader.execution.cell_order.RestoreCellOrder`
+  (those cells back in the teacher's order);
 * autograde's execute: :class:`~attention_grader.execution.execute.GradingExecute`: student cells in the
   sandboxed kernel, hidden tests in the grader's process against answers read as plain data,
   output capped while it streams, a time budget per notebook; then nbgrader's output limits,
@@ -81,6 +82,7 @@ def _autograde(c: Config) -> None:
         SaveAutoGrades,
     )
 
+    from attention_grader.execution.cell_order import RestoreCellOrder
     from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.flag_limited_output import FlagLimitedOutput
     from attention_grader.execution.needs_teacher import MarkNeedsTeacher
@@ -104,6 +106,7 @@ def _autograde(c: Config) -> None:
         DeduplicateIds,
         OverwriteKernelspec,
         OverwriteCells,
+        RestoreCellOrder,
         CheckCellMetadata,
     ]
     c.Autograde.autograde_preprocessors = [

@@ -8,6 +8,8 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 * ``TAGS`` (optional): grade_id -> cell tags the student set (``skip-execution``, ...);
 * ``EXTRA_CELLS`` (optional): cells the student added, each ``{"after": grade_id, "source": ...}``
   with optional forged ``"nbgrader"`` metadata and ``"cell_type": "markdown"`` (code by default);
+* ``MOVE`` (optional): grade_id -> grade_id: the student drags the first cell to just below
+  the second (read-only and test cells too);
 * ``STUDENT`` (optional): the student id, i.e. the submission folder's name (default: the file's
   name): ids are whatever a folder is called;
 * ``EXPECT_SCORE``: the points the submission must get (out of 3);
@@ -144,6 +146,7 @@ class Attack:
     files: dict = field(default_factory=dict)
     tags: dict = field(default_factory=dict)
     extra_cells: list = field(default_factory=list)
+    move: dict = field(default_factory=dict)
     expect_score: float = 0.0
     expect_flags: set = field(default_factory=set)
     student: str = ""
@@ -173,6 +176,7 @@ def load_attacks() -> list[Attack]:
                 files=dict(getattr(mod, "FILES", {})),
                 tags=dict(getattr(mod, "TAGS", {})),
                 extra_cells=list(getattr(mod, "EXTRA_CELLS", [])),
+                move=dict(getattr(mod, "MOVE", {})),
                 expect_score=float(mod.EXPECT_SCORE),
                 expect_flags=set(getattr(mod, "EXPECT_FLAGS", set())),
                 student=getattr(mod, "STUDENT", ""),
@@ -205,6 +209,13 @@ def submission(
                 if "nbgrader" in extra:
                     added.metadata["nbgrader"] = dict(extra["nbgrader"])
                 keep.append(added)
+    for moved, below in attack.move.items():
+        cell = next(c for c in keep if c.metadata.get("nbgrader", {}).get("grade_id") == moved)
+        keep.remove(cell)
+        at = next(
+            i for i, c in enumerate(keep) if c.metadata.get("nbgrader", {}).get("grade_id") == below
+        )
+        keep.insert(at + 1, cell)
     nb.cells = keep
     return nb
 

@@ -162,6 +162,14 @@ KERNEL_TEST = FlagKind(
     "change its result",
     "Check that the student's code does not touch the test before trusting the points.",
 )
+REBOUND_DATA = FlagKind(
+    "rebound_data",
+    "review",
+    "the student's code changed data a read-only cell binds, and a test read her value (as "
+    "plain nbgrader does), not the teacher's",
+    "Read her cell: if the change fakes what a test compares with (an expected value), "
+    "regrade that test in the formgrader.",
+)
 UNSAFE_HTML = FlagKind(
     "unsafe_html",
     "review",
@@ -223,6 +231,11 @@ DELETED_TEST_CELL = _tampering(
 EDITED_LOCKED_CELL = _tampering(
     "edited_locked_cell", "edited or deleted a read-only cell (restored from the gradebook)"
 )
+MOVED_CELL = _tampering(
+    "moved_cell",
+    "moved a read-only or test cell out of the teacher's order (put back: graded in the "
+    "teacher's order)",
+)
 FORGED_CELL = _tampering(
     "forged_cell", "added a cell dressed as a graded or read-only cell (made a plain cell)"
 )
@@ -250,11 +263,11 @@ SUBPROCESS = _tampering("subprocess", "started other programs")
 
 _KINDS = (
     LATE, CELL_TIMEOUT, TIMEOUT, GRADING_BUDGET, EXIT, OUTPUT_TRUNCATED, UNREADABLE_ANSWER,
-    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, UNSAFE_HTML,
+    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, REBOUND_DATA, UNSAFE_HTML,
     UNSAFE_FILE, UNEXPECTED_FILE, INVALID_NOTEBOOK, EDITED_METADATA, BAD_TIMESTAMP,
-    EDITED_TEST_CELL, DELETED_TEST_CELL, EDITED_LOCKED_CELL, FORGED_CELL, BUILTINS, MONKEYPATCH,
-    SYS_MODULES, FAKE_ANSWER, FAKE_OUTPUT, TRACEBACK, KERNEL_HOOK, INTROSPECTION, GRADING_FILES,
-    NETWORK, SUBPROCESS,
+    EDITED_TEST_CELL, DELETED_TEST_CELL, EDITED_LOCKED_CELL, MOVED_CELL, FORGED_CELL, BUILTINS,
+    MONKEYPATCH, SYS_MODULES, FAKE_ANSWER, FAKE_OUTPUT, TRACEBACK, KERNEL_HOOK, INTROSPECTION,
+    GRADING_FILES, NETWORK, SUBPROCESS,
 )  # fmt: skip
 
 #: id -> FlagKind, every kind the grader may emit.

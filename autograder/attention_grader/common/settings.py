@@ -75,6 +75,10 @@ class AnswerLimits:
     max_hashed_items : int
         Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
         bounds what rebuilding them can cost, even when every hash collides.
+    max_classes : int
+        Most classes of one notebook's kernel the grader makes a stand-in class for.
+    max_handles : int
+        Most objects of one notebook's kernel the grader holds a handle for.
     """
 
     max_reply_chars: int = 32 * 2**20
@@ -82,6 +86,8 @@ class AnswerLimits:
     max_items: int = 2_000_000
     max_set_items: int = 1_000
     max_hashed_items: int = 10_000
+    max_classes: int = 1_000
+    max_handles: int = 100_000
 
 
 def _limit(value: int, text: str) -> Integer[int, int]:
@@ -143,6 +149,16 @@ class Answers(Configurable):
         AnswerLimits.max_hashed_items,
         "Most values hashed into sets and dict keys over one reply (bounds the cost of "
         "rebuilding them even when every hash collides).",
+    )
+    max_classes = _limit(
+        AnswerLimits.max_classes,
+        "Most classes of one notebook's kernel given a stand-in class in the grader (past it, "
+        "the test needs a teacher: fresh classes without end must not grow the grader).",
+    )
+    max_handles = _limit(
+        AnswerLimits.max_handles,
+        "Most objects of one notebook's kernel the grader holds a handle for (past it, the "
+        "test needs a teacher).",
     )
 
     def limits(self) -> AnswerLimits:

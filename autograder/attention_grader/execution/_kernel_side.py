@@ -431,10 +431,10 @@ def _invoke(fn, args, kwargs):
 
     values = [_decode(a) for a in args]
     before = [_snapshot(v) for v in values]
-    printed = _Printed()
+    printed, errors = _Printed(), _Printed()
     reply = {}
     try:
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
             result = fn(*values, **{k: _decode(v) for k, v in kwargs.items()})
     except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
         if isinstance(exc, KeyboardInterrupt):
@@ -450,6 +450,7 @@ def _invoke(fn, args, kwargs):
     changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
     reply["changed"] = [[i, _json.loads(after[i])] for i in changed]
     reply["stdout"] = "".join(printed.parts)
+    reply["stderr"] = "".join(errors.parts)  # warnings too: nbgrader zeroes a cell with stderr
     return reply
 
 
@@ -487,17 +488,33 @@ def _substitute(name, path, source):
     scope = {"np": np, "__name__": "attention_grader_reference"}
     exec(compile(source, "<grader reference>", "exec"), scope)  # noqa: S102 -- the grader's
     saved = _USER_NS.setdefault(_SAVED, {})  # noqa: F821
-    saved[name] = (name in _USER_NS, _USER_NS.get(name))  # noqa: F821
+    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])  # noqa: F821
     _USER_NS[name] = scope[attr]  # noqa: F821
     return {"value": None}
 
 
+def _lent(*args, **kwargs):
+    raise RuntimeError("the grader's reference function is only lent during a check")
+
+
 def _restore(name):
-    had, value = _USER_NS.get(_SAVED, {}).pop(name, (False, None))  # noqa: F821
+    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))  # noqa: F821
     if had:
         _USER_NS[name] = value  # noqa: F821
     else:
         _USER_NS.pop(name, None)  # noqa: F821
+    if lent is not None:  # a student's code that kept it keeps a function that only raises
+        lent.__code__, lent.__defaults__, lent.__kwdefaults__ = _lent.__code__, None, None
+        lent.__globals__.clear()
+    return {"value": None}
+
+
+def _define(source):
+    """A test's imports and plain definitions, defined here too (kernel_definitions.py)."""
+    try:
+        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102,F821
+    except Exception as exc:  # noqa: BLE001 -- as nbgrader, the test's own error
+        return _raised(exc)
     return {"value": None}
 
 
@@ -515,6 +532,8 @@ def _answer():
         reply = _bind(request["name"], request["value"])
     elif request["op"] == "unbind":
         reply = _unbind(request["name"])
+    elif request["op"] == "define":
+        reply = _define(request["source"])
     else:
         reply = _call(request["name"], request["args"], request["kwargs"])
     from IPython.display import display

@@ -91,6 +91,8 @@ class AnswerChannel:
         self.exception_class: Callable[[str], type | None] | None = None
         #: ``f(text)``: what the student's function printed during a call, for the test.
         self.stdout_sink: Callable[[str], None] | None = None
+        #: What the student's code wrote to stderr during the current test's calls.
+        self.stderr: list[str] = []
         self.handle_ops = 0  # uses of objects in the kernel during the current test
         #: Why the current test's result says nothing, pass or fail (it used a placeholder).
         self.untrusted: list[str] = []
@@ -241,6 +243,8 @@ class AnswerChannel:
             message = f"the kernel stopped while {name} ran ({gone})"
             raise student_error("KernelDied", message) from None
         self._replay(reply.get("stdout"))
+        if isinstance(reply.get("stderr"), str) and reply["stderr"]:
+            self.stderr.append(str(reply["stderr"])[:2000])
         self._copy_back(args, reply.get("changed"))
         if "raised" in reply:
             raise self._raised(reply)

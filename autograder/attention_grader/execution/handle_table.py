@@ -3,7 +3,8 @@
 The answer channel decodes every object that stays in the kernel through its
 :class:`HandleTable` (:mod:`~attention_grader.execution.object_handles` holds the handles
 themselves), so the same object is the same handle here and a student's exception class is an
-exception class the test can catch.
+exception class the test can catch. Each notebook holds at most ``c.Answers.max_classes``
+stand-in classes and ``c.Answers.max_handles`` handles.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from attention_grader.execution.answer_errors import ERROR_CLASSES, StudentCodeError
 from attention_grader.execution.answer_types import Wire
+from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.object_handles import ObjectHandle, StudentClass, stand_in_class
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ class HandleTable:
             return self._exception(name, module, error)
         cls = self._classes.get(info["key"])
         if cls is None:
+            self._room(len(self._classes) + len(self.exceptions), "max_classes", "classes")
             cls = stand_in_class(self.channel, info["key"], name, module, info["caps"][:40])
             self._classes[info["key"]] = cls
         self._note(name, module)
@@ -63,6 +66,7 @@ class HandleTable:
             return cls
         handle = self._objects.get(key)
         if handle is None or type(handle) is not cls:
+            self._room(len(self._objects), "max_handles", "objects")
             handle = object.__new__(
                 cast("type[ObjectHandle]", cls)
             )  # a StudentClass makes ObjectHandles
@@ -70,8 +74,21 @@ class HandleTable:
             self._objects[key] = handle
         return handle
 
+    def _room(self, held: int, limit: str, what: str) -> None:
+        """Refuse one more stand-in past the notebook's cap (``c.Answers.<limit>``).
+
+        Each is memory in the grader: fresh classes without end would grow it past any
+        budget. The test needs a teacher, pass or fail.
+        """
+        cap = getattr(self.channel.limits, limit)
+        if held >= cap:
+            cause = f"the student's kernel handed the grader more than {cap} {what} to stand in for"
+            self.channel.touched(cause)
+            raise CannotGrade(cause)
+
     def _exception(self, name: str, module: str, mro: list[str]) -> type:
         if name not in self.exceptions:
+            self._room(len(self._classes) + len(self.exceptions), "max_classes", "classes")
             base = next((ERROR_CLASSES[b] for b in mro if b in ERROR_CLASSES), StudentCodeError)
             self.exceptions[name] = type(name, (base,), {"__module__": module or "student"})
         return self.exceptions[name]

@@ -25,6 +25,7 @@ from attention_grader.common.flags import (
     KERNEL_TEST,
     LIBRARY_USE,
     MONKEYPATCH,
+    REBOUND_DATA,
     UNREADABLE_ANSWER,
     Flag,
 )
@@ -33,6 +34,7 @@ from attention_grader.execution.answer_channel import AnswerChannel, RunRequest
 from attention_grader.execution.cell_code import answer_names, parse_cell
 from attention_grader.execution.kernel_tests import kernel_test_ids
 from attention_grader.execution.library_flags import STUB_SEEN, library_flags, stub_seen
+from attention_grader.execution.locked_names import student_changes
 from attention_grader.execution.needs_teacher import record_cells
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
@@ -76,6 +78,11 @@ class NotebookChecker:
             Flag(MONKEYPATCH, f"{name}: rebinds `{n}`, which the notebook imports (the "
                  "tests use the library's own)")
             for n in self.rebound_libraries
+        ]  # fmt: skip
+        flags += [
+            Flag(REBOUND_DATA, f"{name}: the tests read the student's `{n}`, which a read-only "
+                 "cell binds and her code changes")
+            for n in self.checker.rebound_data
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
         flags += [
@@ -142,6 +149,7 @@ def notebook_checker(
         graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
         flags = library_flags(students, graded)
     checker = TrustedChecker(cells, AnswerChannel(run_request, answer_limits(config)), folders)
+    checker.student_data = student_changes(students, cells.locked_data - cells.answers)
     return NotebookChecker(
         checker,
         kernel_tests,

@@ -18,7 +18,9 @@ class (which arrives as that same stand-in, :class:`StudentClass`), and the stan
 What cannot be followed faithfully says so (:class:`~attention_grader.execution.needs_teacher.CannotGrade`,
 the cell needs a teacher), never a silent grade: comparing a student's object with ``==``,
 ``<``, ... to the teacher's *data* when its class defines that comparison (the student's
-``__eq__`` would decide, and may claim to equal anything), pickling one, or setting a dunder.
+``__eq__`` would decide, and may claim to equal anything), an arithmetic operator between it and
+the teacher's data (``abs(f(x) - e) < tol``: her ``__sub__`` would decide, and would receive
+``e``), pickling one, or setting a dunder.
 """
 
 from __future__ import annotations
@@ -76,8 +78,27 @@ def _compare(handle: ObjectHandle, other: object, name: str) -> Any:
     return NotImplemented  # Python then tries the other side, then identity (== and !=)
 
 
+def _operand(handle: ObjectHandle, name: str, other: object) -> CannotGrade:
+    """Refuse an operator between the student's object and the test's own value (a comparison).
+
+    ``abs(f(x) - expected) < tol``, ``np.isclose``, ``assert_almost_equal``: the student's
+    ``__sub__``/``__rsub__`` would decide (returning 0 passes every such test), and the
+    request would hand her kernel the teacher's operand (an expected value her object could
+    keep and print later). Nothing is sent; the cell needs a teacher, pass or fail.
+    """
+    cause = (
+        f"the test applies `{name}` to an object of the student's class {handle._ag_type} and "
+        f"its own value (a {type(other).__name__}): the student's operator would decide, and "
+        "the grader does not hand her code the test's value"
+    )
+    handle._ag_channel.touched(cause)
+    return _cannot(cause)
+
+
 def _binary(name: str, reflected: bool = False) -> Callable[[ObjectHandle, object], object]:
     def method(self: ObjectHandle, other: object) -> object:
+        if not isinstance(other, ObjectHandle | StudentClass):
+            raise _operand(self, name.strip("_"), other)
         return _op(self, "operator", operator=name, other=other, reflected=reflected)
 
     return method

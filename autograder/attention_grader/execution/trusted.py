@@ -37,6 +37,8 @@ from attention_grader.execution.answer_channel import AnswerChannel
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
 from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
+from attention_grader.execution.kernel_definitions import kernel_definitions
+from attention_grader.execution.locked_names import is_plain_data, same_data
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
@@ -80,14 +82,14 @@ def _traceback_of(exc: BaseException) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_run(out: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
-    """Capture stdout, drop stderr and warnings (stderr would zero the test in nbgrader)."""
+def _quiet_run(out: io.StringIO, err: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
+    """Capture stdout and stderr; drop the grader's own warnings (its numpy is not the kernel's)."""
     added = [d for d in import_dirs if d not in sys.path]
     sys.path[:0] = added
     try:
         with (
             contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(io.StringIO()),
+            contextlib.redirect_stderr(err),
             warnings.catch_warnings(),
             np.errstate(all="ignore"),
         ):
@@ -134,7 +136,13 @@ class TrustedChecker:
         self.unreadable: list[str] = []
         self.needs_teacher: dict[str, str] = {}
         self.diagnoses: dict[str, CellDiagnosis] = {}
+        #: Data names of read-only cells her cells change (read from her kernel; set by
+        #: :func:`~attention_grader.execution.notebook_checker.notebook_checker`).
+        self.student_data: frozenset[str] = frozenset()
+        #: Of those, the ones a test read with a value other than the teacher's (in order).
+        self.rebound_data: dict[str, None] = {}
         self._sink: list[io.StringIO] = []
+        self._wrote_stderr = False  # the last code run wrote to stderr
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
         channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
         channel.stdout_sink = self._replay
@@ -154,6 +162,12 @@ class TrustedChecker:
             sys.stdout.write(text)
 
     def _needed(self, source: str) -> list[str]:
+        """Return the names the test reads that the student's kernel is asked for.
+
+        A name a read-only cell binds is the teacher's and is never asked for (a moved or
+        failed read-only cell must not let the student's binding stand in), except data her
+        own cells change (:attr:`student_data`: plain nbgrader tests her value).
+        """
         names = set(answer_names(source))
         tree = parse_cell(source)
         if tree is not None:  # a student's name the test also rebinds is still read first
@@ -162,7 +176,20 @@ class TrustedChecker:
                 for n in ast.walk(tree)
                 if isinstance(n, ast.Name) and n.id in self.cells.answers
             }
-        return sorted(n for n in names if n not in self.namespace and not hasattr(builtins, n))
+        needed = []
+        for name in sorted(names):
+            if name in self.student_data:
+                needed.append(name)
+            elif name in self.namespace or hasattr(builtins, name):
+                continue
+            elif name in self.cells.locked_names and name not in self.cells.answers:
+                raise CannotGrade(
+                    f"`{name}`, which a read-only cell binds, is not defined in the grader "
+                    "(that cell failed there): the grader never asks the student's kernel for it"
+                )
+            else:
+                needed.append(name)
+        return needed
 
     def _answers(self, needed: list[str], read: set[str] | None = None) -> dict[str, object]:
         """Return the test's answers: libraries from the grader, the rest from the student's kernel.
@@ -181,7 +208,20 @@ class TrustedChecker:
             found.update(self.channel.get([n for n in needed if n not in libraries], read))
         except (UnreadableAnswer, StudentCodeError) as exc:
             raise _AnswersUnavailable(str(exc)) from None
+        for name in self.student_data & found.keys():
+            self._check_student_data(name, found[name])
         return found
+
+    def _check_student_data(self, name: str, value: object) -> None:
+        """Her value of a read-only cell's data must be data; note when it is not the teacher's."""
+        if not is_plain_data(value):
+            raise CannotGrade(
+                f"the student's code rebinds `{name}`, which a read-only cell binds, to "
+                f"something that is not plain data (a {type(value).__name__}): the grader "
+                "reads only data for it"
+            )
+        if name in self.namespace and not same_data(value, self.namespace[name]):
+            self.rebound_data.setdefault(name, None)
 
     def _run(self, source: str, label: str, follow: bool = True) -> tuple[str, object]:
         """Run ``source`` in the trusted namespace with the student's answers it reads.
@@ -206,16 +246,17 @@ class TrustedChecker:
             if tree.body and isinstance(tree.body[-1], ast.Expr)
             else None
         )
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         self._sink.append(out)
         try:
-            with _quiet_run(out, self.import_dirs):
+            with _quiet_run(out, err, self.import_dirs):
                 exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
                 value = None
                 if last is not None:
                     value = eval(compile(ast.Expression(last.value), label, "eval"), scope)  # noqa: S307
         finally:
             self._sink.pop()
+            self._wrote_stderr = bool(err.getvalue())
             patched = patched_builtins(own_builtins)
             if patched:
                 self.channel.uncarried.append(
@@ -265,6 +306,7 @@ class TrustedChecker:
         source = self.cells.tests[grade_id]
         del self.channel.uncarried[:]  # one list: figure snapshots note what they lack in it
         del self.channel.untrusted[:]
+        del self.channel.stderr[:]
         self.channel.handle_ops = 0
         styles = uncarried_styles(source, set(self.cells.answers))
         self.diagnoses.pop(grade_id, None)
@@ -273,6 +315,7 @@ class TrustedChecker:
             self.needs_teacher[grade_id] = "; ".join(dict.fromkeys(styles + sinks))
             return [student_output()]
         outputs = self._outputs(grade_id, source)
+        self._define_in_kernel(source)
         untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
         causes = list(dict.fromkeys(styles + untrusted + self.channel.uncarried))
         failed = any(o.output_type == "error" for o in outputs)
@@ -282,6 +325,13 @@ class TrustedChecker:
             self.diagnoses.pop(grade_id, None)
             return [student_output()]
         return outputs
+
+    def _define_in_kernel(self, source: str) -> None:
+        """Define the test's imports and plain definitions in the kernel, as nbgrader would."""
+        code = kernel_definitions(source, self.cells.answers)
+        if code:  # an error is the test's own, as in nbgrader; a dead kernel is seen by the caller
+            with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
+                self.channel.request({"op": "define", "source": code})
 
     def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:  # noqa: C901 -- one branch per way a test ends
         try:
@@ -306,6 +356,13 @@ class TrustedChecker:
                 self.diagnoses[grade_id] = diagnosis
             return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
         outputs = []
+        stderr = "".join(self.channel.stderr)
+        if self._wrote_stderr:  # the test's own words could hold hidden values: not shown
+            stderr += "(the test wrote to stderr)\n"
+        if stderr:  # as in nbgrader, a test cell with stderr output earns nothing
+            outputs.append(
+                NotebookNode(output_type="stream", name="stderr", text=stderr[:_MAX_TEXT])
+            )
         if stdout:
             outputs.append(
                 NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])

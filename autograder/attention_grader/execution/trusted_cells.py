@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from nbformat import NotebookNode
 
+from attention_grader.execution.locked_names import locked_bindings
 from attention_grader.execution.test_styles import (
     imported_libraries,
     released_code,
@@ -48,6 +50,19 @@ class TrustedCells:
     locked: dict[str, str] = field(default_factory=dict)
     answers: frozenset[str] = frozenset()
     libraries: dict[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def locked_names(self) -> frozenset[str]:
+        """Every name the read-only cells bind.
+
+        Never asked of the student's kernel, except :attr:`locked_data` her own cells change.
+        """
+        return locked_bindings(self.locked.values())[0]
+
+    @cached_property
+    def locked_data(self) -> frozenset[str]:
+        """The names read-only cells bind by assignment (data, not imports, functions, classes)."""
+        return locked_bindings(self.locked.values())[1]
 
 
 def trusted_cells_of(

@@ -255,3 +255,70 @@ def test_a_module_the_test_imports_itself_is_the_tests_own_not_a_placeholder():
     test = "import datetime\nassert add_days(datetime.date(2024, 2, 28), 2) == datetime.date(2024, 3, 1)"
     check = checker(ns, {"t": test}, answers=frozenset({"datetime", "add_days"}))
     assert graded(check.run_test("t"), points=1.0) == 1.0 and check.needs_teacher == {}
+
+
+# ------------------------------------------------ operators between her object and the test's data
+
+ARITHMETIC_LIAR = (
+    "seen = []\n"
+    "class Zero:\n"
+    "    def __sub__(self, other):\n        seen.append(other)\n        return 0.0\n"
+    "    __rsub__ = __add__ = __radd__ = __truediv__ = __rtruediv__ = __sub__\n"
+    "    def __abs__(self):\n        return 0.0\n"
+    "    def __float__(self):\n        return 0.0\n"
+    "def answer():\n    return Zero()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "assert abs(answer() - 0.25) < 1e-6",
+        "assert abs(0.25 - answer()) < 1e-6",
+        "assert np.isclose(answer(), 0.25)",
+        "assert np.allclose([answer()], [0.25])",
+        "np.testing.assert_almost_equal(answer(), 0.25)",
+        "try:\n    assert abs(answer() - 0.25) < 1e-6\nexcept Exception:\n    pass",
+    ],
+)
+def test_an_operator_between_a_students_object_and_the_tests_value_needs_a_teacher(test):
+    """Plain nbgrader gives the liar the point and hands it 0.25; here: no points, a teacher
+    decides, and the expected value never reaches the kernel.
+    """
+    import numpy as np
+
+    ns = student(ARITHMETIC_LIAR)
+    check = checker(ns, {"t": test}, answers=frozenset({"Zero", "answer"}))
+    check.namespace["np"] = np
+    assert graded(check.run_test("t"), points=1.0) == 0.0
+    assert "operator would decide" in check.needs_teacher["t"]
+    assert ns["seen"] == []
+
+
+def test_operators_between_the_students_own_objects_still_run_in_the_kernel():
+    assert course(POINT, "assert (Point(1, 2) + Point(3, 4)).x == 4") == (1.0, None)
+
+
+# ------------------------------------------------ caps on what one notebook's kernel hands over
+
+
+def test_fresh_classes_past_the_cap_need_a_teacher_and_hold_no_more_stand_ins():
+    from attention_grader.common.settings import AnswerLimits
+    from attention_grader.execution.answer_channel import AnswerChannel
+    from attention_grader.execution.trusted import TrustedChecker
+    from attention_grader.execution.trusted_cells import TrustedCells
+    from test_answer_channel import kernel
+
+    ns = student("objs = [type(f'C{i}', (), {})() for i in range(50)]\n")
+    limits = AnswerLimits(max_classes=20, max_handles=1000)
+    channel = AnswerChannel(kernel(ns), limits)
+    cells = TrustedCells(tests={"t": "assert len(objs) == 50"}, answers=frozenset({"objs"}))
+    check = TrustedChecker(cells, channel)
+    assert graded(check.run_test("t"), points=1.0) == 0.0
+    assert "more than 20 classes" in check.needs_teacher["t"]
+    assert len(channel.handles._classes) <= 20
+    limits = AnswerLimits(max_classes=100, max_handles=30)
+    channel = AnswerChannel(kernel(ns), limits)
+    check = TrustedChecker(cells, channel)
+    assert graded(check.run_test("t"), points=1.0) == 0.0
+    assert "more than 30 objects" in check.needs_teacher["t"]

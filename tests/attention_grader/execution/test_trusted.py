@@ -44,7 +44,8 @@ def test_outputs_are_what_nbgrader_grades_by():
         {
             "passes": "print('checked', x)\nassert x == 3",
             "fails": "assert x == 4, 'x is not 4 yet'",
-            "partial": "import sys\nsys.stderr.write('noise')\nx / 2",
+            "partial": "x / 2",
+            "stderr": "import sys\nsys.stderr.write('noise')\nx / 2",
             "undefined": "assert y == 1",
         },
     )
@@ -53,7 +54,9 @@ def test_outputs_are_what_nbgrader_grades_by():
     assert graded(out) == 2.0
     out = check.run_test("fails")
     assert out[0].traceback == ["AssertionError: x is not 4 yet"] and graded(out) == 0.0
-    assert graded(check.run_test("partial")) == 1.5  # stderr dropped, the value is the credit
+    assert graded(check.run_test("partial")) == 1.5  # the value is the credit
+    out = check.run_test("stderr")  # as in nbgrader: stderr output earns nothing
+    assert out[0].name == "stderr" and "noise" not in out[0].text and graded(out) == 0.0
     assert check.run_test("undefined")[0].ename == "NameError"
 
 
@@ -91,6 +94,26 @@ def test_a_substituted_reference_is_seen_by_the_students_function_only_inside():
     assert student["stable_softmax"] is own
     with pytest.raises(ValueError, match="attention_lab"), fn.substituting("x", "os.system"):
         pass
+
+
+def test_a_reference_the_students_code_kept_during_a_check_is_dead_after_it():
+    """Her attention keeps the reference softmax it was lent; her softmax calls it later."""
+    student = {}
+    exec(
+        "import numpy as np\n"
+        "kept = []\n"
+        "def stable_softmax(x):\n    return kept[0](x) if kept else np.zeros(len(x))\n"
+        "def attention(x):\n    kept.append(stable_softmax)\n    return stable_softmax(x)\n",
+        student,
+    )
+    channel = AnswerChannel(kernel(student))
+    fn = channel.get(["attention"])["attention"]
+    with fn.substituting("stable_softmax", "attention_lab._steps.softmax"):
+        assert np.allclose(fn(np.array([0.0, 0.0])), 0.5)
+    softmax = channel.get(["stable_softmax"])["stable_softmax"]
+    with pytest.raises(Exception, match="only lent"):
+        softmax(np.array([0.0, 0.0]))
+    assert student["kept"][0].__globals__ == {}  # nothing of the grader's stays reachable
 
 
 @pytest.mark.parametrize(
@@ -146,3 +169,52 @@ def test_a_misconception_is_kept_as_its_id_whatever_its_message_says():
     assert check.diagnoses["reworded"].text == "w: new words for the same idea"
     check.run_test("plain")
     assert "plain" not in check.diagnoses  # a message that looks like one is not a diagnosis
+
+
+def test_a_tests_imports_and_definitions_are_defined_in_the_kernel_too():
+    """``from math import isclose`` in a visible test: a later answer using it works, as in
+    plain nbgrader; the hidden region, the asserts and the student's names stay out.
+    """
+    student = {}
+    exec("def area(r):\n    return 3.14159 * r * r\n", student)
+    test = (
+        "from math import isclose\nTOL = 1e-3\ndef helper():\n    return 1\n"
+        "assert isclose(area(1), 3.14159, rel_tol=TOL)\narea = area\n"
+        "### BEGIN HIDDEN TESTS\nimport fractions\nSECRET = 42\n### END HIDDEN TESTS"
+    )
+    cells = TrustedCells(
+        tests={"t": test, "u": "assert later()"}, answers=frozenset({"area", "later"})
+    )
+    check = TrustedChecker(cells, AnswerChannel(kernel(student)))
+    assert graded(check.run_test("t")) == 2.0
+    assert {"isclose", "TOL", "helper"} <= student.keys()
+    assert "fractions" not in student and "SECRET" not in student
+    exec("def later():\n    return isclose(area(2), 4 * 3.14159)\n", student)
+    assert graded(check.run_test("u")) == 2.0
+
+
+def test_what_the_students_code_writes_to_stderr_during_a_test_counts_as_in_nbgrader():
+    """Plain nbgrader gives 0 to a test cell with stderr output.
+
+    (A warning her code shows in a real kernel is stderr too; this stand-in kernel runs inside
+    the grader's own process, whose warnings are off while a test runs.)
+    """
+    student = {}
+    exec(
+        "import sys\n"
+        "def loud(x):\n    print('careful', file=sys.stderr)\n    return x\n"
+        "def quiet(x):\n    return x\n",
+        student,
+    )
+    cells = TrustedCells(
+        tests={
+            "a": "assert loud(1) == 1",
+            "b": "assert warns(1) == 1",
+            "c": "assert quiet(1) == 1",
+        },
+        answers=frozenset({"loud", "warns", "quiet"}),
+    )
+    check = TrustedChecker(cells, AnswerChannel(kernel(student)))
+    out = check.run_test("a")
+    assert out[0].name == "stderr" and "careful" in out[0].text and graded(out) == 0.0
+    assert graded(check.run_test("c")) == 2.0
