@@ -113,7 +113,7 @@ def plot_loss_comparison(with_positions: TrainingRun, without_positions: Trainin
         ax.lines[-1].set_markevery(max(1, len(steps) // 10))
         ax.set_yscale("log")
         ax.set_xlabel("training step")
-        ax.set_title(f"{title}: {run.losses[0]:.3f} → {run.losses[-1]:.3f}", fontsize=10)
+        ax.set_title(f"{title}: {run.losses[0]:.4f} → {run.losses[-1]:.4f}", fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("loss, -ln p(right letter) (log scale)", fontsize=9)
     fig.suptitle("The same head, the same data: only the positions differ", fontsize=11)

@@ -190,7 +190,8 @@ MODEL_ANSWERS = {
         "weights_it_head2 = np.exp(s) / np.exp(s).sum()",
         "Xp = X + pe\ns = (Xp @ LESSON_W_Q) @ (Xp @ LESSON_W_K).T / np.sqrt(2)\n"
         "w = np.exp(s[it]) / np.exp(s[it]).sum()\noutput_it_with_positions = w @ (Xp @ LESSON_W_V)",
-        "looks_at = [0, 0, 1, 2, 3, 4]",
+        "weights_start_3 = [0.25, 0.25, 0.25, 0.25, 0, 0]",
+        "spotted = ['no transpose', 'positions after', 'raw vectors', 'shared W_Q']",
     ],
 }
 ASSIGNMENT_NAMES = (
@@ -314,8 +315,8 @@ def test_every_exercise_is_followed_by_its_self_check(name):
         assert check.cell_type == "code" and _tags(check) == ["self-check"], (
             f"{name} cell {i + 1}: an exercise is followed by its self-check cell"
         )
-        # the assignments' checks, or exercise_checks for what no assignment asks
-        assert re.search(r"self_check\(\s*(exercise_)?checks\.check_", check.source)
+        # the assignments' checks, or exercise_checks / onramp_checks for what no assignment asks
+        assert re.search(r"self_check\(\s*(exercise_|onramp_)?checks\.check_", check.source)
     shipped = "\n".join(c.source for c in nb.cells)
     for answer in MODEL_ANSWERS[name]:
         assert answer not in shipped, f"{name}: a model answer is in the shipped notebook"
