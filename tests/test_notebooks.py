@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
+import json
 import re
 from pathlib import Path
 
@@ -160,6 +161,7 @@ MODEL_ANSWERS = {
     "03_worked_examples": [
         "chandrayaan_output = [0.248 * 1 + 0.248 * 3 + 0.503 * 0, 0.248 * 2 + 0.248 * 0 + 0.503 * 4]",
         "z = TIFFIN.K @ TIFFIN.query() / np.sqrt(2)\nweights_it_scaled = np.exp(z) / np.exp(z).sum()",
+        "A = np.array([[1, 2], [3, 0]])\nB = np.array([[2, 1], [0, 1]])\nproduct = A @ B",
         "q_new = np.array([3, 1])\nscores_new = ISRO.K @ q_new / np.sqrt(2)\n"
         "weights_new = np.exp(scores_new) / np.exp(scores_new).sum()\n"
         "output_new = weights_new @ ISRO.V",
@@ -494,11 +496,47 @@ def test_exercises_left_as_shipped_say_not_yet_and_run_to_the_end(name):
         assert lines and all(line.startswith("not yet: ") for line in lines), lines
 
 
+PROBE = "ANSWER-PROBE "
+_PROBE_CODE = """\
+import json as _json
+import numpy as _np
+for _name in {names!r}:
+    try:
+        print({probe!r} + _json.dumps([{index}, _name, _np.asarray(globals()[_name], dtype=float).tolist()]))
+    except (KeyError, TypeError, ValueError):
+        pass
+"""
+
+
+def exercise_names(source: str) -> list[str]:
+    """The names an exercise cell asks for: those it ships set to a None placeholder."""
+    return re.findall(r"^(\w+) = .*\bNone\b", source, re.M)
+
+
 def _fill_in_model_answers(name: str, nb) -> None:
+    """Put each model answer in its exercise cell; after its self-check, a probe cell prints the
+    answer's values (``PROBE`` + JSON [shipped cell index, name, values]) for the leak tests.
+    """
     answers = iter(MODEL_ANSWERS[name])
-    for cell in nb.cells:
+    probes = []
+    for i, cell in enumerate(nb.cells):
         if "exercise" in _tags(cell):
+            code = _PROBE_CODE.format(names=exercise_names(cell.source), probe=PROBE, index=i)
+            probes.append((i + 1, nbformat.v4.new_code_cell(code)))
             cell.source = next(answers)
+    for after, probe in reversed(probes):
+        nb.cells.insert(after + 1, probe)
+
+
+def model_answer_values(name: str) -> list[tuple[int, str, np.ndarray]]:
+    """(shipped exercise cell index, name, values) of every numeric model answer of a lesson."""
+    found = []
+    for out in _outputs(_executed_with_model_answers()[name]):
+        for line in out.get("text", "").splitlines() if out.output_type == "stream" else []:
+            if line.startswith(PROBE):
+                index, var, values = json.loads(line[len(PROBE) :])
+                found.append((index, var, np.asarray(values, dtype=float)))
+    return found
 
 
 @functools.cache
