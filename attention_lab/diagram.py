@@ -282,7 +282,7 @@ def computation_alt_text(steps: QuerySteps) -> str:
         else "2. no division by √d_k (the chapter skips it)"
     )
     return (
-        f"A diagram of attention for the query of {s.query_name}, q = {_vec(s.query)}, "
+        f'A diagram of attention for the query of "{s.query_name}", q = {_vec(s.query)}, '
         f"shape ({d_k},), against the keys K, shape ({n}, {d_k}), in columns from left to right. "
         f"1. the scores q · k: {_listing(s.tokens, s.raw)}, shape ({n},). {division}. "
         f"3. e to the power of each: {_listing(s.tokens, s.exps)}, adding up to "
@@ -290,7 +290,7 @@ def computation_alt_text(steps: QuerySteps) -> str:
         f"{_listing(s.tokens, s.weights)}, shape ({n},), adding up to {fmt(s.weights.sum())}. "
         f"5. each value times its weight, shape ({n}, {d_v}): "
         + ", ".join(f"{t} {_vec(row)}" for t, row in zip(s.tokens, s.terms, strict=True))
-        + f". 6. the rows added up: the output for {s.query_name}, {_vec(s.output)}, "
+        + f'. 6. the rows added up: the output for "{s.query_name}", {_vec(s.output)}, '
         f"shape ({d_v},)."
     )
 
@@ -366,17 +366,18 @@ def multi_head_alt_text(
 ) -> str:
     """Describe the multi-head diagram in words, from the same numbers."""
     word = str(tokens[row])
-    parts = [f"A diagram of {len(result.heads)} heads working on the word {word}, side by side."]
+    parts = [f'A diagram of {len(result.heads)} heads working side by side on the word "{word}".']
     for i, (head, name) in enumerate(zip(result.heads, names, strict=True), start=1):
         parts.append(
-            f"{name}: weights of {word} {_listing(tokens, head.weights[row])}; "
-            f"times its values, head {i}'s output {_vec(head.output[row])}, "
+            f'Head {i}, titled "{name}", gives "{word}" the weights '
+            f"{_listing(tokens, head.weights[row])}; "
+            f"times head {i}'s values they give its output {_vec(head.output[row])}, "
             f"shape ({head.output.shape[1]},)."
         )
     parts.append(
         f"The outputs joined side by side: {_vec(result.concat[row])}, shape "
         f"({result.concat.shape[1]},). Times W_O, shape {_shape(result.W_O)}: the output for "
-        f"{word}, {_vec(result.output[row])}, shape ({result.output.shape[1]},), as long as "
+        f'"{word}", {_vec(result.output[row])}, shape ({result.output.shape[1]},), as long as '
         "the word's input vector."
     )
     return " ".join(parts)

@@ -147,7 +147,46 @@ def _even_share() -> str:
     )
 
 
+def _truncated(x: float, decimals: int = 4) -> str:
+    """``x`` cut (not rounded) to ``decimals``, as a sentence writes "0.2483…"."""
+    return f"{np.floor(x * 10**decimals) / 10**decimals:.{decimals}f}…"
+
+
+def _isro_unrounded() -> str:
+    _, w = attention(ISRO.query(), ISRO.K, ISRO.V)
+    return "(" + ", ".join(_truncated(x) for x in w) + ")"
+
+
+def _chapter_a_rounding() -> str:
+    return f"0.083 × 5 = {0.083 * 5:.3f}"
+
+
+def _check_yourself_q1() -> str:
+    q = np.array([1.0, -1.0])
+    raw = ISRO.K @ q
+    scaled = raw / np.sqrt(2)
+    e = np.exp(scaled)
+    out, w = attention(q, ISRO.K, ISRO.V)
+
+    def nums(a, d=3):
+        return ", ".join(f"{x:.{d}f}".rstrip("0").rstrip(".") if x == round(x) else f"{x:.{d}f}"
+                         for x in a)  # fmt: skip
+
+    return _holds(
+        int(np.argmax(w)) == 0 and int(np.argmin(w)) == 1,
+        f"Raw scores: `[{nums(raw)}]`; scaled by 1/√2: `[{nums(scaled)}]`. Exponentials: "
+        f"`{nums(e)}`, total `{e.sum():.3f}`. Weights: `[{nums(w)}]`: **ISRO** gets the largest "
+        f'weight (the only positive score), "launched" the least (its key points away from the '
+        f"query: a negative score). Output: `{w[0]:.3f}·[1, 2] + {w[1]:.3f}·[3, 0] + "
+        f"{w[2]:.3f}·[0, 4] ≈ [{out[0]:.3f}, {out[1]:.3f}]`",
+    )
+
+
 CLAIMS = [
+    Claim("03_worked_examples", "03-06", _isro_unrounded),
+    Claim("03_worked_examples", "03-12", _isro_unrounded),
+    Claim("03_worked_examples", "03-14", _chapter_a_rounding),
+    Claim("03_worked_examples", "03-29", _check_yourself_q1),
     Claim("03_worked_examples", "03-12b", lambda: "*Figure (alt text): " + _isro_alt() + "*"),
     Claim("03_worked_examples", "03-12b", _isro_terms),
     Claim("03_worked_examples", "03-16b", lambda: "*Figure (alt text): " + _tiffin_alt() + "*"),

@@ -50,7 +50,8 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KEY_OUTPUTS = {
     "00_start_here": [
         "weight of 'Chandrayaan' on itself: computed 0.503 | chapter 0.503 ✓ agrees",
-        "weights tiffin 0.610, bag 0.083, it 0.225, big 0.083",
+        # the rotation starts at 0°, away from lesson 2's 45° prediction (issue 38, X4)
+        "weights tiffin 0.647, bag 0.038, it 0.157, big 0.157",
     ],
     "01_the_bottleneck": [
         "RNNencdec-50: BLEU 17.82",
@@ -180,8 +181,9 @@ MODEL_ANSWERS = {
         "weights_with_new_bag_key = e / e.sum()",
         "e = np.exp(swapped_keys @ TIFFIN.query())\noutput_after_swap = e / e.sum() @ equal_values",
         "reversed_keys, reversed_values = TIFFIN.K[::-1], TIFFIN.V[::-1]\n"
-        "e = np.exp(reversed_keys @ TIFFIN.query())\n"
-        "output_it_reversed = e / e.sum() @ reversed_values",
+        "allowed = np.array([True, True, False, False])\n"
+        "e = np.exp(reversed_keys @ TIFFIN.query()) * allowed\n"
+        "output_it_reversed_masked = e / e.sum() @ reversed_values",
     ],
     "06_projections_heads_positions": [
         'x_it = X[TIFFIN.tokens.index("it")]\nq_it = [1 * 1 + 1 * 1, 1 * 0 + 1 * 1]',
