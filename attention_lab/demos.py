@@ -195,14 +195,7 @@ def computation_diagram(
 ) -> Diagram:
     """Draw the chapters' diagram of one query's attention, column by column, from these numbers.
 
-    Parameters
-    ----------
-    query : array_like, shape (d_k,)
-    keys : array_like, shape (n, d_k)
-    values : array_like, shape (n, d_v)
-    tokens : sequence of str, length n
-    query_name : str
-    scale : bool, default True
+    The parameters are those of :func:`attention_lab.diagram.query_steps`.
 
     Returns
     -------
