@@ -27,6 +27,8 @@ from matplotlib.figure import Figure
 from attention_lab import chapter_code, experiments, plots
 from attention_lab.checks.chapter import ChapterCheck, ChapterTable, check, checks
 from attention_lab.derivatives import output_sensitivity
+from attention_lab.diagram import Diagram, multi_head_diagram, query_steps
+from attention_lab.diagram import computation_diagram as _draw_computation
 from attention_lab.experiments import (
     SCALINGS,
     BottleneckResult,
@@ -40,7 +42,12 @@ from attention_lab.explorer.slider_figures import (
     plot_hard_vs_soft,
     plot_query_rotation,
 )
-from attention_lab.layer_figures import plot_heads, plot_training
+from attention_lab.layer_figures import (
+    plot_heads,
+    plot_loss_comparison,
+    plot_training,
+    spot_the_mistake_lines,
+)
 from attention_lab.plots.lines import OKABE_ITO, styled_line
 
 __all__ = [
@@ -49,7 +56,12 @@ __all__ = [
     "ChapterTable",
     "HardSoftFigure",
     "RotationFigure",
+    "Diagram",
     "chapter_code",
+    "computation_diagram",
+    "multi_head_diagram",
+    "plot_loss_comparison",
+    "spot_the_mistake_lines",
     "experiments",
     "output_sensitivity",
     "check",
@@ -176,6 +188,21 @@ def plot_alignment(result: CrossAttentionResult) -> Figure:
     ax.set_xlabel("English source words (keys and values)")
     ax.set_ylabel("Hindi target words (queries)")
     return fig
+
+
+def computation_diagram(
+    query, keys, values, tokens, query_name: str, scale: bool = True
+) -> Diagram:
+    """Draw the chapters' diagram of one query's attention, column by column, from these numbers.
+
+    The parameters are those of :func:`attention_lab.diagram.query_steps`.
+
+    Returns
+    -------
+    Diagram
+        ``.figure`` (shown as a picture in a notebook) and ``.alt_text``.
+    """
+    return _draw_computation(query_steps(query, keys, values, tokens, query_name, scale))
 
 
 # The live widgets import ipywidgets: they load on first use, so a lesson's static figures

@@ -15,9 +15,10 @@ from attention_lab import plots
 from attention_lab.core import causal_mask
 from attention_lab.experiments.learning import TrainingRun
 from attention_lab.heads import MultiHeadResult
+from attention_lab.layer_mistakes import SPOT_THE_MISTAKE
 from attention_lab.plots.lines import styled_line
 
-__all__ = ["plot_heads", "plot_training"]
+__all__ = ["plot_heads", "plot_loss_comparison", "plot_training", "spot_the_mistake_lines"]
 
 
 def plot_heads(result: MultiHeadResult, tokens: Sequence[str], names: Sequence[str]) -> Figure:
@@ -88,3 +89,37 @@ def plot_training(run: TrainingRun) -> Figure:
         fontsize=11,
     )
     return fig
+
+
+def plot_loss_comparison(with_positions: TrainingRun, without_positions: TrainingRun) -> Figure:
+    """Plot the loss curves of two runs side by side, on one log scale: with and without positions.
+
+    Parameters
+    ----------
+    with_positions, without_positions : TrainingRun
+        Runs of :func:`attention_lab.experiments.train_previous_token` that differ in
+        ``positions``.
+    """
+    if not with_positions.positions or without_positions.positions:
+        raise ValueError("give the run with positions first, then the run without them")
+    fig = Figure(figsize=(9.6, 3.4), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    for i, (ax, run, title) in enumerate(
+        zip(axes, (with_positions, without_positions),
+            ("with positions added", "without positions (letters only)"), strict=True)
+    ):  # fmt: skip
+        steps = np.arange(1, len(run.losses) + 1)
+        styled_line(ax, steps, run.losses, i, "training loss")
+        ax.lines[-1].set_markevery(max(1, len(steps) // 10))
+        ax.set_yscale("log")
+        ax.set_xlabel("training step")
+        ax.set_title(f"{title}: {run.losses[0]:.4f} → {run.losses[-1]:.4f}", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("loss, -ln p(right letter) (log scale)", fontsize=9)
+    fig.suptitle("The same head, the same data: only the positions differ", fontsize=11)
+    return fig
+
+
+def spot_the_mistake_lines() -> str:
+    """Return the four lines of lesson 6's "spot the mistake", labelled A to D, one per line."""
+    return "\n".join(f"{m.letter}:  {m.code}" for m in SPOT_THE_MISTAKE)

@@ -29,10 +29,18 @@ import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-from test_notebooks import LESSONS, NOTEBOOKS, ROOT, executed
+from test_notebooks import (
+    EXERCISE_LESSONS,
+    LESSONS,
+    NOTEBOOKS,
+    ROOT,
+    executed,
+    model_answer_values,
+)
 
 from attention_lab import QueryExplorer, attention, checks, dot_product_scores, softmax
 from attention_lab.examples import ISRO, TIFFIN
+from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import projected_attention
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
@@ -447,3 +455,117 @@ def test_the_students_guide_advertises_no_explorer_that_shows_a_graded_answer():
     for preset in presets:
         leaks = find_leaks(explorer_text(preset))
         assert not leaks, f"docs/students.md: QueryExplorer.{preset}() shows " + "; ".join(leaks)
+
+
+# --- a lesson's own questions (issue 38): nothing shows the answer before the cell that asks ----
+
+# Answers that are, by the question's design, one of the inputs it lists: finding them is the task.
+GIVEN_IN_THE_QUESTION = {
+    ("05_misconceptions", "hard_output_chandrayaan"): "hard selection returns v3, one of the "
+    "values the question lists; which one is the exercise",
+}
+REVEAL = re.compile(r"^(?P<what>.*?): measured (?P<value>-?\d+(?:\.\d+)?)\.", re.M)
+
+
+def cell_text(cell) -> str:
+    """A cell's source and the text of its outputs (streams, text/plain, html, markdown)."""
+    parts = [cell.source]
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        for mime in ("text/plain", "text/html", "text/markdown"):
+            parts.append(str(out.get("data", {}).get(mime, "")))
+    return "\n".join(parts)
+
+
+def shown_before(nb, index: int) -> str:
+    """Everything a student sees above cell ``index``: markdown (the figures' alt text is there),
+    code and outputs.
+    """
+    return "\n".join(cell_text(c) for c in nb.cells[:index])
+
+
+def own_answer_patterns(values: np.ndarray) -> list[re.Pattern]:
+    """``values`` as a lesson would print them, whole: a number of several alone is no leak (the
+    on-ramp's p = 0.25 is not the answer 0.25, 0.25, 0.25, 0.25, 0, 0).
+    """
+    if values.size > 1:
+        return [p for p in leak_patterns(GradedNumbers("", "", values)) if "[\\s,;|]+" in p.pattern
+                or p.pattern.startswith("\\[")]  # fmt: skip
+    return leak_patterns(GradedNumbers("", "", values))
+
+
+def early_answers(nb, answers) -> list[str]:
+    """Each (index, name, values) whose values are shown above the cell that asks for them."""
+    found = []
+    for index, name, values in answers:
+        text = shown_before(nb, index)
+        for pattern in own_answer_patterns(values.reshape(-1)):
+            match = pattern.search(text)
+            if match:
+                found.append(f"cell {index} asks for {name}, shown above it: {match.group(0)!r}")
+                break
+    return found
+
+
+def prediction_answers(nb) -> list[tuple[int, str, np.ndarray]]:
+    """(prediction cell index, what, the revealed number) for every predict-then-reveal."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if "prediction" not in cell.metadata.get("tags", []):
+            continue
+        for later in nb.cells[i + 1 :]:
+            match = REVEAL.search(cell_text(later)) if later.cell_type == "code" else None
+            if match:
+                value = float(match["value"])
+                found.append((i, match["what"].strip(), np.array([value])))
+                break
+    return found
+
+
+def _worth_searching(values: np.ndarray) -> bool:
+    """A revealed 0, 1 or 2 is in every lesson's text already: only other numbers can leak."""
+    return not (
+        values.size == 1 and np.isclose(values[0], np.round(values[0])) and abs(values[0]) <= 10
+    )
+
+
+def test_the_early_answer_search_finds_head_2s_row_printed_before_your_turn_4():
+    """Issue 38's X1: lesson 6 printed head 2's weights for "it" above the exercise asking them."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "*Figure (alt text): the it row reads 0.050, 0.050, 0.050, 0.849*"
+        ),
+        nbformat.v4.new_code_cell("weights_it_head2 = None"),
+    ]
+    X, it = np.array(TIFFIN.K), TIFFIN.tokens.index("it")
+    row = multi_head_attention(X, TIFFIN_HEADS, TIFFIN_W_O).heads[1].weights[it]
+    answer = [(1, "weights_it_head2", row)]
+    assert early_answers(nb, answer)
+    nb.cells.reverse()  # asked first, shown after: fine
+    assert not early_answers(nb, [(0, "weights_it_head2", answer[0][2])])
+
+
+def test_the_prediction_search_reads_the_revealed_number():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("The loss stays near 1.024."),
+        nbformat.v4.new_code_cell("my_guess = None", metadata={"tags": ["prediction"]}),
+        nbformat.v4.new_code_cell("reveal(...)"),
+    ]
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="loss: measured 1.024. You ...")]
+    ((index, what, value),) = prediction_answers(nb)
+    assert (index, what, value.tolist()) == (1, "loss", [1.024])
+    assert early_answers(nb, [(index, what, value)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_no_lesson_shows_its_own_answers_before_asking(name):
+    """A your-turn answer or a prediction's reveal is not printed, plotted or described above it."""
+    nb = executed()[name]
+    predictions = [p for p in prediction_answers(nb) if _worth_searching(p[2])]
+    answers = [a for a in model_answer_values(name) if (name, a[1]) not in GIVEN_IN_THE_QUESTION]
+    leaks = early_answers(nb, answers) + early_answers(nb, predictions)
+    assert not leaks, f"{name}: " + "; ".join(leaks)

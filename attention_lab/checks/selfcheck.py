@@ -78,7 +78,7 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
         if blank:
             # A half-filled list (``[5, 3, None]``) would otherwise read as "contains nan".
             raise checks.AnswerFormatError(
-                f"{name} still has a blank ({blank}) in it: replace it with your number."
+                f"{name} still has a blank ({blank}) in it: replace it with your answer."
             )
         check(answer, *args, name=name, **kwargs)
     except checks.CheckFailure as failure:

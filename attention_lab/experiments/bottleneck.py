@@ -169,6 +169,11 @@ class StepsResult:
     rnn_multiplications: int
     attention_multiplications: int
 
+    @property
+    def loop_ratio(self) -> float:
+        """How many times as long the row-by-row loop took as all rows at once (this run)."""
+        return self.attention_row_by_row_seconds / self.attention_seconds
+
 
 def _best_time(fn, repeat: int) -> float:
     best = np.inf

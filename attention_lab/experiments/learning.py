@@ -41,6 +41,8 @@ class TrainingRun:
     Attributes
     ----------
     seed : int
+    positions : bool
+        Whether the word vectors had the position encoding added.
     tokens : tuple of str, length n
         The example sequence whose weights are recorded.
     steps : numpy.ndarray of int, shape (n_snapshots,)
@@ -56,6 +58,7 @@ class TrainingRun:
     """
 
     seed: int
+    positions: bool
     tokens: tuple[str, ...]
     steps: np.ndarray
     snapshots: np.ndarray
@@ -125,6 +128,7 @@ def train_previous_token(
     learning_rate: float = 0.1,
     record_at=(0, 10, 25, 50, 200),
     n_eval: int = 200,
+    positions: bool = True,
 ) -> TrainingRun:
     """Train one head's ``W_Q`` and ``W_K`` to copy the previous token; record the weights.
 
@@ -146,6 +150,10 @@ def train_previous_token(
         Steps after which the example sequence's weights are recorded (0 = before training).
     n_eval : int
         Fresh sequences the final weights are averaged over.
+    positions : bool, default True
+        Add the sinusoidal position encoding to every word vector. With False each vector is its
+        token's embedding alone (the same random draws otherwise), to see what the head can
+        learn without knowing where a token stands.
 
     Returns
     -------
@@ -164,7 +172,7 @@ def train_previous_token(
     rng = seeded_rng(seed)
     # Token embeddings a little shorter than the position codes: the task is about positions.
     embed = rng.standard_normal((vocab, d_model)) * 0.5
-    pe = positional_encoding(n, d_model)
+    pe = positional_encoding(n, d_model) if positions else np.zeros((n, d_model))
     mask = causal_mask(n)
     # Small starting matrices: every score is near 0, so the weights start nearly uniform.
     params = [rng.standard_normal((d_model, d_k)) * 0.01 for _ in range(2)]
@@ -193,6 +201,7 @@ def train_previous_token(
     eval_weights = _weights(embed[fresh] + pe, params[0], params[1], mask)[0].mean(axis=0)
     return TrainingRun(
         seed=int(seed),
+        positions=bool(positions),
         tokens=tuple(_SYMBOLS[t] for t in example[0]),
         steps=np.array(record),
         snapshots=np.array(snapshots),

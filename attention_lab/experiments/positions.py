@@ -25,6 +25,9 @@ class OrderChange:
     without_positions, with_positions : float
         The largest change in any word's output between the two orders (the same word compared
         with itself), as in lesson 5's ``word_order_test``.
+    word_changes : numpy.ndarray, shape (n,)
+        With positions: how far each word's output moves (the largest change of its numbers),
+        in the order of ``tokens``.
     """
 
     tokens: tuple[str, ...]
@@ -33,6 +36,12 @@ class OrderChange:
     positions: np.ndarray
     without_positions: float
     with_positions: float
+    word_changes: np.ndarray
+
+    @property
+    def most_moved(self) -> str:
+        """The word whose output moves most when the order changes (with positions)."""
+        return self.tokens[int(np.argmax(self.word_changes))]
 
 
 def order_change(tokens, X, W_Q, W_K, W_V, permutation=None, scale: bool = True) -> OrderChange:
@@ -74,6 +83,11 @@ def order_change(tokens, X, W_Q, W_K, W_V, permutation=None, scale: bool = True)
     for positions in (None, pe):
         first, second = outputs(x, positions), outputs(x[perm], positions)
         # The word at place i of the new order is tokens[perm[i]]: compare it with itself.
-        changes.append(float(np.max(np.abs(second - first[perm]))))
+        moved = np.empty(n)
+        moved[perm] = np.max(np.abs(second - first[perm]), axis=1)
+        changes.append(moved)
     reordered = tuple(tokens[i] for i in perm)
-    return OrderChange(tuple(tokens), reordered, perm, pe, changes[0], changes[1])
+    return OrderChange(
+        tuple(tokens), reordered, perm, pe, float(changes[0].max()), float(changes[1].max()),
+        changes[1],
+    )  # fmt: skip

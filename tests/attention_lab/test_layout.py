@@ -23,7 +23,11 @@ PARTS = {
     "explorer": {"base", "plots", "experiments", "explorer"},
     "demos": {"base", "plots", "experiments", "checks", "explorer", "demos"},
 }
-DEMOS = {"demos", "layer_figures"}  # the lessons' entry point and the figures it alone uses
+DEMOS = {
+    "demos",
+    "layer_figures",
+    "diagram",
+}  # the lessons' entry point and the figures it alone uses
 
 # Where a lesson imports from: the numerics (with the chapters' examples, and lesson 6's
 # projections and heads, its subject), what it shows and runs, and what checks the student's work.

@@ -21,7 +21,7 @@ def test_a_half_filled_answer_is_named_as_a_blank_not_as_nan(answer, blank, caps
     assert not result.passed
     assert (
         printed.strip()
-        == f"not yet: s still has a blank ({blank}) in it: replace it with your number."
+        == f"not yet: s still has a blank ({blank}) in it: replace it with your answer."
     )
     assert "nan" not in printed
 

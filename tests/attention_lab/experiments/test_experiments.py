@@ -313,6 +313,7 @@ def test_attention_rows_are_independent_and_rnn_steps_are_not(n, d):
     assert r.rows_match
     assert r.rnn_sequential_steps == n and r.attention_sequential_steps == 3
     assert min(r.rnn_seconds, r.attention_seconds, r.attention_row_by_row_seconds) > 0
+    assert r.loop_ratio == r.attention_row_by_row_seconds / r.attention_seconds
     # Vaswani et al. Table 1: O(n d^2) per recurrent layer, O(n^2 d) per attention layer.
     assert r.rnn_multiplications == 2 * n * d * d
     assert r.attention_multiplications == 2 * n * n * d

@@ -63,3 +63,14 @@ def test_pattern_and_bad_arguments():
         train_previous_token(vocab=40)
     with pytest.raises(ValueError, match="record_at"):
         train_previous_token(steps=5, record_at=(0, 10))
+
+
+@pytest.mark.parametrize("seed", TRAINING_SEEDS)
+def test_without_positions_this_head_cannot_learn_the_pattern(seed):
+    # Lesson 6 says "this one head could not": every vector is then its letter's embedding
+    # alone, so no score can prefer "the place just before" over an earlier copy of a letter.
+    with_pe = train_previous_token(seed=seed)
+    without = train_previous_token(seed=seed, positions=False)
+    assert with_pe.positions and not without.positions
+    assert without.losses[-1] > 0.5 > 0.01 > with_pe.losses[-1]
+    assert without.weight_on_previous().max() < 0.8 < with_pe.weight_on_previous().min()

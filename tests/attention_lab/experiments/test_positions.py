@@ -29,3 +29,18 @@ def test_any_permutation_and_clear_errors():
         order_change(words, X, W, W, W, permutation=[0, 0, 1, 2, 3])
     with pytest.raises(ValueError, match="one row per token"):
         order_change(words[:3], X, W, W, W)
+
+
+def test_each_words_change_is_measured_and_the_largest_is_the_maximum():
+    from attention_lab.projections import projected_attention
+
+    X = np.array(TIFFIN.K)
+    order = order_change(TIFFIN.tokens, X, LESSON_W_Q, LESSON_W_K, LESSON_W_V)
+    assert order.word_changes.shape == (4,)
+    assert order.word_changes.max() == pytest.approx(order.with_positions)
+    assert order.most_moved == TIFFIN.tokens[int(np.argmax(order.word_changes))]
+    # each word's own change, recomputed: its output in the reversed order against the first
+    pe = order.positions
+    first = projected_attention(X, LESSON_W_Q, LESSON_W_K, LESSON_W_V, positions=pe).output
+    second = projected_attention(X[::-1], LESSON_W_Q, LESSON_W_K, LESSON_W_V, positions=pe).output
+    assert np.allclose(order.word_changes, np.abs(second[::-1] - first).max(axis=1))
