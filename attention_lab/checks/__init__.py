@@ -32,18 +32,18 @@ from attention_lab.misconceptions import titles as _titles
 from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
 from ._library import FORBIDDEN_ROOTS, check_function
 from .attention_function import ATTENTION_BEHAVIOURS, check_attention_function
-from .functions import (
-    CAUSAL_MASK_BEHAVIOURS,
-    SOFTMAX_BEHAVIOURS,
-    check_causal_mask_function,
-    check_softmax_function,
-)
 from .block import (
     check_add_and_norm,
     check_generation_weights,
     check_layer_norm,
     check_next_token_probabilities,
     check_parameter_count,
+)
+from .functions import (
+    CAUSAL_MASK_BEHAVIOURS,
+    SOFTMAX_BEHAVIOURS,
+    check_causal_mask_function,
+    check_softmax_function,
 )
 from .hand import check_numbers, check_output, check_scores, check_weights, check_weights_format
 from .layers import check_concat_shape, check_head_output, check_head_weights, check_projection

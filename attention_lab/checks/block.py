@@ -1,5 +1,7 @@
-"""Checks for lesson 7's questions: layer norm, add & norm, next-token probabilities,
-the weights at generation, a block's parameter count.
+"""Checks for lesson 7's questions: the block, generation, a parameter count.
+
+Layer norm, add & norm, next-token probabilities, the weights at generation, a block's
+parameter count.
 
 Like :mod:`.layers`: ``None`` when the answer is right, else a :class:`~._base.Misconception`
 (the wrong computations of :mod:`attention_lab._block_steps`), an

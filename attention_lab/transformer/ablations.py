@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_lab.transformer.block import Parts, block_forward, init_block
+from attention_lab.transformer.block import ORIGINAL, Parts, block_forward, init_block
 from attention_lab.transformer.tiny_model import RHYME, TinyModel, init_model, loss_and_grads, train
 
 __all__ = [
@@ -49,7 +49,7 @@ class KeepsItself:
     closest_is_itself: float
 
 
-def keeps_itself(model: TinyModel, text: str, parts: Parts = Parts()) -> KeepsItself:
+def keeps_itself(model: TinyModel, text: str, parts: Parts = ORIGINAL) -> KeepsItself:
     """Run the attention sub-layer (with add and norm as ``parts`` says) on ``text``.
 
     Returns
@@ -66,7 +66,7 @@ def keeps_itself(model: TinyModel, text: str, parts: Parts = Parts()) -> KeepsIt
 
 def stacked_size(
     n_blocks: int = 6,
-    parts: Parts = Parts(),
+    parts: Parts = ORIGINAL,
     d_model: int = 32,
     h: int = 4,
     d_ff: int = 64,
@@ -90,7 +90,7 @@ def stacked_size(
 
 
 def text_loss(model: TinyModel, text: str = RHYME, stride: int = 8) -> float:
-    """The mean next-character loss over windows of ``text`` every ``stride`` characters."""
+    """Return the mean next-character loss over windows of ``text`` every ``stride`` characters."""
     ids = model.vocab.encode(text)
     starts = range(0, len(ids) - model.context - 1, stride)
     windows = np.stack([ids[s : s + model.context + 1] for s in starts])

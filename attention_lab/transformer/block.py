@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "EPS",
+    "ORIGINAL",
     "BlockTrace",
     "BlockWeights",
     "Parts",
@@ -61,6 +62,10 @@ class Parts:
     norm_first: bool = False
 
 
+#: The block of Vaswani et al. (2017): every part, post-norm, causal (a decoder's self-attention).
+ORIGINAL = Parts()
+
+
 @dataclass(frozen=True, eq=False)
 class BlockWeights:
     """The learned numbers of one block.
@@ -93,18 +98,22 @@ class BlockWeights:
 
     @property
     def h(self) -> int:
+        """The number of heads."""
         return int(self.W_Q.shape[0])
 
     @property
     def d_model(self) -> int:
+        """The numbers per position, in and out."""
         return int(self.W_Q.shape[1])
 
     @property
     def d_k(self) -> int:
+        """Each head's width, ``d_model / h``."""
         return int(self.W_Q.shape[2])
 
     @property
     def d_ff(self) -> int:
+        """The feed-forward network's hidden width."""
         return int(self.W_1.shape[1])
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -274,7 +283,7 @@ def _sublayer(x, sublayer, gamma, beta, parts: Parts):
     return out, norm(x + out if parts.residual else out)
 
 
-def block_forward(x, w: BlockWeights, parts: Parts = Parts()) -> BlockTrace:
+def block_forward(x, w: BlockWeights, parts: Parts = ORIGINAL) -> BlockTrace:
     """Run one block on ``x``.
 
     Parameters

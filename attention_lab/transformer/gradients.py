@@ -24,6 +24,7 @@ import numpy as np
 
 from attention_lab.transformer.block import (
     EPS,
+    ORIGINAL,
     BlockWeights,
     Parts,
     heads_matrix,
@@ -144,7 +145,7 @@ def _wrap(x, sublayer, norm, parts: Parts) -> tuple[np.ndarray, Back]:
 
 
 def block_vjp(
-    x: np.ndarray, w: BlockWeights, parts: Parts = Parts()
+    x: np.ndarray, w: BlockWeights, parts: Parts = ORIGINAL
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], tuple[np.ndarray, BlockWeights]]]:
     """Run the block and return its backward pass.
 

@@ -38,6 +38,7 @@ class ParameterCount:
 
     @property
     def total(self) -> int:
+        """The whole block."""
         return self.attention + self.feed_forward + self.norms
 
 

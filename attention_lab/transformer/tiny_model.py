@@ -21,7 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_lab.core import positional_encoding
-from attention_lab.transformer.block import BlockWeights, Parts, block_forward, init_block
+from attention_lab.transformer.block import (
+    ORIGINAL,
+    BlockWeights,
+    Parts,
+    block_forward,
+    init_block,
+)
 from attention_lab.transformer.gradients import block_vjp
 
 __all__ = [
@@ -66,13 +72,16 @@ class Vocabulary:
 
     @classmethod
     def of(cls, text: str) -> Vocabulary:
-        """The sorted set of ``text``'s characters."""
+        """Make the sorted set of ``text``'s characters."""
         if not isinstance(text, str) or len(set(text)) < 2:
-            raise ValueError("the training text must be a str with at least two different characters")
+            raise ValueError(
+                "the training text must be a str with at least two different characters"
+            )
         return cls("".join(sorted(set(text))))
 
     @property
     def size(self) -> int:
+        """How many characters."""
         return len(self.chars)
 
     def encode(self, text: str) -> np.ndarray:
@@ -86,7 +95,7 @@ class Vocabulary:
         return np.array([index[c] for c in text], dtype=int)
 
     def decode(self, ids) -> str:
-        """The characters of ``ids``."""
+        """Return the characters of ``ids``."""
         return "".join(self.chars[int(i)] for i in np.asarray(ids).ravel())
 
 
@@ -114,13 +123,14 @@ class TinyModel:
     W_U: np.ndarray
     b_U: np.ndarray
     context: int
-    parts: Parts = Parts()
+    parts: Parts = ORIGINAL
 
     def arrays(self) -> list[np.ndarray]:
         """Every learned array (what training updates, in place)."""
         return [self.embedding, self.W_U, self.b_U, *self.block.arrays().values()]
 
     def n_parameters(self) -> int:
+        """How many numbers the model learns."""
         return sum(int(a.size) for a in self.arrays())
 
     def _inputs(self, ids) -> np.ndarray:
@@ -150,7 +160,7 @@ class TinyModel:
         return trace.output @ self.W_U + self.b_U, trace
 
     def logits(self, ids, parts: Parts | None = None) -> np.ndarray:
-        """The next-character scores at every position, shape (..., n, V)."""
+        """Return the next-character scores at every position, shape (..., n, V)."""
         return self.forward(ids, parts)[0]
 
 
@@ -161,9 +171,9 @@ def init_model(
     d_ff: int = 64,
     context: int = 32,
     seed: int = 0,
-    parts: Parts = Parts(),
+    parts: Parts = ORIGINAL,
 ) -> TinyModel:
-    """A model with random weights (it writes noise) for the characters of ``text``."""
+    """Make a model with random weights (it writes noise) for the characters of ``text``."""
     vocab = Vocabulary.of(text)
     rng = np.random.default_rng(seed)
     return TinyModel(
@@ -183,12 +193,14 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.n
     log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
     picked = np.take_along_axis(log_p, targets[..., None], axis=-1)
     grad = np.exp(log_p)
-    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
+    np.put_along_axis(
+        grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1
+    )
     return float(-picked.mean()), grad / targets.size
 
 
 def loss_and_grads(model: TinyModel, windows) -> tuple[float, list[np.ndarray]]:
-    """The mean next-character loss of a batch and its gradient for every array of the model.
+    """Return the mean next-character loss of a batch and its gradient for every array of the model.
 
     Parameters
     ----------
