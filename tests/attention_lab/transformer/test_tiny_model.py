@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attention_lab.transformer.block import Parts
-from attention_lab.transformer.generate import (
+from attention_lab.transformer.generation import (
     generate,
     next_token,
     prefix_change,
