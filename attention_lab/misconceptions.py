@@ -686,8 +686,7 @@ _ENTRIES = [
         "mask_left_out_at_generation",
         "thinks the causal mask is only needed in training, not while generating",
         "your weights let earlier positions look at later ones: the causal mask was left out.",
-        "that drops the causal mask while the model writes, as if it were needed only in "
-        "training.",
+        "that drops the causal mask while the model writes, as if it were needed only in training.",
         hint="the model was trained with every position seeing only the past: what would its "
         "earlier positions see now if nothing hid the later ones?",
         lesson="lesson 07",
@@ -695,10 +694,8 @@ _ENTRIES = [
     Entry(
         "temperature_inverted",
         "multiplied the logits by the temperature instead of dividing by it",
-        "your probabilities come from the logits multiplied by the temperature, not divided by "
-        "it.",
-        "that multiplies by the temperature, so a high temperature sharpens instead of "
-        "flattening.",
+        "your probabilities come from the logits multiplied by the temperature, not divided by it.",
+        "that multiplies by the temperature, so a high temperature sharpens instead of flattening.",
         hint="the temperature is the inverse of lesson 2's sharpening factor: how does a "
         "larger temperature change the gaps between the logits?",
         lesson="lesson 07",

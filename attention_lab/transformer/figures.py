@@ -1,5 +1,7 @@
-"""Lesson 7's figures: the loss curve drawn as training runs, the next character's
-probabilities at a temperature, and one head's attention map of the trained model.
+"""Lesson 7's figures: the loss curve, the next character's probabilities, an attention map.
+
+The loss curve is drawn as training runs, the probabilities at the slider's temperature, the
+map from one head of the trained model.
 
 The two live ones are :class:`~attention_lab.live_figure.LiveFigure` s (the course's one fast
 render path): drawn once, then only their changing artists are redrawn.
@@ -19,7 +21,7 @@ __all__ = ["LossCurveFigure", "NextCharacterFigure", "plot_attention_map", "show
 
 
 def shown_char(c: str) -> str:
-    """A character as a label: a space and a line break get names."""
+    """Return a character as a label: a space and a line break get names."""
     return {" ": "␣", "\n": "↵"}.get(c, c)
 
 
@@ -86,7 +88,9 @@ class NextCharacterFigure(LiveFigure):
 
     def update(self, temperature) -> None:
         """Set every bar to its probability at ``temperature``."""
-        for bar, p in zip(self.bars, softmax_with_temperature(self.logits, temperature), strict=True):
+        for bar, p in zip(
+            self.bars, softmax_with_temperature(self.logits, temperature), strict=True
+        ):
             bar.set_height(p)
 
     def dynamic_artists(self) -> list:
