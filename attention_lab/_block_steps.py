@@ -75,6 +75,18 @@ def _no_mask(scores):
     return softmax(scores, axis=-1)
 
 
+def _causal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def _mask_as_zero(scores):
+    return softmax(np.where(_causal(len(scores)), scores, 0.0), axis=-1)
+
+
+def _mask_after_softmax(scores):
+    return np.where(_causal(len(scores)), softmax(scores, axis=-1), 0.0)
+
+
 def _full_width_heads(d_model, h, d_ff):
     if h == 1:
         return None
@@ -85,7 +97,7 @@ def _full_width_heads(d_model, h, d_ff):
     )
 
 
-#: id -> its wrong computations (the ids are entries of the registry, lesson 07).
+#: id -> its wrong computations (entries of the registry: lesson 07's, and two of lesson 04's).
 BLOCK_WRONG: dict[str, tuple[WrongBlock, ...]] = {
     "norm_wrong_axis": (
         WrongBlock("layer_norm", _norm_over_positions),
@@ -96,6 +108,9 @@ BLOCK_WRONG: dict[str, tuple[WrongBlock, ...]] = {
     "mask_left_out_at_generation": (WrongBlock("generation_weights", _no_mask),),
     "temperature_inverted": (WrongBlock("probabilities", _temperature_times),),
     "heads_full_width": (WrongBlock("parameters", _full_width_heads),),
+    # lesson 4's masking mistakes, made while generating
+    "mask_zero_not_inf": (WrongBlock("generation_weights", _mask_as_zero),),
+    "mask_after_softmax": (WrongBlock("generation_weights", _mask_after_softmax),),
 }
 
 
