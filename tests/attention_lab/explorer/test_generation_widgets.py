@@ -27,7 +27,7 @@ def test_bars_are_the_probabilities_at_the_sliders_temperature(slider):
     logits = model.logits(model.vocab.encode(PROMPT))[-1]
     for t in (0.3, 1.0, 2.5):
         slider.slider.value = t
-        heights = [bar.get_height() for bar in slider.live.bars]
+        heights = [path.vertices[2, 1] for path in slider.live.bars.get_paths()]
         assert np.allclose(heights, softmax_with_temperature(logits, t))
         assert slider.text.startswith(f"T = {t:.2f} (β = {1 / t:.2f})")
 
