@@ -126,7 +126,12 @@ def plot_attention_map(weights, text: str, title: str) -> Figure:
     fig = Figure(figsize=(min(3.2 + 0.4 * n, 9.0), min(2.8 + 0.38 * n, 8.0)), layout="constrained")
     ax = fig.add_subplot()
     hm = plots.attention_heatmap(
-        weights, labels, labels, ax=ax, mask=np.tril(np.ones((n, n), dtype=bool))
+        weights,
+        labels,
+        labels,
+        ax=ax,
+        annotate=False,  # colours only: the lesson prints the row it asks about
+        mask=np.tril(np.ones((n, n), dtype=bool)),
     )
     hm.set_title(title)
     ax.set_xlabel("position looked at")
