@@ -113,7 +113,8 @@ def train_live(
     The widget is shown at once and redrawn every ``every`` steps; at the end its output is
     replaced by the finished curve (so a saved or exported notebook shows the whole run).
     """
-    view = LiveTraining(steps, top=1.1 * np.log(model.vocab.size))
+    # room above log V: random weights start a little worse than a uniform guess
+    view = LiveTraining(steps, top=1.25 * np.log(model.vocab.size))
     handle = display(view, display_id=True)
 
     def on_step(step: int, loss: float) -> None:
