@@ -7,7 +7,8 @@ A lesson imports the numerics from :mod:`attention_lab`, what checks the student
   return a :class:`matplotlib.figure.Figure` built without pyplot (nothing leaks between cells; a
   notebook displays it as a static inline image).
 * the live widgets (:class:`QueryExplorer`, :class:`QueryRotation`, :class:`HardSoftSlider`,
-  :class:`ProjectionSliders`, from :mod:`attention_lab.explorer`; loaded on first use), the
+  :class:`ProjectionSliders`, lesson 7's :class:`TemperatureSlider` and :func:`train_live`, from
+  :mod:`attention_lab.explorer`; loaded on first use), the
   slider figures (:class:`RotationFigure`, :class:`HardSoftFigure`), lesson 6's figures
   (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`);
 * the chapter checks shown beside the book's numbers (:func:`check`, :func:`checks`, from
@@ -212,6 +213,8 @@ _WIDGETS = {
     "QueryRotation": "attention_lab.explorer.slider_widgets",
     "HardSoftSlider": "attention_lab.explorer.slider_widgets",
     "ProjectionSliders": "attention_lab.explorer.projection_widget",
+    "TemperatureSlider": "attention_lab.explorer.generation_widgets",
+    "train_live": "attention_lab.explorer.generation_widgets",
 }
 __all__ += list(_WIDGETS)
 

@@ -94,11 +94,14 @@ def _measure(make, repeat: int, naive_repeat: int):
 
 
 def _slider_widget_cases():
-    """(name, make the widget, naive rebuild for an angle) for the lessons' one-slider widgets."""
+    """(name, make the widget, naive rebuild for a value, the values a drag goes through)."""
     from attention_lab import demos
     from attention_lab._render import figure_png
     from attention_lab.examples import ISRO, TIFFIN
+    from attention_lab.explorer.generation_widgets import TemperatureSlider
     from attention_lab.explorer.slider_widgets import HardSoftSlider, QueryRotation
+    from attention_lab.transformer import init_model
+    from attention_lab.transformer.figures import NextCharacterFigure
 
     def rotation_naive(widget, angle):
         widget.image.value = figure_png(demos.RotationFigure(widget.example, angle).figure)
@@ -107,10 +110,21 @@ def _slider_widget_cases():
         fig = demos.HardSoftFigure(widget.sweep, component=0, at_deg=angle).figure
         widget.image.value = figure_png(fig)
 
+    def temperature_naive(widget, t):
+        fig = NextCharacterFigure(widget.logits, widget.chars, "how i wonder what you a")
+        fig.update(t)
+        widget.image.value = figure_png(fig.figure)
+
+    def temperature_slider():
+        return TemperatureSlider(init_model(seed=0), "how i wonder what you a")
+
     return [
-        ("QueryRotation (lesson 0, 2), tiffin", lambda: QueryRotation(TIFFIN), rotation_naive),
-        ("HardSoftSlider (lesson 5), ISRO", lambda: HardSoftSlider(ISRO), hard_soft_naive),
-    ]
+        ("QueryRotation (lesson 0, 2), tiffin", lambda: QueryRotation(TIFFIN), rotation_naive,
+         _angles),
+        ("HardSoftSlider (lesson 5), ISRO", lambda: HardSoftSlider(ISRO), hard_soft_naive,
+         _angles),
+        ("TemperatureSlider (lesson 7)", temperature_slider, temperature_naive, _temperatures),
+    ]  # fmt: skip
 
 
 def _angles():
@@ -120,12 +134,20 @@ def _angles():
         yield from values
 
 
+def _temperatures():
+    """Yield an endless back-and-forth drag of the temperature in the slider's steps, 0.1 to 3."""
+    up = [round(0.1 + 0.05 * i, 2) for i in range(59)]
+    while True:
+        yield from up
+        yield from up[::-1]
+
+
 def _slider_widget_rows(repeat: int, naive_repeat: int) -> list[Row]:
     out = []
-    for name, make, naive_render in _slider_widget_cases():
+    for name, make, naive_render, drag in _slider_widget_cases():
         widget = make()
         try:
-            angles = _angles()
+            angles = drag()
 
             def live(widget=widget, angles=angles):
                 widget.slider.value = next(angles)

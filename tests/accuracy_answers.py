@@ -1,6 +1,6 @@
 """Answers for the accuracy suite: correct variants and registry misconceptions per question.
 
-Every autograded question of the four assignments (the chapters' three and lesson 6's) has at least five correct answers written
+Every autograded question of the five assignments (the chapters' three, lesson 6's and lesson 7's) has at least five correct answers written
 the ways students write them (lists, tuples, float32, transposed products, pre-scaled keys,
 extra prints and helper variables, loops) and one wrong answer per registry misconception that
 applies to it, each computed the buggy way in code (never typed-in results). A wrong answer says
@@ -739,9 +739,184 @@ HEADS = [
     ),
 ]
 
+
+# ---------------------------------------------------------------------------------------------
+# transformer_block (lesson 7)
+# ---------------------------------------------------------------------------------------------
+
+LN = "layer_norm_values"
+AN = "add_and_norm_values"
+PA = "probabilities_every_position"
+NP = "next_token_probabilities"
+GW = "generation_weights_values"
+PC = ("attention_parameter_count", "block_parameter_count")
+ROW_NORM = "(v - v.mean(axis=1, keepdims=True)) / np.sqrt(v.var(axis=1, keepdims=True) + 1e-5)"
+CAUSAL_S = "np.where(np.tril(np.ones((3, 3), dtype=bool)), S, -np.inf)"
+FFN_AND_NORMS = "(256 * 1024 + 1024 + 1024 * 256 + 256) + 4 * 256"
+
+TRANSFORMER = [
+    Question(
+        "answer_q1",
+        (LN,),
+        [
+            f"v = X\nx_norm = {ROW_NORM}",
+            "x_norm = [(r - r.mean()) / np.sqrt(r.var() + 1e-5) for r in X]",
+            "from attention_lab.transformer import layer_norm\n\nx_norm = layer_norm(X)",
+            "mu = X.sum(axis=1) / 4\nc = X - mu[:, None]\n"
+            "x_norm = (c / np.sqrt((c**2).mean(axis=1) + 1e-5)[:, None]).astype(np.float32)",
+            "x_norm = ((X.T - X.mean(axis=1)) / X.std(axis=1)).T\nprint(x_norm.round(3))",
+            "import statistics\n\nx_norm = [[(a - statistics.fmean(r)) / statistics.pstdev(r) "
+            "for a in r] for r in X.tolist()]",
+        ],
+        [
+            Wrong(
+                "x_norm = (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + 1e-5)",
+                {LN: "norm_wrong_axis"},
+            ),
+            Wrong("x_norm = X - X.mean(axis=1, keepdims=True)", {LN: None}),
+            Wrong("x_norm = (X - X.mean()) / X.std()", {LN: None}),
+        ],
+    ),
+    Question(
+        "answer_q2",
+        (AN,),
+        [
+            f"v = X + A\nblock_middle = {ROW_NORM}",
+            "s = X + A\nblock_middle = ((s.T - s.mean(axis=1)) / s.std(axis=1)).T.astype(np.float32)",
+            "from attention_lab.transformer import layer_norm\n\nblock_middle = layer_norm(A + X)",
+            "rows = []\nfor x, a in zip(X, A):\n    s = x + a\n"
+            "    rows.append((s - s.mean()) / np.sqrt(s.var() + 1e-5))\nblock_middle = np.array(rows)",
+            f"v = np.add(X, A)\nblock_middle = tuple(map(tuple, {ROW_NORM}))",
+        ],
+        [
+            Wrong(f"v = A\nblock_middle = {ROW_NORM} + X", {AN: "residual_after_norm"}),
+            Wrong(
+                "v = X + A\nblock_middle = (v - v.mean(axis=0)) / np.sqrt(v.var(axis=0) + 1e-5)",
+                {AN: "norm_wrong_axis"},
+            ),
+            Wrong(f"v = A\nblock_middle = {ROW_NORM}", {AN: None}),
+            Wrong("block_middle = X + A", {AN: None}),
+        ],
+    ),
+    Question(
+        "answer_q3",
+        (PA,),
+        [
+            "z = LOGITS / 0.5\nprobs_all = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)",
+            "probs_all = np.exp(2 * LOGITS) / np.exp(2 * LOGITS).sum(axis=-1)[:, None]",
+            "from attention_lab.transformer import softmax_with_temperature\n\n"
+            "probs_all = softmax_with_temperature(LOGITS, 0.5)",
+            "z = LOGITS / 0.5\nz = z - z.max(axis=1, keepdims=True)\n"
+            "probs_all = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)).round(3)",
+            "probs_all = [list(np.exp(r / 0.5) / sum(np.exp(r / 0.5))) for r in LOGITS]",
+        ],
+        [
+            Wrong(
+                "z = LOGITS / 0.5\nprobs_all = np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)",
+                {PA: "vocab_softmax_wrong_axis"},
+            ),
+            Wrong(
+                "z = LOGITS * 0.5\nprobs_all = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)",
+                {PA: "temperature_inverted"},
+            ),
+            Wrong(
+                "probs_all = np.exp(LOGITS) / np.exp(LOGITS).sum(axis=1, keepdims=True)",
+                {PA: None},
+            ),
+        ],
+    ),
+    Question(
+        "answer_q5",
+        (NP,),
+        [
+            "z = LOGITS[-1] / 2\nnext_probs = np.exp(z) / np.exp(z).sum()",
+            "next_probs = list(np.round(np.exp(LOGITS[2] / 2) / np.exp(LOGITS[2] / 2).sum(), 3))",
+            "from attention_lab.transformer import softmax_with_temperature\n\n"
+            "next_probs = softmax_with_temperature(LOGITS, 2)[-1]",
+            "z = LOGITS / 2\nnext_probs = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True))[-1:]",
+            "import math\n\ne = [math.exp(v / 2) for v in LOGITS[-1]]\n"
+            "next_probs = tuple(v / sum(e) for v in e)",
+        ],
+        [
+            Wrong(
+                "z = LOGITS[-1] * 2\nnext_probs = np.exp(z) / np.exp(z).sum()",
+                {NP: "temperature_inverted"},
+            ),
+            Wrong(
+                "z = LOGITS / 2\nnext_probs = (np.exp(z) / np.exp(z).sum(axis=0))[-1]",
+                {NP: "vocab_softmax_wrong_axis"},
+            ),
+            Wrong("z = LOGITS[0] / 2\nnext_probs = np.exp(z) / np.exp(z).sum()", {NP: None}),
+        ],
+    ),
+    Question(
+        "answer_q6",
+        (GW,),
+        [
+            f"m = {CAUSAL_S}\ngen_weights = np.exp(m) / np.exp(m).sum(axis=1, keepdims=True)",
+            "gen_weights = [[1, 0, 0], list(np.exp(S[1, :2]) / np.exp(S[1, :2]).sum()) + [0], "
+            "list(np.exp(S[2]) / np.exp(S[2]).sum())]",
+            "e = np.exp(S) * np.tril(np.ones((3, 3)))\ngen_weights = e / e.sum(axis=1, keepdims=True)",
+            "from attention_lab import causal_mask, softmax\n\n"
+            "gen_weights = softmax(np.where(causal_mask(3), S, -np.inf))",
+            f"m = {CAUSAL_S}\ngen_weights = (np.exp(m) / np.exp(m).sum(axis=-1)[:, None])"
+            ".astype(np.float32).round(3)",
+        ],
+        [
+            Wrong(
+                "gen_weights = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)",
+                {GW: "mask_left_out_at_generation"},
+            ),
+            Wrong(
+                "e = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)\n"
+                "gen_weights = e * np.tril(np.ones((3, 3)))",
+                {GW: "mask_after_softmax"},
+            ),
+            Wrong(
+                "m = np.where(np.tril(np.ones((3, 3), dtype=bool)), S, 0)\n"
+                "gen_weights = np.exp(m) / np.exp(m).sum(axis=1, keepdims=True)",
+                {GW: "mask_zero_not_inf"},
+            ),
+            Wrong(
+                "m = np.where(np.triu(np.ones((3, 3), dtype=bool)), S, -np.inf)\n"
+                "gen_weights = np.exp(m) / np.exp(m).sum(axis=1, keepdims=True)",
+                {GW: None},
+            ),
+        ],
+    ),
+    Question(
+        "answer_q7",
+        PC,
+        [
+            f"n_attention = 4 * 256 * 256\nn_block = n_attention + {FFN_AND_NORMS}",
+            "n_attention = 262144\nn_block = 788736.0",
+            "from attention_lab.transformer import count_parameters\n\n"
+            "c = count_parameters(256, 4, 1024)\nn_attention = c.attention\nn_block = c.total",
+            "d_k = 256 // 4\nn_attention = 3 * 4 * 256 * d_k + 4 * d_k * 256\n"
+            f"n_block = int(n_attention + {FFN_AND_NORMS})",
+            f"n_attention = np.int64(4 * 256**2)\nn_block = np.int64(n_attention + {FFN_AND_NORMS})",
+        ],
+        [
+            Wrong(
+                f"n_attention = 4 * 4 * 256 * 256\nn_block = n_attention + {FFN_AND_NORMS}",
+                _all(PC, "heads_full_width"),
+            ),
+            Wrong(
+                "n_attention = 4 * 256 * 256\nn_block = n_attention + 2 * 256 * 1024 + 4 * 256",
+                {PC[1]: None},
+            ),
+            Wrong(
+                f"n_attention = 3 * 256 * 256\nn_block = 4 * 256 * 256 + {FFN_AND_NORMS}",
+                {PC[0]: None},
+            ),
+        ],
+    ),
+]
+
 QUESTIONS = {
     "intro_attention": INTRO,
     "focus_in_the_noise": FOCUS,
     "practice_implement": PRACTICE,
     "heads_and_positions": HEADS,
+    "transformer_block": TRANSFORMER,
 }

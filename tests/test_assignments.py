@@ -27,8 +27,14 @@ from graded_classes import finish_steps, start_steps
 from attention_lab.checks import MISCONCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-# The chapters' three assignments and lesson 6's (beyond the chapters).
-CHAPTERS = ("intro_attention", "focus_in_the_noise", "practice_implement", "heads_and_positions")
+# The chapters' three assignments and lessons 6 and 7's (beyond the chapters).
+CHAPTERS = (
+    "intro_attention",
+    "focus_in_the_noise",
+    "practice_implement",
+    "heads_and_positions",
+    "transformer_block",
+)
 INVENTORY = ("inventory_pre", "inventory_post")  # the concept inventory's two parallel forms
 ASSIGNMENTS = (*CHAPTERS, *INVENTORY)
 
@@ -124,6 +130,22 @@ def causal_mask(n):
         ),
         "answer_q5": 'answer_q5 = " C "',
         "answer_q6": 'answer_q6 = "false"',
+    },
+    "transformer_block": {
+        "answer_q1": "x_norm = [(r - r.mean()) / np.sqrt(r.var() + 1e-5) for r in X]",
+        "answer_q2": (
+            "s = X + A\n"
+            "block_middle = ((s.T - s.mean(axis=1)) / s.std(axis=1)).T.astype(np.float32)"
+        ),
+        "answer_q3": "probs_all = np.exp(2 * LOGITS) / np.exp(2 * LOGITS).sum(axis=-1)[:, None]",
+        "answer_q5": (
+            "next_probs = list(np.round(np.exp(LOGITS[2] / 2) / np.exp(LOGITS[2] / 2).sum(), 3))"
+        ),
+        "answer_q6": (
+            "e = np.exp(S) * np.tril(np.ones((3, 3)))\n"
+            "gen_weights = e / e.sum(axis=1, keepdims=True)"
+        ),
+        "answer_q7": "n_attention = 4 * 256 ** 2\nn_block = 788736.0",
     },
     **{form: _inventory_alternative(form) for form in INVENTORY},
 }
@@ -429,6 +451,53 @@ BUGGY = {
                 "head_b_chandrayaan_weights": "unprojected_scores",
                 "head_a_output_with_positions": "one_matrix_no_transpose",
                 "positions_where_choice": "order_aware_self_attention",
+            },
+        ),
+    },
+    "transformer_block": {
+        "bugs_1": (
+            {
+                "answer_q1": "x_norm = (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + 1e-5)",
+                "answer_q2": (
+                    "n = (A - A.mean(axis=1, keepdims=True)) / np.sqrt(A.var(axis=1, keepdims=True))\n"
+                    "block_middle = n + X"
+                ),
+                "answer_q3": (
+                    "z = LOGITS / 0.5\nprobs_all = np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)"
+                ),
+                "answer_q5": "z = LOGITS[-1] * 2\nnext_probs = np.exp(z) / np.exp(z).sum()",
+                "answer_q6": "gen_weights = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)",
+                "answer_q7": (
+                    "n_attention = 4 * 4 * 256 * 256\n"
+                    "n_block = n_attention + 2 * 256 * 1024 + 1024 + 256 + 4 * 256"
+                ),
+            },
+            {
+                "layer_norm_values": "norm_wrong_axis",
+                "add_and_norm_values": "residual_after_norm",
+                "probabilities_every_position": "vocab_softmax_wrong_axis",
+                "next_token_probabilities": "temperature_inverted",
+                "generation_weights_values": "mask_left_out_at_generation",
+                "attention_parameter_count": "heads_full_width",
+                "block_parameter_count": "heads_full_width",
+            },
+        ),
+        "bugs_2": (
+            {
+                "answer_q1": "x_norm = X - X.mean(axis=1, keepdims=True)",
+                "answer_q3": (
+                    "z = LOGITS * 0.5\nprobs_all = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)"
+                ),
+                "answer_q5": "z = LOGITS / 2\nnext_probs = (np.exp(z) / np.exp(z).sum(axis=0))[-1]",
+                "answer_q7": (
+                    "n_attention = 4 * 256 * 256\nn_block = n_attention + 2 * 256 * 1024 + 4 * 256"
+                ),
+            },
+            {
+                "layer_norm_values": None,
+                "probabilities_every_position": "temperature_inverted",
+                "next_token_probabilities": "vocab_softmax_wrong_axis",
+                "block_parameter_count": None,
             },
         ),
     },

@@ -32,8 +32,15 @@ LESSONS = (
     "04_masking_and_cross_attention",
     "05_misconceptions",
     "06_projections_heads_positions",
+    "07_transformer_block",
 )
-ASSIGNMENTS = ("intro_attention", "practice_implement", "focus_in_the_noise", "heads_and_positions")
+ASSIGNMENTS = (
+    "intro_attention",
+    "practice_implement",
+    "focus_in_the_noise",
+    "heads_and_positions",
+    "transformer_block",
+)
 # Which assignment each lesson's "Check yourself" sends the student to (00 names all three).
 NEXT_ASSIGNMENT = {
     "01_the_bottleneck": "intro_attention",
@@ -42,8 +49,15 @@ NEXT_ASSIGNMENT = {
     "04_masking_and_cross_attention": "practice_implement",
     "05_misconceptions": "focus_in_the_noise",
     "06_projections_heads_positions": "heads_and_positions",
+    "07_transformer_block": "transformer_block",
 }
-WIDGETS = ("QueryExplorer.", "QueryRotation(", "HardSoftSlider(", "ProjectionSliders(")
+WIDGETS = (
+    "QueryExplorer.",
+    "QueryRotation(",
+    "HardSoftSlider(",
+    "ProjectionSliders(",
+    "TemperatureSlider(",
+)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # The key numbers each lesson must print (chapters' values and measured results).
@@ -130,6 +144,29 @@ KEY_OUTPUTS = {
         "largest change, with positions: measured 2.691",
         "[0.999 0.999 0.999 0.999 1.   ]",
     ],
+    "07_transformer_block": [
+        "attention weights: shape (4, 16, 16) (heads, positions, positions)",
+        # each part taken out, measured (issue 42 item 1)
+        "with the residual: 0.79 of the positions keep themselves",
+        "share, without the residual: measured 0.07.",
+        "with layer norm, size after blocks 1-6:    [1. 1. 1. 1. 1. 1.]",
+        "size after 6 blocks without layer norm: measured 21.1.",
+        "whole block            loss 0.325",
+        "loss without the feed-forward network: measured 0.439.",
+        # the hand count of the original block
+        "d_k = 512 / 8 = 64",
+        "       total: 3,150,336",
+        # temperature is lesson 2's beta
+        "softmax(β·s), β = 2:  [0.867 0.117 0.016]",
+        "softmax(s / T), T = 0.5: [0.867 0.117 0.016]",
+        "largest change, with the mask: measured 0.000000.",
+        # it learns in class: the loss and the text before and after (issue 42 item 3)
+        "loss at step 1: 3.617, at step 300: 0.202",
+        "'twinkleoe \\nrwlrhyu",
+        "greedy:          'twinkle, twinkle, little star,\\nhow i wonder what you are!",
+        "T = 1.00 (β = 1.00): most likely next characters r 0.988",
+        "weight of the last position on the one before: measured 0.050.",
+    ],
 }
 
 
@@ -144,6 +181,7 @@ EXERCISE_LESSONS = (
     "04_masking_and_cross_attention",
     "05_misconceptions",
     "06_projections_heads_positions",
+    "07_transformer_block",
 )
 MODEL_ANSWERS = {
     "01_the_bottleneck": [
@@ -197,12 +235,23 @@ MODEL_ANSWERS = {
         "weights_start_3 = [0.25, 0.25, 0.25, 0.25, 0, 0]",
         "spotted = ['no transpose', 'positions after', 'raw vectors', 'shared W_Q']",
     ],
+    "07_transformer_block": [
+        "h = np.array([[1.0, 2.0, 3.0, 6.0], [2.0, 2.0, 2.0, 10.0]])\n"
+        "h_norm = (h - h.mean(axis=1, keepdims=True)) / np.sqrt(h.var(axis=1, keepdims=True) + 1e-5)",
+        "x = np.array([[1.0, 0.0, 2.0, 1.0], [0.0, 3.0, 1.0, 1.0], [2.0, 2.0, 0.0, 1.0]])\n"
+        "attn_out = np.array([[0.5, 1.0, -1.0, 0.0], [1.0, 0.0, 0.5, 2.0], [0.0, -1.0, 1.0, 1.0]])\n"
+        "added_and_normed = layer_norm(x + attn_out)",
+        "n_block = 4 * 512 * 512 + (512 * 2048 + 2048 + 2048 * 512 + 512) + 2 * 2 * 512",
+        'step_logits = run.model.logits(run.model.vocab.encode("how i wonder what you a"))\n'
+        "next_probs = softmax_with_temperature(step_logits[-1], 0.5)",
+    ],
 }
 ASSIGNMENT_NAMES = (
     "`intro_attention`",
     "`focus_in_the_noise`",
     "`practice_implement`",
     "`heads_and_positions`",
+    "`transformer_block`",
 )
 
 

@@ -22,7 +22,9 @@ write nothing to stderr (nbgrader gives 0 points to a test cell with stderr outp
 The checks are split by question kind: :mod:`.hand` (numbers computed by hand), :mod:`.words`
 (multiple choice, true/false, names) and :mod:`.functions` with :mod:`.attention_function`
 (implement-it exercises, run on several inputs grouped by behaviour, behind library tripwires); :mod:`.layers` holds lesson 6's
-(projections, one head of several, positions, the concatenated heads' shape).
+(projections, one head of several, positions, the concatenated heads' shape); :mod:`.block`
+lesson 7's (layer norm, add & norm, next-token probabilities, weights at generation, a block's
+parameter count).
 """
 
 from attention_lab.misconceptions import titles as _titles
@@ -30,6 +32,13 @@ from attention_lab.misconceptions import titles as _titles
 from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
 from ._library import FORBIDDEN_ROOTS, check_function
 from .attention_function import ATTENTION_BEHAVIOURS, check_attention_function
+from .block import (
+    check_add_and_norm,
+    check_generation_weights,
+    check_layer_norm,
+    check_next_token_probabilities,
+    check_parameter_count,
+)
 from .functions import (
     CAUSAL_MASK_BEHAVIOURS,
     SOFTMAX_BEHAVIOURS,
@@ -69,4 +78,9 @@ __all__ = [
     "check_head_weights",
     "check_head_output",
     "check_concat_shape",
+    "check_layer_norm",
+    "check_add_and_norm",
+    "check_next_token_probabilities",
+    "check_generation_weights",
+    "check_parameter_count",
 ]
