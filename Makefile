@@ -62,12 +62,14 @@ PYTHON_GIVEN := $(if $(filter command line,$(origin PYTHON)),yes,no)
 
 $(STAMP): $(LOCK) requirements.txt pyproject.toml Makefile $(if $(filter yes,$(PYTHON_GIVEN)),FORCE)
 	@bash make/venv.sh $(VENV) $(PYTHON) $(PYTHON_GIVEN) $(SUPPORTED_PYTHONS)
+	@echo "Installing the course's packages into $(VENV) (2-3 minutes the first time; later runs skip it)..."
 	$(INSTALL) .
 	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
 	@touch $@
 
 # One extra on top of the students' set-up; each install may bring the slow imports back.
 $(EXTRA_STAMP)%: $(LOCK) requirements.txt pyproject.toml Makefile | $(STAMP)
+	@echo "Adding the $* tools to $(VENV) (a minute or two the first time; later runs skip it)..."
 	$(INSTALL) '.[$*]'
 	$(BIN)/python -m pip uninstall --disable-pip-version-check -q -y $(SLOW_IMPORTS)
 	@touch $@

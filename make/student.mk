@@ -43,7 +43,7 @@ endef
 # student-lab/jupyter_server_config.json starts JupyterLab's terminal as a non-login shell in
 # work/: Jupyter runs a login shell when not started from a terminal, and a login shell's
 # /etc/profile resets PATH (no nbgrader), while a launcher terminal with no folder opened in the
-# server's own folder, the course (tests/test_lab_terminal.py).
+# server's own folder, the course (tests/test_lab_server.py).
 STUDENT_LAB_DIR   := $(CURDIR)/jupyter-settings/student-lab
 lab: export JUPYTER_CONFIG_PATH := $(LAPTOP_CONFIG_DIR):$(STUDENT_LAB_DIR)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 

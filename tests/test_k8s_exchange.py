@@ -35,6 +35,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from exchange_attempts import attempts_code
 from grading_course import CORRECT, FIXTURE, MISCONCEIVED, answer, make_course
 from k8s_files import VALUES
 from pod_packages import copy_installed
@@ -172,18 +173,7 @@ class Pods:
 
     def attempt(self, student: str, attempts: dict[str, str]) -> dict[str, str]:
         """Run each snippet in ``student``'s pod: ``ok`` or the name of the error it raised."""
-        code = (
-            "import json, os, shutil\n"
-            f"attempts = {attempts!r}\n"
-            "result = {}\n"
-            "for key, snippet in attempts.items():\n"
-            "    try:\n"
-            "        exec(snippet)\n"
-            "        result[key] = 'ok'\n"
-            "    except OSError as err:\n"
-            "        result[key] = type(err).__name__\n"
-            "print(json.dumps(result))\n"
-        )
+        code = attempts_code(attempts)
         done = self.run(student, ["/opt/venv/bin/python", "-c", code])
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])

@@ -154,6 +154,18 @@ def _installs(*target: str) -> str:
     return "\n".join(line for line in dry.splitlines() if "pip install" in line)
 
 
+def test_every_install_says_what_it_does_and_how_long_before_pip_starts():
+    """The first `make lab` was 2+ minutes of silent pip (issue 39): each install step first
+    says what it installs and roughly how long it takes."""
+    dry = make("-n", "-B", "lab", "setup-grader", "VENV=/nonexistent-venv").stdout.splitlines()
+    pips = [i for i, line in enumerate(dry) if "pip install" in line]
+    assert len(pips) == 2, dry
+    for i in pips:
+        said = dry[i - 1]
+        assert said.startswith("echo ") and "minute" in said, (said, dry[i])
+    assert "grader" in dry[pips[1] - 1]
+
+
 def test_make_lab_installs_the_students_packages_only():
     lab = _installs("lab")
     assert "-c requirements-lock.txt -e ." in lab and "[" not in lab, lab

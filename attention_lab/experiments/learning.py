@@ -7,7 +7,7 @@ came just before. The head's output is a *pointer*: the probability of token ``c
 pattern is known in advance: each position puts its weight on the one just before it.
 
 Each word vector is a random token embedding plus the sinusoidal position encoding
-(Vaswani et al. 2017, §3.5); a causal mask (lesson 4) lets each position see only itself and
+(Vaswani et al. 2017, §3.5), or the embedding alone with ``positions=False``; a causal mask (lesson 4) lets each position see only itself and
 the ones before. Only ``W_Q`` and ``W_K`` are learned, from small random numbers (so the
 weights start nearly uniform), with gradients written out by hand and the Adam update
 (Kingma & Ba 2015).

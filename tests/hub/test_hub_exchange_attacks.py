@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
+from exchange_attempts import attempts_code
 from test_hub import (
     _action,
     _answer_with_solutions,
@@ -72,18 +73,7 @@ def attacked(request):
 
 def _try(room, user: str, attempts: dict[str, str]) -> dict[str, str]:
     """Run each snippet in ``user``'s kernel; ``ok`` or the name of the error it raised."""
-    code = (
-        "import json, os, shutil\n"
-        f"attempts = {attempts!r}\n"
-        "result = {}\n"
-        "for key, snippet in attempts.items():\n"
-        "    try:\n"
-        "        exec(snippet)\n"
-        "        result[key] = 'ok'\n"
-        "    except OSError as err:\n"
-        "        result[key] = type(err).__name__\n"
-        "print(json.dumps(result))\n"
-    )
+    code = attempts_code(attempts)
     return json.loads(room.run_in_kernel(user, code))
 
 

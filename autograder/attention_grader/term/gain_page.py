@@ -47,6 +47,7 @@ def _figures(report: GainReport, folder: Path) -> dict[str, str]:
         )
         ax.set(xlabel="score (%)", ylabel="students",
                title=f"Scores before and after ({len(pre)} students)")  # fmt: skip
+        ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # a MaxNLocator: whole students
         ax.legend()
         fig.savefig(folder / "scores.png", dpi=110)
         plt.close(fig)

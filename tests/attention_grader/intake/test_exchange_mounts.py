@@ -111,3 +111,11 @@ def test_one_uid_the_owner_uid_never_vouches_for_a_folder(tmp_path, folder, name
     item = _judge(tmp_path, folder, name, roster, kind)
     assert reason in item.refused and item.time is None
     assert "refused:" in item.line()
+
+
+def test_one_uid_an_escaped_folder_is_its_roster_students(tmp_path):
+    folder = folder_slug("Bob.Smith")  # the hub's folder for a login that is not a DNS label
+    item = _judge(tmp_path, folder, "Bob.Smith+mini+2026-11-01 10:00:00.000000 UTC", {"Bob.Smith"})
+    assert not item.refused and item.student == "Bob.Smith"
+    other = _judge(tmp_path, folder, NAME, {"Bob.Smith", "alice"})  # his folder, naming alice
+    assert "in Bob.Smith's folder names 'alice'" in other.refused

@@ -364,6 +364,26 @@ def test_small_class_by_hand(tmp_path):
     assert "A small class: 2 student(s)." in page and "rough" in page
 
 
+def test_the_score_chart_counts_whole_students(tmp_path, monkeypatch):
+    """Two students: the y axis of "Scores before and after" has no 0.25 or 1.5 student."""
+    from matplotlib.figure import Figure
+
+    course, t = _bare_course(tmp_path)
+    for student in ("ana", "ben"):
+        write_simulated(course, PRE, student, _showing(PRE, "hard_attention"), t[PRE])
+        write_simulated(course, POST, student, _all_right(POST), t[POST])
+    ticks: dict[str, list[float]] = {}
+    save = Figure.savefig
+
+    def keep_ticks(fig, path, *args, **kwargs):
+        ticks[Path(path).name] = list(fig.axes[0].get_yticks())
+        return save(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep_ticks)
+    write_gain(course, PRE, POST)
+    assert ticks["scores.png"] and all(v == int(v) for v in ticks["scores.png"])
+
+
 @pytest.mark.slow
 def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_path):
     course, t = _bare_course(tmp_path)

@@ -1,4 +1,5 @@
-"""JupyterLab's terminal under `make lab` opens in work/ and finds the course's commands.
+"""`make lab`'s server: it opens on lesson 00, and its terminal opens in work/ with the course's
+commands.
 
 A student's walk (issue 39): the terminal opened in the course folder, not work/ as
 docs/students.md says, and `nbgrader` was "command not found": Jupyter starts a *login* shell
@@ -85,6 +86,7 @@ def test_the_terminal_opens_in_work_with_the_courses_commands(tmp_path):
             except requests.ConnectionError:
                 pass
             time.sleep(1)
+        first = requests.get(f"http://{url}/?token=t", allow_redirects=False, timeout=30)
         made = requests.post(f"http://{url}/api/terminals?token=t", json={"cwd": ""}, timeout=30)
         name = made.json()["name"]
         out = asyncio.run(
@@ -98,5 +100,7 @@ def test_the_terminal_opens_in_work_with_the_courses_commands(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=60)
+    # JupyterLab opens on lesson 00, not on the Launcher
+    assert first.headers["Location"].split("?")[0] == "/lab/tree/00_start_here.ipynb", first.headers
     assert f"AT:{work.resolve()}" in out, out
     assert f"NB:{venv_bin}/nbgrader" in out, out
