@@ -5,10 +5,18 @@ alice, bob and mallory; the servers' port range (``server_ports``) is narrowed t
 that mallory can hold every free one with a handful of sockets, as she could hold the shipped
 range's 10,000 with one process.
 
-mallory, from her own server's kernel, starts a squatter that watches /proc for the victim's
-next server process and then binds and answers on every free port of the range before the
-victim's server binds the one the spawner chose (the issue's "Critical" finding). The victim's
-next start must then never be routed to her process, and no request of the victim's reaches her.
+mallory attacks from her own server's kernel, as any student can:
+
+* a squatter watches for the victim's next server (a new process in /proc, or the victim's
+  control group holding a process) and binds and answers on every free port of the range before
+  the victim's server binds the one the spawner chose (the issue's "Critical" finding). The
+  victim's start must never be routed to her process, and no request of theirs reaches her;
+  run on the shipped hub (its fence lets her bind nothing) and with ``fence_ports`` off (the
+  spawner's proof of the listening process, and a start on another port, must hold alone);
+* she holds every port of the range she can: classmates' and the teacher's spawns succeed;
+* her own ``~/.jupyter`` config serves a page from the hub's address (ignored now);
+* she lists /proc for others' processes and looks for the hub's log among her descriptors,
+  then writes a forged hub line to her server's stdout.
 """
 
 from __future__ import annotations
