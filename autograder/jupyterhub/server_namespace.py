@@ -11,6 +11,8 @@ spawner's ``preexec_fn``, ``spawner_limits.py``); the server and everything it s
   /var/tmp and /run/lock (on the machine's own disk) no longer fill it for everyone.
 * :func:`shield_exchange_root`: the exchange root, as a student's server sees it, holds the
   real course folders and room for nothing else.
+* :func:`private_proc`: a /proc of its own with ``hidepid=invisible``: a user's processes see
+  only that user's processes (no classmate's command line, environment or start to watch for).
 
 The namespace is a slave of the machine's: binds the hub makes later in the machine's shared
 folders (a student's ``inbound/<student>``, ``user_disk.share``) reach servers already running.
@@ -22,11 +24,12 @@ import ctypes
 import os
 from pathlib import Path
 
-__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "private_tmp", "private_tmp_works",
-           "shield_exchange_root"]  # fmt: skip
+__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "private_proc", "private_tmp",
+           "private_tmp_works", "shield_exchange_root"]  # fmt: skip
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
 _CLONE_NEWNS = 0x00020000
+_MS_NOEXEC = 8
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC, _MS_SLAVE = 2, 4, 4096, 8192, 16384, 1 << 19
 #: The machine's folders every user may write (besides the exchange, shielded below).
 PRIVATE_MOUNTS = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm")
@@ -63,12 +66,27 @@ def private_tmp(size_bytes: int) -> None:
                   f"mount tmpfs on {target}")  # fmt: skip
 
 
+def private_proc() -> None:
+    """In a server's own mount namespace (as root): mount a /proc that hides others' processes.
+
+    ``hidepid=invisible`` (Linux >= 5.8: options per /proc mount, so the machine's own /proc,
+    the hub's, is untouched): a process sees only the processes of its own user.
+
+    Raises
+    ------
+    OSError
+        The kernel refused (the spawn fails: nothing half-done is left on the machine).
+    """
+    _check(_LIBC.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                       b"hidepid=invisible"), "mount proc on /proc (hidepid)")  # fmt: skip
+
+
 def private_tmp_works() -> str:
     """Empty when :func:`private_tmp` can work here (tried in a throw-away child), else why not."""
     import subprocess
     import sys
 
-    probe = "import sys; sys.path.insert(0, sys.argv[1]); import server_namespace; server_namespace.private_tmp(1 << 20)"
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); import server_namespace as n; n.private_tmp(1 << 20); n.private_proc()"
     try:
         done = subprocess.run(
             [sys.executable, "-c", probe, str(Path(__file__).parent)],

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
 import random
 import socket
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "listener", "pick_port"]
+__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "holder", "listener",
+           "pick_port"]  # fmt: skip
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -133,6 +135,17 @@ def listener(pid: int, port: int, tables: tuple[Path, ...] = SOCKET_TABLES) -> L
                     return Listener(uid, True)
                 found = Listener(uid, False)
     return found
+
+
+def holder(port: int) -> str:
+    """Say who listens on ``port`` (for the hub log): "held by <user>", or that nobody does."""
+    found = listener(-1, port)
+    if found is None:
+        return "it exited before listening"
+    try:
+        return f"held by {pwd.getpwuid(found.uid).pw_name}"
+    except KeyError:
+        return f"held by uid {found.uid}"
 
 
 def _socket_inodes(pid: int) -> set[int]:

@@ -7,12 +7,16 @@
   (``user_disk.py``), then their control group with the memory, CPU and pids limits
   (``user_cgroup.py``; staff get the ``staff_*`` values);
 * in the child, as root, between fork and exec: it joins the group, gets its own mount namespace
-  with private temporary folders (/tmp, /var/tmp, /run/lock, /dev/shm) and a capped exchange
-  root (``server_namespace.py``), then drops to the user;
+  with private temporary folders (/tmp, /var/tmp, /run/lock, /dev/shm), a /proc showing its
+  user's processes only and a capped exchange root (``server_namespace.py``), then drops to
+  the user;
 * its port comes from ``server_ports``, a range kernels never take theirs from
   (``server_port.py``); the hub is told where the server is only once the process it started
   listens there (any user may bind a free port, and would answer in its place), and a server
   whose port was taken first is started again on another;
+* it and everything it starts may bind no port of ``server_ports`` but its own
+  (``port_fence.py``, Landlock): no user can hold the range or a classmate's port;
+* its stdout and stderr are a pipe the hub reads (``server_output.py``), not the hub's log;
 * when it stops: the group is removed (ending any straggler) and the class reweighed.
 
 Where no cgroup can be written, the spawner falls back to ``RLIMIT_AS`` = ``mem_limit`` on each
@@ -25,15 +29,23 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pwd
 import resource
+import subprocess
 from typing import ClassVar
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from server_namespace import PRIVATE_MOUNTS, private_tmp, private_tmp_works, shield_exchange_root
-from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, listener, pick_port
-from traitlets import Float, Integer, List, TraitError, Unicode, default, validate
+from port_fence import enter_fence, fence_ruleset, fence_works
+from server_namespace import (
+    PRIVATE_MOUNTS,
+    private_proc,
+    private_tmp,
+    private_tmp_works,
+    shield_exchange_root,
+)
+from server_output import follow
+from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, holder, listener, pick_port
+from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
@@ -68,7 +80,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "256M", allow_none=True, config=True,
         help="Size of each server's own /tmp, /var/tmp, /run/lock and /dev/shm (a tmpfs each, "
         "in a private mount namespace, emptied when the server stops; counts against its "
-        "memory limit). 0 or None: the machine's shared folders.",
+        "memory limit; the namespace also gets a /proc showing its user's processes only). "
+        "0 or None: the machine's shared folders and /proc.",
     )  # fmt: skip
     _private_tmp_problem: str | None = None  # probed once per hub process
     disk_size = ByteSpecification(
@@ -116,6 +129,20 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "own before it could (another user may bind any free port): the hub routes to a "
         "server only once the process it started listens there.",
     )  # fmt: skip
+    fence_ports = Bool(
+        True, config=True,
+        help="Let each server and everything it starts bind no port of server_ports but its "
+        "own (Landlock, Linux >= 6.7): one user held every port of the range (nobody could "
+        "start a server) or took a classmate's. Where the kernel cannot, the hub log says so "
+        "once and servers run unfenced. docs/hub-admins.md, 'Server ports'.",
+    )  # fmt: skip
+    _fence_problem: str | None = None  # probed once per hub process
+    output_budget = ByteSpecification(
+        "4M", config=True,
+        help="What one server (and its kernels) may write to the hub's log per start, through "
+        "the pipe that is its stdout and stderr (server_output.py); the rest is dropped.",
+    )  # fmt: skip
+    _fence_fd: int | None = None  # the ruleset of this start, for its preexec_fn
     # (user, server name) -> port: given by this hub, perhaps not listened on yet
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
     _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
@@ -235,6 +262,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     def make_preexec_fn(self, name):
         drop_to_user = super().make_preexec_fn(name)
         group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
+        fence = self._fence_fd
         hidden = self._shared_paths_in_tmp() if tmp else []
         if hidden:
             self.log.error(
@@ -256,40 +284,31 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             if tmp:
                 private_tmp(tmp)
+                private_proc()
                 shield_exchange_root(shielded)
+            if fence is not None:  # last: a fenced process may mount nothing
+                enter_fence(fence)
             drop_to_user()
 
         return preexec
 
     async def start(self):
-        # first: it awaits, and nothing may come between making the cgroup and the server
-        # joining it (weigh_class counts the groups with processes)
-        await self._prepare_disk()
-        self._cgroup = None
-        mem, cpus = self._limits()
-        if mem or cpus or self._pids():
-            layout = find_layout()
-            if layout is None:
-                self.log.warning(
-                    "No writable cgroup for %s: memory limited per process (RLIMIT_AS), CPU not "
-                    "limited. See docs/hub-admins.md, 'Limits'.", self.user.name,
-                )  # fmt: skip
-            else:
-                if not type(self)._hub_sheltered:  # once: the proxy and services run by now
-                    shelter_hub(layout)  # the hub and proxy weigh as much as the class
-                    type(self)._hub_sheltered = True
-                UserCgroup.of(layout, self.user.name).remove()  # a stale one, from a crash
-                pids = self._pids()
-                self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus, pids)
-                self.log.info(
-                    "%s: cgroup v%d, memory %s bytes, %s CPUs, %s pids%s",
-                    self.user.name, layout.version, mem, cpus, pids,
-                    "" if layout.pids else " (no pids controller: not limited)",
-                )  # fmt: skip
+        await self._prepare_disk()  # first: it awaits (see _make_cgroup)
         taken = []
         for _ in range(max(1, self.port_attempts)):
             self._take_port()
-            ip, port = await super().start()
+            self._fence_fd = await self._fence(self.port)
+            # its own stdout and stderr, never the hub's (nor the hub's stdin)
+            self.popen_kwargs = {**self.popen_kwargs, "stdin": subprocess.DEVNULL,
+                                 "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}  # fmt: skip
+            try:
+                self._make_cgroup()  # no await from here until the server has joined it
+                ip, port = await super().start()
+                follow(self.proc.stdout, self.log, self.user.name, int(self.output_budget))
+            finally:
+                if self._fence_fd is not None:
+                    os.close(self._fence_fd)
+                    self._fence_fd = None
             if await self._listens_itself(port):
                 return ip, port
             taken.append(port)
@@ -297,12 +316,59 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 self.port = 0  # LocalProcessSpawner's random port, again
             self.log.warning(
                 "%s: another process listened on port %d before the server could (%s): "
-                "starting it on another port", self.user.name, port, self._port_holder(port),
+                "starting it on another port", self.user.name, port, holder(port),
             )  # fmt: skip
         raise RuntimeError(
             f"{self.user.name}'s server could not listen: its ports {taken} were taken before it "
             "bound them, each time by another process. See docs/hub-admins.md, 'Server ports'."
         )
+
+    def _make_cgroup(self) -> None:
+        """Make this user's control group, for the preexec_fn to join (None: no cgroup).
+
+        Nothing may await between this and the server joining it: weigh_class counts the
+        groups with processes, and a concurrent spawn would miss this one.
+        """
+        self._cgroup = None
+        mem, cpus = self._limits()
+        if not (mem or cpus or self._pids()):
+            return
+        layout = find_layout()
+        if layout is None:
+            self.log.warning(
+                "No writable cgroup for %s: memory limited per process (RLIMIT_AS), CPU not "
+                "limited. See docs/hub-admins.md, 'Limits'.", self.user.name,
+            )  # fmt: skip
+            return
+        if not type(self)._hub_sheltered:  # once: the proxy and services run by now
+            shelter_hub(layout)  # the hub and proxy weigh as much as the class
+            type(self)._hub_sheltered = True
+        UserCgroup.of(layout, self.user.name).remove()  # a stale one (a crash, a retry)
+        pids = self._pids()
+        self._cgroup = UserCgroup.create(layout, self.user.name, mem, cpus, pids)
+        self.log.info(
+            "%s: cgroup v%d, memory %s bytes, %s CPUs, %s pids%s",
+            self.user.name, layout.version, mem, cpus, pids,
+            "" if layout.pids else " (no pids controller: not limited)",
+        )  # fmt: skip
+
+    async def _fence(self, port: int) -> int | None:
+        """Return the Landlock ruleset for a server on ``port`` (None: no fence, said once)."""
+        if not (self.fence_ports and self.server_ports):
+            return None
+        cls = type(self)
+        if cls._fence_problem is None:
+            cls._fence_problem = fence_works()
+            if cls._fence_problem:
+                self.log.warning(
+                    "Servers are not fenced (%s): a user may bind any port of server_ports, "
+                    "and hold them all. See docs/hub-admins.md, 'Server ports'.",
+                    cls._fence_problem,
+                )  # fmt: skip
+        if cls._fence_problem:
+            return None
+        ports = PortRange.parse(self.server_ports)
+        return await asyncio.get_running_loop().run_in_executor(None, fence_ruleset, ports, port)
 
     async def _listens_itself(self, port: int) -> bool:
         """Wait until the started server listens on ``port`` (True) or exits first (False).
@@ -317,16 +383,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             if self.proc is not None and self.proc.poll() is not None:
                 return False
             await asyncio.sleep(0.2)  # polls a condition: the server binds, or it exits
-
-    @staticmethod
-    def _port_holder(port: int) -> str:
-        found = listener(-1, port)
-        if found is None:
-            return "it exited before listening"
-        try:
-            return f"held by {pwd.getpwuid(found.uid).pw_name}"
-        except KeyError:
-            return f"held by uid {found.uid}"
 
     def _take_port(self) -> None:
         """Give this server a port of ``server_ports`` (LocalProcessSpawner keeps a set one)."""

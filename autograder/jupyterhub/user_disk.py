@@ -7,7 +7,8 @@ private state folder and mounts it in the machine's namespace, so that the teach
 the next server see it:
 
 * ``<folder>/images/<user>.img``: the image (sparse: it takes on disk what is written in it);
-* ``<folder>/mnt/<user>``: where it is mounted (``nosuid,nodev``); the folder is 0700 root, so
+* ``<folder>/mnt/<user>``: where it is mounted (``nosuid,nodev,discard``: deleted files give their
+  space back to the host); the folder is 0700 root, so
   nobody reaches the image but through the two bind mounts below;
 * ``<mnt>/home`` is bind-mounted on the student's home: whatever they write there, the image's
   size caps it ("No space left on device"), classmates and the machine are untouched;
@@ -52,6 +53,7 @@ __all__ = [
     "close_inbound",
     "disks_work",
     "prepare",
+    "refuse_overpromise",
     "release",
     "share",
 ]
@@ -60,7 +62,9 @@ __all__ = [
 KEPT_HOMES = ".attention-lab-homes-before-disk"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _MKFS = ["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1"]
-_MOUNT_OPTIONS = "loop,nosuid,nodev"
+# discard: what a student deletes is given back to the host (the loop device punches holes in
+# the sparse image), so an image takes what its files take now, not the most they ever took
+_MOUNT_OPTIONS = "loop,nosuid,nodev,discard"
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,34 @@ def _make_image(disk: UserDisk, size: int) -> None:
         raise
 
 
+def refuse_overpromise(images: Path, size: int) -> None:
+    """Refuse a new image of ``size`` bytes the host could not hold beside what the others may grow to.
+
+    Every image is sparse: it takes what is written in it, and may grow to its size. The
+    promise is what all of them may still grow by, plus the new one; it must fit in the free
+    space of the filesystem holding them, or students would meet a full host disk (the hub's
+    database and every other student included) instead of their own cap.
+
+    Raises
+    ------
+    OSError
+        The promise exceeds the free space; the message gives both and what to do.
+    """
+    promised = size
+    for image in images.glob("*.img"):
+        st = image.stat()
+        promised += max(0, st.st_size - st.st_blocks * 512)
+    fs = os.statvfs(images)
+    free = fs.f_bavail * fs.f_frsize
+    if promised > free:
+        raise OSError(
+            f"a new {size >> 20} MiB disk is refused: with it, the students' disks in {images} "
+            f"could still grow by {promised >> 20} MiB and the host has {free >> 20} MiB free "
+            "there. Free space on that filesystem, or lower disk_size "
+            "(docs/hub-admins.md, 'Disk')."
+        )
+
+
 def _grow(disk: UserDisk, size: int) -> None:
     """Grow a mounted image to ``size`` (a larger ``disk_size``); never shrinks one."""
     if disk.image.stat().st_size < size:
@@ -165,6 +197,7 @@ def _mount_image(disk: UserDisk, size: int) -> bool:
         _private_dir(folder)
     made = not disk.image.exists()
     if made:
+        refuse_overpromise(disk.image.parent, size)
         _make_image(disk, size)
     disk.root.mkdir(mode=0o700, exist_ok=True)
     if not os.path.ismount(disk.root):

@@ -1,18 +1,27 @@
 """A student cannot answer in place of a classmate's or the teacher's server: attacks on a real hub.
 
 A one-class hub (tests/hub/conftest.py: the shipped config) with a teacher and three students,
-alice, bob and mallory; the servers' port range (``server_ports``) is narrowed to a few ports so
+alice, bob and mallory; the servers' port range (``server_ports``) is narrowed to 20 ports so
 that mallory can hold every free one with a handful of sockets, as she could hold the shipped
 range's 10,000 with one process.
 
-mallory, from her own server's kernel, starts a squatter that watches /proc for the victim's
-next server process and then binds and answers on every free port of the range before the
-victim's server binds the one the spawner chose (the issue's "Critical" finding). The victim's
-next start must then never be routed to her process, and no request of the victim's reaches her.
+mallory attacks from her own server's kernel, as any student can:
+
+* a squatter watches for the victim's next server (a new process in /proc, or the victim's
+  control group holding a process) and binds and answers on every free port of the range before
+  the victim's server binds the one the spawner chose (the issue's "Critical" finding). The
+  victim's start must never be routed to her process, and no request of theirs reaches her;
+  run on the shipped hub (its fence lets her bind nothing) and with ``fence_ports`` off (the
+  spawner's proof of the listening process, and a start on another port, must hold alone);
+* she holds every port of the range she can: classmates' and the teacher's spawns succeed;
+* her own ``~/.jupyter`` config serves a page from the hub's address (ignored now);
+* she lists /proc for others' processes and looks for the hub's log among her descriptors,
+  then writes a forged hub line to her server's stdout.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import re
@@ -25,16 +34,29 @@ from pathlib import Path
 
 import pytest
 from conftest import _one_class_hub, _prepare_machine, _require_root_and_proxy
+from user_cgroup import find_layout
 
 pytestmark = pytest.mark.slow
 
 SERVERS = 4  # the teacher, alice, bob, mallory
-FREE = 3  # ports of the range left free once the four servers run
+# ports of the range left free once the four servers run: room for the restarts here, as a
+# stopped server's port stays unbindable for a minute (connections in TIME_WAIT; pick_port)
+FREE = 16
 
-# mallory's squatter: argv = victim uid, first port, last port, ready file, request log
+# mallory's squatter: argv = victim uid, first port, last port, ready file, request log, the
+# victim's cgroup.procs. Her trigger: a new process of the victim's in /proc (hidden from her by
+# the shipped hub) or the victim's control group holding a process (cgroupfs is world-readable)
 SQUATTER = r"""
 import os, socket, sys, threading, time
 victim, first, last, ready, log = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+procs = sys.argv[6]
+
+def started():
+    try:
+        with open(procs) as handle:
+            return bool(handle.read().strip())
+    except OSError:
+        return False
 
 def victims():
     found = set()
@@ -49,7 +71,7 @@ def victims():
 
 before = victims()
 open(ready, "w").close()
-while not victims() - before:
+while not (victims() - before or started()):
     time.sleep(0.002)
 held = []
 for port in range(first, last + 1):
@@ -91,6 +113,26 @@ while True:
 """
 
 
+# mallory holds every port of the range she can bind, at once: argv = first, last, log
+HOLDER = r"""
+import socket, sys, time
+first, last, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+held = []
+for port in range(first, last + 1):
+    sock = socket.socket()
+    try:
+        sock.bind(("0.0.0.0", port))
+        sock.listen(1)
+        held.append(sock)
+    except OSError as err:
+        sock.close()
+with open(log, "w") as out:
+    out.write("HELD " + " ".join(str(s.getsockname()[1]) for s in held) + "\n")
+while True:
+    time.sleep(3600)
+"""
+
+
 def _free_range(size: int) -> tuple[int, int]:
     """A run of ``size`` ports in the servers' default range on which nothing listens now."""
     while True:
@@ -110,9 +152,12 @@ def _free_range(size: int) -> tuple[int, int]:
                 sock.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["shipped"])
 def hub(request):
-    """A running hub: a teacher, alice, bob and mallory, servers on a narrow port range."""
+    """A running hub: a teacher, alice, bob and mallory, servers on a narrow port range.
+
+    ``unfenced`` (indirect parameter): ``fence_ports`` off, as on a kernel without Landlock.
+    """
     _require_root_and_proxy()
     tag = secrets.token_hex(3)
     teacher = f"al_instr_{tag}"
@@ -126,9 +171,11 @@ def hub(request):
             "ATTENTION_LAB_DISK_SIZE": "0",  # not what is tested here: spawns are quicker
         }
         extra = f'c.LimitedLocalProcessSpawner.server_ports = "{first}-{last}"\n'
+        if request.param == "unfenced":
+            extra += "c.LimitedLocalProcessSpawner.fence_ports = False\n"
         room = _one_class_hub(stack, request, tmp, teacher, students, env, extra)
         room.start_servers([teacher, *students], timeout=600)
-        yield room, (first, last)
+        yield room, (first, last), request.param
 
 
 def _listeners() -> dict[int, tuple[int, int]]:
@@ -172,20 +219,31 @@ def _start_and_settle(room, name: str) -> dict:
         time.sleep(0.5)  # a condition, not a wait for an effect
 
 
+def _run_as(room, user: str, script: str, args: list[str]) -> int:
+    """Start ``script`` from ``user``'s kernel, detached (it outlives the kernel); its pid."""
+    home = Path(pwd.getpwnam(user).pw_dir)
+    path = home / f"attack-{secrets.token_hex(3)}.py"
+    code = (
+        "import subprocess, sys\n"
+        f"open({str(path)!r}, 'w').write({script!r})\n"
+        f"p = subprocess.Popen([sys.executable, {str(path)!r}, *{args!r}], "
+        "start_new_session=True)\n"
+        "print(p.pid)\n"
+    )
+    return int(room.run_in_kernel(user, code).strip())
+
+
 def _squat(room, mallory: str, victim: str, ports: tuple[int, int]) -> tuple[int, Path]:
     """Start mallory's squatter in her server against ``victim``; (its pid, its request log)."""
     home = Path(pwd.getpwnam(mallory).pw_dir)
     tag = secrets.token_hex(3)
     ready, log = home / f"squat-{tag}.ready", home / f"squat-{tag}.log"
-    code = (
-        "import subprocess, sys\n"
-        f"open({str(home / 'squat.py')!r}, 'w').write({SQUATTER!r})\n"
-        f"p = subprocess.Popen([sys.executable, {str(home / 'squat.py')!r}, "
-        f"'{pwd.getpwnam(victim).pw_uid}', '{ports[0]}', '{ports[1]}', {str(ready)!r}, "
-        f"{str(log)!r}], start_new_session=True)\n"
-        "print(p.pid)\n"
-    )
-    pid = int(room.run_in_kernel(mallory, code).strip())
+    uid = str(pwd.getpwnam(victim).pw_uid)
+    layout = find_layout()
+    assert layout is not None, "the shipped hub runs each server in a cgroup here"
+    procs = str(layout.cpu / victim / "cgroup.procs")
+    args = [uid, str(ports[0]), str(ports[1]), str(ready), str(log), procs]
+    pid = _run_as(room, mallory, SQUATTER, args)
     while not ready.exists():
         time.sleep(0.2)  # a condition, not a wait for an effect
     return pid, log
@@ -198,9 +256,10 @@ def _end(pid: int) -> None:
         pass
 
 
+@pytest.mark.parametrize("hub", ["shipped", "unfenced"], indirect=True)
 @pytest.mark.parametrize("victim", ["teacher", "alice"])
 def test_a_squatter_never_answers_in_place_of_the_victims_server(hub, victim):
-    room, ports = hub
+    room, ports, setting = hub
     alice, _, mallory = room.students
     name = room.instructor if victim == "teacher" else alice
     _stop(room, name)
@@ -211,14 +270,18 @@ def test_a_squatter_never_answers_in_place_of_the_victims_server(hub, victim):
         held = log.read_text() if log.exists() else ""
         listeners = _listeners()
         owner = listeners.get(route, (None,))[0] if route else None
-        # the squatter did hold ports of the range (else the attack did not happen)
-        assert re.search(r"^HELD \d", held, re.M), held
+        # the squatter saw the victim's process and tried every free port of the range ...
+        assert re.search(r"^HELD", held, re.M), held
+        if setting == "shipped":  # ... where the fence let her bind none
+            assert re.search(r"^HELD *$", held, re.M), held
+        else:  # ... and held them
+            assert re.search(r"^HELD \d", held, re.M), held
         # never routed to a process the victim does not own ...
         assert route is None or owner == pwd.getpwnam(name).pw_uid, (state, route, owner, held)
         # ... and nothing of the victim's ever reached mallory
         assert "REQUEST" not in held, held
-        # the spawner saw the port taken (the defence acted, not luck)
-        assert f"{name}: another process listened on port" in room.hub_log.read_text()
+        if setting == "unfenced":  # she held them: the spawner saw the port taken
+            assert f"{name}: another process listened on port" in room.hub_log.read_text()
     finally:
         _end(pid)
     # once she lets go, the victim's server starts as before
@@ -236,7 +299,7 @@ def test_a_students_own_jupyter_config_serves_nothing_to_others(hub):
     """Mallory's ~/.jupyter config would serve her page from the hub's address to anyone."""
     import requests
 
-    room, _ = hub
+    room, _, _ = hub
     mallory = room.students[2]
     home = Path(pwd.getpwnam(mallory).pw_dir)
     mark = secrets.token_hex(8)
@@ -255,3 +318,74 @@ def test_a_students_own_jupyter_config_serves_nothing_to_others(hub):
     assert state.get("ready"), room.log_tail()
     page = requests.get(f"{room.url}/user/{mallory}/static/evil.html", timeout=60)
     assert mark not in page.text, (page.status_code, page.text[:200])
+
+
+@pytest.mark.parametrize("victim", ["teacher", "alice"])
+def test_a_student_holding_every_port_she_can_stops_no_ones_spawn(hub, victim):
+    room, ports, _ = hub
+    alice, _, mallory = room.students
+    name = room.instructor if victim == "teacher" else alice
+    log = Path(pwd.getpwnam(mallory).pw_dir) / f"hold-{secrets.token_hex(3)}.log"
+    _stop(room, name)  # its port is free: she may try it too
+    pid = _run_as(room, mallory, HOLDER, [str(ports[0]), str(ports[1]), str(log)])
+    try:
+        while not log.exists():
+            time.sleep(0.2)  # a condition, not a wait for an effect
+        own = _route_port(room, mallory)
+        held = [int(p) for p in log.read_text().split()[1:]]
+        state = _start_and_settle(room, name)
+        assert state.get("ready"), (held, room.log_tail())
+        assert set(held) <= {own}, (held, own)  # nothing of the range but her own server's
+        assert _listeners()[_route_port(room, name)][0] == pwd.getpwnam(name).pw_uid
+    finally:
+        _end(pid)
+
+
+def test_a_student_sees_no_one_elses_processes(hub):
+    """/proc in a server shows its user's processes only: what made the hijack precise."""
+    room, _, _ = hub
+    mallory = room.students[2]
+    others = sorted(
+        pwd.getpwnam(n).pw_uid for n in (room.instructor, *room.students[:2])
+    )  # fmt: skip
+    seen = room.run_in_kernel(mallory, (
+        "import os\n"
+        "uids = set()\n"
+        "for pid in os.listdir('/proc'):\n"
+        "    if pid.isdigit():\n"
+        "        try:\n"
+        "            uids.add(os.stat('/proc/' + pid).st_uid)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        f"print(sorted(uids & set({others!r})))\n"
+    ))  # fmt: skip
+    assert seen.strip() == "[]", seen
+    # the machine's own view is untouched: the hub (root) still sees every server
+    assert all(any(u == uid for u, _ in _listeners().values()) for uid in others)
+
+
+def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub):
+    room, _, _ = hub
+    mallory = room.students[2]
+    forged = (
+        f"[I 2026-12-04 09:00:00.000 JupyterHub log:192] {room.instructor} {secrets.token_hex(4)}"
+    )
+    fds = json.loads(room.run_in_kernel(mallory, (
+        "import json, os, sys\n"
+        "found = {}\n"
+        "for pid in (os.getpid(), os.getppid()):\n"  # the kernel and its server
+        "    for fd in os.listdir(f'/proc/{pid}/fd'):\n"
+        "        try:\n"
+        "            found[f'{pid}/{fd}'] = os.readlink(f'/proc/{pid}/fd/{fd}')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "out = os.readlink(f'/proc/{os.getppid()}/fd/1')\n"  # what her server's stdout is
+        "for fd in [k for k, v in found.items() if k.startswith(f'{os.getpid()}/') and v == out]:\n"
+        f"    os.write(int(fd.split('/')[1]), {(forged + chr(10)).encode()!r})\n"
+        "print(json.dumps(found))\n"
+    )))  # fmt: skip
+    hub_log = str(room.hub_log)
+    assert not [fd for fd, target in fds.items() if target == hub_log], fds
+    # her line may reach the hub's log only as her server's output, never as a line of its own
+    text = room.hub_log.read_text()
+    assert not any(line.startswith(forged) for line in text.splitlines())

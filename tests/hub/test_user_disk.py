@@ -14,6 +14,7 @@ import secrets
 import stat
 import subprocess
 import tempfile
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -168,3 +169,34 @@ def test_one_disk_gives_a_folder_in_each_course_and_closes_the_others(machine):
     assert done.returncode != 0 and not (foreign / "x").exists()
     # a later spawn listing the courses the other way round finds the same folders
     assert prepare(disk, SIZE, [str(other), str(machine["inbound"])]) == []
+
+
+def test_what_a_student_deletes_is_given_back_to_the_host(machine):
+    student = machine["users"][0]
+    home = Path(pwd.getpwnam(student).pw_dir)
+    disk = UserDisk.of(machine["hub"] / "user-disks", student)
+    prepare(disk, SIZE, [])
+    write = f"head -c 16M /dev/urandom > {home}/big && sync"
+    subprocess.run(["runuser", "-u", student, "--", "sh", "-c", write], check=True)
+    full = disk.image.stat().st_blocks * 512
+    subprocess.run(["runuser", "-u", student, "--", "rm", f"{home}/big"], check=True)
+    deadline = time.monotonic() + 120  # ext4 discards at its next commit, which sync forces
+    while disk.image.stat().st_blocks * 512 > full - 12 * 2**20:
+        assert time.monotonic() < deadline, (full, disk.image.stat().st_blocks * 512)
+        subprocess.run(["sync", "-f", str(home)], check=True)
+        time.sleep(0.5)  # polls a condition: the image's blocks given back
+
+
+def test_a_disk_the_host_could_not_hold_is_refused_with_the_numbers(machine):
+    student = machine["users"][0]
+    home = Path(pwd.getpwnam(student).pw_dir)
+    disk = UserDisk.of(machine["hub"] / "user-disks", student)
+    images = disk.image.parent
+    images.mkdir(parents=True)
+    fs = os.statvfs(images)
+    other = images / "classmate.img"  # sparse: may still grow past what the host has free
+    with open(other, "wb") as handle:
+        handle.truncate(fs.f_bavail * fs.f_frsize)
+    with pytest.raises(OSError, match=r"MiB disk is refused: .* could still grow by .* MiB free"):
+        prepare(disk, SIZE, [])
+    assert not disk.image.exists() and not os.path.ismount(home)

@@ -1,0 +1,59 @@
+"""A server's processes bind no port of the servers' range but their own (autograder/jupyterhub/port_fence.py).
+
+The fence is for good, so it is entered in a child process; tests/hub/test_hub_server_identity.py
+checks it on a real hub, from a student's kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+HUB = REPO / "autograder" / "jupyterhub"
+sys.path.insert(0, str(HUB))
+from port_fence import fence_works  # noqa: E402
+
+CHILD = r"""
+import json, socket, sys
+sys.path.insert(0, sys.argv[1])
+from port_fence import enter_fence, fence_ruleset
+from server_port import PortRange
+first, own = int(sys.argv[2]), int(sys.argv[3])
+fd = fence_ruleset(PortRange(first, first + 9), own)
+enter_fence(fd)
+result = {}
+for name, port in (("own", own), ("other in range", first + 5), ("kernel's choice", 0),
+                   ("outside", first + 10)):
+    sock = socket.socket()
+    try:
+        sock.bind(("127.0.0.1", port))
+        result[name] = "bound"
+    except OSError as err:
+        result[name] = err.strerror
+    sock.close()
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.slow
+def test_a_fenced_process_binds_its_own_port_and_none_other_of_the_range():
+    if os.geteuid() != 0:
+        pytest.skip("entering the fence without no_new_privs needs root, as in the hub")
+    assert fence_works() == "", fence_works()  # Linux >= 6.7 here; the hub log says otherwise
+    first = 24100
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(HUB), str(first), str(first + 2)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(done.stdout) == {
+        "own": "bound",
+        "other in range": "Permission denied",
+        "kernel's choice": "bound",
+        "outside": "bound",
+    }
