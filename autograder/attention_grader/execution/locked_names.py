@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from attention_grader.execution.cell_code import parse_cell
 
-__all__ = ["is_plain_data", "locked_bindings", "same_data", "student_changes"]
+__all__ = ["is_data", "is_plain_data", "locked_bindings", "same_data", "student_changes"]
 
 
 def _top_level(tree: ast.Module) -> list[ast.stmt]:
@@ -122,6 +122,17 @@ def is_plain_data(value: object, depth: int = 0) -> bool:
         return all(is_plain_data(v, depth + 1) for v in items)
     if isinstance(value, list | tuple | set | frozenset):
         return all(is_plain_data(v, depth + 1) for v in value)
+    return True
+
+
+def is_data(value: object) -> bool:
+    """Whether a value of the grader's could travel as plain data (the wire's kinds)."""
+    from attention_grader.execution.answer_encoding import encode
+
+    try:
+        encode(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
     return True
 
 

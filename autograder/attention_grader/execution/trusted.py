@@ -38,7 +38,7 @@ from attention_grader.execution.answer_errors import KernelGone, StudentCodeErro
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
 from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
 from attention_grader.execution.kernel_definitions import kernel_definitions
-from attention_grader.execution.locked_names import is_plain_data, same_data
+from attention_grader.execution.locked_names import is_data, is_plain_data, same_data
 from attention_grader.execution.needs_teacher import CannotGrade, student_output
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
@@ -208,7 +208,10 @@ class TrustedChecker:
             found.update(self.channel.get([n for n in needed if n not in libraries], read))
         except (UnreadableAnswer, StudentCodeError) as exc:
             raise _AnswersUnavailable(str(exc)) from None
-        for name in self.student_data & found.keys():
+        for name in sorted(self.student_data & found.keys()):
+            if not is_plain_data(found[name]) and not is_data(self.namespace.get(name)):
+                del found[name]  # neither is data (a DataFrame): the teacher's, never a handle
+                continue
             self._check_student_data(name, found[name])
         return found
 

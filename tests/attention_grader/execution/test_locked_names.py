@@ -88,3 +88,15 @@ def test_code_a_read_only_cell_binds_is_never_the_students():
     check = checker(student, "assert np.sum([1, 2]) == heads", {"setup": SETUP}, ["np = None"])
     assert check.run_locked("setup") is None
     assert graded(check.run_test("t"), points=1.0) == 1.0
+
+
+def test_read_only_data_that_is_no_data_on_either_side_stays_the_teachers():
+    """A teacher's object (a DataFrame, here a class instance) her code only calls a method of:
+    the teacher's, as before, never a handle to hers and never a cell needing a teacher.
+    """
+    setup = "class Table:\n    rows = 3\n    def head(self):\n        return self\ntable = Table()"
+    student = {"table": object(), "heads": 3}
+    check = checker(student, "assert table.rows == heads", {"setup": setup}, ["table.head()"])
+    assert check.student_data == {"table"}
+    assert check.run_locked("setup") is None
+    assert graded(check.run_test("t"), points=1.0) == 1.0 and check.needs_teacher == {}
