@@ -56,6 +56,7 @@ c.GradingExecute.notebook_timeout = 300  # seconds for a notebook's cells togeth
 # reached score 0, the student is flagged grading_budget and the class goes on. Keep it above
 # notebook_timeout, which bounds the student's cells alone.
 c.GradingExecute.submission_budget = 400
+c.GradingExecute.grader_memory_mb = 4096  # the grader's own memory for one notebook
 
 # ---- Output a student's code may print (streamed, capped as it arrives).
 c.GradingExecute.max_cell_output_bytes = 10 * 2**20

@@ -42,6 +42,7 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
             (
                 "notebook_timeout",
                 "submission_budget",
+                "grader_memory_mb",
                 "max_cell_output_bytes",
                 "max_notebook_output_bytes",
                 "drain_timeout",

@@ -39,7 +39,14 @@ from time import monotonic
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-__all__ = ["BudgetOutcome", "GraderCrashed", "Reporter", "WorkerWatch", "run_within"]
+__all__ = [
+    "BudgetOutcome",
+    "GraderCrashed",
+    "Reporter",
+    "WorkerWatch",
+    "limit_memory",
+    "run_within",
+]
 
 
 _T = TypeVar("_T")
@@ -61,11 +68,15 @@ class BudgetOutcome(Generic[_T]):
         Cells the child reported as finished, by index (all that is left when it was killed).
     seconds : float
         Wall-clock time the child ran.
+    out_of_memory : bool
+        The child stopped on a ``MemoryError`` (its memory limit): ``result`` is None, as past
+        the deadline, and ``cells`` are those it finished.
     """
 
     result: _T | None = None
     cells: dict[int, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
+    out_of_memory: bool = False
 
     @property
     def over_budget(self) -> bool:
@@ -127,6 +138,23 @@ def _child(
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(0)
+
+
+def limit_memory(megabytes: int) -> None:
+    """Cap this process's data (heap and private mappings, ``RLIMIT_DATA``); 0 = no cap.
+
+    Called in the budget's child, so a submission whose answers grow the grader (half a
+    million stand-in classes) gets a ``MemoryError`` there, never the parent or the class.
+    """
+    if megabytes <= 0:
+        return
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = megabytes * 2**20
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
 
 
 def _kill(proc: BaseProcess, kernels: list[int]) -> None:
@@ -193,7 +221,11 @@ def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap
                     logger.log(message[1], "%s", message[2])
             elif message[0] == "raised":
                 proc.join(10)
-                raise pickle.loads(message[1])
+                raised = pickle.loads(message[1])
+                if isinstance(raised, MemoryError):  # the child's memory limit: a stop, kept
+                    outcome.out_of_memory = True
+                    break
+                raise raised
             else:
                 outcome.result = message[1]
                 proc.join(10)

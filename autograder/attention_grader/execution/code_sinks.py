@@ -28,7 +28,7 @@ import ast
 from collections.abc import Iterable, Mapping
 
 from attention_grader.execution.cell_code import parse_cell
-from attention_grader.execution.test_styles import imported_libraries
+from attention_grader.execution.test_styles import dotted_name, imported_libraries
 from attention_grader.execution.trusted_cells import TrustedCells
 
 __all__ = ["code_sinks", "notebook_aliases"]
@@ -89,31 +89,20 @@ def notebook_aliases(cells: TrustedCells) -> dict[str, str]:
 
 
 def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    elif isinstance(node, ast.Call) and _dotted(node.func) == "get_ipython":
-        parts.append("get_ipython()")
-    else:
-        return ""
-    return ".".join(reversed(parts))
+    """Return ``a.b.c`` for a name or attribute chain (``get_ipython().x`` too), else ``""``."""
+    base = node
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if isinstance(base, ast.Call) and dotted_name(base.func) == "get_ipython":
+        return f"get_ipython().{dotted_name(node)}" if node is not base else "get_ipython()"
+    return dotted_name(node) if isinstance(base, ast.Name) else ""
 
 
 def _aliases(tree: ast.Module, libraries: Mapping[str, str]) -> dict[str, str]:
-    """Bound name -> dotted path, from the test's own imports over the notebook's."""
+    """Bound name -> dotted path, from the test's own imports (nested ones too) over the notebook's."""
     found = dict(libraries)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                found[a.asname or a.name.split(".")[0]] = (
-                    a.name if a.asname else a.name.split(".")[0]
-                )
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                found[a.asname or a.name] = f"{node.module}.{a.name}"
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    found.update(imported_libraries(ast.Module(body=imports, type_ignores=[])))
     found.setdefault("np", "numpy")
     found.setdefault("pd", "pandas")
     found["__builtins__"] = "builtins"

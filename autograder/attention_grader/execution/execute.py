@@ -42,7 +42,7 @@ from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
 from attention_grader.common.settings import Protections
 from attention_grader.execution.answer_errors import KernelGone
-from attention_grader.execution.budget import Reporter, run_within
+from attention_grader.execution.budget import Reporter, limit_memory, run_within
 from attention_grader.execution.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
@@ -96,6 +96,13 @@ class GradingExecute(Execute):
     ).tag(config=True)
     print_protections = Bool(
         True, help="Log the sandbox protections report when the first kernel starts."
+    ).tag(config=True)
+    grader_memory_mb = Integer(
+        4096,
+        help="Memory (MiB of data: heap and private mappings, RLIMIT_DATA) the grader's child "
+        "process may use for one notebook: reading answers, the stand-ins of a student's "
+        "objects, the checks (0 = no limit). Past it the child stops, the tests not yet graded "
+        "score 0 and the submission is flagged grading_budget; the rest of the class is graded.",
     ).tag(config=True)
     submission_budget = Integer(
         400,
@@ -190,7 +197,9 @@ class GradingExecute(Execute):
             return outcome.result, resources
         reap_kernel_folders(self.config)  # the killed child's kernel folder
         name = (resources or {}).get("nbgrader", {}).get("notebook") or "notebook"
-        return stop_at_budget(nb, outcome.cells, self.submission_budget, name), resources
+        memory = self.grader_memory_mb if outcome.out_of_memory else None
+        stopped = stop_at_budget(nb, outcome.cells, self.submission_budget, name, memory)
+        return stopped, resources
 
     def _budget_left(self, resources: dict[str, Any] | None) -> float | None:
         """Seconds left of this submission's budget (its notebooks share it), or None."""
@@ -208,6 +217,7 @@ class GradingExecute(Execute):
         self, nb: NotebookNode, resources: dict[str, Any] | None, km: Any, reporter: Reporter
     ) -> NotebookNode:
         self._reporter = reporter
+        limit_memory(self.grader_memory_mb)
         nb, _ = self._preprocess(nb, resources, km)
         return nb
 

@@ -115,6 +115,9 @@ def execution_flags(nb: NotebookNode) -> list[tuple[str, str]]:
     if stopped == GRADING_BUDGET:
         budget, where = execution.get("budget"), execution.get("where", "?")
         detail = f"grading took longer than its {budget} s budget (stopped at {where})"
+        if execution.get("memory_mb"):
+            memory = execution["memory_mb"]
+            detail = f"grading needed more than the grader's {memory} MiB (stopped at {where})"
         return [(BUDGET_FLAG.id, f"{detail}; the tests from there on scored 0")]
     return {
         KERNEL_DIED: [(EXIT.id, "the kernel exited or was killed; the tests after it scored 0")],
@@ -150,12 +153,17 @@ def mark_not_run(cell: NotebookNode, kind: str, index: int) -> None:
 
 
 def stop_at_budget(
-    nb: NotebookNode, finished: dict[int, dict[str, Any]], budget: float, name: str
+    nb: NotebookNode,
+    finished: dict[int, dict[str, Any]],
+    budget: float,
+    name: str,
+    memory_mb: int | None = None,
 ) -> NotebookNode:
     """``nb`` as far as grading got before its budget ran out, flagged ``grading_budget``.
 
     ``finished`` maps cell index -> the cell as graded (what the budget's child reported); every
-    other code cell gets an error output (its tests score 0).
+    other code cell gets an error output (its tests score 0). ``memory_mb``: the grader's
+    memory limit stopped it, not the clock.
     """
     first = next((i for i in range(len(nb.cells)) if i not in finished), len(nb.cells))
     for index, cell in enumerate(nb.cells):
@@ -169,6 +177,7 @@ def stop_at_budget(
         "cell": first,
         "budget": budget,
         "where": where,
+        **({"memory_mb": memory_mb} if memory_mb else {}),
     }
     record_flags(
         [Flag(kind, f"{name}: {detail}") for kind, detail in execution_flags(nb)], notebook=nb

@@ -25,6 +25,7 @@ from attention_grader.execution.cell_code import parse_cell
 from attention_grader.execution.kernel_bindings import refused_rebinds
 
 __all__ = [
+    "dotted_name",
     "imported_libraries",
     "released_code",
     "solution_names",
@@ -68,13 +69,13 @@ def solution_names(source: str) -> set[str]:
     return names
 
 
-def imported_libraries(source: str) -> dict[str, str]:
+def imported_libraries(source: str | ast.Module) -> dict[str, str]:
     """Top-level imports of ``source``: bound name -> dotted path (``"numpy.testing.assert_allclose"``).
 
     ``import a.b`` binds ``a`` to module ``a``; ``import a.b as c`` binds ``c`` to ``a.b``;
     ``from a.b import c as d`` binds ``d`` to ``a.b.c``. Relative and star imports are left out.
     """
-    tree = parse_cell(source)
+    tree = parse_cell(source) if isinstance(source, str) else source
     found: dict[str, str] = {}
     if tree is None:
         return found
@@ -91,7 +92,8 @@ def imported_libraries(source: str) -> dict[str, str]:
     return found
 
 
-def _dotted(node: ast.AST) -> str:
+def dotted_name(node: ast.AST) -> str:
+    """Return the dotted name of an attribute chain (``np.random.seed``; a call base is left out)."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -110,15 +112,15 @@ def _builtins_patches(tree: ast.Module) -> list[str]:  # noqa: C901 -- one branc
         elif isinstance(node, ast.Delete):
             targets = node.targets
         for target in targets:
-            if isinstance(target, ast.Attribute) and _dotted(target.value) in (
+            if isinstance(target, ast.Attribute) and dotted_name(target.value) in (
                 "builtins",
                 "__builtins__",
             ):
                 found.append(f"builtins.{target.attr}")
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = dotted_name(node.func)
             args = node.args
-            if name.split(".")[-1] == "setattr" and args and _dotted(args[0]) == "builtins":
+            if name.split(".")[-1] == "setattr" and args and dotted_name(args[0]) == "builtins":
                 attr: object = (
                     args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
                 )
@@ -131,7 +133,7 @@ def _builtins_patches(tree: ast.Module) -> list[str]:  # noqa: C901 -- one branc
                     and arg.value.startswith("builtins.")
                 ):
                     found.append(arg.value)
-            if name.endswith("patch.object") and args and _dotted(args[0]) == "builtins":
+            if name.endswith("patch.object") and args and dotted_name(args[0]) == "builtins":
                 patched: object = (
                     args[1].value if len(args) > 1 and isinstance(args[1], ast.Constant) else "?"
                 )
@@ -144,7 +146,7 @@ def _inspected(tree: ast.Module, student: set[str]) -> list[str]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _dotted(node.func)
+        name = dotted_name(node.func)
         if not (name.startswith("inspect.") or name in _INSPECT_READERS):
             continue
         for arg in node.args:

@@ -186,6 +186,9 @@ _QUOTED_VALUE = re.compile(r'="[^"]*"')
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 #: A run that may end in a URL scheme's colon (runs are maximal: linear to find).
 _SCHEME_RUN = re.compile(r"[A-Za-z0-9+.\-]+:?")
+#: HTML outputs longer than this are shown as text unread (a pandas table of 10 000 cells is
+#: about 1 MB).
+MAX_CHECKED_HTML = 4 * 2**20
 #: How many distinct findings a flag lists (a page of made-up tags is one attempt).
 MAX_PROBLEMS = 20
 
@@ -253,7 +256,10 @@ def clean_html(text: str) -> tuple[str, list[str]]:
     :func:`clean_fragment`; HTML with anything unsafe is shown as its source text, so the
     person grading reads what the student tried and nothing of it runs.
     """
-    found = problems(text, ids=False)
+    if len(text) > MAX_CHECKED_HTML:  # too large to read within the budget: shown as text
+        found = [f"an HTML output of {len(text)} characters (over {MAX_CHECKED_HTML})"]
+    else:
+        found = problems(text, ids=False)
     if found:
         text = (
             '<p class="unsafe-html"><em>The grader shows this output as text: it contained '

@@ -76,6 +76,11 @@ def _serialise(element: Element) -> str:
     return f"<{element.tag}{attrs}>{inner}</{element.tag}>"
 
 
+#: TeX characters one rendering converts to MathML (the rest is shown as source): a lesson's or
+#: an answer's maths is a few thousand.
+MAX_MATHS_CHARS = 20_000
+
+
 def latex_to_mathml(tex: str, display: bool = False) -> str:
     r"""One LaTeX formula as a ``<math>`` element, its source kept in ``alttext``.
 
@@ -122,18 +127,30 @@ class MathMLRenderer(IPythonRenderer):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.formulas: list[str] = []
+        self._converted = 0  # characters of TeX converted so far (MAX_MATHS_CHARS)
+
+    def _mathml(self, tex: str, display: bool) -> str:
+        """``tex`` as MathML, or as its source once a page's maths is over its budget.
+
+        latex2mathml's time grows faster than the length of a formula: one page's maths is
+        converted up to :data:`MAX_MATHS_CHARS` characters, the rest is shown as TeX source.
+        """
+        self._converted += len(tex)
+        if self._converted > MAX_MATHS_CHARS:
+            return f'<code class="tex-fallback">{html.escape(tex)}</code>'
+        return latex_to_mathml(tex, display=display)
 
     def block_math(self, body: str) -> str:
         self.formulas.append(body)
-        return latex_to_mathml(body, display=True)
+        return self._mathml(body, display=True)
 
     def inline_math(self, body: str) -> str:
         self.formulas.append(body)
-        return latex_to_mathml(body)
+        return self._mathml(body, display=False)
 
     def latex_environment(self, name: str, body: str) -> str:
         self.formulas.append(body)
-        return latex_to_mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
+        return self._mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
 
 
 def render_markdown(

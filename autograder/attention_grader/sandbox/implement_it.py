@@ -18,8 +18,10 @@ notebook carries the tag :data:`IMPLEMENT_IT_TAG`.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import os
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,6 +37,7 @@ __all__ = [
     "STUB_MARKER",
     "hidden_library_mounts",
     "is_implement_it",
+    "kernel_library_folders",
 ]
 
 #: Cell tag a teacher puts on a question (in source/) to grade its notebook without the library.
@@ -104,12 +107,51 @@ def _package_folders(root: str) -> list[str]:
     return sorted({os.path.realpath(p) for p in locations if os.path.isdir(p)})
 
 
-def hidden_library_mounts() -> list[tuple[str, str | None]]:
-    """``(folder, replacement)`` to mount in an implement-it kernel; None = an empty folder."""
+#: Run by the kernel's own interpreter: every folder it would import ``attention_lab`` from
+#: (its finder's answer, and an ``attention_lab`` folder in any entry of its ``sys.path``).
+_WHERE_THE_KERNEL_IMPORTS = """
+import importlib.util, os, sys
+spec = importlib.util.find_spec("attention_lab")
+found = set(spec.submodule_search_locations or []) if spec else set()
+found |= {os.path.join(p, "attention_lab") for p in sys.path if p}
+print("\\n".join(sorted(p for p in found if os.path.isdir(p))))
+"""
+
+
+@functools.lru_cache(maxsize=8)
+def kernel_library_folders(interpreter: str) -> tuple[str, ...]:
+    """Real folders the kernel's interpreter imports ``attention_lab`` from (cached per interpreter).
+
+    The grader's own import may differ: run in a course checkout, it finds the checkout's
+    ``attention_lab/`` first, while the kernel (another working folder, the venv's
+    ``sys.path``) imports the installed copy. So the kernel's interpreter is asked, from ``/``
+    (no course folder on its path) and with an environment as bare as the kernel's.
+    """
+    try:
+        done = subprocess.run(
+            [interpreter, "-c", _WHERE_THE_KERNEL_IMPORTS],
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({os.path.realpath(p) for p in done.stdout.splitlines() if p.strip()}))
+
+
+def hidden_library_mounts(interpreter: str | None = None) -> list[tuple[str, str | None]]:
+    """``(folder, replacement)`` to mount in an implement-it kernel; None = an empty folder.
+
+    Every folder ``attention_lab`` may come from gets the stub: the grader's own import and
+    what the kernel's ``interpreter`` imports (:func:`kernel_library_folders`).
+    """
     import attention_lab
 
-    mounts: list[tuple[str, str | None]] = [
-        (os.path.realpath(p), str(STUB_FOLDER)) for p in attention_lab.__path__ if os.path.isdir(p)
-    ]
+    folders = {os.path.realpath(p) for p in attention_lab.__path__ if os.path.isdir(p)}
+    if interpreter:
+        folders |= set(kernel_library_folders(interpreter))
+    mounts: list[tuple[str, str | None]] = [(f, str(STUB_FOLDER)) for f in sorted(folders)]
     mounts += [(folder, None) for root in HIDDEN_ROOTS for folder in _package_folders(root)]
     return mounts

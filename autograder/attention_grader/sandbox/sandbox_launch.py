@@ -63,12 +63,14 @@ class LaunchPlan:
             os.makedirs(env["TMPDIR"], exist_ok=True)
         # PYTHONSAFEPATH kept the folder off sys.path while the kernel started; put it back for
         # the notebook (helper modules next to it), as a normal kernel has it.
-        argv = _limits_argv(km) + resolved_kernel_cmd(kernel_cmd) + [_SYS_PATH_LINE]
+        command = resolved_kernel_cmd(kernel_cmd)
+        argv = _limits_argv(km) + command + [_SYS_PATH_LINE]
         if ids is not None:
             drop = ["setpriv", f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups"]
             argv = drop + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] + argv
         if use_bwrap:
-            argv = bwrap_argv(km, work, orig_cwd, mpl, keep_setuid=ids is not None) + argv
+            keep = ids is not None
+            argv = bwrap_argv(km, work, orig_cwd, mpl, keep_setuid=keep, kernel=command[0]) + argv
         return cls(argv=argv, env=env, host_cwd=ctl if use_bwrap else work)
 
 
@@ -102,13 +104,19 @@ def _bwrap_decision(km: SandboxedKernelManager) -> bool:
 
 
 def bwrap_argv(
-    km: SandboxedKernelManager, work: str, inner_cwd: str, mpl: str, keep_setuid: bool
+    km: SandboxedKernelManager,
+    work: str,
+    inner_cwd: str,
+    mpl: str,
+    keep_setuid: bool,
+    kernel: str | None = None,
 ) -> list[str]:
     """Return the bubblewrap command line that walls in one kernel (prefixed to its command).
 
     ``work`` is the kernel's copy of the submission, seen inside as ``inner_cwd``; ``mpl`` its
     matplotlib cache; ``keep_setuid`` keeps the capabilities setpriv needs to drop to the sandbox
-    user.
+    user; ``kernel`` the kernel's interpreter (an implement-it kernel gets the stub wherever it
+    would import the library from).
     """
     exe = bwrap_available()[1]
     args = [exe, *namespace_args(), "--die-with-parent", "--new-session"]
@@ -139,7 +147,7 @@ def bwrap_argv(
     for path in readonly:
         args += ["--ro-bind", path, path]
     if km.hide_library:  # mounted over the library's own folders: the real files are gone
-        for folder, stub in hidden_library_mounts():
+        for folder, stub in hidden_library_mounts(kernel):
             args += ["--ro-bind", stub, folder] if stub else ["--tmpfs", folder]
     args += ["--bind", ipc, ipc, "--bind", mpl, "/tmp/matplotlib"]
     args += ["--bind", work, inner_cwd, "--chdir", inner_cwd]

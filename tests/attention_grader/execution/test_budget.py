@@ -234,3 +234,37 @@ def test_a_submissions_notebooks_share_one_budget_and_a_regrade_starts_afresh(mo
     clock[0] += 500
     assert left("ada", "part1") == 100  # graded again later (the formgrader's button)
     assert execute.GradingExecute(submission_budget=0)._budget_left({}) is None
+
+
+def _data_bytes() -> int:
+    with open("/proc/self/status") as fh:
+        line = next(row for row in fh if row.startswith("VmData:"))
+    return int(line.split()[1]) * 1024
+
+
+def test_a_grader_child_over_its_memory_limit_stops_keeps_its_cells_and_is_flagged():
+    """Memory a submission makes the grader use (half a million stand-in classes, a huge
+    answer) is capped in the budget's child: it stops there, what it finished is kept, the
+    parent and the class go on, and the flag says memory, not time.
+    """
+    from attention_grader.execution.budget import limit_memory
+    from attention_grader.execution.execution_stops import execution_flags, stop_at_budget
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    limit_mb = _data_bytes() // 2**20 + 64  # what the forked child holds already, and 64 MiB
+
+    def work(reporter):
+        limit_memory(limit_mb)
+        reporter.cell(0, {"done": True})
+        hog = [bytearray(2**20) for _ in range(4 * limit_mb)]  # 4 x the cap, a MiB at a time
+        return len(hog)
+
+    outcome = run_within(120, work)
+    assert outcome.out_of_memory and outcome.result is None
+    assert outcome.cells == {0: {"done": True}}
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell("y = 2")])
+    nb.cells[0].outputs = []
+    stopped = stop_at_budget(nb, {0: dict(nb.cells[0])}, 400, "hw", memory_mb=limit_mb)
+    ((kind, detail),) = execution_flags(stopped)
+    assert kind == "grading_budget" and f"more than the grader's {limit_mb} MiB" in detail
+    assert stopped.cells[1].outputs[0]["output_type"] == "error"  # not reached: scores 0

@@ -99,7 +99,12 @@ def _source() -> nbformat.NotebookNode:
                 },
             )
         )
-    return new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    return new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
 
 
 def _hand_in(course) -> None:

@@ -647,3 +647,22 @@ def test_a_cell_the_teacher_released_is_cleaned_but_raises_no_flag():
     assert [f.where for f in sanitize_notebook(students, teachers_cells(source))] == [
         "cell 1 output 1 text/html"
     ]
+
+
+def test_maths_past_a_pages_budget_is_shown_as_its_source(monkeypatch):
+    """latex2mathml's time grows faster than a formula's length: past MAX_MATHS_CHARS of TeX in
+    one rendering the rest is shown as source (escaped), so a long formula costs linear time.
+    """
+    from attention_grader.pages import offline_html
+
+    monkeypatch.setattr(offline_html, "MAX_MATHS_CHARS", 50)
+    rendered = offline_html.render_markdown("$x^2$ and $" + "<a " * 40 + "$")
+    assert "<math" in rendered and 'class="tex-fallback">&lt;a &lt;a' in rendered
+
+
+def test_an_html_output_too_large_to_read_is_shown_as_text(monkeypatch):
+    from attention_grader.pages import html_clean
+
+    monkeypatch.setattr(html_clean, "MAX_CHECKED_HTML", 100)
+    clean, found = html_clean.clean_html("<table><tr><td>1</td></tr></table>" * 10)
+    assert found and "over 100" in found[0] and "&lt;table&gt;" in clean

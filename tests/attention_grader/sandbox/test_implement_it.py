@@ -157,3 +157,34 @@ def test_the_stub_and_the_checks_agree_on_its_words():
 
     assert f'MARKER = "{HIDDEN_LIBRARY}"' in (STUB_FOLDER / "__init__.py").read_text()
     assert STUB_MARKER == HIDDEN_LIBRARY
+
+
+@pytest.mark.slow
+def test_the_stub_covers_what_the_kernel_imports_not_only_what_the_grader_does(tmp_path):
+    """``make grade`` run in a course checkout imports the checkout's ``attention_lab/``, while
+    the kernel (its own working folder, the venv's ``sys.path``: a regular install) imports
+    another copy: both get the stub, so a library handed in earns what a blank earns.
+    """
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    import attention_lab
+
+    installed = os.path.realpath(attention_lab.__path__[0])  # what the venv's kernel imports
+    checkout = tmp_path / "checkout"
+    shutil.copytree(installed, checkout / "attention_lab")  # the course folder's own copy
+    code = (
+        "import json, os, sys, attention_lab\n"
+        "from attention_grader.sandbox.implement_it import hidden_library_mounts\n"
+        "print(json.dumps([os.path.realpath(attention_lab.__path__[0]),"
+        " hidden_library_mounts(sys.executable)]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True
+    )
+    grader_imports, mounts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert grader_imports == os.path.realpath(checkout / "attention_lab")  # not the kernel's
+    stubbed = {folder for folder, stub in mounts if stub}
+    assert {grader_imports, installed} <= stubbed, mounts
