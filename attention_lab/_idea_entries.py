@@ -104,8 +104,8 @@ IDEA_ENTRIES = [
         "softmax was taken to depend only on the order of the scores.",
         "that takes softmax to care only about which score is largest, so dividing every score "
         "by the same number would change nothing.",
-        hint="take the scores 2 and 0, then 0.2 and 0: does the top word get the same share "
-        "in both?",
+        hint="take the scores 2 and 0, then both divided by 10: does the top word get the same "
+        "share in both?",
         lesson="lesson 02",
     ),
     Entry(

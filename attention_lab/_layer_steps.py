@@ -2,9 +2,9 @@
 
 A head with learned projections is five stages: the inputs (``X``, plus the positions), the
 projections (``Q = X' W_Q``, ``K = X' W_K``, ``V = X' W_V``), the scores (``Q K^T / sqrt(d_k)``),
-the softmax of each row and the blend (``weights @ V``). A misconception about projections, heads or
-positions is a :class:`WrongLayer` that replaces one or more stages (the entries'
-``layer_wrong`` in :mod:`attention_lab.misconceptions`); :func:`compute_layer` runs the stages
+the softmax of each row and the blend (``weights @ V``). A misconception about projections,
+heads, positions or the softmax's axis is a :class:`WrongLayer` that replaces one or more stages
+(the entries' ``layer_wrong`` in :mod:`attention_lab.misconceptions`); :func:`compute_layer` runs the stages
 with those replacements, so the checks in :mod:`attention_lab.checks.layers` get the buggy
 queries, weights and outputs for any question's inputs from one place.
 

@@ -342,7 +342,7 @@ def test_small_class_by_hand(tmp_path):
     write_simulated(course, POST, "ana", _all_right(POST), t[POST])
     write_simulated(course, PRE, "ben", _showing(PRE, "hard_attention"), t[PRE])
     write_simulated(course, POST, "ben", _all_right(POST), t[POST])
-    write_simulated(course, PRE, "cy", _showing(PRE, "forgot_scaling"), t[PRE])  # pre only
+    write_simulated(course, PRE, "cy", _showing(PRE, "divided_by_dk"), t[PRE])  # pre only
     report = build_gain(course, PRE, POST)
     n = len(ITEMS[PRE])
     ben_pre = 100 * (n - n_hard[PRE]) / n
@@ -354,7 +354,7 @@ def test_small_class_by_hand(tmp_path):
     rows = {r.id: r for r in report.misconceptions}
     assert (rows["hard_attention"].pre, rows["hard_attention"].post) == (0.5, 0.0)
     assert rows["hard_attention"].pre_items == n_hard[PRE]
-    assert rows["forgot_scaling"].pre == 0.0  # cy took only the pre-test: not in the class
+    assert rows["divided_by_dk"].pre == 0.0  # cy took only the pre-test: not in the class
     facility = {r.item: r.pre for r in report.items}
     hard_items = [
         it.grade_id for it in ITEMS[PRE] if "hard_attention" in it.misconceptions.values()
