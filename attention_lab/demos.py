@@ -10,7 +10,8 @@ A lesson imports the numerics from :mod:`attention_lab`, what checks the student
   :class:`ProjectionSliders`, lesson 7's :class:`TemperatureSlider` and :func:`train_live`, from
   :mod:`attention_lab.explorer`; loaded on first use), the
   slider figures (:class:`RotationFigure`, :class:`HardSoftFigure`), lesson 6's figures
-  (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`);
+  (:func:`plot_heads`, :func:`plot_training`, from :mod:`attention_lab.layer_figures`), lesson
+  7's :func:`plot_attention_map` (from :mod:`attention_lab.explorer.generation_figures`);
 * the chapter checks shown beside the book's numbers (:func:`check`, :func:`checks`, from
   :mod:`attention_lab.checks.chapter`);
 * the measured demonstrations themselves (:mod:`~attention_lab.experiments`), the chapters' own
@@ -37,6 +38,7 @@ from attention_lab.experiments import (
     SaturationResult,
     VarianceResult,
 )
+from attention_lab.explorer.generation_figures import plot_attention_map
 from attention_lab.explorer.slider_figures import (
     HardSoftFigure,
     RotationFigure,
@@ -68,6 +70,7 @@ __all__ = [
     "check",
     "checks",
     "plot_alignment",
+    "plot_attention_map",
     "plot_bottleneck",
     "plot_hard_vs_soft",
     "plot_heads",

@@ -354,7 +354,7 @@ _ENTRIES = [
     ),
     *IDEA_ENTRIES,
     # Lesson 07, the Transformer block and generation. Their wrong computations are in
-    # attention_lab._block_steps.BLOCK_WRONG (keyed by these ids; a test keeps the two in step).
+    # attention_lab.transformer.mistakes.BLOCK_WRONG (keyed by these ids; a test keeps the two in step).
     Entry(
         "norm_wrong_axis",
         "layer-normalised over the positions instead of over each position's own numbers",

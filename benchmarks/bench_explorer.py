@@ -98,10 +98,10 @@ def _slider_widget_cases():
     from attention_lab import demos
     from attention_lab._render import figure_png
     from attention_lab.examples import ISRO, TIFFIN
+    from attention_lab.explorer.generation_figures import NextCharacterFigure
     from attention_lab.explorer.generation_widgets import TemperatureSlider
     from attention_lab.explorer.slider_widgets import HardSoftSlider, QueryRotation
     from attention_lab.transformer import init_model
-    from attention_lab.transformer.figures import NextCharacterFigure
 
     def rotation_naive(widget, angle):
         widget.image.value = figure_png(demos.RotationFigure(widget.example, angle).figure)

@@ -830,7 +830,7 @@ TRANSFORMER = [
         (NP,),
         [
             "z = LOGITS[-1] / 2\nnext_probs = np.exp(z) / np.exp(z).sum()",
-            "next_probs = list(np.round(np.exp(LOGITS[2] / 2) / np.exp(LOGITS[2] / 2).sum(), 3))",
+            "next_probs = list(np.round(np.exp(LOGITS[1] / 2) / np.exp(LOGITS[1] / 2).sum(), 3))",
             "from attention_lab.transformer import softmax_with_temperature\n\n"
             "next_probs = softmax_with_temperature(LOGITS, 2)[-1]",
             "z = LOGITS / 2\nnext_probs = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True))[-1:]",

@@ -139,7 +139,7 @@ def causal_mask(n):
         ),
         "answer_q3": "probs_all = np.exp(2 * LOGITS) / np.exp(2 * LOGITS).sum(axis=-1)[:, None]",
         "answer_q5": (
-            "next_probs = list(np.round(np.exp(LOGITS[2] / 2) / np.exp(LOGITS[2] / 2).sum(), 3))"
+            "next_probs = list(np.round(np.exp(LOGITS[1] / 2) / np.exp(LOGITS[1] / 2).sum(), 3))"
         ),
         "answer_q6": (
             "e = np.exp(S) * np.tril(np.ones((3, 3)))\n"

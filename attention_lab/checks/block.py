@@ -4,7 +4,7 @@ Layer norm, add & norm, next-token probabilities, the weights at generation, a b
 parameter count.
 
 Like :mod:`.layers`: ``None`` when the answer is right, else a :class:`~._base.Misconception`
-(the wrong computations of :mod:`attention_lab._block_steps`), an
+(the wrong computations of :mod:`attention_lab.transformer.mistakes`), an
 :class:`~._base.AnswerFormatError` or a :class:`~._base.WrongAnswer`. Expected values are
 recomputed from the inputs the test cell passes; no message shows one.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_lab._block_steps import block_entries_for
 from attention_lab._steps import softmax
 from attention_lab.transformer.block import layer_norm
+from attention_lab.transformer.mistakes import block_entries_for
 from attention_lab.transformer.parameters import count_parameters
 
 from ._base import (

@@ -14,9 +14,13 @@ import numpy as np
 from IPython.display import display
 
 from attention_lab.explorer.controls import slider_width
+from attention_lab.explorer.generation_figures import (
+    LossCurveFigure,
+    NextCharacterFigure,
+    shown_char,
+)
 from attention_lab.explorer.slider_widgets import SliderFigure
 from attention_lab.explorer.widget_parts import figure_image, mimebundle, static_widget_html
-from attention_lab.transformer.figures import LossCurveFigure, NextCharacterFigure, shown_char
 from attention_lab.transformer.generation import softmax_with_temperature
 from attention_lab.transformer.tiny_model import RHYME, TinyModel, TrainingRun, train
 

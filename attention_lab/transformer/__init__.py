@@ -5,8 +5,10 @@ residual add, layer norm, a two-layer feed-forward network, add and norm again, 
 switchable so a lesson can take it out. :mod:`.gradients` holds its hand-written backward pass,
 :mod:`.tiny_model` a character-level model built from one block and trained with Adam,
 :mod:`.generation` the loop that writes one token at a time, :mod:`.parameters` the count by
-hand, :mod:`.ablations` the measurements with a part taken out, :mod:`.figures` the lesson's
-figures (loaded on first use: matplotlib).
+hand, :mod:`.ablations` the measurements with a part taken out, and :mod:`.mistakes` the wrong
+computations behind lesson 7's misconceptions. Numerics only (no plotting): the lesson's figures
+and widgets are in :mod:`attention_lab.explorer.generation_figures` and
+:mod:`attention_lab.explorer.generation_widgets`, reached through :mod:`attention_lab.demos`.
 
 The names a lesson uses are importable from here.
 """
@@ -35,18 +37,9 @@ __all__ = [
     "init_model",
     "keeps_itself",
     "layer_norm",
-    "plot_attention_map",
     "prefix_change",
     "softmax_with_temperature",
     "stacked_size",
     "text_loss",
     "train",
 ]
-
-
-def __getattr__(name):
-    if name == "plot_attention_map":
-        from attention_lab.transformer.figures import plot_attention_map
-
-        return plot_attention_map
-    raise AttributeError(f"module 'attention_lab.transformer' has no attribute {name!r}")

@@ -19,9 +19,10 @@ PARTS = {
     "base": {"base"},
     "plots": {"base", "plots"},
     "experiments": {"base", "experiments"},
-    "checks": {"base", "checks"},
-    "explorer": {"base", "plots", "experiments", "explorer"},
-    "demos": {"base", "plots", "experiments", "checks", "explorer", "demos"},
+    "transformer": {"base", "transformer"},
+    "checks": {"base", "transformer", "checks"},
+    "explorer": {"base", "plots", "experiments", "transformer", "explorer"},
+    "demos": {"base", "plots", "experiments", "transformer", "checks", "explorer", "demos"},
 }
 DEMOS = {
     "demos",
@@ -29,13 +30,15 @@ DEMOS = {
     "diagram",
 }  # the lessons' entry point and the figures it alone uses
 
-# Where a lesson imports from: the numerics (with the chapters' examples, and lesson 6's
-# projections and heads, its subject), what it shows and runs, and what checks the student's work.
+# Where a lesson imports from: the numerics (with the chapters' examples, lesson 6's
+# projections and heads and lesson 7's transformer, their subjects), what it shows and runs, and
+# what checks the student's work.
 LESSON_SOURCES = (
     "attention_lab",
     "attention_lab.examples",
     "attention_lab.projections",
     "attention_lab.heads",
+    "attention_lab.transformer",
     "attention_lab.demos",
 )
 LESSON_CHECKS = "attention_lab.checks"

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from attention_lab import checks, misconceptions
-from attention_lab._block_steps import BLOCK_KINDS, BLOCK_WRONG, block_entries_for
 from attention_lab._steps import softmax
 from attention_lab.transformer.block import layer_norm
+from attention_lab.transformer.mistakes import BLOCK_KINDS, BLOCK_WRONG, block_entries_for
 
 X = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 6.0], [2.0, -1.0, 1.0]])
 F = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 2.0]])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attention_lab.explorer.generation_figures import plot_attention_map
 from attention_lab.explorer.generation_widgets import LiveTraining, TemperatureSlider, train_live
 from attention_lab.live_figure import LiveFigure
-from attention_lab.transformer.figures import plot_attention_map
 from attention_lab.transformer.generation import softmax_with_temperature
 from attention_lab.transformer.tiny_model import init_model
 

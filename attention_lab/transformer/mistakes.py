@@ -1,4 +1,4 @@
-"""Lesson 7's steps done wrong: the computations behind the block's and generation's misconceptions.
+"""Lesson 7's steps done wrong: the computations behind the block's and generation's mistakes.
 
 Each misconception of lesson 7 in :mod:`attention_lab.misconceptions` (layer norm over the wrong
 axis, the residual added after the norm, a softmax over the wrong axis of the logits, the mask
