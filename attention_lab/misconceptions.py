@@ -354,7 +354,8 @@ _ENTRIES = [
     ),
     *IDEA_ENTRIES,
     # Lesson 07, the Transformer block and generation. Their wrong computations are in
-    # attention_lab.transformer.mistakes.BLOCK_WRONG (keyed by these ids; a test keeps the two in step).
+    # attention_lab.transformer.mistakes.BLOCK_WRONG, keyed by these ids
+    # (tests/attention_lab/checks/test_block_checks.py keeps the two in step).
     Entry(
         "norm_wrong_axis",
         "layer-normalised over the positions instead of over each position's own numbers",
