@@ -253,6 +253,35 @@ def _layer_messages() -> list[str]:
     return found
 
 
+def _block_messages() -> list[str]:
+    """Lesson 7's checks, with every wrong block computation the registry knows (issue 42)."""
+    from attention_lab.transformer.mistakes import block_entries_for
+
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 6.0], [2.0, -1.0, 1.0]])
+    f = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 2.0]])
+    logits, t = np.array([[2.0, 1.0, 0.0, -1.0], [0.0, 1.0, 3.0, 0.5]]), 0.5
+    scores = np.array([[1.0, 2.0, 0.0], [0.5, 1.0, 3.0], [2.0, 0.0, 1.0]])
+    runs = {
+        "layer_norm": (checks.check_layer_norm, (x,)),
+        "add_norm": (checks.check_add_and_norm, (x, f)),
+        "probabilities": (checks.check_next_token_probabilities, (logits, t)),
+        "generation_weights": (checks.check_generation_weights, (scores,)),
+    }
+    found = []
+    for kind, (check, inputs) in runs.items():
+        for _, wrong in block_entries_for(kind):
+            value = wrong.compute(*inputs)
+            if value is not None:
+                found.append(_failure(check, value, *inputs))
+    for part in ("attention", "feed_forward", "norms", "total"):
+        for _, wrong in block_entries_for("parameters"):
+            count = wrong.compute(512, 8, 2048)
+            if count is not None:
+                found.append(_failure(checks.check_parameter_count, getattr(count, part), 512, 8,
+                                      2048, part=part))  # fmt: skip
+    return found
+
+
 def _registry_texts() -> list[str]:
     texts = []
     for entry in misconceptions.REGISTRY.values():
@@ -342,6 +371,7 @@ CHOICE_ITEMS = list(choice_items())
 
 def _all_messages() -> list[str]:
     texts = _registry_texts() + _hand_messages() + _function_messages() + _layer_messages()
+    texts += _block_messages()
     texts += [m for *_, messages in CHOICE_ITEMS for m in messages.values()]
     return [t for t in texts if t]
 
