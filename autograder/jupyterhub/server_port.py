@@ -28,8 +28,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "holder", "listener",
-           "pick_port"]  # fmt: skip
+__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "holder", "is_free",
+           "listener", "pick_port"]  # fmt: skip
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -93,6 +93,11 @@ def pick_port(ports: PortRange, given: Collection[int], host: str = "") -> int:
         f"no free port left for a server in {ports} ({len(given)} given to running servers): "
         "widen the spawner's server_ports (docs/hub-admins.md, 'Limits')"
     )
+
+
+def is_free(port: int, host: str = "") -> bool:
+    """Say whether ``port`` could be bound now (nobody binds or listens on it)."""
+    return _bindable(host, port)
 
 
 def _bindable(host: str, port: int) -> bool:

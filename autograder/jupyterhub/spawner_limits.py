@@ -44,7 +44,15 @@ from server_namespace import (
     shield_exchange_root,
 )
 from server_output import follow
-from server_port import DEFAULT_RANGE, PortRange, ephemeral_range, holder, listener, pick_port
+from server_port import (
+    DEFAULT_RANGE,
+    PortRange,
+    ephemeral_range,
+    holder,
+    is_free,
+    listener,
+    pick_port,
+)
 from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
@@ -311,6 +319,11 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     self._fence_fd = None
             if await self._listens_itself(port):
                 return ip, port
+            if is_free(port):  # nobody took its port: it ended on its own
+                raise RuntimeError(
+                    f"{self.user.name}'s server ended (status {self.proc.returncode}) before "
+                    f"it listened; its output is in the hub log ('server {self.user.name}: ...')"
+                )
             taken.append(port)
             if not self.server_ports:
                 self.port = 0  # LocalProcessSpawner's random port, again

@@ -246,7 +246,10 @@ def shelter_hub(layout: CgroupLayout, hub_pid: int | None = None) -> None:
             beside = _pids_in(layout.cpu.parent)
             for pid in [hub_pid, *_descendants(hub_pid)]:
                 if pid in beside:
-                    _write(group / "cgroup.procs", pid)
+                    try:
+                        _write(group / "cgroup.procs", pid)
+                    except ProcessLookupError:  # ended since listed (a spawn's child): the
+                        continue  # rest, the proxy among them, must still move
     except OSError:  # not root, or no cpu controller here: the hub keeps its place
         return
     weigh_class(layout)

@@ -51,6 +51,22 @@ COURSE_ID = "attention-lab"
 sys.path.insert(0, str(HUB_DIR))
 import install  # noqa: E402  -- autograder/jupyterhub/install.py, the script under test
 
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _getaddrinfo(host, *args, **kwargs):
+    """Resolve ``<anything>.localhost`` to 127.0.0.1 in this process, as browsers do (RFC 6761).
+
+    The test hubs with subdomains put each user's server on ``<user>.localhost``; glibc here
+    resolves only ``localhost`` itself (Chromium resolves every ``*.localhost`` on its own).
+    """
+    if isinstance(host, str) and host.endswith(".localhost"):
+        host = "127.0.0.1"
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+socket.getaddrinfo = _getaddrinfo
+
 
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
@@ -156,6 +172,17 @@ class Classroom:
     hub_log: Path
     password: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
+    subdomain_host: str = ""  # "http://localhost:<port>": each server on <user>.localhost
+
+    def user_url(self, name: str) -> str:
+        """Where ``name``'s server is: ``<url>/user/<name>``, on its own origin with subdomains."""
+        if not self.subdomain_host:
+            return f"{self.url}/user/{name}"
+        from jupyterhub.utils import subdomain_hook_idna  # JupyterHub's default naming
+
+        scheme, host = self.subdomain_host.split("://")
+        hostname, port = host.split(":")
+        return f"{scheme}://{subdomain_hook_idna(name, hostname, 'user')}:{port}/user/{name}"
 
     # -- the hub's REST API, as the admin test driver ------------------------------------------
     def hub_api(self, method: str, path: str, **kwargs) -> requests.Response:
@@ -191,7 +218,7 @@ class Classroom:
     def user_api(self, name: str, method: str, path: str, **kwargs) -> requests.Response:
         headers = {"Authorization": f"token {self.tokens[name]}"}
         return requests.request(
-            method, f"{self.url}/user/{name}{path}", headers=headers, timeout=120, **kwargs
+            method, f"{self.user_url(name)}{path}", headers=headers, timeout=120, **kwargs
         )
 
     def user_json(self, name: str, method: str, path: str, **kwargs):
@@ -226,9 +253,7 @@ class Classroom:
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
-        ws_url = (
-            self.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel_id}/channels"
-        )
+        ws_url = self.user_url(name).replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels"
         request = HTTPRequest(ws_url, headers={"Authorization": f"token {self.tokens[name]}"})
         conn = await websocket_connect(request)
         msg_id = uuid.uuid4().hex
@@ -414,10 +439,17 @@ def _prepare_machine(stack: ExitStack, users: list[str], create=create_user) -> 
 
 
 def _start_hub(
-    stack: ExitStack, request, tmp: Path, hub_config: Path, env: dict, extra_config: str = ""
+    stack: ExitStack,
+    request,
+    tmp: Path,
+    hub_config: Path,
+    env: dict,
+    extra_config: str = "",
+    subdomains: bool = False,
 ) -> dict:
     """Start jupyterhub with ``hub_config`` (+ test settings, + ``extra_config``, config lines a
-    test adds last); stopped when ``stack`` closes.
+    test adds last); stopped when ``stack`` closes. ``subdomains``: each user's server on its own
+    origin, ``<user>.localhost`` (``JupyterHub.subdomain_host``, as docs/hub-admins.md says).
     """
     state = tmp / "hub"
     # private, as docs/hub-admins.md says: the config holds the admin token and the password,
@@ -426,6 +458,9 @@ def _start_hub(
     state.chmod(0o700)
     ports = {key: free_port() for key in ("public", "hub", "proxy_api")}
     token, password = secrets.token_hex(32), secrets.token_hex(8)
+    subdomain_host = f"http://localhost:{ports['public']}" if subdomains else ""
+    if subdomains:
+        env = {**env, "ATTENTION_LAB_SUBDOMAIN_HOST": subdomain_host}
     test_config = state / "jupyterhub_test_config.py"
     _write_test_config(
         test_config, hub_config=hub_config, ports=ports, token=token, password=password,
@@ -454,12 +489,14 @@ def _start_hub(
     stack.callback(_stop_hub, proc)
     url = f"http://127.0.0.1:{ports['public']}"
     _wait_for_hub(url, proc, hub_log)
-    return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log}
+    return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log,
+            "subdomain_host": subdomain_host}  # fmt: skip
 
 
 def _one_class_hub(
-    stack, request, tmp: Path, instructor: str, students, env: dict, extra_config: str = ""
-) -> Classroom:
+    stack, request, tmp: Path, instructor: str, students, env: dict, extra_config: str = "",
+    subdomains: bool = False,
+) -> Classroom:  # fmt: skip
     """Install the exchange, system config and the instructor's course, then start the shipped
     one-class hub with ``env`` on top (who is who: the env's lists or a roster).
     """
@@ -469,7 +506,9 @@ def _one_class_hub(
     install.install_course(instructor, str(course_dir), str(REPO))
     env = {**env, "ATTENTION_LAB_EXCHANGE": str(exchange),
            "ATTENTION_LAB_CONFIG_ROOT": str(config_dir)}  # fmt: skip
-    hub = _start_hub(stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env, extra_config)
+    hub = _start_hub(
+        stack, request, tmp, HUB_DIR / "jupyterhub_config.py", env, extra_config, subdomains
+    )
     return Classroom(
         **hub,
         instructor=instructor,

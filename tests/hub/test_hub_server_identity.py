@@ -28,6 +28,7 @@ import re
 import secrets
 import signal
 import socket
+import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -173,7 +174,7 @@ def hub(request):
         extra = f'c.LimitedLocalProcessSpawner.server_ports = "{first}-{last}"\n'
         if request.param == "unfenced":
             extra += "c.LimitedLocalProcessSpawner.fence_ports = False\n"
-        room = _one_class_hub(stack, request, tmp, teacher, students, env, extra)
+        room = _one_class_hub(stack, request, tmp, teacher, students, env, extra, subdomains=True)
         room.start_servers([teacher, *students], timeout=600)
         yield room, (first, last), request.param
 
@@ -316,7 +317,7 @@ def test_a_students_own_jupyter_config_serves_nothing_to_others(hub):
     _stop(room, mallory)
     state = _start_and_settle(room, mallory)
     assert state.get("ready"), room.log_tail()
-    page = requests.get(f"{room.url}/user/{mallory}/static/evil.html", timeout=60)
+    page = requests.get(f"{room.user_url(mallory)}/static/evil.html", timeout=60)
     assert mark not in page.text, (page.status_code, page.text[:200])
 
 
@@ -389,3 +390,64 @@ def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub
     # her line may reach the hub's log only as her server's output, never as a line of its own
     text = room.hub_log.read_text()
     assert not any(line.startswith(forged) for line in text.splitlines())
+
+
+def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub):
+    """Chromium, the teacher logged in: a script on mallory's origin tries his server."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from browser.driver import launch_chromium
+
+    room, _, _ = hub
+    teacher, mallory = room.instructor, room.students[2]
+    assert room.subdomain_host, "this hub puts each server on its own origin"
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            page = browser.new_page()
+            page.goto(f"{room.subdomain_host}/hub/login")
+            page.fill("#username_input", teacher)
+            page.fill("#password_input", room.password)
+            page.click("#login_submit")
+            page.wait_for_url(f"**/user/{teacher}/lab**", timeout=180_000)
+            own = page.evaluate(
+                """async (u) => {
+                    const x = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
+                    const r = await fetch(u, {credentials: 'include', headers: {'X-XSRFToken': x}});
+                    return r.status;
+                }""",
+                f"{room.user_url(teacher)}/api/contents",
+            )
+            assert own == 200, own  # his own page calls his server as him
+            page.goto(f"{room.user_url(mallory)}/api")  # a page on her server's origin
+            # her script opens his Lab (he is logged in), reads its _xsrf cookie and calls his
+            # server's API with it: what one origin for everyone allowed
+            seen = page.evaluate(
+                """async ([lab, api]) => {
+                    const out = {cookie: ''};
+                    const w = window.open(lab);
+                    for (let i = 0; i < 600; i++) {  // until his page is there or closed to her
+                        await new Promise((r) => setTimeout(r, 100));
+                        try {
+                            if (w.location.pathname.includes('/lab')
+                                && w.document.readyState === 'complete') {
+                                out.cookie = w.document.cookie;
+                                break;
+                            }
+                        } catch (err) { out.error = String(err); break; }
+                    }
+                    const x = (out.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
+                    try {
+                        const r = await fetch(api, {credentials: 'include',
+                                                    headers: {'X-XSRFToken': x}});
+                        out.status = r.status;
+                    } catch (err) { out.fetch_error = String(err); }
+                    return out;
+                }""",
+                [f"{room.user_url(teacher)}/lab", f"{room.user_url(teacher)}/api/contents"],
+            )
+        finally:
+            browser.close()
+    assert "_xsrf" not in seen["cookie"], seen  # his page is closed to her script ...
+    assert "fetch_error" in seen and "status" not in seen, seen  # ... and so is his server
