@@ -73,7 +73,7 @@ MOVES = {
     "due": "intake", "exchange_identity": "intake", "intake": "intake",
     "intake_files": "intake", "intake_notebook": "intake", "late": "intake",
     "private_submit": "intake", "safe_exchange": "intake", "submission_history": "intake",
-    "inbound_list": "intake", "exchange_mounts": "intake",
+    "inbound_list": "intake", "exchange_mounts": "intake", "final_scores": "intake",
     # sandbox
     "implement_it": "sandbox", "protections": "sandbox", "sandbox": "sandbox",
     "sandbox_host": "sandbox", "sandbox_launch": "sandbox", "control_dir": "sandbox",
