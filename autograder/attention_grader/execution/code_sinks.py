@@ -101,7 +101,9 @@ def _dotted(node: ast.AST) -> str:
 def _aliases(tree: ast.Module, libraries: Mapping[str, str]) -> dict[str, str]:
     """Bound name -> dotted path, from the test's own imports (nested ones too) over the notebook's."""
     found = dict(libraries)
-    imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    imports: list[ast.stmt] = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
+    ]
     found.update(imported_libraries(ast.Module(body=imports, type_ignores=[])))
     found.setdefault("np", "numpy")
     found.setdefault("pd", "pandas")

@@ -175,8 +175,15 @@ def pod_refusal(
     )
 
 
-def unsandboxed_refusal(items: list[Protection], sandboxed: bool, sandbox: str) -> str | None:
+def unsandboxed_refusal(
+    items: list[Protection],
+    sandboxed: bool,
+    sandbox: str,
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
     """Why grading must not start on this machine, or None (walls up, or off on purpose).
+
+    In a Kubernetes pod :func:`pod_refusal` decides instead (with the pod's own override).
 
     Parameters
     ----------
@@ -187,8 +194,10 @@ def unsandboxed_refusal(items: list[Protection], sandboxed: bool, sandbox: str) 
         plain nbgrader config is the teacher's choice, warned about on its own).
     sandbox : str
         ``c.SandboxedKernelManager.sandbox``: ``"off"`` is the course's deliberate choice.
+    environ : mapping, optional
+        Where to look for the kubelet's variables; defaults to ``os.environ``.
     """
-    if not sandboxed or sandbox == "off":
+    if not sandboxed or sandbox == "off" or in_pod(environ):
         return None
     down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
     if not down:

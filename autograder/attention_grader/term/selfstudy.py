@@ -36,7 +36,7 @@ from traitlets import Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
-from attention_grader.common.course import GradingStepError, new_course
+from attention_grader.common.course import Course, GradingStepError, load_course, new_course
 from attention_grader.common.question_labels import question_label as _question_label
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
@@ -313,7 +313,7 @@ def check_working_copy(
             "Nbgrader -> Assignment List -> Fetch; the assignment must have been released)"
         )
     with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
-        course = new_course(tmp, root / "source", [assignment])
+        course = _own_work(new_course(tmp, root / "source", [assignment]))
         release(course, assignment)
         _place(copy_dir, course.root / "submitted" / SELF / assignment)
         summary = grade(course, assignment, GradeOptions(progress=False), students=[SELF])
@@ -338,6 +338,25 @@ def check_working_copy(
         _feedback_released(root, copy_dir, assignment), _count_try(root, assignment), limit
     )
     return [_gate(c, gate) if c.cell in choices else c for c in checks], gate
+
+
+def _own_work(course: Course) -> Course:
+    """Return the scratch course, told to run without the sandbox when this machine has none.
+
+    ``make check`` runs the student's own code on the student's own machine. Grading refuses
+    to run students' code without the sandbox's walls (``protections.unsandboxed_refusal``),
+    which guard a teacher from a class, not a student from herself: the scratch course says
+    "off" on purpose, only where the walls are off anyway.
+    """
+    from attention_grader.sandbox.protections import protections, unsandboxed_refusal
+    from attention_grader.sandbox.sandbox import SandboxedKernelManager
+
+    km = SandboxedKernelManager(config=course.config)
+    if unsandboxed_refusal(protections(km), True, km.sandbox) is None:
+        return course
+    with open(course.root / "nbgrader_config.py", "a") as config:
+        config.write('c.SandboxedKernelManager.sandbox = "off"  # make check: your own code\n')
+    return load_course(course.root)
 
 
 def _course_config(root: Path) -> Config:

@@ -181,7 +181,7 @@ def test_one_machine_without_the_walls_refuses_and_gives_the_one_command():
     from attention_grader.sandbox.protections import unsandboxed_refusal
 
     down = _down(WALLS) + WALLS[2:]
-    why = unsandboxed_refusal(down, sandboxed=True, sandbox="auto")
+    why = unsandboxed_refusal(down, sandboxed=True, sandbox="auto", environ={})
     assert why.startswith("refusing to grade without the sandbox")
     assert "filesystem isolation is OFF" in why and "no network is OFF" in why
     assert "`make sandbox-deps`" in why and 'c.SandboxedKernelManager.sandbox = "off"' in why
@@ -189,6 +189,8 @@ def test_one_machine_without_the_walls_refuses_and_gives_the_one_command():
     assert unsandboxed_refusal(down, sandboxed=True, sandbox="off") is None  # on purpose
     assert unsandboxed_refusal(WALLS, sandboxed=True, sandbox="auto") is None  # walls up
     assert unsandboxed_refusal(down, sandboxed=False, sandbox="auto") is None  # plain nbgrader
+    # in a pod, pod_refusal decides (with the pod's own override)
+    assert unsandboxed_refusal(down, sandboxed=True, sandbox="auto", environ=POD) is None
 
 
 def test_make_grade_refuses_without_the_walls_unless_the_course_switched_them_off(

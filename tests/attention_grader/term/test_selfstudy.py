@@ -253,3 +253,25 @@ def test_validate_names_the_question_of_each_blank_answer(tmp_path):
         "Q4, written answer: You did not provide a response.",
     ]
     assert all(f["raw_error"].startswith("Q") for f in failed), [f["raw_error"] for f in failed]
+
+
+def test_make_check_runs_a_students_own_code_where_the_sandbox_is_missing(tmp_path, monkeypatch):
+    """Grading refuses students' code without the walls; ``make check`` (her own code, her own
+    laptop) says "off" on purpose there, and keeps the sandbox where it exists.
+    """
+    from attention_grader.common.course import new_course
+    from attention_grader.sandbox import protections as protections_module
+    from attention_grader.sandbox.protections import Protection
+    from attention_grader.term.selfstudy import _own_work
+    from grading_course import FIXTURE, FIXTURE_SOURCE
+
+    kept = _own_work(new_course(tmp_path / "a", FIXTURE_SOURCE, [FIXTURE]))
+    assert kept.config.SandboxedKernelManager.sandbox != "off"
+    down = [
+        Protection("filesystem isolation (...)", False, "bwrap not found"),
+        Protection("no network (...)", False, "bwrap not found"),
+    ]
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setattr(protections_module, "protections", lambda *a, **k: down)
+    course = _own_work(new_course(tmp_path / "b", FIXTURE_SOURCE, [FIXTURE]))
+    assert course.config.SandboxedKernelManager.sandbox == "off"
