@@ -156,7 +156,8 @@ def _installs(*target: str) -> str:
 
 def test_every_install_says_what_it_does_and_how_long_before_pip_starts():
     """The first `make lab` was 2+ minutes of silent pip (issue 39): each install step first
-    says what it installs and roughly how long it takes."""
+    says what it installs and roughly how long it takes.
+    """
     dry = make("-n", "-B", "lab", "setup-grader", "VENV=/nonexistent-venv").stdout.splitlines()
     pips = [i for i, line in enumerate(dry) if "pip install" in line]
     assert len(pips) == 2, dry
