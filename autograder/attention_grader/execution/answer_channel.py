@@ -244,7 +244,7 @@ class AnswerChannel:
             raise student_error("KernelDied", message) from None
         self._replay(reply.get("stdout"))
         if isinstance(reply.get("stderr"), str) and reply["stderr"]:
-            self.stderr.append(str(reply["stderr"])[:2000])
+            self.stderr.append(str(reply["stderr"])[:2000])  # counted, never shown
         self._copy_back(args, reply.get("changed"))
         if "raised" in reply:
             raise self._raised(reply)

@@ -359,13 +359,14 @@ class TrustedChecker:
                 self.diagnoses[grade_id] = diagnosis
             return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
         outputs = []
-        stderr = "".join(self.channel.stderr)
-        if self._wrote_stderr:  # the test's own words could hold hidden values: not shown
-            stderr += "(the test wrote to stderr)\n"
-        if stderr:  # as in nbgrader, a test cell with stderr output earns nothing
-            outputs.append(
-                NotebookNode(output_type="stream", name="stderr", text=stderr[:_MAX_TEXT])
-            )
+        # As in nbgrader, a test cell with stderr output earns nothing. Said, not shown: her
+        # code could print the test's hidden inputs there, the test its expected values.
+        stderr = "".join(
+            [*(["your code wrote to stderr during this test\n"] if self.channel.stderr else []),
+             *(["the test wrote to stderr\n"] if self._wrote_stderr else [])]
+        )  # fmt: skip
+        if stderr:
+            outputs.append(NotebookNode(output_type="stream", name="stderr", text=stderr))
         if stdout:
             outputs.append(
                 NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])

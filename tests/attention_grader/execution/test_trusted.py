@@ -216,5 +216,6 @@ def test_what_the_students_code_writes_to_stderr_during_a_test_counts_as_in_nbgr
     )
     check = TrustedChecker(cells, AnswerChannel(kernel(student)))
     out = check.run_test("a")
-    assert out[0].name == "stderr" and "careful" in out[0].text and graded(out) == 0.0
+    assert out[0].name == "stderr" and graded(out) == 0.0
+    assert "stderr" in out[0].text and "careful" not in out[0].text  # said, never her text
     assert graded(check.run_test("c")) == 2.0
