@@ -243,7 +243,7 @@ MODEL_ANSWERS = {
         "added_and_normed = layer_norm(x + attn_out)",
         "n_block = 4 * 512 * 512 + (512 * 2048 + 2048 + 2048 * 512 + 512) + 2 * 2 * 512",
         'step_logits = run.model.logits(run.model.vocab.encode("how i wonder what you a"))\n'
-        "next_probs = softmax_with_temperature(step_logits[-1], 0.5)",
+        "next_probs = transformer.softmax_with_temperature(step_logits[-1], 0.5)",
     ],
 }
 ASSIGNMENT_NAMES = (

@@ -186,7 +186,7 @@ def test_report_while_grading_then_after(graded):
     students = {r["student"]: r for r in csv.DictReader((folder / "students.csv").open())}
     assert students["gita"]["error"] == "AttributeError in answer_q1"
     assert students["hari"]["timeout"] == "answer_q3"
-    assert students["frank"]["late"] == "26.0 h late, -1.2 points"
+    assert students["frank"]["late"] == "1 d 2 h late, -1.2 points"
     assert students["bob"]["misconceptions"] == "sum_normalised"
     assert "divided_by_dk" in students["carol"]["misconceptions"]
     for link in ["students.csv", "misconceptions.csv", "batch_summary.csv"]:

@@ -269,6 +269,18 @@ def _check_rotation_numbers(text: str) -> None:
     assert np.allclose([float(p[1]) for p in pairs], weights, atol=2e-3), (text, weights)
 
 
+def _wait_for_value(page: Any, out: Any, value: float) -> None:
+    """Wait until the figure's readout says the slider's new value.
+
+    A rotation reads "Query at 50° ...", lesson 7's temperature "T = 1.05 (β = 0.95) ...".
+    """
+    said = [f"at {value:.0f}°", f"T = {value:.2f} "]
+    page.wait_for_function(
+        "([el, said]) => said.some(s => el.innerText.includes(s))",
+        arg=[out.element_handle(), said],
+    )
+
+
 def check_slider_figure(page: Any, out: Any, shot: Path) -> None:
     """Move a one-slider figure by keyboard and mouse; its image and readout must follow."""
     out.scroll_into_view_if_needed()
@@ -282,10 +294,7 @@ def check_slider_figure(page: Any, out: Any, shot: Path) -> None:
     assert moved > start, "the arrow keys did not move the slider"
     wait_for_new_image(img, src)
     assert image_bytes(img) != pixels
-    angle = f"{moved:.0f}°"
-    page.wait_for_function(
-        "([el, s]) => el.innerText.includes(s)", arg=[out.element_handle(), f"at {angle}"]
-    )
+    _wait_for_value(page, out, moved)
     _check_rotation_numbers(out.inner_text())
 
     src = img.get_attribute("src")
@@ -293,9 +302,6 @@ def check_slider_figure(page: Any, out: Any, shot: Path) -> None:
     dragged = slider_value(slider)
     assert dragged != moved, "dragging did not move the slider"
     wait_for_new_image(img, src)
-    page.wait_for_function(
-        "([el, s]) => el.innerText.includes(s)",
-        arg=[out.element_handle(), f"at {dragged:.0f}°"],
-    )
+    _wait_for_value(page, out, dragged)
     _check_rotation_numbers(out.inner_text())
     out.screenshot(path=str(shot))
