@@ -162,10 +162,10 @@ def pod_refusal(
     if not sandboxed:
         off = "the course config does not install the grading pipeline (pipeline.configure)"
     else:
-        down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
-        if not down:
+        down = _walls_down(items)
+        if down is None:
             return None
-        off = "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
+        off = down
     return (
         f"refusing to grade in a Kubernetes pod without the sandbox: {off}. Student code would "
         "read the solutions and other submissions and reach the network. Give the grading pod "
@@ -173,6 +173,14 @@ def pod_refusal(
         "allowing user namespaces: docs/kubernetes.md, 'The sandbox in a pod'); to grade "
         f"trusted work anyway, set c.Protections.allow_unsandboxed_in_pod = True ({ALLOW_ENV}=1)."
     )
+
+
+def _walls_down(items: list[Protection]) -> str | None:
+    """Say which of the filesystem and network walls are off ("... is OFF (why)"), or None."""
+    down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
+    if not down:
+        return None
+    return "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
 
 
 def unsandboxed_refusal(
@@ -199,10 +207,9 @@ def unsandboxed_refusal(
     """
     if not sandboxed or sandbox == "off" or in_pod(environ):
         return None
-    down = [p for p in items if p.name.startswith(POD_WALLS) and not p.on]
-    if not down:
+    off = _walls_down(items)
+    if off is None:
         return None
-    off = "; ".join(f"{p.name.split(' (')[0]} is OFF ({p.detail})" for p in down)
     return (
         f"refusing to grade without the sandbox: {off}. Student code would run with the "
         "grader's rights: read source/, the gradebook and other submissions, write outside its "

@@ -93,15 +93,17 @@ def _assignment_average(api: Any, row: dict[str, Any], assignment: str, *_: Any)
 
 
 def _notebook_average(api: Any, row: dict[str, Any], assignment: str, *_: Any) -> dict[str, Any]:
-    """Set a notebook row's average to the mean of its final scores, as :func:`_assignment_average`."""
+    """Set a notebook row's average to the mean of its final scores, as :func:`_assignment_average`.
+
+    Every submission counts, one still waiting for a teacher with its score so far, as in
+    :func:`~attention_grader.intake.final_scores.class_mean`.
+    """
     if not row.get("num_submissions"):
         return row
     with api.gradebook as gb:
-        graded = {f.student for f in assignment_finals(gb, assignment) if f.graded}
         scores = [
             max(0.0, (nb.score or 0.0) - (nb.late_submission_penalty or 0.0))
             for nb in gb.notebook_submissions(row["name"], assignment)
-            if nb.student.id in graded
         ]
     row["average_score"] = statistics.fmean(scores) if scores else 0.0
     return row
