@@ -8,7 +8,9 @@ spawner's ``preexec_fn``, ``spawner_limits.py``); the server and everything it s
   puts there, its pages count against the student's memory limit, and it is gone when the server
   stops (the last process of the namespace ends; the cgroup's removal ends any straggler). The
   shared /dev/shm no longer keeps a stopped student's files against everyone's memory, and
-  /var/tmp and /run/lock (on the machine's own disk) no longer fill it for everyone.
+  /var/tmp and /run/lock (on the machine's own disk) no longer fill it for everyone. What the
+  server needs from the machine's folders there (a course installed under /tmp: its env, the
+  checkout, the exchange; :func:`kept_paths`) is bound into the fresh ones at the same place.
 * :func:`shield_exchange_root`: the exchange root, as a student's server sees it, holds the
   real course folders and room for nothing else.
 * :func:`private_proc`: a /proc of its own with ``hidepid=invisible``: a user's processes see
@@ -24,7 +26,7 @@ import ctypes
 import os
 from pathlib import Path
 
-__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "private_proc", "private_tmp",
+__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "kept_paths", "private_proc", "private_tmp",
            "private_tmp_works", "shield_exchange_root"]  # fmt: skip
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
@@ -44,10 +46,13 @@ def _check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def private_tmp(size_bytes: int) -> None:
+def private_tmp(size_bytes: int, keep: tuple[str, ...] = ()) -> None:
     """Give the calling process (root) its own :data:`PRIVATE_MOUNTS`; its children inherit them.
 
     A mount namespace of its own with a fresh ``tmpfs`` of ``size_bytes`` on each (mode 1777).
+    Each folder of ``keep`` (:func:`kept_paths`: under a private mount, none inside another) is
+    bound into the fresh ones at the same path, as the machine has it (a symlink's target at
+    the link's path); the folders leading to it there are root's, 0755.
 
     Raises
     ------
@@ -59,11 +64,39 @@ def private_tmp(size_bytes: int) -> None:
     # never propagate these mounts back to the machine's namespace; but see the machine's new
     # mounts in its shared folders (a student's inbound/<student>, user_disk.share)
     check(libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None), "mount --make-rslave /")
+    # held open across the new mounts, which cover them: bound back from the descriptor
+    held = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
     options = f"size={int(size_bytes)},mode=1777".encode()
     for target in PRIVATE_MOUNTS:
         if os.path.isdir(target):
             check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
                   f"mount tmpfs on {target}")  # fmt: skip
+    for path, fd in held:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        check(libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None,
+                         _MS_BIND | _MS_REC, None), f"mount --rbind {path}")  # fmt: skip
+        os.close(fd)
+
+
+def kept_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Return the folders of ``paths`` that :func:`private_tmp` must bind back in, outermost only.
+
+    Those under a :data:`PRIVATE_MOUNTS` folder that exist (as given, and as resolved when a
+    symlink leads elsewhere under one), none inside another kept one: a course installed under
+    /tmp (its env, the Python it was made from, the checkout its editable install imports, the
+    exchange, the Jupyter config) would otherwise be hidden from the server it runs.
+    """
+    found: list[str] = []
+    for path in paths:
+        for candidate in (os.path.abspath(path), os.path.realpath(path)):
+            if os.path.isdir(candidate) and _under_private_mount(candidate):
+                found.append(candidate)
+    outermost = [p for p in found if not any(o != p and p.startswith(o + "/") for o in found)]
+    return tuple(dict.fromkeys(sorted(outermost)))
+
+
+def _under_private_mount(path: str) -> bool:
+    return any(path.startswith(mount + "/") for mount in PRIVATE_MOUNTS)
 
 
 def private_proc() -> None:

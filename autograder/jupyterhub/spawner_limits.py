@@ -37,7 +37,7 @@ from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from port_fence import enter_fence, fence_ruleset, fence_works
 from server_namespace import (
-    PRIVATE_MOUNTS,
+    kept_paths,
     private_proc,
     private_tmp,
     private_tmp_works,
@@ -58,6 +58,21 @@ from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
 __all__ = ["LimitedLocalProcessSpawner", "configure_spawner"]
+
+#: The course checkout this hub runs from (autograder/jupyterhub/ is in it).
+COURSE_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _base_prefix(venv: str) -> list[str]:
+    """Return the prefix of the Python ``venv`` was made from (its pyvenv.cfg ``home``'s parent)."""
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8") as cfg:
+            lines = cfg.read().splitlines()
+    except OSError:
+        return []
+    homes = [line.split("=", 1)[1].strip() for line in lines
+             if line.split("=", 1)[0].strip() == "home" and "=" in line]  # fmt: skip
+    return [os.path.dirname(homes[0])] if homes else []
 
 
 class LimitedLocalProcessSpawner(LocalProcessSpawner):
@@ -89,7 +104,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         help="Size of each server's own /tmp, /var/tmp, /run/lock and /dev/shm (a tmpfs each, "
         "in a private mount namespace, emptied when the server stops; counts against its "
         "memory limit; the namespace also gets a /proc showing its user's processes only). "
-        "0 or None: the machine's shared folders and /proc.",
+        "A course installed under them (its env, checkout, exchange, config) stays visible, "
+        "bound in at the same path. 0 or None: the machine's shared folders and /proc.",
     )  # fmt: skip
     _private_tmp_problem: str | None = None  # probed once per hub process
     disk_size = ByteSpecification(
@@ -255,32 +271,27 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         courses = [os.path.dirname(os.path.abspath(i)) for i in self.disk_inbound]
         return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]
 
-    def _shared_paths_in_tmp(self) -> list[str]:
-        """List this server's exchange or Jupyter config folders under a private mount (/tmp …).
+    def _needed_paths(self) -> tuple[str, ...]:
+        """Return what this server needs from the machine's /tmp, /var/tmp, … (``kept_paths``).
 
-        A private mount would hide them from it.
+        A course installed there (``mktemp -d``, a CI clone) would otherwise be hidden by the
+        private ones: the env of ``Spawner.cmd``, the Python it was made from, the checkout this
+        hub runs (the env's editable install imports it), the exchange and the Jupyter config.
         """
         env = self.environment or {}
         paths = [env.get("ATTENTION_LAB_EXCHANGE", ""),
-                 *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)]  # fmt: skip
-        return [p for p in paths if p and any(
-            os.path.abspath(p) == m or os.path.abspath(p).startswith(m + "/")
-            for m in PRIVATE_MOUNTS)]  # fmt: skip
+                 *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep), COURSE_CHECKOUT]  # fmt: skip
+        command = self.cmd[0] if self.cmd else ""
+        if os.path.isabs(command):
+            venv = os.path.dirname(os.path.dirname(command))
+            paths += [venv, *_base_prefix(venv)]
+        return kept_paths([p for p in paths if p])
 
     def make_preexec_fn(self, name):
         drop_to_user = super().make_preexec_fn(name)
         group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
         fence = self._fence_fd
-        hidden = self._shared_paths_in_tmp() if tmp else []
-        if hidden:
-            self.log.error(
-                "%s: no private /tmp, /var/tmp, /run/lock and /dev/shm: %s would be hidden from "
-                "the server. Move the exchange and the config out of them (e.g. "
-                "/srv/nbgrader/exchange), or set c.LimitedLocalProcessSpawner.private_tmp_size "
-                "= 0.", name, ", ".join(hidden),
-            )  # fmt: skip
-            tmp = None
-
+        keep = self._needed_paths() if tmp else ()
         # a student's exchange root, capped in their own namespace (staged in their new /tmp)
         shielded = self._shielded_courses() if tmp else []
 
@@ -291,7 +302,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             elif mem:
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             if tmp:
-                private_tmp(tmp)
+                private_tmp(tmp, keep)
                 private_proc()
                 shield_exchange_root(shielded)
             if fence is not None:  # last: a fenced process may mount nothing

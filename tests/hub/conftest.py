@@ -173,6 +173,7 @@ class Classroom:
     password: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     subdomain_host: str = ""  # "http://localhost:<port>": each server on <user>.localhost
+    course_env: Path = VENV  # ATTENTION_LAB_VENV: every server's jupyterhub-singleuser and kernel
 
     def user_url(self, name: str) -> str:
         """Where ``name``'s server is: ``<url>/user/<name>``, on its own origin with subdomains."""
@@ -532,7 +533,15 @@ def classroom(request):
             "ATTENTION_LAB_STUDENTS": ",".join(students),
             "ATTENTION_LAB_FORMGRADER_IFRAME": "1",
         }
+        # the course env at a path under /tmp, as a course cloned into `mktemp -d` has it: each
+        # server's own /tmp must still show it (server_namespace.kept_paths)
+        env_link = Path(tempfile.mkdtemp(prefix="al-env-", dir="/tmp")) / "venv"
+        stack.callback(shutil.rmtree, env_link.parent, True)
+        env_link.parent.chmod(0o755)
+        env_link.symlink_to(VENV)
+        env["ATTENTION_LAB_VENV"] = str(env_link)
         room = _one_class_hub(stack, request, tmp, instructor, students, env)
+        room.course_env = env_link
         room.start_servers([instructor, *students])
         yield room
 

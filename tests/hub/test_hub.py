@@ -227,10 +227,15 @@ def test_students_fetch_their_own_feedback(classroom, cycle):
 
 
 def test_servers_run_as_their_users_with_the_course_env(classroom, cycle):
+    """Every server and kernel is the course env's, here at a path under /tmp (the fixture's
+    ATTENTION_LAB_VENV), which each server's private /tmp would hide if nothing bound it in.
+    """
+    assert str(classroom.course_env).startswith("/tmp/")
     probe = "import os, sys, json; print(json.dumps([os.getuid(), sys.prefix]))"
     for name in (classroom.instructor, *classroom.students):
         uid, prefix = json.loads(classroom.run_in_kernel(name, probe))
         assert uid == pwd.getpwnam(name).pw_uid
+        assert prefix == str(classroom.course_env)
         assert Path(prefix).resolve() == Path(os.sys.prefix).resolve()
 
 

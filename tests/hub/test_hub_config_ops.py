@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from roster import read_roster, students_csv
@@ -173,12 +175,78 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     assert not any(os.path.exists(f"{d}/al-probe") for d in PRIVATE_MOUNTS)
 
 
-def test_an_exchange_under_tmp_turns_the_private_tmp_off_and_says_so():
-    """A private /tmp would hide an exchange (or config) kept under /tmp from the server."""
-    spawner = LimitedLocalProcessSpawner()
-    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/tmp/x/exchange",
-                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/dev/shm/cfg"}  # fmt: skip
-    assert spawner._shared_paths_in_tmp() == ["/tmp/x/exchange", "/dev/shm/cfg"]
-    spawner.environment = {"ATTENTION_LAB_EXCHANGE": "/srv/nbgrader/exchange",
-                           "JUPYTER_CONFIG_PATH": "/etc/jupyter:/tmpfoo"}  # fmt: skip
-    assert spawner._shared_paths_in_tmp() == []
+def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path):
+    """A course under /tmp (mktemp -d, a CI clone): its folders are bound into the fresh /tmp.
+
+    The rest of the machine's /tmp stays hidden and what the server writes there stays its own.
+    """
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0:
+        pytest.skip("mount namespaces need root")
+    course = Path(tempfile.mkdtemp(prefix="al-course-", dir="/tmp"))
+    other = Path(tempfile.mkdtemp(prefix="al-other-", dir="/tmp"))
+    link = Path(tempfile.mkdtemp(prefix="al-link-", dir="/tmp")) / "venv"
+    try:
+        (course / "venv" / "bin").mkdir(parents=True)
+        (course / "venv" / "bin" / "tool").write_text("env")
+        (other / "secret").write_text("classmate")
+        link.symlink_to(course / "venv")
+        from server_namespace import kept_paths
+
+        # outermost only; a symlink is kept at its own path and at its target's
+        assert kept_paths([str(course / "venv"), str(course), "/srv/x", str(link)]) == tuple(
+            sorted([str(course), str(link)])
+        )
+        keep = kept_paths([str(course), str(link)])
+        code = (
+            "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+            f"server_namespace.private_tmp(8 << 20, {keep!r})\n"
+            "open('/tmp/al-probe', 'w').write('x')\n"
+            f"print(json.dumps([open({str(course / 'venv/bin/tool')!r}).read(),"
+            f" open({str(link / 'bin/tool')!r}).read(), os.path.exists({str(other)!r}),"
+            " sorted(os.listdir('/tmp'))]))\n"
+        )
+        hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
+        done = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout)
+        tops = sorted({course.name, link.parent.name, "al-probe"})
+        assert seen == ["env", "env", False, tops], seen
+        assert not os.path.exists("/tmp/al-probe")  # its own /tmp: the machine's is untouched
+    finally:
+        for folder in (course, other, link.parent):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path):
+    """What a server needs from /tmp: the env of Spawner.cmd, its base Python, the checkout."""
+    import tempfile
+
+    import spawner_limits
+    from server_namespace import PRIVATE_MOUNTS
+
+    root = Path(tempfile.mkdtemp(prefix="al-install-", dir="/tmp"))
+    try:
+        venv, base = root / "course" / ".venv", root / "python"
+        (venv / "bin").mkdir(parents=True)
+        (base / "bin").mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\nversion = 3.11\n")
+        (root / "exchange").mkdir()
+        spawner = LimitedLocalProcessSpawner()
+        spawner.cmd = [str(venv / "bin" / "jupyterhub-singleuser")]
+        spawner.environment = {"ATTENTION_LAB_EXCHANGE": str(root / "exchange"),
+                               "JUPYTER_CONFIG_PATH": f"/etc/jupyter:{root / 'exchange'}"}  # fmt: skip
+        kept = spawner._needed_paths()
+        assert str(root / "course") not in kept  # the env, not the folder above it
+        assert {str(venv), str(base), str(root / "exchange")} <= set(kept), kept
+        private = tuple(m + "/" for m in PRIVATE_MOUNTS)
+        checkout = spawner_limits.COURSE_CHECKOUT
+        assert (checkout in kept) == checkout.startswith(private), kept  # a clone under /tmp
+        assert all(k.startswith(private) for k in kept), kept  # nothing else is bound in
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
