@@ -15,6 +15,9 @@ kernel and process it starts share the limits:
   its proxy weigh as much as the whole class (:func:`shelter_hub`), since every student's
   request goes through them.
 
+The groups are root's alone (mode 0700, the shared parent too): their files say when each
+user's server starts and what runs in it.
+
 Works on cgroup v1 (separate ``memory`` and ``cpu`` hierarchies; tested here, as root without
 systemd) and on cgroup v2 when the hub's own cgroup has the ``memory`` and ``cpu`` controllers
 delegated to its children (not available on the test machine: untested).
@@ -37,6 +40,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT_NAME = "attention-lab"  # one folder per user below this, under the hub's own cgroup
 HUB_GROUP = "attention-lab-hub"  # the hub, its proxy and services: beside PARENT_NAME
 CFS_PERIOD_US = 100_000
+PRIVATE_MODE = 0o700  # the users' groups and their shared parent: root (the hub) only
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -144,6 +148,11 @@ class UserCgroup:
         memory, cpu = layout.memory / user, layout.cpu / user
         for folder in group.folders:
             folder.mkdir(parents=True, exist_ok=True)
+            # root's alone (cgroupfs makes them world-readable): a student read a classmate's
+            # cgroup.procs to learn the instant their server started, and the parent's listing
+            # says whose servers run
+            for private in (folder.parent, folder):
+                private.chmod(PRIVATE_MODE)
         if layout.version == 2:  # the shared parent hands the controllers to each user's group
             wanted = "+memory +cpu" + (" +pids" if layout.pids is not None else "")
             _write(layout.memory / "cgroup.subtree_control", wanted)

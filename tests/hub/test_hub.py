@@ -230,12 +230,20 @@ def test_servers_run_as_their_users_with_the_course_env(classroom, cycle):
     """Every server and kernel is the course env's, here at a path under /tmp (the fixture's
     ATTENTION_LAB_VENV), which each server's private /tmp would hide if nothing bound it in.
     """
-    assert str(classroom.course_env).startswith("/tmp/")
-    probe = "import os, sys, json; print(json.dumps([os.getuid(), sys.prefix]))"
+    env = str(classroom.course_env)
+    assert env.startswith("/tmp/")
+    probe = (
+        "import os, subprocess, sys, json\n"
+        "server = open(f'/proc/{os.getppid()}/cmdline').read().split(chr(0))\n"
+        "tools = subprocess.run(['python', '-c', 'import sys; print(sys.prefix)'],\n"
+        "                       capture_output=True, text=True).stdout.strip()\n"
+        "print(json.dumps([os.getuid(), sys.prefix, server, tools]))\n"
+    )
     for name in (classroom.instructor, *classroom.students):
-        uid, prefix = json.loads(classroom.run_in_kernel(name, probe))
+        uid, prefix, server, tools = json.loads(classroom.run_in_kernel(name, probe))
         assert uid == pwd.getpwnam(name).pw_uid
-        assert prefix == str(classroom.course_env)
+        assert f"{env}/bin/jupyterhub-singleuser" in server  # started from under /tmp
+        assert tools == env  # PATH's python (terminals, `!nbgrader`): the env under /tmp
         assert Path(prefix).resolve() == Path(os.sys.prefix).resolve()
 
 

@@ -145,6 +145,42 @@ def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
     assert pids.parent.name == PARENT_NAME
 
 
+def test_an_ordinary_user_reads_nothing_of_the_users_cgroups():
+    """A student read a classmate's cgroup.procs to learn the instant their server started."""
+    import os
+    import secrets
+    import subprocess
+    import sys
+
+    from user_cgroup import UserCgroup, find_layout
+
+    layout = find_layout()
+    if os.geteuid() != 0 or layout is None:
+        pytest.skip("needs root and a writable cgroup (as the hub has)")
+    group = UserCgroup.create(layout, f"al_probe_{secrets.token_hex(3)}", None, None, None)
+    try:
+        files = [str(f / "cgroup.procs") for f in group.folders]
+        parents = sorted({str(f.parent) for f in group.folders})
+        probe = (
+            "import json, os, sys\n"
+            "os.setgid(65534); os.setuid(65534)\n"  # nobody: an ordinary user
+            "out = {}\n"
+            "for path in sys.argv[1:]:\n"
+            "    try:\n"
+            "        out[path] = os.listdir(path) if os.path.isdir(path) else open(path).read()\n"
+            "    except PermissionError:\n"
+            "        out[path] = 'refused'\n"
+            "print(json.dumps(out))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", probe, *parents, *files],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == dict.fromkeys([*parents, *files], "refused")
+        assert group.pids() == []  # the hub (root) still reads them
+    finally:
+        group.remove()
+
+
 def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     """In a child (as root): every folder all may write becomes a fresh capped tmpfs, unseen outside."""
     import os

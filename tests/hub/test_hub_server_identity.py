@@ -29,6 +29,7 @@ import secrets
 import signal
 import socket
 import sys
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -45,14 +46,18 @@ SERVERS = 4  # the teacher, alice, bob, mallory
 FREE = 16
 
 # mallory's squatter: argv = victim uid, first port, last port, ready file, request log, the
-# victim's cgroup.procs. Her trigger: a new process of the victim's in /proc (hidden from her by
-# the shipped hub) or the victim's control group holding a process (cgroupfs is world-readable)
+# victim's cgroup.procs, a go file. Her triggers: a new process of the victim's in /proc and the
+# victim's control group holding a process (both hidden from her by the shipped hub), and the go
+# file, which the test (root) makes the instant the victim's group holds a process: the precise
+# timing those leaks gave, kept as an oracle so that the race itself stays tested
 SQUATTER = r"""
 import os, socket, sys, threading, time
 victim, first, last, ready, log = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-procs = sys.argv[6]
+procs, go = sys.argv[6], sys.argv[7]
 
 def started():
+    if os.path.exists(go):
+        return True
     try:
         with open(procs) as handle:
             return bool(handle.read().strip())
@@ -235,18 +240,33 @@ def _run_as(room, user: str, script: str, args: list[str]) -> int:
 
 
 def _squat(room, mallory: str, victim: str, ports: tuple[int, int]) -> tuple[int, Path]:
-    """Start mallory's squatter in her server against ``victim``; (its pid, its request log)."""
+    """Start mallory's squatter in her server against ``victim``; (its pid, its request log).
+
+    A thread of the test (root) tells her, through a file in her home, the instant the victim's
+    control group holds a process (what the world-readable cgroup.procs told her before).
+    """
     home = Path(pwd.getpwnam(mallory).pw_dir)
     tag = secrets.token_hex(3)
-    ready, log = home / f"squat-{tag}.ready", home / f"squat-{tag}.log"
+    ready, log, go = (home / f"squat-{tag}.{kind}" for kind in ("ready", "log", "go"))
     uid = str(pwd.getpwnam(victim).pw_uid)
     layout = find_layout()
     assert layout is not None, "the shipped hub runs each server in a cgroup here"
-    procs = str(layout.cpu / victim / "cgroup.procs")
-    args = [uid, str(ports[0]), str(ports[1]), str(ready), str(log), procs]
+    procs = layout.cpu / victim / "cgroup.procs"
+    args = [uid, str(ports[0]), str(ports[1]), str(ready), str(log), str(procs), str(go)]
     pid = _run_as(room, mallory, SQUATTER, args)
     while not ready.exists():
         time.sleep(0.2)  # a condition, not a wait for an effect
+
+    def oracle() -> None:
+        while not go.exists() and os.path.exists(f"/proc/{pid}"):  # until she is ended
+            try:
+                if procs.read_text().strip():
+                    go.touch()
+            except OSError:
+                pass
+            time.sleep(0.002)  # polls a condition: the victim's group holds a process
+
+    threading.Thread(target=oracle, daemon=True).start()
     return pid, log
 
 
@@ -343,7 +363,7 @@ def test_a_student_holding_every_port_she_can_stops_no_ones_spawn(hub, victim):
 
 
 def test_a_student_sees_no_one_elses_processes(hub):
-    """/proc in a server shows its user's processes only: what made the hijack precise."""
+    """/proc and the cgroups show her nothing of others': what made the hijack precise."""
     room, _, _ = hub
     mallory = room.students[2]
     others = sorted(
@@ -363,6 +383,25 @@ def test_a_student_sees_no_one_elses_processes(hub):
     assert seen.strip() == "[]", seen
     # the machine's own view is untouched: the hub (root) still sees every server
     assert all(any(u == uid for u, _ in _listeners().values()) for uid in others)
+    # nor the users' control groups: whose servers run, and since when (their cgroup.procs)
+    layout = find_layout()
+    assert layout is not None, "the shipped hub runs each server in a cgroup here"
+    paths = [
+        str(layout.cpu),
+        str(layout.memory),
+        str(layout.cpu / room.instructor / "cgroup.procs"),
+    ]
+    tried = json.loads(room.run_in_kernel(mallory, (
+        "import json, os\n"
+        "out = {}\n"
+        f"for path in {paths!r}:\n"
+        "    try:\n"
+        "        out[path] = os.listdir(path) if os.path.isdir(path) else open(path).read()\n"
+        "    except PermissionError:\n"
+        "        out[path] = 'refused'\n"
+        "print(json.dumps(out))\n"
+    )))  # fmt: skip
+    assert tried == dict.fromkeys(paths, "refused"), tried
 
 
 def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub):
