@@ -139,6 +139,44 @@ while True:
 """
 
 
+# mallory's kernel replaces her own server on her route: argv = her server's pid, its port, log,
+# the page. It tries its memory (to run code inside it), kills it, and binds its port to answer
+# with her page: on one origin for everyone, her script would run beside the teacher's server
+REPLACER = r"""
+import os, signal, socket, sys, time
+server, port, log, page = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4].encode()
+out = []
+try:
+    with open("/proc/%d/mem" % server, "rb"):
+        out.append("MEM opened")
+except PermissionError:
+    out.append("MEM refused")
+os.kill(server, signal.SIGKILL)
+held, last, deadline = None, 0, time.time() + 30
+while held is None and time.time() < deadline:  # until the dead server's socket is gone
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen(16)
+        held = sock
+    except OSError as err:
+        last = err.errno
+        sock.close()
+        time.sleep(0.1)
+out.append("BOUND" if held else "REFUSED %d" % last)
+with open(log, "w") as handle:
+    handle.write(chr(10).join(out) + chr(10))
+while held is not None:
+    conn, _ = held.accept()
+    conn.recv(65536)
+    conn.sendall(b"HTTP/1.1 200 OK" + bytes([13, 10]) + b"Content-Type: text/html"
+                 + bytes([13, 10]) + b"Content-Length: " + str(len(page)).encode()
+                 + bytes([13, 10, 13, 10]) + page)
+    conn.close()
+"""
+
+
 def _free_range(size: int) -> tuple[int, int]:
     """A run of ``size`` ports in the servers' default range on which nothing listens now."""
     while True:
@@ -162,7 +200,10 @@ def _free_range(size: int) -> tuple[int, int]:
 def hub(request):
     """A running hub: a teacher, alice, bob and mallory, servers on a narrow port range.
 
-    ``unfenced`` (indirect parameter): ``fence_ports`` off, as on a kernel without Landlock.
+    Indirect parameter: ``shipped`` (the shipped default: one origin for everyone, the
+    formgrader iframe switch off), ``subdomains`` (each server on its own origin,
+    ``ATTENTION_LAB_SUBDOMAIN_HOST``, with the iframe switch on), ``unfenced`` (shipped, with
+    ``fence_ports`` off, as on a kernel without Landlock).
     """
     _require_root_and_proxy()
     tag = secrets.token_hex(3)
@@ -176,10 +217,13 @@ def hub(request):
             "ATTENTION_LAB_STUDENTS": ",".join(students),
             "ATTENTION_LAB_DISK_SIZE": "0",  # not what is tested here: spawns are quicker
         }
+        if request.param == "subdomains":
+            env["ATTENTION_LAB_FORMGRADER_IFRAME"] = "1"
         extra = f'c.LimitedLocalProcessSpawner.server_ports = "{first}-{last}"\n'
         if request.param == "unfenced":
             extra += "c.LimitedLocalProcessSpawner.fence_ports = False\n"
-        room = _one_class_hub(stack, request, tmp, teacher, students, env, extra, subdomains=True)
+        room = _one_class_hub(stack, request, tmp, teacher, students, env, extra,
+                              subdomains=request.param == "subdomains")  # fmt: skip
         room.start_servers([teacher, *students], timeout=600)
         yield room, (first, last), request.param
 
@@ -316,6 +360,7 @@ def test_a_squatter_never_answers_in_place_of_the_victims_server(hub, victim):
     assert "started" in status, status
 
 
+@pytest.mark.parametrize("hub", ["shipped", "subdomains"], indirect=True)
 def test_a_students_own_jupyter_config_serves_nothing_to_others(hub):
     """Mallory's ~/.jupyter config would serve her page from the hub's address to anyone."""
     import requests
@@ -431,6 +476,7 @@ def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub
     assert not any(line.startswith(forged) for line in text.splitlines())
 
 
+@pytest.mark.parametrize("hub", ["subdomains"], indirect=True)
 def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub):
     """Chromium, the teacher logged in: a script on mallory's origin tries his server."""
     from playwright.sync_api import sync_playwright
@@ -490,3 +536,85 @@ def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub
             browser.close()
     assert "_xsrf" not in seen["cookie"], seen  # his page is closed to her script ...
     assert "fetch_error" in seen and "status" not in seen, seen  # ... and so is his server
+
+
+def test_her_own_python_files_run_nothing_in_her_server(hub):
+    """A .pth file in her user site-packages ran her code in her server (its every start)."""
+    room, _, _ = hub
+    mallory = room.students[2]
+    home = Path(pwd.getpwnam(mallory).pw_dir)
+    tag = secrets.token_hex(4)
+    ran = home / f"pth-{tag}.log"
+    line = f"import sys; open({str(ran)!r}, 'a').write(repr(sys.argv) + chr(10))\n"
+    room.run_in_kernel(mallory, (
+        "import os, site\n"
+        "folder = site.getusersitepackages()\n"
+        "os.makedirs(folder, exist_ok=True)\n"
+        f"open(os.path.join(folder, 'al-{tag}.pth'), 'w').write({line!r})\n"
+    ))  # fmt: skip
+    _stop(room, mallory)
+    state = _start_and_settle(room, mallory)
+    assert state.get("ready"), room.log_tail()
+    room.run_in_kernel(mallory, "print(1)")  # her kernels may use it: they are hers alone
+    seen = ran.read_text()
+    assert "ipykernel" in seen, seen  # the file works ...
+    assert "singleuser" not in seen and "server_launch" not in seen, seen  # ... not in her server
+
+
+def test_her_kernel_cannot_take_her_servers_place_on_the_hubs_origin(hub):
+    """She kills her server from her kernel and binds its port: her page at /user/mallory/.
+
+    On one origin for everyone (the shipped default) the teacher's browser would run it beside
+    his own server; the proxy sends /user/mallory/ to that port until the hub sees the server
+    gone.
+    """
+    import requests
+
+    room, _, _ = hub
+    mallory = room.students[2]
+    home = Path(pwd.getpwnam(mallory).pw_dir)
+    mark = secrets.token_hex(6)
+    log = home / f"replace-{mark}.log"
+    page = f"<html><title>x</title><script>document.title = {mark!r};</script></html>"
+    port = _route_port(room, mallory)
+    server = room.run_in_kernel(mallory, "import os; print(os.getppid())").strip()
+    pid = _run_as(room, mallory, REPLACER, [server, str(port), str(log), page])
+    try:
+        while not log.exists():
+            time.sleep(0.2)  # a condition, not a wait for an effect
+        result = log.read_text()
+        served = requests.get(f"{room.user_url(mallory)}/evil", timeout=60)
+        title = _teacher_opens(room, f"{room.user_url(mallory)}/evil")
+    finally:
+        _end(pid)
+    assert "MEM refused" in result, result  # no code of hers inside her server ...
+    assert "REFUSED" in result, result  # ... nor her own listener on its port
+    assert mark not in served.text, served.text[:200]
+    assert title != mark, title  # the teacher's browser ran nothing of hers
+    _stop(room, mallory)
+    state = _start_and_settle(room, mallory)
+    assert state.get("ready"), room.log_tail()
+
+
+def _teacher_opens(room, url: str) -> str:
+    """Log the teacher in with Chromium, open ``url`` (a link of mallory's); the page's title."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from browser.driver import launch_chromium
+
+    base = room.subdomain_host or room.url
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/hub/login")
+            page.fill("#username_input", room.instructor)
+            page.fill("#password_input", room.password)
+            page.click("#login_submit")
+            page.wait_for_url(f"**/user/{room.instructor}/lab**", timeout=180_000)
+            page.goto(url)
+            page.wait_for_load_state("load")
+            return page.title()
+        finally:
+            browser.close()
