@@ -1,4 +1,4 @@
-"""A server's processes bind no port of the servers' range but their own (autograder/jupyterhub/port_fence.py).
+"""A server's processes bind no port of the servers' range (autograder/jupyterhub/port_fence.py).
 
 The fence is for good, so it is entered in a child process; tests/hub/test_hub_server_identity.py
 checks it on a real hub, from a student's kernel.
@@ -25,10 +25,10 @@ sys.path.insert(0, sys.argv[1])
 from port_fence import enter_fence, fence_ruleset
 from server_port import PortRange
 first, own = int(sys.argv[2]), int(sys.argv[3])
-fd = fence_ruleset(PortRange(first, first + 9), own)
+fd = fence_ruleset(PortRange(first, first + 9))
 enter_fence(fd)
 result = {}
-for name, port in (("own", own), ("other in range", first + 5), ("kernel's choice", 0),
+for name, port in (("its own", own), ("other in range", first + 5), ("kernel's choice", 0),
                    ("outside", first + 10)):
     sock = socket.socket()
     try:
@@ -42,7 +42,8 @@ print(json.dumps(result))
 
 
 @pytest.mark.slow
-def test_a_fenced_process_binds_its_own_port_and_none_other_of_the_range():
+def test_a_fenced_process_binds_no_port_of_the_range_not_even_its_servers():
+    """The hub listens for the server: its kernels cannot answer on its port once it is gone."""
     if os.geteuid() != 0:
         pytest.skip("entering the fence without no_new_privs needs root, as in the hub")
     assert fence_works() == "", fence_works()  # Linux >= 6.7 here; the hub log says otherwise
@@ -52,7 +53,7 @@ def test_a_fenced_process_binds_its_own_port_and_none_other_of_the_range():
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert json.loads(done.stdout) == {
-        "own": "bound",
+        "its own": "Permission denied",
         "other in range": "Permission denied",
         "kernel's choice": "bound",
         "outside": "bound",

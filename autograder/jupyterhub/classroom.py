@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 FORMGRADE_PREFIX = "formgrade-"
+#: What every user's server runs (with the course env's Python, ``-s``).
+SERVER_LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server_launch.py")
 STUDENT_PREFIX = "nbgrader-"
 # nbgrader course ids become group, service and folder names: keep them to a safe alphabet.
 _COURSE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -377,7 +379,9 @@ def configure_classroom(
     users |= {course.grader for course in courses if course.grader}
     c.Authenticator.allowed_users = set(c.Authenticator.get("allowed_users", set())) | users
 
-    c.Spawner.cmd = [os.path.join(venv, "bin", "jupyterhub-singleuser")]
+    # jupyterhub-singleuser, serving on the socket the hub listens on for it, sealed from its
+    # user's other processes (server_launch.py; -s: no user site-packages in the server)
+    c.Spawner.cmd = [os.path.join(venv, "bin", "python"), "-s", SERVER_LAUNCH]
     c.Spawner.default_url = "/lab"
     c.Spawner.environment = {
         **dict(c.Spawner.get("environment", {})),

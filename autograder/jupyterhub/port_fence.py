@@ -6,7 +6,9 @@ Any user may bind any free TCP port, so one student could hold every port of the
 The kernel's Landlock (Linux >= 6.7, ABI 4: ``LANDLOCK_ACCESS_NET_BIND_TCP``) bounds what a
 process tree may bind, for good (it is inherited through fork, exec and setuid and cannot be
 lifted): a server and everything it starts may bind port 0 (the kernel's choice) and any port
-outside the range, and in the range only the server's own port.
+outside the range, and none in the range: the hub listens on the server's port for it and hands
+the socket down (``server_launch.py``), so a kernel that kills its own server cannot answer on
+its port either.
 
 The ruleset is built in the hub (one rule per allowed port: about 54,000, a fraction of a second,
 done in a worker thread) and applied in the child between fork and exec, as root
@@ -54,8 +56,8 @@ def fence_works() -> str:
     return ""
 
 
-def fence_ruleset(servers: PortRange, own_port: int) -> int:
-    """Return a Landlock ruleset fd: bind port 0, any port outside ``servers``, and ``own_port``.
+def fence_ruleset(servers: PortRange) -> int:
+    """Return a Landlock ruleset fd: bind port 0 and any port outside ``servers``.
 
     The caller closes it (after :func:`enter_fence` ran in the child).
 
@@ -70,7 +72,7 @@ def fence_ruleset(servers: PortRange, own_port: int) -> int:
     if fd < 0:
         err = ctypes.get_errno()
         raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
-    allowed = [0, own_port, *range(1024, servers.first), *range(servers.last + 1, 65536)]
+    allowed = [0, *range(1024, servers.first), *range(servers.last + 1, 65536)]
     rule, add, ref = _NetPortAttr(_ACCESS_NET_BIND_TCP, 0), _LIBC.syscall, ctypes.byref
     try:
         for port in allowed:

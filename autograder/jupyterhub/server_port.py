@@ -10,11 +10,11 @@ So servers take their ports from :data:`DEFAULT_RANGE`, below the ephemeral rang
 32768-60999), where nothing that binds port 0 ever lands; a port is handed out only if nothing
 listens on it and no other server of this hub was given it (it may not be listening yet).
 
-Any user may bind any free port, so a student can take the port a classmate's server was given
-in the seconds before that server binds it, and answer in its place. :func:`listener` tells the
-spawner who listens on a port: the server process it started (then, and only then, the hub may
-route to it; nobody else can bind that port while it listens), someone else (the server then
-fails to bind and the spawner tries another port), or nobody yet.
+Any user may bind any free port, so a student could take the port a classmate's server was
+given in the seconds before that server bound it, and answer in its place. So the hub binds and
+listens on the port itself (:func:`hold`) and hands the socket to the server it starts
+(``server_launch.py``): a port someone else holds is not taken, and :func:`listener` tells the
+spawner when the process it started holds the socket (then, and only then, the hub routes to it).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "holder", "is_free",
-           "listener", "pick_port"]  # fmt: skip
+__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "hold", "holder",
+           "is_free", "listener", "pick_port"]  # fmt: skip
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -98,6 +98,27 @@ def pick_port(ports: PortRange, given: Collection[int], host: str = "") -> int:
 def is_free(port: int, host: str = "") -> bool:
     """Say whether ``port`` could be bound now (nobody binds or listens on it)."""
     return _bindable(host, port)
+
+
+def hold(host: str, port: int) -> socket.socket | None:
+    """Bind and listen on ``host``:``port`` for a server to take over (None: someone holds it).
+
+    ``port`` 0: the kernel's choice. The hub (root) makes it before the server starts and
+    hands it down (``server_launch.py``): from the hub's choice of a port on, nothing else can
+    take it (a student watching for a classmate's spawn was 0.3 s too late before it bound).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a stopped one's TIME_WAIT
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as err:
+        sock.close()
+        if err.errno in (errno.EADDRINUSE, errno.EACCES):
+            return None
+        raise
+    return sock
 
 
 def _bindable(host: str, port: int) -> bool:

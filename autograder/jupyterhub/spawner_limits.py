@@ -30,12 +30,14 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import socket
 import subprocess
 from typing import ClassVar
 
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from port_fence import enter_fence, fence_ruleset, fence_works
+from server_launch import SOCKET_ENV
 from server_namespace import (
     kept_paths,
     private_proc,
@@ -48,8 +50,8 @@ from server_port import (
     DEFAULT_RANGE,
     PortRange,
     ephemeral_range,
+    hold,
     holder,
-    is_free,
     listener,
     pick_port,
 )
@@ -149,16 +151,17 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     )  # fmt: skip
     port_attempts = Integer(
         5, config=True,
-        help="Times a server is started on another port when something else listened on its "
-        "own before it could (another user may bind any free port): the hub routes to a "
-        "server only once the process it started listens there.",
+        help="Ports the hub tries for a server: it binds and listens on the server's port "
+        "itself before the server starts (server_launch.py), and takes another when something "
+        "else holds the one it chose (a user of an unfenced hub may bind any free port).",
     )  # fmt: skip
     fence_ports = Bool(
         True, config=True,
-        help="Let each server and everything it starts bind no port of server_ports but its "
-        "own (Landlock, Linux >= 6.7): one user held every port of the range (nobody could "
-        "start a server) or took a classmate's. Where the kernel cannot, the hub log says so "
-        "once and servers run unfenced. docs/hub-admins.md, 'Server ports'.",
+        help="Let each server and everything it starts bind no port of server_ports (Landlock, "
+        "Linux >= 6.7; the hub listens for the server): one user held every port of the range "
+        "(nobody could start a server), took a classmate's, or killed her own server and "
+        "answered on its port. Where the kernel cannot, the hub log says so once and servers "
+        "run unfenced. docs/hub-admins.md, 'Server ports'.",
     )  # fmt: skip
     _fence_problem: str | None = None  # probed once per hub process
     output_budget = ByteSpecification(
@@ -167,6 +170,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "the pipe that is its stdout and stderr (server_output.py); the rest is dropped.",
     )  # fmt: skip
     _fence_fd: int | None = None  # the ruleset of this start, for its preexec_fn
+    _socket_fd: int | None = None  # the listening socket of this start, for get_env
     # (user, server name) -> port: given by this hub, perhaps not listened on yet
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
     _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
@@ -316,36 +320,53 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         taken = []
         for _ in range(max(1, self.port_attempts)):
             self._take_port()
-            self._fence_fd = await self._fence(self.port)
-            # its own stdout and stderr, never the hub's (nor the hub's stdin)
-            self.popen_kwargs = {**self.popen_kwargs, "stdin": subprocess.DEVNULL,
-                                 "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}  # fmt: skip
+            held = hold(self.ip or "127.0.0.1", self.port)
+            if held is None:  # someone else binds it (a user of an unfenced hub, a service)
+                taken.append(self.port)
+                self.log.warning(
+                    "%s: port %d is taken (%s): the server goes on another",
+                    self.user.name, self.port, holder(self.port),
+                )  # fmt: skip
+                continue
+            self.port = held.getsockname()[1]  # server_ports '': the kernel's choice
             try:
-                self._make_cgroup()  # no await from here until the server has joined it
-                ip, port = await super().start()
-                follow(self.proc.stdout, self.log, self.user.name, int(self.output_budget))
+                return await self._start_on(held)
             finally:
-                if self._fence_fd is not None:
-                    os.close(self._fence_fd)
-                    self._fence_fd = None
-            if await self._listens_itself(port):
-                return ip, port
-            if is_free(port):  # nobody took its port: it ended on its own
-                raise RuntimeError(
-                    f"{self.user.name}'s server ended (status {self.proc.returncode}) before "
-                    f"it listened; its output is in the hub log ('server {self.user.name}: ...')"
-                )
-            taken.append(port)
-            if not self.server_ports:
-                self.port = 0  # LocalProcessSpawner's random port, again
-            self.log.warning(
-                "%s: another process listened on port %d before the server could (%s): "
-                "starting it on another port", self.user.name, port, holder(port),
-            )  # fmt: skip
+                held.close()  # the server has its own copy
         raise RuntimeError(
-            f"{self.user.name}'s server could not listen: its ports {taken} were taken before it "
-            "bound them, each time by another process. See docs/hub-admins.md, 'Server ports'."
+            f"{self.user.name}'s server could not start: its ports {taken} were each taken by "
+            "another process. See docs/hub-admins.md, 'Server ports'."
         )
+
+    async def _start_on(self, held: socket.socket) -> tuple[str, int]:
+        """Start the server on the socket the hub listens on for it (``server_launch.py``)."""
+        self._fence_fd = await self._fence()
+        self._socket_fd = held.fileno()
+        # its own stdout and stderr, never the hub's (nor the hub's stdin)
+        self.popen_kwargs = {**self.popen_kwargs, "stdin": subprocess.DEVNULL,
+                             "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT,
+                             "pass_fds": (held.fileno(),)}  # fmt: skip
+        try:
+            self._make_cgroup()  # no await from here until the server has joined it
+            ip, port = await super().start()
+            follow(self.proc.stdout, self.log, self.user.name, int(self.output_budget))
+        finally:
+            self._socket_fd = None
+            if self._fence_fd is not None:
+                os.close(self._fence_fd)
+                self._fence_fd = None
+        if not await self._listens_itself(port):
+            raise RuntimeError(
+                f"{self.user.name}'s server ended (status {self.proc.returncode}) before it "
+                f"served; its output is in the hub log ('server {self.user.name}: ...')"
+            )
+        return ip, port
+
+    def get_env(self):
+        env = super().get_env()
+        if self._socket_fd is not None:
+            env[SOCKET_ENV] = str(self._socket_fd)
+        return env
 
     def _make_cgroup(self) -> None:
         """Make this user's control group, for the preexec_fn to join (None: no cgroup).
@@ -376,8 +397,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             "" if layout.pids else " (no pids controller: not limited)",
         )  # fmt: skip
 
-    async def _fence(self, port: int) -> int | None:
-        """Return the Landlock ruleset for a server on ``port`` (None: no fence, said once)."""
+    async def _fence(self) -> int | None:
+        """Return the Landlock ruleset of a server's processes (None: no fence, said once)."""
         if not (self.fence_ports and self.server_ports):
             return None
         cls = type(self)
@@ -392,13 +413,13 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         if cls._fence_problem:
             return None
         ports = PortRange.parse(self.server_ports)
-        return await asyncio.get_running_loop().run_in_executor(None, fence_ruleset, ports, port)
+        return await asyncio.get_running_loop().run_in_executor(None, fence_ruleset, ports)
 
     async def _listens_itself(self, port: int) -> bool:
-        """Wait until the started server listens on ``port`` (True) or exits first (False).
+        """Wait until the started server holds its listening socket on ``port`` (True) or exits.
 
-        Until the process the spawner started holds the listening socket itself, the hub is not
-        told the server is there: whatever else answers on the port is not this user's server.
+        The hub made the socket and handed it down: until the process the spawner started holds
+        it, the hub is not told the server is there.
         """
         while True:
             found = listener(self.pid, port)

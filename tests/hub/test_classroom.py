@@ -73,8 +73,11 @@ def test_one_class_config_sets_groups_kernel_and_exchange(monkeypatch, tmp_path)
         "nbgrader-attention-lab": {"users": ["ravi", "meera"]},
     }
     assert cfg.Authenticator.allowed_users == {"teach", "ravi", "meera"}
-    # The course env runs every server, hence every kernel.
-    assert cfg.Spawner.cmd == ["/opt/attention-lab/venv/bin/jupyterhub-singleuser"]
+    # The course env runs every server, hence every kernel; without user site-packages, on the
+    # socket the hub holds for it (server_launch.py)
+    from classroom import SERVER_LAUNCH
+
+    assert cfg.Spawner.cmd == ["/opt/attention-lab/venv/bin/python", "-s", SERVER_LAUNCH]
     assert cfg.Spawner.environment["PATH"].startswith("/opt/attention-lab/venv/bin:")
     assert cfg.Spawner.environment["ATTENTION_LAB_EXCHANGE"] == str(tmp_path / "exchange")
     # One class: the formgrader is in the instructor's server; the only service is the culler,

@@ -242,8 +242,8 @@ def test_servers_run_as_their_users_with_the_course_env(classroom, cycle):
     for name in (classroom.instructor, *classroom.students):
         uid, prefix, server, tools = json.loads(classroom.run_in_kernel(name, probe))
         assert uid == pwd.getpwnam(name).pw_uid
-        assert f"{env}/bin/jupyterhub-singleuser" in server  # started from under /tmp
-        assert tools == env  # PATH's python (terminals, `!nbgrader`): the env under /tmp
+        assert server[:2] == [f"{env}/bin/python", "-s"], server  # started from under /tmp
+        assert tools == prefix == env  # its kernels and PATH's python (terminals, `!nbgrader`)
         assert Path(prefix).resolve() == Path(os.sys.prefix).resolve()
 
 

@@ -12,11 +12,17 @@ mallory attacks from her own server's kernel, as any student can:
   the victim's server binds the one the spawner chose (the issue's "Critical" finding). The
   victim's start must never be routed to her process, and no request of theirs reaches her;
   run on the shipped hub (its fence lets her bind nothing) and with ``fence_ports`` off (the
-  spawner's proof of the listening process, and a start on another port, must hold alone);
+  hub listening on the victim's port before the server starts must hold alone);
 * she holds every port of the range she can: classmates' and the teacher's spawns succeed;
 * her own ``~/.jupyter`` config serves a page from the hub's address (ignored now);
-* she lists /proc for others' processes and looks for the hub's log among her descriptors,
-  then writes a forged hub line to her server's stdout.
+* she lists /proc and the cgroups for others' processes and looks for the hub's log among her
+  descriptors, then writes a forged hub line to her server's stdout;
+* on one origin for everyone (the shipped default) she replaces her own server on its route:
+  reads its memory to run code in it, kills it and answers on its port; with subdomains (and
+  the formgrader iframe switch on) a page on her origin acts in the teacher's Chromium.
+
+The hub runs in the shipped default and with subdomains + the iframe switch (``hub``'s
+parameter); each attack runs where it applies.
 """
 
 from __future__ import annotations
@@ -345,8 +351,6 @@ def test_a_squatter_never_answers_in_place_of_the_victims_server(hub, victim):
         assert route is None or owner == pwd.getpwnam(name).pw_uid, (state, route, owner, held)
         # ... and nothing of the victim's ever reached mallory
         assert "REQUEST" not in held, held
-        if setting == "unfenced":  # she held them: the spawner saw the port taken
-            assert f"{name}: another process listened on port" in room.hub_log.read_text()
     finally:
         _end(pid)
     # once she lets go, the victim's server starts as before
@@ -536,29 +540,6 @@ def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub
             browser.close()
     assert "_xsrf" not in seen["cookie"], seen  # his page is closed to her script ...
     assert "fetch_error" in seen and "status" not in seen, seen  # ... and so is his server
-
-
-def test_her_own_python_files_run_nothing_in_her_server(hub):
-    """A .pth file in her user site-packages ran her code in her server (its every start)."""
-    room, _, _ = hub
-    mallory = room.students[2]
-    home = Path(pwd.getpwnam(mallory).pw_dir)
-    tag = secrets.token_hex(4)
-    ran = home / f"pth-{tag}.log"
-    line = f"import sys; open({str(ran)!r}, 'a').write(repr(sys.argv) + chr(10))\n"
-    room.run_in_kernel(mallory, (
-        "import os, site\n"
-        "folder = site.getusersitepackages()\n"
-        "os.makedirs(folder, exist_ok=True)\n"
-        f"open(os.path.join(folder, 'al-{tag}.pth'), 'w').write({line!r})\n"
-    ))  # fmt: skip
-    _stop(room, mallory)
-    state = _start_and_settle(room, mallory)
-    assert state.get("ready"), room.log_tail()
-    room.run_in_kernel(mallory, "print(1)")  # her kernels may use it: they are hers alone
-    seen = ran.read_text()
-    assert "ipykernel" in seen, seen  # the file works ...
-    assert "singleuser" not in seen and "server_launch" not in seen, seen  # ... not in her server
 
 
 def test_her_kernel_cannot_take_her_servers_place_on_the_hubs_origin(hub):
