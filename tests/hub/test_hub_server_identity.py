@@ -155,9 +155,12 @@ out = []
 try:
     with open("/proc/%d/mem" % server, "rb"):
         out.append("MEM opened")
-except PermissionError:
-    out.append("MEM refused")
-os.kill(server, signal.SIGKILL)
+except OSError as err:  # refused, or not even shown to her
+    out.append("MEM refused %d" % err.errno)
+try:
+    os.kill(server, signal.SIGKILL)
+except OSError as err:
+    out.append("KILL refused %d" % err.errno)
 held, last, deadline = None, 0, time.time() + 30
 while held is None and time.time() < deadline:  # until the dead server's socket is gone
     sock = socket.socket()
@@ -234,13 +237,35 @@ def hub(request):
         yield room, (first, last), request.param
 
 
-def _listeners() -> dict[int, tuple[int, int]]:
-    """Port -> (uid, socket inode) of every TCP socket listening on IPv4 (root reads all)."""
-    found = {}
+def _listeners() -> dict[int, tuple[int | None, int]]:
+    """Port -> (uid of the processes holding it, socket inode) of every listening IPv4 socket.
+
+    The processes' uid, not the socket's: the hub (root) makes each server's socket and hands it
+    down. None: no process holds it; -1: processes of several users (root reads all of /proc).
+    """
+    sockets = {}
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
         if fields[3] == "0A":  # LISTEN
-            found[int(fields[1].split(":")[1], 16)] = (int(fields[7]), int(fields[9]))
+            sockets[int(fields[9])] = int(fields[1].split(":")[1], 16)
+    holders: dict[int, set[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            uid = int((entry / "status").read_text().split("\nUid:")[1].split()[0])
+            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        for link in links:
+            if link.startswith("socket:["):
+                inode = int(link[8:-1])
+                if inode in sockets:
+                    holders.setdefault(inode, set()).add(uid)
+    found: dict[int, tuple[int | None, int]] = {}
+    for inode, port in sockets.items():
+        uids = holders.get(inode, set())
+        found[port] = (next(iter(uids)) if len(uids) == 1 else (-1 if uids else None), inode)
     return found
 
 
