@@ -484,20 +484,20 @@ def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub
     forged = (
         f"[I 2026-12-04 09:00:00.000 JupyterHub log:192] {room.instructor} {secrets.token_hex(4)}"
     )
-    fds = json.loads(room.run_in_kernel(mallory, (
-        "import json, os, sys\n"
-        "found = {}\n"
-        "for pid in (os.getpid(), os.getppid()):\n"  # the kernel and its server
-        "    for fd in os.listdir(f'/proc/{pid}/fd'):\n"
-        "        try:\n"
-        "            found[f'{pid}/{fd}'] = os.readlink(f'/proc/{pid}/fd/{fd}')\n"
-        "        except OSError:\n"
-        "            pass\n"
-        "out = os.readlink(f'/proc/{os.getppid()}/fd/1')\n"  # what her server's stdout is
-        "for fd in [k for k, v in found.items() if k.startswith(f'{os.getpid()}/') and v == out]:\n"
+    # her server is hidden from her (undumpable: /proc shows it as root's); root reads its
+    # descriptors, her kernel its own, and writes the line to those that are her server's stdout
+    server = int(room.run_in_kernel(mallory, "import os; print(os.getppid())"))
+    found = {f"{server}/{fd.name}": os.readlink(fd) for fd in Path(f"/proc/{server}/fd").iterdir()}
+    out = found[f"{server}/1"]
+    found |= json.loads(room.run_in_kernel(mallory, (
+        "import json, os\n"
+        "found = {f'{os.getpid()}/{fd}': os.readlink(f'/proc/self/fd/{fd}')\n"
+        "         for fd in os.listdir('/proc/self/fd') if os.path.exists(f'/proc/self/fd/{fd}')}\n"
+        f"for fd in [k for k, v in found.items() if v == {out!r}]:\n"
         f"    os.write(int(fd.split('/')[1]), {(forged + chr(10)).encode()!r})\n"
         "print(json.dumps(found))\n"
     )))  # fmt: skip
+    fds = found
     hub_log = str(room.hub_log)
     assert not [fd for fd, target in fds.items() if target == hub_log], fds
     # her line may reach the hub's log only as her server's output, never as a line of its own
