@@ -8,6 +8,7 @@ this machine's sockets; tests/hub/test_hub_limits.py checks the ports of a real 
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from pathlib import Path
@@ -124,3 +125,29 @@ def test_only_the_process_holding_the_listening_socket_is_the_server_on_a_port()
         assert listener(os.getpid(), bound.getsockname()[1]) is None
     finally:
         bound.close()
+
+
+def test_the_hub_holds_a_servers_port_and_skips_one_someone_holds():
+    """The hub listens on a server's port itself before the server starts (server_port.hold)."""
+    from server_port import hold
+
+    held = hold("127.0.0.1", 0)
+    assert held is not None
+    port = held.getsockname()[1]
+    try:
+        assert listener(os.getpid(), port) == Listener(os.getuid(), True)  # listening, by us
+        assert hold("127.0.0.1", port) is None  # someone holds it: not taken, no error
+    finally:
+        held.close()
+    again = hold("127.0.0.1", port)  # free again
+    assert again is not None
+    again.close()
+
+
+def test_the_server_launcher_refuses_to_run_with_user_site_packages():
+    """A .pth file in ~/.local ran a student's code inside her server: it runs with python -s."""
+    import subprocess
+
+    launch = str(REPO / "autograder" / "jupyterhub" / "server_launch.py")
+    done = subprocess.run([sys.executable, launch], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "python -s" in done.stderr, done.stderr

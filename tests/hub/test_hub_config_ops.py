@@ -263,8 +263,7 @@ def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path
     """What a server needs from /tmp: the env of Spawner.cmd, its base Python, the checkout."""
     import tempfile
 
-    import spawner_limits
-    from server_namespace import PRIVATE_MOUNTS
+    from server_namespace import COURSE_CHECKOUT, PRIVATE_MOUNTS, needed_paths
 
     root = Path(tempfile.mkdtemp(prefix="al-install-", dir="/tmp"))
     try:
@@ -273,16 +272,14 @@ def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path
         (base / "bin").mkdir(parents=True)
         (venv / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\nversion = 3.11\n")
         (root / "exchange").mkdir()
-        spawner = LimitedLocalProcessSpawner()
-        spawner.cmd = [str(venv / "bin" / "jupyterhub-singleuser")]
-        spawner.environment = {"ATTENTION_LAB_EXCHANGE": str(root / "exchange"),
-                               "JUPYTER_CONFIG_PATH": f"/etc/jupyter:{root / 'exchange'}"}  # fmt: skip
-        kept = spawner._needed_paths()
+        cmd = [str(venv / "bin" / "python"), "-s", "server_launch.py"]  # Spawner.cmd
+        environment = {"ATTENTION_LAB_EXCHANGE": str(root / "exchange"),
+                       "JUPYTER_CONFIG_PATH": f"/etc/jupyter:{root / 'exchange'}"}  # fmt: skip
+        kept = needed_paths(cmd, environment)
         assert str(root / "course") not in kept  # the env, not the folder above it
         assert {str(venv), str(base), str(root / "exchange")} <= set(kept), kept
         private = tuple(m + "/" for m in PRIVATE_MOUNTS)
-        checkout = spawner_limits.COURSE_CHECKOUT
-        assert (checkout in kept) == checkout.startswith(private), kept  # a clone under /tmp
+        assert (COURSE_CHECKOUT in kept) == COURSE_CHECKOUT.startswith(private), kept  # a clone under /tmp
         assert all(k.startswith(private) for k in kept), kept  # nothing else is bound in
     finally:
         shutil.rmtree(root, ignore_errors=True)
