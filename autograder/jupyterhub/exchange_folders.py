@@ -29,7 +29,9 @@ __all__ = [
     "COURSE_DIR_MODES",
     "INBOUND_PER_USER_MODE",
     "course_folder_problems",
+    "enrolled_inbound",
     "make_course_folders",
+    "shielded_courses",
 ]
 
 COURSE_DIR_MODES = {
@@ -117,3 +119,21 @@ def make_course_folders(exchange: str | os.PathLike, course_id: str, owner: str)
         os.chown(path, entry.pw_uid, entry.pw_gid)
         if stat.S_IMODE(os.lstat(path).st_mode) not in _accepted_modes(sub, mode):
             os.chmod(path, mode)  # a closed inbound/ (per-user disks) stays closed
+
+
+def enrolled_inbound(inbound: Iterable[str], groups: set[str], student_prefix: str) -> list[str]:
+    """Return the courses' ``inbound/`` folders (``<exchange>/<course>/inbound``) of a student.
+
+    ``groups``: the user's hub groups; a student of course X is in ``student_prefix + X``.
+    """
+    return [i for i in inbound
+            if student_prefix + os.path.basename(os.path.dirname(os.path.abspath(i))) in groups]  # fmt: skip
+
+
+def shielded_courses(inbound: Iterable[str]) -> list[str]:
+    """Return the course folders (of ``inbound/`` folders) that share the first one's exchange root.
+
+    A student's server sees that root capped (``server_namespace.shield_exchange_root``).
+    """
+    courses = [os.path.dirname(os.path.abspath(i)) for i in inbound]
+    return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
 from culler import configure_idle_culler
 from roster import Roster, read_roster
-from spawner_limits import configure_spawner
+from spawner_settings import configure_spawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 _env = os.environ.get

@@ -28,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, refuse_public_state_folder
-from spawner_limits import configure_spawner
+from spawner_settings import configure_spawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
 

@@ -26,8 +26,9 @@ import ctypes
 import os
 from pathlib import Path
 
-__all__ = ["PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "kept_paths", "private_proc", "private_tmp",
-           "private_tmp_works", "shield_exchange_root"]  # fmt: skip
+__all__ = ["COURSE_CHECKOUT", "PRIVATE_MOUNTS", "ROOT_SHIELD_OPTIONS", "kept_paths",
+           "needed_paths", "private_proc", "private_tmp", "private_tmp_works",
+           "shield_exchange_root"]  # fmt: skip
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing imported after fork
 _CLONE_NEWNS = 0x00020000
@@ -37,6 +38,8 @@ _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_MOVE, _MS_REC, _MS_SLAVE = 2, 4, 4096, 8192
 PRIVATE_MOUNTS = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm")
 #: The exchange root a student's server sees: room for nothing but the course folders.
 ROOT_SHIELD_OPTIONS = b"size=1M,nr_inodes=256,mode=1777"
+#: The course checkout this hub runs from (autograder/jupyterhub/ is in it).
+COURSE_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _check(result: int, what: str) -> None:
@@ -93,6 +96,35 @@ def kept_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
                 found.append(candidate)
     outermost = [p for p in found if not any(o != p and p.startswith(o + "/") for o in found)]
     return tuple(dict.fromkeys(sorted(outermost)))
+
+
+def needed_paths(cmd: list[str], environment: dict[str, str]) -> tuple[str, ...]:
+    """Return what a server needs from the machine's /tmp, /var/tmp, … (:func:`kept_paths`).
+
+    A course installed there (``mktemp -d``, a CI clone) would otherwise be hidden by the
+    private ones: the env of ``cmd`` (``Spawner.cmd``), the Python it was made from, the checkout
+    this hub runs (the env's editable install imports it), the exchange and the Jupyter config
+    (``environment``'s ``ATTENTION_LAB_EXCHANGE`` and ``JUPYTER_CONFIG_PATH``).
+    """
+    paths = [environment.get("ATTENTION_LAB_EXCHANGE", ""),
+             *environment.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep), COURSE_CHECKOUT]  # fmt: skip
+    command = cmd[0] if cmd else ""
+    if os.path.isabs(command):
+        venv = os.path.dirname(os.path.dirname(command))
+        paths += [venv, *_base_prefix(venv)]
+    return kept_paths([p for p in paths if p])
+
+
+def _base_prefix(venv: str) -> list[str]:
+    """Return the prefix of the Python ``venv`` was made from (its pyvenv.cfg ``home``'s parent)."""
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8") as cfg:
+            lines = cfg.read().splitlines()
+    except OSError:
+        return []
+    homes = [line.split("=", 1)[1].strip() for line in lines
+             if line.split("=", 1)[0].strip() == "home" and "=" in line]  # fmt: skip
+    return [os.path.dirname(homes[0])] if homes else []
 
 
 def _under_private_mount(path: str) -> bool:

@@ -19,6 +19,7 @@ spawner when the process it started holds the socket (then, and only then, the h
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import pwd
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "hold", "holder",
-           "is_free", "listener", "pick_port"]  # fmt: skip
+           "held_by", "is_free", "listener", "pick_port"]  # fmt: skip
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -161,6 +162,21 @@ def listener(pid: int, port: int, tables: tuple[Path, ...] = SOCKET_TABLES) -> L
                     return Listener(uid, True)
                 found = Listener(uid, False)
     return found
+
+
+async def held_by(proc, pid: int, port: int) -> bool:
+    """Wait until process ``pid`` holds the listening socket on ``port`` (True) or exits first.
+
+    ``proc``: its ``Popen`` (None: not known). The hub made the socket and handed it down: until
+    the process the spawner started holds it, the hub is not told the server is there.
+    """
+    while True:
+        found = listener(pid, port)
+        if found is not None and found.held_by_pid:
+            return True
+        if proc is not None and proc.poll() is not None:
+            return False
+        await asyncio.sleep(0.2)  # polls a condition: the server holds it, or it exits
 
 
 def holder(port: int) -> str:

@@ -34,12 +34,14 @@ import socket
 import subprocess
 from typing import ClassVar
 
+from exchange_folders import enrolled_inbound, shielded_courses
+from hub_probe import Probe
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
 from port_fence import enter_fence, fence_ruleset, fence_works
 from server_launch import SOCKET_ENV
 from server_namespace import (
-    kept_paths,
+    needed_paths,
     private_proc,
     private_tmp,
     private_tmp_works,
@@ -50,31 +52,16 @@ from server_port import (
     DEFAULT_RANGE,
     PortRange,
     ephemeral_range,
+    held_by,
     hold,
     holder,
-    listener,
     pick_port,
 )
 from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
-__all__ = ["LimitedLocalProcessSpawner", "configure_spawner"]
-
-#: The course checkout this hub runs from (autograder/jupyterhub/ is in it).
-COURSE_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _base_prefix(venv: str) -> list[str]:
-    """Return the prefix of the Python ``venv`` was made from (its pyvenv.cfg ``home``'s parent)."""
-    try:
-        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8") as cfg:
-            lines = cfg.read().splitlines()
-    except OSError:
-        return []
-    homes = [line.split("=", 1)[1].strip() for line in lines
-             if line.split("=", 1)[0].strip() == "home" and "=" in line]  # fmt: skip
-    return [os.path.dirname(homes[0])] if homes else []
+__all__ = ["LimitedLocalProcessSpawner"]
 
 
 class LimitedLocalProcessSpawner(LocalProcessSpawner):
@@ -109,7 +96,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "A course installed under them (its env, checkout, exchange, config) stays visible, "
         "bound in at the same path. 0 or None: the machine's shared folders and /proc.",
     )  # fmt: skip
-    _private_tmp_problem: str | None = None  # probed once per hub process
     disk_size = ByteSpecification(
         "2G", allow_none=True, config=True,
         help="Size of each student's own filesystem (a sparse ext4 image in disk_folder, "
@@ -140,7 +126,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         help="A student is enrolled in course X when in the hub group named this + X "
         "(nbgrader's JupyterHubAuthPlugin convention)",
     )  # fmt: skip
-    _disk_problem: str | None = None  # probed once per hub process
     server_ports = Unicode(
         DEFAULT_RANGE, config=True,
         help="Ports the users' servers listen on, 'first-last': keep it outside the kernel's "
@@ -163,7 +148,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         "answered on its port. Where the kernel cannot, the hub log says so once and servers "
         "run unfenced. docs/hub-admins.md, 'Server ports'.",
     )  # fmt: skip
-    _fence_problem: str | None = None  # probed once per hub process
     output_budget = ByteSpecification(
         "4M", config=True,
         help="What one server (and its kernels) may write to the hub's log per start, through "
@@ -175,6 +159,15 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
     _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
     _hub_sheltered = False  # shelter_hub done by this hub process (it walks /proc: not per spawn)
+    _tmp_probe: ClassVar[Probe] = Probe(private_tmp_works, (
+        "No private /tmp, /var/tmp, /run/lock and /dev/shm per user (%s): they stay shared. See "
+        "docs/hub-admins.md, 'Memory and CPU limits'."))  # fmt: skip
+    _disk_probe: ClassVar[Probe] = Probe(disks_work, (
+        "No per-user filesystem (%s): a student's home and inbound/ are not capped. See "
+        "docs/hub-admins.md, 'Disk'."))  # fmt: skip
+    _fence_probe: ClassVar[Probe] = Probe(fence_works, (
+        "Servers are not fenced (%s): a user may bind any port of server_ports, and hold them "
+        "all. See docs/hub-admins.md, 'Server ports'."))  # fmt: skip
 
     # A class arriving at once on a small machine: every server starts at the same time, and
     # JupyterHub's 60 s / 30 s would fail the last ones (docs/hub-admins.md, "Sizing").
@@ -195,8 +188,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 raise TraitError(str(err)) from None
         return proposal["value"]
 
-    _disk_said = False  # "no cap" logged once per hub process
-
     def _limits(self) -> tuple[int | None, float | None]:
         """(memory bytes, CPUs) for this user: the staff values for instructors."""
         if self._staff():
@@ -215,35 +206,16 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
 
     def _tmp_size(self) -> int | None:
         """Return the private /tmp size, or None (off, or the kernel refuses: said once in the log)."""
-        if not self.private_tmp_size:
+        if not self.private_tmp_size or self._tmp_probe.problem(self.log):
             return None
-        cls = type(self)
-        if cls._private_tmp_problem is None:
-            cls._private_tmp_problem = private_tmp_works()
-            if cls._private_tmp_problem:
-                self.log.warning(
-                    "No private /tmp, /var/tmp, /run/lock and /dev/shm per user (%s): they stay "
-                    "shared. See docs/hub-admins.md, 'Memory and CPU limits'.",
-                    cls._private_tmp_problem,
-                )  # fmt: skip
-        return None if cls._private_tmp_problem else int(self.private_tmp_size)
+        return int(self.private_tmp_size)
 
     def _disks_possible(self) -> bool:
         """Say whether per-user filesystems are on and work here (why not: once in the log)."""
-        cls = type(self)
         if not self.disk_size:
-            why = "disk_size is 0"
-        else:
-            if cls._disk_problem is None:
-                cls._disk_problem = disks_work()
-            why = cls._disk_problem
-        if why and not cls._disk_said:
-            cls._disk_said = True
-            self.log.warning(
-                "No per-user filesystem (%s): a student's home and inbound/ are not capped. "
-                "See docs/hub-admins.md, 'Disk'.", why,
-            )  # fmt: skip
-        return not why
+            self._disk_probe.say("disk_size is 0", self.log)
+            return False
+        return not self._disk_probe.problem(self.log)
 
     async def _prepare_disk(self) -> None:
         """Mount this user's own filesystem on their home and exchange folder (user_disk.py)."""
@@ -264,38 +236,19 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     def _enrolled_inbound(self) -> list[str]:
         """Return the inbound/ folders of the courses this user is a student of."""
         groups = {g.name for g in self.user.groups}
-        return [i for i in self.disk_inbound
-                if self.student_group_prefix + os.path.basename(os.path.dirname(os.path.abspath(i)))
-                in groups]  # fmt: skip
+        return enrolled_inbound(self.disk_inbound, groups, self.student_group_prefix)
 
     def _shielded_courses(self) -> list[str]:
         """Return the course folders whose exchange root a student's server sees capped."""
-        if self._staff() or not self.disk_size or type(self)._disk_problem:
+        if self._staff() or not self.disk_size or self._disk_probe.found:
             return []
-        courses = [os.path.dirname(os.path.abspath(i)) for i in self.disk_inbound]
-        return [c for c in courses if os.path.dirname(c) == os.path.dirname(courses[0])]
-
-    def _needed_paths(self) -> tuple[str, ...]:
-        """Return what this server needs from the machine's /tmp, /var/tmp, … (``kept_paths``).
-
-        A course installed there (``mktemp -d``, a CI clone) would otherwise be hidden by the
-        private ones: the env of ``Spawner.cmd``, the Python it was made from, the checkout this
-        hub runs (the env's editable install imports it), the exchange and the Jupyter config.
-        """
-        env = self.environment or {}
-        paths = [env.get("ATTENTION_LAB_EXCHANGE", ""),
-                 *env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep), COURSE_CHECKOUT]  # fmt: skip
-        command = self.cmd[0] if self.cmd else ""
-        if os.path.isabs(command):
-            venv = os.path.dirname(os.path.dirname(command))
-            paths += [venv, *_base_prefix(venv)]
-        return kept_paths([p for p in paths if p])
+        return shielded_courses(self.disk_inbound)
 
     def make_preexec_fn(self, name):
         drop_to_user = super().make_preexec_fn(name)
         group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
         fence = self._fence_fd
-        keep = self._needed_paths() if tmp else ()
+        keep = needed_paths(self.cmd, self.environment or {}) if tmp else ()
         # a student's exchange root, capped in their own namespace (staged in their new /tmp)
         shielded = self._shielded_courses() if tmp else []
 
@@ -355,7 +308,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             if self._fence_fd is not None:
                 os.close(self._fence_fd)
                 self._fence_fd = None
-        if not await self._listens_itself(port):
+        if not await held_by(self.proc, self.pid, port):
             raise RuntimeError(
                 f"{self.user.name}'s server ended (status {self.proc.returncode}) before it "
                 f"served; its output is in the hub log ('server {self.user.name}: ...')"
@@ -401,33 +354,10 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         """Return the Landlock ruleset of a server's processes (None: no fence, said once)."""
         if not (self.fence_ports and self.server_ports):
             return None
-        cls = type(self)
-        if cls._fence_problem is None:
-            cls._fence_problem = fence_works()
-            if cls._fence_problem:
-                self.log.warning(
-                    "Servers are not fenced (%s): a user may bind any port of server_ports, "
-                    "and hold them all. See docs/hub-admins.md, 'Server ports'.",
-                    cls._fence_problem,
-                )  # fmt: skip
-        if cls._fence_problem:
+        if self._fence_probe.problem(self.log):
             return None
         ports = PortRange.parse(self.server_ports)
         return await asyncio.get_running_loop().run_in_executor(None, fence_ruleset, ports)
-
-    async def _listens_itself(self, port: int) -> bool:
-        """Wait until the started server holds its listening socket on ``port`` (True) or exits.
-
-        The hub made the socket and handed it down: until the process the spawner started holds
-        it, the hub is not told the server is there.
-        """
-        while True:
-            found = listener(self.pid, port)
-            if found is not None and found.held_by_pid:
-                return True
-            if self.proc is not None and self.proc.poll() is not None:
-                return False
-            await asyncio.sleep(0.2)  # polls a condition: the server binds, or it exits
 
     def _take_port(self) -> None:
         """Give this server a port of ``server_ports`` (LocalProcessSpawner keeps a set one)."""
@@ -457,27 +387,3 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         if layout is not None:
             UserCgroup.of(layout, self.user.name).remove()
             weigh_class(layout)
-
-
-def configure_spawner(c, inbound: list[str], env=os.environ) -> None:
-    """Set the limited spawner and its per-user limits from the environment (both hub configs).
-
-    ``ATTENTION_LAB_MEM_LIMIT`` (1G), ``ATTENTION_LAB_CPU_LIMIT`` (1),
-    ``ATTENTION_LAB_STAFF_MEM_LIMIT`` (2G), ``ATTENTION_LAB_STAFF_CPU_LIMIT`` (0: all cores),
-    ``ATTENTION_LAB_DISK_SIZE`` (2G); a size of 0 means none. ``inbound``: each course's
-    ``<exchange>/<course>/inbound`` (closed to students; each student's own folder in it).
-    """
-
-    def size(name: str, default: str) -> str | None:
-        value = env.get(name, default).strip()
-        return None if value in ("", "0") else value  # "2G", "512M"
-
-    c.JupyterHub.spawner_class = LimitedLocalProcessSpawner
-    c.Spawner.mem_limit = size("ATTENTION_LAB_MEM_LIMIT", "1G")
-    c.Spawner.cpu_limit = float(env.get("ATTENTION_LAB_CPU_LIMIT", "1"))
-    c.LimitedLocalProcessSpawner.staff_mem_limit = size("ATTENTION_LAB_STAFF_MEM_LIMIT", "2G")
-    c.LimitedLocalProcessSpawner.staff_cpu_limit = float(
-        env.get("ATTENTION_LAB_STAFF_CPU_LIMIT", "0")
-    )
-    c.LimitedLocalProcessSpawner.disk_size = size("ATTENTION_LAB_DISK_SIZE", "2G")
-    c.LimitedLocalProcessSpawner.disk_inbound = list(inbound)

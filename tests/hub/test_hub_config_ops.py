@@ -279,7 +279,9 @@ def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path
         assert str(root / "course") not in kept  # the env, not the folder above it
         assert {str(venv), str(base), str(root / "exchange")} <= set(kept), kept
         private = tuple(m + "/" for m in PRIVATE_MOUNTS)
-        assert (COURSE_CHECKOUT in kept) == COURSE_CHECKOUT.startswith(private), kept  # a clone under /tmp
+        assert (COURSE_CHECKOUT in kept) == COURSE_CHECKOUT.startswith(private), (
+            kept
+        )  # a clone under /tmp
         assert all(k.startswith(private) for k in kept), kept  # nothing else is bound in
     finally:
         shutil.rmtree(root, ignore_errors=True)
