@@ -55,7 +55,7 @@ def private_tmp(size_bytes: int, keep: tuple[str, ...] = ()) -> None:
     A mount namespace of its own with a fresh ``tmpfs`` of ``size_bytes`` on each (mode 1777).
     Each folder of ``keep`` (:func:`kept_paths`: under a private mount, none inside another) is
     bound into the fresh ones at the same path, as the machine has it (a symlink's target at
-    the link's path); the folders leading to it there are root's, 0755.
+    the link's path); the folders leading to it there get the machine's owners and modes.
 
     Raises
     ------
@@ -67,18 +67,32 @@ def private_tmp(size_bytes: int, keep: tuple[str, ...] = ()) -> None:
     # never propagate these mounts back to the machine's namespace; but see the machine's new
     # mounts in its shared folders (a student's inbound/<student>, user_disk.share)
     check(libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None), "mount --make-rslave /")
-    # held open across the new mounts, which cover them: bound back from the descriptor
+    # held open across the new mounts, which cover them: bound back from the descriptor; the
+    # folders leading there made again as the machine has them (a 0700 one stays closed)
     held = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
+    leading = [(folder, os.stat(folder)) for path in keep for folder in _leading(path)]
     options = f"size={int(size_bytes)},mode=1777".encode()
     for target in PRIVATE_MOUNTS:
         if os.path.isdir(target):
             check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
                   f"mount tmpfs on {target}")  # fmt: skip
+    for folder, st in leading:
+        if not os.path.isdir(folder):
+            os.mkdir(folder, 0o700)
+            os.chown(folder, st.st_uid, st.st_gid)
+            os.chmod(folder, st.st_mode & 0o7777)
     for path, fd in held:
-        os.makedirs(path, mode=0o755, exist_ok=True)
+        os.mkdir(path, 0o700)  # the mount point: covered by the bind
         check(libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None,
                          _MS_BIND | _MS_REC, None), f"mount --rbind {path}")  # fmt: skip
         os.close(fd)
+
+
+def _leading(path: str) -> list[str]:
+    """Return the folders between ``path``'s private mount and ``path``, outermost first."""
+    mount = next(m for m in PRIVATE_MOUNTS if path.startswith(m + "/"))
+    parts = path[len(mount) + 1 :].split("/")[:-1]
+    return [os.path.join(mount, *parts[: i + 1]) for i in range(len(parts))]
 
 
 def kept_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:

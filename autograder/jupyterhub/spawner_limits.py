@@ -11,18 +11,20 @@
   user's processes only and a capped exchange root (``server_namespace.py``), then drops to
   the user;
 * its port comes from ``server_ports``, a range kernels never take theirs from
-  (``server_port.py``); the hub is told where the server is only once the process it started
-  listens there (any user may bind a free port, and would answer in its place), and a server
-  whose port was taken first is started again on another;
-* it and everything it starts may bind no port of ``server_ports`` but its own
-  (``port_fence.py``, Landlock): no user can hold the range or a classmate's port;
+  (``server_port.py``); the hub listens on it itself before the server starts and hands the
+  socket to the server (``server_launch.py``, undumpable, no user site-packages), and is told
+  where the server is only once the process it started holds it (any user may bind a free
+  port, and would answer in its place); a port someone else holds is skipped;
+* it and everything it starts may bind no port of ``server_ports`` (``port_fence.py``,
+  Landlock): no user can hold the range, a classmate's port or her own server's;
 * its stdout and stderr are a pipe the hub reads (``server_output.py``), not the hub's log;
 * when it stops: the group is removed (ending any straggler) and the class reweighed.
 
 Where no cgroup can be written, the spawner falls back to ``RLIMIT_AS`` = ``mem_limit`` on each
 process (a kernel then gets ``MemoryError`` instead of being killed; CPU is not limited); where
 no private namespace or per-user filesystem can be made, the shared ones stay. Each fallback is
-said in the hub log.
+said in the hub log, once (``hub_probe.py``). Both hub configs set it up with
+``spawner_settings.configure_spawner``.
 """
 
 from __future__ import annotations

@@ -244,7 +244,7 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
             "open('/tmp/al-probe', 'w').write('x')\n"
             f"print(json.dumps([open({str(course / 'venv/bin/tool')!r}).read(),"
             f" open({str(link / 'bin/tool')!r}).read(), os.path.exists({str(other)!r}),"
-            " sorted(os.listdir('/tmp'))]))\n"
+            f" sorted(os.listdir('/tmp')), oct(os.stat({str(link.parent)!r}).st_mode & 0o777)]))\n"
         )
         hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
         done = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
@@ -252,7 +252,8 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
         assert done.returncode == 0, done.stderr
         seen = json.loads(done.stdout)
         tops = sorted({course.name, link.parent.name, "al-probe"})
-        assert seen == ["env", "env", False, tops], seen
+        # the folder leading to the link is 0700 on the machine (mkdtemp): so it stays
+        assert seen == ["env", "env", False, tops, "0o700"], seen
         assert not os.path.exists("/tmp/al-probe")  # its own /tmp: the machine's is untouched
     finally:
         for folder in (course, other, link.parent):
