@@ -144,6 +144,7 @@ def test_the_hub_holds_a_servers_port_and_skips_one_someone_holds():
     again.close()
 
 
+@pytest.mark.slow
 def test_the_server_launcher_refuses_to_run_with_user_site_packages():
     """A .pth file in ~/.local ran a student's code inside her server: it runs with python -s."""
     import subprocess
