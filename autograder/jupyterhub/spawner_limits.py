@@ -63,7 +63,7 @@ from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, 
 from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
 from user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
-__all__ = ["LimitedLocalProcessSpawner"]
+__all__ = ["LimitedLocalProcessSpawner", "configure_spawner"]
 
 
 class LimitedLocalProcessSpawner(LocalProcessSpawner):
@@ -389,3 +389,10 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         if layout is not None:
             UserCgroup.of(layout, self.user.name).remove()
             weigh_class(layout)
+
+
+def configure_spawner(c, inbound: list[str], env=os.environ) -> None:
+    """Call ``spawner_settings.configure_spawner``, where it moved (this name: one release)."""
+    from spawner_settings import configure_spawner as configure
+
+    configure(c, inbound, env)
