@@ -112,7 +112,7 @@ MOVES = {
     "gain_page": "term", "grade": "term", "grades": "term", "lms": "term",
     "progress": "term", "release": "term", "report": "term", "report_page": "term",
     "selfstudy": "term", "validate_labels": "term", "validate_check": "term",
-    "student_clock": "term",
+    "student_clock": "term", "student_dist": "term",
 }  # fmt: skip
 
 #: old test file -> new test file (paths relative to the repository)
