@@ -615,6 +615,8 @@ def test_the_start_page_tells_a_lone_student_how_to_get_the_pre_test():
     text = "\n".join(c.source for c in _read("00_start_here").cells)
     assert "*Assignments* tab" not in text and "Nbgrader → Assignment List" in text
     assert text.count("make release A=inventory_pre") >= 2  # where it is explained, and at the end
+    # the students' copy (make student-dist) has every assignment released: no command (39)
+    assert "`make student-dist`" in text and "already in the Assignment List" in text
     dry = subprocess.run(["make", "-n", "release", "A=inventory_pre"], cwd=ROOT,
                          capture_output=True, text=True)  # fmt: skip
     assert dry.returncode == 0 and 'release "inventory_pre"' in dry.stdout
