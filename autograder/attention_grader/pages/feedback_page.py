@@ -156,7 +156,7 @@ CHECK_FAILURES = frozenset({"AssertionError", "CheckFailure", "WrongAnswer", "An
 
 
 def _check_words(ename: str, evalue: str) -> str:
-    """A failed check in words: its message, never a raw class name like ``WrongAnswer:``."""
+    """Say a failed check in words: its message, never a raw class name (``WrongAnswer:``)."""
     if ename in CHECK_FAILURES:
         return evalue or "A check of this answer did not pass: read the question again."
     said = f" ({evalue})" if evalue else ""
