@@ -145,3 +145,26 @@ def test_validate_says_what_it_checked_not_passes_all_the_tests(page, student_la
     answers = sum(1 for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
     assert f"{answers} of {answers} answers filled in" in text
     assert "does not say whether your answers are right" in text
+
+
+def test_view_feedback_opens_the_page_not_its_folder(page, student_lab):
+    """nbgrader's "(view feedback)" went to the feedback folder; it opens the page now."""
+    course, server = student_lab
+    inbound = course.exchange / course.course_id / "inbound"
+    (handed_in,) = inbound.glob(f"*+{FIXTURE}+*")  # the first test submitted
+    stamp = handed_in.name.split("+")[2]
+    folder = course.root / FIXTURE / "feedback" / stamp  # where Fetch Feedback puts the page
+    folder.mkdir(parents=True)
+    (folder / f"{FIXTURE}.html").write_text("<html><body><p>Your feedback</p></body></html>")
+    _open_assignment_list(page, server)
+    submitted = _row(page, "submitted")
+    link = submitted.get_by_text("(view feedback)")
+    link.wait_for(timeout=60_000)
+    assert submitted.get_by_role("button", name="Fetch Feedback").is_visible()  # there is some
+    link.click()
+    page.wait_for_function(
+        "p => { const w = window.jupyterapp.shell.currentWidget;"
+        " return !!w && !!w.context && w.context.path === p; }",
+        arg=f"{FIXTURE}/feedback/{stamp}/{FIXTURE}.html",
+        timeout=60_000,
+    )

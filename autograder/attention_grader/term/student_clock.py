@@ -32,7 +32,7 @@ from typing import Any
 from attention_grader.intake.due_notice import DueNotice, notice_path, read_notice
 from attention_grader.intake.final_scores import how_late
 
-__all__ = ["AssignmentClock", "clock_of", "validated_note"]
+__all__ = ["AssignmentClock", "clock_of", "feedback_pages", "validated_note"]
 
 _WRAPPED = "_attention_grader_student_clock"
 _BLANK_MARKERS = ("YOUR ANSWER HERE", "raise NotImplementedError")
@@ -186,10 +186,29 @@ def _course_clock(manager: Any, course_id: str, now: datetime) -> dict[str, Any]
     submitted = (
         {e["assignment_id"]: e for e in listed.get("value", [])} if listed.get("success") else {}
     )
-    return {
-        name: clock_of(name, notices.get(name), submitted.get(name), now).as_json()
-        for name in sorted(set(notices) | set(submitted))
-    }
+    clocks = {}
+    for name in sorted(set(notices) | set(submitted)):
+        clocks[name] = clock_of(name, notices.get(name), submitted.get(name), now).as_json()
+        clocks[name]["feedback_pages"] = feedback_pages(Path(manager.root_dir), submitted.get(name))
+    return clocks
+
+
+def feedback_pages(root: Path, submitted: dict[str, Any] | None) -> dict[str, list[str]]:
+    """timestamp -> the fetched feedback pages of that hand-in, relative to the server's root.
+
+    nbgrader's "(view feedback)" opens the folder they are in; the plugin opens the page.
+    """
+    pages: dict[str, list[str]] = {}
+    base = root.resolve()
+    for hand_in in (submitted or {}).get("submissions", []):
+        folder = hand_in.get("local_feedback_path")
+        if not hand_in.get("has_local_feedback") or not isinstance(folder, str):
+            continue
+        where = (base / folder).resolve()
+        if where.is_relative_to(base) and where.is_dir():
+            found = [str(p.relative_to(base)) for p in sorted(where.glob("*.html"))]
+            pages[str(hand_in.get("timestamp"))] = found
+    return pages
 
 
 def wrap_assignment_list() -> None:

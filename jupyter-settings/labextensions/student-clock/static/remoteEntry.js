@@ -4,7 +4,7 @@
 //   - each row of nbgrader's Assignment List gets its due date and how late a hand-in now is;
 //   - Submit after the due date first asks, saying how late and what it costs;
 //   - Fetch Feedback is hidden, "feedback not released yet" shown, until there is feedback;
-//   - each hand-in says whether it was late;
+//   - each hand-in says whether it was late, and "(view feedback)" opens the page, not its folder;
 //   - Validate's "Success! Your notebook passes all the tests." is replaced by what it checked.
 // Text goes in with textContent only: nothing here is parsed as HTML.
 (function () {
@@ -149,6 +149,28 @@
     });
   }
 
+  // nbgrader's "(view feedback)" goes to the feedback folder; open the page itself instead.
+  function openFeedbackPage(app, event) {
+    var link = event.target.closest && event.target.closest("#submitted_assignments_list a");
+    if (!link || link.textContent.trim() !== "(view feedback)") return;
+    var cell = link.closest(".item_name");
+    var row = cell && cell.closest("#submitted_assignments_list > .list_item");
+    var panel = link.closest("#nbgrader-assignment-list") || document;
+    if (!row) return;
+    event.stopImmediatePropagation();
+    event.preventDefault();
+    var name = nameOf(row);
+    clock(app, courseOf(panel)).then(function (data) {
+      var pages = (data.assignments[name] || {}).feedback_pages || {};
+      var stamp = Object.keys(pages).find(function (s) {
+        return cell.textContent.indexOf(s) === 0;
+      });
+      (stamp ? pages[stamp] : []).forEach(function (path) {
+        app.commands.execute("docmanager:open", { path: path });
+      });
+    });
+  }
+
   function activate(app) {
     var pending = null;
     var observer = new MutationObserver(function () {
@@ -164,6 +186,7 @@
     observer.observe(document.body, { childList: true, subtree: true });
     document.addEventListener("click", function (event) {
       confirmLateSubmit(app, event);
+      openFeedbackPage(app, event);
     }, true);
   }
 
