@@ -148,7 +148,7 @@ def test_validate_says_what_it_checked_not_passes_all_the_tests(page, student_la
 
 
 def test_view_feedback_opens_the_page_not_its_folder(page, student_lab):
-    """nbgrader's "(view feedback)" went to the feedback folder; it opens the page now."""
+    """The "(view feedback)" link went to the feedback folder; it opens the page now."""
     course, server = student_lab
     inbound = course.exchange / course.course_id / "inbound"
     (handed_in,) = inbound.glob(f"*+{FIXTURE}+*")  # the first test submitted

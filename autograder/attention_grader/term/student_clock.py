@@ -194,7 +194,7 @@ def _course_clock(manager: Any, course_id: str, now: datetime) -> dict[str, Any]
 
 
 def feedback_pages(root: Path, submitted: dict[str, Any] | None) -> dict[str, list[str]]:
-    """timestamp -> the fetched feedback pages of that hand-in, relative to the server's root.
+    """Map each hand-in's timestamp to its fetched feedback pages, relative to the server's root.
 
     nbgrader's "(view feedback)" opens the folder they are in; the plugin opens the page.
     """
