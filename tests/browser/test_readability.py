@@ -141,3 +141,47 @@ def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
     finally:
         close_current(page)
         page.close()
+
+
+#: Each pair of characters around a place where a printed line wraps (JupyterLab's outputs).
+_WRAPS = """pre => {
+  const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  const wraps = [];
+  let top = null, before = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      const ch = node.data[i];
+      if (!rect || ch === '\\n') { before = ch; continue; }
+      if (top !== null && rect.top > top + 2) wraps.push(before + ch);
+      top = rect.top; before = ch;
+    }
+  }
+  return wraps;
+}"""
+
+
+def test_a_long_check_message_wraps_between_words(browser, lab, course, artifacts):
+    """Issue 39: a check's sentence wrapped mid-word ("misconcep|tion"): JupyterLab breaks
+    printed lines anywhere; the course's plugin makes them wrap between words.
+    """
+    write_notebook(course / "wrapping.ipynb", [
+        "from attention_lab import misconceptions\n"
+        "print('not yet: ' + misconceptions.diagnosis_text('sum_normalised', 'attention_weights'))",
+    ])  # fmt: skip  # what a self-check prints for this misconception
+    page = browser.new_page(viewport={"width": 700, "height": 720})
+    try:
+        open_in_lab(page, lab, "wrapping.ipynb")
+        run_all_cells(page)
+        pre = page.locator(".jp-OutputArea-output pre").first
+        pre.wait_for()
+        assert "not yet" in pre.inner_text()
+        wraps = pre.evaluate(_WRAPS)
+        assert wraps, "the message fits one line: the test shows nothing"
+        mid_word = [w for w in wraps if w[0].isalnum() and w[1].isalnum()]
+        assert mid_word == [], (wraps, pre.inner_text())
+    finally:
+        close_current(page)
+        page.close()

@@ -107,7 +107,6 @@ def test_the_student_knows_the_due_date_and_is_asked_before_a_late_submit(
         "feedback not released yet"
     )
     assert not submitted.get_by_role("button", name="Fetch Feedback").is_visible()
-    page.screenshot(path=str(artifacts / "student_clock_submitted.png"))
     hand_in = submitted.locator(".attention-clock-handin")
     assert f"late by {LATE_BY}" in hand_in.first.text_content()
 
@@ -140,7 +139,6 @@ def test_validate_says_what_it_checked_not_passes_all_the_tests(page, student_la
         timeout=60_000,
     )
     text = message.inner_text()
-    page.screenshot(path=str(artifacts / "student_clock_validate.png"))
     assert "passes all the tests" not in text
     answers = sum(1 for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
     assert f"{answers} of {answers} answers filled in" in text

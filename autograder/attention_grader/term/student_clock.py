@@ -14,7 +14,7 @@ nbgrader's own pages and adds what they lack, from the server:
 * ``GET <base>/attention-lab/validated``: what the last successful Validate really checked;
 * nbgrader's ``fetch_feedback`` does nothing (no traceback) while no feedback is released.
 
-The course's small JupyterLab plugin (``jupyter-settings/labextensions/student-clock``, plain
+The course's small JupyterLab plugin (``jupyter-settings/labextensions/course-ui``, plain
 JavaScript, no build) shows these in the Assignment List, asks before a late Submit, hides
 *Fetch Feedback* until there is feedback, and puts the validated note in place of nbgrader's
 "passes all the tests".

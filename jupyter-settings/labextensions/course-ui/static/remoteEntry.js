@@ -1,6 +1,12 @@
-// Attention Lab's student clock: a JupyterLab plugin in plain JavaScript, with no build step and
-// no imports, served as a module-federation container (JupyterLab calls init() and get()).
-// Everything it says comes from the course's server extension (attention_grader.term.student_clock):
+// Attention Lab's JupyterLab plugins in plain JavaScript, with no build step and no imports,
+// served as a module-federation container (JupyterLab calls init() and get()).
+//
+// 1. Readable outputs: JupyterLab wraps a long printed line anywhere, mid-word
+//    (".jp-OutputArea-output pre { word-break: break-all }"), so a check's sentence reads
+//    "misconcep / tion"; here lines wrap between words, and only a word longer than the line breaks.
+//
+// 2. The student clock. Everything it says comes from the course's server extension
+//    (attention_grader.term.student_clock):
 //   - each row of nbgrader's Assignment List gets its due date and how late a hand-in now is;
 //   - Submit after the due date first asks, saying how late and what it costs;
 //   - Fetch Feedback is hidden, "feedback not released yet" shown, until there is feedback;
@@ -190,20 +196,35 @@
     }, true);
   }
 
-  var plugin = {
-    id: "@attention-lab/student-clock:plugin",
+  var READABLE =
+    ".jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }";
+
+  var readableOutputs = {
+    id: "@attention-lab/course-ui:readable-outputs",
+    description: "Printed lines wrap between words, not mid-word",
+    autoStart: true,
+    activate: function () {
+      var style = document.createElement("style");
+      style.id = "attention-lab-readable-outputs";
+      style.textContent = READABLE;
+      document.head.append(style);
+    }
+  };
+
+  var studentClock = {
+    id: "@attention-lab/course-ui:student-clock",
     description: "Due dates, lateness and feedback state in nbgrader's Assignment List",
     autoStart: true,
     activate: activate
   };
   var scope = (window._JUPYTERLAB = window._JUPYTERLAB || {});
-  scope["@attention-lab/student-clock"] = {
+  scope["@attention-lab/course-ui"] = {
     init: function () {
       return Promise.resolve();
     },
     get: function () {
       return Promise.resolve(function () {
-        return { __esModule: true, default: [plugin] };
+        return { __esModule: true, default: [readableOutputs, studentClock] };
       });
     }
   };
