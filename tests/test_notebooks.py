@@ -133,7 +133,7 @@ KEY_OUTPUTS = {
     "06_projections_heads_positions": [
         # the bridge: identity projections give chapter A's scores, untouched
         "scores of 'it' with W_Q = W_K = I: computed [3, 1, 2, 1] | chapter [3, 1, 2, 1] ✓ agrees",
-        "    it looks at: tiffin 0.703, bag 0.042, it 0.171, big 0.084",
+        "    it            0.703  0.042  0.171  0.084",  # lesson 6's weights, as a table (39)
         "W_Q at 0°, stretch 1.00 = [1.000, 0.000; 0.000, 1.000]",
         "head 1: it → its noun: 'it' looks most at tiffin (0.505)",
         "head 2: it → what it is: 'it' looks most at big (0.849)",
