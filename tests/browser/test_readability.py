@@ -185,3 +185,34 @@ def test_a_long_check_message_wraps_between_words(browser, lab, course, artifact
     finally:
         close_current(page)
         page.close()
+
+
+def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
+    """Issue 39: in prediction mode, after "reveal the weights", the explorer (guesses, their
+    table, the figure and the readout) was 948 px high at 1024 x 768, taller than the screen.
+    """
+    write_notebook(course / "predicting.ipynb", [
+        "from attention_lab.explorer.query_explorer import QueryExplorer\n"
+        "explorer = QueryExplorer.tiffin()\n"
+        "explorer.prediction_checkbox.value = True\n"
+        "explorer",
+    ])  # fmt: skip
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        open_in_lab(page, lab, "predicting.ipynb")
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        run_all_cells(page)
+        explorer = page.locator(".attention-explorer").first
+        explorer.get_by_role("button", name="reveal the weights").click()
+        explorer.locator("img.attention-explorer-figure").wait_for(state="visible")
+        explorer.get_by_text("Your guesses against the real weights").wait_for()
+        tops = explorer.evaluate(
+            "e => [...e.querySelectorAll('.widget-text input, .widget-button')]"
+            ".filter(x => x.offsetParent && /reveal|^$/.test(x.innerText || ''))"
+            ".map(x => Math.round(x.getBoundingClientRect().top))"
+        )
+        assert len(tops) == 5 and len(set(tops)) == 1, tops  # 4 guesses and the button: one row
+        assert explorer.bounding_box()["height"] <= 768, explorer.bounding_box()
+    finally:
+        close_current(page)
+        page.close()
