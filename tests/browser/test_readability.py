@@ -211,7 +211,8 @@ def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
             ".filter(x => x.offsetParent && /reveal|^$/.test(x.innerText || ''))"
             ".map(x => Math.round(x.getBoundingClientRect().top))"
         )
-        assert len(tops) == 5 and len(set(tops)) == 1, tops  # 4 guesses and the button: one row
+        # the 4 guesses and the button on one row (a second row would start ~30 px lower)
+        assert len(tops) == 5 and max(tops) - min(tops) <= 10, tops
         assert explorer.bounding_box()["height"] <= 768, explorer.bounding_box()
     finally:
         close_current(page)
