@@ -93,7 +93,17 @@ SERVER_CONF := $(VENV)/etc/jupyter/jupyter_server_config.d/attention_grader.json
 $(SERVER_CONF): jupyter-settings/jupyter_server_config.d/attention_grader.json | $(STAMP)
 	install -D -m 644 $< $@
 
-setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) ## Students: Create .venv with what students need, from the lock (idempotent)
+# The course's JupyterLab plugins, plain JavaScript with no build step: the student clock (due
+# dates and lateness in nbgrader's Assignment List, attention_grader.term.student_clock) and
+# outputs that wrap between words.
+UI_EXT := $(VENV)/share/jupyter/labextensions/@attention-lab/course-ui
+UI_SRC := jupyter-settings/labextensions/course-ui
+$(UI_EXT)/static/remoteEntry.js: $(UI_SRC)/static/remoteEntry.js $(UI_SRC)/package.json | $(STAMP)
+	rm -rf $(UI_EXT)
+	install -D -m 644 $(UI_SRC)/package.json $(UI_EXT)/package.json
+	install -D -m 644 $< $@
+
+setup: $(STAMP) $(OVERRIDES) $(SERVER_CONF) $(UI_EXT)/static/remoteEntry.js ## Students: Create .venv with what students need, from the lock (idempotent)
 
 $(addprefix setup-,$(EXTRAS)): setup-%: setup $(EXTRA_STAMP)%
 # Most tests import attention_grader: plain `pytest` after `make setup-test` collects them all

@@ -110,6 +110,20 @@ class ProjectedAttention:
     weights: np.ndarray
     output: np.ndarray
 
+    def weights_table(self, tokens) -> str:
+        """Return the weights as a table: one row per word that asks, one column per word.
+
+        Every number to 3 decimals in columns as wide as the longest word, so a row reads
+        across ("it" looks at tiffin 0.703) and a column down (who looks at "tiffin").
+        """
+        words = [str(t) for t in tokens]
+        width = max(6, *(len(w) for w in words))
+        lines = [" " * width + " looks at  " + " ".join(f"{w:>{width}}" for w in words)]
+        for word, row in zip(words, self.weights, strict=True):
+            numbers = " ".join(f"{x:>{width}.3f}" for x in row)
+            lines.append(f"{word:>{width}}           {numbers}")
+        return "\n".join(lines)
+
 
 def projected_attention(
     X, W_Q, W_K, W_V, positions=None, scale: bool = True, mask=None

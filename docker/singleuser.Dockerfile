@@ -40,6 +40,8 @@ RUN python -m venv /opt/venv \
 # formgrader's CSP, kernel websockets without Nagle's delay): the whole folder, so none is missed.
 COPY jupyter-settings/overrides.json /opt/venv/share/jupyter/lab/settings/overrides.json
 COPY jupyter-settings/jupyter_server_config.d/ /opt/venv/etc/jupyter/jupyter_server_config.d/
+# The student clock's plugin (due dates and lateness in the Assignment List): plain JavaScript.
+COPY jupyter-settings/labextensions/course-ui/ /opt/venv/share/jupyter/labextensions/@attention-lab/course-ui/
 
 # The lessons, read-only for students (their home is a volume: they copy a lesson to keep it).
 # NOT source/: the assignments' solutions and hidden tests never go into an image every student

@@ -35,7 +35,8 @@ $(BIN)/python -m attention_lab.lesson_copies notebooks $(WORK_DIR)
   released="$$(ls exchange/attention-lab/outbound 2>/dev/null | tr '\n' ' ')"; \
   if [ -n "$$released" ]; then echo "To fetch (Nbgrader -> Assignment List): $$released"; \
   else echo "No assignment is released in this course's exchange yet. Studying alone? Release one to"; \
-       echo "yourself first, in a terminal in the course folder: make release A=inventory_pre"; fi; fi
+       echo "yourself first, in a terminal in the course folder: make release A=inventory_pre"; \
+       echo "(the students' copy of the course, from make student-dist, has every assignment released)"; fi; fi
 endef
 
 # make lab is the student's: student-lab/labconfig/page_config.json switches off nbgrader's

@@ -23,7 +23,7 @@ POST       ?= inventory_post
 COURSE     ?= $(CURDIR)
 GRADER     := $(BIN)/python -m attention_grader --course "$(COURSE)"
 
-.PHONY: release collect grade feedback formgrader grades report gain reset-course _need-assignment
+.PHONY: release collect grade feedback formgrader grades report gain student-dist reset-course _need-assignment
 
 _need-assignment:
 	@test -n "$(A)" || { echo "Say which assignment: make $(MAKECMDGOALS) A=<name> (one of: $$(ls $(COURSE)/source | tr '\n' ' '))"; exit 2; }
@@ -51,6 +51,12 @@ report: _need-assignment setup-grader ## Teachers: Class report for A under repo
 
 gain: setup-grader ## Teachers: Learning gain PRE -> POST under reports/gain/ (HTML + PNG + gain.csv)
 	$(GRADER) gain "$(PRE)" "$(POST)"
+
+# What students clone or download: lessons, library and every assignment released, never source/
+# (attention_grader.term.student_dist checks every file for a solution or a hidden test).
+STUDENT_DIST ?= build/student-dist
+student-dist: setup-grader ## Teachers: Build the students' copy of the course (no source/, no solutions, no hidden tests) in build/student-dist/
+	$(BIN)/python -m attention_grader.term.student_dist --course . --out "$(STUDENT_DIST)"
 
 # A class's data: only an explicit, confirmed reset removes it, and only after archiving it.
 #   make reset-course CONFIRM=yes   archive the class's data to backups/, then remove it

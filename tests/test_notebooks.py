@@ -133,7 +133,7 @@ KEY_OUTPUTS = {
     "06_projections_heads_positions": [
         # the bridge: identity projections give chapter A's scores, untouched
         "scores of 'it' with W_Q = W_K = I: computed [3, 1, 2, 1] | chapter [3, 1, 2, 1] ✓ agrees",
-        "    it looks at: tiffin 0.703, bag 0.042, it 0.171, big 0.084",
+        "    it            0.703  0.042  0.171  0.084",  # lesson 6's weights, as a table (39)
         "W_Q at 0°, stretch 1.00 = [1.000, 0.000; 0.000, 1.000]",
         "head 1: it → its noun: 'it' looks most at tiffin (0.505)",
         "head 2: it → what it is: 'it' looks most at big (0.849)",
@@ -615,6 +615,8 @@ def test_the_start_page_tells_a_lone_student_how_to_get_the_pre_test():
     text = "\n".join(c.source for c in _read("00_start_here").cells)
     assert "*Assignments* tab" not in text and "Nbgrader → Assignment List" in text
     assert text.count("make release A=inventory_pre") >= 2  # where it is explained, and at the end
+    # the students' copy (make student-dist) has every assignment released: no command (39)
+    assert "`make student-dist`" in text and "already in the Assignment List" in text
     dry = subprocess.run(["make", "-n", "release", "A=inventory_pre"], cwd=ROOT,
                          capture_output=True, text=True)  # fmt: skip
     assert dry.returncode == 0 and 'release "inventory_pre"' in dry.stdout

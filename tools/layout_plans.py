@@ -74,6 +74,7 @@ MOVES = {
     "intake_files": "intake", "intake_notebook": "intake", "late": "intake",
     "private_submit": "intake", "safe_exchange": "intake", "submission_history": "intake",
     "inbound_list": "intake", "exchange_mounts": "intake", "final_scores": "intake",
+    "due_notice": "intake",
     # sandbox
     "implement_it": "sandbox", "protections": "sandbox", "sandbox": "sandbox",
     "sandbox_host": "sandbox", "sandbox_launch": "sandbox", "control_dir": "sandbox",
@@ -111,6 +112,7 @@ MOVES = {
     "gain_page": "term", "grade": "term", "grades": "term", "lms": "term",
     "progress": "term", "release": "term", "report": "term", "report_page": "term",
     "selfstudy": "term", "validate_labels": "term", "validate_check": "term",
+    "student_clock": "term", "student_dist": "term",
 }  # fmt: skip
 
 #: old test file -> new test file (paths relative to the repository)

@@ -13,8 +13,8 @@ __all__ = ["HIDDEN", "PredictionPanel", "feedback_html"]
 
 HIDDEN = "The weights are hidden until you guess them and press “reveal the weights”."
 HINT = (
-    "<i>The weights are hidden. Type your guesses (they should add up to 1), then press "
-    "“reveal the weights”.</i>"
+    "<i>The weights are hidden. Type your guess of each word's weight (they should add up to "
+    "1), then press “reveal the weights”.</i>"
 )
 
 
@@ -57,9 +57,12 @@ class PredictionPanel:
                 min=0.0,
                 max=1.0,
                 step=0.01,
-                description=f"your guess for “{label}”",
+                description=f"“{label}”",
+                tooltip=f"your guess of the weight of “{label}”",
                 style={"description_width": "initial"},
-                layout=widgets.Layout(width="auto"),
+                # one row for every guess and the button, not one row each: with the revealed
+                # figure the explorer must still fit a 768 px screen
+                layout=widgets.Layout(width="150px"),
             )
             for label in labels
         )
@@ -72,9 +75,12 @@ class PredictionPanel:
         )
         self.feedback = widgets.HTML()
         self.hint = widgets.HTML(HINT)
+        guesses = widgets.HBox(
+            [*self.inputs, self.reveal_button],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px"),
+        )
         self.box = widgets.VBox(
-            [self.hint, *self.inputs, self.reveal_button, self.feedback],
-            layout=widgets.Layout(display="none"),
+            [self.hint, guesses, self.feedback], layout=widgets.Layout(display="none")
         )
 
     @property
@@ -104,10 +110,17 @@ class PredictionPanel:
 
 def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.ndarray) -> str:
     """Return the feedback table: each guess, the real weight, the difference, and a verdict."""
+    # One column per key (the rows of the bar chart below, left to right): three rows, not one
+    # per key, so the explorer with its figure still fits a 768 px screen.
+    keys = "".join(f"<th scope='col'>{html.escape(t)}</th>" for t in labels)
+    said = [
+        ("guess", [fmt(g) for g in guesses]),
+        ("weight", [fmt(w) for w in weights]),
+        ("guess − weight", [f"{'+' if e > 0.0005 else ''}{fmt(e)}" for e in errors]),
+    ]
     rows = "".join(
-        f"<tr><th scope='row'>{html.escape(t)}</th><td>{fmt(g)}</td><td>{fmt(w)}</td>"
-        f"<td>{'+' if e > 0.0005 else ''}{fmt(e)}</td></tr>"
-        for t, g, w, e in zip(labels, guesses, weights, errors, strict=True)
+        f"<tr><th scope='row'>{name}</th>" + "".join(f"<td>{v}</td>" for v in values) + "</tr>"
+        for name, values in said
     )
     worst = int(np.argmax(np.abs(errors)))
     mean_abs = float(np.mean(np.abs(errors)))
@@ -122,11 +135,12 @@ def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.n
         if abs(total - 1) < 0.015
         else f" Your guesses add up to {fmt(total)}, but softmax weights always add up to 1."
     )
-    return (
-        "<table style='border-collapse:collapse;text-align:right'>"
+    return (  # the table and its verdict side by side: the explorer stays one screen high
+        "<div style='display:flex;flex-wrap:wrap;align-items:flex-end;column-gap:2em'>"
+        "<table style='border-collapse:collapse;text-align:right;border-spacing:0'>"
         "<caption style='text-align:left'>Your guesses against the real weights</caption>"
-        "<thead><tr><th scope='col'>key</th><th scope='col'>guess</th>"
-        "<th scope='col'>weight</th><th scope='col'>guess − weight</th></tr></thead>"
+        f"<thead><tr><th scope='col'>key</th>{keys}</tr></thead>"
         f"<tbody>{rows}</tbody></table>"
-        f"<p>Mean absolute error {fmt(mean_abs)}. {verdict}{sum_note}</p>"
+        f"<p style='max-width:36em'>Mean absolute error {fmt(mean_abs)}. {verdict}{sum_note}</p>"
+        "</div>"
     )

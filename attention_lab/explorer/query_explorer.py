@@ -222,7 +222,12 @@ class QueryExplorer(widgets.VBox):
     @classmethod
     def from_example(cls, example: _examples.WorkedExample, **kwargs) -> QueryExplorer:
         """Open on a chapter's worked example (its vectors, scaling and query token)."""
-        scaled = "scores scaled by 1/√d_k" if example.scale else "scores not scaled"
+        # What the chapter does, not the explorer's state: the √d_k box changes the latter.
+        scaled = (
+            "the chapter scales the scores by 1/√d_k"
+            if example.scale
+            else "the chapter does not scale the scores"
+        )
         tokens = ", ".join(f"“{t}”" for t in example.tokens)
         kwargs.setdefault(
             "title", f"tokens {tokens} from the chapter “{example.chapter}” ({scaled})"

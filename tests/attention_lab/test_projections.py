@@ -70,3 +70,14 @@ def test_positions_go_into_the_inputs():
     head = projected_attention(X, LESSON_W_Q, LESSON_W_K, LESSON_W_V, positions=pe)
     assert np.allclose(head.inputs, X + pe)
     assert np.allclose(head.Q, (X + pe) @ LESSON_W_Q)
+
+
+def test_the_weights_table_reads_across_and_down():
+    """Issue 39: lesson 6 printed the weights as one cramped line per word."""
+    layer = projected_attention(tiffin_embeddings(), LESSON_W_Q, LESSON_W_K, LESSON_W_V)
+    lines = layer.weights_table(TIFFIN.tokens).splitlines()
+    assert lines[0].split() == ["looks", "at", *TIFFIN.tokens]
+    for word, row, line in zip(TIFFIN.tokens, layer.weights, lines[1:], strict=True):
+        assert line.split() == [word, *(f"{w:.3f}" for w in row)]
+    columns = {len(line) for line in lines}
+    assert len(columns) == 1  # every row as wide as the header: the numbers sit under their word

@@ -141,3 +141,79 @@ def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
     finally:
         close_current(page)
         page.close()
+
+
+#: Each pair of characters around a place where a printed line wraps (JupyterLab's outputs).
+_WRAPS = """pre => {
+  const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  const wraps = [];
+  let top = null, before = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      const ch = node.data[i];
+      if (!rect || ch === '\\n') { before = ch; continue; }
+      if (top !== null && rect.top > top + 2) wraps.push(before + ch);
+      top = rect.top; before = ch;
+    }
+  }
+  return wraps;
+}"""
+
+
+def test_a_long_check_message_wraps_between_words(browser, lab, course, artifacts):
+    """Issue 39: a check's sentence wrapped mid-word ("misconcep|tion"): JupyterLab breaks
+    printed lines anywhere; the course's plugin makes them wrap between words.
+    """
+    write_notebook(course / "wrapping.ipynb", [
+        "from attention_lab import misconceptions\n"
+        "print('not yet: ' + misconceptions.diagnosis_text('sum_normalised', 'attention_weights'))",
+    ])  # fmt: skip  # what a self-check prints for this misconception
+    page = browser.new_page(viewport={"width": 700, "height": 720})
+    try:
+        open_in_lab(page, lab, "wrapping.ipynb")
+        run_all_cells(page)
+        pre = page.locator(".jp-OutputArea-output pre").first
+        pre.wait_for()
+        assert "not yet" in pre.inner_text()
+        wraps = pre.evaluate(_WRAPS)
+        assert wraps, "the message fits one line: the test shows nothing"
+        mid_word = [w for w in wraps if w[0].isalnum() and w[1].isalnum()]
+        assert mid_word == [], (wraps, pre.inner_text())
+    finally:
+        close_current(page)
+        page.close()
+
+
+def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
+    """Issue 39: in prediction mode, after "reveal the weights", the explorer (guesses, their
+    table, the figure and the readout) was 948 px high at 1024 x 768, taller than the screen.
+    """
+    write_notebook(course / "predicting.ipynb", [
+        "from attention_lab.explorer.query_explorer import QueryExplorer\n"
+        "explorer = QueryExplorer.tiffin()\n"
+        "explorer.prediction_checkbox.value = True\n"
+        "explorer",
+    ])  # fmt: skip
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        open_in_lab(page, lab, "predicting.ipynb")
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        run_all_cells(page)
+        explorer = page.locator(".attention-explorer").first
+        explorer.get_by_role("button", name="reveal the weights").click()
+        explorer.locator("img.attention-explorer-figure").wait_for(state="visible")
+        explorer.get_by_text("Your guesses against the real weights").wait_for()
+        tops = explorer.evaluate(
+            "e => [...e.querySelectorAll('.widget-text input, .widget-button')]"
+            ".filter(x => x.offsetParent && /reveal|^$/.test(x.innerText || ''))"
+            ".map(x => Math.round(x.getBoundingClientRect().top))"
+        )
+        # the 4 guesses and the button on one row (a second row would start ~30 px lower)
+        assert len(tops) == 5 and max(tops) - min(tops) <= 10, tops
+        assert explorer.bounding_box()["height"] <= 768, explorer.bounding_box()
+    finally:
+        close_current(page)
+        page.close()

@@ -18,7 +18,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from traitlets import Bunch, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
-__all__ = ["ACCEPTED_FORMATS", "CourseTime", "DueDateError", "describe_due", "parse_due"]
+__all__ = [
+    "ACCEPTED_FORMATS",
+    "CourseTime",
+    "DueDateError",
+    "describe_due",
+    "parse_due",
+    "zone_named",
+]
 
 #: What a teacher may write, shown in every refusal.
 ACCEPTED_FORMATS = (
@@ -37,7 +44,7 @@ class DueDateError(ValueError):
     """A due date that cannot be read; the message lists the accepted formats."""
 
 
-def _zone(name: str) -> tzinfo:
+def zone_named(name: str) -> tzinfo:
     """Return the zone of an IANA name (``Asia/Kolkata``), ``UTC``/``Z`` or ``+05:30``."""
     if name in ("Z", "UTC"):
         return UTC
@@ -69,14 +76,14 @@ class CourseTime(Configurable):
     @validate("timezone")
     def _known_zone(self, proposal: Bunch) -> str:
         try:
-            _zone(proposal["value"])
+            zone_named(proposal["value"])
         except DueDateError as err:
             raise TraitError(f"CourseTime.timezone: {err}") from None
         return cast(str, proposal["value"])  # a Unicode trait's value, checked by it already
 
     @property
     def zone(self) -> tzinfo:
-        return _zone(self.timezone)
+        return zone_named(self.timezone)
 
 
 def parse_due(text: str, course_zone: tzinfo) -> datetime:
@@ -110,7 +117,7 @@ def parse_due(text: str, course_zone: tzinfo) -> datetime:
         naive = datetime.fromisoformat(f"{found['date']} {seconds:0>8}")
     except ValueError as err:
         raise DueDateError(f"the due date {text!r} is not a real date or time ({err})") from None
-    zone = _zone(found["zone"]) if found["zone"] else course_zone
+    zone = zone_named(found["zone"]) if found["zone"] else course_zone
     return naive.replace(tzinfo=zone)
 
 

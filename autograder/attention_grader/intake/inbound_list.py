@@ -12,7 +12,9 @@ It also takes the student from the folder's name, and globs ids (a folder named 
   (:func:`~attention_grader.intake.exchange_identity.inbound_entries`);
 * **a student** (who cannot): their own folder ``inbound/<student>/`` only
   (:func:`~attention_grader.intake.private_submit.own_student_folder`, where
-  :class:`~attention_grader.intake.private_submit.PrivateExchangeSubmit` hands in);
+  :class:`~attention_grader.intake.private_submit.PrivateExchangeSubmit` hands in); on one
+  machine without those folders, the hand-ins in ``inbound/`` her own cached copies name
+  (:func:`~attention_grader.intake.private_submit.remembered_inbound`), each still judged below;
 * each one judged by :func:`~attention_grader.intake.exchange_identity.read_inbound`: the student
   is the folder's owner, an entry of ``inbound/<student>/`` must name that student, the id is on
   the roster collect uses (the instructor's own course) or of safe characters; a refused folder
@@ -52,7 +54,7 @@ from attention_grader.intake.exchange_identity import (
     student_entries,
 )
 from attention_grader.intake.exchange_mounts import ExchangeLayout
-from attention_grader.intake.private_submit import own_student_folder
+from attention_grader.intake.private_submit import own_student_folder, remembered_inbound
 
 __all__ = ["SafeExchangeList"]
 
@@ -99,10 +101,12 @@ class SafeExchangeList(ExchangeList):
             entries = inbound_entries(inbound)
         else:  # a student: their own folder only, which only they (and the instructors) write
             own = own_student_folder(inbound)
-            if own is None:
-                return []
             trusted, roster = frozenset({0, os.lstat(inbound).st_uid}), None
-            entries = student_entries(Path(own[1]), Path(own[1]).name)
+            if own is not None:
+                entries = student_entries(Path(own[1]), Path(own[1]).name)
+            else:  # one machine, no per-user folders: the hand-ins her own cache names
+                cache = os.path.join(self.cache, course)
+                entries = [(Path(p), None) for p in remembered_inbound(cache, str(inbound))]
         by_mount = ExchangeLayout(parent=self).per_student_mounts
         wanted = self.coursedir.assignment_id or "*"
         student = self.coursedir.student_id or "*"

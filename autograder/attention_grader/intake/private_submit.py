@@ -51,6 +51,8 @@ __all__ = [
     "own_inbound",
     "own_student_folder",
     "readable_only_by",
+    "remember_inbound_name",
+    "remembered_inbound",
 ]
 
 FOLDER_MODE = 0o2770
@@ -106,6 +108,51 @@ def own_student_folder(inbound: str | os.PathLike[str]) -> tuple[str, str] | Non
     return (hub_user, mounted) if mounted is not None else None
 
 
+#: In the student's own cached copy of a hand-in: the full name of its folder in ``inbound/``.
+INBOUND_NAME_FILE = "inbound_name.txt"
+
+
+def remember_inbound_name(cache_path: str, folder_name: str) -> None:
+    """Write ``folder_name`` into the student's cached copy of the hand-in.
+
+    On one machine without per-user folders a student hands in straight to ``inbound/``, which
+    she may enter but not list (3733), and nbgrader caches her copy without the folder name's
+    random end. So the name is kept here: ``nbgrader list --inbound``
+    (:class:`~attention_grader.intake.inbound_list.SafeExchangeList`) finds her own hand-ins
+    by it. Only a name: what it names is judged as collect judges it.
+    """
+    cached = os.path.join(cache_path, folder_name.rsplit("+", 1)[0])
+    if os.path.isdir(cached) and not os.path.islink(cached):
+        with open(os.path.join(cached, INBOUND_NAME_FILE), "w", encoding="utf8") as out:
+            out.write(folder_name)
+
+
+def remembered_inbound(cache_path: str, inbound: str) -> list[str]:
+    """Return the folders in ``inbound`` this user's cached hand-ins name (existing ones only)."""
+    found = []
+    try:
+        cached = sorted(os.scandir(cache_path), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in cached:
+        note = os.path.join(entry.path, INBOUND_NAME_FILE)
+        if not entry.is_dir(follow_symlinks=False) or os.path.islink(note):
+            continue
+        try:
+            with open(note, encoding="utf8") as text:
+                name = text.read(4096).strip()
+        except OSError:
+            continue
+        # her own note, but a name only: one folder of inbound/ whose name starts as the cache's
+        if (
+            name.startswith(entry.name + "+")
+            and "/" not in name
+            and os.path.lexists(os.path.join(inbound, name))
+        ):
+            found.append(os.path.join(inbound, name))
+    return found
+
+
 class PrivateExchangeSubmit(ExchangeSubmit):
     """``ExchangeSubmit``, then :func:`make_private` on the new folder in ``inbound/``.
 
@@ -151,6 +198,7 @@ class PrivateExchangeSubmit(ExchangeSubmit):
     def copy_files(self) -> None:
         super().copy_files()
         make_private(os.path.join(self.inbound_path, self.assignment_filename))
+        remember_inbound_name(self.cache_path, self.assignment_filename)
 
     def do_copy(self, src: str, dest: str, log: Any = None) -> None:
         from nbgrader.utils import ignore_patterns

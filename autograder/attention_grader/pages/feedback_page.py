@@ -140,7 +140,7 @@ def explain_error(
         )  # fmt: skip
     line = student_line(output.get("traceback", []))
     if line is None:  # a failed check (hidden test) or an error without a frame
-        return _box("check", "Not yet right", _para(f"{ename}: {evalue}" if evalue else ename))
+        return _box("check", "Not yet right", _para(_check_words(ename, evalue)))
     number, code = line
     body = (
         f"<p>In line {number} of this cell:</p>"
@@ -148,6 +148,19 @@ def explain_error(
         f"{_para(f'{ename}: {evalue}')}"
     )
     return _box("exception", "Your code stopped with an error", body)
+
+
+#: What a failed check raises (``attention_lab.checks``' classes and plain ``assert``): the
+#: class name says nothing to a student, the message is what the check says.
+CHECK_FAILURES = frozenset({"AssertionError", "CheckFailure", "WrongAnswer", "AnswerFormatError"})
+
+
+def _check_words(ename: str, evalue: str) -> str:
+    """Say a failed check in words: its message, never a raw class name (``WrongAnswer:``)."""
+    if ename in CHECK_FAILURES:
+        return evalue or "A check of this answer did not pass: read the question again."
+    said = f" ({evalue})" if evalue else ""
+    return f"Checking your answer stopped with an error{said}: is it of the kind the question asks for?"
 
 
 _CSS = """

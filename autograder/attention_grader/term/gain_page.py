@@ -85,6 +85,11 @@ def _band(facility: float | None) -> str:
     return "-" if facility is None else difficulty_label(facility)
 
 
+def _of(count: int, n: int) -> str:
+    """``"1 of 4 (25%)"``: a count of students said with its share, as the estimates beside it."""
+    return f"{count} of {n} ({count / n:.0%})" if n else str(count)
+
+
 def _g(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
@@ -112,8 +117,8 @@ def _html(report: GainReport, figures: dict[str, str], docs_href: str) -> str:
         for r in report.items
     ]
     m_rows = [
-        [r.title, r.id, _pct(r.pre), _pct(r.post), f"{r.pre_chose} / {r.post_chose}",
-         f"{r.pre_items} / {r.post_items}"]
+        [r.title, r.id, _pct(r.pre), _pct(r.post),
+         f"{_of(r.pre_chose, n)} / {_of(r.post_chose, n)}", f"{r.pre_items} / {r.post_items}"]
         for r in report.misconceptions
     ]  # fmt: skip
     apart = [[printable(s), "before only"] for s in report.pre_only]
@@ -148,17 +153,18 @@ an id), and the difficulty it means: easy &ge; 80%, medium &ge; 50%, hard below.
 <p>"Before" and "after" estimate the share of the class holding each misconception: on an item
 that offers it, the share of the class that falls for it, averaged over those items. A student
 can choose only one wrong option per item, so one holding two misconceptions that the same item
-offers shows only one there; the estimate corrects for that, item by item. "Chose" counts the
-students who chose its option at least once; "items" says on how many items of each test one
-option reveals it (one item measures less surely than several).</p>
+offers shows only one there; the estimate corrects for that, item by item, so it can be above
+the share that chose it ("chose": the students who chose its option at least once, of the {n}
+who took both tests). "Items" says on how many items of each test one option reveals it (one
+item measures less surely than several).</p>
 {
         html_table(
             [
                 "misconception",
                 "id",
-                "before",
-                "after",
-                "chose (before / after)",
+                "estimated before",
+                "estimated after",
+                "chose it (before / after)",
                 "items (before / after)",
             ],
             m_rows,

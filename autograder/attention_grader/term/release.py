@@ -7,8 +7,9 @@ from typing import Any
 
 from attention_grader.common.course import Course, GradingStepError, check_result
 from attention_grader.intake.due import CourseTime, describe_due, parse_due
+from attention_grader.intake.due_notice import DueNotice, notice_path, publish_notice
 
-__all__ = ["due_line", "refusal_in", "release", "set_duedate"]
+__all__ = ["due_line", "publish_due", "refusal_in", "release", "set_duedate"]
 
 
 def set_duedate(course: Course, assignment: str, duedate: str | datetime | None) -> None:
@@ -82,6 +83,38 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
     check_result(result, f"generate {assignment}")
     set_duedate(course, assignment, duedate)
     check_result(api.release_assignment(assignment), f"release {assignment}")
+    publish_due(course, assignment)
+
+
+def publish_due(course: Course, assignment: str) -> None:
+    """Put the gradebook's due date and the late rule where students' servers read them.
+
+    :mod:`attention_grader.intake.due_notice`: the Assignment List says the due date and how
+    late a hand-in would be before the student submits. No due date: the notice is removed.
+    """
+    from nbgrader.api import MissingEntry
+
+    from attention_grader.intake.late import SharePerDay
+
+    with course.gradebook() as gb:
+        try:
+            stored = gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            stored = None
+    notice = None
+    if stored is not None:
+        plugin = course.config.AssignLatePenalties.get("plugin_class", "")
+        name = plugin if isinstance(plugin, str) else getattr(plugin, "__qualname__", "")
+        charged = name.rsplit(".", 1)[-1] == SharePerDay.__name__  # else: say late, not the cost
+        rule = SharePerDay(config=course.config)
+        notice = DueNotice(
+            due=stored.replace(tzinfo=UTC),
+            timezone=CourseTime(config=course.config).timezone,
+            grace_minutes=rule.grace_minutes,
+            share_per_day=rule.share_per_day if charged else 0.0,
+            max_share=rule.max_share if charged else 0.0,
+        )
+    publish_notice(notice_path(course.exchange, course.course_id, assignment), notice)
 
 
 def refusal_in(result: dict[str, Any]) -> str:

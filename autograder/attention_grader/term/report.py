@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from attention_grader.common.course import Course
+from attention_grader.common.question_labels import toc_labels
 from attention_grader.common.safe_text import csv_cell
 from attention_grader.intake.final_scores import FinalScore, assignment_finals, class_mean
 from attention_grader.intake.submission_history import Seen, SubmissionLine, student_submissions
@@ -59,6 +60,13 @@ class Report:
     #: Every submission collect received, per student (``submission_history``), and the refused.
     submissions: dict[str, list[SubmissionLine]] = field(default_factory=dict)
     refused: list[Seen] = field(default_factory=list)
+    #: grade_id -> "Q3" / "Q3, check 2": the question as the students' notebook numbers it.
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def question_name(self, grade_id: str) -> str:
+        """``"Q3, check 2 (launched_weights_test)"``: the students' number, then the cell's id."""
+        label = self.labels.get(grade_id)
+        return f"{label} ({grade_id})" if label else grade_id
 
     @property
     def pending(self) -> int:
@@ -135,7 +143,18 @@ def build_report(course: Course, assignment: str) -> Report:
         student_rows(finals, diagnoses, notebooks),
         submissions,
         refused,
+        source_labels(course, assignment),
     )
+
+
+def source_labels(course: Course, assignment: str) -> dict[str, str]:
+    """grade_id -> question label (:func:`~attention_grader.common.question_labels.toc_labels`)."""
+    import nbformat
+
+    labels: dict[str, str] = {}
+    for path in sorted((course.root / "source" / assignment).glob("*.ipynb")):
+        labels.update(toc_labels(nbformat.read(path, as_version=4)))
+    return labels
 
 
 def _utc(when: datetime | None) -> str:

@@ -57,7 +57,8 @@ def figures(report: Report, folder: Path) -> dict[str, str]:
     shown = [s for s in report.stats if s.scores and not s.pending][::-1]
     if shown:
         fig, ax = plt.subplots(figsize=(6, 0.45 * len(shown) + 1.2), layout="constrained")
-        ax.barh([s.question for s in shown], [s.facility for s in shown], color="#5a9e6f")
+        names = [report.question_name(s.question) for s in shown]
+        ax.barh(names, [s.facility for s in shown], color="#5a9e6f")
         ax.set(xlim=(0, 1), xlabel="mean score / max (facility; low = hard)",
                title="Question difficulty (fully graded questions)")  # fmt: skip
         fig.savefig(folder / "question_difficulty.png", dpi=110)
@@ -105,7 +106,7 @@ def _banner(report: Report) -> str:
 def _questions(report: Report) -> str:
     rows = [
         [
-            s.question,
+            report.question_name(s.question),
             "by a teacher" if s.kind == "manual" else "automatically",
             f"{s.mean:.2f}" if s.scores else "",
             f"{s.max_score:g}",
@@ -186,12 +187,18 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
     where = report.questions_per_misconception()
     rows = [
         [report.titles.get(mid, mid), mid, len(students),
-         f"{len(students) / n:.0%}" if n else "", ", ".join(where[mid])]
+         f"{len(students) / n:.0%}" if n else "",
+         ", ".join(report.question_name(q) for q in where[mid])]
         for mid, students in counts.items()
     ]  # fmt: skip
     overall = html_table(["misconception", "id", "students", "share of class", "questions"], rows)
     per_q = [
-        [question, report.titles.get(mid, mid), len(students), ", ".join(students)]
+        [
+            report.question_name(question),
+            report.titles.get(mid, mid),
+            len(students),
+            ", ".join(students),
+        ]
         for question, by_id in report.misconceptions_per_question().items()
         for mid, students in by_id.items()
     ]

@@ -304,6 +304,12 @@ def check_working_copy(
     """
     root = Path(course_root).resolve()
     copy_dir = Path(copy_dir) if copy_dir else working_copy_dir(root, assignment)
+    if not (root / "source").is_dir():
+        raise FileNotFoundError(
+            "make check needs the course's source/ (the hidden tests), which the students' copy "
+            "of the course leaves out: use Validate in the Assignment List, and your teacher's "
+            "feedback after you submit"
+        )
     if not (root / "source" / assignment).is_dir():
         known = sorted(p.name for p in (root / "source").iterdir() if p.is_dir())
         raise FileNotFoundError(f"no assignment {assignment!r} in this course; one of {known}")

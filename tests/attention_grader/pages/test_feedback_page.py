@@ -164,3 +164,19 @@ def test_a_blank_answer_reads_as_blank_not_as_an_error():
     own = new_output("error", ename="NotImplementedError", evalue="softmax of a matrix",
                      traceback=["----> 5 raise NotImplementedError('softmax of a matrix')"])  # fmt: skip
     assert "Blank" not in explain_error(own)  # the student's own raise is their code's error
+
+
+@pytest.mark.parametrize(
+    ("ename", "evalue", "said"),
+    [
+        ("WrongAnswer", "launched_weights: not yet right", "launched_weights: not yet right"),
+        ("AnswerFormatError", "expected 3 numbers", "expected 3 numbers"),
+        ("AssertionError", "", "A check of this answer did not pass"),
+        ("TypeError", "unsupported operand", "Checking your answer stopped with an error"),
+    ],
+)
+def test_a_failed_check_says_its_words_not_an_exception_class(ename, evalue, said):
+    """Issue 39: feedback showed "WrongAnswer: ..." and "AssertionError" to students."""
+    text = re.sub(r"<[^>]+>", " ", explain_error(error(ename, evalue)))
+    assert said in text
+    assert f"{ename}:" not in text and not re.search(rf"\b{ename}\b", text), text

@@ -362,6 +362,10 @@ def test_small_class_by_hand(tmp_path):
     assert all(facility[i] == 0.5 for i in hard_items)
     page = write_gain(course, PRE, POST).read_text()  # n = 2: <0.6> from two students
     assert "A small class: 2 student(s)." in page and "rough" in page
+    # Issue 39: "63 %" beside "chose 1": the count is said as a share of the same class
+    (row,) = re.findall(r"<tr><td>[^<]*</td><td>hard_attention</td>.*?</tr>", page, re.S)
+    assert "1 of 2 (50%) / 0 of 2 (0%)" in row
+    assert "estimated before" in page and "can be above" in page
 
 
 def test_the_score_chart_counts_whole_students(tmp_path, monkeypatch):

@@ -155,3 +155,38 @@ def test_the_release_check_leaves_the_protections_report_to_the_first_autograde(
     GradingExecute._reported = False
     assert main(["--course", str(course.root), "release", FIXTURE]) == 0
     assert GradingExecute._reported is False
+
+
+@pytest.mark.slow
+def test_release_publishes_the_due_date_students_read_and_nothing_fetches_it(tmp_path):
+    import nbformat
+    from attention_grader.intake.due_notice import notice_path, read_notice
+    from nbgrader.auth import Authenticator
+    from nbgrader.exchange.default.list import ExchangeList
+
+    course = make_course(tmp_path)
+    course.config.AssignLatePenalties.plugin_class = "attention_grader.intake.late.SharePerDay"
+    course.config.SharePerDay.grace_minutes = 15
+    course.config.SharePerDay.share_per_day = 0.1
+    course.config.SharePerDay.max_share = 0.5
+    release(course, FIXTURE, duedate="2026-12-07 17:00 Asia/Kolkata")
+    path = notice_path(course.exchange, course.course_id, FIXTURE)
+    notice = read_notice(path)
+    assert notice is not None and notice.due.isoformat() == "2026-12-07T11:30:00+00:00"
+    assert (notice.grace_minutes, notice.share_per_day, notice.max_share) == (15, 0.1, 0.5)
+    assert path.stat().st_mode & 0o004  # every student's server reads it
+    # nbgrader's list (what Fetch offers) sees the assignment, not the notice
+    lister = ExchangeList(
+        coursedir=course.coursedir(),
+        authenticator=Authenticator(config=course.config),
+        config=course.config,
+    )
+    listed = lister.start()
+    assert [a["assignment_id"] for a in listed] == [FIXTURE]
+    released = course.exchange / course.course_id / "outbound" / FIXTURE
+    assert not any(p.name.startswith(".due") for p in released.rglob("*"))
+    assert nbformat.read(released / f"{FIXTURE}.ipynb", as_version=4).cells
+    with course.gradebook() as gb:  # no due date: no notice claims one
+        gb.update_or_create_assignment(FIXTURE, duedate=None)
+    release(course, FIXTURE)
+    assert read_notice(path) is None

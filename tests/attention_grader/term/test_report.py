@@ -160,3 +160,23 @@ def test_the_page_lists_each_flag_with_the_registry_words_and_escapes_its_detail
     section = page[page.index("<h2>Flags</h2>") :]
     assert flags.FORGED_CELL.text in section  # what it means, in the registry's words
     assert "&lt;img src=x&gt;" in section and "<img src=x>" not in page
+
+
+def test_questions_are_named_as_the_students_notebook_numbers_them(course):
+    """Issue 39: the report named questions by grade id only; the students see "Q1", "Q2"."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    ids = [s.question for s in build_report(course, "a1").stats]
+    cells = []
+    for n, grade_id in enumerate(ids, 1):
+        cells.append(new_markdown_cell(f"## Q{n}. A question"))
+        cells.append(
+            new_code_cell("", metadata={"nbgrader": {"grade": True, "grade_id": grade_id}})
+        )
+    folder = course.root / "source" / "a1"
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(cells=cells), folder / "nb.ipynb")
+    html = write_report(course, "a1").read_text()
+    for n, grade_id in enumerate(ids, 1):
+        assert f"<td>Q{n} ({grade_id})</td>" in html

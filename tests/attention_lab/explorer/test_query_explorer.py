@@ -179,6 +179,14 @@ def test_scale_toggle(tiffin):
     np.testing.assert_array_equal(tiffin.weights, attention(ex.query(), ex.K, ex.V, scale=False)[1])
 
 
+def test_the_heading_stays_true_when_the_scale_box_is_ticked(tiffin):
+    """Issue 39: the heading said "(scores not scaled)" while the box had scaled them."""
+    tiffin.scale_checkbox.value = True
+    heading = html.unescape(re.sub(r"<[^>]+>", "", tiffin.title_html.value))
+    assert "not scaled" not in heading and "the chapter does not scale the scores" in heading
+    tiffin.scale_checkbox.value = False
+
+
 @pytest.mark.slow
 def test_causal_mask_gives_exact_zeros_above_the_diagonal(tiffin):
     tiffin.causal_checkbox.value = True
