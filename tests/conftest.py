@@ -10,6 +10,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from run_cache import new_run_folder, remove_run_folder
 from worker_groups import xdist_group
 
 from attention_lab.explorer.query_explorer import QueryExplorer
@@ -65,6 +66,7 @@ def short_tmp():
     shutil.rmtree(path, ignore_errors=True)
 
 
+_RUN_FOLDER = pytest.StashKey[Path]()
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
 #: for every new submission (attention_grader.common.course.quiet_autoflush_warning hides it from
@@ -76,11 +78,20 @@ NBGRADER_WARNINGS = (
 
 
 def pytest_configure(config):
+    # One folder per run for what is built once for every process (tests/run_cache.py): made by
+    # the controller, before pytest-xdist starts its workers, which inherit its name.
+    if not hasattr(config, "workerinput"):
+        config.stash[_RUN_FOLDER] = new_run_folder()
     # A filter naming sqlalchemy's category cannot be resolved without sqlalchemy (the grader
     # extra), so it is added only where it can be: pyproject's filterwarnings would fail there.
     if find_spec("sqlalchemy") is not None:
         for line in NBGRADER_WARNINGS:
             config.addinivalue_line("filterwarnings", line)
+
+
+def pytest_unconfigure(config):
+    if _RUN_FOLDER in config.stash:
+        remove_run_folder(config.stash[_RUN_FOLDER])
 
 
 def pytest_ignore_collect(collection_path: Path, config):

@@ -16,11 +16,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import figure_text
 import nbformat
 import numpy as np
 import pytest
-from test_notebooks import LESSONS, NOTEBOOKS, executed
+from test_notebooks import LESSONS, NOTEBOOKS, drawn_text, executed
 
 from attention_lab import attention, demos, experiments
 from attention_lab.examples import ISRO, TIFFIN
@@ -248,7 +247,7 @@ def test_every_number_in_a_lessons_text_comes_from_its_code(name):
         for out in cell.get("outputs", []):
             outputs.append(out.get("text", "") + str(out.get("data", {}).get("text/plain", "")))
             outputs.append(str(out.get("data", {}).get("text/html", "")))
-    printed = "\n".join(outputs) + figure_text.drawn_text(name)
+    printed = "\n".join(outputs) + drawn_text(name)
     missing = unverified_numbers(markdown, printed)
     assert not missing, (
         f"{name}: numbers in the text that no code prints or draws and no claim builds: "

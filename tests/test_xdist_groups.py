@@ -73,7 +73,8 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
-    shutil.copy(HERE / "worker_groups.py", tmp_path / "tests" / "worker_groups.py")
+    for helper in ("worker_groups.py", "run_cache.py"):  # what conftest.py imports
+        shutil.copy(HERE / helper, tmp_path / "tests" / helper)
     stand_ins = [*SHARED_GROUPS["attack-batch"], "tests/hub/test_a.py", "tests/hub/test_b.py"]
     stand_ins += ["tests/test_alone.py"]
     for module in stand_ins:
