@@ -77,7 +77,29 @@ NBGRADER_WARNINGS = (
 )
 
 
+#: Programs ``make test-fast`` never starts (a kernel, bubblewrap, which needs root or user
+#: namespaces): a test not marked ``slow`` that starts one fails, naming it.
+SLOW_PROGRAMS = ("ipykernel", "bwrap")
+
+
+def _refuse_slow_programs(event: str, args: tuple) -> None:
+    """An audit hook: ``subprocess.Popen`` of a :data:`SLOW_PROGRAMS` program raises."""
+    if event != "subprocess.Popen":
+        return
+    argv = args[1] if isinstance(args[1], list | tuple) else [args[1]]
+    started = " ".join(map(str, argv))
+    for program in SLOW_PROGRAMS:
+        if program in started:
+            raise RuntimeError(
+                f"a test not marked slow started {program} ({started[:120]}): mark it "
+                "@pytest.mark.slow, or the test of the fixture that starts it"
+            )
+
+
 def pytest_configure(config):
+    # `make test-fast` (-m "not slow"): whatever starts a kernel or a sandbox fails at once.
+    if config.getoption("markexpr") == "not slow":
+        sys.addaudithook(_refuse_slow_programs)
     # One folder per run for what is built once for every process (tests/run_cache.py): made by
     # the controller, before pytest-xdist starts its workers, which inherit its name.
     if not hasattr(config, "workerinput"):
