@@ -18,23 +18,22 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 Sources may contain ``{port}`` (a loopback port the grader listens on), ``{course}`` (the course
 folder), ``{library}`` (the real ``attention_lab`` folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
 filled in when the batch is built; literal braces are doubled. :func:`graded_batch` grades everything once
-per test session with plain ``nbgrader autograde`` configured by
+per test run with plain ``nbgrader autograde`` configured by
 :func:`attention_grader.pipeline.configure` (sandbox on), and :func:`graded_batch_parallel` grades the
-same submissions with the teacher's parallel grader (``make grade``).
+same submissions with the teacher's parallel grader (``make grade``). Each is graded by whichever
+pytest-xdist worker asks first, into the run's folder (tests/run_cache.py); the others read it.
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
 import importlib.util
 import os
+import pickle
 import secrets
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from run_cache import once_per_run
 
 HERE = Path(__file__).parent
 #: The real attention_lab folder on the grading machine (what a student would try to read).
@@ -398,14 +398,12 @@ def _grade_in_parallel(roots: list[Path]) -> str:
     return "\n".join(logs)
 
 
-def _graded(route: str) -> Batch:
-    """Build the courses, hand in every attack, autograde them through ``route``.
+def _graded(route: str, tmp: Path) -> Batch:
+    """Build the courses in ``tmp``, hand in every attack, autograde them through ``route``.
 
     The attacks are dealt round-robin into :data:`GROUPS` identical courses, each with its own
     ``honest_full`` student (graded alongside the attacks of its course).
     """
-    tmp = Path(tempfile.mkdtemp(prefix=f"attention-attacks-{route}-"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     attacks = load_attacks()
     honest = next(a for a in attacks if a.name == "honest_full")
     listener = Listener()
@@ -443,13 +441,23 @@ def _graded(route: str) -> Batch:
     )
 
 
-@functools.cache
+def _graded_once(route: str) -> Batch:
+    """:func:`_graded` once per test run, for every process (its courses in the run's folder)."""
+
+    def build(folder: Path) -> None:
+        (folder / "batch.pickle").write_bytes(pickle.dumps(_graded(route, folder)))
+
+    def read(folder: Path) -> Batch:
+        return pickle.loads((folder / "batch.pickle").read_bytes())
+
+    return once_per_run(f"attacks-{route}", build, read)
+
+
 def graded_batch() -> Batch:
     """Every attack graded by plain ``nbgrader autograde`` with the course config (cached)."""
-    return _graded("nbgrader")
+    return _graded_once("nbgrader")
 
 
-@functools.cache
 def graded_batch_parallel() -> Batch:
     """Every attack graded by the parallel grader, as ``make grade`` does (cached)."""
-    return _graded("parallel")
+    return _graded_once("parallel")
