@@ -185,6 +185,37 @@ def load_attacks() -> list[Attack]:
     return out
 
 
+#: Attacks that act only on Python objects inside their own kernel (its modules, builtins, hooks,
+#: the answers' types, the library's code): what they earn is decided by the kernel and the
+#: grader's checking of its replies, which both routes run alike (the parallel grader's workers
+#: run nbgrader's Autograde with the course's pipeline unchanged:
+#: tests/attention_grader/term/test_grade.py::test_workers_run_the_course_pipeline_unchanged).
+#: The parallel batch leaves them out, as one grading serves both routes; it grades every attack
+#: on what differs between the routes: the worker's process and budget (time, memory, a killed or
+#: exiting kernel, costly answers), files handed in or written, the network, the student ids,
+#: the notebook's structure, the pages, and the honest students beside them.
+KERNEL_ONLY = frozenset({
+    "audit_hook_leak", "audit_hook_rebind", "ctypes_tolerances", "disable_tracebacks",
+    "fake_answer_array", "fake_answer_eq", "fake_passed_output", "library_annotated",
+    "library_builtins_import", "library_exec_file", "library_importlib", "library_in_block",
+    "library_plain", "library_sys_path", "library_walrus", "patch_checks", "patch_numpy",
+    "patch_sys_modules", "print_history", "rebind_imported_assert", "redefine_builtins",
+    "rewrite_check_code", "set_parent_rewrite", "skip_grader_requests", "smuggle_result",
+    "swallow_errors",
+})  # fmt: skip
+ROUTES = ("nbgrader", "parallel")
+
+
+def attacks_for(route: str) -> list[Attack]:
+    """The attacks the ``route`` batch grades: all by plain nbgrader, all but
+    :data:`KERNEL_ONLY` by the parallel grader.
+    """
+    if route not in ROUTES:
+        raise ValueError(f"route must be one of {ROUTES}, not {route!r}")
+    attacks = load_attacks()
+    return attacks if route == "nbgrader" else [a for a in attacks if a.name not in KERNEL_ONLY]
+
+
 def submission(
     released: nbformat.NotebookNode, attack: Attack, fill: dict
 ) -> nbformat.NotebookNode:
@@ -404,7 +435,7 @@ def _graded(route: str, tmp: Path) -> Batch:
     The attacks are dealt round-robin into :data:`GROUPS` identical courses, each with its own
     ``honest_full`` student (graded alongside the attacks of its course).
     """
-    attacks = load_attacks()
+    attacks = attacks_for(route)
     honest = next(a for a in attacks if a.name == "honest_full")
     listener = Listener()
     token = secrets.token_hex(6)
