@@ -232,6 +232,7 @@ def unverified_numbers(markdown: str, printed: str) -> list[str]:
     return sorted({n for n in NUMBER.findall(markdown) if n not in known})
 
 
+@pytest.mark.slow
 def test_the_number_search_finds_a_hand_typed_number():
     assert unverified_numbers("the loss falls to 0.0123", "loss 0.0120") == ["0.0123"]
     assert not unverified_numbers("weights 0.610 and 0.083", "[0.610, 0.083]")

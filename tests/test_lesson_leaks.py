@@ -448,12 +448,14 @@ def explorer_text(preset: str) -> str:
     return "\n".join(rows)
 
 
+@pytest.mark.slow
 def test_an_explorer_that_shows_a_graded_answer_is_caught():
     # "ISRO launched Chandrayaan" with the token "launched" picked: focus_in_the_noise Q3.
     leaks = find_leaks(explorer_text("isro"))
     assert any("launched_weights" in leak for leak in leaks), leaks
 
 
+@pytest.mark.slow
 def test_the_students_guide_advertises_no_explorer_that_shows_a_graded_answer():
     presets = sorted(set(re.findall(r"QueryExplorer\.(\w+)\(", STUDENT_GUIDE.read_text())))
     assert presets, "the guide shows no preset explorer any more: update this test"

@@ -47,6 +47,7 @@ def _readers() -> dict[str, set[str]]:
     return readers
 
 
+@pytest.mark.slow
 def test_the_readers_of_a_cached_batch_or_class_share_a_group():
     readers = _readers()
     assert readers["graded_classes:STANDARD"] >= {"tests/attention_grader/test_postgres.py"}
