@@ -64,14 +64,15 @@ def once_per_run(key: str, build: Callable[[Path], None], read: Callable[[Path],
         ``read(folder)`` returns the thing from what ``build`` wrote; called once per process.
     """
     root = run_folder()
-    if (str(root), key) not in _read:
-        folder = root / key
-        with open(root / f"{key}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-            if not (folder / _DONE).exists():
-                shutil.rmtree(folder, ignore_errors=True)  # what a failed build left
-                folder.mkdir()
-                build(folder)
-                (folder / _DONE).touch()
-        _read[(str(root), key)] = read(folder)
-    return cast(T, _read[(str(root), key)])
+    if (str(root), key) in _read:
+        return cast(T, _read[(str(root), key)])
+    folder = root / key
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / _DONE).exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed build left
+            folder.mkdir()
+            build(folder)
+            (folder / _DONE).touch()
+    thing = _read[(str(root), key)] = read(folder)
+    return thing
