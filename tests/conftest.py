@@ -77,9 +77,10 @@ NBGRADER_WARNINGS = (
 )
 
 
-#: Programs ``make test-fast`` never starts (a kernel, bubblewrap, which needs root or user
-#: namespaces): a test not marked ``slow`` that starts one fails, naming it.
-SLOW_PROGRAMS = ("ipykernel", "bwrap")
+#: Programs ``make test-fast`` never starts (a kernel; bubblewrap, which needs root or user
+#: namespaces; making accounts and running as one, root's): a test not marked ``slow`` that
+#: starts one fails, naming it.
+SLOW_PROGRAMS = ("ipykernel", "bwrap", "useradd", "runuser")
 
 
 def _refuse_slow_programs(event: str, args: tuple) -> None:
