@@ -10,6 +10,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from run_cache import new_run_folder, remove_run_folder
 from worker_groups import xdist_group
 
 from attention_lab.explorer.query_explorer import QueryExplorer
@@ -65,6 +66,7 @@ def short_tmp():
     shutil.rmtree(path, ignore_errors=True)
 
 
+_RUN_FOLDER = pytest.StashKey[Path]()
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
 #: for every new submission (attention_grader.common.course.quiet_autoflush_warning hides it from
@@ -75,12 +77,44 @@ NBGRADER_WARNINGS = (
 )
 
 
+#: Programs ``make test-fast`` never starts (a kernel; bubblewrap, which needs root or user
+#: namespaces; making accounts and running as one, root's): a test not marked ``slow`` that
+#: starts one fails, naming it.
+SLOW_PROGRAMS = ("ipykernel", "bwrap", "useradd", "runuser")
+
+
+def _refuse_slow_programs(event: str, args: tuple) -> None:
+    """An audit hook: ``subprocess.Popen`` of a :data:`SLOW_PROGRAMS` program raises."""
+    if event != "subprocess.Popen":
+        return
+    argv = args[1] if isinstance(args[1], list | tuple) else [args[1]]
+    started = " ".join(map(str, argv))
+    for program in SLOW_PROGRAMS:
+        if program in started:
+            raise RuntimeError(
+                f"a test not marked slow started {program} ({started[:120]}): mark it "
+                "@pytest.mark.slow, or the test of the fixture that starts it"
+            )
+
+
 def pytest_configure(config):
+    # `make test-fast` (-m "not slow"): whatever starts a kernel or a sandbox fails at once.
+    if config.getoption("markexpr") == "not slow":
+        sys.addaudithook(_refuse_slow_programs)
+    # One folder per run for what is built once for every process (tests/run_cache.py): made by
+    # the controller, before pytest-xdist starts its workers, which inherit its name.
+    if not hasattr(config, "workerinput"):
+        config.stash[_RUN_FOLDER] = new_run_folder()
     # A filter naming sqlalchemy's category cannot be resolved without sqlalchemy (the grader
     # extra), so it is added only where it can be: pyproject's filterwarnings would fail there.
     if find_spec("sqlalchemy") is not None:
         for line in NBGRADER_WARNINGS:
             config.addinivalue_line("filterwarnings", line)
+
+
+def pytest_unconfigure(config):
+    if _RUN_FOLDER in config.stash:
+        remove_run_folder(config.stash[_RUN_FOLDER])
 
 
 def pytest_ignore_collect(collection_path: Path, config):

@@ -9,8 +9,9 @@ with :func:`drawn_text`. Nothing in the notebook or in ``attention_lab`` changes
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from run_cache import run_folder
 
 _STARTUP = """\
 import os as _os
@@ -32,34 +33,30 @@ def _recording_draw(self, renderer, *args, **kwargs):
 _mtext.Text.draw = _recording_draw
 """
 
-_ROOT = Path(tempfile.mkdtemp(prefix="attention-lab-figure-text-"))
-
 
 def _ipython_dir() -> Path:
-    startup = _ROOT / "ipython" / "profile_default" / "startup"
-    script = startup / "00-record-figure-text.py"
+    """The IPython folder with the recording start-up file, one per test run."""
+    ipython = run_folder() / "figure-text-ipython"
+    script = ipython / "profile_default" / "startup" / "00-record-figure-text.py"
     if not script.exists():
-        startup.mkdir(parents=True, exist_ok=True)
-        script.write_text(_STARTUP, encoding="utf-8")
-    return _ROOT / "ipython"
+        # Written whole, then renamed: a kernel another worker starts never reads half of it.
+        script.parent.mkdir(parents=True, exist_ok=True)
+        partial = script.with_name(f".{os.getpid()}.partial")
+        partial.write_text(_STARTUP, encoding="utf-8")
+        partial.replace(script)
+    return ipython
 
 
-def log_path(name: str) -> Path:
-    """Where the kernel that runs notebook ``name`` logs its figures' text."""
-    return _ROOT / f"{name}.txt"
-
-
-def kernel_env(name: str) -> dict[str, str]:
-    """Environment for the kernel of notebook ``name``: ours, plus the recording start-up file."""
-    log_path(name).unlink(missing_ok=True)
+def kernel_env(log: Path) -> dict[str, str]:
+    """Environment for a notebook's kernel: ours, plus the start-up file that logs into ``log``."""
+    log.unlink(missing_ok=True)
     return {
         **os.environ,
         "IPYTHONDIR": str(_ipython_dir()),
-        "ATTENTION_LAB_FIGURE_TEXT_LOG": str(log_path(name)),
+        "ATTENTION_LAB_FIGURE_TEXT_LOG": str(log),
     }
 
 
-def drawn_text(name: str) -> str:
-    """Every string the kernel of notebook ``name`` drew into a figure, one per line, in order."""
-    path = log_path(name)
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+def drawn_text(log: Path) -> str:
+    """Every string the kernel logging into ``log`` drew into a figure, one per line, in order."""
+    return log.read_text(encoding="utf-8") if log.exists() else ""

@@ -1,7 +1,9 @@
 """The attack suite: every submission in ``tests/attacks/`` graded through both routes a teacher uses.
 
 ``nbgrader``: plain ``nbgrader autograde`` with the course pipeline (``attention_grader.pipeline``);
-``parallel``: the teacher's ``make grade`` (``attention_grader.term.grade.grade``, two workers). Each
+``parallel``: the teacher's ``make grade`` (``attention_grader.term.grade.grade``, two workers),
+on every attack but those acting only inside their kernel, which both routes grade alike
+(``attacks.batch.KERNEL_ONLY``). Each
 attack gets exactly the points its honest answers earn, whatever it does to its kernel; it is
 flagged; nothing leaks (no hidden test in any output, no file outside the sandbox, no connection
 to the grader); honest students in the same batch keep full marks.
@@ -13,8 +15,10 @@ import nbformat
 import pytest
 from attacks.batch import (
     ASSIGNMENT,
+    KERNEL_ONLY,
     MAX_SCORE,
     TESTS,
+    attacks_for,
     graded_batch,
     graded_batch_parallel,
     load_attacks,
@@ -43,7 +47,15 @@ def batch(request):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+@pytest.mark.parametrize(
+    ("batch", "attack"),
+    [
+        pytest.param(route, attack, id=f"{route}-{attack.name}")
+        for route in sorted(ROUTES)
+        for attack in attacks_for(route)
+    ],
+    indirect=["batch"],
+)
 def test_attack_gets_only_what_it_earned_and_is_flagged(batch, attack):
     kinds = {f.kind for f in batch.flags[attack.name]}
     assert batch.scores[attack.name] == attack.expect_score, (attack.doc, batch.flags[attack.name])
@@ -60,6 +72,21 @@ def test_honest_students_in_every_course_keep_full_marks(batch):
         assert batch.flags[key] == []
 
 
+def test_the_parallel_batch_leaves_out_only_attacks_inside_their_kernel():
+    """Every attack is graded by plain nbgrader; the parallel grader's batch leaves out only
+    :data:`attacks.batch.KERNEL_ONLY` (named attacks that exist), and keeps every attack on
+    the process, files, network, ids, structure or pages, and the honest students.
+    """
+    names = {a.name for a in ATTACKS}
+    assert {a.name for a in attacks_for("nbgrader")} == names
+    assert KERNEL_ONLY < names
+    parallel = {a.name for a in attacks_for("parallel")}
+    assert parallel == names - KERNEL_ONLY
+    assert {a.name for a in ATTACKS if a.files or a.student or a.delete or a.move} <= parallel
+    assert HONEST_NAMES | {"kill_kernel", "sys_exit", "memory_hog", "infinite_loop"} <= parallel
+    assert {n for n in names if n.startswith(("page_", "id_", "colliding_"))} <= parallel
+
+
 @pytest.mark.slow
 def test_every_attack_that_could_gain_points_is_flagged(batch):
     harmless = HONEST_NAMES | {"memory_hog", "infinite_loop", "print_history"}
@@ -67,7 +94,9 @@ def test_every_attack_that_could_gain_points_is_flagged(batch):
     # ids are escaped wherever they are shown (tests/browser/test_attack_pages.py); refusing
     # them is the exchange's job, at collect: these folders were put in submitted/ by hand
     harmless |= {"id_html", "id_formula"}
-    unflagged = [a.name for a in ATTACKS if a.name not in harmless and not batch.flags[a.name]]
+    unflagged = [
+        a.name for a in batch.attacks if a.name not in harmless and not batch.flags[a.name]
+    ]
     assert unflagged == []
 
 

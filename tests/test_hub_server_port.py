@@ -70,6 +70,7 @@ def test_a_range_that_is_not_one_says_what_to_write():
             PortRange.parse(text)
 
 
+@pytest.mark.slow
 def test_a_spawner_with_a_bad_range_fails_at_configuration_not_at_a_students_spawn():
     from spawner_limits import LimitedLocalProcessSpawner
     from traitlets import TraitError

@@ -16,11 +16,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import figure_text
 import nbformat
 import numpy as np
 import pytest
-from test_notebooks import LESSONS, NOTEBOOKS, executed
+from test_notebooks import LESSONS, NOTEBOOKS, drawn_text, executed
 
 from attention_lab import attention, demos, experiments
 from attention_lab.examples import ISRO, TIFFIN
@@ -233,6 +232,7 @@ def unverified_numbers(markdown: str, printed: str) -> list[str]:
     return sorted({n for n in NUMBER.findall(markdown) if n not in known})
 
 
+@pytest.mark.slow
 def test_the_number_search_finds_a_hand_typed_number():
     assert unverified_numbers("the loss falls to 0.0123", "loss 0.0120") == ["0.0123"]
     assert not unverified_numbers("weights 0.610 and 0.083", "[0.610, 0.083]")
@@ -248,7 +248,7 @@ def test_every_number_in_a_lessons_text_comes_from_its_code(name):
         for out in cell.get("outputs", []):
             outputs.append(out.get("text", "") + str(out.get("data", {}).get("text/plain", "")))
             outputs.append(str(out.get("data", {}).get("text/html", "")))
-    printed = "\n".join(outputs) + figure_text.drawn_text(name)
+    printed = "\n".join(outputs) + drawn_text(name)
     missing = unverified_numbers(markdown, printed)
     assert not missing, (
         f"{name}: numbers in the text that no code prints or draws and no claim builds: "

@@ -34,6 +34,7 @@ from test_notebooks import (
     LESSONS,
     NOTEBOOKS,
     ROOT,
+    drawn_text,
     executed,
     model_answer_values,
 )
@@ -269,8 +270,10 @@ def find_leaks(text: str) -> list[str]:
     return found
 
 
-def notebook_text(nb, name: str) -> str:
-    """Markdown, code, every text output and the text drawn into figures of an executed notebook."""
+def notebook_text(nb, drawn: str) -> str:
+    """Markdown, code, every text output and the text ``drawn`` into figures of an executed
+    notebook.
+    """
     parts = []
     for cell in nb.cells:
         parts.append(cell.source)
@@ -281,7 +284,7 @@ def notebook_text(nb, name: str) -> str:
                 parts.append("\n".join(out.traceback))
             for mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
                 parts.append(str(out.get("data", {}).get(mime, "")))
-    parts.append(figure_text.drawn_text(name))
+    parts.append(drawn)
     return "\n".join(parts)
 
 
@@ -340,7 +343,7 @@ def test_the_worked_examples_are_not_taken_for_answers(shown):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", LESSONS)
 def test_no_lesson_shows_a_graded_answer(name):
-    leaks = find_leaks(notebook_text(executed()[name], name))
+    leaks = find_leaks(notebook_text(executed()[name], drawn_text(name)))
     assert not leaks, f"{name} gives graded answers away: " + "; ".join(leaks)
 
 
@@ -361,14 +364,16 @@ def test_a_leaking_notebook_is_caught(tmp_path):
         nbformat.v4.new_code_cell("print(np.round(w[1], 3))"),
     ]
     client = NotebookClient(nb, timeout=120, kernel_name="python3")
-    client.execute(env=figure_text.kernel_env("scratch_leak"))
-    assert "0.40" in figure_text.drawn_text("scratch_leak")  # the heatmap cells were recorded
-    leaks = find_leaks(notebook_text(nb, "scratch_leak"))
+    log = tmp_path / "figure-text.txt"
+    client.execute(env=figure_text.kernel_env(log))
+    drawn = figure_text.drawn_text(log)
+    assert "0.40" in drawn  # the heatmap cells were recorded
+    leaks = find_leaks(notebook_text(nb, drawn))
     assert any("launched_weights" in leak for leak in leaks), leaks
     # The heatmap alone, without the printed row, is still caught (its cells, 2 decimals).
     nb.cells[2].outputs = []
     nb.cells[2].source = ""
-    assert any("launched_weights" in leak for leak in find_leaks(notebook_text(nb, "scratch_leak")))
+    assert any("launched_weights" in leak for leak in find_leaks(notebook_text(nb, drawn)))
 
 
 def test_lessons_are_the_ones_scanned():
@@ -443,12 +448,14 @@ def explorer_text(preset: str) -> str:
     return "\n".join(rows)
 
 
+@pytest.mark.slow
 def test_an_explorer_that_shows_a_graded_answer_is_caught():
     # "ISRO launched Chandrayaan" with the token "launched" picked: focus_in_the_noise Q3.
     leaks = find_leaks(explorer_text("isro"))
     assert any("launched_weights" in leak for leak in leaks), leaks
 
 
+@pytest.mark.slow
 def test_the_students_guide_advertises_no_explorer_that_shows_a_graded_answer():
     presets = sorted(set(re.findall(r"QueryExplorer\.(\w+)\(", STUDENT_GUIDE.read_text())))
     assert presets, "the guide shows no preset explorer any more: update this test"

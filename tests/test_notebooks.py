@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import functools
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import figure_text
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
+from run_cache import once_per_run
 
 from attention_lab import experiments
 from attention_lab.examples import ISRO
@@ -408,10 +409,11 @@ def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(nam
 # --- executed headless ----------------------------------------------------------------------------
 
 
-async def _execute_all(
-    names: tuple[str, ...], parallel: int, prepare=None
-) -> dict[str, nbformat.NotebookNode]:
-    """Execute the lessons, ``parallel`` kernels at a time; ``prepare(name, nb)`` edits first."""
+async def _execute_all(names: tuple[str, ...], folder: Path, parallel: int, prepare=None) -> None:
+    """Execute the lessons, ``parallel`` kernels at a time, into ``folder``: each executed
+    notebook and the text its kernel drew into figures (:func:`_saved`); ``prepare(name, nb)``
+    edits a lesson first.
+    """
     gate = asyncio.Semaphore(parallel)
 
     async def run(name):
@@ -430,16 +432,48 @@ async def _execute_all(
         )
         async with gate:
             # The kernel also logs the text it draws into figures (heatmap numbers are pixels).
-            await client.async_execute(env=figure_text.kernel_env(name))
-        return name, nb
+            await client.async_execute(env=figure_text.kernel_env(_saved(folder, name)[1]))
+        nbformat.write(nb, _saved(folder, name)[0])
 
-    return dict(await asyncio.gather(*(run(n) for n in names)))
+    await asyncio.gather(*(run(n) for n in names))
 
 
-@functools.cache
+def _saved(folder: Path, name: str) -> tuple[Path, Path]:
+    """Where a lesson run keeps lesson ``name``: the executed notebook, its figures' text."""
+    return folder / f"{name}.ipynb", folder / f"{name}.figure-text.txt"
+
+
+@dataclass(frozen=True)
+class LessonRun:
+    """Lessons executed once per test run (tests/run_cache.py), as every process reads them."""
+
+    notebooks: dict[str, nbformat.NotebookNode]
+    #: lesson -> every string its kernel drew into a figure, one per line
+    drawn: dict[str, str]
+
+
+def _lesson_run(key: str, names: tuple[str, ...], prepare=None) -> LessonRun:
+    def build(folder: Path) -> None:
+        asyncio.run(_execute_all(names, folder, parallel=2, prepare=prepare))
+
+    def read(folder: Path) -> LessonRun:
+        saved = {name: _saved(folder, name) for name in names}
+        return LessonRun(
+            notebooks={n: nbformat.read(nb, as_version=4) for n, (nb, _) in saved.items()},
+            drawn={n: figure_text.drawn_text(log) for n, (_, log) in saved.items()},
+        )
+
+    return once_per_run(key, build, read)
+
+
 def executed() -> dict[str, nbformat.NotebookNode]:
-    """Run every lesson once per test session (two kernels at a time: CI has two cores)."""
-    return asyncio.run(_execute_all(LESSONS, parallel=2))
+    """Every lesson executed once per test run (two kernels at a time: CI has two cores)."""
+    return _lesson_run("lessons", LESSONS).notebooks
+
+
+def drawn_text(name: str) -> str:
+    """The text the executed lesson ``name`` drew into its figures, one string per line."""
+    return _lesson_run("lessons", LESSONS).drawn[name]
 
 
 def _outputs(nb):
@@ -590,9 +624,9 @@ def model_answer_values(name: str) -> list[tuple[int, str, np.ndarray]]:
     return found
 
 
-@functools.cache
 def _executed_with_model_answers() -> dict[str, nbformat.NotebookNode]:
-    return asyncio.run(_execute_all(EXERCISE_LESSONS, parallel=2, prepare=_fill_in_model_answers))
+    """The exercise lessons with the model answers filled in, executed once per test run."""
+    return _lesson_run("model-answers", EXERCISE_LESSONS, _fill_in_model_answers).notebooks
 
 
 @pytest.mark.slow

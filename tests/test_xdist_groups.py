@@ -1,9 +1,10 @@
 """``make test`` on two cores: what is built once per process is built once, and one hub runs.
 
 pytest-xdist runs each group of tests/worker_groups.py's ``xdist_group`` whole on one worker. The
-modules that read a cached attack batch (tests/attacks/batch.py) or the same graded class
-(tests/graded_classes.py) must share a group, or a second worker grades it again; found here by
-what they import, so a new reader cannot be forgotten in ``SHARED_GROUPS``.
+modules that read the same graded class (tests/graded_classes.py) must share a group, or a
+second worker grades it again; found here by what they import, so a new reader cannot be
+forgotten in ``SHARED_GROUPS``. (The lessons and the attack batches are built once per run for
+every worker: tests/run_cache.py.)
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 #: What a module imports to read something built once per process, by the module defining it.
 CACHED = {
-    "attacks.batch": {"graded_batch", "graded_batch_parallel"},
     "graded_classes": {
         name
         for name, value in vars(graded_classes).items()
@@ -47,20 +47,24 @@ def _readers() -> dict[str, set[str]]:
     return readers
 
 
+@pytest.mark.slow
 def test_the_readers_of_a_cached_batch_or_class_share_a_group():
     readers = _readers()
-    assert readers["attacks.batch:graded_batch"] >= {"tests/test_attacks.py"}  # the scan sees them
     assert readers["graded_classes:STANDARD"] >= {"tests/attention_grader/test_postgres.py"}
     for thing, modules in readers.items():
         groups = {module: xdist_group(f"{module}::test") for module in modules}
         assert len(set(groups.values())) == 1, f"{thing} is read in several groups: {groups}"
 
 
-def test_each_module_is_its_own_group_and_the_hub_is_one():
+def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each():
     assert xdist_group("tests/test_notebooks.py::test_x[a]") == "tests/test_notebooks.py"
     assert xdist_group("tests/hub/test_hub.py::test_a") == xdist_group(
         "tests/hub/test_hub_multi.py::b"
     )
+    assert xdist_group("tests/browser/test_lab.py::test_a") == xdist_group(
+        "tests/browser/test_a11y.py::b"
+    )
+    assert xdist_group("tests/browser/test_lab.py::a") != xdist_group("tests/hub/test_hub.py::a")
     shared = [module for modules in SHARED_GROUPS.values() for module in modules]
     assert len(shared) == len(set(shared)), "a module is listed in two groups"
     assert all((ROOT / module).is_file() for module in shared), "SHARED_GROUPS names a lost module"
@@ -73,8 +77,9 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
-    shutil.copy(HERE / "worker_groups.py", tmp_path / "tests" / "worker_groups.py")
-    stand_ins = [*SHARED_GROUPS["attack-batch"], "tests/hub/test_a.py", "tests/hub/test_b.py"]
+    for helper in ("worker_groups.py", "run_cache.py"):  # what conftest.py imports
+        shutil.copy(HERE / helper, tmp_path / "tests" / helper)
+    stand_ins = [*SHARED_GROUPS["standard-class"], "tests/hub/test_a.py", "tests/hub/test_b.py"]
     stand_ins += ["tests/test_alone.py"]
     for module in stand_ins:
         path = tmp_path / module
@@ -108,5 +113,5 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
         module = Path(path).relative_to(tmp_path).as_posix()
         workers[xdist_group(f"{module}::test")].add(worker)
     assert len(log.read_text().splitlines()) == 4 * len(stand_ins)
-    assert set(workers) == {"attack-batch", "tests/hub", "tests/test_alone.py"}
+    assert set(workers) == {"standard-class", "tests/hub", "tests/test_alone.py"}
     assert all(len(ran_on) == 1 for ran_on in workers.values()), dict(workers)

@@ -8,27 +8,27 @@ from __future__ import annotations
 
 #: ``make test`` runs the tests on two cores (pytest-xdist, ``--dist loadgroup``), one group of
 #: modules at a time per worker: each module is its own group (a module-scoped fixture is built
-#: once), tests/hub is one (never two hubs at once), and the modules that read something built
-#: once per process share one, so it is built once: the attack batches (tests/attacks/batch.py,
-#: cached) and a class of tests/graded_classes.py (the ``shared_class`` fixture).
-#: tests/test_xdist_groups.py checks that every reader of those is listed here.
+#: once), tests/hub is one (never two hubs at once), tests/browser is one (one JupyterLab, one
+#: Chromium and one ``make html`` in the background: tests/browser/conftest.py's package
+#: fixtures), and the modules that read a class of tests/graded_classes.py (the ``shared_class``
+#: fixture, built once per process) share one, so it is graded once. What is built once per
+#: run for every worker (the lessons, the attack batches: tests/run_cache.py) needs no group.
+#: tests/test_xdist_groups.py checks that every reader of a shared class is listed here.
 SHARED_GROUPS = {
-    "attack-batch": (
-        "tests/test_attacks.py",
-        "tests/browser/test_attack_pages.py",
-        "tests/attention_grader/sandbox/test_sandbox.py",
-    ),
     "standard-class": (
         "tests/attention_grader/term/test_grade.py",
         "tests/attention_grader/test_postgres.py",
     ),
 }
 _GROUP_OF_MODULE = {module: group for group, modules in SHARED_GROUPS.items() for module in modules}
+#: Folders whose modules all run in one group, named by the folder.
+WHOLE_FOLDERS = ("tests/hub/", "tests/browser/")
 
 
 def xdist_group(nodeid: str) -> str:
-    """The group a test runs in under ``--dist loadgroup``: shared, the hub's, or its module."""
+    """The group a test runs in under ``--dist loadgroup``: shared, a whole folder's, or its module."""
     module = nodeid.split("::", 1)[0]
-    if module.startswith("tests/hub/"):
-        return "tests/hub"
+    for folder in WHOLE_FOLDERS:
+        if module.startswith(folder):
+            return folder.rstrip("/")
     return _GROUP_OF_MODULE.get(module, module)

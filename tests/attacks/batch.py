@@ -18,23 +18,22 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 Sources may contain ``{port}`` (a loopback port the grader listens on), ``{course}`` (the course
 folder), ``{library}`` (the real ``attention_lab`` folder) and ``{token}`` (a random name part for files an attack tries to leak to the host's /tmp),
 filled in when the batch is built; literal braces are doubled. :func:`graded_batch` grades everything once
-per test session with plain ``nbgrader autograde`` configured by
+per test run with plain ``nbgrader autograde`` configured by
 :func:`attention_grader.pipeline.configure` (sandbox on), and :func:`graded_batch_parallel` grades the
-same submissions with the teacher's parallel grader (``make grade``).
+same submissions with the teacher's parallel grader (``make grade``). Each is graded by whichever
+pytest-xdist worker asks first, into the run's folder (tests/run_cache.py); the others read it.
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
 import importlib.util
 import os
+import pickle
 import secrets
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from run_cache import once_per_run
 
 HERE = Path(__file__).parent
 #: The real attention_lab folder on the grading machine (what a student would try to read).
@@ -183,6 +183,37 @@ def load_attacks() -> list[Attack]:
             )
         )
     return out
+
+
+#: Attacks that act only on Python objects inside their own kernel (its modules, builtins, hooks,
+#: the answers' types, the library's code): what they earn is decided by the kernel and the
+#: grader's checking of its replies, which both routes run alike (the parallel grader's workers
+#: run nbgrader's Autograde with the course's pipeline unchanged:
+#: tests/attention_grader/term/test_grade.py::test_workers_run_the_course_pipeline_unchanged).
+#: The parallel batch leaves them out, as one grading serves both routes; it grades every attack
+#: on what differs between the routes: the worker's process and budget (time, memory, a killed or
+#: exiting kernel, costly answers), files handed in or written, the network, the student ids,
+#: the notebook's structure, the pages, and the honest students beside them.
+KERNEL_ONLY = frozenset({
+    "audit_hook_leak", "audit_hook_rebind", "ctypes_tolerances", "disable_tracebacks",
+    "fake_answer_array", "fake_answer_eq", "fake_passed_output", "library_annotated",
+    "library_builtins_import", "library_exec_file", "library_importlib", "library_in_block",
+    "library_plain", "library_sys_path", "library_walrus", "patch_checks", "patch_numpy",
+    "patch_sys_modules", "print_history", "rebind_imported_assert", "redefine_builtins",
+    "rewrite_check_code", "set_parent_rewrite", "skip_grader_requests", "smuggle_result",
+    "swallow_errors",
+})  # fmt: skip
+ROUTES = ("nbgrader", "parallel")
+
+
+def attacks_for(route: str) -> list[Attack]:
+    """The attacks the ``route`` batch grades: all by plain nbgrader, all but
+    :data:`KERNEL_ONLY` by the parallel grader.
+    """
+    if route not in ROUTES:
+        raise ValueError(f"route must be one of {ROUTES}, not {route!r}")
+    attacks = load_attacks()
+    return attacks if route == "nbgrader" else [a for a in attacks if a.name not in KERNEL_ONLY]
 
 
 def submission(
@@ -398,15 +429,13 @@ def _grade_in_parallel(roots: list[Path]) -> str:
     return "\n".join(logs)
 
 
-def _graded(route: str) -> Batch:
-    """Build the courses, hand in every attack, autograde them through ``route``.
+def _graded(route: str, tmp: Path) -> Batch:
+    """Build the courses in ``tmp``, hand in every attack, autograde them through ``route``.
 
     The attacks are dealt round-robin into :data:`GROUPS` identical courses, each with its own
     ``honest_full`` student (graded alongside the attacks of its course).
     """
-    tmp = Path(tempfile.mkdtemp(prefix=f"attention-attacks-{route}-"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    attacks = load_attacks()
+    attacks = attacks_for(route)
     honest = next(a for a in attacks if a.name == "honest_full")
     listener = Listener()
     token = secrets.token_hex(6)
@@ -443,13 +472,23 @@ def _graded(route: str) -> Batch:
     )
 
 
-@functools.cache
+def _graded_once(route: str) -> Batch:
+    """:func:`_graded` once per test run, for every process (its courses in the run's folder)."""
+
+    def build(folder: Path) -> None:
+        (folder / "batch.pickle").write_bytes(pickle.dumps(_graded(route, folder)))
+
+    def read(folder: Path) -> Batch:
+        return pickle.loads((folder / "batch.pickle").read_bytes())
+
+    return once_per_run(f"attacks-{route}", build, read)
+
+
 def graded_batch() -> Batch:
     """Every attack graded by plain ``nbgrader autograde`` with the course config (cached)."""
-    return _graded("nbgrader")
+    return _graded_once("nbgrader")
 
 
-@functools.cache
 def graded_batch_parallel() -> Batch:
     """Every attack graded by the parallel grader, as ``make grade`` does (cached)."""
-    return _graded("parallel")
+    return _graded_once("parallel")

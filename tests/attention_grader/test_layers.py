@@ -94,6 +94,7 @@ def test_every_grader_module_lives_in_a_subpackage():
     assert {p.name for p in GRADER.iterdir() if (p / "__init__.py").exists()} == set(ALLOWED)
 
 
+@pytest.mark.slow
 def test_the_grader_imports_only_down_the_layers():
     problems = [line for path in grader_modules() for line in layer_violations(path)]
     assert not problems, "\n".join(problems)

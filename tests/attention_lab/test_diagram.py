@@ -50,6 +50,7 @@ def test_the_steps_are_the_attention_computation(label, q, K, V, tokens, scale):
 @pytest.mark.parametrize(
     ("label", "q", "K", "V", "tokens", "scale"), CASES, ids=[c[0] for c in CASES]
 )
+@pytest.mark.slow
 def test_the_alt_text_and_the_drawing_give_every_number_and_shape(label, q, K, V, tokens, scale):
     q = np.ravel(q)
     diagram = demos.computation_diagram(q, K, V, tokens, "query", scale=scale)
@@ -73,6 +74,7 @@ def test_the_alt_text_and_the_drawing_give_every_number_and_shape(label, q, K, V
     assert diagram._repr_png_().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_the_chapters_numbers_are_in_the_diagrams():
     isro = demos.computation_diagram(ISRO.query(), ISRO.K, ISRO.V, ISRO.tokens, "Chandrayaan")
     for shown in ("0.707", "8.169", "0.248", "0.503", "(0.993, 2.510)"):

@@ -668,6 +668,12 @@ class BackgroundJob:
             raise AssertionError(f"{' '.join(self.cmd)} exited with {code}:\n{out}")
 
     def stop(self) -> None:
+        """End the command's whole process group; on a busy machine a TERM may wait its turn
+        (the job runs niced), so it is killed outright, then waited for, however long that takes.
+        """
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=15)
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:  # it ended meanwhile
+                pass
+            self.process.wait()

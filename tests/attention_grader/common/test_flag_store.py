@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import attention_grader
+import pytest
 from attention_grader.common import flags
 from attention_grader.common.flag_store import FLAGS_FILE, read_flags, record_flags
 from attention_grader.common.flags import Flag
@@ -51,6 +52,7 @@ def test_the_file_store_never_writes_through_a_link(tmp_path):
     assert json.loads((quarantine / FLAGS_FILE).read_text()) == [["late", "1 h"]]
 
 
+@pytest.mark.slow
 def test_only_the_store_touches_the_stores():
     """One writer: no other module writes the metadata list or flags.json itself."""
     offenders = []

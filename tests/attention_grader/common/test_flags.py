@@ -86,6 +86,7 @@ def test_no_module_spells_a_kind_as_a_string():
     assert not literal, literal
 
 
+@pytest.mark.slow
 def test_every_registry_constant_a_module_imports_exists():
     """``from .flags import X``: X is a registered kind (or the store's names)."""
     for path in MODULES:

@@ -166,6 +166,7 @@ def test_a_function_passed_to_a_students_function_needs_a_teacher_never_a_silent
     assert outputs[0].evalue == STUDENT_TEXT  # the cause (it may quote the test) is the teacher's
 
 
+@pytest.mark.slow
 def test_objects_of_a_students_class_are_used_through_handles_in_the_kernel():
     class Stack:
         def __init__(self):

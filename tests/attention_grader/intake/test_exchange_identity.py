@@ -293,6 +293,7 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(request, acc
     assert folder.exists()
 
 
+@pytest.mark.slow
 def test_released_feedback_is_readable_by_its_student_only(tmp_path, accounts):
     from attention_grader.intake.private_submit import readable_only_by
 

@@ -14,9 +14,14 @@ system-wide config. Needs root.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
+import operator
 import os
 import shutil
+import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -44,7 +49,8 @@ pytestmark = [
 
 NOW = "2026-12-01 10:00:00.000000 UTC"
 LATER = "2026-12-01 11:00:00.000000 UTC"
-HUB_DIR = Path(__file__).resolve().parents[3] / "autograder" / "jupyterhub"
+ROOT = Path(__file__).resolve().parents[3]
+HUB_DIR = ROOT / "autograder" / "jupyterhub"
 
 
 def _students(log: str) -> list[str]:
@@ -186,10 +192,72 @@ def _list_as(user: str, home: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=home, capture_output=True, text=True, timeout=300)
 
 
+#: POSIX ACL entry tags (acl_ea.h) and the extended attribute that holds a folder's ACL.
+ACL_USER_OBJ, ACL_USER, ACL_GROUP_OBJ, ACL_MASK, ACL_OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+ACL_XATTR = "system.posix_acl_access"
+_NO_ID = 0xFFFFFFFF
+
+
+def _acl_with_search(folder: Path, uids: list[int]) -> bytes:
+    """``folder``'s ACL (its own, or its mode's) plus search (x) for each of ``uids``."""
+    try:
+        blob = os.getxattr(folder, ACL_XATTR)
+        entries = [struct.unpack_from("<HHI", blob, 4 + 8 * i) for i in range((len(blob) - 4) // 8)]
+    except OSError:  # no ACL: the mode's three classes
+        mode = folder.stat().st_mode
+        entries = [(ACL_USER_OBJ, (mode >> 6) & 7, _NO_ID), (ACL_GROUP_OBJ, (mode >> 3) & 7, _NO_ID),
+                   (ACL_OTHER, mode & 7, _NO_ID)]  # fmt: skip
+    users = {uid: perm for tag, perm, uid in entries if tag == ACL_USER}
+    users.update({uid: users.get(uid, 0) | 1 for uid in uids})
+    kept = [e for e in entries if e[0] not in (ACL_USER, ACL_MASK)]
+    kept += [(ACL_USER, perm, uid) for uid, perm in users.items()]
+    # the mask bounds every named entry and the group: it grants no more than they hold
+    group_class = [perm for tag, perm, _ in kept if tag not in (ACL_USER_OBJ, ACL_OTHER)]
+    kept.append((ACL_MASK, functools.reduce(operator.or_, group_class, 0), _NO_ID))
+    kept.sort(key=lambda e: (e[0], e[2]))
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in kept)
+
+
+@contextlib.contextmanager
+def _students_may_enter(paths: list[Path], uids: list[int]):
+    """Each folder above ``paths`` that others cannot enter, enterable (search only, no
+    listing) by ``uids`` for a while: a clone in ``mktemp -d`` (0700) holds the venv and the
+    course's packages a student's process runs from, as a hub's environment under /opt is
+    readable by everyone. Each folder's ACL and mode are put back afterwards.
+    """
+    closed = {
+        folder
+        for path in paths
+        for folder in {*path.parents, *path.resolve().parents}
+        if not folder.stat().st_mode & stat.S_IXOTH
+    }
+    before = {}
+    try:
+        for folder in sorted(closed):
+            try:
+                acl = os.getxattr(folder, ACL_XATTR)
+            except OSError:
+                acl = None
+            before[folder] = (folder.stat().st_mode, acl)
+            os.setxattr(folder, ACL_XATTR, _acl_with_search(folder, uids))
+        yield
+    finally:
+        for folder, (mode, acl) in before.items():
+            if acl is None:
+                os.removexattr(folder, ACL_XATTR)
+            else:
+                os.setxattr(folder, ACL_XATTR, acl)
+            os.chmod(folder, stat.S_IMODE(mode))
+
+
 @pytest.fixture
 def hub_exchange(accounts):  # noqa: F811
-    """An exchange laid out as on the hub with per-user disks, where students can reach it."""
+    """An exchange laid out as on the hub with per-user disks, where students can reach it,
+    and the venv and course packages their ``nbgrader list`` runs from.
+    """
     top = Path(tempfile.mkdtemp(prefix="al-list-", dir="/var/tmp"))
+    uids = [_uid(user) for user in accounts.values()]
+    code = [Path(sysconfig.get_paths()["purelib"]), ROOT / "attention_lab", ROOT / "autograder"]
     try:
         top.chmod(0o755)
         exchange = top / "exchange"
@@ -202,7 +270,8 @@ def hub_exchange(accounts):  # noqa: F811
             homes[who].mkdir()
             (homes[who] / "nbgrader_config.py").write_text(_hub_config(exchange))
             _chown_tree(homes[who], _uid(user))
-        yield inbound, homes
+        with _students_may_enter(code, uids):
+            yield inbound, homes
     finally:
         shutil.rmtree(top)
 

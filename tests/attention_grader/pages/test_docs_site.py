@@ -137,6 +137,7 @@ def test_every_page_has_the_one_navigation_bar_in_nav_order(site):
         assert current == (["lessons.html"] if lesson else [page.name] if in_nav else []), page
 
 
+@pytest.mark.slow
 def test_lesson_pages_keep_their_course_order_links_under_the_bar(site):
     soup = _soup(site / "01_the_bottleneck.html")
     assert [a["href"] for a in soup.find_all("a", rel="index")] == ["lessons.html"] * 2
@@ -158,6 +159,7 @@ def test_nothing_is_loaded_from_the_internet(site):
         assert not _soup(site / doc.href).find("script"), doc.href  # docs pages run nothing
 
 
+@pytest.mark.slow
 def test_the_home_page_is_the_readme_with_its_screenshot(site):
     soup = _soup(site / "index.html")
     assert soup.h1.get_text() == "Attention Lab"

@@ -41,6 +41,7 @@ def test_a_timeout_asks_about_a_loop():
     assert explain_error(error("KeyboardInterrupt")) == ""  # the timeout note says why
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("recorded", "said"), [(7, 7), ("7; alert(1)", 30), (True, 30)])
 def test_a_timeout_page_gives_the_limit_grading_used(recorded, said):
     """`grade --cell-timeout 7` records 7 in the notebook: the page says 7 s, not the config's

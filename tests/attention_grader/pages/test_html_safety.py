@@ -564,6 +564,7 @@ def test_a_styled_pandas_table_keeps_its_cells_without_its_ids():
 # --------------------------------------------------------------------------- parser bombs
 
 
+@pytest.mark.slow
 def test_no_stdlib_html_parser_reads_student_markup(monkeypatch):
     """The sanitiser reads markup with nh3 only (html.parser is quadratic on ``<a <a <a ...``
     before CVE-2025-6069's fix, and raises on ``<![x y``): a parse by it here fails the test.

@@ -55,6 +55,7 @@ def test_a_teacher_marks_their_own_question_with_a_tag_in_source(tmp_path):
     assert is_implement_it(["assert f(1) == 1"], path)
 
 
+@pytest.mark.slow
 def test_the_stub_is_mounted_over_the_library_only_when_asked(tmp_path):
     km = SandboxedKernelManager()
     km._ctl_dir = str(tmp_path)
@@ -109,6 +110,7 @@ def test_the_read_only_cells_import_of_checks_still_works(hidden):
     assert hidden[0] == "None"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
 def test_no_spelling_reaches_the_numerics_in_an_implement_it_kernel(hidden, spelling):
     out = hidden[1 + list(SPELLINGS).index(spelling)]

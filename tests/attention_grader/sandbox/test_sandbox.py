@@ -96,18 +96,22 @@ def test_kernel_runs_as_an_unprivileged_user_in_the_submission_folder(probe):
     assert cwd == str(probe["work"])
 
 
+@pytest.mark.slow
 def test_kernel_sees_data_files_but_not_the_notebook_with_hidden_tests(probe):
     assert probe["out"][1] == "['data.csv']"
 
 
+@pytest.mark.slow
 def test_kernel_cannot_see_source_or_gradebook(probe):
     assert probe["out"][2] == "False False"
 
 
+@pytest.mark.slow
 def test_kernel_cannot_reach_the_graders_loopback_ports(probe):
     assert probe["out"][3] in ("ConnectionRefusedError", "OSError", "TimeoutError")
 
 
+@pytest.mark.slow
 def test_kernel_has_cpu_and_memory_limits(probe):
     cpu, mem = map(int, probe["out"][4].split())
     km = SandboxedKernelManager()
@@ -117,16 +121,19 @@ def test_kernel_has_cpu_and_memory_limits(probe):
     assert probe["out"][8] == "alive"
 
 
+@pytest.mark.slow
 def test_kernel_gets_a_clean_environment(probe):
     assert probe["out"][5] == "None"
 
 
+@pytest.mark.slow
 def test_kernel_writes_stay_in_the_sandbox(probe):
     assert probe["out"][6] == ""
     assert not Path("/tmp/escape-probe.txt").exists()
     assert not (probe["work"] / "out.txt").exists()
 
 
+@pytest.mark.slow
 def test_protections_report_everything_on_here():
     # CI and this machine run as root with bubblewrap from `make sandbox-deps`.
     assert sandbox_host.bwrap_available()[0], sandbox_host.bwrap_available()[1]
@@ -157,6 +164,7 @@ def test_format_protections_warns_in_plain_words():
     assert "WARNING: 1 protection(s) OFF" in text
 
 
+@pytest.mark.slow
 def test_bwrap_command_binds_only_what_a_kernel_needs(tmp_path):
     km = SandboxedKernelManager()
     km._ctl_dir = str(tmp_path)

@@ -368,6 +368,7 @@ def test_small_class_by_hand(tmp_path):
     assert "estimated before" in page and "can be above" in page
 
 
+@pytest.mark.slow
 def test_the_score_chart_counts_whole_students(tmp_path, monkeypatch):
     """Two students: the y axis of "Scores before and after" has no 0.25 or 1.5 student."""
     from matplotlib.figure import Figure

@@ -255,6 +255,7 @@ def test_validate_names_the_question_of_each_blank_answer(tmp_path):
     assert all(f["raw_error"].startswith("Q") for f in failed), [f["raw_error"] for f in failed]
 
 
+@pytest.mark.slow
 def test_make_check_runs_a_students_own_code_where_the_sandbox_is_missing(tmp_path, monkeypatch):
     """Grading refuses students' code without the walls; ``make check`` (her own code, her own
     laptop) says "off" on purpose there, and keeps the sandbox where it exists.

@@ -69,6 +69,7 @@ def test_bottleneck_reference_step_by_step_rnn():
     np.testing.assert_allclose(r.attention, expected_attn)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 7, 2024])
 def test_bottleneck_claim_holds_for_other_seeds(seed):
     r = experiments.bottleneck_recall(lengths=[5, 60], n_trials=10, seed=seed)
@@ -88,6 +89,7 @@ def test_bottleneck_attention_recall_comes_from_the_built_in_sharpness():
     assert sharp.attention_numbers.tolist() == [60 * 128]
 
 
+@pytest.mark.slow
 def test_bottleneck_is_reproducible_with_a_seed():
     a = experiments.bottleneck_recall(lengths=[10, 20], n_trials=5, seed=11)
     b = experiments.bottleneck_recall(lengths=[10, 20], n_trials=5, seed=11)

@@ -243,6 +243,7 @@ def test_score_scale_is_an_inverse_temperature(tiffin):
     assert tiffin.weights.max() > 0.61  # sharper than at β = 1
 
 
+@pytest.mark.slow
 def test_a_large_beta_shares_the_weight_between_tied_keys():
     # The help text's claim: tied best scores stay tied however large β is.
     explorer = QueryExplorer(["a", "b", "c"], [[1, 1]] * 3, [[1, 0], [0, 1], [0, 0]], [[1, 0]] * 3)
