@@ -75,7 +75,8 @@ def test_honest_students_in_every_course_keep_full_marks(batch):
 def test_the_parallel_batch_leaves_out_only_attacks_inside_their_kernel():
     """Every attack is graded by plain nbgrader; the parallel grader's batch leaves out only
     :data:`attacks.batch.KERNEL_ONLY` (named attacks that exist), and keeps every attack on
-    the process, files, network, ids, structure or pages, and the honest students.
+    the process, files, network, ids, structure or pages, the library handed in as her own
+    code, and the honest students.
     """
     names = {a.name for a in ATTACKS}
     assert {a.name for a in attacks_for("nbgrader")} == names
@@ -85,6 +86,8 @@ def test_the_parallel_batch_leaves_out_only_attacks_inside_their_kernel():
     assert {a.name for a in ATTACKS if a.files or a.student or a.delete or a.move} <= parallel
     assert HONEST_NAMES | {"kill_kernel", "sys_exit", "memory_hog", "infinite_loop"} <= parallel
     assert {n for n in names if n.startswith(("page_", "id_", "colliding_"))} <= parallel
+    # each route mounts the library's stub over what its own kernel imports
+    assert {n for n in names if n.startswith("library_")} <= parallel
 
 
 @pytest.mark.slow

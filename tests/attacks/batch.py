@@ -193,12 +193,11 @@ def load_attacks() -> list[Attack]:
 #: The parallel batch leaves them out, as one grading serves both routes; it grades every attack
 #: on what differs between the routes: the worker's process and budget (time, memory, a killed or
 #: exiting kernel, costly answers), files handed in or written, the network, the student ids,
-#: the notebook's structure, the pages, and the honest students beside them.
+#: the notebook's structure, the pages, and the honest students beside them. The library handed
+#: in as her own code stays in both: each route mounts the stub over what its kernel imports.
 KERNEL_ONLY = frozenset({
     "audit_hook_leak", "audit_hook_rebind", "ctypes_tolerances", "disable_tracebacks",
-    "fake_answer_array", "fake_answer_eq", "fake_passed_output", "library_annotated",
-    "library_builtins_import", "library_exec_file", "library_importlib", "library_in_block",
-    "library_plain", "library_sys_path", "library_walrus", "patch_checks", "patch_numpy",
+    "fake_answer_array", "fake_answer_eq", "fake_passed_output", "patch_checks", "patch_numpy",
     "patch_sys_modules", "print_history", "rebind_imported_assert", "redefine_builtins",
     "rewrite_check_code", "set_parent_rewrite", "skip_grader_requests", "smuggle_result",
     "swallow_errors",
