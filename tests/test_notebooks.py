@@ -64,8 +64,8 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KEY_OUTPUTS = {
     "00_start_here": [
         "weight of 'Chandrayaan' on itself: computed 0.503 | chapter 0.503 ✓ agrees",
-        # the rotation starts at 0°, away from lesson 2's 45° prediction (issue 38, X4)
-        "weights tiffin 0.647, bag 0.038, it 0.157, big 0.157",
+        # the rotation turns chapter B's query, not the tiffin one lesson 2 asks about (X4)
+        "weights ISRO 0.422, launched 0.155, Chandrayaan 0.422; ISRO and Chandrayaan share",
     ],
     "01_the_bottleneck": [
         "RNNencdec-50: BLEU 17.82",
@@ -73,7 +73,8 @@ KEY_OUTPUTS = {
         "learned numbers needed: additive 72 | dot product 0",
         "built in: query sharpening x20, exact position codes as keys",
         "numbers kept at 60 words: attention 7680, fixed memory 128",
-        "QueryExplorer(query “it” = (1.000, 1.000), weights (0.610, 0.083, 0.225, 0.083)",
+        # "it" starts along tiffin's key, away from lesson 2's 45° prediction (X4)
+        "QueryExplorer(query “it” = (2.000, 1.000), weights (0.831, 0.015, 0.112, 0.041)",
     ],
     "02_query_key_value": [
         "(1, 1) · (2, 1): computed 3 | chapter 3 ✓ agrees",
@@ -82,6 +83,7 @@ KEY_OUTPUTS = {
         "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
         # the 45° reveal (issue 27 item 1): the parallel key is not the winner
         "lined up best: it | largest score: tiffin",
+        "weights at 45°: tiffin 0.610, bag 0.083, it 0.225, big 0.083",
         "|q| |k| cos θ = the scores q·k, tiffin, bag, it, big: computed [3, 1, 2, 1] | chapter",
         "QueryExplorer(query “it” = (1.000, 1.000)",
     ],
