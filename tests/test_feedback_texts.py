@@ -460,8 +460,9 @@ def _after_lesson() -> dict[str, int]:
     table = (ROOT / "docs" / "students.md").read_text()
     rows = re.findall(r"^\| `(\d\d)_\w+` \|.*\| `(\w+)` \|$", table, flags=re.M)
     after = {assignment: int(lesson) for lesson, assignment in rows}
-    # Both inventory forms: the pre-test's feedback is held until the post-test (teachers-gain).
-    return after | {"inventory_pre": 6, "inventory_post": 6}
+    # Both inventory forms: the pre-test's feedback is held until the post-test, after lesson 7
+    # (teachers-gain).
+    return after | {"inventory_pre": 7, "inventory_post": 7}
 
 
 def _offered(path: Path) -> set[str]:
