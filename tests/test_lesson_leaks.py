@@ -690,3 +690,53 @@ def test_lesson_2s_scaled_your_turn_comes_before_the_explorer_that_computes_it()
     ]  # fmt: skip
     assert explorers, "lesson 2 has no explorer with query sliders and the √d_k box any more"
     assert asks < min(explorers), (asks, explorers)
+
+
+# A reveal of 0 ("no change") is in every lesson's text as a number; said in words it still leaks.
+NO_CHANGE = re.compile(
+    r"\b(?:never|does not|doesn't|cannot|will not|won't) changes?\b|\bunchanged\b|\bstays? the same\b",
+    re.I,
+)
+
+
+def no_change_said_before(nb) -> list[str]:
+    """A prediction whose reveal is 0, with "never changes" said above it in its own section."""
+    found = []
+    for index, what, value in prediction_answers(nb):
+        if not np.isclose(value[0], 0.0):
+            continue
+        start = max(
+            (k for k in range(index) if nb.cells[k].cell_type == "markdown"
+             and re.search(r"^#{1,3} ", nb.cells[k].source, re.M)), default=0)  # fmt: skip
+        for k in range(start, index):
+            cell = nb.cells[k]
+            text = cell.source.split("\n#", 1)[-1] if k == start else cell.source
+            hit = NO_CHANGE.search(text) if cell.cell_type == "markdown" else None
+            if hit:
+                found.append(f"cell {k} says {hit.group(0)!r} before cell {index} asks {what!r}")
+    return found
+
+
+def test_the_no_change_search_finds_lesson_7s_old_sentence():
+    """Lesson 7 said "appending a character never changes what the earlier positions computed"
+    right above the prediction of that largest change (reveal: 0.000000).
+    """
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "### Why\n\nWith it, appending a character never changes them."
+        ),
+        nbformat.v4.new_code_cell("my_guess = None", metadata={"tags": ["prediction"]}),
+        nbformat.v4.new_code_cell("reveal(...)"),
+    ]
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="change: measured 0.000000.")]
+    assert no_change_said_before(nb)
+    nb.cells[0].source = "### Why\n\nWhat is the largest change?"
+    assert not no_change_said_before(nb)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_no_lesson_says_a_zero_reveal_in_words_before_asking(name):
+    leaks = no_change_said_before(executed()[name])
+    assert not leaks, f"{name}: " + "; ".join(leaks)

@@ -47,8 +47,13 @@ OURS = (
 UPSTREAM = (("aria-input-field-name", ".noUi-handle"),)
 NBCONVERT_PLACEHOLDER = "No description has been provided for this image"
 # Live in JupyterLab: both explorers, a heatmap, chapter tables (lesson 3); the W_Q sliders with
-# their readout table, two heads' heatmaps and the training figure (lesson 6).
-LIVE_LESSONS = ("03_worked_examples.ipynb", "06_projections_heads_positions.ipynb")
+# their readout table, two heads' heatmaps and the training figure (lesson 6); the live loss curve,
+# the temperature slider and an attention map (lesson 7).
+LIVE_LESSONS = (
+    "03_worked_examples.ipynb",
+    "06_projections_heads_positions.ipynb",
+    "07_transformer_block.ipynb",
+)
 
 # Pictures in outputs without a text alternative. A picture is described when it has alt text,
 # aria-label or title (not nbconvert's placeholder), sits in a <figure> with a <figcaption>,
