@@ -611,6 +611,9 @@ def test_lesson_2_reveals_the_winner_at_45_degrees_only_after_its_check():
     cells = nbformat.read(NOTEBOOKS / "02_query_key_value.ipynb", as_version=4).cells
     ask = next(i for i, c in enumerate(cells) if "winner_at_45 = None" in c.source)
     assert "self-check" in cells[ask + 1].metadata.get("tags", [])
+    # asked before any score is computed: tiffin's 3 against it's 2 would answer it
+    computed = [c.source for c in cells[:ask] if c.cell_type == "code" and "import" not in c.source]
+    assert not computed, computed
     reveal = next(
         i
         for i, c in enumerate(cells)
