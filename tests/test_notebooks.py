@@ -192,8 +192,8 @@ MODEL_ANSWERS = {
         "s2 = np.array([2, -1])\nscores2 = H @ s2\nc2 = softmax(scores2) @ H",
     ],
     "02_query_key_value": [
+        'winner_at_45 = "tiffin"',  # asked first, before any score (issue 38, X4)
         "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
-        'winner_at_45 = "tiffin"',
         "long_key = [2, 2]",
         "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
         "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"
