@@ -69,6 +69,11 @@ class Entry:
         return text
 
     @property
+    def lesson_number(self) -> int:
+        """The lesson ``lesson`` points to, as a number (``"lesson 03"`` -> 3; 0 for none)."""
+        return int(self.lesson.removeprefix("lesson ")) if self.lesson else 0
+
+    @property
     def teaching(self) -> str:
         """What a wrong choice shows: the idea (else the message), then hint and lesson."""
         return self.feedback(self.idea or self.message)

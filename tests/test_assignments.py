@@ -904,7 +904,7 @@ def test_inventory_items_are_registry_misconceptions_with_no_give_away():
                 f"{form}: the longest option is the right one\n{cell.source}"
             )
             letters.append(correct)
-        assert 18 <= len(letters) <= 22, f"{form}: {len(letters)} items"
+        assert 23 <= len(letters) <= 27, f"{form}: {len(letters)} items"
         counts = [letters.count(letter) for letter in "abcd"]
         assert max(counts) - min(counts) <= 1, (form, letters)
         assert all(a != b for a, b in zip(letters, letters[1:], strict=False)), (

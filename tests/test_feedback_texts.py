@@ -18,6 +18,8 @@ for true/false, the model answer's words that the statement does not use.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from attention_lab import checks, misconceptions
 from attention_lab._layer_steps import LayerCase, compute_layer
 from attention_lab._steps import Case, compute
 from attention_lab.checks import exercises as exercise_checks
+from attention_lab.checks.selfcheck import self_check
 from attention_lab.examples import ISRO, TIFFIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -449,8 +452,7 @@ def test_every_misconception_can_be_named_by_a_check_or_an_option():
 
 def _lesson(mid: str) -> int:
     """The lesson an entry's feedback points to, as a number (``"lesson 03"`` -> 3)."""
-    lesson = misconceptions.get(mid).lesson
-    return int(re.fullmatch(r"lesson (\d\d)", lesson)[1]) if lesson else 0
+    return misconceptions.get(mid).lesson_number
 
 
 def _after_lesson() -> dict[str, int]:
@@ -458,8 +460,9 @@ def _after_lesson() -> dict[str, int]:
     table = (ROOT / "docs" / "students.md").read_text()
     rows = re.findall(r"^\| `(\d\d)_\w+` \|.*\| `(\w+)` \|$", table, flags=re.M)
     after = {assignment: int(lesson) for lesson, assignment in rows}
-    # Both inventory forms: the pre-test's feedback is held until the post-test (teachers-gain).
-    return after | {"inventory_pre": 6, "inventory_post": 6}
+    # Both inventory forms: the pre-test's feedback is held until the post-test, after lesson 7
+    # (teachers-gain).
+    return after | {"inventory_pre": 7, "inventory_post": 7}
 
 
 def _offered(path: Path) -> set[str]:
@@ -492,33 +495,70 @@ def test_no_assignment_feedback_points_to_a_later_lesson():
         assert not late, (path.stem, after[path.stem], late)
 
 
-#: The lessons' self-checks of hand-computed steps: (lesson, check, example, scale, mask row).
+_L1_H = ((3, 1), (1, 1), (0, 2))  # lesson 1's encoder states, keys and values at once
+#: The lessons' self-checks of hand-computed steps: (lesson, check, query, keys, values, scale).
 _LESSON_CHECKS = [
-    (2, "scores", TIFFIN, False), (2, "weights", TIFFIN, False), (2, "weights", TIFFIN, True),
-    (2, "output", TIFFIN, True), (3, "scores", ISRO, True), (3, "weights", ISRO, True),
-    (3, "weights", TIFFIN, True), (3, "output", ISRO, True), (5, "weights", TIFFIN, False),
-    (5, "output", TIFFIN, False), (5, "output", ISRO, True),
+    (1, "scores", (1, 2), _L1_H, _L1_H, False), (1, "output", (1, 2), _L1_H, _L1_H, False),
+    (1, "scores", (2, -1), _L1_H, _L1_H, False), (1, "output", (2, -1), _L1_H, _L1_H, False),
+    *[(lesson, kind, ex.query(), ex.K, ex.V, scale) for lesson, kind, ex, scale in [
+        (2, "scores", TIFFIN, False), (2, "weights", TIFFIN, False), (2, "weights", TIFFIN, True),
+        (2, "output", TIFFIN, True), (3, "scores", ISRO, True), (3, "weights", ISRO, True),
+        (3, "weights", TIFFIN, True), (3, "output", ISRO, True), (5, "weights", TIFFIN, False),
+        (5, "output", TIFFIN, False), (5, "output", ISRO, True),
+    ]],
 ]  # fmt: skip
 _HAND = {"scores": checks.check_scores, "weights": checks.check_weights,
          "output": checks.check_output}  # fmt: skip
+_LATER_LESSON = re.compile(r"lesson 0?(\d)")
 
 
-@pytest.mark.parametrize(("lesson", "kind", "example", "scale"), _LESSON_CHECKS)
-def test_no_lesson_self_check_points_to_a_later_lesson(lesson, kind, example, scale):
-    """Every mistake a lesson's self-check can name on its own example is taught by then."""
-    q = example.query()
-    case = Case.of([q], example.K, example.V, scale)
-    args = (q, example.K, example.V) if kind == "output" else (q, example.K)
-    named = set()
+def _self_check_calls(lesson: int) -> list[tuple[str, dict]]:
+    """(check, keyword names) of every hand-step ``self_check`` call in lesson ``lesson``."""
+    path = next((ROOT / "notebooks").glob(f"{lesson:02d}_*.ipynb"))
+    calls = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if "self-check" not in cell.metadata.get("tags", []):
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "self_check":
+                check = ast.unparse(node.args[0]).rsplit(".", 1)[-1].removeprefix("check_")
+                keywords = {k.arg: ast.unparse(k.value) for k in node.keywords}
+                if check in _HAND:
+                    calls.append((check, keywords))
+    return calls
+
+
+def test_every_hand_step_self_check_of_a_lesson_is_in_the_table():
+    """A new self-check in lesson N is tried below, or this fails (lesson 1's were missing)."""
+    for lesson in range(1, 8):
+        used = {kind for kind, _ in _self_check_calls(lesson)}
+        listed = {kind for n, kind, *_ in _LESSON_CHECKS if n == lesson}
+        assert used <= listed, (lesson, used - listed)
+
+
+@pytest.mark.parametrize(("lesson", "kind", "query", "keys", "values", "scale"), _LESSON_CHECKS)
+def test_no_lesson_self_check_points_to_a_later_lesson(lesson, kind, query, keys, values, scale):
+    """Every mistake a lesson's self-check names on its own inputs points to lessons up to it.
+
+    The check runs as the lesson calls it (with ``lesson=N`` where the lesson passes it): an
+    entry taught later is named there by what the answer shows, with no later lesson in sight.
+    """
+    passed = {kw.get("lesson") for k, kw in _self_check_calls(lesson) if k == kind}
+    as_called = {"lesson": lesson} if passed == {str(lesson)} else {}
+    case = Case.of([query], keys, values, scale)
+    args = (query, keys, values) if kind == "output" else (query, keys)
+    named, late = set(), {}
     for _, wrong in misconceptions.entries_for(kind):
         steps = compute(case, wrong)
         if steps is None:
             continue
-        try:
-            _HAND[kind](getattr(steps, kind)[0], *args, scale=scale)
-        except checks.Misconception as err:
-            named.add(err.id)
-        except checks.CheckFailure:
-            pass
-    late = {mid: _lesson(mid) for mid in named if _lesson(mid) > lesson}
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = self_check(
+                _HAND[kind], getattr(steps, kind)[0], *args, scale=scale, **as_called
+            )
+        if result.misconception:
+            named.add(result.misconception)
+            pointed = {int(n) for n in _LATER_LESSON.findall(result.message)}
+            if max(pointed, default=0) > lesson:
+                late[result.misconception] = result.message
     assert named and not late, (lesson, kind, late)

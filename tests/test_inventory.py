@@ -36,6 +36,13 @@ REQUIRED = {
     "temperature": "02",
     "learned_projections": "06",
     "multi_head": "06",
+    # issue 38, section 6: the output's bounds, why the decoder is masked, a head that learns;
+    # issue 42: the block and generation
+    "output_bounds": "03",
+    "why_causal_mask": "04",
+    "head_learns": "06",
+    "block_add_norm": "07",
+    "generation_loop": "07",
 }
 _STOP = set(
     """a an the of to and or in on at by for with from as is are be it its this that these
@@ -94,7 +101,7 @@ def test_both_forms_pair_every_item_by_concept_goal_lesson_and_test_cell():
 def test_the_missing_goals_and_lesson_06_are_covered():
     lessons = {i["meta"]["item"]: i["meta"]["lesson"] for i in PRE}
     assert {k: lessons.get(k) for k in REQUIRED} == REQUIRED
-    assert {i["meta"]["lesson"] for i in PRE} >= {"01", "02", "03", "04", "05", "06"}
+    assert {i["meta"]["lesson"] for i in PRE} >= {"01", "02", "03", "04", "05", "06", "07"}
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -224,3 +231,34 @@ def test_the_word_order_item_is_true_with_and_without_a_mask(form):
     masked = [_outputs(s, vectors, causal=True)[asked] for s in (first, second)]
     assert np.allclose(*plain) and not np.allclose(*masked)
     assert "mask_keeps_order_blind" in item["mis"].values()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_bounds_item_is_true_for_any_scores(form):
+    """Issue 38: the output lies strictly inside the values' triangle, large scores included."""
+    item = next(i for i in _items(form) if i["meta"]["item"] == "output_bounds")
+    values = np.array([_numbers(p) for p in re.findall(r"\$\(([^)]*)\)\$", item["stem"])])
+    corners = np.column_stack([values, np.ones(3)])  # barycentric: solve corners.T @ b = (x, y, 1)
+    assert values.shape == (3, 2) and abs(np.linalg.det(corners)) > 1e-9  # a real triangle
+    rng = np.random.default_rng(0)
+    for spread in (1.0, 10.0, 30.0):
+        scores = rng.normal(scale=spread, size=(200, 3))
+        w = np.exp(scores - scores.max(axis=1, keepdims=True))
+        out = (w / w.sum(axis=1, keepdims=True)) @ values
+        bary = np.linalg.solve(corners.T, np.column_stack([out, np.ones(len(out))]).T)
+        assert (bary >= -1e-12).all() and np.allclose(bary.sum(axis=0), 1)
+    assert "triangle" in item["options"][item["right"]]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_block_item_counts_heads_of_d_model_over_h(form):
+    """Issue 42: the full-width option names d_model itself, which d_model / h heads never have."""
+    item = next(i for i in _items(form) if i["meta"]["item"] == "block_add_norm")
+    heads = int(re.search(r"(\d+) heads", item["stem"])[1])
+    d_model = int(re.search(r"d_model = (\d+)", item["stem"])[1])
+    assert d_model % heads == 0 and d_model // heads < d_model
+    full = next(item["options"][k] for k, slug in item["mis"].items() if slug == "heads_full_width")
+    assert str(d_model) in full and str(d_model // heads) not in full
+    right = item["options"][item["right"]]
+    assert "added" in right or "summed" in right
+    assert "each token's numbers are normalised" in right  # post-norm, per token (Ba et al. 2016)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from test_notebooks import LESSONS, NOTEBOOKS, drawn_text, executed
 
-from attention_lab import attention, demos, experiments
+from attention_lab import attention, demos, experiments, transformer
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import LESSON_W_K, LESSON_W_Q, LESSON_W_V
@@ -181,6 +181,50 @@ def _check_yourself_q1() -> str:
     )
 
 
+@functools.cache
+def _tiny():
+    return transformer.init_model(seed=0)
+
+
+def _keeps_itself() -> str:
+    kept = transformer.keeps_itself(_tiny(), "twinkle, twinkle, little star").closest_is_itself
+    return _holds(kept > 0.5, "With the residual, most positions stay closest to themselves")
+
+
+def _ffn_share() -> str:
+    share = transformer.BASE_MODEL.feed_forward / transformer.BASE_MODEL.total
+    return _holds(
+        abs(share - 2 / 3) < 0.01, "In the original block it holds two thirds of the parameters"
+    )
+
+
+@functools.cache
+def _no_ffn_learns_less() -> bool:
+    variants = {"whole": transformer.Parts(), "no ffn": transformer.Parts(feed_forward=False)}
+    whole, no_ffn = transformer.compare_training(variants, steps=150).losses
+    return bool(no_ffn > whole)
+
+
+def _learned_less() -> str:
+    return _holds(_no_ffn_learns_less(), "learned less in the same steps")
+
+
+def _pytorch_biases() -> str:
+    return f"holds that last number, {transformer.BASE_MODEL.attention_biases:,} more"
+
+
+def _prefix_kept() -> str:
+    change = transformer.prefix_change(_tiny(), "twinkle, twinkle, little star")
+    return _holds(
+        change < 1e-9,
+        "With the mask, appending a character does not change what the earlier positions computed",
+    )
+
+
+def _few_hundred() -> str:
+    return _holds(100 <= len(transformer.RHYME) < 1000, "from a few hundred characters")
+
+
 CLAIMS = [
     Claim("03_worked_examples", "03-06", _isro_unrounded),
     Claim("03_worked_examples", "03-12", _isro_unrounded),
@@ -195,6 +239,14 @@ CLAIMS = [
     Claim("06_projections_heads_positions", "06-35", _training_caption),
     Claim("06_projections_heads_positions", "06-35c", _comparison_caption),
     Claim("06_projections_heads_positions", "06-35c", _even_share),
+    # lesson 7, read against Vaswani et al. 2017 and Ba et al. 2016 (issue 42)
+    Claim("07_transformer_block", "c6e0ba4a", _keeps_itself),
+    Claim("07_transformer_block", "b2414452", _ffn_share),
+    Claim("07_transformer_block", "3f58ebe2", _learned_less),
+    Claim("07_transformer_block", "4934e693", _learned_less),
+    Claim("07_transformer_block", "1d9d11f1", _pytorch_biases),
+    Claim("07_transformer_block", "4bd88388", _prefix_kept),
+    Claim("07_transformer_block", "aa60aa19", _few_hundred),
 ]  # fmt: skip
 
 

@@ -576,3 +576,170 @@ def test_no_lesson_shows_its_own_answers_before_asking(name):
     answers = [a for a in model_answer_values(name) if (name, a[1]) not in GIVEN_IN_THE_QUESTION]
     leaks = early_answers(nb, answers) + early_answers(nb, predictions)
     assert not leaks, f"{name}: " + "; ".join(leaks)
+
+
+# --- issue 38, X4 and X7: the 45° winner before lesson 2, reveal numbers under a prediction ----
+
+_DETAILS = re.compile(r"<details>.*?</details>", re.S)
+
+
+def _weights_at_45() -> np.ndarray:
+    """Lesson 2's "who wins at 45°?": the weights of chapter A's query (1, 1), unscaled."""
+    return attention(TIFFIN.query(), TIFFIN.K, TIFFIN.V, scale=False)[1]
+
+
+def shows_the_45_degree_winner(text: str) -> list[str]:
+    """Where ``text`` gives lesson 2's answer: its weights (3 decimals, or a row of 2)."""
+    w = _weights_at_45()
+    found = [f"{x:.3f}" for x in (w[0], w[2]) if re.search(_number(x, 3), text)]
+    found += [m.group(0) for p in own_answer_patterns(w) if (m := p.search(text))]
+    return found
+
+
+def test_the_45_degree_search_finds_the_old_lesson_1_caption():
+    old = 'a bar chart of the weights of "it" (tiffin 0.610, it 0.225, bag 0.083, big 0.083)'
+    assert shows_the_45_degree_winner(old)
+    assert shows_the_45_degree_winner("heatmap row it: 0.61 0.08 0.22 0.08")
+    assert not shows_the_45_degree_winner("tiffin 0.831, bag 0.015, it 0.112, big 0.041")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["00_start_here", "01_the_bottleneck"])
+def test_no_lesson_before_lesson_2_shows_the_45_degree_winner(name):
+    """X4: lessons 0 and 1 showed the weights at (1, 1) before lesson 2 asks who wins there."""
+    nb = executed()[name]
+    assert not shows_the_45_degree_winner(notebook_text(nb, name))
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "45°" not in markdown  # no pointer to the angle lesson 2 asks about
+
+
+def test_lesson_2_reveals_the_winner_at_45_degrees_only_after_its_check():
+    """X4: the reveal sat in the markdown right under the widget, a scroll below the question."""
+    cells = nbformat.read(NOTEBOOKS / "02_query_key_value.ipynb", as_version=4).cells
+    ask = next(i for i, c in enumerate(cells) if "winner_at_45 = None" in c.source)
+    assert "self-check" in cells[ask + 1].metadata.get("tags", [])
+    # asked before any score is computed: tiffin's 3 against it's 2 would answer it
+    computed = [c.source for c in cells[:ask] if c.cell_type == "code" and "import" not in c.source]
+    assert not computed, computed
+    reveal = next(
+        i
+        for i, c in enumerate(cells)
+        if i > ask and c.cell_type == "code" and "weights_45" in c.source
+    )
+    between = [_DETAILS.sub("", c.source) for c in cells[ask:reveal] if c.cell_type == "markdown"]
+    for text in between:
+        assert not shows_the_45_degree_winner(text), text
+        assert not re.search(r"tiffin\W* wins", text), text
+
+
+def reveal_region_leaks(nb) -> list[str]:
+    """X7: a prediction's revealed number in markdown outside ``<details>``, from the prediction
+    to the end of the section the reveal is in (an alt text a scroll below the question).
+    """
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if "prediction" not in cell.metadata.get("tags", []):
+            continue
+        reveal = next(
+            (j for j in range(i + 1, len(nb.cells)) if nb.cells[j].cell_type == "code"
+             and REVEAL.search(cell_text(nb.cells[j]))), None)  # fmt: skip
+        if reveal is None:
+            continue
+        match = REVEAL.search(cell_text(nb.cells[reveal]))
+        value = float(match["value"])
+        if not _worth_searching(np.array([value])):
+            continue
+        end = next(
+            (k for k in range(reveal + 1, len(nb.cells)) if nb.cells[k].cell_type == "markdown"
+             and re.search(r"^#{1,2} ", nb.cells[k].source, re.M)), len(nb.cells))  # fmt: skip
+        spelled = "|".join(_number(value, d) for d in (1, 2, 3))
+        for k in range(i + 1, end):
+            text = (
+                _DETAILS.sub("", nb.cells[k].source) if nb.cells[k].cell_type == "markdown" else ""
+            )
+            hit = re.search(spelled, text)
+            if hit:
+                found.append(f"cell {k} shows {match['what'].strip()!r} ({hit.group(0)}), "
+                             f"asked in cell {i}")  # fmt: skip
+    return found
+
+
+def test_the_reveal_region_search_finds_a_caption_under_the_prediction():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("my_guess = None", metadata={"tags": ["prediction"]}),
+        nbformat.v4.new_code_cell("reveal(...)"),
+        nbformat.v4.new_markdown_cell("*Figure (alt text): it falls to about 0.2 at 60 words.*"),
+    ]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="recall: measured 0.228. ...")]
+    assert reveal_region_leaks(nb)
+    hidden = "<details><summary>Values</summary>about 0.2</details>"
+    nb.cells[2].source = f"*Figure (alt text): it falls.* {hidden}"
+    assert not reveal_region_leaks(nb)
+
+
+def test_lesson_2s_scaled_your_turn_comes_before_the_explorer_that_computes_it():
+    """X8: with the query sliders and the √d_k box the explorer's readout gives Your turn 4's
+    scaled weights and output (q = (-1, 2)), so the exercise comes first.
+    """
+    cells = nbformat.read(NOTEBOOKS / "02_query_key_value.ipynb", as_version=4).cells
+    asks = next(i for i, c in enumerate(cells) if "scaled_weights = None" in c.source)
+    explorers = [
+        i for i, c in enumerate(cells)
+        if "QueryExplorer." in c.source and '"query"' in c.source and '"scale"' in c.source
+    ]  # fmt: skip
+    assert explorers, "lesson 2 has no explorer with query sliders and the √d_k box any more"
+    assert asks < min(explorers), (asks, explorers)
+
+
+# A reveal of 0 ("no change") is in every lesson's text as a number; said in words it still leaks.
+NO_CHANGE = re.compile(
+    r"\b(?:never|does not|doesn't|cannot|will not|won't) changes?\b|\bunchanged\b|\bstays? the same\b",
+    re.I,
+)
+
+
+def no_change_said_before(nb) -> list[str]:
+    """A prediction whose reveal is 0, with "never changes" said above it in its own section."""
+    found = []
+    for index, what, value in prediction_answers(nb):
+        if not np.isclose(value[0], 0.0):
+            continue
+        start = max(
+            (k for k in range(index) if nb.cells[k].cell_type == "markdown"
+             and re.search(r"^#{1,3} ", nb.cells[k].source, re.M)), default=0)  # fmt: skip
+        for k in range(start, index):
+            cell = nb.cells[k]
+            # the section starts at its heading: text above it in the same cell is another's
+            text = re.split(r"^#{1,3} ", cell.source, flags=re.M)[-1] if k == start else cell.source
+            hit = NO_CHANGE.search(text) if cell.cell_type == "markdown" else None
+            if hit:
+                found.append(f"cell {k} says {hit.group(0)!r} before cell {index} asks {what!r}")
+    return found
+
+
+def test_the_no_change_search_finds_lesson_7s_old_sentence():
+    """Lesson 7 said "appending a character never changes what the earlier positions computed"
+    right above the prediction of that largest change (reveal: 0.000000).
+    """
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "### Why\n\nWith it, appending a character never changes them."
+        ),
+        nbformat.v4.new_code_cell("my_guess = None", metadata={"tags": ["prediction"]}),
+        nbformat.v4.new_code_cell("reveal(...)"),
+    ]
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="change: measured 0.000000.")]
+    assert no_change_said_before(nb)
+    nb.cells[0].source = "### Why\n\nWhat is the largest change?"
+    assert not no_change_said_before(nb)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISE_LESSONS)
+def test_no_lesson_gives_a_reveal_away_in_the_text_around_its_prediction(name):
+    """X7's numbers under a prediction, and a reveal of 0 said in words above it."""
+    nb = executed()[name]
+    leaks = reveal_region_leaks(nb) + no_change_said_before(nb)
+    assert not leaks, f"{name}: " + "; ".join(leaks)

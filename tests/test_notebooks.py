@@ -65,8 +65,8 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KEY_OUTPUTS = {
     "00_start_here": [
         "weight of 'Chandrayaan' on itself: computed 0.503 | chapter 0.503 ✓ agrees",
-        # the rotation starts at 0°, away from lesson 2's 45° prediction (issue 38, X4)
-        "weights tiffin 0.647, bag 0.038, it 0.157, big 0.157",
+        # the rotation turns chapter B's query, not the tiffin one lesson 2 asks about (X4)
+        "weights ISRO 0.422, launched 0.155, Chandrayaan 0.422; ISRO and Chandrayaan share",
     ],
     "01_the_bottleneck": [
         "RNNencdec-50: BLEU 17.82",
@@ -74,7 +74,8 @@ KEY_OUTPUTS = {
         "learned numbers needed: additive 72 | dot product 0",
         "built in: query sharpening x20, exact position codes as keys",
         "numbers kept at 60 words: attention 7680, fixed memory 128",
-        "QueryExplorer(query “it” = (1.000, 1.000), weights (0.610, 0.083, 0.225, 0.083)",
+        # "it" starts along tiffin's key, away from lesson 2's 45° prediction (X4)
+        "QueryExplorer(query “it” = (2.000, 1.000), weights (0.831, 0.015, 0.112, 0.041)",
     ],
     "02_query_key_value": [
         "(1, 1) · (2, 1): computed 3 | chapter 3 ✓ agrees",
@@ -83,6 +84,7 @@ KEY_OUTPUTS = {
         "divide by the sum: [ 0.6 -0.2  0.4  0.2]",
         # the 45° reveal (issue 27 item 1): the parallel key is not the winner
         "lined up best: it | largest score: tiffin",
+        "weights at 45°: tiffin 0.610, bag 0.083, it 0.225, big 0.083",
         "|q| |k| cos θ = the scores q·k, tiffin, bag, it, big: computed [3, 1, 2, 1] | chapter",
         "QueryExplorer(query “it” = (1.000, 1.000)",
     ],
@@ -191,8 +193,8 @@ MODEL_ANSWERS = {
         "s2 = np.array([2, -1])\nscores2 = H @ s2\nc2 = softmax(scores2) @ H",
     ],
     "02_query_key_value": [
+        'winner_at_45 = "tiffin"',  # asked first, before any score (issue 38, X4)
         "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
-        'winner_at_45 = "tiffin"',
         "long_key = [2, 2]",
         "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
         "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"

@@ -10,6 +10,10 @@ It prints ``✓ my_scores: right.`` or ``not yet: <what the answer shows>`` and 
 "Run All" on a lesson with the exercises left blank still runs to the end. The messages come
 from the checks, which never show an expected value.
 
+A lesson passes its own number (``lesson=1``): a mistake whose feedback points to a later
+lesson is then named by what the answer shows only, without the hint and the pointer, so the
+feedback after lesson N never sends a student on to a lesson they have not reached.
+
 It judges only what the last run of the exercise produced: in IPython a hook
 (:class:`~attention_lab.checks.cell_runs.CellRuns`) remembers which names each cell run set and whether
 it raised, so when the last cell that set ``name`` stopped with an error, the check says so
@@ -21,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from attention_lab import checks
+from attention_lab import checks, misconceptions
 from attention_lab.checks.cell_runs import CELL_RUNS
 
 __all__ = ["SelfCheckResult", "self_check"]
@@ -48,7 +52,9 @@ class SelfCheckResult:
         """Show nothing: the printed line already says it all (and no empty ``Out[n]:`` prompt)."""
 
 
-def self_check(check: Callable, answer, *args, name: str = "your answer", **kwargs):
+def self_check(
+    check: Callable, answer, *args, name: str = "your answer", lesson: int | None = None, **kwargs
+):
     """Run ``check(answer, *args, name=name, **kwargs)``; print ✓ or what is not right yet.
 
     Parameters
@@ -61,6 +67,9 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
         The check's other arguments (the question's inputs).
     name : str
         The answer's name, used in the message.
+    lesson : int, optional
+        The lesson the check is in. A misconception whose lesson comes later is named by its
+        first level only (what the answer shows), without the hint and the later lesson.
 
     Returns
     -------
@@ -82,7 +91,7 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
             )
         check(answer, *args, name=name, **kwargs)
     except checks.CheckFailure as failure:
-        message = f"not yet: {failure}"
+        message = f"not yet: {_within(failure, name, lesson)}"
         result = SelfCheckResult(False, message, getattr(failure, "id", None))
     except Exception as error:  # the student's code may raise anything
         message = f"not yet: checking {name} raised {type(error).__name__}: {error}"
@@ -91,6 +100,17 @@ def self_check(check: Callable, answer, *args, name: str = "your answer", **kwar
         result = SelfCheckResult(True, f"✓ {name}: right.")
     print(result.message)
     return result
+
+
+def _within(failure: checks.CheckFailure, name: str, lesson: int | None) -> str:
+    """Return the failure's text, or only what the answer shows if its lesson is after ``lesson``."""
+    if lesson is None or not isinstance(failure, checks.Misconception):
+        return str(failure)
+    entry = misconceptions.get(failure.id)
+    if entry.lesson_number <= lesson:
+        return str(failure)
+    shows = entry.message or entry.idea
+    return f"[{failure.id}] {misconceptions.diagnosis_text(failure.id, name, shows)}"
 
 
 def _placeholder(answer) -> str | None:

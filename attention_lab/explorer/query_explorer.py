@@ -220,8 +220,15 @@ class QueryExplorer(widgets.VBox):
     # -- presets ------------------------------------------------------------------------------
 
     @classmethod
-    def from_example(cls, example: _examples.WorkedExample, **kwargs) -> QueryExplorer:
-        """Open on a chapter's worked example (its vectors, scaling and query token)."""
+    def from_example(
+        cls, example: _examples.WorkedExample, start_query=None, **kwargs
+    ) -> QueryExplorer:
+        """Open on a chapter's worked example (its vectors, scaling and query token).
+
+        ``start_query`` (2 numbers) replaces the query token's own query at the start (and for
+        the reset button): lesson 1 opens away from the chapter's (1, 1), whose winner lesson 2
+        asks students to predict.
+        """
         # What the chapter does, not the explorer's state: the √d_k box changes the latter.
         scaled = (
             "the chapter scales the scores by 1/√d_k"
@@ -232,9 +239,12 @@ class QueryExplorer(widgets.VBox):
         kwargs.setdefault(
             "title", f"tokens {tokens} from the chapter “{example.chapter}” ({scaled})"
         )
+        Q = np.array(example.Q, dtype=float)
+        if start_query is not None:
+            Q[example.query_index] = _start_query(start_query, Q.shape[1])
         return cls(
             example.tokens,
-            example.Q,
+            Q,
             example.K,
             example.V,
             scale=example.scale,
@@ -403,3 +413,14 @@ class QueryExplorer(widgets.VBox):
         for widget in descendants(self):
             widget.close()
         super().close()
+
+
+def _start_query(query, d: int) -> np.ndarray:
+    """``query`` as ``d`` finite numbers, or a ValueError that says what to pass."""
+    try:
+        q = np.asarray(query, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        q = np.array([np.nan])
+    if q.shape != (d,) or not np.isfinite(q).all():
+        raise ValueError(f"start_query must be {d} finite numbers, e.g. (2, 1); got {query!r}")
+    return q

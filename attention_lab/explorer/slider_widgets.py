@@ -149,11 +149,18 @@ class QueryRotation(SliderFigure):
         toks = self.example.tokens
         scores = ", ".join(f"{t} {x:.3f}" for t, x in zip(toks, s, strict=True))
         parts = ", ".join(f"{t} {x:.3f}" for t, x in zip(toks, w, strict=True))
-        best = toks[int(np.argmax(w))]
         return (
             f"Query at {value:.0f}° = {format_value(q, 3)}: scores {scores}; weights {parts}; "
-            f"the largest weight goes to {best}."
+            f"{_largest(toks, w)}."
         )
+
+
+def _largest(tokens, weights: np.ndarray) -> str:
+    """Say who gets the largest weight, naming every token that shares it (a tie at 0°)."""
+    top = [t for t, x in zip(tokens, weights, strict=True) if np.isclose(x, weights.max())]
+    if len(top) == 1:
+        return f"the largest weight goes to {top[0]}"
+    return f"{' and '.join(top)} share the largest weight"
 
 
 class HardSoftSlider(SliderFigure):

@@ -41,6 +41,11 @@ class ParameterCount:
         """The whole block."""
         return self.attention + self.feed_forward + self.norms
 
+    @property
+    def attention_biases(self) -> int:
+        """What a bias on each of the four attention projections adds (PyTorch's default)."""
+        return 4 * self.d_model
+
 
 def count_parameters(d_model: int, h: int, d_ff: int) -> ParameterCount:
     """Count one block's parameters (see the module docstring for the formulas).

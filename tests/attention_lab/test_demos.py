@@ -114,8 +114,10 @@ def test_query_rotation_default_state_and_static_fallback():
 def test_query_rotation_slider_redraws_and_rewrites_the_readout():
     w = demos.QueryRotation(ISRO)
     before_png, before_text = w.image.value, w.text
-    w.slider.value = 90.0  # query (0, sqrt 2): "launched" now matches best
+    w.slider.value = 90.0  # query (0, sqrt 2): "launched" ties the long "Chandrayaan"
     assert w.image.value != before_png and w.text != before_text
+    assert "launched and Chandrayaan share the largest weight" in w.text
+    w.slider.value = 100.0
     assert "the largest weight goes to launched" in w.text
     assert w.readout.value == f"<p>{w.text}</p>" and w.image.tooltip == w.text
 
@@ -203,3 +205,13 @@ def test_one_pixel_of_an_angle_slider_is_at_most_one_degree(cls):
     width = int(w.slider.layout.width.removesuffix("px"))
     track = width - 8 * len(w.slider.description) - 90
     assert (w.slider.max - w.slider.min) / track <= 1.0 and w.slider.step == 1.0
+
+
+def test_query_rotation_names_every_token_that_shares_the_largest_weight():
+    """At 0° ISRO and Chandrayaan score alike: the readout said "goes to ISRO" alone."""
+    w = demos.QueryRotation(ISRO, angle_deg=0)
+    try:
+        assert "ISRO and Chandrayaan share the largest weight" in w.text
+        assert "goes to" not in w.text
+    finally:
+        w.close()

@@ -81,10 +81,11 @@ class Form:
         """Return the misconceptions the student showed at least once on this form."""
         return set(self.shown[student].values())
 
-    def percent(self, student: str) -> float:
-        """Return the student's score on this form, in percent of the maximum."""
-        total = sum(self.max_scores.values())
-        got = sum(self.scores[student].get(item, 0.0) for item in self.items)
+    def percent(self, student: str, items: Collection[str] | None = None) -> float:
+        """Return the student's score on ``items`` (default: all), in percent of their maximum."""
+        items = self.items if items is None else [i for i in self.items if i in items]
+        total = sum(self.max_scores[item] for item in items)
+        got = sum(self.scores[student].get(item, 0.0) for item in items)
         return 100.0 * got / total if total else 0.0
 
 
@@ -122,10 +123,6 @@ def read_form(course: Course, assignment: str) -> Form:
     """Scores, diagnoses and offered misconceptions of one graded form."""
     cells = list(_test_cells(course, assignment))
     order = [gid for gid, _ in cells]
-    offered: dict[str, list[str]] = {}
-    for gid, source in cells:
-        for slug in sorted(offered_misconceptions(source)):
-            offered.setdefault(slug, []).append(gid)
     max_scores, scores = {}, {}
     with course.gradebook() as gb:
         if assignment not in {a.name for a in gb.assignments}:
@@ -145,6 +142,11 @@ def read_form(course: Course, assignment: str) -> Form:
                 for g in snb.grades
                 if g.name in max_scores
             }
+    offered: dict[str, list[str]] = {}
+    for gid, source in cells:
+        # only the items this form was graded with (an older, shorter form keeps its own)
+        for slug in sorted(offered_misconceptions(source)) if gid in max_scores else ():
+            offered.setdefault(slug, []).append(gid)
     shown: dict[str, dict[str, str]] = {student: {} for student in scores}
     for d in find_diagnoses(course, assignment):
         if d.student in shown and d.question in max_scores:
@@ -260,19 +262,29 @@ class GainReport:
     items: tuple[ItemRow, ...]
     misconceptions: tuple[MisconceptionRow, ...]
 
+    @property
+    def shared_items(self) -> tuple[str, ...]:
+        """The items on both forms: scores and gains compare these only.
+
+        A pre-test graded before the inventory grew (20 items, q1-q20) pairs item by item with a
+        post-test of 25; the five new items show in the item table, not in the gain.
+        """
+        return tuple(i for i in self.pre.items if i in self.post.items)
+
     def percents(self, student: str) -> tuple[float, float]:
-        return self.pre.percent(student), self.post.percent(student)
+        shared = self.shared_items
+        return self.pre.percent(student, shared), self.post.percent(student, shared)
 
     @property
     def class_pre(self) -> float:
         return (
-            statistics.fmean(self.pre.percent(s) for s in self.students) if self.students else 0.0
+            statistics.fmean(self.percents(s)[0] for s in self.students) if self.students else 0.0
         )
 
     @property
     def class_post(self) -> float:
         return (
-            statistics.fmean(self.post.percent(s) for s in self.students) if self.students else 0.0
+            statistics.fmean(self.percents(s)[1] for s in self.students) if self.students else 0.0
         )
 
     @property

@@ -36,8 +36,9 @@ def _figures(report: GainReport, folder: Path) -> dict[str, str]:
     made = {}
     if report.students:
         fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
-        pre = [report.pre.percent(s) for s in report.students]
-        post = [report.post.percent(s) for s in report.students]
+        # on the items both forms have, as the class averages and the CSV's student rows
+        pre = [report.percents(s)[0] for s in report.students]
+        post = [report.percents(s)[1] for s in report.students]
         bins = np.linspace(0, 100, 11)
         ax.hist(
             [pre, post],

@@ -437,3 +437,21 @@ def test_an_ungraded_test_is_a_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "inventory_later is not in the gradebook" in err
     assert "make grade A=inventory_later" in err
+
+
+def test_a_pre_test_graded_before_the_inventory_grew_pairs_on_the_shared_items():
+    """Issue 42: 20 items before (q1-q20), 25 after; the gain compares the 20 both forms have."""
+    from attention_grader.term.gain import Form, GainReport
+
+    old, new = tuple(f"q{i}" for i in range(1, 21)), tuple(f"q{i}" for i in range(1, 26))
+    pre = Form("inventory_pre", old, dict.fromkeys(old, 1.0), {"ana": dict.fromkeys(old[:10], 1.0)},
+               {"ana": {}}, {})  # fmt: skip
+    post_scores = dict.fromkeys(old, 1.0) | dict.fromkeys(new[20:], 0.0)  # new items all wrong
+    post = Form(
+        "inventory_post", new, dict.fromkeys(new, 1.0), {"ana": post_scores}, {"ana": {}}, {}
+    )
+    report = GainReport(pre, post, ("ana",), (), (), (), ())
+    assert report.shared_items == old
+    assert report.percents("ana") == (50.0, 100.0)  # not 80 %: the five new items are left out
+    assert report.class_gain == pytest.approx(1.0)
+    assert post.percent("ana") == pytest.approx(80.0)  # the form on its own still counts all

@@ -86,3 +86,16 @@ def test_a_check_judges_only_what_the_last_run_of_the_exercise_produced():
     assert fixed.strip() == "✓ c: right."
     # every check printed its line and left no empty Out[n] prompt behind
     assert all(o["output_type"] == "stream" for i in (2, 4, 6) for o in outputs[i])
+
+
+def test_a_lesson_before_the_entrys_own_names_it_without_the_later_lesson(capsys):
+    """Issue 38: lesson 1's checks named lesson-2 entries with "(See lesson 02.)" and its hint."""
+    s, H = np.array([1, 2]), np.array([[3, 1], [1, 1], [0, 2]])
+    scaled = H @ s / np.sqrt(2)  # divided by sqrt(d_k) where the question says not to
+    late = self_check(checks.check_scores, scaled, s, H, scale=False, name="scores", lesson=1)
+    assert late.misconception == "scaled_when_not_asked"
+    assert "lesson 02" not in late.message and "Hint" not in late.message
+    assert late.message.startswith("not yet: [scaled_when_not_asked] scores: your answer was")
+    taught = self_check(checks.check_scores, scaled, s, H, scale=False, name="scores", lesson=2)
+    assert "(See lesson 02.)" in taught.message and "Hint" in taught.message
+    capsys.readouterr()

@@ -553,3 +553,22 @@ def test_the_hidden_weights_picture_is_not_clipped():
     for edge in (pixels[:, :4], pixels[:, -4:], pixels[:4], pixels[-4:]):
         assert edge.min() > 0.99  # only background at the edges: no letter cut off
     assert pixels.min() < 0.5  # and the message is drawn
+
+
+def test_an_explorer_can_start_away_from_the_chapters_query():
+    """Lesson 1 opens "it" at (2, 1): the chapter's (1, 1) is lesson 2's prediction (X4)."""
+    explorer = QueryExplorer.tiffin(controls=("query", "reset"), start_query=(2, 1))
+    try:
+        assert explorer.query.tolist() == [2.0, 1.0]
+        tiffin = examples.TIFFIN
+        _, expected = attention(np.array([2.0, 1.0]), tiffin.K, tiffin.V, scale=False)
+        np.testing.assert_allclose(explorer.weights, expected)
+        explorer.query_sliders[0].value = 1.0
+        explorer.reset_button.click()
+        assert explorer.query.tolist() == [2.0, 1.0]  # reset returns to the start, not (1, 1)
+        assert tiffin.Q[tiffin.query_index].tolist() == [1, 1]  # the example is untouched
+    finally:
+        explorer.close()
+    for bad in ((1, 2, 3), "up", (1, float("nan"))):
+        with pytest.raises(ValueError, match="start_query must be 2 finite numbers"):
+            QueryExplorer.tiffin(start_query=bad)

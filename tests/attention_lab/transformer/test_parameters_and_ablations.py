@@ -22,6 +22,7 @@ def test_the_base_models_block_and_pytorchs_documented_layer():
     # torch.nn.TransformerEncoderLayer(512, 8, 2048) holds 3,152,384 parameters: this count
     # plus the 4 x 512 biases its nn.MultiheadAttention adds (in_proj_bias, out_proj.bias).
     assert BASE_MODEL.total + 4 * 512 == 3_152_384
+    assert BASE_MODEL.attention_biases == 4 * 512
     assert BASE_MODEL.attention == 4 * 512 * 512
     # the heads share d_model out: the attention count does not depend on h
     assert count_parameters(512, 1, 2048).attention == BASE_MODEL.attention
