@@ -250,13 +250,16 @@ def slider_figures(page: Any) -> list[Any]:
     return found
 
 
-_ROTATION = re.compile(r"Query at (-?\d+)° = \((-?[\d.]+), (-?[\d.]+)\): .*?weights (.+?);")
+_ROTATION = re.compile(r"Query at (-?\d+)° = [(\[](-?[\d.]+), (-?[\d.]+)[)\]]: .*?weights (.+?);")
 
 
 def _check_rotation_numbers(text: str) -> None:
     """A QueryRotation readout: its query points at its angle, its weights are attention()'s."""
     m = _ROTATION.search(text)
     if not m:
+        # Only a rotation's readout gives the query and its weights; any other one-slider
+        # figure (hard vs soft output, temperature) is checked by its image and value alone.
+        assert not ("Query at" in text and "weights" in text), f"unreadable rotation: {text!r}"
         return
     angle, qx, qy = float(m.group(1)), float(m.group(2)), float(m.group(3))
     assert math.isclose(math.degrees(math.atan2(qy, qx)) % 360, angle % 360, abs_tol=0.5), text
