@@ -110,7 +110,8 @@ MOVES = {
     "collect": "term", "feedback": "term", "formgrader_scores": "term", "gain": "term",
     "gain_page": "term", "grade": "term", "grades": "term", "lms": "term",
     "progress": "term", "release": "term", "report": "term", "report_page": "term",
-    "selfstudy": "term", "validate_labels": "term", "validate_check": "term",
+    "selfstudy": "term", "check_tries": "term", "validate_labels": "term",
+    "validate_check": "term",
 }  # fmt: skip
 
 #: old test file -> new test file (paths relative to the repository)
