@@ -10,7 +10,12 @@ Profiling ``Autograde`` on one submission shows that besides running the kernel,
   nbgrader's (constant) schema against the meta-schema every time. Here the validator is built
   once per schema; errors raised are the same (``jsonschema.exceptions.best_match``).
 
-Both are applied inside :func:`nbgrader_speedups` and undone on exit; grading workers keep them for
+* every commit waiting for the disk (``fsync``), some 40 per submission. A grading worker's
+  gradebook is a private copy it throws away (the parent writes the real gradebook from the rows
+  the worker returns: :mod:`attention_grader.execution.gradebook_sync`), so that copy, and only
+  it, is opened with ``PRAGMA synchronous = OFF``.
+
+All are applied inside :func:`nbgrader_speedups` and undone on exit; grading workers keep them for
 their lifetime.
 """
 
@@ -48,11 +53,23 @@ class _CachedJsonschema:
         return getattr(self._real, name)
 
 
+def _no_disk_wait(dbapi_connection: Any, _record: object) -> None:
+    """Open a throw-away SQLite copy without waiting for the disk on each commit."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA synchronous = OFF")
+    cursor.close()
+
+
 @contextlib.contextmanager
-def nbgrader_speedups() -> Iterator[None]:
-    """Reuse SQLAlchemy engines and jsonschema validators inside nbgrader while the block runs."""
+def nbgrader_speedups(scratch: str | None = None) -> Iterator[None]:
+    """Reuse SQLAlchemy engines and jsonschema validators inside nbgrader while the block runs.
+
+    ``scratch``: the path of a worker's private SQLite copy of the gradebook (thrown away after
+    grading); its commits do not wait for the disk. Any other database is opened as nbgrader does.
+    """
     import nbgrader.api as api
     import nbgrader.nbgraderformat.common as common
+    from sqlalchemy import event
 
     real_create_engine, real_jsonschema = api.create_engine, common.jsonschema
     engines: dict[tuple[str, tuple[object, ...], tuple[tuple[str, object], ...]], Any] = {}
@@ -61,6 +78,8 @@ def nbgrader_speedups() -> Iterator[None]:
         key = (str(url), args, tuple(sorted(kwargs.items())))
         if key not in engines:
             engines[key] = real_create_engine(url, *args, **kwargs)
+            if scratch is not None and str(url) == f"sqlite:///{scratch}":
+                event.listen(engines[key], "connect", _no_disk_wait)
         return engines[key]
 
     api.create_engine = create_engine
