@@ -102,6 +102,8 @@ MOVES = {
     "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
     # flags.py: the registry stays whole, its store has its own module
     "flag_store": "common",
+    # what one grading run reads once (issue 37, tenth landing)
+    "run_cache": "common",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

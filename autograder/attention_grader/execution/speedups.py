@@ -15,8 +15,14 @@ Profiling ``Autograde`` on one submission shows that besides running the kernel,
   the worker returns: :mod:`attention_grader.execution.gradebook_sync`), so that copy, and only
   it, is opened with ``PRAGMA synchronous = OFF``.
 
+* the teacher's side of a notebook (its cells in the gradebook, its ``source/`` notebook) read
+  and parsed again for every submission, in every grading child:
+  :func:`~attention_grader.common.run_cache.read_once` keeps it for
+  the worker's life (one grading run, over a gradebook copy no one else writes), and the worker
+  reads it before forking the child, which inherits it.
+
 All are applied inside :func:`nbgrader_speedups` and undone on exit; grading workers keep them for
-their lifetime.
+their lifetime. Outside (plain ``nbgrader autograde``, the formgrader) nothing is kept.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ import contextlib
 import types
 from collections.abc import Iterator
 from typing import Any
+
+from attention_grader.common.run_cache import keeping
 
 __all__ = ["nbgrader_speedups"]
 
@@ -85,7 +93,8 @@ def nbgrader_speedups(scratch: str | None = None) -> Iterator[None]:
     api.create_engine = create_engine
     common.jsonschema = _CachedJsonschema(real_jsonschema)
     try:
-        yield
+        with keeping():
+            yield
     finally:
         api.create_engine, common.jsonschema = real_create_engine, real_jsonschema
         for engine in engines.values():

@@ -81,3 +81,20 @@ def test_the_kernels_font_cache_is_found_without_importing_matplotlib(tmp_path, 
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
     assert (tmp_path / "dest" / "fontlist-v390.json").is_file()
+
+
+def test_the_teachers_side_is_read_once_per_worker_and_every_time_outside():
+    from attention_grader.common.run_cache import read_once, reading_once
+
+    calls: list[int] = []
+
+    def read() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert [read_once(("cells",), read) for _ in range(2)] == [1, 2]  # plain nbgrader: each time
+    with nbgrader_speedups():
+        assert reading_once()
+        assert [read_once(("cells",), read) for _ in range(3)] == [3, 3, 3]
+        assert read_once(("other",), read) == 4
+    assert not reading_once() and read_once(("cells",), read) == 5  # a new worker reads again
