@@ -86,25 +86,11 @@ STUDENT_DISABLED_SERVER_EXTENSIONS = (
 )
 
 
-_HUB_AUTH = (
-    "JupyterHubAuthPlugin",
-    "the hub groups nbgrader-<course> (students) and\n# formgrade-<course> (instructors), read "
-    "through the hub API with each server's own token.",
-)
-_NO_HUB_AUTH = (
-    "NoAuthPlugin",
-    "every account of this machine (no hub: one machine,\n# separate accounts; "
-    "the exchange's folders and modes keep each submission private).",
-)
-
-
-def render_system_config(exchange: str, course_ids: Sequence[str], hub: bool = True) -> str:
+def render_system_config(exchange: str, course_ids: Sequence[str]) -> str:
     """Text of the system-wide ``nbgrader_config.py`` (template ``etc/nbgrader_config.py.in``).
 
     One course id: students' assignment lists show that course. Several: the course comes from
-    each student's hub groups and fetched copies go to ``~/<course>/<assignment>``. ``hub=False``
-    (one machine with separate accounts, no hub): nbgrader's own authenticator, which asks no
-    hub; the exchange's modes and the private submit are the same.
+    each student's hub groups and fetched copies go to ``~/<course>/<assignment>``.
     """
     if not course_ids:
         raise ValueError("give at least one --course (the nbgrader course id, e.g. attention-lab)")
@@ -116,10 +102,7 @@ def render_system_config(exchange: str, course_ids: Sequence[str], hub: bool = T
         if several
         else f"c.CourseDirectory.course_id = {course_ids[0]!r}"
     )
-    auth_plugin, auth_comment = _HUB_AUTH if hub else _NO_HUB_AUTH
     return string.Template(TEMPLATE.read_text()).substitute(
-        auth_plugin=auth_plugin,
-        auth_comment=auth_comment,
         exchange=repr(exchange),
         path_includes_course=repr(several),
         course_id_setting=course_setting,
@@ -209,15 +192,12 @@ def write_role_configs(config_dir: str) -> Path:
     )
 
 
-def install_system(
-    exchange: str, config_dir: str, course_ids: Sequence[str], owner, hub: bool = True
-) -> Path:
+def install_system(exchange: str, config_dir: str, course_ids: Sequence[str], owner) -> Path:
     """Exchange + ``<config_dir>/nbgrader_config.py`` + the students' config folder.
 
-    ``hub=False``: one machine with separate accounts and no hub (:func:`render_system_config`).
     Returns the path of the written ``nbgrader_config.py``.
     """
-    text = render_system_config(exchange, course_ids, hub)
+    text = render_system_config(exchange, course_ids)
     ensure_exchange(exchange, course_ids, owner)
     config_path = Path(config_dir)
     config_path.mkdir(parents=True, exist_ok=True)
@@ -381,10 +361,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     system.add_argument("--config-dir", default="/etc/jupyter", help="system Jupyter config dir")
     system.add_argument("--course", action="append", required=True, help="course id (repeat)")
     system.add_argument(
-        "--no-hub", dest="hub", action="store_false",
-        help="one machine with separate accounts and no JupyterHub (no hub groups to ask)",
-    )  # fmt: skip
-    system.add_argument(
         "--owner", action="append", required=True,
         help="account owning the course folders: USER, or COURSE=USER per course (repeat)",
     )  # fmt: skip
@@ -408,9 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.step == "system":
-            path = install_system(
-                args.exchange, args.config_dir, args.course, args.owner, args.hub
-            )
+            path = install_system(args.exchange, args.config_dir, args.course, args.owner)
             owners = course_owners(args.course, args.owner)
             made = ", ".join(f"{c} (owner {u})" for c, u in owners.items())
             print(f"exchange {args.exchange} (1777), course folders {made}, wrote {path}")
