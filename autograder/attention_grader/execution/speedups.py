@@ -10,6 +10,8 @@ Profiling ``Autograde`` on one submission shows that besides running the kernel,
   nbgrader's (constant) schema against the meta-schema every time. Here the validator is built
   once per schema; errors raised are the same (``jsonschema.exceptions.best_match``).
 
+* ``Gradebook.__init__`` checking every table (``create_all``) at each of its ~11 opens per
+  submission: a reused engine's tables exist after its first open, so they are made once.
 * every commit waiting for the disk (``fsync``), some 40 per submission. A grading worker's
   gradebook is a private copy it throws away (the parent writes the real gradebook from the rows
   the worker returns: :mod:`attention_grader.execution.gradebook_sync`), so that copy, and only
@@ -90,12 +92,27 @@ def nbgrader_speedups(scratch: str | None = None) -> Iterator[None]:
                 event.listen(engines[key], "connect", _no_disk_wait)
         return engines[key]
 
+    metadata = api.Base.metadata
+    own_create_all = metadata.__dict__.get("create_all")
+    real_create_all, made = metadata.create_all, set()
+
+    def create_all(*args: object, bind: Any = None, **kwargs: object) -> None:
+        if bind is None or bind not in made:  # a reused engine's tables exist after its first
+            real_create_all(*args, bind=bind, **kwargs)
+            if bind is not None and bind in engines.values():
+                made.add(bind)
+
     api.create_engine = create_engine
     common.jsonschema = _CachedJsonschema(real_jsonschema)
+    metadata.create_all = create_all
     try:
         with keeping():
             yield
     finally:
         api.create_engine, common.jsonschema = real_create_engine, real_jsonschema
+        if own_create_all is None:
+            del metadata.create_all
+        else:
+            metadata.create_all = own_create_all
         for engine in engines.values():
             engine.dispose()

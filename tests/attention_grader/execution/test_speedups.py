@@ -98,3 +98,29 @@ def test_the_teachers_side_is_read_once_per_worker_and_every_time_outside():
         assert [read_once(("cells",), read) for _ in range(3)] == [3, 3, 3]
         assert read_once(("other",), read) == 4
     assert not reading_once() and read_once(("cells",), read) == 5  # a new worker reads again
+
+
+def test_an_engines_tables_are_made_once_and_a_new_database_still_gets_them(tmp_path):
+    """``Gradebook()`` checks every table (``create_all``) at each of its ~11 opens per
+    submission; a reused engine's tables are there after its first open.
+    """
+    import nbgrader.api as api
+
+    made: list[object] = []
+    real = api.Base.metadata.create_all
+
+    def counting(*args, **kwargs):
+        made.append(kwargs.get("bind"))
+        return real(*args, **kwargs)
+
+    api.Base.metadata.create_all = counting
+    try:
+        with nbgrader_speedups():
+            for _ in range(3):
+                with api.Gradebook(f"sqlite:///{tmp_path / 'a.db'}") as gb:
+                    gb.update_or_create_student("ana")
+            with api.Gradebook(f"sqlite:///{tmp_path / 'b.db'}") as gb:
+                gb.add_student("new")  # a second database: its tables are made
+    finally:
+        del api.Base.metadata.create_all
+    assert len(made) == 2 and made[0] is not made[1]
