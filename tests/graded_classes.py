@@ -19,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 from attention_grader.common.course import Course, check_result, load_course, new_course
+from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
@@ -157,6 +159,77 @@ def finish_steps(proc: subprocess.Popen, timeout: float = 900) -> dict:
     out, err = proc.communicate(timeout=timeout)
     assert proc.returncode == 0, f"nbgrader driver failed:\n{err[-3000:]}"
     return json.loads(out.strip().splitlines()[-1])
+
+
+#: grade_id -> (the teacher's solution, the test, the attacker's answer)
+Questions = dict[str, tuple[str, str, str]]
+
+
+def question_source(root: Path, assignment: str, questions: Questions) -> Path:
+    """Write ``root/<assignment>/<assignment>.ipynb``: per question, its solution cell
+    ``answer_<name>`` and its test cell ``test_<name>`` (1 point). Returns ``root``.
+    """
+    from nbformat.v4 import new_code_cell, new_notebook
+    from nbgrader_cells import nbgrader_meta
+
+    cells = []
+    for name, (solution, test, _) in questions.items():
+        body = f"### BEGIN SOLUTION\n{solution}\n### END SOLUTION"
+        cells.append(new_code_cell(body, metadata=nbgrader_meta(f"answer_{name}", solution=True)))
+        meta = nbgrader_meta(f"test_{name}", grade=True, locked=True)
+        cells.append(new_code_cell(test, metadata=meta))
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (root / assignment).mkdir(parents=True)
+    nb = new_notebook(cells=cells, metadata={"kernelspec": kernelspec})
+    nbformat.write(nb, root / assignment / f"{assignment}.ipynb")
+    return root
+
+
+def attack_class(
+    name: str,
+    source: Path,
+    questions: Questions,
+    students: tuple[str, ...],
+    attacker: str,
+    config: str = "",
+    route: str = "grade",
+) -> ClassSpec:
+    """The class of :func:`question_source`'s notebook (its assignment is the folder's one
+    assignment): every student hands in the solutions, ``attacker`` her answers.
+    """
+    (assignment,) = [p.name for p in source.iterdir()]
+
+    def hand_in(course: Course) -> None:
+        released = nbformat.read(course.root / "release" / assignment / f"{assignment}.ipynb", 4)
+        for student in students:
+            nb = nbformat.from_dict(released)
+            for cell in nb.cells:
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+                if grade_id.startswith("answer_"):
+                    solution, _, attack = questions[grade_id.removeprefix("answer_")]
+                    cell.source = attack if student == attacker else solution
+            folder = course.root / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+    return ClassSpec(
+        name, hand_in=hand_in, source=source, assignments=(assignment,), config=config,
+        generate_only=True, route=route,
+    )  # fmt: skip
+
+
+def cell_scores_and_flags(
+    course: Course, assignment: str, students: tuple[str, ...]
+) -> tuple[dict[str, dict[str, float]], dict[str, list]]:
+    """Each student's automatic score per graded cell of ``<assignment>.ipynb``, and her flags."""
+    scores, flags = {}, {}
+    with course.gradebook() as gb:
+        for student in students:
+            cells = gb.find_submission_notebook(assignment, assignment, student)
+            scores[student] = {g.name: g.auto_score for g in cells.grades}
+            path = course.root / "autograded" / student / assignment / f"{assignment}.ipynb"
+            flags[student] = read_flags(nbformat.read(path, as_version=4))
+    return scores, flags
 
 
 def clone(course: Course, dest: Path) -> Course:

@@ -103,6 +103,8 @@ MOVES = {
     "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
     # flags.py: the registry stays whole, its store has its own module
     "flag_store": "common",
+    # what one grading run reads once (issue 37, tenth landing)
+    "run_cache": "common",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",
@@ -111,8 +113,8 @@ MOVES = {
     "collect": "term", "feedback": "term", "formgrader_scores": "term", "gain": "term",
     "gain_page": "term", "grade": "term", "grades": "term", "lms": "term",
     "progress": "term", "release": "term", "report": "term", "report_page": "term",
-    "selfstudy": "term", "validate_labels": "term", "validate_check": "term",
-    "student_clock": "term", "student_dist": "term",
+    "selfstudy": "term", "check_tries": "term", "validate_labels": "term",
+    "validate_check": "term", "student_clock": "term", "student_dist": "term",
 }  # fmt: skip
 
 #: old test file -> new test file (paths relative to the repository)

@@ -42,6 +42,7 @@ import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbgrader_cells import nbgrader_meta as _meta
 from run_cache import once_per_run
 
 HERE = Path(__file__).parent
@@ -95,14 +96,6 @@ TESTS = {
     ),
     "test_q3": 'assert answer_q3 == "values", "which matrix gets mixed?"',
 }
-
-
-def _meta(grade_id, *, grade=False, solution=False, locked=False, points=0):
-    meta = {"grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id}
-    meta["schema_version"] = 3
-    if grade:
-        meta["points"] = points
-    return {"nbgrader": meta}
 
 
 def source_notebook() -> nbformat.NotebookNode:

@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbgrader_cells import nbgrader_meta as _meta
 
 from .driver import DEFAULT_TIMEOUT_MS, REPO, kernel_env, start_jupyter
 
@@ -71,12 +72,6 @@ WATCH_CSP = (
 )
 
 
-def _meta(grade_id, *, grade=False, solution=False, locked=False, points=0):
-    meta = {"grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id}
-    meta.update(schema_version=3, **({"points": points} if grade else {}))
-    return {"nbgrader": meta}
-
-
 def _source_notebook():
     nb = new_notebook(
         cells=[
@@ -86,10 +81,12 @@ def _source_notebook():
                 metadata=_meta("q1", solution=True),
             ),
             new_code_cell(
-                "assert answer == 2", metadata=_meta("q1_test", grade=True, locked=True, points=1)
+                "assert answer == 2",
+                metadata=_meta("q1_test", grade=True, locked=True, points=1),
             ),
             new_markdown_cell(
-                "YOUR ANSWER HERE", metadata=_meta("essay", grade=True, solution=True, points=2)
+                "YOUR ANSWER HERE",
+                metadata=_meta("essay", grade=True, solution=True, points=2),
             ),
         ]
     )

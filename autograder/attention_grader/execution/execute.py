@@ -40,6 +40,7 @@ from traitlets import Bool, Integer
 from attention_grader.common.diagnosis import record_diagnosis
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
+from attention_grader.common.run_cache import reading_once
 from attention_grader.common.settings import Protections
 from attention_grader.execution.answer_errors import KernelGone
 from attention_grader.execution.budget import Reporter, limit_memory, run_within
@@ -54,7 +55,11 @@ from attention_grader.execution.execution_stops import (
     stop_at_budget,
 )
 from attention_grader.execution.kernel_client import CappedKernelClient
-from attention_grader.execution.notebook_checker import NotebookChecker, notebook_checker
+from attention_grader.execution.notebook_checker import (
+    NotebookChecker,
+    notebook_checker,
+    teacher_side,
+)
 from attention_grader.execution.output_caps import CAP_MARKER, OutputCaps, OutputMeter
 from attention_grader.execution.solution_check import LOCKED_FAILED
 from attention_grader.execution.trusted import TrustedChecker
@@ -188,6 +193,13 @@ class GradingExecute(Execute):
         left = self._budget_left(resources)
         if left is None or self._reporter is not None:
             return self._preprocess(nb, resources, km)
+        info = (resources or {}).get("nbgrader", {})
+        if (
+            reading_once()
+            and self.trusted_cells is None
+            and all(info.get(k) for k in ("db_url", "assignment", "notebook"))
+        ):  # read here, once per worker: the child that grades inherits it
+            teacher_side(info, self.config, self.log)
 
         def work(reporter: Reporter) -> NotebookNode:
             return self._in_child(nb, resources, km, reporter)

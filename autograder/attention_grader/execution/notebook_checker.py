@@ -29,6 +29,7 @@ from attention_grader.common.flags import (
     UNREADABLE_ANSWER,
     Flag,
 )
+from attention_grader.common.run_cache import read_once
 from attention_grader.common.settings import answer_limits
 from attention_grader.execution.answer_channel import AnswerChannel, RunRequest
 from attention_grader.execution.cell_code import answer_names, parse_cell
@@ -96,6 +97,23 @@ class NotebookChecker:
         return flags
 
 
+def teacher_side(
+    info: dict[str, Any], config: Config, log: logging.Logger
+) -> tuple[NotebookNode | None, TrustedCells]:
+    """Return the teacher's ``source/`` notebook and cells of the notebook ``info`` names.
+
+    The same for every submission: a grading worker reads them once (:func:`read_once`), before
+    it forks the child that grades (:meth:`GradingExecute.preprocess`).
+    """
+    db_url, assignment, notebook = info["db_url"], info["assignment"], info["notebook"]
+
+    def read() -> tuple[NotebookNode | None, TrustedCells]:
+        source = source_notebook(assignment, notebook, config, log)
+        return source, load_trusted_cells(db_url, assignment, notebook, source)
+
+    return read_once(("teacher_side", db_url, assignment, notebook), read)
+
+
 def notebook_checker(
     nb: NotebookNode,
     resources: dict[str, Any] | None,
@@ -128,8 +146,7 @@ def notebook_checker(
     if cells is None:
         if not all(info.get(k) for k in ("db_url", "assignment", "notebook")):
             return None  # not autograde (e.g. a test calling preprocess directly): no tests
-        source = source_notebook(info["assignment"], info["notebook"], config, log)
-        cells = load_trusted_cells(info["db_url"], info["assignment"], info["notebook"], source)
+        source, cells = teacher_side(info, config, log)
     else:
         source = nb  # the release check grades the teacher's own notebook
     # The teacher's last resort, read from source/ only (docs/authoring.md).

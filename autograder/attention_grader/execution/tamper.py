@@ -56,6 +56,7 @@ from attention_grader.common.flags import (
     Flag,
     tampering_kinds,
 )
+from attention_grader.common.run_cache import read_once
 
 __all__ = [
     "TAMPER_KINDS",
@@ -375,11 +376,13 @@ class ScanSubmission(NbGraderPreprocessor):
         info = (resources or {}).get("nbgrader", {})
         instructor = None
         if all(info.get(k) for k in ("db_url", "assignment", "notebook")):
-            cells = _gradebook_cells(info["db_url"], info["assignment"], info["notebook"])
+            where = (info["db_url"], info["assignment"], info["notebook"])
+            cells = read_once(("gradebook_cells", *where), lambda: tuple(_gradebook_cells(*where)))
             record_flags(unmask_forged_cells(nb, {c.name for c in cells}), notebook=nb)
             record_flags(test_cell_changes(nb, cells), notebook=nb)
             instructor = {c.name for c in cells if c.locked or c.is_test} or None
-        teachers = released_lines(self._released_sources(info))
+        named = ("released_lines", str(info.get("assignment")), str(info.get("notebook")))
+        teachers = read_once(named, lambda: released_lines(self._released_sources(info)))
         record_flags(scan_notebook(nb, instructor, teachers), notebook=nb)
         folder = (resources or {}).get("metadata", {}).get("path")
         if folder:

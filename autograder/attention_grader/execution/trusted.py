@@ -289,7 +289,7 @@ class TrustedChecker:
         except KernelGone:
             raise
         except BaseException as exc:  # noqa: BLE001 -- reported to the teacher, never fatal
-            if isinstance(exc, KeyboardInterrupt):
+            if isinstance(exc, KeyboardInterrupt | MemoryError):  # MemoryError: grader_memory_mb
                 raise
             return f"{type(exc).__name__}: {exc}"[:300]
         return None
@@ -353,6 +353,8 @@ class TrustedChecker:
             return [_error("CannotGrade", exc.cause)]
         except StudentCodeError as exc:  # the student's function raised, uncaught by the test
             return [_error(exc.ename, exc.message)]
+        except MemoryError:  # grader_memory_mb: the child stops there, never a failed test
+            raise
         except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised
             diagnosis = diagnosis_of(exc)
             if diagnosis is not None:

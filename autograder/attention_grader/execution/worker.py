@@ -167,13 +167,13 @@ _PROCESS: list[_Resources] = []
 
 def init_worker(job: GradingJob) -> None:
     """Pool initializer (nbgrader is already imported): nbgrader's caches, the gradebook copy."""
-    db_url = job.course.db_url
+    db_url, private = job.course.db_url, None
     if job.snapshot:
         private = Path(job.workdir) / f"worker-{os.getpid()}.db"
         shutil.copyfile(job.snapshot, private)
         db_url = f"sqlite:///{private}"
     stack = contextlib.ExitStack()
-    stack.enter_context(nbgrader_speedups())
+    stack.enter_context(nbgrader_speedups(scratch=str(private) if private else None))
     stack.enter_context(quiet_autoflush_warning())
     _PROCESS[:] = [_Resources(db_url, stack)]
 

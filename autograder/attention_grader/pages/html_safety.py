@@ -42,6 +42,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from attention_grader.common.course import source_notebook
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
+from attention_grader.common.run_cache import read_once
 from attention_grader.pages.html_clean import (
     clean_html,
     markdown_as_text,
@@ -305,11 +306,15 @@ class SanitizeStudentContent(NbGraderPreprocessor):
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
         info = (resources or {}).get("nbgrader", {})
-        source = None
+        teachers: frozenset[str] = frozenset()
         if info.get("assignment") and info.get("notebook"):
-            source = source_notebook(info["assignment"], info["notebook"], self.config, self.log)
+            where = (info["assignment"], info["notebook"])
+            teachers = read_once(
+                ("teachers_cells", *where),
+                lambda: teachers_cells(source_notebook(*where, self.config, self.log)),
+            )
         try:
-            findings = sanitize_notebook(nb, teachers_cells(source))
+            findings = sanitize_notebook(nb, teachers)
         except Exception as exc:  # noqa: BLE001 -- the score is saved: never lose the notebook
             sanitize_bluntly(nb)
             what = f"the sanitiser failed ({type(exc).__name__}); every cell shown as plain text"

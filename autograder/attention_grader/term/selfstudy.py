@@ -13,16 +13,15 @@ own gradebook, exchange and submissions are not touched, and nothing is submitte
 A multiple-choice or true/false answer is only reported as "checked" (its format is right) until
 the teacher releases feedback for the assignment or the student has run the check
 ``SelfStudy.choice_tries`` times: with unlimited checks, a few tries would reveal any
-choice by elimination. The printout says so. The count of tries is kept in
-``.selfstudy/<assignment>.json`` in the course folder, never in the working copy (which is
-submitted).
+choice by elimination. The printout says so. The count and whether feedback is released are
+read only from what the check and the teacher's side keep (:mod:`attention_grader.term.check_tries`);
+a try counts as soon as it is asked for, and an answer cell that raised shows its own error
+whether the choice it bound was right or not.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
 import sys
 import tempfile
@@ -38,6 +37,12 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from attention_grader.common.course import Course, GradingStepError, load_course, new_course
 from attention_grader.common.question_labels import question_label as _question_label
+from attention_grader.term.check_tries import (
+    ChoiceGate,
+    choices_revealed,
+    count_try,
+    feedback_released,
+)
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
 
@@ -68,8 +73,6 @@ _WRITTEN = ("written", "written answer: your teacher marks it.")
 _NOT_GRADE = "Practice feedback on your working copy: not a grade, and nothing was submitted."
 #: The checks that grade a choice: their verdict is held back (see the module docstring).
 _CHOICE_CALLS = ("check_choice(", "check_true_false(")
-#: Where the tries are counted, relative to the course root.
-TRIES_DIR = ".selfstudy"
 
 
 class SelfStudy(Configurable):
@@ -152,57 +155,6 @@ def choice_cells(source_dir: Path) -> set[str]:
     return found
 
 
-def _feedback_released(root: Path, copy_dir: Path, assignment: str) -> bool:
-    """Tell whether a feedback page of ``assignment`` exists.
-
-    It is fetched into the working copy's ``feedback/`` folder, or generated in this course
-    folder (the laptop's teacher is the student).
-    """
-    fetched = any(Path(copy_dir).glob("feedback/*/*.html"))
-    return fetched or any((root / "feedback").glob(f"*/{assignment}/*.html"))
-
-
-def _count_try(root: Path, assignment: str) -> int:
-    """Add one to the assignment's count of checks and return it (1 on the first check)."""
-    folder = root / TRIES_DIR
-    path = folder / f"{Path(assignment).name}.json"
-    try:
-        tries = int(json.loads(path.read_text()).get("tries", 0))
-    except (OSError, ValueError, AttributeError, TypeError):
-        tries = 0
-    tries = max(tries, 0) + 1
-    folder.mkdir(exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"tries": tries}))
-    os.replace(tmp, path)
-    return tries
-
-
-@dataclass(frozen=True)
-class ChoiceGate:
-    """Whether choice answers are revealed in this check, and why (for the printout)."""
-
-    revealed: bool
-    note: str
-
-
-def choices_revealed(released: bool, tries: int, limit: int) -> ChoiceGate:
-    """Reveal choices after feedback is released, or on the run after ``limit`` checks."""
-    if released:
-        return ChoiceGate(True, "Feedback is released: choice answers show ✓ or what they show.")
-    if limit > 0 and tries > limit:
-        return ChoiceGate(True, f"After {limit} checks, choice answers show ✓ or what they show.")
-    later = "until your teacher releases feedback" + (
-        f" or until your check number {limit + 1}" if limit > 0 else ""
-    )
-    return ChoiceGate(
-        False,
-        f"Multiple-choice and true/false answers only say 'checked' (the format is right) "
-        f"{later}; then they say whether they are right. This was check {tries} of this "
-        "assignment.",
-    )
-
-
 #: Errors that carry a verdict on the answer (held back for a choice); a format error or an
 #: error from the student's own code says nothing about which option is right, so it shows.
 _VERDICTS = frozenset({"Misconception", "WrongAnswer", "CheckFailure", "AssertionError"})
@@ -253,9 +205,9 @@ def _read_checks(notebook: Path, scores: dict[str, tuple[float, float]]) -> list
             found.append(QuestionCheck(question, gid, status, said))
             continue
         auto, most = scores.get(gid, (0.0, 1.0))
-        if auto is not None and auto >= most:
+        if auto is not None and auto >= most and not answer_error:
             found.append(QuestionCheck(question, gid, "pass"))
-        else:
+        else:  # her answer cell raised: that is the line, passed or not (a choice shows no verdict)
             outputs = answer_error or cell.get("outputs", [])
             found.append(
                 QuestionCheck(question, gid, "not_yet", _message(outputs), _error_name(outputs))
@@ -318,6 +270,8 @@ def check_working_copy(
             f"no working copy of {assignment} in {copy_dir}: fetch it first (JupyterLab: "
             "Nbgrader -> Assignment List -> Fetch; the assignment must have been released)"
         )
+    choices = choice_cells(root / "source" / assignment)
+    tries = count_try(root, assignment) if choices else 0  # before anything of hers runs
     with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
         course = _own_work(new_course(tmp, root / "source", [assignment]))
         release(course, assignment)
@@ -336,13 +290,10 @@ def check_working_copy(
         checks = []
         for notebook in sorted(graded.glob("*.ipynb")):
             checks += _read_checks(notebook, scores)
-    choices = choice_cells(root / "source" / assignment)
     if not any(c.cell in choices for c in checks):
         return checks, None
     limit = SelfStudy(config=_course_config(root)).choice_tries
-    gate = choices_revealed(
-        _feedback_released(root, copy_dir, assignment), _count_try(root, assignment), limit
-    )
+    gate = choices_revealed(feedback_released(root, assignment), tries, limit)
     return [_gate(c, gate) if c.cell in choices else c for c in checks], gate
 
 

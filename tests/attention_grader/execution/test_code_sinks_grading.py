@@ -17,9 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.common.flag_store import read_flags
-from graded_classes import ClassSpec
-from nbformat.v4 import new_code_cell, new_notebook
+from graded_classes import attack_class, cell_scores_and_flags, question_source
 
 ASSIGNMENT = "sinks"
 TOKEN = secrets.token_hex(6)
@@ -80,76 +78,19 @@ QUESTIONS = {
 STUDENTS = ("honest", "attacker")
 
 
-def _source() -> nbformat.NotebookNode:
-    cells = []
-    for name, (solution, test, _) in QUESTIONS.items():
-        meta = {"solution": True, "grade": False, "locked": False, "grade_id": f"answer_{name}"}
-        cells.append(
-            new_code_cell(
-                f"### BEGIN SOLUTION\n{solution}\n### END SOLUTION",
-                metadata={"nbgrader": {**meta, "schema_version": 3}},
-            )
-        )
-        test_meta = {"grade": True, "solution": False, "locked": True, "points": 1}
-        cells.append(
-            new_code_cell(
-                test,
-                metadata={
-                    "nbgrader": {**test_meta, "grade_id": f"test_{name}", "schema_version": 3}
-                },
-            )
-        )
-    return new_notebook(
-        cells=cells,
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-    )
-
-
-def _hand_in(course) -> None:
-    released = nbformat.read(course.root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
-    for student in STUDENTS:
-        nb = nbformat.from_dict(released)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-            name = grade_id.removeprefix("answer_")
-            if grade_id.startswith("answer_"):
-                solution, _, attack = QUESTIONS[name]
-                cell.source = solution if student == "honest" else attack
-        folder = course.root / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
-
-
 @pytest.fixture(scope="module")
 def source_root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("sinks-source") / "source"
-    (root / ASSIGNMENT).mkdir(parents=True)
-    nbformat.write(_source(), root / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    return root
+    return question_source(tmp_path_factory.mktemp("sinks") / "source", ASSIGNMENT, QUESTIONS)
 
 
 @pytest.fixture(scope="module", params=["nbgrader", "grade"])
 def graded(request, shared_class, source_root):
-    spec = ClassSpec(
-        f"sinks-{request.param}",
-        hand_in=_hand_in,
-        source=source_root,
-        assignments=(ASSIGNMENT,),
-        config="\nc.CheckSolution.refuse = False\n",  # released as before the check knew
-        generate_only=True,
-        route=request.param,
-    )
-    course = shared_class(spec).course
-    scores, flags = {}, {}
-    with course.gradebook() as gb:
-        for student in STUDENTS:
-            cells = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
-            scores[student] = {g.name: g.auto_score for g in cells.grades}
-            path = course.root / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-            flags[student] = read_flags(nbformat.read(path, as_version=4))
-    return scores, flags
+    config = "\nc.CheckSolution.refuse = False\n"  # released as before the check knew
+    spec = attack_class(
+        f"sinks-{request.param}", source_root, QUESTIONS, STUDENTS, "attacker", config,
+        request.param,
+    )  # fmt: skip
+    return cell_scores_and_flags(shared_class(spec).course, ASSIGNMENT, STUDENTS)
 
 
 @pytest.mark.slow

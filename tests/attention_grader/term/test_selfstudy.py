@@ -5,20 +5,22 @@ The whole path (fetch, answer, `make check` on a fresh clone) is in test_student
 
 from __future__ import annotations
 
+import os
+import pwd
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from attention_grader.term.check_tries import choices_revealed
+from attention_grader.term.check_tries import count_try as _count_try
 from attention_grader.term.selfstudy import (
     QuestionCheck,
-    _count_try,
     _gate,
     _message,
     _question_label,
     check_working_copy,
     choice_cells,
-    choices_revealed,
     format_checks,
     working_copy_dir,
 )
@@ -126,35 +128,56 @@ def test_choices_are_revealed_after_feedback_or_after_the_tries(released, tries,
     assert gate.note in format_checks("intro_attention", checks, gate)
 
 
-def test_tries_are_counted_in_the_course_folder_and_survive_a_broken_file(tmp_path):
-    assert [_count_try(tmp_path, "intro_attention") for _ in range(3)] == [1, 2, 3]
-    (tmp_path / ".selfstudy" / "intro_attention.json").write_text("{not json")
-    assert _count_try(tmp_path, "intro_attention") == 1
-    assert _count_try(tmp_path, "../../escape") == 1  # a name, never a path
-    assert not (tmp_path.parent / "escape.json").exists()
-
-
 @pytest.fixture
-def course_copy(tmp_path):
-    """A course folder with intro_attention, its config, and a working copy answering Q2 wrong."""
+def state_dir(tmp_path, monkeypatch):
+    """The user's state folder, where ``make check`` keeps its counts (never the course's)."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state
+
+
+def test_tries_are_counted_per_user_outside_the_course_and_survive_a_broken_file(
+    tmp_path, state_dir
+):
+    course = tmp_path / "course"
+    course.mkdir()
+    assert [_count_try(course, "intro_attention") for _ in range(3)] == [1, 2, 3]
+    (ledger,) = state_dir.rglob("*.json")
+    assert course not in ledger.parents and str(os.getuid()) in ledger.parts  # system identity
+    ledger.write_text("{not json")
+    assert _count_try(course, "intro_attention") == 1
+    assert _count_try(course, "../../escape") == 1  # a name, never a path
+    assert not list(tmp_path.rglob("escape*.json")) or all(
+        state_dir in p.parents for p in tmp_path.rglob("escape*.json")
+    )
+
+
+def _course_and_copy(tmp_path, choice_tries: int, answer_q2: str):
+    """A course folder with intro_attention and its config, and a working copy answering Q2."""
     root = tmp_path / "course"
     shutil.copytree(ROOT / "source" / "intro_attention", root / "source" / "intro_attention")
     shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     (root / "nbgrader_config.py").write_text(
-        (root / "nbgrader_config.py").read_text() + "\nc.SelfStudy.choice_tries = 1\n"
+        (root / "nbgrader_config.py").read_text() + f"\nc.SelfStudy.choice_tries = {choice_tries}\n"
     )
     copy = tmp_path / "copy"
     copy.mkdir()
     nb = nbformat.read(ROOT / "source" / "intro_attention" / "intro_attention.ipynb", 4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_q2":
-            cell.source = 'answer_q2 = "c"'  # hard_attention: a wrong option
+            cell.source = answer_q2
     nbformat.write(nb, copy / "intro_attention.ipynb")
     return root, copy
 
 
+@pytest.fixture
+def course_copy(tmp_path, state_dir):
+    """One try before choices show; Q2 answered with a wrong option (hard_attention)."""
+    return _course_and_copy(tmp_path, 1, 'answer_q2 = "c"')
+
+
 @pytest.mark.slow
-def test_make_check_holds_a_wrong_choice_back_then_shows_it(course_copy):
+def test_make_check_holds_a_wrong_choice_back_then_shows_it(course_copy, state_dir):
     root, copy = course_copy
     first, gate = check_working_copy(root, "intro_attention", copy)
     (q2,) = [c for c in first if c.cell == "why_exponentiate_choice"]
@@ -165,11 +188,52 @@ def test_make_check_holds_a_wrong_choice_back_then_shows_it(course_copy):
     second, gate = check_working_copy(root, "intro_attention", copy)  # tries > choice_tries
     (q2,) = [c for c in second if c.cell == "why_exponentiate_choice"]
     assert gate.revealed and q2.status == "not_yet" and "[hard_attention]" in q2.message
-    (root / ".selfstudy" / "intro_attention.json").unlink()  # a fresh count ...
-    (copy / "feedback" / "2026-12-01").mkdir(parents=True)  # ... but feedback was released
-    (copy / "feedback" / "2026-12-01" / "intro_attention.html").write_text("<html></html>")
+    for ledger in state_dir.rglob("*.json"):
+        ledger.unlink()  # a fresh count ...
+    mine = root / "feedback" / pwd.getpwuid(os.getuid()).pw_name / "intro_attention"
+    mine.mkdir(parents=True)  # ... but the teacher's side made her feedback
+    (mine / "intro_attention.html").write_text("<html></html>")
     third, gate = check_working_copy(root, "intro_attention", copy)
     assert gate.revealed and "released" in gate.note
+
+
+@pytest.mark.slow
+def test_make_checks_limits_are_not_in_her_folder_nor_in_the_course_folder(tmp_path, state_dir):
+    """Issue 37 (0): a fake feedback page in her folder, a classmate's feedback, or a tries file
+    set to 99 where the count used to be, reveal nothing; the check still counts.
+    """
+    root, copy = _course_and_copy(tmp_path, 5, 'answer_q2 = "c"')
+    (copy / "feedback" / "2026-12-01").mkdir(parents=True)
+    (copy / "feedback" / "2026-12-01" / "x.html").write_text("<html></html>")
+    other = root / "feedback" / "not-her" / "intro_attention"
+    other.mkdir(parents=True)
+    (other / "intro_attention.html").write_text("<html></html>")
+    (root / ".selfstudy").mkdir()
+    (root / ".selfstudy" / "intro_attention.json").write_text('{"tries": 99}')
+    (copy / ".selfstudy").mkdir()
+    (copy / ".selfstudy" / "intro_attention.json").write_text('{"tries": 99}')
+    checks, gate = check_working_copy(root, "intro_attention", copy)
+    (q2,) = [c for c in checks if c.cell == "why_exponentiate_choice"]
+    assert not gate.revealed and q2.status == "checked" and "check 1 " in gate.note
+
+
+def test_a_check_counts_before_grading_so_a_raising_submission_counts(
+    tmp_path, state_dir, monkeypatch
+):
+    """Issue 37 (0): a try is counted when the check is asked for, whatever grading does then."""
+    from attention_grader.term import selfstudy
+
+    root, copy = _course_and_copy(tmp_path, 5, 'answer_q2 = "c"\nraise ValueError("x")')
+
+    def broken(*args, **kwargs):
+        raise selfstudy.GradingStepError("her notebook stopped the grading")
+
+    monkeypatch.setattr(selfstudy, "release", lambda *a, **k: None)
+    monkeypatch.setattr(selfstudy, "grade", broken)
+    for _ in range(2):
+        with pytest.raises(selfstudy.GradingStepError):
+            check_working_copy(root, "intro_attention", copy)
+    assert _count_try(root, "intro_attention") == 3
 
 
 def _autograded(*cells) -> Path:
@@ -276,3 +340,37 @@ def test_make_check_runs_a_students_own_code_where_the_sandbox_is_missing(tmp_pa
     monkeypatch.setattr(protections_module, "protections", lambda *a, **k: down)
     course = _own_work(new_course(tmp_path / "b", FIXTURE_SOURCE, [FIXTURE]))
     assert course.config.SandboxedKernelManager.sandbox == "off"
+
+
+def _choice_checks(tmp_path, answer: str, raised: bool, passed: bool) -> list[QuestionCheck]:
+    """What a held-back choice shows, from an autograded notebook: her answer cell (which may
+    have raised after binding the choice), then the choice's test (passed or not).
+    """
+    from attention_grader.term.selfstudy import _read_checks
+
+    answer_out = [_error("ValueError", "after binding")] if raised else []
+    test_out = [] if passed else [_error("Misconception", "[hard_attention] ...")]
+    cells = [
+        nbformat.v4.new_markdown_cell("## Q2. Why exponentiate"),
+        _answer_cell(answer + ('\nraise ValueError("after binding")' if raised else ""),
+                     answer_out),
+        _test_cell("q2_choice", test_out),
+    ]  # fmt: skip
+    path = tmp_path / f"{answer[-2]}{raised}{passed}.ipynb"
+    nbformat.write(_autograded(*cells), path)
+    gate = choices_revealed(released=False, tries=1, limit=5)
+    scores = {"q2_choice": (1.0 if passed else 0.0, 1.0)}
+    return [_gate(c, gate) for c in _read_checks(path, scores)]
+
+
+def test_an_answer_cell_that_raises_after_binding_the_choice_reveals_nothing(tmp_path):
+    """Issue 37 (0): `answer_q2 = "c"; raise ValueError` showed her own error when the choice was
+    wrong and "checked" when it was right: the verdict, without the tries.
+    """
+    right = _choice_checks(tmp_path, 'answer_q2 = "b"', raised=True, passed=True)
+    wrong = _choice_checks(tmp_path, 'answer_q2 = "c"', raised=True, passed=False)
+    assert right == wrong
+    assert "ValueError" in right[0].message  # her own error is still said
+    assert _choice_checks(tmp_path, 'answer_q2 = "b"', False, True) == _choice_checks(
+        tmp_path, 'answer_q2 = "c"', False, False
+    )
