@@ -151,6 +151,8 @@ class GradingExecute(Execute):
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
             km.hide_library = self._notebook is not None and self._notebook.hide_library
+            # Her cells draw her own numbers in the kernel, as on her server (variant_grading).
+            km.variant_seed = self._notebook.variant_seed if self._notebook is not None else ""
         self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 

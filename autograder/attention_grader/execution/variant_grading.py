@@ -1,0 +1,135 @@
+"""Per-student variants in grading: whose numbers a test checks, and a classmate's numbers.
+
+A read-only cell that calls ``variants.draw(...)`` (:mod:`attention_lab.variants`) is a
+*variant cell*: it gives each student her own numbers. In the grader
+
+* every read-only cell runs under the seed of the student the exchange says handed in
+  (``resources["nbgrader"]["student"]``, never a name in her notebook), derived from the course
+  key (:mod:`attention_grader.common.variant_key`), so the hidden tests recompute the expected
+  answer and every misconception's wrong answer for *her* variant;
+* what a variant cell binds is always the grader's: her cells may rebind ``K`` to a classmate's
+  numbers, a test still reads her own (:func:`variant_names`);
+* a test that fails is run again, with the same answers, against each classmate's variant
+  (the gradebook's students): when it passes there, the answer fits a classmate's numbers and
+  not hers, and the notebook is flagged ``other_variant`` (:func:`classmate_match`); the score
+  stays that of a wrong answer.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from attention_grader.execution.cell_code import parse_cell, python_code
+from attention_grader.execution.locked_names import is_plain_data, locked_bindings
+from attention_grader.execution.trusted_scope import private_builtins
+from attention_lab import variants
+from attention_lab.variants import StudentSeed
+
+__all__ = ["classmate_match", "classmates", "draws_variant", "locked_namespace", "variant_names"]
+
+
+def draws_variant(source: str) -> bool:
+    """Whether a read-only cell draws a variant (calls ``variants.draw`` or ``draw``)."""
+    tree = parse_cell(source)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "draw":
+                if isinstance(func.value, ast.Name) and func.value.id == "variants":
+                    return True
+    return False
+
+
+def variant_names(locked: Mapping[str, str]) -> frozenset[str]:
+    """Return the names the variant cells among ``locked`` (grade_id -> source) bind."""
+    return locked_bindings(s for s in locked.values() if draws_variant(s))[0]
+
+
+def classmates(db_url: str | None, student: str | None, submitted: Path | None) -> tuple[str, ...]:
+    """Return the other students: the gradebook's roster and whoever has a ``submitted/`` folder.
+
+    Both are ids the course trusts (collect checked each folder's owner); sorted, ``student``
+    left out.
+    """
+    if not student:
+        return ()
+    found: set[str] = set()
+    if db_url:
+        from nbgrader.api import Gradebook
+
+        with Gradebook(db_url) as gb:
+            found.update(s.id for s in gb.students)
+    if submitted is not None and submitted.is_dir():
+        found.update(p.name for p in submitted.iterdir() if p.is_dir() and not p.is_symlink())
+    found.discard(student)
+    return tuple(sorted(found))
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        warnings.catch_warnings(),
+        np.errstate(all="ignore"),
+    ):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _exec(source: str, scope: dict[str, object], label: str) -> None:
+    exec(compile(python_code(source), label, "exec"), scope)  # noqa: S102 -- the teacher's code
+
+
+def locked_namespace(locked: Mapping[str, str], seed: StudentSeed) -> dict[str, object] | None:
+    """Run the read-only cells, in order, as ``seed``'s student; None if one of them fails."""
+    scope: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        with _quiet(), variants.graded_as(seed):
+            for grade_id, source in locked.items():
+                _exec(source, scope, f"<read-only cell {grade_id}>")
+    except Exception:  # noqa: BLE001 -- that classmate's numbers cannot be rebuilt: skip her
+        return None
+    return scope
+
+
+def _passes(test: str, scope: dict[str, object], answers: Mapping[str, object]) -> bool:
+    run = dict(scope)
+    run.update(answers)
+    run["__builtins__"] = private_builtins().__dict__
+    try:
+        with _quiet():
+            _exec(test, run, "<test against a classmate's variant>")
+    except Exception:  # noqa: BLE001 -- failed there too
+        return False
+    return True
+
+
+def classmate_match(
+    locked: Mapping[str, str],
+    test: str,
+    answers: Mapping[str, object],
+    others: Iterable[StudentSeed],
+) -> str | None:
+    """Return the first classmate whose variant ``test`` passes with ``answers``, or None.
+
+    Only answers that are plain data are tried (a student's function would run again in her
+    kernel, on a classmate's inputs).
+    """
+    if not answers or not all(is_plain_data(v) for v in answers.values()):
+        return None
+    for seed in others:
+        scope = locked_namespace(locked, seed)
+        if scope is not None and _passes(test, scope, answers):
+            return seed.student
+    return None
