@@ -1,8 +1,9 @@
 """Checks for hand-computed numbers: format (visible tests) and values (hidden tests).
 
-A hidden test passes the question's own inputs, written as literals in the test cell (never a
-name the student's notebook defines), so reassigning ``K`` or ``V`` in the notebook cannot change
-what an answer is compared against.
+A hidden test passes the question's own inputs, written as literals in the test cell, or the
+names a read-only cell that draws each student's numbers binds (:mod:`attention_lab.variants`),
+which the grader always takes from its own run of that cell: reassigning ``K`` or ``V`` in the
+notebook cannot change what an answer is compared against.
 """
 
 from __future__ import annotations

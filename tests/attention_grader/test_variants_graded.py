@@ -47,7 +47,9 @@ def _model_answers() -> dict[str, str]:
 def numbers_of(course, student: str) -> tuple[np.ndarray, np.ndarray]:
     """``student``'s K and V, drawn as the released read-only cell draws them."""
     nb = released_notebook(course, A)
-    data = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data")
+    data = next(
+        c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
     scope: dict = {}
     with variants.graded_as(StudentSeed.from_key(course_key(course.config), student)):
         exec(data.replace("print(", "(lambda *a, **k: None)("), scope)  # noqa: S102 -- our cell
