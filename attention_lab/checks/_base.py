@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,6 +18,52 @@ HAND_RTOL, HAND_ATOL = 1e-3, 6e-3
 # Implementations may use float32: near scores of 10 000 it rounds to about 1e-3, which moves
 # the weights by about 0.1% (relative).
 CODE_RTOL, CODE_ATOL = 3e-3, 1e-4
+
+
+@dataclass(frozen=True)
+class Diagnosed:
+    """What one hand check compared, for the release check of a variant family.
+
+    Attributes
+    ----------
+    name : str
+        The answer's name.
+    kind : str
+        The stage checked (``"scores"``, ``"weights"``, ``"output"``, a layer's stage).
+    expected : numpy.ndarray
+        The right answer for these inputs.
+    candidates : tuple of (str, numpy.ndarray)
+        Each misconception's wrong answer for these inputs.
+    """
+
+    name: str
+    kind: str
+    expected: np.ndarray
+    candidates: tuple[tuple[str, np.ndarray], ...]
+
+
+_AUDIT: contextvars.ContextVar[list[Diagnosed] | None] = contextvars.ContextVar(
+    "attention_lab_check_audit", default=None
+)
+
+
+@contextlib.contextmanager
+def audited() -> Iterator[list[Diagnosed]]:
+    """Collect what every hand check inside the block compared (the grader's release check)."""
+    found: list[Diagnosed] = []
+    token = _AUDIT.set(found)
+    try:
+        yield found
+    finally:
+        _AUDIT.reset(token)
+
+
+def record(name: str, kind: str, expected, candidates) -> None:
+    """Note one comparison when :func:`audited` is collecting (else nothing)."""
+    found = _AUDIT.get()
+    if found is not None:
+        pairs = tuple((slug, np.asarray(c, dtype=float)) for slug, c in candidates)
+        found.append(Diagnosed(name, kind, np.asarray(expected, dtype=float), pairs))
 
 
 class CheckFailure(AssertionError):

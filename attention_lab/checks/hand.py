@@ -13,7 +13,7 @@ import numpy as np
 from attention_lab import misconceptions
 from attention_lab._steps import Case, compute
 
-from ._base import HAND_ATOL, HAND_RTOL, Misconception, as_numbers, diagnose, quiet
+from ._base import HAND_ATOL, HAND_RTOL, Misconception, as_numbers, diagnose, quiet, record
 
 __all__ = [
     "check_numbers",
@@ -75,6 +75,7 @@ def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -
             steps = compute(case, wrong)
             if steps is not None and getattr(steps, kind) is not None:
                 candidates.append((slug, getattr(steps, kind)[row]))
+    record(name, kind, expected, candidates)
     diagnose(answer, expected, candidates, name, HAND_RTOL, HAND_ATOL, hint)
 
 

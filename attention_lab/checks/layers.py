@@ -26,6 +26,7 @@ from ._base import (
     close,
     diagnose,
     quiet,
+    record,
 )
 
 __all__ = ["check_concat_shape", "check_head_output", "check_head_weights", "check_projection"]
@@ -52,6 +53,7 @@ def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, 
             steps = compute_layer(case, wrong)
             if steps is not None:
                 candidates.append((slug, getattr(steps, kind)[pick]))
+    record(name, kind, expected, candidates)
     if row is None and kind != "queries" and close(arr, expected.T, HAND_RTOL, HAND_ATOL):
         if not close(expected, expected.T, HAND_RTOL, HAND_ATOL):
             raise WrongAnswer(

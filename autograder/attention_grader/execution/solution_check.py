@@ -29,7 +29,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool
+from traitlets import Bool, Integer
 from traitlets.config import Config
 
 from attention_grader.common.flags import GRADER_METADATA
@@ -233,11 +233,18 @@ class CheckSolution(NbGraderPreprocessor):
         "under the course's grading pipeline, or whose tests use a style it cannot carry. "
         "False only logs the cells (for tests of the grader; students would be graded wrong).",
     ).tag(config=True)
+    variant_samples = Integer(
+        200,
+        help="Sample students whose variants the release check grades the solution on, for a "
+        "notebook that draws each student's numbers (attention_grader.execution."
+        "variant_family); 0 checks none.",
+    ).tag(config=True)
 
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
         refusals = check_notebook(nb, resources, self.config, self.log)
+        refusals += self._variant_refusals(nb)
         if refusals:
             notebook = resources.get("nbgrader", {}).get("notebook", "notebook")
             message = refusal_message(notebook, refusals)
@@ -246,6 +253,24 @@ class CheckSolution(NbGraderPreprocessor):
                 raise SolutionRefused(message)
             self.log.warning("%s", message)
         return nb, resources
+
+    def _variant_refusals(self, nb: NotebookNode) -> list[Refusal]:
+        if not self.variant_samples:
+            return []
+        return _variant_family(nb, self.variant_samples, self.log)
+
+
+def _variant_family(nb: NotebookNode, samples: int, log: Logger) -> list[Refusal]:
+    """Refusals for variants the solution loses points on; ambiguous diagnoses are logged."""
+    from attention_grader.execution.variant_family import family_refusals
+
+    refusals = []
+    for where, why in family_refusals(nb, samples):
+        if why.startswith("the solution loses points"):
+            refusals.append(Refusal(where, why))
+        else:  # named for the author; the generator should redraw these
+            log.warning("variant family: %s: %s", where, why)
+    return refusals
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:
