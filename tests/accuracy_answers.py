@@ -185,8 +185,10 @@ FOCUS = [
         Q3,
         [
             _q3(SCALED),
-            "launched_scores = [0.0, 0.707, 0.707]\nlaunched_weights = [0.198, 0.401, 0.401]\n"
-            "launched_output = (1.401, 2.0)",
+            # worked by hand to 3 decimals, on the student's own numbers
+            "s = K @ q_launched / np.sqrt(2)\nlaunched_scores = np.round(s, 3).tolist()\n"
+            "launched_weights = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()\n"
+            "launched_output = tuple(np.round(np.exp(s) / np.exp(s).sum() @ V, 3))",
             # pre-scaled keys (the chapter-B student of issue 15)
             _q3("K @ q_launched", before="K = K / np.sqrt(K.shape[1])\n"),
             _q3("q_launched / np.sqrt(2) @ K.T", output="(w[None, :] @ V).astype(np.float32)"),
@@ -222,7 +224,7 @@ FOCUS = [
                 {"launched_scores": "weights_not_scores"},
             ),
             Wrong(_q3(SCALED, output="V[np.argmax(s)]"), {"launched_output": "hard_attention"}),
-            Wrong(  # the other tie: k2 and k3 score the same
+            Wrong(  # argmax from the other end (the variants have no ties: the same key)
                 _q3(SCALED, output="V[len(s) - 1 - np.argmax(s[::-1])]"),
                 {"launched_output": "hard_attention"},
             ),

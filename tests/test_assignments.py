@@ -99,9 +99,11 @@ ALTERNATIVE = {
         "answer_q1": 'answer_q1 = "K3"',
         "answer_q2": 'answer_q2 = "A"',
         "answer_q3": (
-            "launched_scores = [0.0, 0.707, 0.707]\n"
-            "launched_weights = [0.198, 0.401, 0.401]\n"
-            "launched_output = (1.401, 2.0)"
+            # worked by hand to 3 decimals, on the student's own numbers
+            "s = K @ q_launched / np.sqrt(2)\n"
+            "launched_scores = np.round(s, 3).tolist()\n"
+            "launched_weights = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()\n"
+            "launched_output = tuple(np.round(np.exp(s) / np.exp(s).sum() @ V, 3))"
         ),
         "answer_q4": "answer_q4 = np.True_",
     },
@@ -242,7 +244,8 @@ BUGGY = {
                 "answer_q2": 'answer_q2 = "b"',
                 "answer_q3": (
                     "launched_scores = K @ q_launched\n"
-                    "launched_weights = [0, 0.5, 0.5]\n"
+                    "s = K @ q_launched / np.sqrt(2)\n"
+                    "launched_weights = np.round(s / s.sum(), 3).tolist()\n"
                     "launched_output = V[np.argmax(K @ q_launched)]"
                 ),
                 "answer_q4": "answer_q4 = False",
