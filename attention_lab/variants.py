@@ -179,25 +179,16 @@ def draw(
 
     Returns
     -------
-    What ``generator`` returned; numpy arrays in it are made read-only.
+    What ``generator`` returned.
     """
     seed = current_seed() if seed is None else seed
     rng = np.random.default_rng(question_seed(seed, assignment, question))
     for _ in range(MAX_REDRAWS):
         try:
-            return _frozen(generator(rng))
+            return generator(rng)
         except Redraw:
             continue
     raise RuntimeError(
         f"the variant generator of {assignment}/{question} rejected {MAX_REDRAWS} draws in a "
         "row: loosen what it calls degenerate"
     )
-
-
-def _frozen(value: T) -> T:
-    if isinstance(value, np.ndarray):
-        value.setflags(write=False)
-    elif isinstance(value, tuple | list):
-        for item in value:
-            _frozen(item)
-    return value

@@ -45,8 +45,21 @@ from .functions import (
     check_causal_mask_function,
     check_softmax_function,
 )
-from .hand import check_numbers, check_output, check_scores, check_weights, check_weights_format
-from .layers import check_concat_shape, check_head_output, check_head_weights, check_projection
+from .hand import (
+    check_numbers,
+    check_output,
+    check_scores,
+    check_weights,
+    check_weights_format,
+    tells_apart,
+)
+from .layers import (
+    check_concat_shape,
+    check_head_output,
+    check_head_weights,
+    check_projection,
+    heads_tell_apart,
+)
 from .words import check_choice, check_names, check_true_false
 
 #: id -> short human title (the teacher's class report counts these), from the registry.
@@ -64,6 +77,7 @@ __all__ = [
     "SOFTMAX_BEHAVIOURS",
     "check_numbers",
     "check_weights_format",
+    "tells_apart",
     "check_scores",
     "check_weights",
     "check_output",
@@ -75,6 +89,7 @@ __all__ = [
     "check_attention_function",
     "check_causal_mask_function",
     "check_projection",
+    "heads_tell_apart",
     "check_head_weights",
     "check_head_output",
     "check_concat_shape",

@@ -66,6 +66,29 @@ def record(name: str, kind: str, expected, candidates) -> None:
         found.append(Diagnosed(name, kind, np.asarray(expected, dtype=float), pairs))
 
 
+def ambiguities(found: Diagnosed) -> list[str]:
+    """Why one comparison could not diagnose well: two mistakes, one wrong answer; a tie.
+
+    A variant of a question must let every misconception be named apart (else the feedback
+    would guess between two), and the right scores or weights must not tie (a tie makes
+    "the best key" ambiguous; all weights equal is the extreme case).
+    """
+    live = [
+        (slug, c)
+        for slug, c in found.candidates
+        if not close(c, found.expected, HAND_RTOL, HAND_ATOL, nan=True)
+    ]
+    why = []
+    for i, (a, ca) in enumerate(live):
+        for b, cb in live[i + 1 :]:
+            if a != b and close(ca, cb, HAND_RTOL, HAND_ATOL, nan=True):
+                why.append(f"{found.name}: [{a}] and [{b}] give the same wrong answer")
+    if found.kind in ("scores", "weights") and found.expected.ndim == 1:
+        if np.any(np.diff(np.sort(found.expected)) <= HAND_ATOL):
+            why.append(f"{found.name}: two of the right {found.kind} tie")
+    return why
+
+
 class CheckFailure(AssertionError):
     """Base of every failed check: an AssertionError, so nbgrader counts the test as failed.
 

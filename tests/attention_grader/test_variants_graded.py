@@ -20,7 +20,7 @@ from attention_grader.common.variant_key import course_key
 from graded_classes import ClassSpec
 from grading_course import answer, gradebook_state, place_submission, released_notebook
 
-from attention_lab import variants
+from attention_lab import checks, variants
 from attention_lab.variants import StudentSeed
 
 pytestmark = [pytest.mark.slow]
@@ -44,20 +44,20 @@ def _model_answers() -> dict[str, str]:
     }
 
 
-def numbers_of(course, student: str) -> tuple[np.ndarray, np.ndarray]:
-    """``student``'s K and V, drawn as the released read-only cell draws them."""
+def numbers_of(course, student: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``student``'s Q, K and V, drawn as the released read-only cell draws them."""
     nb = released_notebook(course, A)
     data = next(
         c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
     )
-    scope: dict = {}
+    scope: dict = {"checks": checks}
     with variants.graded_as(StudentSeed.from_key(course_key(course.config), student)):
         exec(data.replace("print(", "(lambda *a, **k: None)("), scope)  # noqa: S102 -- our cell
-    return scope["K"], scope["V"]
+    return scope["Q"], scope["K"], scope["V"]
 
 
-def _answers_for(K, V) -> str:
-    q = K[1]
+def _answers_for(Q, K, V) -> str:
+    q = Q[1]
     s = K @ q / np.sqrt(2)
     w = np.exp(s) / np.exp(s).sum()
     return (
@@ -70,28 +70,28 @@ def _answers_for(K, V) -> str:
 def hand_in(course) -> None:
     nb = released_notebook(course, A)
     right = _model_answers()
-    K, V = numbers_of(course, "alice")
+    Q, K, V = numbers_of(course, "alice")
     seed_text = "dave:" + "ab" * 32
     plans = {
         "alice": right,
         # copies alice's printed answers
-        "bob": {**right, "answer_q3": _answers_for(K, V)},
+        "bob": {**right, "answer_q3": _answers_for(Q, K, V)},
         # puts alice's numbers in place of her own, then computes honestly
         "carol": {
             **right,
             "answer_q3": f"K = np.array({K.tolist()})\nV = np.array({V.tolist()})\n"
-            f"q_launched = K[1]\n{SOLUTION}",
+            f"q_launched = np.array({Q[1].tolist()})\n{SOLUTION}",
         },
         # tampers with the seed in the kernel and draws again
         "dave": {
             **right,
             "answer_q3": "import os\n"
             f"os.environ[variants.SEED_ENV] = {seed_text!r}\n"
-            'K, V = variants.draw("focus_in_the_noise", "launched", launched_numbers)\n'
-            f"q_launched = K[1]\n{SOLUTION}",
+            'Q, K, V = variants.draw("focus_in_the_noise", "launched", launched_numbers)\n'
+            f"q_launched = Q[1]\n{SOLUTION}",
         },
         # types alice's name into the notebook and answers with alice's numbers
-        "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(K, V)}'},
+        "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(Q, K, V)}'},
     }
     for student, answers in plans.items():
         work = answer(copy.deepcopy(nb), answers)
@@ -107,6 +107,7 @@ def _spec(route: str) -> ClassSpec:
         source=ROOT / "source",
         assignments=(A,),
         config_file=ROOT / "nbgrader_config.py",
+        config="\nc.CheckSolution.variant_samples = 20  # the family: test_variant_family.py\n",
         due="2030-12-30 12:00:00",
         route=route,
     )
@@ -128,11 +129,10 @@ def _flags(course, student):
 
 
 def test_each_student_has_other_numbers(graded):
-    drawn = {s: numbers_of(graded.course, s) for s in ("alice", "bob", "carol")}
-    assert not np.array_equal(drawn["alice"][0], drawn["bob"][0]) or not np.array_equal(
-        drawn["alice"][1], drawn["bob"][1]
-    )
-    assert len({str(k.tolist()) + str(v.tolist()) for k, v in drawn.values()}) == 3
+    drawn = {s: numbers_of(graded.course, s) for s in ("alice", "bob", "carol", "dave", "erin")}
+    assert len({str([m.tolist() for m in nums]) for nums in drawn.values()}) == 5
+    again = numbers_of(graded.course, "alice")
+    assert all(np.array_equal(a, b) for a, b in zip(again, drawn["alice"], strict=True))
 
 
 def test_the_honest_student_keeps_full_marks(graded):

@@ -20,7 +20,6 @@ import builtins
 import contextlib
 import io
 import warnings
-from itertools import combinations
 
 import numpy as np
 from nbformat import NotebookNode
@@ -28,7 +27,7 @@ from nbformat import NotebookNode
 from attention_grader.execution.cell_code import python_code
 from attention_grader.execution.variant_grading import draws_variant
 from attention_lab import variants
-from attention_lab.checks._base import HAND_ATOL, HAND_RTOL, Diagnosed, audited, close
+from attention_lab.checks._base import ambiguities, audited
 from attention_lab.variants import StudentSeed
 
 __all__ = ["SAMPLES", "family_refusals"]
@@ -66,22 +65,6 @@ def _run_sample(cells: list[tuple[str, str]], seed: StudentSeed) -> tuple[str | 
     return None, found
 
 
-def _ambiguities(record: Diagnosed) -> list[str]:
-    """Two misconceptions with one wrong answer; tied scores or weights."""
-    found = []
-    live = [
-        (s, c) for s, c in record.candidates if not close(c, record.expected, HAND_RTOL, HAND_ATOL)
-    ]
-    for (a, ca), (b, cb) in combinations(live, 2):
-        if a != b and close(ca, cb, HAND_RTOL, HAND_ATOL):
-            found.append(f"{record.name}: [{a}] and [{b}] give the same wrong answer")
-    if record.kind in ("scores", "weights") and record.expected.ndim == 1:
-        values = np.sort(record.expected)
-        if np.any(np.diff(values) <= HAND_ATOL):
-            found.append(f"{record.name}: two of the right {record.kind} tie")
-    return found
-
-
 def family_refusals(nb: NotebookNode, samples: int = SAMPLES) -> list[tuple[str, str]]:
     """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
 
@@ -96,7 +79,7 @@ def family_refusals(nb: NotebookNode, samples: int = SAMPLES) -> list[tuple[str,
         seed = StudentSeed.from_key(_SAMPLE_KEY, f"sample-{i}")
         failure, records = _run_sample(cells, seed)
         found = [f"the solution loses points: {failure}"] if failure else []
-        found += [a for r in records for a in _ambiguities(r)]
+        found += [a for r in records for a in ambiguities(r)]
         for cause in found:
             causes.setdefault(cause, f"variant {seed.student}")
     return [(where, why) for why, where in causes.items()]

@@ -34,9 +34,7 @@ def _nb(extra: str = "", solution: str = SOLUTION):
     )
 
 
-NO_TIES = (
-    "\n    if len(set((K @ K[1]).tolist())) < 3:\n        raise variants.Redraw"
-)
+NO_TIES = "\n    if len(set((K @ K[1]).tolist())) < 3:\n        raise variants.Redraw"
 
 
 def test_a_sound_family_passes():
@@ -57,5 +55,7 @@ def test_ties_are_named():
 
 def test_a_notebook_without_variants_is_not_sampled():
     nb = _nb()
-    nb.cells[0].source = "import numpy as np\nfrom attention_lab import checks\nK = np.eye(3)[:, :2]"
+    nb.cells[
+        0
+    ].source = "import numpy as np\nfrom attention_lab import checks\nK = np.eye(3)[:, :2]"
     assert family_refusals(nb, samples=5) == []
