@@ -9,7 +9,10 @@ tests in the grader) and refuses to release while any test cell
 
 * loses points on its own solution, or
 * is written in a style trusted checking cannot follow
-  (:func:`~attention_grader.execution.test_styles.uncarried_styles`),
+  (:func:`~attention_grader.execution.test_styles.uncarried_styles`), or
+* for a notebook that draws each student's numbers, loses points, ties or cannot tell two
+  misconceptions apart on one of :attr:`CheckSolution.variant_samples` sample students'
+  variants (:mod:`~attention_grader.execution.variant_family`),
 
 printing each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
 test needs the student's object, which stays in their kernel``). docs/authoring.md lists the
@@ -257,20 +260,14 @@ class CheckSolution(NbGraderPreprocessor):
     def _variant_refusals(self, nb: NotebookNode) -> list[Refusal]:
         if not self.variant_samples:
             return []
-        return _variant_family(nb, self.variant_samples, self.log)
+        return _variant_family(nb, self.variant_samples)
 
 
-def _variant_family(nb: NotebookNode, samples: int, log: Logger) -> list[Refusal]:
-    """Refusals for variants the solution loses points on; ambiguous diagnoses are logged."""
+def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
+    """Refusals for the variants the solution loses points on, ties, mistakes told apart."""
     from attention_grader.execution.variant_family import family_refusals
 
-    refusals = []
-    for where, why in family_refusals(nb, samples):
-        if why.startswith("the solution loses points"):
-            refusals.append(Refusal(where, why))
-        else:  # named for the author; the generator should redraw these
-            log.warning("variant family: %s: %s", where, why)
-    return refusals
+    return [Refusal(where, why) for where, why in family_refusals(nb, samples)]
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from attention_grader.execution.variant_family import family_refusals
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -59,3 +60,26 @@ def test_a_notebook_without_variants_is_not_sampled():
         0
     ].source = "import numpy as np\nfrom attention_lab import checks\nK = np.eye(3)[:, :2]"
     assert family_refusals(nb, samples=5) == []
+
+
+@pytest.mark.slow
+def test_release_refuses_a_family_with_the_reason(tmp_path):
+    """``make release``'s step: the variant a fixed solution fails on is named, nothing released."""
+    import nbformat
+    from attention_grader.common.course import GradingStepError, new_course
+    from attention_grader.term.release import release
+
+    source = tmp_path / "src"
+    (source / "fam").mkdir(parents=True)
+    nb = _nb(NO_TIES, solution="scores = [0.0, 1.414, 2.828]")
+    nbformat.write(nb, source / "fam" / "fam.ipynb")
+    course = new_course(tmp_path / "course", source, ("fam",))
+    with open(course.root / "nbgrader_config.py", "a") as config:
+        config.write("\nc.CheckSolution.variant_samples = 10\n")
+    from attention_grader.common.course import load_course
+
+    course = load_course(course.root, exchange=tmp_path / "exchange")
+    with pytest.raises(GradingStepError, match=r"variant sample-\d+: the solution loses points"):
+        release(course, "fam")
+    assert not (tmp_path / "exchange" / course.course_id / "outbound" / "fam").exists()
+    assert (course.root / "variant.key").exists()  # made by the release, outside release/
