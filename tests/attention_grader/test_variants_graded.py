@@ -93,11 +93,22 @@ def hand_in(course) -> None:
         # types alice's name into the notebook and answers with alice's numbers
         "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(Q, K, V)}'},
     }
+    # makes a mistake on her own numbers: the report names it, whatever the variant
+    plans["gus"] = {**right, "answer_q3": SOLUTION.replace(" / np.sqrt(2)", "")}
     for student, answers in plans.items():
         work = answer(copy.deepcopy(nb), answers)
         if student == "erin":
             work.metadata["nbgrader"] = {"student": "alice"}
         place_submission(course, A, student, work)
+    # sets a seed in a cell of her own above the draw, then answers on what it drew
+    work = answer(copy.deepcopy(nb), right)
+    work.cells.insert(
+        1,
+        nbformat.v4.new_code_cell(
+            f"import os\nos.environ[{variants.SEED_ENV!r}] = {'fay:' + '00' * 32!r}"
+        ),
+    )
+    place_submission(course, A, "fay", work)
 
 
 def _spec(route: str) -> ClassSpec:
@@ -155,10 +166,37 @@ def test_a_classmates_answers_score_as_wrong_and_are_flagged(graded, student):
     }
 
 
-def test_a_tampered_seed_never_helps(graded):
+@pytest.mark.parametrize("student", ["dave", "fay"])
+def test_a_tampered_seed_never_helps(graded, student):
     state = gradebook_state(graded.course, A)
-    assert _q3_scores(state, "dave") == [0.0, 0.0, 0.0]
-    assert not [f for f in _flags(graded.course, "dave") if f.kind == "other_variant"]
+    assert _q3_scores(state, student) == [0.0, 0.0, 0.0]
+    # (numbers drawn from a made-up seed may happen to fit a classmate's: small whole numbers
+    # give some steps few enough values that other_variant can flag a coincidence, for review)
+
+
+def _data_cell_text(course, student) -> str:
+    path = course.root / "autograded" / student / A / f"{A}.ipynb"
+    cell = next(
+        c
+        for c in nbformat.read(path, as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
+    return "".join(o.get("text", "") for o in cell.outputs)
+
+
+@pytest.mark.parametrize("student", ["alice", "fay"])
+def test_the_teacher_sees_the_numbers_the_answers_were_checked_against(graded, student):
+    Q, K, V = numbers_of(graded.course, student)
+    text = _data_cell_text(graded.course, student)
+    assert f"{student}'s variant" in text
+    assert f"K = {K.tolist()}" in text and f"V = {V.tolist()}" in text
+
+
+def test_the_report_names_a_misconception_on_any_variant(graded):
+    from attention_grader.term.class_diagnoses import find_diagnoses
+
+    found = {(d.student, d.question, d.id) for d in find_diagnoses(graded.course, A)}
+    assert {("gus", g, "forgot_scaling") for g in Q3} <= found
 
 
 def test_the_key_never_reaches_a_student(graded):

@@ -174,8 +174,10 @@ OTHER_VARIANT = FlagKind(
     "other_variant",
     "review",
     "an answer is wrong for the student's own numbers but right for a classmate's variant of "
-    "the question (copied, or worked on the classmate's numbers): it scored as wrong",
-    "Talk to the student; the detail names the cell and the classmate whose numbers it fits.",
+    "the question (copied, worked on the classmate's numbers, or by chance where a step has "
+    "few possible values): it scored as wrong",
+    "Compare the two notebooks before talking to the student; the detail names the cell and "
+    "the classmate whose numbers it fits.",
     blocks_points=True,
 )
 UNSAFE_HTML = FlagKind(

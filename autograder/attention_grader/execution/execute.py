@@ -350,11 +350,22 @@ class GradingExecute(Execute):
         if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
             self._index = index
             failed = checker.run_locked(grade_id)
+            if not failed and not checker.variant_seed.practice:
+                self._show_variant(cell, checker, grade_id)
             if failed:
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
                 if not self.students_code:  # the release check says why its tests then fail
                     cell.metadata.setdefault(GRADER_METADATA, {})[LOCKED_FAILED] = failed
         return cell, resources
+
+    def _show_variant(self, cell: NotebookNode, checker: TrustedChecker, grade_id: str) -> None:
+        """Show the grader's numbers of a variant cell, not what the kernel printed."""
+        from attention_grader.execution.variant_grading import draws_variant, variant_shown
+
+        source = checker.cells.locked[grade_id]
+        if draws_variant(source):
+            text = variant_shown(source, checker.namespace, checker.variant_seed.student)
+            cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text)]
 
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str

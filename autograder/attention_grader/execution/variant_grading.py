@@ -33,7 +33,14 @@ from attention_grader.execution.trusted_scope import private_builtins
 from attention_lab import variants
 from attention_lab.variants import StudentSeed
 
-__all__ = ["classmate_match", "classmates", "draws_variant", "locked_namespace", "variant_names"]
+__all__ = [
+    "classmate_match",
+    "classmates",
+    "draws_variant",
+    "locked_namespace",
+    "variant_names",
+    "variant_shown",
+]
 
 
 def draws_variant(source: str) -> bool:
@@ -133,3 +140,18 @@ def classmate_match(
         if scope is not None and _passes(test, scope, answers):
             return seed.student
     return None
+
+
+def variant_shown(source: str, namespace: Mapping[str, object], student: str) -> str:
+    """Return the numbers a variant cell drew in the grader, as text for the graded notebook.
+
+    The formgrader and the feedback show them in place of what her kernel printed: the
+    teacher sees the numbers her answers were checked against, next to those answers.
+    """
+    lines = [f"The numbers of {student}'s variant, as the grader drew them:"]
+    for name in sorted(locked_bindings([source])[1]):
+        value = namespace.get(name)
+        if isinstance(value, np.ndarray | int | float | list | tuple):
+            shown = np.asarray(value).tolist() if not isinstance(value, int | float) else value
+            lines.append(f"{name} = {shown}")
+    return "\n".join(lines) + "\n"
