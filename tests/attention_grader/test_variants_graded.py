@@ -44,14 +44,16 @@ def _model_answers() -> dict[str, str]:
     }
 
 
-def numbers_of(course, student: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``student``'s Q, K and V, drawn as the released read-only cell draws them."""
+def numbers_of(course, student: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``student``'s Q, K and V (None: the practice numbers), as the released cell draws them."""
     nb = released_notebook(course, A)
     data = next(
         c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
     )
     scope: dict = {"checks": checks}
-    with variants.graded_as(StudentSeed.from_key(course_key(course.config), student)):
+    seed = variants.PRACTICE if student is None else None
+    seed = seed or StudentSeed.from_key(course_key(course.config), student)
+    with variants.graded_as(seed):
         exec(data.replace("print(", "(lambda *a, **k: None)("), scope)  # noqa: S102 -- our cell
     return scope["Q"], scope["K"], scope["V"]
 
@@ -93,6 +95,8 @@ def hand_in(course) -> None:
         # types alice's name into the notebook and answers with alice's numbers
         "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(Q, K, V)}'},
     }
+    # worked on a laptop without the hub's seed: the practice numbers
+    plans["hana"] = {**right, "answer_q3": _answers_for(*numbers_of(course, None))}
     # makes a mistake on her own numbers: the report names it, whatever the variant
     plans["gus"] = {**right, "answer_q3": SOLUTION.replace(" / np.sqrt(2)", "")}
     for student, answers in plans.items():
@@ -172,6 +176,13 @@ def test_a_tampered_seed_never_helps(graded, student):
     assert _q3_scores(state, student) == [0.0, 0.0, 0.0]
     # (numbers drawn from a made-up seed may happen to fit a classmate's: small whole numbers
     # give some steps few enough values that other_variant can flag a coincidence, for review)
+
+
+def test_answers_worked_on_the_practice_numbers_are_flagged(graded):
+    state = gradebook_state(graded.course, A)
+    assert _q3_scores(state, "hana") == [0.0, 0.0, 0.0]
+    flagged = [f for f in _flags(graded.course, "hana") if f.kind == "other_variant"]
+    assert len(flagged) == 3 and all("the practice variant" in f.detail for f in flagged)
 
 
 def _data_cell_text(course, student) -> str:

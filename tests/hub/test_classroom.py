@@ -183,6 +183,8 @@ def test_pre_spawn_hook_gives_each_student_her_own_variant_seed_never_the_key(tm
     assert bob[SEED_ENV] != alice[SEED_ENV]
     assert all(key.hex() not in v for env in (alice, bob) for v in env.values())
     assert SEED_ENV not in spawn("carol", ["nbgrader-other-course"])
+    (tmp_path / "variant.key").unlink()  # before the first release: the practice numbers
+    assert SEED_ENV not in spawn("alice", ["nbgrader-attention-lab"])
 
 
 def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):

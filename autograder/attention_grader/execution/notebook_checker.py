@@ -42,6 +42,7 @@ from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
 from attention_grader.execution.variant_grading import classmates, variant_names
 from attention_grader.sandbox.implement_it import is_implement_it
+from attention_lab.variants import PRACTICE
 
 __all__ = ["NotebookChecker", "notebook_checker", "rebound_libraries"]
 
@@ -92,8 +93,10 @@ class NotebookChecker:
             for n in self.checker.rebound_data
         ]  # fmt: skip
         flags += [
-            Flag(OTHER_VARIANT, f"{name}/{gid}: the answer fits the numbers of {other}'s "
-                 "variant, not the student's own")
+            Flag(OTHER_VARIANT, f"{name}/{gid}: the answer fits the numbers of "
+                 + ("the practice variant (worked without the hub's seed, e.g. on a laptop)"
+                    if other == PRACTICE.student else f"{other}'s variant")
+                 + ", not the student's own")
             for gid, other in self.checker.other_variant.items()
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
@@ -184,7 +187,8 @@ def _variants(checker: TrustedChecker, info: dict[str, Any], config: Config) -> 
     root = Path(config.CourseDirectory.get("root") or ".")
     submitted = root / str(config.CourseDirectory.get("submitted_directory") or "submitted")
     others = classmates(info.get("db_url"), student, submitted)
-    checker.classmate_seeds = tuple(student_seed(config, other) for other in others)
+    # The practice numbers too: her answers worked on a laptop without the hub's seed.
+    checker.classmate_seeds = (PRACTICE, *(student_seed(config, other) for other in others))
     return checker.variant_seed.to_text()
 
 
