@@ -112,6 +112,8 @@ ACCURACY_CLASS = ClassSpec(
     source=ROOT / "source",
     assignments=tuple(QUESTIONS),
     config_file=ROOT / "nbgrader_config.py",
+    # the variant families are checked in test_variant_family.py; a few samples here
+    config="\nc.CheckSolution.variant_samples = 10\n",
     due="2026-12-30 12:00:00",
 )
 

@@ -150,6 +150,7 @@ class TrustedChecker:
         #: grade_id -> the classmate whose variant a failed test's answers fit (``other_variant``).
         self.other_variant: dict[str, str] = {}
         self._last_answers: dict[str, object] = {}
+        self._classmate_scopes: dict[str, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
         self._wrote_stderr = False  # the last code run wrote to stderr
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
@@ -348,7 +349,11 @@ class TrustedChecker:
 
         with _quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
             match = classmate_match(
-                self.cells.locked, source, self._last_answers, self.classmate_seeds
+                self.cells.locked,
+                source,
+                self._last_answers,
+                self.classmate_seeds,
+                self._classmate_scopes,
             )
         if match is not None:
             self.other_variant[grade_id] = match

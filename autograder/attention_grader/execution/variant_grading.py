@@ -127,16 +127,21 @@ def classmate_match(
     test: str,
     answers: Mapping[str, object],
     others: Iterable[StudentSeed],
+    scopes: dict[str, dict[str, object] | None] | None = None,
 ) -> str | None:
     """Return the first classmate whose variant ``test`` passes with ``answers``, or None.
 
     Only answers that are plain data are tried (a student's function would run again in her
-    kernel, on a classmate's inputs).
+    kernel, on a classmate's inputs). ``scopes`` keeps each classmate's read-only namespace
+    between the tests of one notebook (drawing a variant may take many draws).
     """
     if not answers or not all(is_plain_data(v) for v in answers.values()):
         return None
+    scopes = {} if scopes is None else scopes
     for seed in others:
-        scope = locked_namespace(locked, seed)
+        if seed.student not in scopes:
+            scopes[seed.student] = locked_namespace(locked, seed)
+        scope = scopes[seed.student]
         if scope is not None and _passes(test, scope, answers):
             return seed.student
     return None
