@@ -102,6 +102,8 @@ MOVES = {
     "class_diagnoses": "term", "question_stats": "term", "student_rows": "term",
     # flags.py: the registry stays whole, its store has its own module
     "flag_store": "common",
+    # per-student variants (issue 41, tenth landing)
+    "variant_key": "common", "variant_grading": "execution", "variant_family": "execution",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

@@ -27,7 +27,7 @@ from nbformat import NotebookNode
 from attention_grader.execution.cell_code import python_code
 from attention_grader.execution.variant_grading import draws_variant
 from attention_lab import variants
-from attention_lab.checks._base import ambiguities, audited
+from attention_lab.checks._base import Diagnosed, ambiguities, audited
 from attention_lab.variants import StudentSeed
 
 __all__ = ["SAMPLES", "family_refusals"]
@@ -45,7 +45,9 @@ def _code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
     ]
 
 
-def _run_sample(cells: list[tuple[str, str]], seed: StudentSeed) -> tuple[str | None, list]:
+def _run_sample(
+    cells: list[tuple[str, str]], seed: StudentSeed
+) -> tuple[str | None, list[Diagnosed]]:
     """Run every code cell as ``seed``'s student; return (the failure or None, the records)."""
     scope: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
     with (
