@@ -18,7 +18,7 @@ from pathlib import Path
 from traitlets import Unicode
 from traitlets.config import Config, Configurable
 
-from attention_lab.variants import PRACTICE, StudentSeed
+from attention_lab.variants import PRACTICE, StudentSeed, current_seed
 
 __all__ = ["KeyMissing", "Variants", "course_key", "key_path", "student_seed"]
 
@@ -91,14 +91,15 @@ def course_key(config: Config, create: bool = False) -> bytes:
 
 
 def student_seed(config: Config, student: str | None) -> StudentSeed:
-    """Return ``student``'s seed, or the practice seed when there is no student or no key.
+    """Return ``student``'s seed; the practice seed when there is no student.
 
     No student: the release check grades the teacher's own solution. No key: a course that
-    never released (a laptop's self-study), which has only the practice numbers.
+    never released, such as ``make check``'s scratch course on the student's own machine, where
+    her own seed is the one her server has (the hub's, else the practice numbers).
     """
     if not student:
         return PRACTICE
     try:
         return StudentSeed.from_key(course_key(config), student)
     except KeyMissing:
-        return PRACTICE
+        return current_seed()

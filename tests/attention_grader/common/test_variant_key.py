@@ -8,7 +8,7 @@ import pytest
 from attention_grader.common.variant_key import KeyMissing, course_key, student_seed
 from traitlets.config import Config
 
-from attention_lab.variants import PRACTICE, StudentSeed
+from attention_lab.variants import PRACTICE, SEED_ENV, StudentSeed
 
 
 def _config(root, key_file=None) -> Config:
@@ -20,7 +20,8 @@ def _config(root, key_file=None) -> Config:
     return c
 
 
-def test_release_makes_the_key_once_private_and_stable(tmp_path):
+def test_release_makes_the_key_once_private_and_stable(tmp_path, monkeypatch):
+    monkeypatch.delenv(SEED_ENV, raising=False)
     config = _config(tmp_path)
     with pytest.raises(KeyMissing, match="make release"):
         course_key(config)
@@ -44,3 +45,12 @@ def test_a_damaged_key_says_what_to_do(tmp_path):
     (tmp_path / "variant.key").write_text("not a key\n")
     with pytest.raises(ValueError, match="restore it from a backup"):
         course_key(_config(tmp_path))
+
+
+def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monkeypatch):
+    """``make check``'s scratch course has no key: her own numbers are her server's."""
+    mine = StudentSeed.from_key(bytes(range(32)), "alice")
+    monkeypatch.setenv(SEED_ENV, mine.to_text())
+    assert student_seed(_config(tmp_path), "self") == mine
+    course_key(_config(tmp_path), create=True)  # a teacher's course: the key decides, not the env
+    assert student_seed(_config(tmp_path), "bob").student == "bob"
