@@ -339,7 +339,10 @@ class TrustedChecker:
             self.needs_teacher[grade_id] = "; ".join(causes)
             self.diagnoses.pop(grade_id, None)
             return [student_output()]
-        if failed and self.classmate_seeds:
+        # A wrong answer her own numbers explain (a misconception) is hers; one they do not is
+        # tried on her classmates' (with small whole numbers a known mistake on hers can
+        # happen to equal a classmate's right answer: the accuracy class of 26 showed it).
+        if failed and self.classmate_seeds and grade_id not in self.diagnoses:
             self._match_classmates(grade_id, source)
         return outputs
 

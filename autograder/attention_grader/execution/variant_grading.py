@@ -9,10 +9,11 @@ A read-only cell that calls ``variants.draw(...)`` (:mod:`attention_lab.variants
   answer and every misconception's wrong answer for *her* variant;
 * what a variant cell binds is always the grader's: her cells may rebind ``K`` to a classmate's
   numbers, a test still reads her own (:func:`variant_names`);
-* a test that fails is run again, with the same answers, against each classmate's variant
-  (the gradebook's students): when it passes there, the answer fits a classmate's numbers and
-  not hers, and the notebook is flagged ``other_variant`` (:func:`classmate_match`); the score
-  stays that of a wrong answer.
+* a test that fails without a misconception named on her own numbers is run again, with the
+  same answers, against each classmate's variant (the gradebook's students, the ``submitted/``
+  folders, and the practice numbers): when it passes there, the answer fits a classmate's
+  numbers and not hers, and the notebook is flagged ``other_variant``
+  (:func:`classmate_match`); the score stays that of a wrong answer.
 """
 
 from __future__ import annotations
