@@ -17,7 +17,7 @@ import pytest
 from attention_grader.cli import main
 from attention_grader.common.course import load_course
 from grading_course import Student, make_course, released_notebook
-from test_variants_graded import Q3, ROOT, SOLUTION, A, _answers_for, numbers_of
+from test_variants_graded import Q3, ROOT, SOLUTION, VARIANT_CONFIG, A, _answers_for, numbers_of
 
 pytestmark = [pytest.mark.slow]
 
@@ -70,7 +70,7 @@ def term(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("variants12")
     course = make_course(tmp, assignments=(A,), source_root=ROOT / "source")
     with (course.root / "nbgrader_config.py").open("a") as fh:
-        fh.write("\nc.CheckSolution.variant_samples = 20\n")
+        fh.write(VARIANT_CONFIG)
     course = load_course(course.root)
     assert cli(course, "release", A, "--due", DUE) == 0
     students = the_class(course)

