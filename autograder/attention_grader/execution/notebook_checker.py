@@ -40,7 +40,7 @@ from attention_grader.execution.locked_names import student_changes
 from attention_grader.execution.needs_teacher import record_cells
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
-from attention_grader.execution.variant_grading import classmates, variant_names
+from attention_grader.execution.variant_grading import classmates, copied_cells, variant_names
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_lab.variants import PRACTICE
 
@@ -97,7 +97,7 @@ class NotebookChecker:
                  + ("the practice variant (worked without the hub's seed, e.g. on a laptop)"
                     if other == PRACTICE.student else f"{other}'s variant")
                  + ", not the student's own")
-            for gid, other in self.checker.other_variant.items()
+            for gid, other in copied_cells(self.checker.other_variant).items()
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
         flags += [

@@ -37,6 +37,7 @@ from attention_lab.variants import StudentSeed
 __all__ = [
     "classmate_match",
     "classmates",
+    "copied_cells",
     "draws_variant",
     "locked_namespace",
     "variant_names",
@@ -121,6 +122,21 @@ def _passes(test: str, scope: dict[str, object], answers: Mapping[str, object]) 
     except Exception:  # noqa: BLE001 -- failed there too
         return False
     return True
+
+
+#: Test cells that must fit one classmate's numbers before a notebook is flagged. One step of
+#: small whole numbers has few possible values, so one cell fitting some classmate's happens by
+#: chance in a class (the accuracy class of 26 showed it: a projection read by rows equalled a
+#: classmate's right one); two cells fitting the same classmate's do not.
+MIN_CELLS = 2
+
+
+def copied_cells(matches: Mapping[str, str]) -> dict[str, str]:
+    """Keep the cells (grade_id -> classmate) whose classmate fits :data:`MIN_CELLS` or more."""
+    count: dict[str, int] = {}
+    for other in matches.values():
+        count[other] = count.get(other, 0) + 1
+    return {gid: other for gid, other in matches.items() if count[other] >= MIN_CELLS}
 
 
 def classmate_match(
