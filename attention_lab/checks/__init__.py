@@ -1,7 +1,9 @@
 """Misconception-aware checks for the auto-graded assignments.
 
 A test cell in an nbgrader assignment makes one call per check, passing the student's answer and
-the question's inputs as literals (never a name the student's notebook defines)::
+the question's inputs as literals (never a name the student's notebook defines), or the names a
+read-only cell drawing each student's numbers binds (:mod:`attention_lab.variants`; the grader
+takes them from its own run of that cell)::
 
     checks.check_weights(launched_weights, [0, 1], [[1, 0], [0, 1], [1, 1]], scale=True,
                          name="launched_weights")
