@@ -78,15 +78,35 @@ def ambiguities(found: Diagnosed) -> list[str]:
         for slug, c in found.candidates
         if not close(c, found.expected, HAND_RTOL, HAND_ATOL, nan=True)
     ]
-    why = []
-    for i, (a, ca) in enumerate(live):
-        for b, cb in live[i + 1 :]:
-            if a != b and close(ca, cb, HAND_RTOL, HAND_ATOL, nan=True):
-                why.append(f"{found.name}: [{a}] and [{b}] give the same wrong answer")
+    why = [
+        f"{found.name}: [{a}] and [{b}] give the same wrong answer" for a, b in _same_pairs(live)
+    ]
     if found.kind in ("scores", "weights") and found.expected.ndim == 1:
         if np.any(np.diff(np.sort(found.expected)) <= HAND_ATOL):
             why.append(f"{found.name}: two of the right {found.kind} tie")
     return why
+
+
+def _same_pairs(candidates: list[tuple[str, np.ndarray]]) -> list[tuple[str, str]]:
+    """Pairs of different ids whose answers agree within the hand tolerances (as :func:`close`).
+
+    All pairs at once per shape: a release check compares some twenty candidates per step on
+    each of 200 variants.
+    """
+    pairs = []
+    shapes: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}
+    for slug, c in candidates:
+        shapes.setdefault(np.shape(c), []).append((slug, np.asarray(c, dtype=float)))
+    for group in shapes.values():
+        flat = np.stack([c.reshape(-1) for _, c in group])
+        a, b = flat[:, None, :], flat[None, :, :]
+        with quiet():
+            near = (a == b) | (np.abs(a - b) <= HAND_ATOL + HAND_RTOL * np.abs(b))
+            same = np.all(near | (np.isnan(a) & np.isnan(b)), axis=-1)
+        for i, j in zip(*np.nonzero(np.triu(same, 1)), strict=True):
+            if group[i][0] != group[j][0]:
+                pairs.append((group[i][0], group[j][0]))
+    return pairs
 
 
 class CheckFailure(AssertionError):
