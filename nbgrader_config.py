@@ -48,6 +48,11 @@ c.SharePerDay.share_per_day = 0.1
 c.SharePerDay.max_share = 0.5
 c.SharePerDay.grace_minutes = 15
 
+# Per-student variants (docs/authoring.md, "Every student's own numbers"): the course key every
+# student's numbers derive from, made by `make release` when missing. Keep it out of git and
+# out of source/, release/ and the exchange (refused there); back it up with the gradebook.
+c.Variants.key_file = "variant.key"
+
 # ---- Time: a cell, a notebook, the grader's whole budget for one submission.
 # `make grade GRADE_ARGS="--cell-timeout 20"` overrides the first two for one run.
 c.Execute.timeout = 30  # seconds per cell; the feedback page quotes the limit that applied

@@ -155,7 +155,7 @@ def _q3(scores: str, weights: str = "", output: str = "", before: str = "") -> s
 
 
 SCALED = "K @ q_launched / np.sqrt(2)"
-ALL_Q = "(K @ K.T / np.sqrt(2))"  # every query of the example (q_i = k_i), one row each
+ALL_Q = "(Q @ K.T / np.sqrt(2))"  # every query of the student's variant, one row each
 
 FOCUS = [
     Question(
@@ -185,8 +185,10 @@ FOCUS = [
         Q3,
         [
             _q3(SCALED),
-            "launched_scores = [0.0, 0.707, 0.707]\nlaunched_weights = [0.198, 0.401, 0.401]\n"
-            "launched_output = (1.401, 2.0)",
+            # worked by hand to 3 decimals, on the student's own numbers
+            "s = K @ q_launched / np.sqrt(2)\nlaunched_scores = np.round(s, 3).tolist()\n"
+            "launched_weights = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()\n"
+            "launched_output = tuple(np.round(np.exp(s) / np.exp(s).sum() @ V, 3))",
             # pre-scaled keys (the chapter-B student of issue 15)
             _q3("K @ q_launched", before="K = K / np.sqrt(K.shape[1])\n"),
             _q3("q_launched / np.sqrt(2) @ K.T", output="(w[None, :] @ V).astype(np.float32)"),
@@ -222,7 +224,7 @@ FOCUS = [
                 {"launched_scores": "weights_not_scores"},
             ),
             Wrong(_q3(SCALED, output="V[np.argmax(s)]"), {"launched_output": "hard_attention"}),
-            Wrong(  # the other tie: k2 and k3 score the same
+            Wrong(  # argmax from the other end (the variants have no ties: the same key)
                 _q3(SCALED, output="V[len(s) - 1 - np.argmax(s[::-1])]"),
                 {"launched_output": "hard_attention"},
             ),
@@ -605,7 +607,7 @@ HEADS = [
         ("projected_queries",),
         [
             "Q_a = X @ W_Q_a",
-            "Q_a = [[1, 2], [0, 1], [1, 3]]",
+            "Q_a = [[int(v) for v in row] for row in X @ W_Q_a]",  # worked by hand
             "Q_a = np.array([[x[0] * W_Q_a[0, j] + x[1] * W_Q_a[1, j] for j in range(2)] "
             "for x in X])",
             "Q_a = np.dot(X, W_Q_a).astype(np.float32)",
@@ -623,7 +625,9 @@ HEADS = [
         HB,
         [
             _head_b(RIGHT_B),
-            "keys_b = [[1, 1], [0, 2], [1, 3]]\nweights_b_chandrayaan = [0.164, 0.164, 0.673]",
+            "keys_b = [[int(v) for v in row] for row in X @ W_K_b]\n"
+            "s = (X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)\n"
+            "weights_b_chandrayaan = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()",
             _head_b(
                 "(X @ W_K_b / np.sqrt(2)) @ (X[2] @ W_Q_b)",
                 keys="(W_K_b.T @ X.T).T",
@@ -685,7 +689,9 @@ HEADS = [
         (OA,),
         [
             _head_a(RIGHT_A),
-            "output_a_chandrayaan = [0.948, 2.841]",
+            # worked by hand to 3 decimals, on the student's own matrices
+            "Xp = X + PE\ns = (Xp @ W_K_a) @ (Xp[2] @ W_Q_a) / np.sqrt(2)\n"
+            "output_a_chandrayaan = np.round(np.exp(s) / np.exp(s).sum() @ (Xp @ W_V_a), 3).tolist()",
             "from attention_lab.projections import projected_attention\n\n"
             "output_a_chandrayaan = projected_attention(X, W_Q_a, W_K_a, W_V_a, positions=PE).output[2]",
             _head_a(

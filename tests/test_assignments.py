@@ -99,9 +99,11 @@ ALTERNATIVE = {
         "answer_q1": 'answer_q1 = "K3"',
         "answer_q2": 'answer_q2 = "A"',
         "answer_q3": (
-            "launched_scores = [0.0, 0.707, 0.707]\n"
-            "launched_weights = [0.198, 0.401, 0.401]\n"
-            "launched_output = (1.401, 2.0)"
+            # worked by hand to 3 decimals, on the student's own numbers
+            "s = K @ q_launched / np.sqrt(2)\n"
+            "launched_scores = np.round(s, 3).tolist()\n"
+            "launched_weights = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()\n"
+            "launched_output = tuple(np.round(np.exp(s) / np.exp(s).sum() @ V, 3))"
         ),
         "answer_q4": "answer_q4 = np.True_",
     },
@@ -115,9 +117,9 @@ def causal_mask(n):
 """,
     },
     "heads_and_positions": {
-        "answer_q1": "Q_a = [[1, 2], [0, 1], [1, 3]]",
+        "answer_q1": "Q_a = [[int(v) for v in row] for row in X @ W_Q_a]",  # by hand
         "answer_q2": (
-            "keys_b = [[1, 1], [0, 2], [1, 3]]\n"
+            "keys_b = [[int(v) for v in row] for row in X @ W_K_b]\n"
             "q, k = X @ W_Q_b, X @ W_K_b\n"
             "e = np.exp(q @ k.T / np.sqrt(2))\n"
             "weights_b_chandrayaan = list((e / e.sum(axis=1, keepdims=True)).round(3)[2])"
@@ -242,7 +244,8 @@ BUGGY = {
                 "answer_q2": 'answer_q2 = "b"',
                 "answer_q3": (
                     "launched_scores = K @ q_launched\n"
-                    "launched_weights = [0, 0.5, 0.5]\n"
+                    "s = K @ q_launched / np.sqrt(2)\n"
+                    "launched_weights = np.round(s / s.sum(), 3).tolist()\n"
                     "launched_output = V[np.argmax(K @ q_launched)]"
                 ),
                 "answer_q4": "answer_q4 = False",
@@ -977,12 +980,22 @@ def _assigned_names(source: str) -> set[str]:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_hidden_tests_read_only_answers_and_their_own_literals(assignment):
-    """A hidden test never reads a name the notebook defines, except the answers themselves.
+    """A hidden test never reads a name the notebook defines, except the answers themselves
+    and what a cell drawing each student's numbers binds (always the grader's own run of it).
 
     So reassigning K, V, a query or a helper in the notebook cannot change what it compares
     against (the accuracy suite grades such notebooks).
     """
+    from attention_grader.execution.variant_grading import variant_names
+
     nb = _source_nb(assignment)
+    drawn = variant_names(
+        {
+            c.metadata["nbgrader"]["grade_id"]: c.source
+            for c in nb.cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("locked")
+        }
+    )
     answers = set()
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -997,5 +1010,5 @@ def test_hidden_tests_read_only_answers_and_their_own_literals(assignment):
             for node in ast.walk(ast.parse(hidden))
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
         }
-        strays = read - answers - {"checks", "True", "False", "None"}
+        strays = read - answers - drawn - {"checks", "True", "False", "None"}
         assert not strays, f"{cell.metadata['nbgrader']['grade_id']} reads {sorted(strays)}"

@@ -85,6 +85,8 @@ class _Recorder:
         self.calls: list[tuple[str, dict]] = []
 
     def __getattr__(self, attr: str):
+        if attr in ("tells_apart", "heads_tell_apart"):  # a variant generator's, not a test's
+            return getattr(checks, attr)
         signature = inspect.signature(getattr(checks, attr))
 
         def record(*args, **kwargs):
@@ -302,7 +304,7 @@ def test_the_answers_come_from_every_assignment():
     } <= names
     assert ("focus_in_the_noise", "q1_question (its raw scores)") in names
     weights = next(g for g in GRADED if g.name == "launched_weights")
-    assert np.round(weights.values, 3).tolist() == [0.198, 0.401, 0.401]
+    assert np.allclose(weights.values, PRACTICE_WEIGHTS)  # the practice variant's (a laptop's)
     assert {a for a, _ in _solution_lines()} >= {"practice_implement"}
     # every assignment with written answers (the concept inventory has none: choices only)
     written = {p.stem for p in SOURCES if "Model answer" in p.read_text()}
@@ -310,15 +312,37 @@ def test_the_answers_come_from_every_assignment():
     assert {a for a, _ in _model_answer_phrases()} == written
 
 
+def _practice_q3():
+    """focus_in_the_noise Q3 on the practice numbers (what every laptop without the hub shows)."""
+    from attention_lab import variants
+
+    path = next(p for p in SOURCES if p.stem == "focus_in_the_noise")
+    cell = next(
+        c.source
+        for c in nbformat.read(path, as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
+    scope: dict = {"checks": checks, "np": np, "print": lambda *a, **k: None}
+    with variants.graded_as(variants.PRACTICE):
+        exec(compile(cell, path.name, "exec"), scope)  # our own file
+    Q, K, V = scope["Q"], scope["K"], scope["V"]
+    s = K @ Q[1] / np.sqrt(2)
+    w = np.exp(s) / np.exp(s).sum()
+    return Q, K, V, s, w, w @ V
+
+
+PRACTICE_Q, PRACTICE_K, PRACTICE_V, PRACTICE_S, PRACTICE_WEIGHTS, PRACTICE_OUT = _practice_q3()
+
+
 @pytest.mark.parametrize(
     "shown",
     [
-        "weights [0.198 0.401 0.401]",
-        "[0.2, 0.4, 0.4]",
-        "0.20\n0.40\n0.40",
-        "output for launched = (1.401, 2.000)",
-        "19.8%, 40.1%, 40.1%",
-        "scores: [0.    0.707 0.707]",
+        f"weights {np.round(PRACTICE_WEIGHTS, 3)}",
+        str(np.round(PRACTICE_WEIGHTS, 2).tolist()),
+        "\n".join(f"{x:.2f}" for x in PRACTICE_WEIGHTS),
+        "output for launched = ({:.3f}, {:.3f})".format(*PRACTICE_OUT),
+        ", ".join(f"{100 * x:.1f}%" for x in PRACTICE_WEIGHTS),
+        f"scores: {np.round(PRACTICE_S, 3)}",
         "q1_scores = [2, 0]",
         "raw scores q3·k1, q3·k2, q3·k3: computed [1, 1, 2]",
         "return np.tril(np.ones((n, n), dtype=bool))",
@@ -349,17 +373,19 @@ def test_no_lesson_shows_a_graded_answer(name):
 
 @pytest.mark.slow
 def test_a_leaking_notebook_is_caught(tmp_path):
-    """A scratch lesson that prints "launched"'s weights and draws the full ISRO heatmap."""
+    """A scratch lesson that prints "launched"'s practice weights and draws their heatmap."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell(
             "%matplotlib inline\n"
             "import numpy as np\n"
             "from attention_lab import attention, plots\n"
-            "from attention_lab.examples import ISRO"
+            f"Q, K, V = np.array({PRACTICE_Q.tolist()}), np.array({PRACTICE_K.tolist()}), "
+            f"np.array({PRACTICE_V.tolist()})"
         ),
         nbformat.v4.new_code_cell(
-            "_, w = attention(ISRO.Q, ISRO.K, ISRO.V)\nplots.attention_heatmap(w, ISRO.tokens, ISRO.tokens).figure"
+            "_, w = attention(Q, K, V)\ntokens = ['ISRO', 'launched', 'Chandrayaan']\n"
+            "plots.attention_heatmap(w, tokens, tokens).figure"
         ),
         nbformat.v4.new_code_cell("print(np.round(w[1], 3))"),
     ]
@@ -367,7 +393,7 @@ def test_a_leaking_notebook_is_caught(tmp_path):
     log = tmp_path / "figure-text.txt"
     client.execute(env=figure_text.kernel_env(log))
     drawn = figure_text.drawn_text(log)
-    assert "0.40" in drawn  # the heatmap cells were recorded
+    assert f"{PRACTICE_WEIGHTS[1]:.3f}" in drawn  # the heatmap cells were recorded
     leaks = find_leaks(notebook_text(nb, drawn))
     assert any("launched_weights" in leak for leak in leaks), leaks
     # The heatmap alone, without the printed row, is still caught (its cells, 2 decimals).
@@ -449,10 +475,11 @@ def explorer_text(preset: str) -> str:
 
 
 @pytest.mark.slow
-def test_an_explorer_that_shows_a_graded_answer_is_caught():
-    # "ISRO launched Chandrayaan" with the token "launched" picked: focus_in_the_noise Q3.
+def test_the_chapters_example_is_no_answer_once_each_student_has_her_own_numbers():
+    # "ISRO launched Chandrayaan" with the token "launched" picked was focus_in_the_noise Q3's
+    # answer; since issue 41 each student computes it on her own numbers.
     leaks = find_leaks(explorer_text("isro"))
-    assert any("launched_weights" in leak for leak in leaks), leaks
+    assert not any("launched" in leak for leak in leaks), leaks
 
 
 @pytest.mark.slow

@@ -105,6 +105,8 @@ MOVES = {
     "flag_store": "common",
     # what one grading run reads once (issue 37, tenth landing)
     "run_cache": "common",
+    # per-student variants (issue 41, tenth landing)
+    "variant_key": "common", "variant_grading": "execution", "variant_family": "execution",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",

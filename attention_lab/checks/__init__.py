@@ -1,7 +1,9 @@
 """Misconception-aware checks for the auto-graded assignments.
 
 A test cell in an nbgrader assignment makes one call per check, passing the student's answer and
-the question's inputs as literals (never a name the student's notebook defines)::
+the question's inputs as literals (never a name the student's notebook defines), or the names a
+read-only cell drawing each student's numbers binds (:mod:`attention_lab.variants`; the grader
+takes them from its own run of that cell)::
 
     checks.check_weights(launched_weights, [0, 1], [[1, 0], [0, 1], [1, 1]], scale=True,
                          name="launched_weights")
@@ -45,8 +47,21 @@ from .functions import (
     check_causal_mask_function,
     check_softmax_function,
 )
-from .hand import check_numbers, check_output, check_scores, check_weights, check_weights_format
-from .layers import check_concat_shape, check_head_output, check_head_weights, check_projection
+from .hand import (
+    check_numbers,
+    check_output,
+    check_scores,
+    check_weights,
+    check_weights_format,
+    tells_apart,
+)
+from .layers import (
+    check_concat_shape,
+    check_head_output,
+    check_head_weights,
+    check_projection,
+    heads_tell_apart,
+)
 from .words import check_choice, check_names, check_true_false
 
 #: id -> short human title (the teacher's class report counts these), from the registry.
@@ -64,6 +79,7 @@ __all__ = [
     "SOFTMAX_BEHAVIOURS",
     "check_numbers",
     "check_weights_format",
+    "tells_apart",
     "check_scores",
     "check_weights",
     "check_output",
@@ -75,6 +91,7 @@ __all__ = [
     "check_attention_function",
     "check_causal_mask_function",
     "check_projection",
+    "heads_tell_apart",
     "check_head_weights",
     "check_head_output",
     "check_concat_shape",

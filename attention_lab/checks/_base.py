@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,6 +18,95 @@ HAND_RTOL, HAND_ATOL = 1e-3, 6e-3
 # Implementations may use float32: near scores of 10 000 it rounds to about 1e-3, which moves
 # the weights by about 0.1% (relative).
 CODE_RTOL, CODE_ATOL = 3e-3, 1e-4
+
+
+@dataclass(frozen=True)
+class Diagnosed:
+    """What one hand check compared, for the release check of a variant family.
+
+    Attributes
+    ----------
+    name : str
+        The answer's name.
+    kind : str
+        The stage checked (``"scores"``, ``"weights"``, ``"output"``, a layer's stage).
+    expected : numpy.ndarray
+        The right answer for these inputs.
+    candidates : tuple of (str, numpy.ndarray)
+        Each misconception's wrong answer for these inputs.
+    """
+
+    name: str
+    kind: str
+    expected: np.ndarray
+    candidates: tuple[tuple[str, np.ndarray], ...]
+
+
+_AUDIT: contextvars.ContextVar[list[Diagnosed] | None] = contextvars.ContextVar(
+    "attention_lab_check_audit", default=None
+)
+
+
+@contextlib.contextmanager
+def audited() -> Iterator[list[Diagnosed]]:
+    """Collect what every hand check inside the block compared (the grader's release check)."""
+    found: list[Diagnosed] = []
+    token = _AUDIT.set(found)
+    try:
+        yield found
+    finally:
+        _AUDIT.reset(token)
+
+
+def record(name: str, kind: str, expected, candidates) -> None:
+    """Note one comparison when :func:`audited` is collecting (else nothing)."""
+    found = _AUDIT.get()
+    if found is not None:
+        pairs = tuple((slug, np.asarray(c, dtype=float)) for slug, c in candidates)
+        found.append(Diagnosed(name, kind, np.asarray(expected, dtype=float), pairs))
+
+
+def ambiguities(found: Diagnosed) -> list[str]:
+    """Why one comparison could not diagnose well: two mistakes, one wrong answer; a tie.
+
+    A variant of a question must let every misconception be named apart (else the feedback
+    would guess between two), and the right scores or weights must not tie (a tie makes
+    "the best key" ambiguous; all weights equal is the extreme case).
+    """
+    live = [
+        (slug, c)
+        for slug, c in found.candidates
+        if not close(c, found.expected, HAND_RTOL, HAND_ATOL, nan=True)
+    ]
+    why = [
+        f"{found.name}: [{a}] and [{b}] give the same wrong answer" for a, b in _same_pairs(live)
+    ]
+    if found.kind in ("scores", "weights") and found.expected.ndim == 1:
+        if np.any(np.diff(np.sort(found.expected)) <= HAND_ATOL):
+            why.append(f"{found.name}: two of the right {found.kind} tie")
+    return why
+
+
+def _same_pairs(candidates: list[tuple[str, np.ndarray]]) -> list[tuple[str, str]]:
+    """Pairs of different ids whose answers agree within the hand tolerances (as :func:`close`).
+
+    All pairs at once per shape: a release check compares some twenty candidates per step on
+    each of 200 variants.
+    """
+    pairs = []
+    shapes: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}
+    for slug, c in candidates:
+        shapes.setdefault(np.shape(c), []).append((slug, np.asarray(c, dtype=float)))
+    for group in shapes.values():
+        flat = np.stack([c.reshape(-1) for _, c in group])
+        a, b = flat[:, None, :], flat[None, :, :]
+        with quiet():
+            near = (a == b) | (np.abs(a - b) <= HAND_ATOL + HAND_RTOL * np.abs(b))
+            same = np.all(near | (np.isnan(a) & np.isnan(b)), axis=-1)
+        for i, j in zip(*np.nonzero(np.triu(same, 1)), strict=True):
+            if group[i][0] != group[j][0]:
+                pairs.append((group[i][0], group[j][0]))
+    return pairs
 
 
 class CheckFailure(AssertionError):

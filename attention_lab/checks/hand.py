@@ -1,8 +1,9 @@
 """Checks for hand-computed numbers: format (visible tests) and values (hidden tests).
 
-A hidden test passes the question's own inputs, written as literals in the test cell (never a
-name the student's notebook defines), so reassigning ``K`` or ``V`` in the notebook cannot change
-what an answer is compared against.
+A hidden test passes the question's own inputs, written as literals in the test cell, or the
+names a read-only cell that draws each student's numbers binds (:mod:`attention_lab.variants`),
+which the grader always takes from its own run of that cell: reassigning ``K`` or ``V`` in the
+notebook cannot change what an answer is compared against.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ import numpy as np
 from attention_lab import misconceptions
 from attention_lab._steps import Case, compute
 
-from ._base import HAND_ATOL, HAND_RTOL, Misconception, as_numbers, diagnose, quiet
+from ._base import (
+    HAND_ATOL,
+    HAND_RTOL,
+    Misconception,
+    ambiguities,
+    as_numbers,
+    audited,
+    diagnose,
+    quiet,
+    record,
+)
 
 __all__ = [
     "check_numbers",
@@ -20,6 +31,7 @@ __all__ = [
     "check_scores",
     "check_weights",
     "check_weights_format",
+    "tells_apart",
 ]
 
 
@@ -65,8 +77,8 @@ def _case(query, keys, values, scale: bool, queries) -> tuple[Case, int]:
     return Case.of(rows, keys, values, scale), int(found[0])
 
 
-def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -> None:
-    """Compare one hand-computed step (scores, weights or output) with every candidate."""
+def _step(case: Case, kind: str, row: int) -> tuple[np.ndarray, list]:
+    """Return one step's right answer and each misconception's ``(id, wrong answer)``."""
     with quiet():
         expected = getattr(compute(case), kind)[row]
         candidates = []
@@ -74,6 +86,13 @@ def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -
             steps = compute(case, wrong)
             if steps is not None and getattr(steps, kind) is not None:
                 candidates.append((slug, getattr(steps, kind)[row]))
+    return expected, candidates
+
+
+def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -> None:
+    """Compare one hand-computed step (scores, weights or output) with every candidate."""
+    expected, candidates = _step(case, kind, row)
+    record(name, kind, expected, candidates)
     diagnose(answer, expected, candidates, name, HAND_RTOL, HAND_ATOL, hint)
 
 
@@ -152,3 +171,25 @@ def check_output(
     case, row = _case(query, keys, values, scale, queries)
     hint = "The output takes every value in the share its weight gives it; check the weights first."
     _check_step(arr, "output", case, row, name, hint)
+
+
+def tells_apart(query, keys, values, scale: bool, *, queries=None) -> bool:
+    """Whether these inputs let every step's misconceptions be named apart, with no tie.
+
+    For a variant generator (:mod:`attention_lab.variants`): raise ``variants.Redraw`` when
+    False, so no student gets numbers on which two mistakes give one wrong answer.
+
+    Parameters
+    ----------
+    query : array_like, shape (d_k,)
+    keys : array_like, shape (n_k, d_k)
+    values : array_like, shape (n_k, d_v)
+    scale : bool
+    queries : array_like, shape (n_q, d_k), optional
+        All the example's queries (``query`` among them).
+    """
+    case, row = _case(query, keys, values, scale, queries)
+    with audited() as found:
+        for kind in ("scores", "weights", "output"):
+            record(kind, kind, *_step(case, kind, row))
+    return not any(ambiguities(f) for f in found)

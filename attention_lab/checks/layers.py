@@ -22,13 +22,22 @@ from ._base import (
     HAND_RTOL,
     AnswerFormatError,
     WrongAnswer,
+    ambiguities,
     as_numbers,
+    audited,
     close,
     diagnose,
     quiet,
+    record,
 )
 
-__all__ = ["check_concat_shape", "check_head_output", "check_head_weights", "check_projection"]
+__all__ = [
+    "check_concat_shape",
+    "check_head_output",
+    "check_head_weights",
+    "check_projection",
+    "heads_tell_apart",
+]
 
 
 def _rows(row, n: int):
@@ -39,19 +48,24 @@ def _rows(row, n: int):
     return int(row)
 
 
-def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, hint: str):
-    """Compare one stage (all words, or one word's ``row``) with the right and the wrong ones."""
+def _layer_step(case: LayerCase, kind: str, row) -> tuple[np.ndarray, list, object]:
+    """Return one stage's right answer, each misconception's wrong one, and the rows picked."""
     with quiet():
         right = getattr(compute_layer(case), kind)
-    pick = _rows(row, right.shape[0])
-    expected = right[pick]
-    arr = as_numbers(answer, name, expected.shape, what)
-    candidates = []
-    with quiet():
+        pick = _rows(row, right.shape[0])
+        candidates = []
         for slug, wrong in misconceptions.layer_entries_for(kind):
             steps = compute_layer(case, wrong)
             if steps is not None:
                 candidates.append((slug, getattr(steps, kind)[pick]))
+    return right[pick], candidates, pick
+
+
+def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, hint: str):
+    """Compare one stage (all words, or one word's ``row``) with the right and the wrong ones."""
+    expected, candidates, _ = _layer_step(case, kind, row)
+    arr = as_numbers(answer, name, expected.shape, what)
+    record(name, kind, expected, candidates)
     if row is None and kind != "queries" and close(arr, expected.T, HAND_RTOL, HAND_ATOL):
         if not close(expected, expected.T, HAND_RTOL, HAND_ATOL):
             raise WrongAnswer(
@@ -174,3 +188,26 @@ def check_concat_shape(answer, n_words: int, n_heads: int, d_v: int, name: str =
             "for a word next to each other."
         )
     raise WrongAnswer(f"{name} is not right yet: count the rows (words) and the columns.")
+
+
+def heads_tell_apart(
+    X, W_Q, W_K, W_V=None, scale: bool = True, *, row=None, positions=None, other_W_Q=None
+) -> bool:
+    """Whether one head's inputs let every misconception be named apart, with no tied weight.
+
+    For a variant generator (:mod:`attention_lab.variants`): raise ``variants.Redraw`` when
+    False. Checks the weights, and the output when ``W_V`` is given; the parameters are those
+    of :func:`check_head_output`. A square ``W_Q`` or ``W_K`` must also not be symmetric (a
+    projection read by rows would give the right numbers).
+    """
+    for W in (W_Q, W_K):
+        w = np.asarray(W, dtype=float)
+        if w.shape[0] == w.shape[1] and np.allclose(w, w.T):
+            return False
+    case = LayerCase.of(X, W_Q, W_K, W_V, positions, other_W_Q, scale)
+    kinds = ("weights", "output") if W_V is not None else ("weights",)
+    with audited() as found:
+        for kind in kinds:
+            expected, candidates, _ = _layer_step(case, kind, row)
+            record(kind, kind, expected, candidates)
+    return not any(ambiguities(f) for f in found)

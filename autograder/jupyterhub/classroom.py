@@ -18,6 +18,7 @@ This module imports only the standard library: the hub loads it next to its conf
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -49,6 +50,7 @@ FORMGRADE_PREFIX = "formgrade-"
 SERVER_LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server_launch.py")
 STUDENT_PREFIX = "nbgrader-"
 # nbgrader course ids become group, service and folder names: keep them to a safe alphabet.
+log = logging.getLogger("attention_lab.classroom")
 _COURSE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 # What every single-user server's $JUPYTERHUB_API_TOKEN may do (JupyterHub's default "server"
 # role) plus reading the owner's own groups, which nbgrader's JupyterHubAuthPlugin needs.
@@ -76,6 +78,10 @@ class Course:
         Several classes only: the local account that runs this course's formgrader service.
     service_port : int, optional
         Several classes only: the port of that service on 127.0.0.1.
+    variant_key_file : str, optional
+        The course key (``c.Variants.key_file``, made by ``make release``): the spawner gives
+        each student's server her own variant seed, derived from it and her login
+        (``attention_lab.variants``); the key itself never reaches a server.
     """
 
     course_id: str
@@ -83,6 +89,7 @@ class Course:
     students: tuple[str, ...] = ()
     grader: str | None = None
     service_port: int | None = None
+    variant_key_file: str | None = None
 
     def __post_init__(self) -> None:
         if not _COURSE_ID.match(self.course_id or ""):
@@ -289,8 +296,41 @@ def _user_path(venv: str) -> str:
     return os.pathsep.join([os.path.join(venv, "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
 
 
-def make_pre_spawn_hook(*, config_root: str, formgrader_iframe: bool, services: bool = False):
+def variant_seed(courses: Sequence[Course], groups: set[str], login: str) -> str:
+    """Return the variant seed of a student's server (``SEED_ENV``'s text), or "".
+
+    From the first course she studies (hub group ``nbgrader-<course>``) that names a key file:
+    ``HMAC(course key, login)``, the login being the id the exchange trusts for her.
+    """
+    from attention_lab.variants import StudentSeed
+
+    for course in courses:
+        if course.variant_key_file and f"nbgrader-{course.course_id}" in groups:
+            try:
+                with open(course.variant_key_file, encoding="ascii") as key:
+                    secret = bytes.fromhex(key.read().strip())
+            except (OSError, ValueError) as err:  # before the first release: practice numbers
+                log.warning(
+                    "%s: no variant key (%s): %s gets the practice numbers until `make "
+                    "release` makes it (answers worked on them are flagged other_variant)",
+                    course.course_id, err, login,
+                )  # fmt: skip
+                return ""
+            return StudentSeed.from_key(secret, login).to_text()
+    return ""
+
+
+def make_pre_spawn_hook(
+    *,
+    config_root: str,
+    formgrader_iframe: bool,
+    services: bool = False,
+    courses: Sequence[Course] = (),
+):
     """Make a ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
+
+    A student of a course with a ``variant_key_file`` gets her variant seed in her server's
+    environment (:func:`variant_seed`).
 
     Membership is read from the hub's database at spawn time, so a roster change made through
     the hub API takes effect at the user's next server start. ``services``: the formgraders run
@@ -305,6 +345,12 @@ def make_pre_spawn_hook(*, config_root: str, formgrader_iframe: bool, services: 
         paths = [*teacher_dirs, config_root] if teaches else [student_dir, config_root]
         env = dict(spawner.environment)
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+        keyed = any(course.variant_key_file for course in courses)
+        seed = variant_seed(courses, groups, spawner.user.name) if keyed else ""
+        if seed:  # the library (and numpy) only for a course with variants
+            from attention_lab.variants import SEED_ENV
+
+            env[SEED_ENV] = seed
         spawner.environment = env
         if teaches and formgrader_iframe:
             spawner.args = [*spawner.args, frame_ancestors_arg()]
@@ -396,6 +442,7 @@ def configure_classroom(
         config_root=config_root,
         formgrader_iframe=formgrader_iframe,
         services=any(course.has_service for course in courses),
+        courses=courses,
     )
     refuse_foreign_course_folders(exchange, courses)
 

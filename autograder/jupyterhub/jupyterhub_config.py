@@ -49,6 +49,9 @@ COURSE = Course(
     course_id="attention-lab",
     instructors=names_from_env("ATTENTION_LAB_INSTRUCTORS") + ROSTER.instructors,
     students=names_from_env("ATTENTION_LAB_STUDENTS") + ROSTER.students,
+    # Each student's own numbers (docs/design.md, "Every student's own numbers"): the course
+    # key `make release` made (c.Variants.key_file), e.g. <course>/variant.key.
+    variant_key_file=_env("ATTENTION_LAB_VARIANT_KEY") or None,
 )
 
 # JupyterHub >= 4.1 forbids framing single-user pages, which blanks the formgrader panel in

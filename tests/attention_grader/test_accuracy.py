@@ -31,6 +31,7 @@ from grading_course import place_submission, released_notebook
 from attention_lab import misconceptions
 
 ROOT = Path(__file__).resolve().parents[2]
+KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
 
 
 def _plan(questions) -> dict[str, dict]:
@@ -112,6 +113,9 @@ ACCURACY_CLASS = ClassSpec(
     source=ROOT / "source",
     assignments=tuple(QUESTIONS),
     config_file=ROOT / "nbgrader_config.py",
+    # one fixed course key (the same numbers every run); the variant families are checked
+    # in test_variant_family.py, a few samples here
+    config=f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 10\n",
     due="2026-12-30 12:00:00",
 )
 

@@ -165,6 +165,31 @@ def test_pre_spawn_hook_hides_instructor_tools_from_students():
     assert teacher.args == [classroom.frame_ancestors_arg()]
 
 
+def test_pre_spawn_hook_gives_each_student_her_own_variant_seed_never_the_key(tmp_path):
+    from attention_lab.variants import SEED_ENV, StudentSeed
+
+    key = bytes(range(32))
+    (tmp_path / "variant.key").write_text(key.hex() + "\n")
+    course = Course("attention-lab", variant_key_file=str(tmp_path / "variant.key"))
+    hook = classroom.make_pre_spawn_hook(
+        config_root="/etc/jupyter", formgrader_iframe=False, courses=[course]
+    )
+
+    def spawn(name, groups):
+        user = SimpleNamespace(name=name, groups=[SimpleNamespace(name=g) for g in groups])
+        spawner = SimpleNamespace(user=user, environment={}, args=[])
+        hook(spawner)
+        return spawner.environment
+
+    alice, bob = (spawn(n, ["nbgrader-attention-lab"]) for n in ("alice", "bob"))
+    assert alice[SEED_ENV] == StudentSeed.from_key(key, "alice").to_text()
+    assert bob[SEED_ENV] != alice[SEED_ENV]
+    assert all(key.hex() not in v for env in (alice, bob) for v in env.values())
+    assert SEED_ENV not in spawn("carol", ["nbgrader-other-course"])
+    (tmp_path / "variant.key").unlink()  # before the first release: the practice numbers
+    assert SEED_ENV not in spawn("alice", ["nbgrader-attention-lab"])
+
+
 def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
     exchange, config_dir = tmp_path / "exchange", tmp_path / "etc"
     me = __import__("pwd").getpwuid(os.geteuid()).pw_name

@@ -170,6 +170,16 @@ REBOUND_DATA = FlagKind(
     "Read her cell: if the change fakes what a test compares with (an expected value), "
     "regrade that test in the formgrader.",
 )
+OTHER_VARIANT = FlagKind(
+    "other_variant",
+    "review",
+    "an answer is wrong for the student's own numbers but right for a classmate's variant of "
+    "the question (copied, worked on the classmate's numbers, or by chance where a step has "
+    "few possible values): it scored as wrong",
+    "Compare the two notebooks before talking to the student; the detail names the cell and "
+    "the classmate whose numbers it fits.",
+    blocks_points=True,
+)
 UNSAFE_HTML = FlagKind(
     "unsafe_html",
     "review",
@@ -263,7 +273,7 @@ SUBPROCESS = _tampering("subprocess", "started other programs")
 
 _KINDS = (
     LATE, CELL_TIMEOUT, TIMEOUT, GRADING_BUDGET, EXIT, OUTPUT_TRUNCATED, UNREADABLE_ANSWER,
-    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, REBOUND_DATA, UNSAFE_HTML,
+    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, REBOUND_DATA, OTHER_VARIANT, UNSAFE_HTML,
     UNSAFE_FILE, UNEXPECTED_FILE, INVALID_NOTEBOOK, EDITED_METADATA, BAD_TIMESTAMP,
     EDITED_TEST_CELL, DELETED_TEST_CELL, EDITED_LOCKED_CELL, MOVED_CELL, FORGED_CELL, BUILTINS,
     MONKEYPATCH, SYS_MODULES, FAKE_ANSWER, FAKE_OUTPUT, TRACEBACK, KERNEL_HOOK, INTROSPECTION,

@@ -156,6 +156,8 @@ class GradingExecute(Execute):
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
             km.hide_library = self._notebook is not None and self._notebook.hide_library
+            # Her cells draw her own numbers in the kernel, as on her server (variant_grading).
+            km.variant_seed = self._notebook.variant_seed if self._notebook is not None else ""
         self._started_km = km  # nbclient forgets it on cleanup; its log says why a start failed
         return km
 
@@ -360,11 +362,22 @@ class GradingExecute(Execute):
         if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
             self._index = index
             failed = checker.run_locked(grade_id)
+            if not failed and not checker.variant_seed.practice:
+                self._show_variant(cell, checker, grade_id)
             if failed:
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
                 if not self.students_code:  # the release check says why its tests then fail
                     cell.metadata.setdefault(GRADER_METADATA, {})[LOCKED_FAILED] = failed
         return cell, resources
+
+    def _show_variant(self, cell: NotebookNode, checker: TrustedChecker, grade_id: str) -> None:
+        """Show the grader's numbers of a variant cell, not what the kernel printed."""
+        from attention_grader.execution.variant_grading import draws_variant, variant_shown
+
+        source = checker.cells.locked[grade_id]
+        if draws_variant(source):
+            text = variant_shown(source, checker.namespace, checker.variant_seed.student)
+            cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text)]
 
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str

@@ -25,12 +25,14 @@ from attention_grader.common.flags import (
     KERNEL_TEST,
     LIBRARY_USE,
     MONKEYPATCH,
+    OTHER_VARIANT,
     REBOUND_DATA,
     UNREADABLE_ANSWER,
     Flag,
 )
 from attention_grader.common.run_cache import read_once
 from attention_grader.common.settings import answer_limits
+from attention_grader.common.variant_key import student_seed
 from attention_grader.execution.answer_channel import AnswerChannel, RunRequest
 from attention_grader.execution.cell_code import answer_names, parse_cell
 from attention_grader.execution.kernel_tests import kernel_test_ids
@@ -39,7 +41,9 @@ from attention_grader.execution.locked_names import student_changes
 from attention_grader.execution.needs_teacher import record_cells
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
+from attention_grader.execution.variant_grading import classmates, copied_cells, variant_names
 from attention_grader.sandbox.implement_it import is_implement_it
+from attention_lab.variants import PRACTICE
 
 __all__ = ["NotebookChecker", "notebook_checker", "rebound_libraries"]
 
@@ -60,6 +64,9 @@ class NotebookChecker:
         What the student's cells show of the library, statically (implement-it only).
     rebound_libraries : tuple of str
         Names the released notebook imports that the student's cells assign or define again.
+    variant_seed : str
+        The student's variant seed as her graded kernel gets it (``SEED_ENV``), "" for the
+        practice numbers (:mod:`attention_grader.execution.variant_grading`).
     """
 
     checker: TrustedChecker
@@ -67,6 +74,7 @@ class NotebookChecker:
     hide_library: bool
     library_flags: tuple[str, ...]
     rebound_libraries: tuple[str, ...]
+    variant_seed: str = ""
 
     def record(self, nb: NotebookNode, name: str, kernel_graded: list[str]) -> list[Flag]:
         """Record the cells needing a teacher in ``nb``; return what else the checker found.
@@ -84,6 +92,13 @@ class NotebookChecker:
             Flag(REBOUND_DATA, f"{name}: the tests read the student's `{n}`, which a read-only "
                  "cell binds and her code changes")
             for n in self.checker.rebound_data
+        ]  # fmt: skip
+        flags += [
+            Flag(OTHER_VARIANT, f"{name}/{gid}: the answer fits the numbers of "
+                 + ("the practice variant (worked without the hub's seed, e.g. on a laptop)"
+                    if other == PRACTICE.student else f"{other}'s variant")
+                 + ", not the student's own")
+            for gid, other in copied_cells(self.checker.other_variant).items()
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
         flags += [
@@ -166,14 +181,32 @@ def notebook_checker(
         graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
         flags = library_flags(students, graded)
     checker = TrustedChecker(cells, AnswerChannel(run_request, answer_limits(config)), folders)
-    checker.student_data = student_changes(students, cells.locked_data - cells.answers)
+    # What a variant cell binds is always the grader's: her K may be a classmate's numbers.
+    drawn = variant_names(cells.locked)
+    checker.student_data = student_changes(students, cells.locked_data - cells.answers - drawn)
+    seed_text = _variants(checker, info, config) if drawn else ""
     return NotebookChecker(
         checker,
         kernel_tests,
         hide_library,
         tuple(flags),
         tuple(rebound_libraries(students, cells.libraries)),
+        seed_text,
     )
+
+
+def _variants(checker: TrustedChecker, info: dict[str, Any], config: Config) -> str:
+    """Give the checker the student's seed and her classmates'; return her kernel's seed text."""
+    student = info.get("student")
+    checker.variant_seed = student_seed(config, student)
+    if checker.variant_seed.practice:
+        return ""
+    root = Path(config.CourseDirectory.get("root") or ".")
+    submitted = root / str(config.CourseDirectory.get("submitted_directory") or "submitted")
+    others = classmates(info.get("db_url"), student, submitted)
+    # The practice numbers too: her answers worked on a laptop without the hub's seed.
+    checker.classmate_seeds = (PRACTICE, *(student_seed(config, other) for other in others))
+    return checker.variant_seed.to_text()
 
 
 def rebound_libraries(student_sources: list[str], libraries: dict[str, str]) -> list[str]:

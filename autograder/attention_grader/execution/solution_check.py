@@ -9,7 +9,10 @@ tests in the grader) and refuses to release while any test cell
 
 * loses points on its own solution, or
 * is written in a style trusted checking cannot follow
-  (:func:`~attention_grader.execution.test_styles.uncarried_styles`),
+  (:func:`~attention_grader.execution.test_styles.uncarried_styles`), or
+* for a notebook that draws each student's numbers, loses points, ties or cannot tell two
+  misconceptions apart on one of :attr:`CheckSolution.variant_samples` sample students'
+  variants (:mod:`~attention_grader.execution.variant_family`),
 
 printing each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
 test needs the student's object, which stays in their kernel``). docs/authoring.md lists the
@@ -29,7 +32,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool
+from traitlets import Bool, Integer
 from traitlets.config import Config
 
 from attention_grader.common.flags import GRADER_METADATA
@@ -233,11 +236,18 @@ class CheckSolution(NbGraderPreprocessor):
         "under the course's grading pipeline, or whose tests use a style it cannot carry. "
         "False only logs the cells (for tests of the grader; students would be graded wrong).",
     ).tag(config=True)
+    variant_samples = Integer(
+        200,
+        help="Sample students whose variants the release check grades the solution on, for a "
+        "notebook that draws each student's numbers (attention_grader.execution."
+        "variant_family); 0 checks none.",
+    ).tag(config=True)
 
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
         refusals = check_notebook(nb, resources, self.config, self.log)
+        refusals += self._variant_refusals(nb)
         if refusals:
             notebook = resources.get("nbgrader", {}).get("notebook", "notebook")
             message = refusal_message(notebook, refusals)
@@ -246,6 +256,18 @@ class CheckSolution(NbGraderPreprocessor):
                 raise SolutionRefused(message)
             self.log.warning("%s", message)
         return nb, resources
+
+    def _variant_refusals(self, nb: NotebookNode) -> list[Refusal]:
+        if not self.variant_samples:
+            return []
+        return _variant_family(nb, self.variant_samples)
+
+
+def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
+    """Refusals for the variants the solution loses points on, ties, mistakes told apart."""
+    from attention_grader.execution.variant_family import family_refusals
+
+    return [Refusal(where, why) for where, why in family_refusals(nb, samples)]
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:

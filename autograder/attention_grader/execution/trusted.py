@@ -48,6 +48,8 @@ from attention_grader.execution.trusted_scope import (
     private_builtins,
     teacher_exception,
 )
+from attention_lab import variants
+from attention_lab.variants import PRACTICE, StudentSeed
 
 __all__ = ["TrustedChecker"]
 
@@ -141,6 +143,14 @@ class TrustedChecker:
         self.student_data: frozenset[str] = frozenset()
         #: Of those, the ones a test read with a value other than the teacher's (in order).
         self.rebound_data: dict[str, None] = {}
+        #: Whose numbers the teacher's cells draw (:mod:`attention_lab.variants`): the student
+        #: the exchange says handed in; her classmates' seeds, to name an answer fitting theirs.
+        self.variant_seed: StudentSeed = PRACTICE
+        self.classmate_seeds: tuple[StudentSeed, ...] = ()
+        #: grade_id -> the classmate whose variant a failed test's answers fit (``other_variant``).
+        self.other_variant: dict[str, str] = {}
+        self._last_answers: dict[str, object] = {}
+        self._classmate_scopes: dict[str, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
         self._wrote_stderr = False  # the last code run wrote to stderr
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
@@ -239,6 +249,7 @@ class TrustedChecker:
         if follow:
             tree = bind_in_kernel(tree, set(self.cells.answers))
         answers = self._answers(self._needed(source), set(answer_names(source)))
+        self._last_answers = answers
         scope = dict(self.namespace)
         scope.update(answers)
         scope[BIND], scope[UNBIND] = self.channel.bind, self.channel.unbind
@@ -252,7 +263,7 @@ class TrustedChecker:
         out, err = io.StringIO(), io.StringIO()
         self._sink.append(out)
         try:
-            with _quiet_run(out, err, self.import_dirs):
+            with _quiet_run(out, err, self.import_dirs), variants.graded_as(self.variant_seed):
                 exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
                 value = None
                 if last is not None:
@@ -317,6 +328,7 @@ class TrustedChecker:
         if sinks:  # never run here: a student's string would run as the grader
             self.needs_teacher[grade_id] = "; ".join(dict.fromkeys(styles + sinks))
             return [student_output()]
+        self._last_answers = {}
         outputs = self._outputs(grade_id, source)
         self._define_in_kernel(source)
         untrusted = list(self.channel.untrusted)  # a placeholder used: pass or fail says nothing
@@ -327,7 +339,27 @@ class TrustedChecker:
             self.needs_teacher[grade_id] = "; ".join(causes)
             self.diagnoses.pop(grade_id, None)
             return [student_output()]
+        # A wrong answer her own numbers explain (a misconception) is hers; one they do not is
+        # tried on her classmates' (with small whole numbers a known mistake on hers can
+        # happen to equal a classmate's right answer: the accuracy class of 26 showed it).
+        if failed and self.classmate_seeds and grade_id not in self.diagnoses:
+            self._match_classmates(grade_id, source)
         return outputs
+
+    def _match_classmates(self, grade_id: str, source: str) -> None:
+        """Note when a failed test's answers fit a classmate's variant (still scored wrong)."""
+        from attention_grader.execution.variant_grading import classmate_match
+
+        with _quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
+            match = classmate_match(
+                self.cells.locked,
+                source,
+                self._last_answers,
+                self.classmate_seeds,
+                self._classmate_scopes,
+            )
+        if match is not None:
+            self.other_variant[grade_id] = match
 
     def _define_in_kernel(self, source: str) -> None:
         """Define the test's imports and plain definitions in the kernel, as nbgrader would."""

@@ -85,6 +85,13 @@ class SandboxedKernelManager(AsyncKernelManager):
         "from every graded kernel.",
     ).tag(config=True)
 
+    variant_seed = Unicode(
+        "",
+        help="The graded student's variant seed, given to this kernel as "
+        "ATTENTION_LAB_VARIANT_SEED: set per kernel by GradingExecute from the id the exchange "
+        "trusts (attention_grader.execution.variant_grading); never set it in the course config.",
+    )
+
     _ctl_dir: str | None = None
     _orig_cwd: str | None = None
     _log_path: str | None = None

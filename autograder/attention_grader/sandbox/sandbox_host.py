@@ -121,4 +121,26 @@ def library_paths() -> list[str]:
         paths.update(os.path.realpath(p) for p in attention_lab.__path__ if os.path.isdir(p))
     except ImportError:  # pragma: no cover - the course library is always installed here
         pass
+    paths.update(_editable_library())
     return sorted(paths)
+
+
+def _editable_library() -> list[str]:
+    """Return the package folder of the venv's editable install of the library, if any.
+
+    The grader imports ``attention_lab`` from its working folder first; a kernel imports it
+    from where the venv's install points. They differ when a course folder is another checkout
+    than the one the venv was installed from (a fresh clone reusing a venv): the kernel then
+    needs the installed one (a notebook's read-only cell may call the library there).
+    """
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+    from urllib.parse import unquote, urlparse
+
+    try:
+        text = distribution("attention-lab").read_text("direct_url.json") or "{}"
+        url = urlparse(json.loads(text).get("url", ""))
+    except (PackageNotFoundError, ValueError, AttributeError):
+        return []
+    folder = os.path.join(unquote(url.path), "attention_lab") if url.scheme == "file" else ""
+    return [os.path.realpath(folder)] if folder and os.path.isdir(folder) else []

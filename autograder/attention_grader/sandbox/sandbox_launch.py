@@ -25,6 +25,7 @@ from attention_grader.sandbox.sandbox_host import (
     private_env,
     sandbox_user_ids,
 )
+from attention_lab.variants import SEED_ENV
 
 if TYPE_CHECKING:  # the manager imports this module to launch its kernels
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
@@ -60,6 +61,8 @@ class LaunchPlan:
             # Without a mount namespace the stub only comes first on the path: a plain import
             # finds it, sys.path games do not (the protections report says so).
             env["PYTHONPATH"] = str(STUB_FOLDER.parent)
+        if km.variant_seed:  # her own numbers, as her server has them (attention_lab.variants)
+            env[SEED_ENV] = km.variant_seed
         if not use_bwrap:
             os.makedirs(env["TMPDIR"], exist_ok=True)
         # PYTHONSAFEPATH kept the folder off sys.path while the kernel started; put it back for

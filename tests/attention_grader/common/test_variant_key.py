@@ -1,0 +1,56 @@
+"""attention_grader.common.variant_key: the course key, kept with the teacher."""
+
+from __future__ import annotations
+
+import stat
+
+import pytest
+from attention_grader.common.variant_key import KeyMissing, course_key, student_seed
+from traitlets.config import Config
+
+from attention_lab.variants import PRACTICE, SEED_ENV, StudentSeed
+
+
+def _config(root, key_file=None) -> Config:
+    c = Config()
+    c.CourseDirectory.root = str(root)
+    c.Exchange.root = str(root / "exchange")
+    if key_file is not None:
+        c.Variants.key_file = key_file
+    return c
+
+
+def test_release_makes_the_key_once_private_and_stable(tmp_path, monkeypatch):
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    config = _config(tmp_path)
+    with pytest.raises(KeyMissing, match="make release"):
+        course_key(config)
+    assert student_seed(config, "alice") is PRACTICE  # no key yet: the practice numbers
+    key = course_key(config, create=True)
+    path = tmp_path / "variant.key"
+    assert len(key) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert course_key(config, create=True) == key  # never replaced
+    assert student_seed(config, "alice") == StudentSeed.from_key(key, "alice")
+    assert student_seed(config, None) is PRACTICE  # the release check: no student
+
+
+@pytest.mark.parametrize("inside", ["source/variant.key", "release/k", "exchange/attention-lab/k"])
+def test_a_key_where_students_receive_files_is_refused(tmp_path, inside):
+    with pytest.raises(ValueError, match="which students receive"):
+        course_key(_config(tmp_path, inside), create=True)
+    assert not (tmp_path / inside).exists()
+
+
+def test_a_damaged_key_says_what_to_do(tmp_path):
+    (tmp_path / "variant.key").write_text("not a key\n")
+    with pytest.raises(ValueError, match="restore it from a backup"):
+        course_key(_config(tmp_path))
+
+
+def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monkeypatch):
+    """``make check``'s scratch course has no key: her own numbers are her server's."""
+    mine = StudentSeed.from_key(bytes(range(32)), "alice")
+    monkeypatch.setenv(SEED_ENV, mine.to_text())
+    assert student_seed(_config(tmp_path), "self") == mine
+    course_key(_config(tmp_path), create=True)  # a teacher's course: the key decides, not the env
+    assert student_seed(_config(tmp_path), "bob").student == "bob"

@@ -1,0 +1,226 @@
+"""Per-student variants graded through the real pipeline, on both routes (issue 41).
+
+The attacks first: a classmate's answers copied as numbers, a classmate's numbers put in place
+of one's own (``K = ...``), a tampered seed in the kernel, and a name typed into the notebook.
+None of them earns the points: the grader recomputes every student's numbers from the id the
+exchange trusts and the course key, and an answer that fits a classmate's variant is flagged
+``other_variant`` (naming her) and scores as wrong. The honest student keeps full marks.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from attention_grader.common.flag_store import read_flags
+from attention_grader.common.variant_key import course_key
+from graded_classes import ClassSpec
+from grading_course import answer, gradebook_state, place_submission, released_notebook
+
+from attention_lab import checks, variants
+from attention_lab.variants import StudentSeed
+
+pytestmark = [pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A fixed course key, so every run draws the same numbers (a random one could, rarely, give
+#: two students one variant); the family's own checks are test_variant_family.py's.
+KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
+VARIANT_CONFIG = (
+    f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 20\n"
+)
+A = "focus_in_the_noise"
+Q3 = ("launched_scores", "launched_weights_sum_to_one", "launched_output")
+SOLUTION = (
+    "launched_scores = K @ q_launched / np.sqrt(2)\n"
+    "launched_weights = np.exp(launched_scores) / np.exp(launched_scores).sum()\n"
+    "launched_output = launched_weights @ V\n"
+)
+
+
+def _model_answers() -> dict[str, str]:
+    nb = nbformat.read(ROOT / "source" / A / f"{A}.ipynb", as_version=4)
+    return {
+        c.metadata.nbgrader["grade_id"]: c.source
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def numbers_of(course, student: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``student``'s Q, K and V (None: the practice numbers), as the released cell draws them."""
+    nb = released_notebook(course, A)
+    data = next(
+        c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
+    scope: dict = {"checks": checks}
+    seed = variants.PRACTICE if student is None else None
+    seed = seed or StudentSeed.from_key(course_key(course.config), student)
+    with variants.graded_as(seed):
+        exec(data.replace("print(", "(lambda *a, **k: None)("), scope)  # noqa: S102 -- our cell
+    return scope["Q"], scope["K"], scope["V"]
+
+
+def _answers_for(Q, K, V) -> str:
+    q = Q[1]
+    s = K @ q / np.sqrt(2)
+    w = np.exp(s) / np.exp(s).sum()
+    return (
+        f"launched_scores = {np.round(s, 4).tolist()}\n"
+        f"launched_weights = {np.round(w, 4).tolist()}\n"
+        f"launched_output = {np.round(w @ V, 4).tolist()}\n"
+    )
+
+
+def hand_in(course) -> None:
+    nb = released_notebook(course, A)
+    right = _model_answers()
+    Q, K, V = numbers_of(course, "alice")
+    seed_text = "dave:" + "ab" * 32
+    plans = {
+        "alice": right,
+        # copies alice's printed answers
+        "bob": {**right, "answer_q3": _answers_for(Q, K, V)},
+        # puts alice's numbers in place of her own, then computes honestly
+        "carol": {
+            **right,
+            "answer_q3": f"K = np.array({K.tolist()})\nV = np.array({V.tolist()})\n"
+            f"q_launched = np.array({Q[1].tolist()})\n{SOLUTION}",
+        },
+        # tampers with the seed in the kernel and draws again
+        "dave": {
+            **right,
+            "answer_q3": "import os\n"
+            f"os.environ[variants.SEED_ENV] = {seed_text!r}\n"
+            'Q, K, V = variants.draw("focus_in_the_noise", "launched", launched_numbers)\n'
+            f"q_launched = Q[1]\n{SOLUTION}",
+        },
+        # types alice's name into the notebook and answers with alice's numbers
+        "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(Q, K, V)}'},
+    }
+    # worked on a laptop without the hub's seed: the practice numbers
+    plans["hana"] = {**right, "answer_q3": _answers_for(*numbers_of(course, None))}
+    # makes a mistake on her own numbers: the report names it, whatever the variant
+    plans["gus"] = {**right, "answer_q3": SOLUTION.replace(" / np.sqrt(2)", "")}
+    for student, answers in plans.items():
+        work = answer(copy.deepcopy(nb), answers)
+        if student == "erin":
+            work.metadata["nbgrader"] = {"student": "alice"}
+        place_submission(course, A, student, work)
+    # sets a seed in a cell of her own above the draw, then answers on what it drew
+    work = answer(copy.deepcopy(nb), right)
+    work.cells.insert(
+        1,
+        nbformat.v4.new_code_cell(
+            f"import os\nos.environ[{variants.SEED_ENV!r}] = {'fay:' + '00' * 32!r}"
+        ),
+    )
+    place_submission(course, A, "fay", work)
+
+
+def _spec(route: str) -> ClassSpec:
+    return ClassSpec(
+        f"variants-{route}",
+        hand_in=hand_in,
+        source=ROOT / "source",
+        assignments=(A,),
+        config_file=ROOT / "nbgrader_config.py",
+        config=VARIANT_CONFIG,
+        due="2030-12-30 12:00:00",
+        route=route,
+    )
+
+
+@pytest.fixture(scope="module", params=["grade", "nbgrader"])
+def graded(request, shared_class):
+    return shared_class(_spec(request.param))
+
+
+def _q3_scores(state, student) -> list[float]:
+    grades = state[student]["notebooks"][A]["grades"]
+    return [grades[g][0] for g in Q3]
+
+
+def _flags(course, student):
+    path = course.root / "autograded" / student / A / f"{A}.ipynb"
+    return read_flags(nbformat.read(path, as_version=4))
+
+
+def test_each_student_has_other_numbers(graded):
+    drawn = {s: numbers_of(graded.course, s) for s in ("alice", "bob", "carol", "dave", "erin")}
+    assert len({str([m.tolist() for m in nums]) for nums in drawn.values()}) == 5
+    again = numbers_of(graded.course, "alice")
+    assert all(np.array_equal(a, b) for a, b in zip(again, drawn["alice"], strict=True))
+
+
+def test_the_honest_student_keeps_full_marks(graded):
+    state = gradebook_state(graded.course, A)
+    assert _q3_scores(state, "alice") == [2.0, 2.0, 2.0]
+    assert not [f for f in _flags(graded.course, "alice") if f.kind == "other_variant"]
+
+
+@pytest.mark.parametrize("student", ["bob", "carol", "erin"])
+def test_a_classmates_answers_score_as_wrong_and_are_flagged(graded, student):
+    state = gradebook_state(graded.course, A)
+    assert _q3_scores(state, student) == [0.0, 0.0, 0.0]
+    flagged = [f for f in _flags(graded.course, student) if f.kind == "other_variant"]
+    assert {f.detail.split(":")[0] for f in flagged} == {f"{A}/{g}" for g in Q3}
+    assert all("alice's variant" in f.detail for f in flagged)
+    # every other cell scores as alice's: one copied question costs its share only
+    mine, hers = (state[s]["notebooks"][A]["grades"] for s in (student, "alice"))
+    assert {g: v for g, v in mine.items() if g not in Q3} == {
+        g: v for g, v in hers.items() if g not in Q3
+    }
+
+
+@pytest.mark.parametrize("student", ["dave", "fay"])
+def test_a_tampered_seed_never_helps(graded, student):
+    state = gradebook_state(graded.course, A)
+    assert _q3_scores(state, student) == [0.0, 0.0, 0.0]
+    # (numbers drawn from a made-up seed may happen to fit a classmate's: small whole numbers
+    # give some steps few enough values that other_variant can flag a coincidence, for review)
+
+
+def test_answers_worked_on_the_practice_numbers_are_flagged(graded):
+    state = gradebook_state(graded.course, A)
+    assert _q3_scores(state, "hana") == [0.0, 0.0, 0.0]
+    flagged = [f for f in _flags(graded.course, "hana") if f.kind == "other_variant"]
+    assert len(flagged) == 3 and all("the practice variant" in f.detail for f in flagged)
+
+
+def _data_cell_text(course, student) -> str:
+    path = course.root / "autograded" / student / A / f"{A}.ipynb"
+    cell = next(
+        c
+        for c in nbformat.read(path, as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
+    return "".join(o.get("text", "") for o in cell.outputs)
+
+
+@pytest.mark.parametrize("student", ["alice", "fay"])
+def test_the_teacher_sees_the_numbers_the_answers_were_checked_against(graded, student):
+    Q, K, V = numbers_of(graded.course, student)
+    text = _data_cell_text(graded.course, student)
+    assert f"{student}'s variant" in text
+    assert f"K = {K.tolist()}" in text and f"V = {V.tolist()}" in text
+
+
+def test_the_report_names_a_misconception_on_any_variant(graded):
+    from attention_grader.term.class_diagnoses import find_diagnoses
+
+    found = {(d.student, d.question, d.id) for d in find_diagnoses(graded.course, A)}
+    assert {("gus", g, "forgot_scaling") for g in Q3} <= found
+
+
+def test_the_key_never_reaches_a_student(graded):
+    key = course_key(graded.course.config)
+    course = graded.course
+    for base in (course.root / "release", course.exchange, course.root / "autograded"):
+        for path in base.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert key.hex().encode() not in data and key not in data, path
