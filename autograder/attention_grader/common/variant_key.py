@@ -15,7 +15,7 @@ import os
 import secrets
 from pathlib import Path
 
-from traitlets import Unicode
+from traitlets import Enum, Unicode
 from traitlets.config import Config, Configurable
 
 from attention_lab.variants import PRACTICE, StudentSeed, current_seed
@@ -38,6 +38,16 @@ class Variants(Configurable):
         "mode 0600 by `make release` when missing). Keep it outside source/, release/ and the "
         "exchange, and out of git: whoever holds it can compute every student's numbers. "
         "Relative paths are read from the course folder; empty means <course>/variant.key.",
+    ).tag(config=True)
+
+    without_key = Enum(
+        ["refuse", "own"],
+        "refuse",
+        help="What grading does with a student's notebook when the course has no key: "
+        "'refuse' (a teacher's course: every student's numbers derive from the key, and "
+        "grading without it would mark her against numbers she never saw) or 'own' (make "
+        "check's scratch course on the student's machine: her own seed, the hub's, else the "
+        "practice numbers).",
     ).tag(config=True)
 
 
@@ -93,13 +103,21 @@ def course_key(config: Config, create: bool = False) -> bytes:
 def student_seed(config: Config, student: str | None) -> StudentSeed:
     """Return ``student``'s seed; the practice seed when there is no student.
 
-    No student: the release check grades the teacher's own solution. No key: a course that
-    never released, such as ``make check``'s scratch course on the student's own machine, where
-    her own seed is the one her server has (the hub's, else the practice numbers).
+    No student: the release check grades the teacher's own solution. No key: refused
+    (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
+    ``make check``'s scratch course does: there her own seed is the one her server has (the
+    hub's, else the practice numbers).
     """
     if not student:
         return PRACTICE
     try:
         return StudentSeed.from_key(course_key(config), student)
-    except KeyMissing:
-        return current_seed()
+    except KeyMissing as missing:
+        if Variants(config=config).without_key == "own":
+            return current_seed()
+        # Never the practice numbers in silence: she was given her own.
+        raise KeyMissing(
+            f"{missing}, and {student!r}'s notebook draws her own numbers from it: grading "
+            "without the key would mark her against numbers she never saw. Restore the key "
+            "(c.Variants.key_file) from a backup; a new key gives every student new numbers"
+        ) from None

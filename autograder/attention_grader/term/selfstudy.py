@@ -298,7 +298,10 @@ def check_working_copy(
 
 
 def _own_work(course: Course) -> Course:
-    """Return the scratch course, told to run without the sandbox when this machine has none.
+    """Return the scratch course, told to grade her own numbers and, where needed, unsandboxed.
+
+    The scratch course has no course key: it grades the student's own seed (her server's, else
+    the practice numbers), never refuses for want of a key.
 
     ``make check`` runs the student's own code on the student's own machine. Grading refuses
     to run students' code without the sandbox's walls (``protections.unsandboxed_refusal``),
@@ -308,11 +311,12 @@ def _own_work(course: Course) -> Course:
     from attention_grader.sandbox.protections import protections, unsandboxed_refusal
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
+    lines = ['c.Variants.without_key = "own"  # make check: your own numbers\n']
     km = SandboxedKernelManager(config=course.config)
-    if unsandboxed_refusal(protections(km), True, km.sandbox) is None:
-        return course
+    if unsandboxed_refusal(protections(km), True, km.sandbox) is not None:
+        lines.append('c.SandboxedKernelManager.sandbox = "off"  # make check: your own code\n')
     with open(course.root / "nbgrader_config.py", "a") as config:
-        config.write('c.SandboxedKernelManager.sandbox = "off"  # make check: your own code\n')
+        config.writelines(lines)
     return load_course(course.root)
 
 

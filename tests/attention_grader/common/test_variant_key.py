@@ -25,7 +25,9 @@ def test_release_makes_the_key_once_private_and_stable(tmp_path, monkeypatch):
     config = _config(tmp_path)
     with pytest.raises(KeyMissing, match="make release"):
         course_key(config)
-    assert student_seed(config, "alice") is PRACTICE  # no key yet: the practice numbers
+    # no key: never the practice numbers in silence (she was given her own)
+    with pytest.raises(KeyMissing, match="never saw"):
+        student_seed(config, "alice")
     key = course_key(config, create=True)
     path = tmp_path / "variant.key"
     assert len(key) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -51,6 +53,12 @@ def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monke
     """``make check``'s scratch course has no key: her own numbers are her server's."""
     mine = StudentSeed.from_key(bytes(range(32)), "alice")
     monkeypatch.setenv(SEED_ENV, mine.to_text())
-    assert student_seed(_config(tmp_path), "self") == mine
+    with pytest.raises(KeyMissing):  # a teacher's course never grades by the env's seed
+        student_seed(_config(tmp_path), "self")
+    scratch = _config(tmp_path)
+    scratch.Variants.without_key = "own"  # what make check's scratch course says
+    assert student_seed(scratch, "self") == mine
+    monkeypatch.delenv(SEED_ENV)
+    assert student_seed(scratch, "self") is PRACTICE  # her laptop: the practice numbers
     course_key(_config(tmp_path), create=True)  # a teacher's course: the key decides, not the env
     assert student_seed(_config(tmp_path), "bob").student == "bob"
