@@ -76,6 +76,10 @@ class GradedNumbers:
     assignment: str
     name: str
     values: np.ndarray
+    #: Drawn per student (issue 41): ``values`` are the practice numbers' (a laptop's), and only
+    #: the whole answer counts as shown. One number of small whole-number draws turns up in
+    #: lessons by chance (0.187, 0.002): no student could tell it from any other.
+    varied: bool = False
 
 
 class _Recorder:
@@ -120,19 +124,29 @@ def _run_assignment(path: Path) -> list[tuple[str, dict]]:
 
 
 def _graded_numbers() -> list[GradedNumbers]:
+    from attention_lab import variants
+
     found = []
+    other = variants.StudentSeed.from_key(bytes(32), "another-student")
     for path in SOURCES:
-        for check, args in _run_assignment(path):
+        calls = _run_assignment(path)  # the practice numbers (no seed here)
+        with variants.graded_as(other):
+            theirs = _run_assignment(path)
+        for (check, args), (_, their_args) in zip(calls, theirs, strict=True):
             name = args.get("name", check)
             answer = _numeric(next(iter(args.values())))  # the solution's value
+            their = _numeric(next(iter(their_args.values())))
+            varied = answer is not None and not (
+                their is not None and their.shape == answer.shape and np.allclose(their, answer)
+            )
             if check in RECOMPUTE:
                 recomputed = np.asarray(RECOMPUTE[check](args), dtype=float)
                 assert answer is not None and np.allclose(answer, recomputed, atol=6e-3), (
                     f"{path.stem}: the solution of {name} is not what its hidden test expects"
                 )
-                found.append(GradedNumbers(path.stem, name, recomputed.reshape(-1)))
+                found.append(GradedNumbers(path.stem, name, recomputed.reshape(-1), varied))
             elif answer is not None:
-                found.append(GradedNumbers(path.stem, name, answer.reshape(-1)))
+                found.append(GradedNumbers(path.stem, name, answer.reshape(-1), varied))
     return found
 
 
@@ -240,7 +254,7 @@ def leak_patterns(numbers: GradedNumbers) -> list[re.Pattern]:
         elif len(values) > 1:
             patterns.append(sequence)
             patterns.append(r"[\s,;|]+".join(rf"{p}\s*%" for p in _percent_parts(values)))
-    if not integers:
+    if not integers and not numbers.varied:
         for x in values:
             if f"{abs(x):.3f}" not in ALLOWED_SINGLES and not np.isclose(x, np.round(x)):
                 patterns.append(_number(x, 3))  # a number of the answer no example explains
@@ -305,6 +319,8 @@ def test_the_answers_come_from_every_assignment():
     assert ("focus_in_the_noise", "q1_question (its raw scores)") in names
     weights = next(g for g in GRADED if g.name == "launched_weights")
     assert np.allclose(weights.values, PRACTICE_WEIGHTS)  # the practice variant's (a laptop's)
+    assert weights.varied  # each student's own, so only the whole answer counts as shown
+    assert not next(g for g in GRADED if g.name == "q1_scores").varied
     assert {a for a, _ in _solution_lines()} >= {"practice_implement"}
     # every assignment with written answers (the concept inventory has none: choices only)
     written = {p.stem for p in SOURCES if "Model answer" in p.read_text()}
@@ -358,6 +374,8 @@ def test_the_search_finds_an_answer_however_it_is_printed(shown):
         "scaled scores [0.707, 0.707, 1.414], weights [0.248, 0.248, 0.503], output [0.993, 2.510]",
         "weights tiffin 0.610, bag 0.083, it 0.225, big 0.083; output (3.91, 2.83)",
         "the query (2, 0) and the key (0, 3)",
+        # one number of a drawn answer, by chance: no student could tell it is hers
+        f"a weight of {PRACTICE_WEIGHTS[1]:.3f} elsewhere",
     ],
 )
 def test_the_worked_examples_are_not_taken_for_answers(shown):

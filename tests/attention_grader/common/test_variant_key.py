@@ -34,6 +34,7 @@ def test_release_makes_the_key_once_private_and_stable(tmp_path, monkeypatch):
     assert course_key(config, create=True) == key  # never replaced
     assert student_seed(config, "alice") == StudentSeed.from_key(key, "alice")
     assert student_seed(config, None) is PRACTICE  # the release check: no student
+    assert student_seed(_config(tmp_path / "new"), ".") is PRACTICE  # nbgrader's "no student"
 
 
 @pytest.mark.parametrize("inside", ["source/variant.key", "release/k", "exchange/attention-lab/k"])
