@@ -169,7 +169,9 @@ def term(variant_class):
     for role, name in students.items():
         _student(room, name, "fetch_feedback")
         listing = room.user_json(name, "GET", "/assignments", params={"course_id": COURSE_ID})
-        entry = next(e for e in listing["value"] if e["assignment_id"] == A)
+        entry = next(
+            e for e in listing["value"] if e["assignment_id"] == A and e["status"] == "submitted"
+        )
         folder = entry["submissions"][-1]["local_feedback_path"]
         html = room.user_json(name, "GET", f"/api/contents/{folder}/{A}.html",
                               params={"content": 1})["content"]  # fmt: skip

@@ -23,6 +23,8 @@ from attention_lab.variants import PRACTICE, StudentSeed, current_seed
 __all__ = ["KeyMissing", "Variants", "course_key", "key_path", "student_seed"]
 
 KEY_BYTES = 32
+#: The student nbgrader's generate_assignment names when it checks the teacher's solution.
+RELEASE_CHECK_STUDENT = "."
 
 
 class KeyMissing(RuntimeError):
@@ -103,12 +105,12 @@ def course_key(config: Config, create: bool = False) -> bytes:
 def student_seed(config: Config, student: str | None) -> StudentSeed:
     """Return ``student``'s seed; the practice seed when there is no student.
 
-    No student: the release check grades the teacher's own solution. No key: refused
+    No student (or nbgrader's ``"."``): the release check grades the teacher's own solution. No key: refused
     (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
     ``make check``'s scratch course does: there her own seed is the one her server has (the
     hub's, else the practice numbers).
     """
-    if not student:
+    if not student or student == RELEASE_CHECK_STUDENT:
         return PRACTICE
     try:
         return StudentSeed.from_key(course_key(config), student)

@@ -62,3 +62,15 @@ def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monke
     assert student_seed(scratch, "self") is PRACTICE  # her laptop: the practice numbers
     course_key(_config(tmp_path), create=True)  # a teacher's course: the key decides, not the env
     assert student_seed(_config(tmp_path), "bob").student == "bob"
+
+
+def test_the_formgraders_release_check_needs_no_key(tmp_path, monkeypatch):
+    """The formgrader's "Generate" (nbgrader's generate_assignment) grades the teacher's
+    solution as student "."; before any key it failed with KeyMissing, a traceback in the
+    formgrader, although no student's numbers are involved.
+    """
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    config = _config(tmp_path)
+    assert student_seed(config, ".") is PRACTICE
+    course_key(config, create=True)
+    assert student_seed(config, ".") is PRACTICE  # with a key too: the solution's numbers
