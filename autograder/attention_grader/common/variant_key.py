@@ -3,7 +3,8 @@
 Each student's numbers derive from ``HMAC(course key, student | assignment | question)``
 (:mod:`attention_lab.variants`). The key is 32 random bytes in a file outside the released tree
 (:attr:`Variants.key_file`, by default ``variant.key`` in the course folder beside
-``gradebook.db``); ``make release`` creates it, mode 0600, when it is missing. A key inside
+``gradebook.db``); ``make release`` (or the classroom hub, as it starts) creates it, mode
+0600, when it is missing. A key inside
 ``source/``, ``release/`` or the exchange is refused: those are what students receive. The
 grader and the hub's spawner read it to derive one student's seed
 (:func:`student_seed`); the student gets only that seed.
