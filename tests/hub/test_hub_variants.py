@@ -109,6 +109,30 @@ def _source(cell: dict) -> str:
     return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
 
 
+def _practice_numbers(setup: str, data: str) -> tuple[list, list, list]:
+    """The practice numbers (no seed: a laptop), drawn here by the released cell itself."""
+    from attention_lab import variants
+
+    scope: dict = {}
+    with variants.graded_as(variants.PRACTICE):
+        exec(setup + "\n" + data.replace("print(", "(lambda *a: None)("), scope)  # noqa: S102
+    return scope["Q"].tolist(), scope["K"].tolist(), scope["V"].tolist()
+
+
+def _copied(drawn: dict, practice: tuple) -> tuple[str, bool]:
+    """Whose numbers the copier takes, and whether her answers are hers alone.
+
+    An honest classmate's whose answers are not also the practice numbers' (small whole
+    numbers: one key's variant can give the practice answers, and the flag then rightly names
+    the practice variant); ("ann", False) when both classmates' are.
+    """
+    for role in ("ann", "ben"):
+        mine = _numbers_answer(*(drawn[role][m] for m in "QKV")).splitlines()
+        if all(a != b for a, b in zip(mine, _numbers_answer(*practice).splitlines(), strict=True)):
+            return role, True
+    return "ann", False
+
+
 def _numbers_answer(Q, K, V, scale: bool = True) -> str:
     """Q3 answered as printed numbers worked out from ``Q, K, V`` (what a copier hands in)."""
     s = np.asarray(K) @ np.asarray(Q)[1] / (np.sqrt(2) if scale else 1)
@@ -141,11 +165,13 @@ def term(variant_class):
         code = DRAW.format(setup=_source(cells["setup"]), data=_source(cells["isro_data"]))
         out = room.run_in_kernel(name, code, timeout=180)
         drawn[role] = json.loads(out.split("@@", 1)[1])
-    Q, K, V = (drawn["ann"][m] for m in "QKV")
+    practice = _practice_numbers(_source(cells["setup"]), _source(cells["isro_data"]))
+    source_role, distinct = _copied(drawn, practice)
+    Q, K, V = (drawn[source_role][m] for m in "QKV")
     plans = {
         "ann": {},
         "ben": {},
-        "cat": {"answer_q3": _numbers_answer(Q, K, V)},  # ann's numbers, worked out
+        "cat": {"answer_q3": _numbers_answer(Q, K, V)},  # a classmate's numbers, worked out
         "dee": {"answer_q3": solutions["answer_q3"].replace(" / np.sqrt(2)", "")},
     }
     for role, name in students.items():
@@ -184,6 +210,8 @@ def term(variant_class):
     )
     return {
         "key_at_start": key_at_start,
+        "copied": source_role,
+        "copied_distinct": distinct,
         "drawn": drawn,
         "scores": scores,
         "feedback": feedback,
@@ -248,7 +276,10 @@ def _flags(room, name: str) -> list:
 def test_the_copier_is_flagged_other_variant_naming_the_classmate(variant_class, term):
     room, students, _ = variant_class
     cat = [f for f in _flags(room, students["cat"]) if f.kind == "other_variant"]
-    assert cat and f"{students['ann']}'s variant" in cat[0].detail, cat
+    copied = term["copied"]
+    assert cat, _flags(room, students["cat"])
+    if term["copied_distinct"]:  # her answers are not the practice numbers' too
+        assert any(f"{students[copied]}'s variant" in f.detail for f in cat), cat
     for role in ("ann", "ben", "dee"):
         assert not [f for f in _flags(room, students[role]) if f.kind == "other_variant"], role
 
@@ -262,10 +293,14 @@ def test_feedback_shows_her_own_numbers_and_no_classmate(variant_class, term):
         assert not any(other in page for other in others), role
 
 
-def test_the_report_names_the_misconception_on_her_own_numbers(variant_class, term):
+def test_the_report_names_the_misconception_and_the_copier(variant_class, term):
     room, students, _ = variant_class
     assert "@@ 0" in term["report"], term["report"]
     table = (room.course_dir / "reports" / A / "students.csv").read_text()
     rows = {line.split(",")[0]: line for line in table.splitlines()}
     assert "forgot_scaling" in rows[students["dee"]]
     assert "forgot_scaling" not in rows[students["ann"]]
+    # the teacher sees the copier on the page, with the classmate her answer fits
+    page = (room.course_dir / "reports" / A / "index.html").read_text()
+    flagged = [row for row in re.findall(r"<tr.*?</tr>", page, re.S) if "other_variant" in row]
+    assert flagged and all(students["cat"] in row for row in flagged), flagged
