@@ -4,10 +4,9 @@ Each student's numbers derive from ``HMAC(course key, student | assignment | que
 (:mod:`attention_lab.variants`). The key is 32 random bytes in a file outside the released tree
 (:attr:`Variants.key_file`, by default ``variant.key`` in the course folder beside
 ``gradebook.db``); ``make release`` (or the classroom hub, as it starts) creates it, mode
-0600, when it is missing. A key inside
-``source/``, ``release/`` or the exchange is refused: those are what students receive. The
-grader and the hub's spawner read it to derive one student's seed
-(:func:`student_seed`); the student gets only that seed.
+0600, when it is missing. A key inside ``source/``, ``release/`` or the exchange is refused:
+those are what students receive. The grader and the hub's spawner read it to derive one
+student's seed (:func:`student_seed`); the student gets only that seed.
 """
 
 from __future__ import annotations
@@ -106,8 +105,8 @@ def course_key(config: Config, create: bool = False) -> bytes:
 def student_seed(config: Config, student: str | None) -> StudentSeed:
     """Return ``student``'s seed; the practice seed when there is no student.
 
-    No student (or nbgrader's ``"."``): the release check grades the teacher's own solution. No key: refused
-    (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
+    No student (or nbgrader's ``"."``): the release check grades the teacher's own solution.
+    No key: refused (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
     ``make check``'s scratch course does: there her own seed is the one her server has (the
     hub's, else the practice numbers).
     """
