@@ -106,9 +106,9 @@ def student_seed(config: Config, student: str | None) -> StudentSeed:
     """Return ``student``'s seed; the practice seed when there is no student.
 
     No student (or nbgrader's ``"."``): the release check grades the teacher's own solution.
-    No key: refused (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
-    ``make check``'s scratch course does: there her own seed is the one her server has (the
-    hub's, else the practice numbers).
+    No key: refused (:class:`KeyMissing`), unless the course says
+    ``c.Variants.without_key = "own"``, as ``make check``'s scratch course does: there her own
+    seed is the one her server has (the hub's, else the practice numbers).
     """
     if not student or student == RELEASE_CHECK_STUDENT:
         return PRACTICE
