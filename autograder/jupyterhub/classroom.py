@@ -21,11 +21,13 @@ from __future__ import annotations
 import logging
 import os
 import re
+import secrets
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "ensure_variant_keys",
     "refuse_foreign_course_folders",
     "refuse_public_state_folder",
     "FORMGRADE_PREFIX",
@@ -309,10 +311,10 @@ def variant_seed(courses: Sequence[Course], groups: set[str], login: str) -> str
             try:
                 with open(course.variant_key_file, encoding="ascii") as key:
                     secret = bytes.fromhex(key.read().strip())
-            except (OSError, ValueError) as err:  # before the first release: practice numbers
-                log.warning(
-                    "%s: no variant key (%s): %s gets the practice numbers until `make "
-                    "release` makes it (answers worked on them are flagged other_variant)",
+            except (OSError, ValueError) as err:  # the hub made it at start: gone or spoilt since
+                log.error(
+                    "%s: variant key unreadable (%s): %s gets the practice numbers (answers "
+                    "worked on them are flagged other_variant); restore the key from a backup",
                     course.course_id, err, login,
                 )  # fmt: skip
                 return ""
@@ -445,6 +447,47 @@ def configure_classroom(
         courses=courses,
     )
     refuse_foreign_course_folders(exchange, courses)
+    ensure_variant_keys(courses)
+
+
+def ensure_variant_keys(courses: Sequence[Course]) -> list[str]:
+    """Make each course's missing variant key now, as the hub starts; return the keys made.
+
+    A server started before the key existed would hold no seed: its student would work on the
+    practice numbers and be marked wrong (flagged ``other_variant``) at grading. So the key is
+    made before any server: 32 random bytes as 64 hex digits, the form ``make release`` reads
+    and writes, mode 0600, owned by whoever owns the folder it is in (the instructor's course
+    folder), so that her grading reads it and no student does. An existing key is left alone.
+
+    Raises
+    ------
+    ValueError
+        The key's folder is missing: the hub does not start (a key made elsewhere would not be
+        the one the teacher grades with).
+    """
+    made = []
+    for course in courses:
+        path = course.variant_key_file
+        if not path or os.path.lexists(path):
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ValueError(
+                f"the hub does not start: ATTENTION_LAB_VARIANT_KEY ({path}) is in no folder "
+                f"yet; install the course first (install.py instructor), or point it at "
+                f"<course folder>/variant.key"
+            )
+        owner = os.stat(folder)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            if os.geteuid() == 0:
+                os.fchown(fd, owner.st_uid, owner.st_gid)
+            os.write(fd, (secrets.token_hex(32) + "\n").encode("ascii"))
+        finally:
+            os.close(fd)
+        log.warning("%s: made the course's variant key %s", course.course_id, path)
+        made.append(path)
+    return made
 
 
 def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> None:

@@ -50,7 +50,8 @@ COURSE = Course(
     instructors=names_from_env("ATTENTION_LAB_INSTRUCTORS") + ROSTER.instructors,
     students=names_from_env("ATTENTION_LAB_STUDENTS") + ROSTER.students,
     # Each student's own numbers (docs/design.md, "Every student's own numbers"): the course
-    # key `make release` made (c.Variants.key_file), e.g. <course>/variant.key.
+    # key (c.Variants.key_file), e.g. <course>/variant.key; made here, as the hub starts, when
+    # missing (classroom.ensure_variant_keys), so that every server gets its seed.
     variant_key_file=_env("ATTENTION_LAB_VARIANT_KEY") or None,
 )
 

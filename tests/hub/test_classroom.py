@@ -190,6 +190,36 @@ def test_pre_spawn_hook_gives_each_student_her_own_variant_seed_never_the_key(tm
     assert SEED_ENV not in spawn("alice", ["nbgrader-attention-lab"])
 
 
+def test_the_hub_makes_a_missing_variant_key_before_any_server(monkeypatch, tmp_path):
+    """A server started before the first release got no seed: its student worked on the
+    practice numbers and was marked wrong. The hub makes the key as it starts, 0600, the
+    course folder's owner's; a key already there stays as it is.
+    """
+    from attention_lab.variants import SEED_ENV
+
+    course_dir = tmp_path / "course"
+    course_dir.mkdir()
+    key = course_dir / "variant.key"
+    load_hub_config("jupyterhub_config.py", monkeypatch, ATTENTION_LAB_STUDENTS="alice",
+                    ATTENTION_LAB_VARIANT_KEY=str(key))  # fmt: skip
+    text = key.read_text()
+    assert len(bytes.fromhex(text.strip())) == 32
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert key.stat().st_uid == course_dir.stat().st_uid
+    hook = classroom.make_pre_spawn_hook(
+        config_root="/etc/jupyter", formgrader_iframe=False,
+        courses=[Course("attention-lab", variant_key_file=str(key))],
+    )  # fmt: skip
+    user = SimpleNamespace(name="alice", groups=[SimpleNamespace(name="nbgrader-attention-lab")])
+    spawner = SimpleNamespace(user=user, environment={}, args=[])
+    hook(spawner)
+    assert spawner.environment[SEED_ENV].startswith("alice:")
+    assert classroom.ensure_variant_keys([Course("x", variant_key_file=str(key))]) == []
+    assert key.read_text() == text  # never a new key over the old: every number would change
+    with pytest.raises(ValueError, match="in no folder yet"):
+        classroom.ensure_variant_keys([Course("x", variant_key_file=str(tmp_path / "no" / "k"))])
+
+
 def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
     exchange, config_dir = tmp_path / "exchange", tmp_path / "etc"
     me = __import__("pwd").getpwuid(os.geteuid()).pw_name

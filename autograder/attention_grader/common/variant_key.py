@@ -3,10 +3,11 @@
 Each student's numbers derive from ``HMAC(course key, student | assignment | question)``
 (:mod:`attention_lab.variants`). The key is 32 random bytes in a file outside the released tree
 (:attr:`Variants.key_file`, by default ``variant.key`` in the course folder beside
-``gradebook.db``); ``make release`` creates it, mode 0600, when it is missing. A key inside
-``source/``, ``release/`` or the exchange is refused: those are what students receive. The
-grader and the hub's spawner read it to derive one student's seed
-(:func:`student_seed`); the student gets only that seed.
+``gradebook.db``); the classroom hub creates it as it starts, mode 0600, when it is missing:
+only the hub gives each student's server her seed, so a course without a key gives everyone
+the practice numbers and grades everyone on them. A key inside ``source/``, ``release/`` or the exchange is refused:
+those are what students receive. The grader and the hub's spawner read it to derive one
+student's seed (:func:`student_seed`); the student gets only that seed.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from attention_lab.variants import PRACTICE, StudentSeed, current_seed
 __all__ = ["KeyMissing", "Variants", "course_key", "key_path", "student_seed"]
 
 KEY_BYTES = 32
+#: The student nbgrader's generate_assignment names when it checks the teacher's solution.
+RELEASE_CHECK_STUDENT = "."
 
 
 class KeyMissing(RuntimeError):
-    """The course has no key yet (``make release`` makes one)."""
+    """The course has no key (the classroom hub makes one as it starts)."""
 
 
 class Variants(Configurable):
@@ -34,20 +37,22 @@ class Variants(Configurable):
 
     key_file = Unicode(
         "",
-        help="The course key every student's variant derives from (32 random bytes, created "
-        "mode 0600 by `make release` when missing). Keep it outside source/, release/ and the "
-        "exchange, and out of git: whoever holds it can compute every student's numbers. "
-        "Relative paths are read from the course folder; empty means <course>/variant.key.",
+        help="The course key every student's variant derives from (32 random bytes, mode 0600; "
+        "the classroom hub makes it as it starts, for ATTENTION_LAB_VARIANT_KEY). Only the hub "
+        "gives each student's server her seed: a course without a key gives everyone, and "
+        "grades everyone on, the practice numbers. Keep it outside source/, release/ and the "
+        "exchange, out of git, and backed up with the gradebook: whoever holds it can compute "
+        "every student's numbers. Relative paths are read from the course folder; empty means "
+        "<course>/variant.key. Set it on purpose and grading refuses while the file is missing.",
     ).tag(config=True)
 
     without_key = Enum(
-        ["refuse", "own"],
-        "refuse",
-        help="What grading does with a student's notebook when the course has no key: "
-        "'refuse' (a teacher's course: every student's numbers derive from the key, and "
-        "grading without it would mark her against numbers she never saw) or 'own' (make "
-        "check's scratch course on the student's machine: her own seed, the hub's, else the "
-        "practice numbers).",
+        ["practice", "own"],
+        "practice",
+        help="What grading does with a student's notebook when the course has no key (and "
+        "key_file is not set on purpose): 'practice' (no hub gave anyone a seed: everyone "
+        "worked on the practice numbers) or 'own' (make check's scratch course on the "
+        "student's machine: her own seed, the hub's, else the practice numbers).",
     ).tag(config=True)
 
 
@@ -73,7 +78,7 @@ def key_path(config: Config) -> Path:
 
 
 def course_key(config: Config, create: bool = False) -> bytes:
-    """Read the course key; ``create`` makes it (mode 0600) when missing (``make release``).
+    """Read the course key; ``create`` makes it (mode 0600) when missing.
 
     Raises
     ------
@@ -85,7 +90,7 @@ def course_key(config: Config, create: bool = False) -> bytes:
     path = key_path(config)
     if not path.exists():
         if not create:
-            raise KeyMissing(f"the course has no variant key at {path}: `make release` creates one")
+            raise KeyMissing(f"the course has no variant key at {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:
@@ -103,22 +108,24 @@ def course_key(config: Config, create: bool = False) -> bytes:
 def student_seed(config: Config, student: str | None) -> StudentSeed:
     """Return ``student``'s seed; the practice seed when there is no student.
 
-    No student: the release check grades the teacher's own solution. No key: refused
-    (:class:`KeyMissing`), unless the course says ``c.Variants.without_key = "own"``, as
-    ``make check``'s scratch course does: there her own seed is the one her server has (the
-    hub's, else the practice numbers).
+    No student (or nbgrader's ``"."``): the release check grades the teacher's own solution.
+    No key: the practice numbers, which every student without the hub's seed worked on
+    (``c.Variants.without_key = "own"``, as ``make check``'s scratch course says: her own seed,
+    the hub's, else the practice numbers); refused (:class:`KeyMissing`) when the course set
+    ``c.Variants.key_file`` on purpose, since her numbers then came from that key.
     """
-    # "." is nbgrader's student where there is none (source/./<assignment>, the release check)
-    if not student or student == ".":
+    if not student or student == RELEASE_CHECK_STUDENT:
         return PRACTICE
     try:
         return StudentSeed.from_key(course_key(config), student)
     except KeyMissing as missing:
+        if Variants(config=config).key_file:
+            # Never the practice numbers in silence: she was given her own.
+            raise KeyMissing(
+                f"{missing}, and c.Variants.key_file names it: {student!r}'s numbers came from "
+                "it, and grading without it would mark her against numbers she never saw. "
+                "Restore the key from a backup (a new key gives every student new numbers)"
+            ) from None
         if Variants(config=config).without_key == "own":
             return current_seed()
-        # Never the practice numbers in silence: she was given her own.
-        raise KeyMissing(
-            f"{missing}, and {student!r}'s notebook draws her own numbers from it: grading "
-            "without the key would mark her against numbers she never saw. Restore the key "
-            "(c.Variants.key_file) from a backup; a new key gives every student new numbers"
-        ) from None
+        return PRACTICE

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from attention_grader.common.course import Course, GradingStepError, check_result
-from attention_grader.common.variant_key import course_key
 from attention_grader.intake.due import CourseTime, describe_due, parse_due
 from attention_grader.intake.due_notice import DueNotice, notice_path, publish_notice
 
@@ -76,7 +75,6 @@ def release(course: Course, assignment: str, duedate: str | datetime | None = No
         )
     if isinstance(duedate, str):  # refuse an unreadable date before generating anything
         parse_due(duedate, CourseTime(config=course.config).zone)
-    course_key(course.config, create=True)  # each student's numbers derive from it (variants)
     api = course.api()
     result = api.generate_assignment(assignment, force=True, create=True)
     refused = refusal_in(result)

@@ -23,11 +23,10 @@ def _config(root, key_file=None) -> Config:
 def test_release_makes_the_key_once_private_and_stable(tmp_path, monkeypatch):
     monkeypatch.delenv(SEED_ENV, raising=False)
     config = _config(tmp_path)
-    with pytest.raises(KeyMissing, match="make release"):
+    with pytest.raises(KeyMissing, match="no variant key"):
         course_key(config)
-    # no key: never the practice numbers in silence (she was given her own)
-    with pytest.raises(KeyMissing, match="never saw"):
-        student_seed(config, "alice")
+    # no key, none named on purpose: no hub gave anyone a seed, all worked on the practice numbers
+    assert student_seed(config, "alice") is PRACTICE
     key = course_key(config, create=True)
     path = tmp_path / "variant.key"
     assert len(key) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -44,6 +43,12 @@ def test_a_key_where_students_receive_files_is_refused(tmp_path, inside):
     assert not (tmp_path / inside).exists()
 
 
+def test_a_key_named_on_purpose_and_lost_refuses_grading(tmp_path):
+    """Her numbers came from that key: never the practice numbers in silence."""
+    with pytest.raises(KeyMissing, match="never saw"):
+        student_seed(_config(tmp_path, "keys/variant.key"), "alice")
+
+
 def test_a_damaged_key_says_what_to_do(tmp_path):
     (tmp_path / "variant.key").write_text("not a key\n")
     with pytest.raises(ValueError, match="restore it from a backup"):
@@ -54,8 +59,8 @@ def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monke
     """``make check``'s scratch course has no key: her own numbers are her server's."""
     mine = StudentSeed.from_key(bytes(range(32)), "alice")
     monkeypatch.setenv(SEED_ENV, mine.to_text())
-    with pytest.raises(KeyMissing):  # a teacher's course never grades by the env's seed
-        student_seed(_config(tmp_path), "self")
+    # a teacher's course never grades by the env's seed
+    assert student_seed(_config(tmp_path), "self") is PRACTICE
     scratch = _config(tmp_path)
     scratch.Variants.without_key = "own"  # what make check's scratch course says
     assert student_seed(scratch, "self") == mine
@@ -63,3 +68,15 @@ def test_make_check_on_her_server_uses_the_seed_the_hub_gave_her(tmp_path, monke
     assert student_seed(scratch, "self") is PRACTICE  # her laptop: the practice numbers
     course_key(_config(tmp_path), create=True)  # a teacher's course: the key decides, not the env
     assert student_seed(_config(tmp_path), "bob").student == "bob"
+
+
+def test_the_formgraders_release_check_needs_no_key(tmp_path, monkeypatch):
+    """The formgrader's "Generate" (nbgrader's generate_assignment) grades the teacher's
+    solution as student "."; before any key it failed with KeyMissing, a traceback in the
+    formgrader, although no student's numbers are involved.
+    """
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    config = _config(tmp_path)
+    assert student_seed(config, ".") is PRACTICE
+    course_key(config, create=True)
+    assert student_seed(config, ".") is PRACTICE  # with a key too: the solution's numbers

@@ -82,4 +82,4 @@ def test_release_refuses_a_family_with_the_reason(tmp_path):
     with pytest.raises(GradingStepError, match=r"variant sample-\d+: the solution loses points"):
         release(course, "fam")
     assert not (tmp_path / "exchange" / course.course_id / "outbound" / "fam").exists()
-    assert (course.root / "variant.key").exists()  # made by the release, outside release/
+    assert not (course.root / "variant.key").exists()  # only the hub makes a key
