@@ -49,9 +49,12 @@ c.SharePerDay.max_share = 0.5
 c.SharePerDay.grace_minutes = 15
 
 # Per-student variants (docs/authoring.md, "Every student's own numbers"): the course key every
-# student's numbers derive from, made by `make release` when missing. Keep it out of git and
-# out of source/, release/ and the exchange (refused there); back it up with the gradebook.
-c.Variants.key_file = "variant.key"
+# student's numbers derive from. Only the classroom hub gives each student her seed, and it makes
+# the key as it starts (ATTENTION_LAB_VARIANT_KEY); without a key everyone works on, and is
+# graded on, the practice numbers. On the hub, uncomment this line: grading then refuses if the
+# key is ever lost. Keep the key out of git and out of source/, release/ and the exchange
+# (refused there); back it up with the gradebook.
+# c.Variants.key_file = "variant.key"
 
 # ---- Time: a cell, a notebook, the grader's whole budget for one submission.
 # `make grade GRADE_ARGS="--cell-timeout 20"` overrides the first two for one run.

@@ -81,7 +81,7 @@ class Course:
     service_port : int, optional
         Several classes only: the port of that service on 127.0.0.1.
     variant_key_file : str, optional
-        The course key (``c.Variants.key_file``, made by ``make release``): the spawner gives
+        The course key (``c.Variants.key_file``, made as the hub starts): the spawner gives
         each student's server her own variant seed, derived from it and her login
         (``attention_lab.variants``); the key itself never reaches a server.
     """
