@@ -11,6 +11,7 @@ checked, never "passes all the tests".
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
 
@@ -60,6 +61,27 @@ def _open_assignment_list(page, server) -> None:
     page.locator("#nbgrader-assignment-list").wait_for(state="visible")
 
 
+def _click_through_dialog(page, button, accept: bool) -> str:
+    """Click ``button``, answer the dialog it opens; return the dialog's message.
+
+    The dialog is answered by a handler as it opens: a click whose confirm() is still open
+    waits for it, so answering after the click returns can hang a busy machine's run.
+    """
+    said: list[str] = []
+
+    def answer(dialog) -> None:
+        said.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", answer)
+    button.click()
+    deadline = time.monotonic() + 60
+    while not said and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # lets the page's events (the dialog's) be handled
+    assert said, "Submit opened no dialog"
+    return said[0]
+
+
 def _post(server, action: str, body: dict) -> dict:
     request = urllib.request.Request(
         f"{server.base}assignments/{action}",
@@ -87,19 +109,15 @@ def test_the_student_knows_the_due_date_and_is_asked_before_a_late_submit(
     fetched.locator(".attention-clock").wait_for(timeout=60_000)
     assert f"late by {LATE_BY}" in fetched.locator(".attention-clock").inner_text()
 
-    with page.expect_event("dialog") as asked:
-        fetched.get_by_role("button", name="Submit").click()
-    warning = asked.value.message
-    asked.value.dismiss()  # the student changes her mind: nothing is handed in
+    # the student changes her mind: nothing is handed in
+    warning = _click_through_dialog(page, fetched.get_by_role("button", name="Submit"), False)
     assert "The due date was" in warning
     assert f"late by {LATE_BY}" in warning and COST in warning, warning
     inbound = course.exchange / course.course_id / "inbound"
     assert not any(inbound.glob("*")), "dismissed, yet handed in"
     assert fetched.get_by_role("button", name="Submit").is_enabled()
 
-    with page.expect_event("dialog") as asked:
-        fetched.get_by_role("button", name="Submit").click()
-    asked.value.accept()
+    _click_through_dialog(page, fetched.get_by_role("button", name="Submit"), True)
     submitted = _row(page, "submitted")
     submitted.locator(".attention-clock-feedback").wait_for(timeout=60_000)
     assert any(inbound.glob(f"*+{FIXTURE}+*"))
