@@ -205,6 +205,7 @@ def test_a_new_student_fetches_validates_and_sees_the_misconception(laptop, lab)
     check = _make(clone, env, "check", f"A={ASSIGNMENT}")
     assert check.returncode == 0, check.stdout + check.stderr
     out = check.stdout
+    assert f"Checking your copy of {ASSIGNMENT}" in check.stderr  # says it started (issue 39)
     lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("  ")}
     assert "[forgot_scaling]" in lines["launched_scores"], out
     # a choice's verdict is held back on the first check (issue 27), and the printout says so
