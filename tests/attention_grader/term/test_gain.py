@@ -136,7 +136,8 @@ def profiles(n: int, seed: int = 20) -> dict[str, tuple[set[str], set[str]]]:
     out = {}
     for i in range(n):
         before = {s for s in SLUGS if rng.random() < base[s]}
-        after = {s for s in before if rng.random() < 0.3} | {
+        # sorted: a set's order follows PYTHONHASHSEED, and so would the class each run draws
+        after = {s for s in sorted(before) if rng.random() < 0.3} | {
             s for s in SLUGS if rng.random() < 0.02
         }
         out[f"s{i:03d}"] = (before, after)
