@@ -169,12 +169,17 @@ def _feedback(c: Config) -> None:
 
 
 def _formgrader(c: Config) -> None:
-    from attention_grader.pages.formgrader_view import EscapePageText, ShowRubric, markdown2html
+    from attention_grader.pages.formgrader_view import (
+        EscapePageText,
+        ShowRubric,
+        ShowVariant,
+        markdown2html,
+    )
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
     # The formgrader renders the autograded notebook, cleaned when it was graded; cleaning its
     # outputs again as the page is built covers a notebook graded before a fix, or changed since.
-    c.HTMLExporter.preprocessors = [SanitizeStudentContent, EscapePageText, ShowRubric]
+    c.HTMLExporter.preprocessors = [SanitizeStudentContent, EscapePageText, ShowRubric, ShowVariant]
     c.HTMLExporter.filters = {"markdown2html": markdown2html}
 
 

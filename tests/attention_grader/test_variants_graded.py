@@ -10,6 +10,7 @@ exchange trusts and the course key, and an answer that fits a classmate's varian
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -33,6 +34,7 @@ VARIANT_CONFIG = (
     f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 20\n"
 )
 A = "focus_in_the_noise"
+HOSTILE = "<script>alert('ivy')</script>"
 Q3 = ("launched_scores", "launched_weights_sum_to_one", "launched_output")
 SOLUTION = (
     "launched_scores = K @ q_launched / np.sqrt(2)\n"
@@ -103,6 +105,8 @@ def hand_in(course) -> None:
     }
     # worked on a laptop without the hub's seed: the practice numbers
     plans["hana"] = {**right, "answer_q3": _answers_for(*numbers_of(course, None))}
+    # answers with markup: the formgrader and the report show it escaped
+    plans["ivy"] = {**right, "answer_q3": f"launched_scores = {HOSTILE!r}\n" + SOLUTION[40:]}
     # makes a mistake on her own numbers: the report names it, whatever the variant
     plans["gus"] = {**right, "answer_q3": SOLUTION.replace(" / np.sqrt(2)", "")}
     for student, answers in plans.items():
@@ -214,6 +218,59 @@ def test_the_report_names_a_misconception_on_any_variant(graded):
 
     found = {(d.student, d.question, d.id) for d in find_diagnoses(graded.course, A)}
     assert {("gus", g, "forgot_scaling") for g in Q3} <= found
+
+
+def _rows(page: str, student: str) -> list[str]:
+    return [r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if r.startswith(f"<td>{student}<")]
+
+
+def test_the_report_shows_each_students_numbers_beside_her_answers(graded, tmp_path):
+    from attention_grader.term.report import write_report
+
+    page = write_report(graded.course, A, tmp_path).read_text()
+    section = page[page.index("<h2>Each student's numbers") : page.index("<h2>Flags")]
+    shown = {}
+    for student in ("alice", "bob"):
+        Q, K, V = numbers_of(graded.course, student)
+        rows = _rows(section, student)
+        assert len(rows) == 3, student  # one per Q3 test
+        assert all(f"K = {K.tolist()}" in r and f"q_launched = {Q[1].tolist()}" in r for r in rows)
+        shown[student] = rows
+    assert shown["alice"] != shown["bob"]
+    assert all("full marks" in r for r in shown["alice"])
+    assert all("wrong" in r for r in shown["bob"])  # alice's answers on bob's numbers
+    assert "forgot" in " ".join(_rows(section, "gus")).lower()  # the misconception, by title
+    assert "<script>alert" not in page and "&lt;script&gt;alert(" in " ".join(_rows(section, "ivy"))
+    assert (tmp_path / "variants.csv").read_text().count("\nalice,") == 3
+
+
+def test_the_formgrader_shows_each_students_numbers_after_her_answer(graded):
+    import nbgrader.server_extensions.formgrader.handlers as handlers
+    from attention_grader.pipeline import configure
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    c = Config()
+    c.CourseDirectory.root = str(graded.course.root)
+    c.HTMLExporter.template_name = "formgrade"
+    c.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    configure(c)
+    pages = {}
+    for student in ("alice", "bob", "ivy"):
+        path = graded.course.root / "autograded" / student / A / f"{A}.ipynb"
+        resources = {"assignment_id": A, "notebook_id": A, "submission_id": "s", "index": 0,
+                     "total": 1, "base_url": "", "student": student, "last_name": None,
+                     "first_name": None, "notebook_path": "x"}  # fmt: skip
+        pages[student], _ = HTMLExporter(config=c).from_notebook_node(
+            nbformat.read(path, as_version=4), resources
+        )
+    for student in ("alice", "bob"):
+        page = pages[student]
+        Q, K, V = numbers_of(graded.course, student)
+        box, test = page.index(f"Checked against {student}'s numbers"), page.index("Q3 step 1")
+        assert page.rindex("Student's answer", 0, test) < box < test  # right after the answer
+        assert f"K = {K.tolist()}" in page[box:] and f"V = {V.tolist()}" in page[box:]
+    assert "<script>alert" not in pages["ivy"] and "&lt;script&gt;alert(" in pages["ivy"]
 
 
 def test_the_key_never_reaches_a_student(graded):

@@ -379,6 +379,22 @@ class GradingExecute(Execute):
             text = variant_shown(source, checker.namespace, checker.variant_seed.student)
             cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text)]
 
+    def _record_variant(self, cell: NotebookNode, grade_id: str) -> None:
+        """Note in a test cell the student's numbers it checked her answers against."""
+        from attention_grader.common.variant_record import record_variant
+        from attention_grader.execution.variant_grading import test_reads
+
+        checker = self._trusted
+        assert checker is not None, "a test cell is only known to a checker"
+        if not checker.drawn or checker.variant_seed.practice:
+            return  # everyone's numbers are the practice ones, printed in the question
+        source = checker.cells.tests[grade_id]
+        numbers, answers = test_reads(
+            source, checker.namespace, checker.drawn, checker.last_answers
+        )
+        if numbers:
+            record_variant(cell, checker.variant_seed.student, numbers, answers)
+
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str
     ) -> tuple[NotebookNode, dict[str, Any]]:
@@ -387,6 +403,7 @@ class GradingExecute(Execute):
         assert self._trusted is not None, "a test cell is only known to a checker"
         cell.outputs = self._trusted.run_test(grade_id)
         record_diagnosis(cell, self._trusted.diagnoses.get(grade_id))
+        self._record_variant(cell, grade_id)
         cell.execution_count = None
         if self._trusted.channel.broken:  # the kernel died inside a student's function
             self._stop(KERNEL_DIED, index)

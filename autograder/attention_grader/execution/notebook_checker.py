@@ -184,6 +184,7 @@ def notebook_checker(
     # What a variant cell binds is always the grader's: her K may be a classmate's numbers.
     drawn = variant_names(cells.locked)
     checker.student_data = student_changes(students, cells.locked_data - cells.answers - drawn)
+    checker.drawn = drawn
     seed_text = _variants(checker, info, config) if drawn else ""
     return NotebookChecker(
         checker,

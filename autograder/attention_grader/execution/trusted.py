@@ -147,6 +147,8 @@ class TrustedChecker:
         #: the exchange says handed in; her classmates' seeds, to name an answer fitting theirs.
         self.variant_seed: StudentSeed = PRACTICE
         self.classmate_seeds: tuple[StudentSeed, ...] = ()
+        #: The names the variant cells bind (set with the seed), always the grader's values.
+        self.drawn: frozenset[str] = frozenset()
         #: grade_id -> the classmate whose variant a failed test's answers fit (``other_variant``).
         self.other_variant: dict[str, str] = {}
         self._last_answers: dict[str, object] = {}
@@ -156,6 +158,11 @@ class TrustedChecker:
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)
         channel.handles.teacher_class = lambda name: isinstance(self.namespace.get(name), type)
         channel.stdout_sink = self._replay
+
+    @property
+    def last_answers(self) -> dict[str, object]:
+        """The answers the last test read from the student's kernel (empty if none were read)."""
+        return dict(self._last_answers)
 
     def is_test(self, grade_id: str | None) -> bool:
         return grade_id in self.cells.tests

@@ -40,6 +40,7 @@ __all__ = [
     "copied_cells",
     "draws_variant",
     "locked_namespace",
+    "test_reads",
     "variant_names",
     "variant_shown",
 ]
@@ -177,3 +178,38 @@ def variant_shown(source: str, namespace: Mapping[str, object], student: str) ->
             shown = np.asarray(value).tolist() if not isinstance(value, int | float) else value
             lines.append(f"{name} = {shown}")
     return "\n".join(lines) + "\n"
+
+
+def test_reads(
+    source: str,
+    namespace: Mapping[str, object],
+    drawn: frozenset[str],
+    answers: Mapping[str, object],
+) -> tuple[dict[str, object], dict[str, object]]:
+    """Return the student's numbers a test reads and her answers it read, both as data.
+
+    Parameters
+    ----------
+    source : str
+        The test's code (the gradebook's).
+    namespace : mapping
+        The grader's namespace, where the variant cells drew her numbers.
+    drawn : frozenset of str
+        The names the variant cells bind (:func:`variant_names`).
+    answers : mapping
+        What her kernel gave the test (only plain data is kept: no handle, no module).
+
+    Returns
+    -------
+    numbers, answers : dict
+        Name -> value, for :func:`attention_grader.common.variant_record.record_variant`.
+    """
+    tree = parse_cell(source)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
+    numbers = {
+        name: namespace[name]
+        for name in sorted(read & drawn)
+        if name in namespace and isinstance(namespace[name], np.ndarray | int | float | list)
+    }
+    given = {k: v for k, v in answers.items() if is_plain_data(v)}
+    return numbers, given

@@ -12,6 +12,10 @@ config (``formgrade`` template), so both changes are config (:func:`configure`, 
   ``### END SOLUTION``). It only acts on a formgrader page (its resources carry a
   ``submission_id`` and no ``nbgrader`` entry): feedback, rendered by an ``HTMLExporter`` too,
   never gets a rubric.
+* :class:`ShowVariant`, the same for per-student variants: after an answer whose tests ran on
+  the student's own numbers, a box with those numbers and her answers as the grader read them
+  (:mod:`attention_grader.common.variant_record`), all inside a code block, so nothing of hers
+  is read as markdown or HTML;
 * :func:`markdown2html`: the ``markdown2html`` filter with maths as MathML
   (:mod:`attention_grader.pages.offline_html`), so formulas render where MathJax's CDN is unreachable,
   and the rendered HTML through the allowlist (:mod:`attention_grader.pages.html_clean`);
@@ -21,6 +25,7 @@ config (``formgrade`` template), so both changes are config (:func:`configure`, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +36,8 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
 from attention_grader.common.flags import GRADER_METADATA
-from attention_grader.common.safe_text import html_text
+from attention_grader.common.safe_text import html_text, printable
+from attention_grader.common.variant_record import VariantRead, read_variant
 from attention_grader.pages.offline_html import markdown_to_html
 
 if TYPE_CHECKING:
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EscapePageText",
     "ShowRubric",
+    "ShowVariant",
     "escape_formgrader_pages",
     "markdown2html",
     "model_answers",
@@ -107,6 +114,64 @@ class ShowRubric(Preprocessor):
         folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
         path = folder / f"{notebook}.ipynb"
         return path if path.is_file() else None
+
+
+def _on_formgrader(resources: dict[str, Any]) -> bool:
+    """Whether this is a formgrader page: a ``submission_id`` and no ``nbgrader`` entry."""
+    return bool(resources.get("submission_id")) and "nbgrader" not in resources
+
+
+def variant_box(reads: list[VariantRead]) -> str:
+    """Return the markdown of one answer's box: her numbers, then her answers, in a code block.
+
+    The fence is longer than any run of backticks inside, so nothing closes it early.
+    """
+    lines = [f"Checked against {printable(reads[0].student)}'s numbers:"]
+    numbers = dict(p for r in reads for p in r.numbers)
+    answers = dict(p for r in reads for p in r.answers)
+    lines += [f"  {printable(k)} = {printable(v)}" for k, v in numbers.items()]
+    if answers:
+        lines.append("Her answers, as the grader read them:")
+        lines += [f"  {printable(k)} = {printable(v)}" for k, v in answers.items()]
+    body = "\n".join(lines)
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return (
+        "**For the grader: this student's variant** (drawn by the grader for the id the "
+        f"exchange trusts; her answers are checked on these numbers)\n\n{fence}text\n{body}\n{fence}"
+    )
+
+
+class ShowVariant(Preprocessor):
+    """Insert, after each answer checked on a student's own numbers, a box showing them."""
+
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any] | None
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        resources = resources if resources is not None else {}
+        if not _on_formgrader(resources):
+            return nb, resources
+        cells: list[NotebookNode] = []
+        run: list[VariantRead] = []  # the reads of the tests right after one answer
+        at = 0  # where that answer's box goes: before the first of its tests
+        for cell in nb.cells:
+            read = read_variant(cell)
+            if read is None:
+                self._insert(cells, at, run)
+                run = []
+            else:
+                at = at if run else len(cells)
+                run.append(read)
+            cells.append(cell)
+        self._insert(cells, at, run)
+        nb.cells = cells
+        return nb, resources
+
+    @staticmethod
+    def _insert(cells: list[NotebookNode], at: int, run: list[VariantRead]) -> None:
+        if run:
+            box = new_markdown_cell(variant_box(run), metadata={GRADER_METADATA: {"variant": True}})
+            cells.insert(at, box)
 
 
 @pass_context

@@ -41,6 +41,7 @@ from attention_grader.term.class_diagnoses import (
 from attention_grader.term.question_stats import QuestionStat, question_stats
 from attention_grader.term.report_page import figures, page_html
 from attention_grader.term.student_rows import StudentRow, student_rows
+from attention_grader.term.variant_rows import VariantRow, variant_rows
 
 __all__ = ["Report", "build_report", "write_report"]
 
@@ -62,6 +63,8 @@ class Report:
     refused: list[Seen] = field(default_factory=list)
     #: grade_id -> "Q3" / "Q3, check 2": the question as the students' notebook numbers it.
     labels: dict[str, str] = field(default_factory=dict)
+    #: Each test checked on a student's own numbers (per-student variants): numbers, answers.
+    variants: list[VariantRow] = field(default_factory=list)
 
     def question_name(self, grade_id: str) -> str:
         """``"Q3, check 2 (launched_weights_test)"``: the students' number, then the cell's id."""
@@ -144,6 +147,7 @@ def build_report(course: Course, assignment: str) -> Report:
         submissions,
         refused,
         source_labels(course, assignment),
+        variant_rows(notebooks),
     )
 
 
@@ -203,11 +207,20 @@ def write_report(course: Course, assignment: str, out: str | Path | None = None)
         [[line.student, _utc(line.received), round(line.late_seconds), line.sha256, line.status]
          for lines in report.submissions.values() for line in lines],
     )  # fmt: skip
+    if report.variants:
+        _write_csv(
+            folder / "variants.csv",
+            ["student", "notebook", "question", "numbers", "answers", "passed", "misconception"],
+            [[v.student, v.notebook, v.question, v.numbers, v.answers, v.passed,
+              v.misconception] for v in report.variants],
+        )  # fmt: skip
     links = {
         "students.csv": "one row per student (this page's class table)",
         "submissions.csv": "every submission received, per student (which one was graded)",
         "misconceptions.csv": "one row per diagnosis (student, question, misconception)",
     }
+    if report.variants:
+        links["variants.csv"] = "each student's numbers and answers, per test (variants)"
     if (folder / "batch_summary.csv").exists():
         links["batch_summary.csv"] = "the last grading run: status and reason per submission"
     grades = course.root / "grades.csv"

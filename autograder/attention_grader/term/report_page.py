@@ -210,6 +210,23 @@ def _misconceptions(report: Report, fig: dict[str, str]) -> str:
     )
 
 
+def _variants(report: Report) -> str:
+    """Return each student's numbers beside her answers, one row per test (or nothing)."""
+    if not report.variants:
+        return ""
+    rows = [
+        [v.student, report.question_name(v.question), v.numbers, v.answers,
+         "full marks" if v.passed else "wrong", report.titles.get(v.misconception, v.misconception)]
+        for v in report.variants
+    ]  # fmt: skip
+    header = ["student", "test", "her numbers", "her answers", "result", "misconception"]
+    return (
+        "<h2>Each student's numbers</h2>\n<p>Every student answered on her own numbers (drawn "
+        "for the id the exchange trusts): each test's numbers and the answers it read. The "
+        "misconceptions above are counted across these variants.</p>\n" + html_table(header, rows)
+    )
+
+
 def _flags(report: Report) -> str:
     """Return what grading flagged, each kind explained with the registry's words (:mod:`~attention_grader.common.flags`)."""
     rows = [
@@ -286,6 +303,7 @@ files; the one graded is marked. Late is against the due date, before any grace.
 <p>How many students' answers matched each known buggy computation (a student counts once per
 misconception, even if it shows in several questions).</p>
 {_misconceptions(report, fig)}
+{_variants(report)}
 <h2>Flags</h2>
 <p>What grading asks you to look at (the batch summary lists the same: the flags in the graded
 notebooks, and lateness).</p>

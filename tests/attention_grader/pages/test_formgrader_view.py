@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import nbformat
+import numpy as np
 import pytest
 from attention_grader.pages.formgrader_view import ShowRubric, model_answers
 from attention_grader.pipeline import configure
@@ -92,3 +93,52 @@ def test_the_course_config_installs_it():
 
 def test_fixture_sources_hold_what_the_tests_look_for():
     assert "Rubric (2 points)" in ESSAY_SOURCE and "\\sqrt{d_k}" in MATHS_SOURCE
+
+
+#: A student id and an answer that would be markup, a code fence's end and a script if unescaped.
+HOSTILE_ID = "<img src=x onerror=alert(1)>"
+HOSTILE_ANSWER = "```\n<script>alert('answer')</script>"
+
+
+def variant_notebook():
+    """An answer cell and its two tests, each as grading records them on a student's variant."""
+    from attention_grader.common.variant_record import record_variant
+
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell("weights = 'mine'", metadata={
+        "nbgrader": {"grade_id": "answer", "solution": True, "grade": False}})  # fmt: skip
+    tests = []
+    for gid, numbers in (("t1", {"K": np.array([[7, 1]])}), ("t2", {"V": np.array([[5, 3]])})):
+        cell = nbformat.v4.new_code_cell("check()", metadata={
+            "nbgrader": {"grade_id": gid, "grade": True, "points": 1, "solution": False}})  # fmt: skip
+        record_variant(cell, HOSTILE_ID, numbers, {"weights": HOSTILE_ANSWER})
+        tests.append(cell)
+    nb.cells = [nbformat.v4.new_markdown_cell("# Q"), answer, *tests]
+    return nb
+
+
+def test_the_formgrader_shows_her_numbers_after_her_answer_escaped(course_root):
+    from nbconvert import HTMLExporter
+
+    resources = {"assignment_id": FIXTURE, "notebook_id": FIXTURE, "submission_id": "abc",
+                 "index": 0, "total": 1, "base_url": "", "student": "ana", "last_name": None,
+                 "first_name": None, "notebook_path": "x"}  # fmt: skip
+    page, _ = HTMLExporter(config=formgrader_config(course_root)).from_notebook_node(
+        variant_notebook(), resources
+    )
+    box = page.index("Checked against")
+    assert page.index("'mine'") < box < page.index("t1</code>")  # after the answer
+
+    assert page.count("Checked against") == 1
+    assert "K = [[7, 1]]" in page and "V = [[5, 3]]" in page  # both tests' numbers in one box
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert page.index("&lt;script&gt;alert") < page.index("</pre>", box)  # the fence held
+
+
+def test_feedback_never_gets_the_variant_box(course_root):
+    from attention_grader.pages.formgrader_view import ShowVariant
+
+    resources = {"nbgrader": {"notebook": FIXTURE}, "submission_id": "abc"}
+    out, _ = ShowVariant().preprocess(variant_notebook(), resources)
+    assert len(out.cells) == 4
