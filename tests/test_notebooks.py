@@ -190,21 +190,21 @@ MODEL_ANSWERS = {
     "01_the_bottleneck": [
         "scores = [1 * 3 + 2 * 1, 1 * 1 + 2 * 1, 1 * 0 + 2 * 2]",
         "a = softmax(H @ s)\nc = a[0] * H[0] + a[1] * H[1] + a[2] * H[2]",
-        "s2 = np.array([2, -1])\nscores2 = H @ s2\nc2 = softmax(scores2) @ H",
+        "scores2 = H @ s2\nc2 = softmax(scores2) @ H",
     ],
     "02_query_key_value": [
         'winner_at_45 = "tiffin"',  # asked first, before any score (issue 38, X4)
         "scores_it = [1 * 2 + 1 * 1, 1 * 0 + 1 * 1, 1 * 1 + 1 * 1, 1 * 1 + 1 * 0]",
         "long_key = [2, 2]",
         "scores_q = np.array([1, -1, 0, 1])\nweights_q = np.exp(scores_q) / np.exp(scores_q).sum()",
-        "q_new = np.array([-1, 2])\nz = TIFFIN.K @ q_new / np.sqrt(2)\n"
+        "z = TIFFIN.K @ q_new / np.sqrt(2)\n"
         "scaled_weights = np.exp(z) / np.exp(z).sum()\noutput = scaled_weights @ TIFFIN.V",
     ],
     "03_worked_examples": [
         "chandrayaan_output = [0.248 * 1 + 0.248 * 3 + 0.503 * 0, 0.248 * 2 + 0.248 * 0 + 0.503 * 4]",
         "z = TIFFIN.K @ TIFFIN.query() / np.sqrt(2)\nweights_it_scaled = np.exp(z) / np.exp(z).sum()",
         "A = np.array([[1, 2], [3, 0]])\nB = np.array([[2, 1], [0, 1]])\nproduct = A @ B",
-        "q_new = np.array([3, 1])\nscores_new = ISRO.K @ q_new / np.sqrt(2)\n"
+        "scores_new = ISRO.K @ q_new / np.sqrt(2)\n"
         "weights_new = np.exp(scores_new) / np.exp(scores_new).sum()\n"
         "output_new = weights_new @ ISRO.V",
     ],
