@@ -25,6 +25,7 @@ import secrets
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
     "ensure_variant_keys",
@@ -306,20 +307,28 @@ def variant_seed(courses: Sequence[Course], groups: set[str], login: str) -> str
     """
     from attention_lab.variants import StudentSeed
 
-    for course in courses:
-        if course.variant_key_file and f"nbgrader-{course.course_id}" in groups:
-            try:
-                with open(course.variant_key_file, encoding="ascii") as key:
-                    secret = bytes.fromhex(key.read().strip())
-            except (OSError, ValueError) as err:  # the hub made it at start: gone or spoilt since
-                log.error(
-                    "%s: variant key unreadable (%s): %s gets the practice numbers (answers "
-                    "worked on them are flagged other_variant); restore the key from a backup",
-                    course.course_id, err, login,
-                )  # fmt: skip
-                return ""
-            return StudentSeed.from_key(secret, login).to_text()
-    return ""
+    keyed = [c for c in courses if c.variant_key_file and f"nbgrader-{c.course_id}" in groups]
+    if not keyed:
+        return ""
+    if len(keyed) > 1:  # her server holds one seed: said, never a class graded in silence
+        log.error(
+            "%s studies %d courses with variants (%s): her server holds the seed of %s only, so "
+            "in the others she sees numbers their grading does not give her (her answers there "
+            "score as wrong); give her a separate account per course with variants",
+            login, len(keyed), ", ".join(c.course_id for c in keyed), keyed[0].course_id,
+        )  # fmt: skip
+    course = keyed[0]
+    try:
+        with open(str(course.variant_key_file), encoding="ascii") as key:
+            secret = bytes.fromhex(key.read().strip())
+    except (OSError, ValueError) as err:  # the hub made it at start: gone or spoilt since
+        log.error(
+            "%s: variant key unreadable (%s): %s gets the practice numbers (answers "
+            "worked on them are flagged other_variant); restore the key from a backup",
+            course.course_id, err, login,
+        )  # fmt: skip
+        return ""
+    return StudentSeed.from_key(secret, login).to_text()
 
 
 def make_pre_spawn_hook(
@@ -465,6 +474,7 @@ def ensure_variant_keys(courses: Sequence[Course]) -> list[str]:
         The key's folder is missing: the hub does not start (a key made elsewhere would not be
         the one the teacher grades with).
     """
+    refuse_shared_keys(courses)
     made = []
     for course in courses:
         path = course.variant_key_file
@@ -478,16 +488,48 @@ def ensure_variant_keys(courses: Sequence[Course]) -> list[str]:
                 f"<course folder>/variant.key"
             )
         owner = os.stat(folder)
+        key = secrets.token_hex(32)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
             if os.geteuid() == 0:
                 os.fchown(fd, owner.st_uid, owner.st_gid)
-            os.write(fd, (secrets.token_hex(32) + "\n").encode("ascii"))
+            os.write(fd, (key + "\n").encode("ascii"))
         finally:
             os.close(fd)
+        # so that grading refuses if the key is lost, even where the config does not name it
+        from attention_grader.common.variant_key import issued_path, note_issued
+
+        note_issued(Path(path), bytes.fromhex(key))
+        if os.geteuid() == 0 and issued_path(Path(path)).exists():
+            os.chown(issued_path(Path(path)), owner.st_uid, owner.st_gid)
         log.warning("%s: made the course's variant key %s", course.course_id, path)
         made.append(path)
     return made
+
+
+def refuse_shared_keys(courses: Sequence[Course]) -> None:
+    """Refuse two courses naming one variant key: each class gets its own.
+
+    With one key, a student of both would get the same numbers in both, and either class's
+    teacher could compute every student's numbers of the other.
+
+    Raises
+    ------
+    ValueError
+        Two courses name the same key file.
+    """
+    seen: dict[str, str] = {}
+    for course in courses:
+        if not course.variant_key_file:
+            continue
+        path = os.path.realpath(course.variant_key_file)
+        if path in seen:
+            raise ValueError(
+                f"the hub does not start: courses {seen[path]!r} and {course.course_id!r} name "
+                f"one variant key ({course.variant_key_file}); give each class its own, e.g. "
+                "<its course folder>/variant.key"
+            )
+        seen[path] = course.course_id
 
 
 def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> None:

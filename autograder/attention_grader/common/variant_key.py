@@ -12,6 +12,8 @@ student's seed (:func:`student_seed`); the student gets only that seed.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import secrets
 from pathlib import Path
@@ -21,7 +23,15 @@ from traitlets.config import Config, Configurable
 
 from attention_lab.variants import PRACTICE, StudentSeed, current_seed
 
-__all__ = ["KeyMissing", "Variants", "course_key", "key_path", "student_seed"]
+__all__ = [
+    "KeyMissing",
+    "Variants",
+    "course_key",
+    "issued_path",
+    "key_path",
+    "note_issued",
+    "student_seed",
+]
 
 KEY_BYTES = 32
 #: The student nbgrader's generate_assignment names when it checks the teacher's solution.
@@ -77,6 +87,34 @@ def key_path(config: Config) -> Path:
     return path
 
 
+#: Beside the key, a note that the course has (had) a key: its fingerprint, never the key.
+ISSUED_SUFFIX = ".issued"
+
+
+def issued_path(key: Path) -> Path:
+    """Return where the note that ``key`` was made lives (``variant.key.issued``)."""
+    return key.with_name(key.name + ISSUED_SUFFIX)
+
+
+def note_issued(key_file: Path, key: bytes) -> None:
+    """Leave, beside the key, a note that it exists: who loses the key still knows there was one.
+
+    Without it a course whose config does not name the key (``c.Variants.key_file``) would,
+    the key lost, grade every student on the practice numbers in silence. The note holds the
+    key's SHA-256 fingerprint (which gives nobody the key) and is written once, best effort.
+    """
+    note = issued_path(key_file)
+    if note.exists():
+        return
+    with contextlib.suppress(OSError):
+        note.write_text(
+            "This course draws every student's numbers from the key beside this note (SHA-256 "
+            f"{hashlib.sha256(key).hexdigest()[:16]}). If the key is lost, restore it from a "
+            "backup: grading refuses without it.\n",
+            encoding="ascii",
+        )
+
+
 def course_key(config: Config, create: bool = False) -> bytes:
     """Read the course key; ``create`` makes it (mode 0600) when missing.
 
@@ -102,6 +140,7 @@ def course_key(config: Config, create: bool = False) -> bytes:
         key = b""
     if len(key) < 16:
         raise ValueError(f"{path} is not a course key (64 hex digits): restore it from a backup")
+    note_issued(path, key)
     return key
 
 
@@ -112,19 +151,22 @@ def student_seed(config: Config, student: str | None) -> StudentSeed:
     No key: the practice numbers, which every student without the hub's seed worked on
     (``c.Variants.without_key = "own"``, as ``make check``'s scratch course says: her own seed,
     the hub's, else the practice numbers); refused (:class:`KeyMissing`) when the course set
-    ``c.Variants.key_file`` on purpose, since her numbers then came from that key.
+    ``c.Variants.key_file`` on purpose or the key's note (:func:`note_issued`) says there was
+    one, since her numbers then came from that key.
     """
     if not student or student == RELEASE_CHECK_STUDENT:
         return PRACTICE
     try:
         return StudentSeed.from_key(course_key(config), student)
     except KeyMissing as missing:
-        if Variants(config=config).key_file:
+        note = issued_path(key_path(config))
+        if Variants(config=config).key_file or note.exists():
             # Never the practice numbers in silence: she was given her own.
+            why = "c.Variants.key_file names it" if not note.exists() else f"{note} says it existed"
             raise KeyMissing(
-                f"{missing}, and c.Variants.key_file names it: {student!r}'s numbers came from "
-                "it, and grading without it would mark her against numbers she never saw. "
-                "Restore the key from a backup (a new key gives every student new numbers)"
+                f"{missing}, and {why}: {student!r}'s numbers came from it, and grading without "
+                "it would mark her against numbers she never saw. Restore the key from a backup "
+                "(a new key gives every student new numbers)"
             ) from None
         if Variants(config=config).without_key == "own":
             return current_seed()

@@ -95,10 +95,8 @@ class NotebookChecker:
         ]  # fmt: skip
         flags += [
             Flag(OTHER_VARIANT, f"{name}/{gid}: the answer fits the numbers of "
-                 + ("the practice variant (worked without the hub's seed, e.g. on a laptop)"
-                    if other == PRACTICE.student else f"{other}'s variant")
-                 + ", not the student's own")
-            for gid, other in copied_cells(self.checker.other_variant).items()
+                 + " and of ".join(map(_whose, others)) + ", not the student's own")
+            for gid, others in copied_cells(self.checker.other_variant).items()
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
         flags += [
@@ -110,6 +108,12 @@ class NotebookChecker:
             flags += [Flag(LIBRARY_USE, f"{name}: {d}") for d in self.library_flags]
             flags += [Flag(LIBRARY_USE, f"{name}/{c}: {STUB_SEEN}") for c in stub_seen(nb)]
         return flags
+
+
+def _whose(other: str) -> str:
+    if other == PRACTICE.student:
+        return "the practice variant (worked without the hub's seed, e.g. on a laptop)"
+    return f"{other}'s variant"
 
 
 def teacher_side(

@@ -149,8 +149,8 @@ class TrustedChecker:
         self.classmate_seeds: tuple[StudentSeed, ...] = ()
         #: The names the variant cells bind (set with the seed), always the grader's values.
         self.drawn: frozenset[str] = frozenset()
-        #: grade_id -> the classmate whose variant a failed test's answers fit (``other_variant``).
-        self.other_variant: dict[str, str] = {}
+        #: grade_id -> the classmates whose variants a failed test's answers fit (``other_variant``).
+        self.other_variant: dict[str, tuple[str, ...]] = {}
         self._last_answers: dict[str, object] = {}
         self._classmate_scopes: dict[str, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
@@ -365,7 +365,7 @@ class TrustedChecker:
                 self.classmate_seeds,
                 self._classmate_scopes,
             )
-        if match is not None:
+        if match:
             self.other_variant[grade_id] = match
 
     def _define_in_kernel(self, source: str) -> None:

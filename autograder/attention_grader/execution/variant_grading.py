@@ -12,8 +12,8 @@ A read-only cell that calls ``variants.draw(...)`` (:mod:`attention_lab.variants
 * a test that fails without a misconception named on her own numbers is run again, with the
   same answers, against each classmate's variant (the gradebook's students, the ``submitted/``
   folders, and the practice numbers): when it passes there, the answer fits a classmate's
-  numbers and not hers, and the notebook is flagged ``other_variant``
-  (:func:`classmate_match`); the score stays that of a wrong answer.
+  numbers and not hers, and the notebook is flagged ``other_variant``, naming every variant
+  it fits (:func:`classmate_match`); the score stays that of a wrong answer.
 """
 
 from __future__ import annotations
@@ -132,12 +132,19 @@ def _passes(test: str, scope: dict[str, object], answers: Mapping[str, object]) 
 MIN_CELLS = 2
 
 
-def copied_cells(matches: Mapping[str, str]) -> dict[str, str]:
-    """Keep the cells (grade_id -> classmate) whose classmate fits :data:`MIN_CELLS` or more."""
+def copied_cells(matches: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Keep the cells (grade_id -> classmates) fitting one classmate in :data:`MIN_CELLS` or more.
+
+    Each kept cell names only those of its classmates who reach :data:`MIN_CELLS`.
+    """
     count: dict[str, int] = {}
-    for other in matches.values():
-        count[other] = count.get(other, 0) + 1
-    return {gid: other for gid, other in matches.items() if count[other] >= MIN_CELLS}
+    for others in matches.values():
+        for other in others:
+            count[other] = count.get(other, 0) + 1
+    kept = {
+        gid: tuple(o for o in others if count[o] >= MIN_CELLS) for gid, others in matches.items()
+    }
+    return {gid: others for gid, others in kept.items() if others}
 
 
 def classmate_match(
@@ -146,23 +153,27 @@ def classmate_match(
     answers: Mapping[str, object],
     others: Iterable[StudentSeed],
     scopes: dict[str, dict[str, object] | None] | None = None,
-) -> str | None:
-    """Return the first classmate whose variant ``test`` passes with ``answers``, or None.
+) -> tuple[str, ...]:
+    """Return every classmate, in ``others``' order, whose variant ``test`` passes with ``answers``.
 
+    Every one, not the first: where the practice numbers and a classmate's coincide on a
+    question, answers fitting both may be a laptop's work or a copy, and naming only one of
+    them would hide the other from the teacher (or accuse a classmate for a laptop's work).
     Only answers that are plain data are tried (a student's function would run again in her
     kernel, on a classmate's inputs). ``scopes`` keeps each classmate's read-only namespace
     between the tests of one notebook (drawing a variant may take many draws).
     """
     if not answers or not all(is_plain_data(v) for v in answers.values()):
-        return None
+        return ()
     scopes = {} if scopes is None else scopes
+    found = []
     for seed in others:
         if seed.student not in scopes:
             scopes[seed.student] = locked_namespace(locked, seed)
         scope = scopes[seed.student]
         if scope is not None and _passes(test, scope, answers):
-            return seed.student
-    return None
+            found.append(seed.student)
+    return tuple(found)
 
 
 def variant_shown(source: str, namespace: Mapping[str, object], student: str) -> str:

@@ -80,3 +80,66 @@ def test_the_formgraders_release_check_needs_no_key(tmp_path, monkeypatch):
     assert student_seed(config, ".") is PRACTICE
     course_key(config, create=True)
     assert student_seed(config, ".") is PRACTICE  # with a key too: the solution's numbers
+
+
+def _classroom():
+    """The hub's classroom module (only its functions: no hub starts)."""
+    import sys
+    from pathlib import Path
+
+    hub = Path(__file__).resolve().parents[3] / "autograder" / "jupyterhub"
+    if str(hub) not in sys.path:
+        sys.path.append(str(hub))
+    import classroom
+
+    return classroom
+
+
+def test_a_key_the_hub_made_and_lost_refuses_grading_even_unnamed(tmp_path, monkeypatch):
+    """c.Variants.key_file left commented out: the hub's note says there was a key."""
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    classroom = _classroom()
+    key = tmp_path / "variant.key"
+    classroom.ensure_variant_keys([classroom.Course("a", variant_key_file=str(key))])
+    config = _config(tmp_path)  # names no key
+    made = course_key(config)
+    note = (tmp_path / "variant.key.issued").read_text()
+    assert made.hex() not in note and "restore it from a backup" in note
+    key.unlink()
+    with pytest.raises(KeyMissing, match="variant.key.issued says it existed.*never saw"):
+        student_seed(config, "alice")
+    assert student_seed(config, ".") is PRACTICE  # the release check needs no student's numbers
+
+
+def test_grading_with_a_key_leaves_the_note_for_a_key_made_before_it(tmp_path, monkeypatch):
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    (tmp_path / "variant.key").write_text("ab" * 32 + "\n")  # a hub of the last release made it
+    config = _config(tmp_path)
+    student_seed(config, "alice")
+    (tmp_path / "variant.key").unlink()
+    with pytest.raises(KeyMissing):
+        student_seed(config, "alice")
+
+
+def test_several_classes_on_one_hub_each_get_their_own_key(tmp_path, monkeypatch, caplog):
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    classroom = _classroom()
+    roots = {name: tmp_path / name for name in ("algebra", "attention")}
+    courses = []
+    for name, root in roots.items():
+        root.mkdir()
+        courses.append(classroom.Course(name, variant_key_file=str(root / "variant.key")))
+    assert len(classroom.ensure_variant_keys(courses)) == 2
+    keys = {name: course_key(_config(root)) for name, root in roots.items()}
+    assert keys["algebra"] != keys["attention"]
+    for name, root in roots.items():  # a student's server gets the seed of her own class
+        seed = classroom.variant_seed(courses, {f"nbgrader-{name}"}, "ana")
+        assert seed == student_seed(_config(root), "ana").to_text()
+    with caplog.at_level("ERROR"):  # one seed per server: a student of both is told about
+        both = classroom.variant_seed(courses, {"nbgrader-algebra", "nbgrader-attention"}, "ana")
+    assert both == student_seed(_config(roots["algebra"]), "ana").to_text()
+    assert "studies 2 courses with variants" in caplog.text
+    shared = [classroom.Course(n, variant_key_file=str(tmp_path / "one.key")) for n in "bc"]
+    with pytest.raises(ValueError, match="name one variant key"):
+        classroom.ensure_variant_keys(shared)
+    assert not (tmp_path / "one.key").exists()

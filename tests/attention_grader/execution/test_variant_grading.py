@@ -4,6 +4,7 @@ tests/attention_grader/test_variants_graded.py).
 
 from __future__ import annotations
 
+import nbformat
 import numpy as np
 from attention_grader.execution.variant_grading import (
     classmate_match,
@@ -38,14 +39,49 @@ def test_an_answer_is_matched_to_the_classmate_whose_numbers_it_fits():
         exec(DATA, scope)  # noqa: S102 -- our own cell
     scopes: dict = {}
     found = classmate_match({"data": DATA}, TEST, {"answer": scope["x"]}, [alice, bob], scopes)
-    assert found == "bob" and set(scopes) == {"alice", "bob"}
-    assert classmate_match({"data": DATA}, TEST, {"answer": np.array([-1, -1, -1])}, [bob]) is None
+    assert found == ("bob",) and set(scopes) == {"alice", "bob"}
+    assert classmate_match({"data": DATA}, TEST, {"answer": np.array([-1, -1, -1])}, [bob]) == ()
+
+
+def test_answers_fitting_the_practice_numbers_and_a_classmates_name_both():
+    """Where the practice numbers and a classmate's coincide, the answer may be a laptop's work
+    or a copy: the flag names both, never only the practice variant (first in the list).
+    """
+    from types import SimpleNamespace
+
+    from attention_grader.execution.notebook_checker import NotebookChecker
+
+    from attention_lab import variants
+
+    few = DATA.replace("size=3", "size=1").replace("(0, 9,", "(0, 2,")
+    drawn = {}
+    for name in ("practice", *(f"s{i}" for i in range(40))):
+        seed = variants.PRACTICE if name == "practice" else StudentSeed.from_key(KEY, name)
+        scope: dict = {}
+        with variants.graded_as(seed):
+            exec(few, scope)  # noqa: S102 -- our own cell
+        drawn[seed] = int(scope["x"][0])
+    same = [s for s in drawn if not s.practice and drawn[s] == drawn[variants.PRACTICE]][:1]
+    other = [s for s in drawn if drawn[s] != drawn[variants.PRACTICE]][:1]
+    others = [variants.PRACTICE, *other, *same]
+    answer = {"answer": np.array([drawn[variants.PRACTICE]])}
+    found = classmate_match({"data": few}, TEST, answer, others)
+    assert found == ("practice", same[0].student)
+    checker = SimpleNamespace(other_variant={"c1": found, "c2": found}, unreadable=[],
+                              rebound_data={}, needs_teacher={})  # fmt: skip
+    flags = NotebookChecker(checker, frozenset(), False, (), ()).record(  # type: ignore[arg-type]
+        nbformat.v4.new_notebook(), "nb", []
+    )
+    details = [f.detail for f in flags if f.kind == "other_variant"]
+    assert len(details) == 2
+    assert all("practice variant" in d and f"of {same[0].student}'s variant" in d for d in details)
 
 
 def test_one_cell_fitting_a_classmate_is_no_flag_two_are():
-    assert copied_cells({"c1": "alice"}) == {}
-    assert copied_cells({"c1": "alice", "c2": "bob"}) == {}
-    assert copied_cells({"c1": "alice", "c2": "alice", "c3": "bob"}) == {
-        "c1": "alice",
-        "c2": "alice",
+    assert copied_cells({"c1": ("alice",)}) == {}
+    assert copied_cells({"c1": ("alice",), "c2": ("bob",)}) == {}
+    assert copied_cells({"c1": ("alice",), "c2": ("alice", "bob"), "c3": ("bob", "cy")}) == {
+        "c1": ("alice",),
+        "c2": ("alice", "bob"),
+        "c3": ("bob",),
     }
