@@ -101,7 +101,8 @@ def note_issued(key_file: Path, key: bytes) -> None:
 
     Without it a course whose config does not name the key (``c.Variants.key_file``) would,
     the key lost, grade every student on the practice numbers in silence. The note holds the
-    key's SHA-256 fingerprint (which gives nobody the key) and is written once, best effort.
+    key's SHA-256 fingerprint (which gives nobody the key) and is written once, best effort,
+    where the key is made (here and by the classroom hub), never beside a key only read.
     """
     note = issued_path(key_file)
     if note.exists():
@@ -131,8 +132,10 @@ def course_key(config: Config, create: bool = False) -> bytes:
             raise KeyMissing(f"the course has no variant key at {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        made = secrets.token_hex(KEY_BYTES)
         with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(KEY_BYTES) + "\n")
+            out.write(made + "\n")
+        note_issued(path, bytes.fromhex(made))
     text = path.read_text(encoding="ascii", errors="replace").strip()
     try:
         key = bytes.fromhex(text)
@@ -140,7 +143,6 @@ def course_key(config: Config, create: bool = False) -> bytes:
         key = b""
     if len(key) < 16:
         raise ValueError(f"{path} is not a course key (64 hex digits): restore it from a backup")
-    note_issued(path, key)
     return key
 
 

@@ -382,14 +382,14 @@ class GradingExecute(Execute):
     def _record_variant(self, cell: NotebookNode, grade_id: str) -> None:
         """Note in a test cell the student's numbers it checked her answers against."""
         from attention_grader.common.variant_record import record_variant
-        from attention_grader.execution.variant_grading import test_reads
+        from attention_grader.execution.variant_grading import what_the_test_read
 
         checker = self._trusted
         assert checker is not None, "a test cell is only known to a checker"
         if not checker.drawn or checker.variant_seed.practice:
             return  # everyone's numbers are the practice ones, printed in the question
         source = checker.cells.tests[grade_id]
-        numbers, answers = test_reads(
+        numbers, answers = what_the_test_read(
             source, checker.namespace, checker.drawn, checker.last_answers
         )
         if numbers:

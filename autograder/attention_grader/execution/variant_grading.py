@@ -40,7 +40,7 @@ __all__ = [
     "copied_cells",
     "draws_variant",
     "locked_namespace",
-    "test_reads",
+    "what_the_test_read",
     "variant_names",
     "variant_shown",
 ]
@@ -191,7 +191,7 @@ def variant_shown(source: str, namespace: Mapping[str, object], student: str) ->
     return "\n".join(lines) + "\n"
 
 
-def test_reads(
+def what_the_test_read(
     source: str,
     namespace: Mapping[str, object],
     drawn: frozenset[str],

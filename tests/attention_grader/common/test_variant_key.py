@@ -111,13 +111,12 @@ def test_a_key_the_hub_made_and_lost_refuses_grading_even_unnamed(tmp_path, monk
     assert student_seed(config, ".") is PRACTICE  # the release check needs no student's numbers
 
 
-def test_grading_with_a_key_leaves_the_note_for_a_key_made_before_it(tmp_path, monkeypatch):
+def test_a_key_made_here_leaves_the_note_too(tmp_path, monkeypatch):
     monkeypatch.delenv(SEED_ENV, raising=False)
-    (tmp_path / "variant.key").write_text("ab" * 32 + "\n")  # a hub of the last release made it
     config = _config(tmp_path)
-    student_seed(config, "alice")
+    course_key(config, create=True)
     (tmp_path / "variant.key").unlink()
-    with pytest.raises(KeyMissing):
+    with pytest.raises(KeyMissing, match="says it existed"):
         student_seed(config, "alice")
 
 
