@@ -68,10 +68,10 @@ def equal_as_shown(a, b) -> bool:
 _LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
-def place_labels(items, ax: Axes, avoid=()) -> None:
+def place_labels(items, ax: Axes, avoid=(), lines=()) -> None:
     """Put each label just past its point, inside the axes and off the labels placed before.
 
-    Where there is room, a label also keeps off the arrows.
+    Where there is room, a label also keeps off the arrows and lines.
 
     Parameters
     ----------
@@ -85,6 +85,10 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
     avoid : sequence of array_like, shape (2,)
         Arrow tips; the arrows run from the origin to them (the keys and the query). A label
         on an arrow's shaft is half hidden by it (tiffin's "k tiffin" under the query arrow).
+    lines : sequence of (array_like, array_like)
+        Segments (start, end) to keep off too, but for a tenth at each end, where the labels
+        of their end points are: the blend lines from the output to each value (tiffin's
+        dotted line to "v it" crossed that label).
     """
     # The box as drawn: an equal-aspect axes is shrunk to a square when drawn, and the labels
     # must be placed in that square the first time too, not in the box before the first draw.
@@ -96,7 +100,9 @@ def place_labels(items, ax: Axes, avoid=()) -> None:
     assert figure is not None  # the axes were made in a figure
     # get_renderer is on the raster canvases (Agg), not on the stubs' FigureCanvasBase
     renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
-    shafts = _shaft_points(avoid, (x0, y0), (sx, sy))
+    shafts = np.vstack(
+        [_shaft_points(avoid, (x0, y0), (sx, sy)), _line_points(lines, (x0, y0), (sx, sy))]
+    )
     placed: list[tuple[float, float, float, float]] = []
     for text, point in items:
         if not text.get_visible():
@@ -152,6 +158,16 @@ def _shaft_points(tips, origin, scale) -> np.ndarray:
     tips = np.asarray(tips, dtype=float)[None]
     pts = (t * tips - np.asarray(origin)) * np.asarray(scale)
     return pts.reshape(-1, 2)
+
+
+def _line_points(segments, origin, scale) -> np.ndarray:
+    """Return points along each segment but its end tenths, shape (m, 2), in pixels."""
+    if not len(segments):
+        return np.empty((0, 2))
+    ends = np.asarray(segments, dtype=float)  # (n, 2, 2)
+    t = np.linspace(0.1, 0.9, 17)[:, None, None]
+    pts = ends[None, :, 0] + t * (ends[None, :, 1] - ends[None, :, 0])
+    return ((pts - np.asarray(origin)) * np.asarray(scale)).reshape(-1, 2)
 
 
 def _covers(box, points: np.ndarray) -> bool:
@@ -304,7 +320,9 @@ class ValuesPanel:
         for j, text in enumerate(self.value_labels):
             text.set_visible(j not in on)
         place_labels(
-            [(self.output_label, out), *zip(self.value_labels, self.values, strict=False)], self.ax
+            [(self.output_label, out), *zip(self.value_labels, self.values, strict=False)],
+            self.ax,
+            lines=[(out, v) for v in self.values],
         )
 
     def dynamic_artists(self) -> list:

@@ -251,3 +251,31 @@ def test_key_labels_are_not_drawn_on_the_arrows(preset):
             assert not inside, (label.get_text(), inside[:3])
     finally:
         explorer.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["isro", "tiffin"])
+@pytest.mark.parametrize("query", [None, (3.0, 3.0), (-3.0, -3.0), (3.0, -3.0), (-2.0, 2.0)])
+def test_value_labels_are_not_drawn_on_the_blend_lines(preset, query):
+    # tiffin's dotted blend line from the output to "v it" crossed that label (issue 39).
+    explorer = getattr(QueryExplorer, preset)()
+    try:
+        if query is not None:
+            with explorer.batch_updates():
+                explorer.query_sliders[0].value, explorer.query_sliders[1].value = query
+        values = explorer.values_panel
+        to_px = values.ax.transData.transform
+        out = values.output
+        lines = [
+            to_px(out + t * (np.asarray(v) - out))
+            for v in values.values
+            for t in np.linspace(0.1, 0.9, 17)
+        ]
+        for label in [values.output_label, *values.value_labels]:
+            if not label.get_visible():
+                continue
+            box = _extent(label)
+            inside = [p for p in lines if box.x0 < p[0] < box.x1 and box.y0 < p[1] < box.y1]
+            assert not inside, (label.get_text(), inside[:3])
+    finally:
+        explorer.close()
