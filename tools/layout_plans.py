@@ -107,6 +107,8 @@ MOVES = {
     "run_cache": "common",
     # per-student variants (issue 41, tenth landing)
     "variant_key": "common", "variant_grading": "execution", "variant_family": "execution",
+    # the teacher sees each student's numbers (issue 41, eleventh landing)
+    "variant_record": "common", "variant_rows": "term",
     # pages
     "csp": "pages", "docs_site": "pages", "feedback_page": "pages", "formgrader_view": "pages",
     "html_clean": "pages", "html_safety": "pages", "lesson_pages": "pages",
