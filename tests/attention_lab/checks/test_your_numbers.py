@@ -1,4 +1,4 @@
-"""attention_lab.your_numbers: a lesson exercise's query, drawn for the student (issue 41)."""
+"""attention_lab.checks.your_numbers: a lesson exercise's query, drawn for the student (issue 41)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 
 from attention_lab import checks
 from attention_lab.checks.selfcheck import self_check
+from attention_lab.checks.your_numbers import HIGH, LOW, your_query
 from attention_lab.examples import ISRO
 from attention_lab.variants import SEED_ENV, StudentSeed
-from attention_lab.your_numbers import HIGH, LOW, your_query
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 KEY = b"a course key for these tests.."
 H = np.array([[3, 1], [1, 1], [0, 2]])  # lesson 1's encoder states
 
