@@ -216,7 +216,7 @@ def _variants(report: Report) -> str:
         return ""
     rows = [
         [v.student, report.question_name(v.question), v.numbers, v.answers,
-         "full marks" if v.passed else "wrong", report.titles.get(v.misconception, v.misconception)]
+         "passed" if v.passed else "failed", report.titles.get(v.misconception, v.misconception)]
         for v in report.variants
     ]  # fmt: skip
     header = ["student", "test", "her numbers", "her answers", "result", "misconception"]

@@ -32,7 +32,7 @@ class VariantRow:
     numbers, answers : str
         ``"name = value"`` pairs joined by ``"; "``: her numbers, her answers.
     passed : bool
-        The test gave full marks.
+        The test passed (no error output: how nbgrader scores a test cell).
     misconception : str
         The registry id grading recorded, or "".
     """
