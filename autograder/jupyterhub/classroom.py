@@ -497,11 +497,10 @@ def ensure_variant_keys(courses: Sequence[Course]) -> list[str]:
         finally:
             os.close(fd)
         # so that grading refuses if the key is lost, even where the config does not name it
-        from attention_grader.common.variant_key import issued_path, note_issued
+        from attention_grader.common.variant_key import note_issued
 
-        note_issued(Path(path), bytes.fromhex(key))
-        if os.geteuid() == 0 and issued_path(Path(path)).exists():
-            os.chown(issued_path(Path(path)), owner.st_uid, owner.st_gid)
+        mine = (owner.st_uid, owner.st_gid) if os.geteuid() == 0 else None
+        note_issued(Path(path), bytes.fromhex(key), mine)
         log.warning("%s: made the course's variant key %s", course.course_id, path)
         made.append(path)
     return made

@@ -12,7 +12,6 @@ student's seed (:func:`student_seed`); the student gets only that seed.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import secrets
@@ -96,24 +95,31 @@ def issued_path(key: Path) -> Path:
     return key.with_name(key.name + ISSUED_SUFFIX)
 
 
-def note_issued(key_file: Path, key: bytes) -> None:
+def note_issued(key_file: Path, key: bytes, owner: tuple[int, int] | None = None) -> None:
     """Leave, beside the key, a note that it exists: who loses the key still knows there was one.
 
     Without it a course whose config does not name the key (``c.Variants.key_file``) would,
     the key lost, grade every student on the practice numbers in silence. The note holds the
     key's SHA-256 fingerprint (which gives nobody the key) and is written once, best effort,
-    where the key is made (here and by the classroom hub), never beside a key only read.
+    where the key is made (here and by the classroom hub), never beside a key only read. It is
+    made new, never through a link (the hub runs as root in the teacher's folder); ``owner``
+    ``(uid, gid)`` is given to it as it is made.
     """
-    note = issued_path(key_file)
-    if note.exists():
-        return
-    with contextlib.suppress(OSError):
-        note.write_text(
-            "This course draws every student's numbers from the key beside this note (SHA-256 "
-            f"{hashlib.sha256(key).hexdigest()[:16]}). If the key is lost, restore it from a "
-            "backup: grading refuses without it.\n",
-            encoding="ascii",
+    text = (
+        "This course draws every student's numbers from the key beside this note (SHA-256 "
+        f"{hashlib.sha256(key).hexdigest()[:16]}). If the key is lost, restore it from a "
+        "backup: grading refuses without it.\n"
+    )
+    try:
+        fd = os.open(
+            issued_path(key_file), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644
         )
+    except OSError:  # there already (or a link in its place): left as it is
+        return
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        if owner is not None:
+            os.fchown(fd, *owner)
+        out.write(text)
 
 
 def course_key(config: Config, create: bool = False) -> bytes:

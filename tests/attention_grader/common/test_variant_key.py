@@ -142,3 +142,24 @@ def test_several_classes_on_one_hub_each_get_their_own_key(tmp_path, monkeypatch
     with pytest.raises(ValueError, match="name one variant key"):
         classroom.ensure_variant_keys(shared)
     assert not (tmp_path / "one.key").exists()
+
+
+@pytest.mark.parametrize("target_exists", [False, True])
+def test_a_link_in_place_of_the_note_is_never_followed(tmp_path, target_exists):
+    """The hub runs as root in the teacher's folder: a link planted there must not make it
+    write (or give away) a file elsewhere.
+    """
+    classroom = _classroom()
+    course, target = tmp_path / "course", tmp_path / "elsewhere"
+    course.mkdir()
+    if target_exists:
+        target.write_text("someone else's\n")
+    (course / "variant.key.issued").symlink_to(target)
+    classroom.ensure_variant_keys(
+        [classroom.Course("a", variant_key_file=str(course / "variant.key"))]
+    )
+    assert (course / "variant.key").is_file()
+    if target_exists:
+        assert target.read_text() == "someone else's\n"
+    else:
+        assert not target.exists()
