@@ -43,7 +43,7 @@ from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells, load_trusted_cells
 from attention_grader.execution.variant_grading import classmates, copied_cells, variant_names
 from attention_grader.sandbox.implement_it import is_implement_it
-from attention_lab.variants import PRACTICE
+from attention_lab.variants import PRACTICE, StudentSeed
 
 __all__ = ["NotebookChecker", "notebook_checker", "rebound_libraries"]
 
@@ -110,10 +110,10 @@ class NotebookChecker:
         return flags
 
 
-def _whose(other: str) -> str:
-    if other == PRACTICE.student:
+def _whose(other: StudentSeed) -> str:
+    if other.practice:
         return "the practice variant (worked without the hub's seed, e.g. on a laptop)"
-    return f"{other}'s variant"
+    return f"{other.student}'s variant"
 
 
 def teacher_side(

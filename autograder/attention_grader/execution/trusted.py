@@ -150,9 +150,9 @@ class TrustedChecker:
         #: The names the variant cells bind (set with the seed), always the grader's values.
         self.drawn: frozenset[str] = frozenset()
         #: grade_id -> the classmates whose variants a failed test's answers fit (``other_variant``).
-        self.other_variant: dict[str, tuple[str, ...]] = {}
+        self.other_variant: dict[str, tuple[StudentSeed, ...]] = {}
         self._last_answers: dict[str, object] = {}
-        self._classmate_scopes: dict[str, dict[str, object] | None] = {}
+        self._classmate_scopes: dict[StudentSeed, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
         self._wrote_stderr = False  # the last code run wrote to stderr
         channel.exception_class = lambda name: teacher_exception(self.namespace, name)

@@ -132,12 +132,14 @@ def _passes(test: str, scope: dict[str, object], answers: Mapping[str, object]) 
 MIN_CELLS = 2
 
 
-def copied_cells(matches: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-    """Keep the cells (grade_id -> classmates) fitting one classmate in :data:`MIN_CELLS` or more.
+def copied_cells(
+    matches: Mapping[str, tuple[StudentSeed, ...]],
+) -> dict[str, tuple[StudentSeed, ...]]:
+    """Keep the cells (grade_id -> seeds) fitting one classmate's in :data:`MIN_CELLS` or more.
 
     Each kept cell names only those of its classmates who reach :data:`MIN_CELLS`.
     """
-    count: dict[str, int] = {}
+    count: dict[StudentSeed, int] = {}
     for others in matches.values():
         for other in others:
             count[other] = count.get(other, 0) + 1
@@ -152,9 +154,12 @@ def classmate_match(
     test: str,
     answers: Mapping[str, object],
     others: Iterable[StudentSeed],
-    scopes: dict[str, dict[str, object] | None] | None = None,
-) -> tuple[str, ...]:
-    """Return every classmate, in ``others``' order, whose variant ``test`` passes with ``answers``.
+    scopes: dict[StudentSeed, dict[str, object] | None] | None = None,
+) -> tuple[StudentSeed, ...]:
+    """Return every classmate's seed, in ``others``' order, whose variant ``test`` passes.
+
+    The seeds, not names: the practice variant is a seed (:data:`~attention_lab.variants.PRACTICE`)
+    that a student whose id happens to be "practice" is not.
 
     Every one, not the first: where the practice numbers and a classmate's coincide on a
     question, answers fitting both may be a laptop's work or a copy, and naming only one of
@@ -168,11 +173,11 @@ def classmate_match(
     scopes = {} if scopes is None else scopes
     found = []
     for seed in others:
-        if seed.student not in scopes:
-            scopes[seed.student] = locked_namespace(locked, seed)
-        scope = scopes[seed.student]
+        if seed not in scopes:
+            scopes[seed] = locked_namespace(locked, seed)
+        scope = scopes[seed]
         if scope is not None and _passes(test, scope, answers):
-            found.append(seed.student)
+            found.append(seed)
     return tuple(found)
 
 

@@ -39,7 +39,7 @@ def test_an_answer_is_matched_to_the_classmate_whose_numbers_it_fits():
         exec(DATA, scope)  # noqa: S102 -- our own cell
     scopes: dict = {}
     found = classmate_match({"data": DATA}, TEST, {"answer": scope["x"]}, [alice, bob], scopes)
-    assert found == ("bob",) and set(scopes) == {"alice", "bob"}
+    assert found == (bob,) and set(scopes) == {alice, bob}
     assert classmate_match({"data": DATA}, TEST, {"answer": np.array([-1, -1, -1])}, [bob]) == ()
 
 
@@ -66,7 +66,7 @@ def test_answers_fitting_the_practice_numbers_and_a_classmates_name_both():
     others = [variants.PRACTICE, *other, *same]
     answer = {"answer": np.array([drawn[variants.PRACTICE]])}
     found = classmate_match({"data": few}, TEST, answer, others)
-    assert found == ("practice", same[0].student)
+    assert found == (variants.PRACTICE, same[0])
     checker = SimpleNamespace(other_variant={"c1": found, "c2": found}, unreadable=[],
                               rebound_data={}, needs_teacher={})  # fmt: skip
     flags = NotebookChecker(checker, frozenset(), False, (), ()).record(  # type: ignore[arg-type]
@@ -75,6 +75,13 @@ def test_answers_fitting_the_practice_numbers_and_a_classmates_name_both():
     details = [f.detail for f in flags if f.kind == "other_variant"]
     assert len(details) == 2
     assert all("practice variant" in d and f"of {same[0].student}'s variant" in d for d in details)
+    # a student whose id is "practice" is a classmate, not the practice variant
+    namesake = StudentSeed.from_key(KEY, "practice")
+    checker.other_variant = {"c1": (namesake,), "c2": (namesake,)}
+    flags = NotebookChecker(checker, frozenset(), False, (), ()).record(  # type: ignore[arg-type]
+        nbformat.v4.new_notebook(), "nb", []
+    )
+    assert all("of practice's variant" in f.detail for f in flags if f.kind == "other_variant")
 
 
 def test_one_cell_fitting_a_classmate_is_no_flag_two_are():
