@@ -233,6 +233,16 @@ def test_a_key_equal_to_the_query_is_drawn_over_it(isro):
     assert all(a.get_visible() for a in keys.key_arrows)  # the keys themselves never go
 
 
+def _assert_labels_clear_of(labels: list[Text], points) -> None:
+    """No visible label's box holds one of ``points`` (pixels)."""
+    for label in labels:
+        if not label.get_visible():
+            continue
+        box = _extent(label)
+        inside = [p for p in points if box.x0 < p[0] < box.x1 and box.y0 < p[1] < box.y1]
+        assert not inside, (label.get_text(), inside[:3])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["isro", "tiffin"])
 def test_key_labels_are_not_drawn_on_the_arrows(preset):
@@ -243,12 +253,7 @@ def test_key_labels_are_not_drawn_on_the_arrows(preset):
         tips = [explorer.query, *explorer.model.K]
         to_px = keys.ax.transData.transform
         shafts = [to_px(t * np.asarray(tip)) for tip in tips for t in np.linspace(0, 0.9, 19)]
-        for label in [keys.query_label, *keys.key_labels]:
-            if not label.get_visible():
-                continue
-            box = _extent(label)
-            inside = [p for p in shafts if box.x0 < p[0] < box.x1 and box.y0 < p[1] < box.y1]
-            assert not inside, (label.get_text(), inside[:3])
+        _assert_labels_clear_of([keys.query_label, *keys.key_labels], shafts)
     finally:
         explorer.close()
 
@@ -271,11 +276,6 @@ def test_value_labels_are_not_drawn_on_the_blend_lines(preset, query):
             for v in values.values
             for t in np.linspace(0.1, 0.9, 17)
         ]
-        for label in [values.output_label, *values.value_labels]:
-            if not label.get_visible():
-                continue
-            box = _extent(label)
-            inside = [p for p in lines if box.x0 < p[0] < box.x1 and box.y0 < p[1] < box.y1]
-            assert not inside, (label.get_text(), inside[:3])
+        _assert_labels_clear_of([values.output_label, *values.value_labels], lines)
     finally:
         explorer.close()
