@@ -16,12 +16,12 @@ prints them as the table in docs/teachers.md ("Every limit").
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, fields
-from pathlib import Path
 
 from traitlets import Bool, Integer, Set, Unicode, default
 from traitlets.config import Config, Configurable
+
+from attention_grader.common.environment import variable_value
 
 __all__ = [
     "AnswerLimits",
@@ -31,11 +31,11 @@ __all__ = [
     "Intake",
     "Protections",
     "answer_limits",
-    "course_intake_limits",
     "intake_limits",
 ]
 
-#: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod` (read only there).
+#: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod`
+#: (:mod:`attention_grader.common.environment` reads it).
 ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
 
 _MiB = 2**20
@@ -177,7 +177,7 @@ class Protections(Configurable):
 
     @default("allow_unsandboxed_in_pod")
     def _from_environment(self) -> bool:
-        return os.environ.get(ALLOW_ENV) == "1"
+        return variable_value(ALLOW_ENV) is True
 
 
 def intake_limits(config: Config | None) -> IntakeLimits:
@@ -188,25 +188,3 @@ def intake_limits(config: Config | None) -> IntakeLimits:
 def answer_limits(config: Config | None) -> AnswerLimits:
     """Return the answer reader's caps as ``config`` sets them (``c.Answers``)."""
     return Answers(config=config or Config()).limits()
-
-
-def course_intake_limits(root: Path) -> IntakeLimits:
-    """Return the intake caps of the course at ``root``, from its ``nbgrader_config.py``.
-
-    For nbgrader's ``pre_convert_hook``, which nbgrader calls without its config: the course's
-    file is where the caps are set, so ``nbgrader autograde`` and ``make grade`` agree.
-    """
-    from traitlets.config.loader import PyFileConfigLoader
-
-    path = Path(root) / "nbgrader_config.py"
-    if not path.is_file():
-        return IntakeLimits()
-    stamp = path.stat().st_mtime_ns
-    cached = _COURSE_LIMITS.get(path)
-    if cached is None or cached[0] != stamp:
-        config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
-        cached = _COURSE_LIMITS[path] = (stamp, intake_limits(config))
-    return cached[1]
-
-
-_COURSE_LIMITS: dict[Path, tuple[int, IntakeLimits]] = {}

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from attention_grader.intake.intake_files import IntakeLimits
 
+from attention_grader.common.environment import variable_value
 from attention_grader.common.safe_text import printable
 
 __all__ = [
@@ -168,7 +169,7 @@ def course_roster(roster_file: str, course_root: str | os.PathLike[str]) -> froz
     ``roster_file`` (``c.SafeExchangeCollect.roster_file``), else ``$ATTENTION_LAB_ROSTER``, else
     ``<course_root>/roster.csv`` when present.
     """
-    path = roster_file or os.environ.get("ATTENTION_LAB_ROSTER", "")
+    path = roster_file or str(variable_value("ATTENTION_LAB_ROSTER") or "")
     return roster_ids(path or os.path.join(course_root, "roster.csv"))
 
 
