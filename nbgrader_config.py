@@ -97,6 +97,8 @@ c.Intake.max_bookkeeping_bytes = 4096
 c.Intake.max_entries = 200
 c.Intake.max_submission_bytes = 50 * 2**20
 c.Intake.max_depth = 3
+c.Intake.max_flags = 20  # refused files listed per submission; the rest in one "and N more"
+c.Intake.max_released_hash_bytes = 256 * 2**20  # a released file handed back, compared up to it
 c.Intake.data_suffixes = {
     ".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif",
 }  # fmt: skip

@@ -53,6 +53,8 @@ class IntakeLimits:
     max_entries: int = 200
     max_submission_bytes: int = 50 * 2**20
     max_depth: int = 3
+    max_flags: int = 20
+    max_released_hash_bytes: int = 256 * 2**20
     data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
@@ -118,6 +120,16 @@ class Intake(Configurable):
         IntakeLimits.max_submission_bytes, "Most bytes collect copies of one submission."
     )
     max_depth = _limit(IntakeLimits.max_depth, "Deepest folder level inside a submission.")
+    max_flags = _limit(
+        IntakeLimits.max_flags,
+        "Most flags listed for one submission's refused files; the rest are summed up in one "
+        "more (a folder of 10 000 links is not 10 000 lines).",
+    )
+    max_released_hash_bytes = _limit(
+        IntakeLimits.max_released_hash_bytes,
+        "Largest file compared by content with the teacher's released one (bytes); a file "
+        "handed back unchanged is the teacher's, a bigger one is the student's.",
+    )
     data_suffixes = Set(
         Unicode(),
         default_value=set(IntakeLimits.data_suffixes),

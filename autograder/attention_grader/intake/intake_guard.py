@@ -61,7 +61,7 @@ def intake_hook(
     folder = Path(notebooks[0]).parent
     root = folder.parent.parent.parent
     limits = intake_limits(run_config(root))
-    released = released_files(root / "source" / folder.name)  # what autograde copies back
+    released = released_files(root / "source" / folder.name, limits.max_released_hash_bytes)
     result = prepare_submission(
         folder, expected_notebooks(root, folder.name), limits, None, released
     )

@@ -204,3 +204,13 @@ def test_the_hook_called_alone_reads_the_course_through_the_door(course, tmp_pat
     notebooks = [str(path)]
     intake_hook(assignment="a1", student="eve", notebooks=notebooks)
     assert notebooks == []
+
+
+def test_the_docs_list_every_variable():
+    from attention_grader.common.environment import variables_table
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "teachers.md").read_text()
+    assert variables_table() in docs, (
+        "docs/teachers.md's environment table is out of date: paste "
+        "`python -m attention_grader.common.environment` under 'The environment'"
+    )
