@@ -35,6 +35,7 @@ __all__ = ["load_config"]
 @cache
 def _door_class() -> type[Any]:
     """Return nbgrader's base application, reading config files as ``nbgrader <app>`` does."""
+    from jupyter_core.application import JupyterApp
     from nbgrader.apps.baseapp import NbGrader
 
     class ConfigDoor(NbGrader):  # type: ignore[misc]
@@ -43,6 +44,14 @@ def _door_class() -> type[Any]:
         name = "attention-grader"
         load_cwd_config = False  # the course folder's file is read by path (module docstring)
         raise_config_file_errors = True  # a broken course config stops grading, never ignored
+
+        def load_config_file(self, **kwargs: Any) -> None:
+            """Read the system's and the user's files, as nbgrader (without its warning).
+
+            nbgrader warns when neither folder has a file, which is the usual case on a
+            laptop: the course's own file is read next (:meth:`NbGrader.initialize`).
+            """
+            JupyterApp.load_config_file(self, **kwargs)
 
         def init_syspath(self) -> None:
             """Leave sys.path alone (nbgrader adds the current folder for plugins; loading needs none)."""

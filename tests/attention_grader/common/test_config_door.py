@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import nbformat
@@ -81,6 +82,12 @@ def test_the_course_file_wins_over_the_user_file(course, tmp_path):
         f.write("c.Intake.max_cells = 88\n")
     assert max_cells(nbgrader_app_config(course, [])) == 88
     assert max_cells(load_course(course).config) == 88
+
+
+def test_a_course_without_user_files_loads_without_a_warning(course, caplog):
+    with caplog.at_level(logging.DEBUG):
+        load_course(course)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_an_argument_that_is_not_a_setting_is_refused(capsys):
