@@ -99,6 +99,8 @@ c.Intake.max_submission_bytes = 50 * 2**20
 c.Intake.max_depth = 3
 c.Intake.max_flags = 20  # refused files listed per submission; the rest in one "and N more"
 c.Intake.max_released_hash_bytes = 256 * 2**20  # a released file handed back, compared up to it
+c.Intake.max_history_hash_bytes = 64 * 2**20  # submission_history/ hashes each folder up to it
+c.Intake.max_history_hash_entries = 500
 c.Intake.data_suffixes = {
     ".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif",
 }  # fmt: skip

@@ -55,6 +55,8 @@ class IntakeLimits:
     max_depth: int = 3
     max_flags: int = 20
     max_released_hash_bytes: int = 256 * 2**20
+    max_history_hash_bytes: int = 64 * 2**20
+    max_history_hash_entries: int = 500
     data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
@@ -129,6 +131,15 @@ class Intake(Configurable):
         IntakeLimits.max_released_hash_bytes,
         "Largest file compared by content with the teacher's released one (bytes); a file "
         "handed back unchanged is the teacher's, a bigger one is the student's.",
+    )
+    max_history_hash_bytes = _limit(
+        IntakeLimits.max_history_hash_bytes,
+        "Most bytes of one exchange folder hashed for the submission history; past it the "
+        "hash covers what was read and ends in '+partial'.",
+    )
+    max_history_hash_entries = _limit(
+        IntakeLimits.max_history_hash_entries,
+        "Most files and folders of one exchange folder hashed for the submission history.",
     )
     data_suffixes = Set(
         Unicode(),

@@ -157,10 +157,12 @@ class SafeExchangeCollect(ExchangeCollect):
         self.src_records = [self._record(self._choose(items)) for items in accepted.values()]
         self._history(record_seen, seen)
 
-    def _history(self, record: Callable[[str, str, Any], int | None], what: Any) -> None:
+    def _history(
+        self, record: Callable[[str, str, Any, IntakeLimits], int | None], what: Any
+    ) -> None:
         """Write to the submission history; a failure is logged, never stops the collect."""
         try:
-            added = record(self.coursedir.root, self.coursedir.assignment_id, what)
+            added = record(self.coursedir.root, self.coursedir.assignment_id, what, self.limits)
             self.recorded += added or 0
         except Exception as err:  # a broken history file never stops the collect
             self.log.warning("submission history not written: %s: %s", type(err).__name__, printable(err))  # fmt: skip
