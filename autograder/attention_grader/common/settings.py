@@ -57,6 +57,7 @@ class IntakeLimits:
     max_released_hash_bytes: int = 256 * 2**20
     max_history_hash_bytes: int = 64 * 2**20
     max_history_hash_entries: int = 500
+    max_time_entries: int = 5000
     data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
@@ -140,6 +141,11 @@ class Intake(Configurable):
     max_history_hash_entries = _limit(
         IntakeLimits.max_history_hash_entries,
         "Most files and folders of one exchange folder hashed for the submission history.",
+    )
+    max_time_entries = _limit(
+        IntakeLimits.max_time_entries,
+        "Most entries of one exchange folder looked at for its time (the latest change the "
+        "system stamped); past it the folder's own time is used, never an earlier one.",
     )
     data_suffixes = Set(
         Unicode(),

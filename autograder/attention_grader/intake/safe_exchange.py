@@ -143,7 +143,9 @@ class SafeExchangeCollect(ExchangeCollect):
                 continue
             if wanted is not None and parts[0] != wanted:
                 continue
-            item = read_inbound(entry, trusted, roster, under, by_mount)
+            item = read_inbound(
+                entry, trusted, roster, under, by_mount, self.limits.max_time_entries
+            )
             seen.append(item)
             if item.refused:
                 self._refuse(item)

@@ -247,7 +247,7 @@ def _sighting(
     if not os.path.isdir(item.path) or os.path.islink(item.path):
         received, digest = None, ""
     else:
-        received = exchange_time(item.path)
+        received = exchange_time(item.path, limits.max_time_entries)
         digest = known.get((event, folder, received)) or content_digest(item.path, limits)
     student = "" if event == "refused" else item.student
     used = None if event == "refused" else item.time

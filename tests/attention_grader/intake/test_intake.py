@@ -442,6 +442,23 @@ def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
     assert not item.by_exchange
 
 
+def test_a_folders_time_reads_as_many_entries_as_the_config_says(tmp_path, monkeypatch):
+    from attention_grader.common.settings import intake_limits
+    from attention_grader.intake import exchange_identity
+    from traitlets.config import Config
+
+    asked = []
+    real = exchange_identity.exchange_time
+    monkeypatch.setattr(exchange_identity, "exchange_time", lambda p, n: asked.append(n) or real(p, n))  # fmt: skip
+    config = Config()
+    config.Intake.max_time_entries = 7
+    folder = tmp_path / "ana" / "ana+a1+2026-11-30 09:00:00.000000 UTC+1a2b"
+    folder.mkdir(parents=True)
+    limit = intake_limits(config).max_time_entries
+    item = exchange_identity.read_inbound(folder, frozenset(), None, "ana", True, limit)
+    assert item.by_exchange and not item.refused and asked == [7]
+
+
 def test_files_released_with_the_assignment_handed_back_raise_no_flag(tmp_path):
     """A teacher's ``helpers.py`` or ``data/readings.dat`` handed back unchanged: no flag (nbgrader's
     autograde copies the teacher's own copy back); a changed one is the student's: flagged.
