@@ -3,6 +3,10 @@
 One route for a value, whoever grades (``make grade``, ``nbgrader autograde``, the formgrader):
 
 * the course config sets it (``c.Intake.max_cells = 2000``); nothing else holds a copy;
+* every route loads that config the same way, nbgrader's (the system's and the user's
+  ``nbgrader_config.py``, the course's, the command line):
+  :func:`attention_grader.common.config_door.load_config`; an ``ATTENTION_LAB_*`` variable is
+  only ever a setting's default (:mod:`attention_grader.common.environment`);
 * ``python -m attention_grader grade``'s limit flags (``--cell-timeout``) write into that config
   (:data:`GRADE_ALIASES`), as nbgrader's own apps turn ``--force`` into ``BaseConverter.force``;
 * whoever needs the value reads it from the config it was given: a preprocessor through its own
