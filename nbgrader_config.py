@@ -102,6 +102,7 @@ c.Intake.max_released_hash_bytes = 256 * 2**20  # a released file handed back, c
 c.Intake.max_history_hash_bytes = 64 * 2**20  # submission_history/ hashes each folder up to it
 c.Intake.max_history_hash_entries = 500
 c.Intake.max_time_entries = 5000  # an exchange folder's time: its newest ctime, over this many
+c.SafeExchangeCollect.clock_slack = 600  # seconds timestamp.txt may be off before a flag
 c.Intake.data_suffixes = {
     ".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif",
 }  # fmt: skip

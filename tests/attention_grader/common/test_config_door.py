@@ -221,3 +221,11 @@ def test_the_docs_list_every_variable():
         "docs/teachers.md's environment table is out of date: paste "
         "`python -m attention_grader.common.environment` under 'The environment'"
     )
+
+
+def test_collects_clock_slack_is_a_setting(course, tmp_path):
+    from attention_grader.intake.safe_exchange import CLOCK_SLACK, SafeExchangeCollect
+
+    user_file(tmp_path / "home" / ".jupyter", "c.SafeExchangeCollect.clock_slack = 5\n")
+    assert SafeExchangeCollect(config=Config()).clock_slack == CLOCK_SLACK == 600
+    assert SafeExchangeCollect(config=load_course(course).config).clock_slack == 5
