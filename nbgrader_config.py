@@ -7,6 +7,7 @@ lists them with what each does). The lines may come in any order.
 import os
 
 try:
+    from attention_grader.common.environment import apply_environment
     from attention_grader.intake.late import SharePerDay
     from attention_grader.pipeline import configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
@@ -27,11 +28,11 @@ c.CourseDirectory.root = _root
 c.CourseDirectory.course_id = "attention-lab"
 # One machine: the exchange is a folder inside the course. On a JupyterHub, point it at the
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
-c.Exchange.root = os.environ.get("ATTENTION_LAB_EXCHANGE", os.path.join(_root, "exchange"))
-# Kubernetes, where every pod has one uid: who handed in is the folder the hub mounted in the
-# student's pod, not the owner uid (docs/kubernetes.md, "The exchange"). The z2jh values and
-# the collect Job set ATTENTION_LAB_PER_STUDENT_MOUNTS=1; off on one machine.
-c.ExchangeLayout.per_student_mounts = os.environ.get("ATTENTION_LAB_PER_STUDENT_MOUNTS") == "1"
+c.Exchange.root = os.path.join(_root, "exchange")
+# The ATTENTION_LAB_* variables a hub or a Job sets (the exchange, the gradebook) win over the
+# lines above: `python -m attention_grader.common.environment` lists each and its setting.
+# Kubernetes' ATTENTION_LAB_PER_STUDENT_MOUNTS=1 is c.ExchangeLayout.per_student_mounts' default.
+apply_environment(c)
 
 # The course's time zone (an IANA name): a due date without one (make release DUE="2026-12-07
 # 17:00") is read in it, and release prints the due date in it. The exchange stamps hand-ins in
@@ -96,6 +97,12 @@ c.Intake.max_bookkeeping_bytes = 4096
 c.Intake.max_entries = 200
 c.Intake.max_submission_bytes = 50 * 2**20
 c.Intake.max_depth = 3
+c.Intake.max_flags = 20  # refused files listed per submission; the rest in one "and N more"
+c.Intake.max_released_hash_bytes = 256 * 2**20  # a released file handed back, compared up to it
+c.Intake.max_history_hash_bytes = 64 * 2**20  # submission_history/ hashes each folder up to it
+c.Intake.max_history_hash_entries = 500
+c.Intake.max_time_entries = 5000  # an exchange folder's time: its newest ctime, over this many
+c.SafeExchangeCollect.clock_slack = 600  # seconds timestamp.txt may be off before a flag
 c.Intake.data_suffixes = {
     ".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif",
 }  # fmt: skip

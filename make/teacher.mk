@@ -7,8 +7,11 @@
 # Grading runs the pipeline nbgrader_config.py installs (attention_grader.pipeline.configure),
 # the same as `nbgrader autograde` and the formgrader: student code in a sandboxed kernel, hidden
 # tests in the grader's own process. Where no sandbox can be had, grading says what is off.
-# Every limit (cell and notebook time, output, sandbox, intake caps) is nbgrader_config.py's;
-# GRADE_ARGS="--cell-timeout 20" writes Execute.timeout into that config for one run.
+# Every limit (cell and notebook time, output, sandbox, intake caps) is nbgrader_config.py's,
+# read as nbgrader reads it (/etc/jupyter's and ~/.jupyter's file, the course's, the command
+# line: attention_grader.common.config_door). GRADE_ARGS="--Intake.max_cells=500" sets one for
+# one run, as `nbgrader autograde --Intake.max_cells=500` does; --cell-timeout 20 is short for
+# --Execute.timeout=20.
 # COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
 # (ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange on a JupyterHub).
 A          ?=

@@ -208,15 +208,14 @@ def _answer_in_home(pods: Pods, student: str, answers: dict[str, str], mark: str
 
 
 def _per_student_course(base: Path):
-    """The fixture course, its config as the collect Job reads it (the repository's line)."""
+    """The fixture course, its config as the collect Job reads it.
+
+    ``c.ExchangeLayout.per_student_mounts`` takes the Job's ATTENTION_LAB_PER_STUDENT_MOUNTS=1
+    as its default (attention_grader.common.environment): the course file names nothing.
+    """
     from attention_grader.common.course import load_course
 
-    course = make_course(base)
-    line = next(ln for ln in (Path(__file__).parents[1] / "nbgrader_config.py").read_text()
-                .splitlines() if "ExchangeLayout.per_student_mounts" in ln)  # fmt: skip
-    config = course.root / "nbgrader_config.py"
-    config.write_text(config.read_text() + "import os\n" + line + "\n")
-    return load_course(course.root)
+    return load_course(make_course(base).root)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,12 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the command line: the course options and one sub-command per grading step."""
-    p = argparse.ArgumentParser(prog="python -m attention_grader", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m attention_grader",
+        description=__doc__,
+        epilog="Any setting of the course config may follow, as for nbgrader's own commands: "
+        "--Class.trait=value (e.g. --Intake.max_cells=500); it wins over every config file.",
+    )
     p.add_argument("--course", help="course directory (default: $ATTENTION_LAB_COURSE or .)")
     p.add_argument("--exchange", help="exchange folder (default: nbgrader_config.py's)")
     p.add_argument("--db-url", help="gradebook URL, e.g. postgresql://user@host/grades")
@@ -227,8 +233,29 @@ STEPS: dict[str, Callable[[Course, argparse.Namespace], None]] = {
 }
 
 
+_SETTING = re.compile(r"--[A-Za-z_]\w*\.[A-Za-z_]\w*(=.*)?", re.DOTALL)
+
+
+def _settings(parser: argparse.ArgumentParser, unknown: list[str]) -> list[str]:
+    """Return the ``--Class.trait=value`` settings among ``unknown``; exit on anything else.
+
+    They go to the one config door with the course's files, so ``make grade
+    GRADE_ARGS="--Intake.max_cells=500"`` and ``nbgrader autograde --Intake.max_cells=500`` read
+    the same value.
+    """
+    settings, rest = [], iter(unknown)
+    for arg in rest:
+        match = _SETTING.fullmatch(arg)
+        if match is None:
+            parser.error(f"unrecognized argument {printable(arg)!r}: a setting is --Class.trait=value")  # fmt: skip
+        settings.append(arg if match.group(1) else f"{arg}={next(rest, '')}")
+    return settings
+
+
 def _run(args: argparse.Namespace, fresh_process: bool) -> int:
-    course = load_course(args.course, exchange=args.exchange, db_url=args.db_url)
+    course = load_course(
+        args.course, exchange=args.exchange, db_url=args.db_url, settings=args.settings
+    )
     if args.step == "grade":
         _grade(course, args, fresh_process)
     else:
@@ -248,7 +275,9 @@ def _show_warnings() -> None:
 
 def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
     """Run one step. ``fresh_process``: called from ``__main__`` (nothing ran before us)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    args.settings = _settings(parser, unknown)
     if fresh_process:  # a library caller (or a test) keeps its own logging set-up
         _show_warnings()
     try:

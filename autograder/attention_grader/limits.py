@@ -30,6 +30,7 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
     from nbgrader.preprocessors import Execute, LimitOutput
 
     from attention_grader.execution.execute import GradingExecute
+    from attention_grader.intake.safe_exchange import SafeExchangeCollect
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
     intake = tuple(f.name for f in fields(IntakeLimits))
@@ -61,6 +62,7 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
             ),
         ),  # fmt: skip
         (Intake, intake),
+        (SafeExchangeCollect, ("clock_slack",)),
         (Answers, answers),
         (Protections, ("allow_unsandboxed_in_pod",)),
     ]

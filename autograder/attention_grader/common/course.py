@@ -13,13 +13,15 @@ import os
 import shutil
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
+
+from attention_grader.common.config_door import load_config
+from attention_grader.common.environment import variable_value
 
 __all__ = [
     "source_dirs",
@@ -147,8 +149,9 @@ def load_course(
     *,
     exchange: str | os.PathLike[str] | None = None,
     db_url: str | None = None,
+    settings: Sequence[str] = (),
 ) -> Course:
-    """Read the course's ``nbgrader_config.py`` and apply overrides.
+    """Read the course's configuration as nbgrader does, then apply overrides.
 
     Parameters
     ----------
@@ -159,20 +162,22 @@ def load_course(
         ``<root>/exchange``).
     db_url : str, optional
         Override ``CourseDirectory.db_url`` (e.g. ``postgresql://...`` for a large class).
+    settings : sequence of str
+        Command-line settings (``--Class.trait=value``), over every config file.
 
     Returns
     -------
     Course
+        Its config read through :func:`attention_grader.common.config_door.load_config`: the
+        system's and the user's ``nbgrader_config.py``, the course's, then ``settings``.
     """
     _venv_scripts_on_path()
     _fast_gradebook_creation()
-    root = Path(root or os.environ.get("ATTENTION_LAB_COURSE") or os.getcwd()).resolve()
+    given = root or variable_value("ATTENTION_LAB_COURSE")
+    root = Path(str(given) if given else os.getcwd()).resolve()
     if not root.is_dir():
         raise FileNotFoundError(f"course directory {root} does not exist; pass the course root")
-    config = Config()
-    cfg_file = root / CONFIG_FILE
-    if cfg_file.exists():
-        config.merge(PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config())
+    config = load_config(root, settings)
     # The folder we were given wins over whatever root the config file computed.
     config.CourseDirectory.root = str(root)
     if not config.CourseDirectory.get("course_id"):

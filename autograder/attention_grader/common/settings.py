@@ -3,6 +3,10 @@
 One route for a value, whoever grades (``make grade``, ``nbgrader autograde``, the formgrader):
 
 * the course config sets it (``c.Intake.max_cells = 2000``); nothing else holds a copy;
+* every route loads that config the same way, nbgrader's (the system's and the user's
+  ``nbgrader_config.py``, the course's, the command line):
+  :func:`attention_grader.common.config_door.load_config`; an ``ATTENTION_LAB_*`` variable is
+  only ever a setting's default (:mod:`attention_grader.common.environment`);
 * ``python -m attention_grader grade``'s limit flags (``--cell-timeout``) write into that config
   (:data:`GRADE_ALIASES`), as nbgrader's own apps turn ``--force`` into ``BaseConverter.force``;
 * whoever needs the value reads it from the config it was given: a preprocessor through its own
@@ -16,12 +20,12 @@ prints them as the table in docs/teachers.md ("Every limit").
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, fields
-from pathlib import Path
 
 from traitlets import Bool, Integer, Set, Unicode, default
 from traitlets.config import Config, Configurable
+
+from attention_grader.common.environment import variable_value
 
 __all__ = [
     "AnswerLimits",
@@ -31,11 +35,11 @@ __all__ = [
     "Intake",
     "Protections",
     "answer_limits",
-    "course_intake_limits",
     "intake_limits",
 ]
 
-#: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod` (read only there).
+#: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod`
+#: (:mod:`attention_grader.common.environment` reads it).
 ALLOW_ENV = "ATTENTION_LAB_ALLOW_UNSANDBOXED"
 
 _MiB = 2**20
@@ -53,6 +57,11 @@ class IntakeLimits:
     max_entries: int = 200
     max_submission_bytes: int = 50 * 2**20
     max_depth: int = 3
+    max_flags: int = 20
+    max_released_hash_bytes: int = 256 * 2**20
+    max_history_hash_bytes: int = 64 * 2**20
+    max_history_hash_entries: int = 500
+    max_time_entries: int = 5000
     data_suffixes: frozenset[str] = frozenset(
         {".csv", ".tsv", ".txt", ".json", ".npy", ".npz", ".png", ".jpg", ".jpeg", ".gif"}
     )
@@ -118,6 +127,30 @@ class Intake(Configurable):
         IntakeLimits.max_submission_bytes, "Most bytes collect copies of one submission."
     )
     max_depth = _limit(IntakeLimits.max_depth, "Deepest folder level inside a submission.")
+    max_flags = _limit(
+        IntakeLimits.max_flags,
+        "Most flags listed for one submission's refused files; the rest are summed up in one "
+        "more (a folder of 10 000 links is not 10 000 lines).",
+    )
+    max_released_hash_bytes = _limit(
+        IntakeLimits.max_released_hash_bytes,
+        "Largest file compared by content with the teacher's released one (bytes); a file "
+        "handed back unchanged is the teacher's, a bigger one is the student's.",
+    )
+    max_history_hash_bytes = _limit(
+        IntakeLimits.max_history_hash_bytes,
+        "Most bytes of one exchange folder hashed for the submission history; past it the "
+        "hash covers what was read and ends in '+partial'.",
+    )
+    max_history_hash_entries = _limit(
+        IntakeLimits.max_history_hash_entries,
+        "Most files and folders of one exchange folder hashed for the submission history.",
+    )
+    max_time_entries = _limit(
+        IntakeLimits.max_time_entries,
+        "Most entries of one exchange folder looked at for its time (the latest change the "
+        "system stamped); past it the folder's own time is used, never an earlier one.",
+    )
     data_suffixes = Set(
         Unicode(),
         default_value=set(IntakeLimits.data_suffixes),
@@ -177,7 +210,7 @@ class Protections(Configurable):
 
     @default("allow_unsandboxed_in_pod")
     def _from_environment(self) -> bool:
-        return os.environ.get(ALLOW_ENV) == "1"
+        return variable_value(ALLOW_ENV) is True
 
 
 def intake_limits(config: Config | None) -> IntakeLimits:
@@ -188,25 +221,3 @@ def intake_limits(config: Config | None) -> IntakeLimits:
 def answer_limits(config: Config | None) -> AnswerLimits:
     """Return the answer reader's caps as ``config`` sets them (``c.Answers``)."""
     return Answers(config=config or Config()).limits()
-
-
-def course_intake_limits(root: Path) -> IntakeLimits:
-    """Return the intake caps of the course at ``root``, from its ``nbgrader_config.py``.
-
-    For nbgrader's ``pre_convert_hook``, which nbgrader calls without its config: the course's
-    file is where the caps are set, so ``nbgrader autograde`` and ``make grade`` agree.
-    """
-    from traitlets.config.loader import PyFileConfigLoader
-
-    path = Path(root) / "nbgrader_config.py"
-    if not path.is_file():
-        return IntakeLimits()
-    stamp = path.stat().st_mtime_ns
-    cached = _COURSE_LIMITS.get(path)
-    if cached is None or cached[0] != stamp:
-        config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
-        cached = _COURSE_LIMITS[path] = (stamp, intake_limits(config))
-    return cached[1]
-
-
-_COURSE_LIMITS: dict[Path, tuple[int, IntakeLimits]] = {}

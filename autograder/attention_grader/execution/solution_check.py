@@ -272,10 +272,10 @@ def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:
     """Run the release check of every notebook of ``source/<assignment>`` (course config)."""
-    from traitlets.config.loader import PyFileConfigLoader
+    from attention_grader.common.config_door import load_config
 
     root = Path(root)
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config = load_config(root)
     folder = root / "source" / assignment
     refusals = []
     for path in sorted(folder.glob("*.ipynb")):

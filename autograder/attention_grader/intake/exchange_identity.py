@@ -35,12 +35,10 @@ import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from attention_grader.intake.intake_files import IntakeLimits
-
+from attention_grader.common.environment import variable_value
 from attention_grader.common.safe_text import printable
+from attention_grader.common.settings import IntakeLimits
 
 __all__ = [
     "NBGRADER_TIME",
@@ -60,8 +58,8 @@ __all__ = [
 #: A student id collect accepts: what ``useradd`` and nbgrader both handle, nothing a path, a
 #: glob, a page or a spreadsheet treats specially.
 SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
-#: The most entries looked at for a folder's time (a submission is a few notebooks and data).
-MAX_TIME_ENTRIES = 5000
+#: The default of ``c.Intake.max_time_entries`` (the config's value is the one read).
+MAX_TIME_ENTRIES = IntakeLimits.max_time_entries
 REFUSED = "refused"
 #: How nbgrader writes a time (``timestamp.txt``, the folder's name), in UTC.
 NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
@@ -168,7 +166,7 @@ def course_roster(roster_file: str, course_root: str | os.PathLike[str]) -> froz
     ``roster_file`` (``c.SafeExchangeCollect.roster_file``), else ``$ATTENTION_LAB_ROSTER``, else
     ``<course_root>/roster.csv`` when present.
     """
-    path = roster_file or os.environ.get("ATTENTION_LAB_ROSTER", "")
+    path = roster_file or str(variable_value("ATTENTION_LAB_ROSTER") or "")
     return roster_ids(path or os.path.join(course_root, "roster.csv"))
 
 
@@ -211,7 +209,7 @@ def _claimed_time(text: str) -> datetime | None:
 
 def read_inbound(
     path: Path, trusted_uids: frozenset[int], roster: frozenset[str] | None,
-    under: str | None = None, by_mount: bool = False,
+    under: str | None = None, by_mount: bool = False, max_time_entries: int = MAX_TIME_ENTRIES,
 ) -> Inbound:  # fmt: skip
     """Judge one ``inbound/`` entry: who the system says made it, when, and whether to collect it.
 
@@ -230,9 +228,11 @@ def read_inbound(
         One uid for every pod (:attr:`~attention_grader.intake.exchange_mounts.ExchangeLayout.per_student_mounts`):
         the student is the one whose folder ``under`` is (the hub mounted it in her pod alone),
         never the owner; see :func:`read_mounted`.
+    max_time_entries : int
+        Most entries looked at for the folder's time (``c.Intake.max_time_entries``).
     """
     if by_mount:
-        return read_mounted(path, roster, under)
+        return read_mounted(path, roster, under, max_time_entries)
     name = path.name
     parts = name.rsplit("+", 3)
     student = parts[0]
@@ -263,10 +263,17 @@ def read_inbound(
         return refuse(f"folder owned by {owner} in {printable(under)}'s folder names {shown}")
     if trusted:
         return judged  # the teacher's own folder (one laptop, or copied in by hand)
-    return Inbound(path, name, student, claimed, owner, exchange_time(path), by_exchange=True)
+    return Inbound(
+        path, name, student, claimed, owner, exchange_time(path, max_time_entries), by_exchange=True
+    )
 
 
-def read_mounted(path: Path, roster: frozenset[str] | None, under: str | None) -> Inbound:
+def read_mounted(
+    path: Path,
+    roster: frozenset[str] | None,
+    under: str | None,
+    max_time_entries: int = MAX_TIME_ENTRIES,
+) -> Inbound:
     """Judge one ``inbound/`` entry when every pod has one uid and its own mounted folder.
 
     The student is :func:`~attention_grader.intake.exchange_mounts.folder_student` of the
@@ -301,7 +308,9 @@ def read_mounted(path: Path, roster: frozenset[str] | None, under: str | None) -
         return refuse(f"in {student}'s folder: its name is not <student>+<assignment>+<time>")
     if parts[0] != student:
         return refuse(f"in {student}'s folder names {printable(parts[0])!r}")
-    return Inbound(path, name, student, claimed, under, exchange_time(path), by_exchange=True)
+    return Inbound(
+        path, name, student, claimed, under, exchange_time(path, max_time_entries), by_exchange=True
+    )
 
 
 def _quarantine_key(item: Inbound) -> str:
@@ -331,7 +340,9 @@ def quarantine_refused(
         "claimed_student": printable(item.student),
         "owner": item.owner,
         "claimed_time": str(item.claimed_time) if item.claimed_time else None,
-        "exchange_time": str(exchange_time(item.path)) if os.path.isdir(item.path) else None,
+        "exchange_time": str(exchange_time(item.path, (limits or IntakeLimits()).max_time_entries))
+        if os.path.isdir(item.path)
+        else None,
         "reason": item.refused,
     }
     try:

@@ -24,8 +24,10 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from traitlets import Bool
+from traitlets import Bool, default
 from traitlets.config import Configurable
+
+from attention_grader.common.environment import variable_value
 
 __all__ = ["ExchangeLayout", "folder_slug", "folder_student"]
 
@@ -77,12 +79,17 @@ class ExchangeLayout(Configurable):
     """How the exchange keeps students apart: by owner uid (one machine) or by mount (Kubernetes)."""
 
     per_student_mounts = Bool(
-        False,
         help="One uid for every pod (Zero to JupyterHub): each student's pod mounts only its own "
         "inbound/<folder>/ (read-write), outbound/ and feedback/<folder>/ (read-only), <folder> "
         "being KubeSpawner's safe slug of the name the hub authenticated. On: collect takes the "
         "student from that folder, never from the owner uid (which is every pod's), refuses a "
         "submission anywhere else in inbound/, and release_feedback puts each student's pages in "
         "feedback/<folder>/. Off (one machine, a hub of local accounts): the folder owner's uid "
-        "decides, as there each student is a uid. docs/kubernetes.md.",
+        "decides, as there each student is a uid. Default: True when "
+        "$ATTENTION_LAB_PER_STUDENT_MOUNTS=1 (the z2jh values and the collect Job set it). "
+        "docs/kubernetes.md.",
     ).tag(config=True)
+
+    @default("per_student_mounts")
+    def _from_environment(self) -> bool:
+        return variable_value("ATTENTION_LAB_PER_STUDENT_MOUNTS") is True

@@ -108,6 +108,7 @@ class SafeExchangeList(ExchangeList):
                 cache = os.path.join(self.cache, course)
                 entries = [(Path(p), None) for p in remembered_inbound(cache, str(inbound))]
         by_mount = ExchangeLayout(parent=self).per_student_mounts
+        time_entries = intake_limits(self.config).max_time_entries
         wanted = self.coursedir.assignment_id or "*"
         student = self.coursedir.student_id or "*"
         found = []
@@ -117,7 +118,7 @@ class SafeExchangeList(ExchangeList):
                 continue
             if student not in ("*", parts[0]):
                 continue
-            item = read_inbound(path, trusted, roster, under, by_mount)
+            item = read_inbound(path, trusted, roster, under, by_mount, time_entries)
             if item.refused:
                 self.log.warning("%s", item.line())
             elif why := self._not_listable(path):

@@ -34,8 +34,8 @@ __all__ = [
 ]
 
 BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
-#: At most this many flags per submission; the rest are summed up in one more flag.
-MAX_FLAGS = 20
+#: The default of ``c.Intake.max_flags`` (the config's value is the one read).
+MAX_FLAGS = IntakeLimits.max_flags
 
 
 def _kind_of(mode: int) -> str:
@@ -102,17 +102,18 @@ EnterDir = Callable[[tuple[str, ...]], None]
 
 
 class FlagList:
-    """Flags of one submission, capped at :data:`MAX_FLAGS` lines.
+    """Flags of one submission, capped at ``limit`` lines (``c.Intake.max_flags``).
 
     A folder of 10 000 links is one line per link up to the cap, then one "and N more".
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_FLAGS) -> None:
         self.items: list[Flag] = []
         self.extra = 0
+        self.limit = limit
 
     def add(self, kind: str, rel: tuple[str, ...], why: str, action: str = "removed") -> None:
-        if len(self.items) >= MAX_FLAGS:
+        if len(self.items) >= self.limit:
             self.extra += 1
             return
         self.items.append(Flag(kind, f"{printable('/'.join(rel))}: {why}; {action}"))
@@ -245,8 +246,8 @@ def quarantine_path(root: Path, rel: tuple[str, ...]) -> Path:
     return path
 
 
-#: Released files are compared by content up to this size (a data file over it is the student's).
-_RELEASED_HASH_BYTES = 256 * 2**20
+#: The default of ``c.Intake.max_released_hash_bytes`` (the config's value is the one read).
+_RELEASED_HASH_BYTES = IntakeLimits.max_released_hash_bytes
 
 
 def _sha256(dir_fd: int | None, name: str | Path, limit: int) -> str | None:
@@ -265,12 +266,15 @@ def _sha256(dir_fd: int | None, name: str | Path, limit: int) -> str | None:
         return digest.hexdigest()
 
 
-def released_files(folder: str | os.PathLike[str]) -> dict[tuple[str, ...], str]:
+def released_files(
+    folder: str | os.PathLike[str], limit: int = _RELEASED_HASH_BYTES
+) -> dict[tuple[str, ...], str]:
     """Return the files the teacher released beside the notebooks: relative path -> SHA-256.
 
     ``folder`` is the assignment's ``source/`` folder (what nbgrader's autograde copies into
-    every graded folder first); notebooks are left out. A student who hands one back unchanged
-    did nothing: it is dropped without a flag (nbgrader puts the teacher's copy back).
+    every graded folder first); notebooks are left out, and so are files over ``limit`` bytes
+    (``c.Intake.max_released_hash_bytes``). A student who hands one back unchanged did nothing:
+    it is dropped without a flag (nbgrader puts the teacher's copy back).
     """
     found: dict[tuple[str, ...], str] = {}
     top = Path(folder)
@@ -279,7 +283,7 @@ def released_files(folder: str | os.PathLike[str]) -> dict[tuple[str, ...], str]
             path = Path(here, name)
             if path.suffix == ".ipynb" or path.is_symlink():
                 continue
-            digest = _sha256(None, path, _RELEASED_HASH_BYTES)
+            digest = _sha256(None, path, limit)
             if digest:
                 found[path.relative_to(top).parts] = digest
     return found
@@ -308,14 +312,15 @@ def sanitize_submission(
     Returns
     -------
     list of Flag
-        One per refused entry (at most :data:`MAX_FLAGS`, then one "and N more"); none for a
+        One per refused entry (at most ``limits.max_flags``, then one "and N more"); none for a
         file of ``released`` (:func:`released_files`) handed back unchanged.
     """
-    limits, flags = limits or IntakeLimits(), FlagList()
+    limits = limits or IntakeLimits()
+    flags = FlagList(limits.max_flags)
     released = released or {}
 
     def teachers(dir_fd: int, name: str, rel: tuple[str, ...]) -> bool:
-        return rel in released and _sha256(dir_fd, name, _RELEASED_HASH_BYTES) == released[rel]
+        return rel in released and _sha256(dir_fd, name, limits.max_released_hash_bytes) == released[rel]  # fmt: skip
 
     def refuse(dir_fd: int, name: str, rel: tuple[str, ...], verdict: tuple[str, str]) -> None:
         if not teachers(dir_fd, name, rel):
@@ -344,7 +349,8 @@ def copy_submission(
     folder's descriptor and checked again on the open descriptor (regular, one link, within its
     size) before its bytes are copied, so a link swapped in after the check is refused too.
     """
-    limits, flags = limits or IntakeLimits(), FlagList()
+    limits = limits or IntakeLimits()
+    flags = FlagList(limits.max_flags)
     dest = Path(dest)
     dest.mkdir(parents=True)
 

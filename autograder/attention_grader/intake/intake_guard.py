@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import stat
 from pathlib import Path
@@ -18,14 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
+    from traitlets.config import Config
 
     from attention_grader.intake.intake import IntakeResult
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from attention_grader.common.config_door import load_config
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import course_intake_limits, intake_limits
+from attention_grader.common.settings import intake_limits
 from attention_grader.intake.intake import (
     default_quarantine,
     expected_notebooks,
@@ -57,14 +60,38 @@ def intake_hook(
         return None
     folder = Path(notebooks[0]).parent
     root = folder.parent.parent.parent
-    # nbgrader passes its hook no config: the caps come from the course's own config file.
-    limits = course_intake_limits(root)
-    released = released_files(root / "source" / folder.name)  # what autograde copies back
+    limits = intake_limits(run_config(root))
+    released = released_files(root / "source" / folder.name, limits.max_released_hash_bytes)
     result = prepare_submission(
         folder, expected_notebooks(root, folder.name), limits, None, released
     )
     notebooks[:] = [nb for nb in notebooks if os.path.lexists(nb)]
     return result
+
+
+def run_config(root: Path) -> Config:
+    """Return the config of the nbgrader converter that called the hook (else the course's).
+
+    nbgrader calls ``pre_convert_hook`` with no config (``BaseConverter.run_pre_convert_hook``
+    passes the assignment, the student and the notebooks only). The converter calling it holds
+    the run's config: the one its preprocessors, :class:`IntakeGuard` first, are built from,
+    whichever route made it (``nbgrader autograde``, the formgrader, ``make grade``'s workers),
+    with the user's files and the command line in it. Called any other way, the hook reads the
+    course's config through the one door (:func:`~attention_grader.common.config_door.load_config`).
+    """
+    from nbgrader.converters.base import BaseConverter
+
+    frame = inspect.currentframe()
+    try:
+        for _ in range(4):  # this function, intake_hook, then nbgrader's run_pre_convert_hook
+            frame = frame.f_back if frame is not None else None
+            caller = frame.f_locals.get("self") if frame is not None else None
+            if isinstance(caller, BaseConverter):
+                config: Config = caller.config
+                return config
+    finally:
+        del frame  # a frame kept in a local makes a reference cycle
+    return load_config(root)
 
 
 class IntakeGuard(NbGraderPreprocessor):

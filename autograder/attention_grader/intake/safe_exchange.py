@@ -27,7 +27,7 @@ from typing import Any
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode
-from traitlets import Unicode
+from traitlets import Integer, Unicode
 
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import BAD_TIMESTAMP, UNSAFE_FILE, Flag
@@ -54,8 +54,7 @@ from attention_grader.intake.submission_history import record_collected, record_
 
 __all__ = ["SafeExchangeCollect"]
 
-#: How far (s) a student's ``timestamp.txt`` may be from the exchange's time without a flag:
-#: nbgrader's submit writes it a moment before it copies the notebooks.
+#: The default of ``c.SafeExchangeCollect.clock_slack`` (the config's value is the one read).
 CLOCK_SLACK = 600
 
 
@@ -93,6 +92,13 @@ class SafeExchangeCollect(ExchangeCollect):
         help="The class roster (a CSV with an 'id' column): collect refuses a submission whose "
         "student id is not on it. Empty: $ATTENTION_LAB_ROSTER, else <course>/roster.csv when "
         "present, else any id of safe characters (letters, digits, '_', '.', '-').",
+    ).tag(config=True)
+
+    clock_slack = Integer(
+        CLOCK_SLACK,
+        help="Seconds a student's timestamp.txt may differ from the exchange's time before "
+        "collect flags it (bad_timestamp; the exchange's time is used either way): nbgrader's "
+        "submit writes it a moment before it copies the notebooks.",
     ).tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -143,7 +149,9 @@ class SafeExchangeCollect(ExchangeCollect):
                 continue
             if wanted is not None and parts[0] != wanted:
                 continue
-            item = read_inbound(entry, trusted, roster, under, by_mount)
+            item = read_inbound(
+                entry, trusted, roster, under, by_mount, self.limits.max_time_entries
+            )
             seen.append(item)
             if item.refused:
                 self._refuse(item)
@@ -157,10 +165,12 @@ class SafeExchangeCollect(ExchangeCollect):
         self.src_records = [self._record(self._choose(items)) for items in accepted.values()]
         self._history(record_seen, seen)
 
-    def _history(self, record: Callable[[str, str, Any], int | None], what: Any) -> None:
+    def _history(
+        self, record: Callable[[str, str, Any, IntakeLimits], int | None], what: Any
+    ) -> None:
         """Write to the submission history; a failure is logged, never stops the collect."""
         try:
-            added = record(self.coursedir.root, self.coursedir.assignment_id, what)
+            added = record(self.coursedir.root, self.coursedir.assignment_id, what, self.limits)
             self.recorded += added or 0
         except Exception as err:  # a broken history file never stops the collect
             self.log.warning("submission history not written: %s: %s", type(err).__name__, printable(err))  # fmt: skip
@@ -210,7 +220,7 @@ class SafeExchangeCollect(ExchangeCollect):
             if item.by_exchange:  # a student's own folder: the exchange's time, not theirs
                 if (
                     stated is not None
-                    and abs((stated - _accepted_time(item)).total_seconds()) > CLOCK_SLACK
+                    and abs((stated - _accepted_time(item)).total_seconds()) > self.clock_slack
                 ):
                     flags.append(Flag(BAD_TIMESTAMP, f"timestamp.txt says {stated:%Y-%m-%d %H:%M} UTC, the exchange {item.time:%Y-%m-%d %H:%M} UTC; the exchange's time used"))  # fmt: skip
                 _write_stamp(stamp_file, when)

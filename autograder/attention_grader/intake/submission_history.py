@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from attention_grader.common.safe_text import csv_cell
+from attention_grader.common.settings import IntakeLimits
 from attention_grader.intake.exchange_identity import Inbound, exchange_time
 
 if TYPE_CHECKING:
@@ -61,10 +62,10 @@ FIELDS = (
     "recorded_at", "event", "student", "owner", "received", "time_used", "sha256", "folder",
     "reason",
 )  # fmt: skip
-#: The most bytes and files hashed per folder: a submission is a few notebooks (collect's own
-#: caps, :class:`~attention_grader.intake.intake_files.IntakeLimits`, are 50 MB and 200 entries).
-MAX_HASH_BYTES = 64 * 2**20
-MAX_HASH_ENTRIES = 500
+#: The defaults of ``c.Intake.max_history_hash_bytes`` / ``_entries`` (the config's are read).
+MAX_HASH_BYTES = IntakeLimits.max_history_hash_bytes
+MAX_HASH_ENTRIES = IntakeLimits.max_history_hash_entries
+_DEFAULTS = IntakeLimits()
 #: nbgrader's bookkeeping, new at every submit (the claimed time, a random secret): not the work,
 #: so the same notebooks handed in twice get the same hash.
 BOOKKEEPING = frozenset({"timestamp.txt", "submission_secret.txt"})
@@ -117,17 +118,17 @@ def history_file(root: str | os.PathLike[str], assignment: str) -> Path:
     return Path(root) / HISTORY_DIR / f"{assignment}.csv"
 
 
-def content_digest(folder: Path) -> str:
+def content_digest(folder: Path, limits: IntakeLimits = _DEFAULTS) -> str:
     """Return the SHA-256 of the regular files under ``folder``.
 
     It covers relative names and bytes, sorted, but not nbgrader's :data:`BOOKKEEPING` files at
     its top.
 
     Nothing is followed (links and special files count by name only); past
-    :data:`MAX_HASH_ENTRIES` files or :data:`MAX_HASH_BYTES` bytes the digest covers what was
-    read and ends in ``+partial``.
+    ``limits.max_history_hash_entries`` files or ``limits.max_history_hash_bytes`` bytes the
+    digest covers what was read and ends in ``+partial``.
     """
-    digest, budget, seen, partial = hashlib.sha256(), MAX_HASH_BYTES, 0, False
+    digest, budget, seen, partial = hashlib.sha256(), limits.max_history_hash_bytes, 0, False
     stack = [(folder, "")]
     while stack:
         here, rel = stack.pop()
@@ -137,7 +138,7 @@ def content_digest(folder: Path) -> str:
             continue
         for entry in entries:
             seen += 1
-            if seen > MAX_HASH_ENTRIES:
+            if seen > limits.max_history_hash_entries:
                 partial = True
                 break
             if not rel and entry.name in BOOKKEEPING:
@@ -236,34 +237,47 @@ def _append(
 
 
 def _sighting(
-    item: Inbound, event: str, known: dict[tuple[str, str, datetime | None], str]
+    item: Inbound,
+    event: str,
+    known: dict[tuple[str, str, datetime | None], str],
+    limits: IntakeLimits,
 ) -> Seen:
     """``item`` as a row; the content is hashed only for a folder not seen as it is."""
     folder = _name_hash(item.name)
     if not os.path.isdir(item.path) or os.path.islink(item.path):
         received, digest = None, ""
     else:
-        received = exchange_time(item.path)
-        digest = known.get((event, folder, received)) or content_digest(item.path)
+        received = exchange_time(item.path, limits.max_time_entries)
+        digest = known.get((event, folder, received)) or content_digest(item.path, limits)
     student = "" if event == "refused" else item.student
     used = None if event == "refused" else item.time
     return Seen(_now(), event, student, item.owner, received, used, digest, folder, item.refused)
 
 
-def record_seen(root: str | os.PathLike[str], assignment: str, items: list[Inbound]) -> int:
+def record_seen(
+    root: str | os.PathLike[str],
+    assignment: str,
+    items: list[Inbound],
+    limits: IntakeLimits = _DEFAULTS,
+) -> int:
     """Append a ``received`` or ``refused`` row per folder of ``items``; return how many.
 
-    A folder already recorded as it is now is not added again.
+    A folder already recorded as it is now is not added again; ``limits`` caps the hashing.
     """
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
-    rows = [_sighting(i, "refused" if i.refused else "received", known) for i in items]
+    rows = [_sighting(i, "refused" if i.refused else "received", known, limits) for i in items]
     return _append(root, assignment, rows, new_only=True)
 
 
-def record_collected(root: str | os.PathLike[str], assignment: str, item: Inbound) -> None:
+def record_collected(
+    root: str | os.PathLike[str],
+    assignment: str,
+    item: Inbound,
+    limits: IntakeLimits = _DEFAULTS,
+) -> None:
     """Append a ``collected`` row: ``item`` was copied into ``submitted/`` just now."""
     known = {(s.event, s.folder, s.received): s.sha256 for s in read_history(root, assignment)}
-    row = replace(_sighting(item, "received", known), event="collected")
+    row = replace(_sighting(item, "received", known, limits), event="collected")
     _append(root, assignment, [row], new_only=False)
 
 

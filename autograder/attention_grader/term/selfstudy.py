@@ -325,12 +325,10 @@ def _own_work(course: Course) -> Course:
 
 
 def _course_config(root: Path) -> Config:
-    """Return the course's nbgrader_config.py as a traitlets config (empty when there is none)."""
-    if not (root / "nbgrader_config.py").is_file():
-        from traitlets.config import Config
+    """Return the course's settings as every route reads them (the one config door)."""
+    from attention_grader.common.config_door import load_config
 
-        return Config()
-    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    return load_config(root)
 
 
 def format_checks(

@@ -165,6 +165,26 @@ def test_sizes_depth_and_count_are_capped(course):
     assert len(flags) == 21 and flags[-1].detail.startswith("and ")
 
 
+def test_the_flag_cap_and_the_released_file_cap_are_the_configs(course):
+    from attention_grader.common.settings import intake_limits
+    from attention_grader.intake.intake import released_files
+    from traitlets.config import Config
+
+    config = Config()
+    config.Intake.max_flags = 3
+    config.Intake.max_released_hash_bytes = 4
+    limits = intake_limits(config)
+    folder = sub(course)
+    for i in range(6):
+        (folder / f"f{i}.exe").write_text("1")
+    flags = sanitize_submission(folder, ["a1"], limits)
+    assert len(flags) == 4 and flags[-1].detail == "and 3 more refused"
+    (course / "source" / "a1" / "small.csv").write_text("1234")
+    (course / "source" / "a1" / "large.csv").write_text("12345")
+    found = released_files(course / "source" / "a1", limits.max_released_hash_bytes)
+    assert set(found) == {("small.csv",)}  # over the cap: not the teacher's, the student's
+
+
 def test_quarantine_never_writes_through_an_earlier_quarantined_link(course, tmp_path):
     q, outside = tmp_path / "q", tmp_path / "outside"
     outside.mkdir()
@@ -420,6 +440,23 @@ def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
     item = read_inbound(folder, frozenset({os.geteuid()}), None)  # a folder the teacher made
     assert not item.refused and item.time == datetime(2026, 11, 30, 9, 0)
     assert not item.by_exchange
+
+
+def test_a_folders_time_reads_as_many_entries_as_the_config_says(tmp_path, monkeypatch):
+    from attention_grader.common.settings import intake_limits
+    from attention_grader.intake import exchange_identity
+    from traitlets.config import Config
+
+    asked = []
+    real = exchange_identity.exchange_time
+    monkeypatch.setattr(exchange_identity, "exchange_time", lambda p, n: asked.append(n) or real(p, n))  # fmt: skip
+    config = Config()
+    config.Intake.max_time_entries = 7
+    folder = tmp_path / "ana" / "ana+a1+2026-11-30 09:00:00.000000 UTC+1a2b"
+    folder.mkdir(parents=True)
+    limit = intake_limits(config).max_time_entries
+    item = exchange_identity.read_inbound(folder, frozenset(), None, "ana", True, limit)
+    assert item.by_exchange and not item.refused and asked == [7]
 
 
 def test_files_released_with_the_assignment_handed_back_raise_no_flag(tmp_path):

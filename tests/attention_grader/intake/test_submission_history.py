@@ -39,6 +39,21 @@ def test_the_same_work_handed_in_twice_has_the_same_hash(tmp_path):
     assert content_digest(other) == linked  # a link is hashed by name, never followed
 
 
+def test_the_hash_caps_are_the_configs(tmp_path):
+    from attention_grader.common.settings import intake_limits
+    from traitlets.config import Config
+
+    folder = _folder(tmp_path / "one", "work" * 100, "2026-12-01 10:00:00 UTC")
+    assert not content_digest(folder).endswith("+partial")
+    config = Config()
+    config.Intake.max_history_hash_bytes = 10
+    assert content_digest(folder, intake_limits(config)).endswith("+partial")
+    config = Config()
+    config.Intake.max_history_hash_entries = 1
+    (folder / "b.csv").write_text("1")
+    assert content_digest(folder, intake_limits(config)).endswith("+partial")
+
+
 def test_a_folder_seen_again_as_it_is_adds_no_row(tmp_path):
     folder = _folder(tmp_path / "inbound" / "f", "work", "x")
     when = datetime(2026, 12, 1, 10)
