@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from grading_course import FIXTURE, make_course
 from test_exchange_identity import _chown_tree, _uid, accounts  # noqa: F401 -- the fixture
-from test_inbound_list import CLI, STUDENT_PYTHON, _hub
+from test_inbound_list import CLI, ROOT, STUDENT_PYTHON, _hub, _students_may_enter
 
 pytestmark = [
     pytest.mark.slow,
@@ -68,7 +68,10 @@ def machine(accounts):  # noqa: F811
             (homes[who] / "nbgrader_config.py").write_text(system_config)
             _chown_tree(homes[who], _uid(accounts[who]))
             homes[who].chmod(0o700)
-        yield course, exchange, homes
+        # a clone in ``mktemp -d`` (0700) holds the packages the students' nbgrader runs from
+        code = [Path(sysconfig.get_paths()["purelib"]), ROOT / "attention_lab", ROOT / "autograder"]
+        with _students_may_enter(code, [_uid(accounts[who]) for who in ("alice", "bob")]):
+            yield course, exchange, homes
     finally:
         shutil.rmtree(top)
 
