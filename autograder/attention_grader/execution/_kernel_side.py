@@ -1,71 +1,114 @@
-"""Runs INSIDE a student's kernel during autograde: hands answers out as plain data.
+"""Runs INSIDE a student's kernel during autograde: the kernel-side agent of the answer channel.
 
-Never imported by the grader: :mod:`attention_grader.execution.answer_encoding` sends this file's text to the
-kernel with one request (``_REQUEST``, JSON) and the student's namespace (``_USER_NS``), and
-reads back one ``display_data`` of :data:`MIME` holding JSON.
+Never imported by the grader: :mod:`attention_grader.execution.answer_encoding` sends this file's
+text to the kernel with one request (``_REQUEST``, JSON, with the caps of ``c.Answers``), the
+student's namespace (``_USER_NS``) and the source of
+:mod:`attention_grader.execution.answer_codec` (``_CODEC``), and reads back one ``display_data``
+of the codec's ``MIME`` holding JSON. The codec (the wire format, both ways) is compiled from that
+source; this file holds only what must run here: the table of objects that stay in the kernel,
+a figure's data, a generator's items, calls of the student's functions.
 
 Nothing here is trusted. The student's code may replace any of it; then the only thing it can
 change is what *its own* answers look like, which is no more than the student could do by
 assigning different answers. The grader validates whatever comes back
 (:func:`attention_grader.execution.answer_decoding.decode`) and runs every check in its own process.
-
-Wire format (the same both ways): JSON null/bool/number/string, or one-key objects
-``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,
-``{"array": nested lists, "dtype": str, "shape": [...]}``, ``{"scalar": value, "dtype": str}``,
-``{"callable": name}``, ``{"unsupported": type name}``; and the kinds of ``answer_types.py``
-(``_encode_more`` / ``_decode_more`` below: complex, dates, Decimal, Fraction, Counter, a
-generator's items).
 """
 
 import json as _json
 
-MIME = "application/vnd.attention-grader.answer"
-_MAX_ITEMS = 2_000_000
-_MAX_DEPTH = 16
-_MAX_TEXT = 200_000
-_MAX_YIELDS = 10_000  # a generator is carried as at most this many items
-_MAX_PRINTED = 1_000_000  # what a student's function may print during one call, for the test
+_CODEC_MODULE = "attention_grader_answer_codec"
 
 
-def _encode_more(value, budget, depth):
-    """complex, dates and times, Decimal, Fraction, Counter, generators; None for others."""
-    import collections
-    import datetime
-    import decimal
-    import fractions
+def _load_codec():
+    """The codec module compiled from the source the grader sent (kept while that source is).
+
+    Kept in ``sys.modules`` (dataclasses look a module up there), not in the student's namespace.
+    """
+    import hashlib
+    import sys
     import types
 
-    if isinstance(value, complex):
-        return {"complex": [value.real, value.imag]}
-    if isinstance(value, datetime.datetime):
-        return {"datetime": value.isoformat()}
-    if isinstance(value, datetime.date):
-        return {"date": value.isoformat()}
-    if isinstance(value, datetime.time):
-        return {"time": value.isoformat()}
-    if isinstance(value, datetime.timedelta):
-        return {"timedelta": [value.days, value.seconds, value.microseconds]}
-    if isinstance(value, decimal.Decimal):
-        return {"decimal": str(value)}
-    if isinstance(value, fractions.Fraction):
-        return {"fraction": [value.numerator, value.denominator]}
-    figure = _figure_data(value)
-    if figure is not None:
-        return {kind: _encode(data, budget, depth + 1) for kind, data in figure.items()}
-    if isinstance(value, collections.Counter):
-        items = list(value.items())
-        return {"counter": [[_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
-                            for k, v in items]}  # fmt: skip
-    if isinstance(value, types.GeneratorType) and value.gi_suspended and not _NO_HANDLES[0]:
-        return _handle_of(value)  # a started generator: its state is shared, it stays here
-    if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
-        items = []
-        for item in value:
-            if len(items) >= _MAX_YIELDS:
-                return {"unsupported": f"generator of more than {_MAX_YIELDS} items"}
-            items.append(_encode(item, budget, depth + 1))
-        return {"generator": items}
-    return None
+    digest = hashlib.sha256(_CODEC.encode()).hexdigest()  # noqa: F821 -- given by the grader
+    cached = sys.modules.get(_CODEC_MODULE)
+    if isinstance(cached, types.ModuleType) and getattr(cached, "SOURCE_SHA256", "") == digest:
+        return cached
+    codec = types.ModuleType(_CODEC_MODULE)
+    sys.modules[_CODEC_MODULE] = codec
+    exec(compile(_CODEC, "<attention-grader codec>", "exec"), codec.__dict__)  # noqa: S102,F821
+    codec.SOURCE_SHA256 = digest
+    return codec
+
+
+_codec = _load_codec()
+_REQUEST_DATA = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
+_CAPS = _codec.Caps.of(_REQUEST_DATA.get("caps", {}))
+
+
+class _KernelEncoder(_codec.Encoder):
+    """The codec's encoder, with what only the kernel holds: figures, generators, handles."""
+
+    def __init__(self, caps, handles=True):
+        super().__init__(caps)
+        self.handles = handles  # False while comparing arguments before and after a call
+
+    def refuse(self, what):
+        return {"unsupported": what}
+
+    def special(self, value, depth):
+        import types
+
+        figure = _figure_data(value)
+        if figure is not None:
+            return {kind: self(data, depth + 1) for kind, data in figure.items()}
+        if isinstance(value, types.GeneratorType) and value.gi_suspended and self.handles:
+            return _handle_of(value)  # a started generator: its state is shared, it stays here
+        if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
+            items = _items(value)
+            if isinstance(items, _Unsupported):
+                return {"unsupported": items.what}
+            return {"generator": [self(item, depth + 1) for item in items]}
+        return None
+
+    def other(self, value):
+        return _handle_of(value, self.handles)
+
+
+def _encode(value, handles=True):
+    return _KernelEncoder(_CAPS, handles)(value)
+
+
+class _KernelDecoder(_codec.Decoder):
+    """The codec's decoder, with what the grader sends back: handles and the student's functions."""
+
+    def readers(self):
+        return {**super().readers(), "handle": _by_handle, "global": _by_name}
+
+
+def _by_handle(data, depth):
+    return _USER_NS.get(_HANDLES, {})[data["handle"]]  # noqa: F821
+
+
+def _by_name(data, depth):
+    """A student's own function, passed back by its name."""
+    name = data["global"]
+    if name in _USER_NS:  # noqa: F821
+        return _USER_NS[name]  # noqa: F821
+    return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
+
+
+def _decode(value):
+    """Grader-chosen arguments back into Python and numpy values."""
+    return _KernelDecoder(_CAPS)(value)
+
+
+def _items(iterable):
+    """The items of an iterable, or an ``_Unsupported`` past the cap."""
+    result = []
+    for item in iterable:
+        if len(result) >= _CAPS.max_yields:
+            return _Unsupported(f"iterable of more than {_CAPS.max_yields} items")
+        result.append(item)
+    return result
 
 
 def _axes_data(ax):
@@ -126,80 +169,8 @@ def _figure_data(value):
     return None
 
 
-def _decode_more(value):
-    """The grader's arguments of the kinds above, rebuilt; None for others."""
-    import collections
-    import datetime
-    import decimal
-    import fractions
-
-    if "complex" in value:
-        return complex(*value["complex"])
-    if "datetime" in value:
-        return datetime.datetime.fromisoformat(value["datetime"])
-    if "date" in value:
-        return datetime.date.fromisoformat(value["date"])
-    if "time" in value:
-        return datetime.time.fromisoformat(value["time"])
-    if "timedelta" in value:
-        return datetime.timedelta(*value["timedelta"])
-    if "decimal" in value:
-        return decimal.Decimal(value["decimal"])
-    if "fraction" in value:
-        return fractions.Fraction(*value["fraction"])
-    if "counter" in value:
-        return collections.Counter({_decode(k): _decode(v) for k, v in value["counter"]})
-    return None
-
-
-def _encode(value, budget, depth=0):
-    import numpy as np
-
-    if depth > _MAX_DEPTH:
-        return {"unsupported": "nested too deeply"}
-    budget[0] -= 1
-    if budget[0] < 0:
-        return {"unsupported": "too large"}
-    if value is None or type(value) is bool:
-        return value
-    if isinstance(value, np.generic):
-        if value.dtype.kind in "biuf":
-            return {"scalar": value.item(), "dtype": value.dtype.str}
-        return {"unsupported": type(value).__name__}
-    if isinstance(value, bool | int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        text = str.__str__(value)
-        return text if len(text) <= _MAX_TEXT else {"unsupported": "text too long"}
-    if isinstance(value, np.ndarray):
-        arr = np.array(value, copy=True, subok=False)
-        if arr.dtype.kind not in "biuf":
-            return {"unsupported": f"numpy array of {arr.dtype}"}
-        budget[0] -= arr.size
-        if budget[0] < 0:
-            return {"unsupported": "too large"}
-        return {"array": arr.tolist(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
-    more = _encode_more(value, budget, depth)
-    if more is not None:
-        return more
-    if isinstance(value, list | tuple | set | frozenset):
-        kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
-        return {kind: [_encode(item, budget, depth + 1) for item in list(value)]}
-    if isinstance(value, dict):
-        return {
-            "dict": [
-                [_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
-                for k, v in list(value.items())
-            ]
-        }
-    return _handle_of(value)
-
-
 _HANDLES = "__attention_grader_handles__"
 _HANDLE_IDS = "__attention_grader_handle_ids__"
-_NO_HANDLES = [False]  # while comparing arguments before and after a call
 #: Dunders whose presence on a class the grader's stand-in class mirrors (see object_handles.py).
 _SLOTS = ("__call__", "__len__", "__iter__", "__next__", "__getitem__", "__setitem__",
           "__delitem__", "__contains__", "__float__", "__int__", "__index__")  # fmt: skip
@@ -236,11 +207,11 @@ def _class_info(cls):
     }
 
 
-def _handle_of(value):
+def _handle_of(value, handles=True):
     """An object that is not data stays here; the grader gets its number (object_handles.py)."""
     import types
 
-    if isinstance(value, types.ModuleType) or _NO_HANDLES[0]:
+    if isinstance(value, types.ModuleType) or not handles:
         return {"unsupported": f"{type(value).__name__} object"}
     if isinstance(value, type):
         return {"class": _class_info(value)}
@@ -269,53 +240,65 @@ def _operate(obj, request):
     return fn(other, obj) if request.get("reflected") else fn(obj, other)
 
 
-def _handle_action(obj, action, request):
-    """The value of one use of a handled object (raises what the student's code raised)."""
+def _named(name, request):
+    """The attribute actions, on the name the grader asked for (never a dunder)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return {
+        "attr": lambda obj: getattr(obj, name),
+        "setattr": lambda obj: setattr(obj, name, _decode(request.get("value"))),
+        "delattr": lambda obj: delattr(obj, name),
+    }
+
+
+def _setitem(obj, request):
+    obj[_decode(request.get("key"))] = _decode(request.get("value"))
+
+
+def _delitem(obj, request):
+    del obj[_decode(request.get("key"))]
+
+
+def _held_class(request):
+    return _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
+
+
+def _is_subclass(obj, request):
+    cls = _held_class(request)
+    return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
+
+
+def _actions(request):
+    """``{action: f(obj)}``: each use of a handled object the grader may ask for."""
     import copy
     import operator
 
-    name = str(request.get("name", ""))
-    if action in ("attr", "setattr", "delattr") and name.startswith("__"):
-        raise AttributeError(name)
     simple = {
         "len": len, "bool": bool, "hash": hash, "repr": repr, "str": str, "dir": dir,
         "copy": copy.copy, "deepcopy": copy.deepcopy, "next": next, "vars": vars,
-        "float": float, "int": int, "index": operator.index,
+        "float": float, "int": int, "index": operator.index, "iter": _items,
     }  # fmt: skip
-    if action in simple:
-        return simple[action](obj)
-    if action == "attr":
-        return getattr(obj, name)
-    if action == "setattr":
-        return setattr(obj, name, _decode(request.get("value")))
-    if action == "delattr":
-        return delattr(obj, name)
-    if action == "iter":
-        result = []
-        for item in obj:
-            if len(result) >= _MAX_YIELDS:
-                return _Unsupported(f"iterable of more than {_MAX_YIELDS} items")
-            result.append(item)
-        return result
-    if action == "item":
-        return obj[_decode(request.get("key"))]
-    if action == "setitem":
-        obj[_decode(request.get("key"))] = _decode(request.get("value"))
-        return None
-    if action == "delitem":
-        del obj[_decode(request.get("key"))]
-        return None
-    if action == "format":
-        return format(obj, str(request.get("spec", "")))
-    if action == "operator":
-        return _operate(obj, request)
-    if action == "isinstance":
-        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
-        return isinstance(obj, cls) if isinstance(cls, type) else False
-    if action == "issubclass":
-        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
-        return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
-    raise ValueError(f"unknown action {action!r}")
+    cls = _held_class(request)
+    return {
+        **simple,
+        "item": lambda obj: obj[_decode(request.get("key"))],
+        "setitem": lambda obj: _setitem(obj, request),
+        "delitem": lambda obj: _delitem(obj, request),
+        "format": lambda obj: format(obj, str(request.get("spec", ""))),
+        "operator": lambda obj: _operate(obj, request),
+        "isinstance": lambda obj: isinstance(obj, cls) if isinstance(cls, type) else False,
+        "issubclass": lambda obj: _is_subclass(obj, request),
+    }
+
+
+def _handle_action(obj, action, request):
+    """The value of one use of a handled object (raises what the student's code raised)."""
+    if action in ("attr", "setattr", "delattr"):
+        return _named(str(request.get("name", "")), request)[action](obj)
+    act = _actions(request).get(action)
+    if act is None:
+        raise ValueError(f"unknown action {action!r}")
+    return act(obj)
 
 
 class _Unsupported:
@@ -339,39 +322,7 @@ def _on_handle(request):
         return _raised(exc)
     if isinstance(result, _Unsupported):
         return {"value": {"unsupported": result.what}}
-    return {"value": _encode(result, [_MAX_ITEMS])}
-
-
-def _decode(value):
-    """Grader-chosen arguments (the same format) back into Python and numpy values."""
-    import numpy as np
-
-    if not isinstance(value, dict):
-        return value
-    if "array" in value:
-        arr = np.array(value["array"], dtype=np.dtype(value["dtype"]))
-        return arr.reshape(value["shape"])
-    if "scalar" in value:
-        return np.dtype(value["dtype"]).type(value["scalar"])
-    if "handle" in value:
-        return _USER_NS.get(_HANDLES, {})[value["handle"]]  # noqa: F821
-    if "global" in value:  # a student's own function, passed back by its name
-        name = value["global"]
-        if name in _USER_NS:  # noqa: F821
-            return _USER_NS[name]  # noqa: F821
-        return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
-    more = _decode_more(value)
-    if more is not None:
-        return more
-    if "list" in value:
-        return [_decode(v) for v in value["list"]]
-    if "tuple" in value:
-        return tuple(_decode(v) for v in value["tuple"])
-    if "set" in value:
-        return {_decode(v) for v in value["set"]}
-    if "dict" in value:
-        return {_decode(k): _decode(v) for k, v in value["dict"]}
-    raise ValueError("unknown argument encoding")
+    return {"value": _encode(result)}
 
 
 def _describe(name):
@@ -386,7 +337,7 @@ def _describe(name):
         return {"value": {"callable": name, "handle": _keep(value)}}  # called as this object
     if isinstance(value, types.GeneratorType):
         return {"value": _handle_of(value)}  # its state is the kernel's: next() is a request
-    return {"value": _encode(value, [_MAX_ITEMS])}
+    return {"value": _encode(value)}
 
 
 class _Printed:
@@ -397,8 +348,9 @@ class _Printed:
 
     def write(self, text):
         text = str(text)
-        if self.size < _MAX_PRINTED:
-            self.parts.append(text[: _MAX_PRINTED - self.size])
+        cap = _CAPS.max_printed_chars
+        if self.size < cap:
+            self.parts.append(text[: cap - self.size])
         self.size += len(text)
         return len(text)
 
@@ -407,11 +359,7 @@ class _Printed:
 
 
 def _snapshot(value):
-    _NO_HANDLES[0] = True
-    try:
-        return _json.dumps(_encode(value, [_MAX_ITEMS]))
-    finally:
-        _NO_HANDLES[0] = False
+    return _json.dumps(_encode(value, handles=False))
 
 
 def _raised(exc):
@@ -441,7 +389,7 @@ def _invoke(fn, args, kwargs):
             raise
         reply = _raised(exc)
     else:
-        reply = {"value": _encode(result, [_MAX_ITEMS])}
+        reply = {"value": _encode(result)}
         same = [i for i, v in enumerate(values) if v is result and not _is_atom(v)]
         if same:  # `result is xs`: the grader gives the test its own argument back
             reply["same_as"] = same[0]
@@ -519,26 +467,23 @@ def _define(source):
 
 
 def _answer():
-    request = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
-    if request["op"] == "get":
-        reply = {name: _describe(name) for name in request["names"]}
-    elif request["op"] == "substitute":
-        reply = _substitute(request["name"], request["path"], request["source"])
-    elif request["op"] == "restore":
-        reply = _restore(request["name"])
-    elif request["op"] == "handle":
-        reply = _on_handle(request)
-    elif request["op"] == "bind":
-        reply = _bind(request["name"], request["value"])
-    elif request["op"] == "unbind":
-        reply = _unbind(request["name"])
-    elif request["op"] == "define":
-        reply = _define(request["source"])
-    else:
-        reply = _call(request["name"], request["args"], request["kwargs"])
+    request = _REQUEST_DATA
+    ops = {
+        "get": lambda: {name: _describe(name) for name in request["names"]},
+        "substitute": lambda: _substitute(request["name"], request["path"], request["source"]),
+        "restore": lambda: _restore(request["name"]),
+        "handle": lambda: _on_handle(request),
+        "bind": lambda: _bind(request["name"], request["value"]),
+        "unbind": lambda: _unbind(request["name"]),
+        "define": lambda: _define(request["source"]),
+    }
+    call = ops.get(
+        request["op"], lambda: _call(request["name"], request["args"], request["kwargs"])
+    )
+    reply = call()
     from IPython.display import display
 
-    display({MIME: _json.dumps(reply)}, raw=True)
+    display({_codec.MIME: _json.dumps(reply)}, raw=True)
 
 
 _answer()

@@ -117,3 +117,31 @@ def test_functions_are_called_in_the_kernel_by_the_name_asked_for():
         got["stub"](1)
     assert got["stub"].attention_library_use == "scipy"
     assert got["softmax"].attention_library_use is None
+
+
+def _nested(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_raising_answers_max_depth_takes_effect_in_the_kernel_and_the_grader():
+    """``c.Answers.max_depth`` is sent with each request: the kernel cuts where the grader does."""
+    from attention_grader.common.settings import answer_limits
+    from attention_grader.execution.answer_errors import UnreadableAnswer
+    from traitlets.config import Config
+
+    deep = _nested(22)
+    config = Config()
+    config.Answers.max_depth = 25
+    channel = AnswerChannel(kernel({"deep": deep, "same": lambda x: x}), answer_limits(config))
+    got = channel.get(["deep", "same"])
+    assert got["deep"] == deep  # kernel to grader
+    assert got["same"](deep) == deep  # grader to kernel and back
+    config.Answers.max_depth = 20
+    channel = AnswerChannel(kernel({"deep": deep, "same": lambda x: x}), answer_limits(config))
+    with pytest.raises(UnreadableAnswer, match="nested too deeply"):
+        channel.get(["deep"])
+    with pytest.raises(CannotGrade, match="nested too deeply"):
+        channel.get(["same"])["same"](deep)
