@@ -5,8 +5,8 @@ text to the kernel with one request (``_REQUEST``, JSON, with the caps of ``c.An
 student's namespace (``_USER_NS``) and the source of
 :mod:`attention_grader.execution.answer_codec` (``_CODEC``), and reads back one ``display_data``
 of the codec's ``MIME`` holding JSON. The codec (the wire format, both ways) is compiled from that
-source; this file holds only what must run here: the table of objects that stay in the kernel,
-a figure's data, a generator's items, calls of the student's functions.
+source; this file (after ``_kernel_handles.py``, the objects that stay in the kernel) holds only
+what must run here: a figure's data, a generator's items, calls of the student's functions.
 
 Nothing here is trusted. The student's code may replace any of it; then the only thing it can
 change is what *its own* answers look like, which is no more than the student could do by
@@ -28,19 +28,19 @@ def _load_codec():
     import sys
     import types
 
-    digest = hashlib.sha256(_CODEC.encode()).hexdigest()  # noqa: F821 -- given by the grader
+    digest = hashlib.sha256(_CODEC.encode()).hexdigest()  # given by the grader
     cached = sys.modules.get(_CODEC_MODULE)
     if isinstance(cached, types.ModuleType) and getattr(cached, "SOURCE_SHA256", "") == digest:
         return cached
     codec = types.ModuleType(_CODEC_MODULE)
     sys.modules[_CODEC_MODULE] = codec
-    exec(compile(_CODEC, "<attention-grader codec>", "exec"), codec.__dict__)  # noqa: S102,F821
+    exec(compile(_CODEC, "<attention-grader codec>", "exec"), codec.__dict__)  # noqa: S102
     codec.SOURCE_SHA256 = digest
     return codec
 
 
 _codec = _load_codec()
-_REQUEST_DATA = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
+_REQUEST_DATA = _json.loads(_REQUEST)  # given by the grader
 _CAPS = _codec.Caps.of(_REQUEST_DATA.get("caps", {}))
 
 
@@ -84,16 +84,12 @@ class _KernelDecoder(_codec.Decoder):
         return {**super().readers(), "handle": _by_handle, "global": _by_name}
 
 
-def _by_handle(data, depth):
-    return _USER_NS.get(_HANDLES, {})[data["handle"]]  # noqa: F821
-
-
 def _by_name(data, depth):
     """A student's own function, passed back by its name."""
     name = data["global"]
-    if name in _USER_NS:  # noqa: F821
-        return _USER_NS[name]  # noqa: F821
-    return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
+    if name in _USER_NS:
+        return _USER_NS[name]
+    return _USER_NS.get(_UNBOUND, {})[name]  # deleted by the test
 
 
 def _decode(value):
@@ -169,168 +165,12 @@ def _figure_data(value):
     return None
 
 
-_HANDLES = "__attention_grader_handles__"
-_HANDLE_IDS = "__attention_grader_handle_ids__"
-#: Dunders whose presence on a class the grader's stand-in class mirrors (see object_handles.py).
-_SLOTS = ("__call__", "__len__", "__iter__", "__next__", "__getitem__", "__setitem__",
-          "__delitem__", "__contains__", "__float__", "__int__", "__index__")  # fmt: skip
-_CUSTOM = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__")
-
-
-def _keep(value):
-    """The number of ``value`` in the table of handles (the same object keeps its number)."""
-    table = _USER_NS.setdefault(_HANDLES, {})  # noqa: F821
-    ids = _USER_NS.setdefault(_HANDLE_IDS, {})  # noqa: F821
-    key = ids.get(id(value))
-    if key is not None and table.get(key) is value:
-        return key
-    key = len(table) + 1
-    table[key] = value
-    ids[id(value)] = key
-    return key
-
-
-def _class_info(cls):
-    """What the grader needs to stand in for objects of ``cls``: its name and its dunders."""
-    mro = [k for k in getattr(cls, "__mro__", ()) if k is not object]
-    caps = [name for name in _SLOTS if any(callable(vars(k).get(name)) for k in mro)]
-    caps += [name for name in _CUSTOM if getattr(cls, name, None) is not getattr(object, name)]
-    hash_ = getattr(cls, "__hash__", None)
-    caps.append("unhashable" if hash_ is None else "" if hash_ is object.__hash__ else "__hash__")
-    error = isinstance(cls, type) and issubclass(cls, BaseException)
-    return {
-        "key": _keep(cls),
-        "name": str(getattr(cls, "__name__", "object")),
-        "module": str(getattr(cls, "__module__", "")),
-        "caps": [c for c in caps if c],
-        "error": [c.__name__ for c in cls.__mro__] if error else [],
-    }
-
-
-def _handle_of(value, handles=True):
-    """An object that is not data stays here; the grader gets its number (object_handles.py)."""
-    import types
-
-    if isinstance(value, types.ModuleType) or not handles:
-        return {"unsupported": f"{type(value).__name__} object"}
-    if isinstance(value, type):
-        return {"class": _class_info(value)}
-    return {"handle": _keep(value), "type": getattr(type(value), "__name__", "object"),
-            "class": _class_info(type(value))}  # fmt: skip
-
-
-_OPERATORS = (
-    "eq ne lt le gt ge add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift "
-    "iadd isub imul itruediv ifloordiv imod ipow imatmul iand ior ixor ilshift irshift "
-    "neg pos abs invert contains"
-).split()
-
-
-def _operate(obj, request):
-    """``obj <op> other`` (or ``other <op> obj`` when reflected) for the grader's operators."""
-    import operator
-
-    name = str(request.get("operator"))
-    if name not in _OPERATORS:
-        raise ValueError(f"unknown operator {name!r}")
-    fn = getattr(operator, name)
-    if name in ("neg", "pos", "abs", "invert"):
-        return fn(obj)
-    other = _decode(request.get("other"))
-    return fn(other, obj) if request.get("reflected") else fn(obj, other)
-
-
-def _named(name, request):
-    """The attribute actions, on the name the grader asked for (never a dunder)."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return {
-        "attr": lambda obj: getattr(obj, name),
-        "setattr": lambda obj: setattr(obj, name, _decode(request.get("value"))),
-        "delattr": lambda obj: delattr(obj, name),
-    }
-
-
-def _setitem(obj, request):
-    obj[_decode(request.get("key"))] = _decode(request.get("value"))
-
-
-def _delitem(obj, request):
-    del obj[_decode(request.get("key"))]
-
-
-def _held_class(request):
-    return _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
-
-
-def _is_subclass(obj, request):
-    cls = _held_class(request)
-    return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
-
-
-def _actions(request):
-    """``{action: f(obj)}``: each use of a handled object the grader may ask for."""
-    import copy
-    import operator
-
-    simple = {
-        "len": len, "bool": bool, "hash": hash, "repr": repr, "str": str, "dir": dir,
-        "copy": copy.copy, "deepcopy": copy.deepcopy, "next": next, "vars": vars,
-        "float": float, "int": int, "index": operator.index, "iter": _items,
-    }  # fmt: skip
-    cls = _held_class(request)
-    return {
-        **simple,
-        "item": lambda obj: obj[_decode(request.get("key"))],
-        "setitem": lambda obj: _setitem(obj, request),
-        "delitem": lambda obj: _delitem(obj, request),
-        "format": lambda obj: format(obj, str(request.get("spec", ""))),
-        "operator": lambda obj: _operate(obj, request),
-        "isinstance": lambda obj: isinstance(obj, cls) if isinstance(cls, type) else False,
-        "issubclass": lambda obj: _is_subclass(obj, request),
-    }
-
-
-def _handle_action(obj, action, request):
-    """The value of one use of a handled object (raises what the student's code raised)."""
-    if action in ("attr", "setattr", "delattr"):
-        return _named(str(request.get("name", "")), request)[action](obj)
-    act = _actions(request).get(action)
-    if act is None:
-        raise ValueError(f"unknown action {action!r}")
-    return act(obj)
-
-
-class _Unsupported:
-    def __init__(self, what):
-        self.what = what
-
-
-def _on_handle(request):
-    """One use of a handled object: attributes, calls, operators, len, iteration, items, ..."""
-    obj = _USER_NS.get(_HANDLES, {}).get(request.get("handle"))  # noqa: F821
-    action = request.get("action")
-    if obj is None:
-        return {"raised": "ReferenceError", "message": "the object is gone"}
-    if action == "call":
-        return _invoke(obj, request.get("args", []), request.get("kwargs", {}))
-    try:
-        result = _handle_action(obj, action, request)
-    except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return _raised(exc)
-    if isinstance(result, _Unsupported):
-        return {"value": {"unsupported": result.what}}
-    return {"value": _encode(result)}
-
-
 def _describe(name):
     import types
 
-    if name not in _USER_NS:  # noqa: F821 -- given by the grader
+    if name not in _USER_NS:  # given by the grader
         return {"missing": True}
-    value = _USER_NS[name]  # noqa: F821
+    value = _USER_NS[name]
     if isinstance(value, type):
         return {"value": _handle_of(value)}  # a class: a stand-in class in the grader
     if callable(value) and not isinstance(value, types.ModuleType):
@@ -368,7 +208,7 @@ def _raised(exc):
 
 
 def _call(name, args, kwargs):
-    fn = _USER_NS.get(name)  # noqa: F821
+    fn = _USER_NS.get(name)
     if fn is None or not callable(fn):
         return {"raised": "NameError", "message": f"{name} is not defined as a function"}
     return _invoke(fn, args, kwargs)
@@ -412,16 +252,16 @@ _UNBOUND = "__attention_grader_unbound__"
 
 def _bind(name, value):
     """The test bound a name of the student's: bind it here too (kernel_bindings.py)."""
-    _USER_NS[str(name)] = _decode(value)  # noqa: F821
+    _USER_NS[str(name)] = _decode(value)
     return {"value": None}
 
 
 def _unbind(name):
     """The test deleted a name of the student's: delete it here too, kept aside for its calls."""
     name = str(name)
-    if name not in _USER_NS:  # noqa: F821
+    if name not in _USER_NS:
         return {"raised": "NameError", "message": f"name '{name}' is not defined"}
-    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)  # noqa: F821
+    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)
     return {"value": None}
 
 
@@ -435,9 +275,9 @@ def _substitute(name, path, source):
     attr = path.rpartition(".")[2]
     scope = {"np": np, "__name__": "attention_grader_reference"}
     exec(compile(source, "<grader reference>", "exec"), scope)  # noqa: S102 -- the grader's
-    saved = _USER_NS.setdefault(_SAVED, {})  # noqa: F821
-    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])  # noqa: F821
-    _USER_NS[name] = scope[attr]  # noqa: F821
+    saved = _USER_NS.setdefault(_SAVED, {})
+    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])
+    _USER_NS[name] = scope[attr]
     return {"value": None}
 
 
@@ -446,11 +286,11 @@ def _lent(*args, **kwargs):
 
 
 def _restore(name):
-    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))  # noqa: F821
+    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))
     if had:
-        _USER_NS[name] = value  # noqa: F821
+        _USER_NS[name] = value
     else:
-        _USER_NS.pop(name, None)  # noqa: F821
+        _USER_NS.pop(name, None)
     if lent is not None:  # a student's code that kept it keeps a function that only raises
         lent.__code__, lent.__defaults__, lent.__kwdefaults__ = _lent.__code__, None, None
         lent.__globals__.clear()
@@ -460,7 +300,7 @@ def _restore(name):
 def _define(source):
     """A test's imports and plain definitions, defined here too (kernel_definitions.py)."""
     try:
-        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102,F821
+        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102
     except Exception as exc:  # noqa: BLE001 -- as nbgrader, the test's own error
         return _raised(exc)
     return {"value": None}

@@ -119,6 +119,7 @@ class Encoder:
     def __init__(self, caps: Caps) -> None:
         self.caps = caps
         self.budget = caps.max_items
+        self._parts = (self._numpy, self._kind, self.special, self._container)
 
     def refuse(self, what: str) -> Wire:
         """Return what a value over a cap becomes (here: raise :class:`WireError`)."""
@@ -142,7 +143,10 @@ class Encoder:
             return self.refuse("too large")
         if value is None or type(value) is bool:
             return value
-        for part in (self._plain, self._numpy, self._kind, self.special, self._container):
+        wire = self._plain(value, depth)
+        if wire is not None:
+            return wire
+        for part in self._parts:
             wire = part(value, depth)
             if wire is not None:
                 return wire

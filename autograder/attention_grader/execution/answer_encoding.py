@@ -1,6 +1,6 @@
 """Grader to kernel: a request cell's code, and the grader's arguments in the wire format.
 
-A request runs the kernel-side agent (``_kernel_side.py``) in the student's kernel on one JSON
+A request runs the kernel-side agent (``_kernel_handles.py`` and ``_kernel_side.py``) in the student's kernel on one JSON
 request, with the source of :mod:`~attention_grader.execution.answer_codec` (the very module
 imported here) and the caps of ``c.Answers``; the reply comes back as one display of
 :data:`MIME` (read by :func:`attention_grader.execution.answer_decoding.read_reply`).
@@ -20,8 +20,11 @@ from attention_grader.execution.student_function import StudentFunction
 
 __all__ = ["CODEC_SOURCE", "KERNEL_SIDE", "MIME", "encode", "request_source"]
 
-#: The kernel-side agent: what must run in the kernel (handles, calls, figures), as text.
-KERNEL_SIDE = resources.files(__package__).joinpath("_kernel_side.py").read_text()
+#: The kernel-side agent: what must run in the kernel (handles, calls, figures), as one text.
+KERNEL_SIDE = "\n\n".join(
+    resources.files(__package__).joinpath(name).read_text()
+    for name in ("_kernel_handles.py", "_kernel_side.py")
+)
 #: The codec's own source, compiled by the agent in the kernel.
 CODEC_SOURCE = inspect.getsource(answer_codec)
 
