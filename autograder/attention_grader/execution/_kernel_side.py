@@ -63,7 +63,7 @@ class _KernelEncoder(_codec.Encoder):
         if isinstance(value, types.GeneratorType) and value.gi_suspended and self.handles:
             return _handle_of(value)  # a started generator: its state is shared, it stays here
         if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
-            items = _items(value)
+            items = _items(value, "generator")
             if isinstance(items, _Unsupported):
                 return {"unsupported": items.what}
             return {"generator": [self(item, depth + 1) for item in items]}
@@ -94,15 +94,15 @@ def _by_name(data, depth):
 
 def _decode(value):
     """Grader-chosen arguments back into Python and numpy values."""
-    return _KernelDecoder(_CAPS)(value)
+    return _KernelDecoder(_CAPS.depth_only())(value)
 
 
-def _items(iterable):
+def _items(iterable, what="iterable"):
     """The items of an iterable, or an ``_Unsupported`` past the cap."""
     result = []
     for item in iterable:
         if len(result) >= _CAPS.max_yields:
-            return _Unsupported(f"iterable of more than {_CAPS.max_yields} items")
+            return _Unsupported(f"{what} of more than {_CAPS.max_yields} items")
         result.append(item)
     return result
 

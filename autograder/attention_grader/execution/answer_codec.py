@@ -24,8 +24,9 @@ import collections
 import datetime
 import decimal
 import fractions
+import sys
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -83,6 +84,13 @@ class Caps:
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 values[field.name] = value
         return cls(**values)
+
+    def depth_only(self) -> Caps:
+        """Return the caps on the grader's own arguments: only the depth.
+
+        The grader's data is trusted; the depth bounds the recursion on both sides.
+        """
+        return replace(self, max_items=sys.maxsize, max_text_chars=sys.maxsize)
 
     def to_wire(self) -> dict[str, int]:
         """Return the caps as the JSON object sent with a request."""

@@ -48,9 +48,9 @@ def encode(value: object, limits: AnswerLimits | None = None) -> Wire:
     """Encode a grader-chosen argument in the wire format (numpy arrays keep dtype and shape).
 
     Raises ``TypeError`` (``"cannot send ..."``) for what is not data, and ``ValueError`` for an
-    argument over a cap of ``limits``.
+    argument nested deeper than ``limits.max_depth`` (the kernel's decoder stops there too).
     """
-    return _GraderEncoder(Caps.of(limits or AnswerLimits()))(value)
+    return _GraderEncoder(Caps.of(limits or AnswerLimits()).depth_only())(value)
 
 
 def request_source(request: dict[str, object], limits: AnswerLimits | None = None) -> str:
