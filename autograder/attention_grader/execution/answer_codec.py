@@ -151,6 +151,8 @@ class Encoder:
             return self.refuse("too large")
         if value is None or type(value) is bool:
             return value
+        if isinstance(value, np.generic):  # before float: np.float64 is a float, and keeps its type
+            return self._scalar(value)
         wire = self._plain(value, depth)
         if wire is not None:
             return wire
@@ -173,11 +175,12 @@ class Encoder:
             return text
         return None
 
+    def _scalar(self, value: np.generic) -> Wire:
+        if value.dtype.kind in _NUMERIC:
+            return {"scalar": value.item(), "dtype": value.dtype.str}
+        return self.refuse(type(value).__name__)
+
     def _numpy(self, value: object, depth: int) -> Wire:
-        if isinstance(value, np.generic):
-            if value.dtype.kind in _NUMERIC:
-                return {"scalar": value.item(), "dtype": value.dtype.str}
-            return self.refuse(type(value).__name__)
         if not isinstance(value, np.ndarray):
             return None
         arr = np.array(value, copy=True, subok=False)

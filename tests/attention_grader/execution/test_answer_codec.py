@@ -33,3 +33,15 @@ def test_the_codec_imports_only_the_standard_library_and_numpy():
     names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     tops = {name.split(".")[0] for name in names}
     assert tops and tops <= set(sys.stdlib_module_names) | {"numpy"}, tops
+
+
+def test_numpy_scalars_keep_their_type_both_ways():
+    """np.float64 is a float and np.str_ a str: the codec still carries the numpy scalar."""
+    import json
+
+    import numpy as np
+
+    caps = answer_codec.Caps()
+    for value in (np.float64(0.5), np.int64(3), np.bool_(True), np.float32(1.5)):
+        back = answer_codec.Decoder(caps)(json.loads(json.dumps(answer_codec.Encoder(caps)(value))))
+        assert type(back) is type(value) and back == value
