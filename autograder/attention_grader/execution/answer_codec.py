@@ -54,18 +54,8 @@ class WireError(ValueError):
 class Caps:
     """The caps both sides apply to one value (set by ``c.Answers``, sent with each request).
 
-    Attributes
-    ----------
-    max_depth : int
-        Deepest nesting of lists, tuples, sets and dicts.
-    max_items : int
-        Most values (numbers, strings, ...) in one value.
-    max_text_chars : int
-        Longest string carried.
-    max_yields : int
-        Most items a generator (or an iterated object) is carried as.
-    max_printed_chars : int
-        Most characters of what a student's function prints during one call kept for the test.
+    Depth, values, text length, a generator's items, what a call prints: their help is the
+    ``c.Answers`` traitlets' (:class:`attention_grader.common.settings.Answers`).
     """
 
     max_depth: int = 20
@@ -104,8 +94,10 @@ def encode_kind(value: object, item: Callable[[object], Wire]) -> dict[str, Wire
     """
     if isinstance(value, complex):
         return {"complex": [value.real, value.imag]}
-    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
-        return {type(value).__name__: value.isoformat()}
+    if isinstance(value, datetime.datetime):  # before date: a datetime is a date too
+        return {"datetime": value.isoformat()}
+    if isinstance(value, datetime.date | datetime.time):
+        return {"date" if isinstance(value, datetime.date) else "time": value.isoformat()}
     if isinstance(value, datetime.timedelta):
         return {"timedelta": [value.days, value.seconds, value.microseconds]}
     if isinstance(value, decimal.Decimal):
@@ -195,18 +187,12 @@ class Encoder:
         return encode_kind(value, lambda item: self(item, depth + 1))
 
     def _container(self, value: object, depth: int) -> Wire:
-        if isinstance(value, list | tuple | set | frozenset):
-            kind = (
-                "list"
-                if isinstance(value, list)
-                else "tuple"
-                if isinstance(value, tuple)
-                else "set"
-            )
-            return {kind: [self(item, depth + 1) for item in list(value)]}
         if isinstance(value, dict):
             pairs = list(value.items())
             return {"dict": [[self(k, depth + 1), self(v, depth + 1)] for k, v in pairs]}
+        for kind, types in (("list", list), ("tuple", tuple), ("set", set | frozenset)):
+            if isinstance(value, types):
+                return {kind: [self(item, depth + 1) for item in list(value)]}
         return None
 
 
