@@ -115,3 +115,6 @@ c.Answers.max_set_items = 1_000
 c.Answers.max_hashed_items = 10_000
 c.Answers.max_classes = 1_000
 c.Answers.max_handles = 100_000
+c.Answers.max_text_chars = 200_000
+c.Answers.max_yields = 10_000
+c.Answers.max_printed_chars = 1_000_000

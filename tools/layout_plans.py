@@ -97,6 +97,8 @@ MOVES = {
     "output_caps": "execution", "notebook_checker": "execution",
     # trusted checking the student cannot steer (issue 37, ninth landing)
     "cell_order": "execution", "locked_names": "execution", "kernel_definitions": "execution",
+    # one answer codec, imported by the grader and sent into the kernel (issue 43, eleventh landing)
+    "answer_codec": "execution", "_kernel_handles": "execution",
     # safe_exchange.py split by the step of nbgrader it serves
     "intake_guard": "intake", "release_feedback": "intake",
     # report.py split: its numbers' parts

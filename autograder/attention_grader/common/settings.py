@@ -88,6 +88,15 @@ class AnswerLimits:
         Most classes of one notebook's kernel the grader makes a stand-in class for.
     max_handles : int
         Most objects of one notebook's kernel the grader holds a handle for.
+    max_text_chars : int
+        Longest string carried out of (or into) the kernel.
+    max_yields : int
+        Most items a generator, or an object the test iterates, is carried as.
+    max_printed_chars : int
+        Most characters of what a student's function prints during one call kept for the test.
+
+    The depth, items, text, yields and printed caps are sent into the kernel with each request
+    (:class:`attention_grader.execution.answer_codec.Caps`): both sides cut at the same place.
     """
 
     max_reply_chars: int = 32 * 2**20
@@ -97,6 +106,9 @@ class AnswerLimits:
     max_hashed_items: int = 10_000
     max_classes: int = 1_000
     max_handles: int = 100_000
+    max_text_chars: int = 200_000
+    max_yields: int = 10_000
+    max_printed_chars: int = 1_000_000
 
 
 def _limit(value: int, text: str) -> Integer[int, int]:
@@ -173,7 +185,10 @@ class Answers(Configurable):
     max_reply_chars = _limit(
         AnswerLimits.max_reply_chars, "Longest JSON reply read from the kernel (characters)."
     )
-    max_depth = _limit(AnswerLimits.max_depth, "Deepest nesting of lists, tuples, sets and dicts.")
+    max_depth = _limit(
+        AnswerLimits.max_depth,
+        "Deepest nesting of lists, tuples, sets and dicts (the student's kernel cuts there too).",
+    )
     max_items = _limit(AnswerLimits.max_items, "Most values (numbers, strings, ...) in one reply.")
     max_set_items = _limit(
         AnswerLimits.max_set_items, "Most items in one set, or entries in one dict."
@@ -192,6 +207,18 @@ class Answers(Configurable):
         AnswerLimits.max_handles,
         "Most objects of one notebook's kernel the grader holds a handle for (past it, the "
         "test needs a teacher).",
+    )
+    max_text_chars = _limit(
+        AnswerLimits.max_text_chars,
+        "Longest string carried out of or into the student's kernel (characters).",
+    )
+    max_yields = _limit(
+        AnswerLimits.max_yields,
+        "Most items a generator, or an object the test iterates, is carried as.",
+    )
+    max_printed_chars = _limit(
+        AnswerLimits.max_printed_chars,
+        "Most characters of what a student's function prints during one call kept for the test.",
     )
 
     def limits(self) -> AnswerLimits:

@@ -1,71 +1,110 @@
-"""Runs INSIDE a student's kernel during autograde: hands answers out as plain data.
+"""Runs INSIDE a student's kernel during autograde: the kernel-side agent of the answer channel.
 
-Never imported by the grader: :mod:`attention_grader.execution.answer_encoding` sends this file's text to the
-kernel with one request (``_REQUEST``, JSON) and the student's namespace (``_USER_NS``), and
-reads back one ``display_data`` of :data:`MIME` holding JSON.
+Never imported by the grader: :mod:`attention_grader.execution.answer_encoding` sends this file's
+text to the kernel with one request (``_REQUEST``, JSON, with the caps of ``c.Answers``), the
+student's namespace (``_USER_NS``) and the source of
+:mod:`attention_grader.execution.answer_codec` (``_CODEC``), and reads back one ``display_data``
+of the codec's ``MIME`` holding JSON. The codec (the wire format, both ways) is compiled from that
+source; this file (after ``_kernel_handles.py``, the objects that stay in the kernel) holds only
+what must run here: a figure's data, a generator's items, calls of the student's functions.
 
 Nothing here is trusted. The student's code may replace any of it; then the only thing it can
 change is what *its own* answers look like, which is no more than the student could do by
 assigning different answers. The grader validates whatever comes back
 (:func:`attention_grader.execution.answer_decoding.decode`) and runs every check in its own process.
-
-Wire format (the same both ways): JSON null/bool/number/string, or one-key objects
-``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,
-``{"array": nested lists, "dtype": str, "shape": [...]}``, ``{"scalar": value, "dtype": str}``,
-``{"callable": name}``, ``{"unsupported": type name}``; and the kinds of ``answer_types.py``
-(``_encode_more`` / ``_decode_more`` below: complex, dates, Decimal, Fraction, Counter, a
-generator's items).
 """
 
 import json as _json
 
-MIME = "application/vnd.attention-grader.answer"
-_MAX_ITEMS = 2_000_000
-_MAX_DEPTH = 16
-_MAX_TEXT = 200_000
-_MAX_YIELDS = 10_000  # a generator is carried as at most this many items
-_MAX_PRINTED = 1_000_000  # what a student's function may print during one call, for the test
+_CODEC_MODULE = "attention_grader_answer_codec"
 
 
-def _encode_more(value, budget, depth):
-    """complex, dates and times, Decimal, Fraction, Counter, generators; None for others."""
-    import collections
-    import datetime
-    import decimal
-    import fractions
+def _load_codec():
+    """The codec module compiled from the source the grader sent (kept while that source is).
+
+    Kept in ``sys.modules`` (dataclasses look a module up there), not in the student's namespace.
+    """
+    import hashlib
+    import sys
     import types
 
-    if isinstance(value, complex):
-        return {"complex": [value.real, value.imag]}
-    if isinstance(value, datetime.datetime):
-        return {"datetime": value.isoformat()}
-    if isinstance(value, datetime.date):
-        return {"date": value.isoformat()}
-    if isinstance(value, datetime.time):
-        return {"time": value.isoformat()}
-    if isinstance(value, datetime.timedelta):
-        return {"timedelta": [value.days, value.seconds, value.microseconds]}
-    if isinstance(value, decimal.Decimal):
-        return {"decimal": str(value)}
-    if isinstance(value, fractions.Fraction):
-        return {"fraction": [value.numerator, value.denominator]}
-    figure = _figure_data(value)
-    if figure is not None:
-        return {kind: _encode(data, budget, depth + 1) for kind, data in figure.items()}
-    if isinstance(value, collections.Counter):
-        items = list(value.items())
-        return {"counter": [[_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
-                            for k, v in items]}  # fmt: skip
-    if isinstance(value, types.GeneratorType) and value.gi_suspended and not _NO_HANDLES[0]:
-        return _handle_of(value)  # a started generator: its state is shared, it stays here
-    if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
-        items = []
-        for item in value:
-            if len(items) >= _MAX_YIELDS:
-                return {"unsupported": f"generator of more than {_MAX_YIELDS} items"}
-            items.append(_encode(item, budget, depth + 1))
-        return {"generator": items}
-    return None
+    digest = hashlib.sha256(_CODEC.encode()).hexdigest()  # given by the grader
+    cached = sys.modules.get(_CODEC_MODULE)
+    if isinstance(cached, types.ModuleType) and getattr(cached, "SOURCE_SHA256", "") == digest:
+        return cached
+    codec = types.ModuleType(_CODEC_MODULE)
+    sys.modules[_CODEC_MODULE] = codec
+    exec(compile(_CODEC, "<attention-grader codec>", "exec"), codec.__dict__)  # noqa: S102
+    codec.SOURCE_SHA256 = digest
+    return codec
+
+
+_codec = _load_codec()
+_REQUEST_DATA = _json.loads(_REQUEST)  # given by the grader
+_CAPS = _codec.Caps.of(_REQUEST_DATA.get("caps", {}))
+
+
+class _KernelEncoder(_codec.Encoder):
+    """The codec's encoder, with what only the kernel holds: figures, generators, handles."""
+
+    def __init__(self, caps, handles=True):
+        super().__init__(caps)
+        self.handles = handles  # False while comparing arguments before and after a call
+
+    def refuse(self, what):
+        return {"unsupported": what}
+
+    def special(self, value, depth):
+        import types
+
+        figure = _figure_data(value)
+        if figure is not None:
+            return {kind: self(data, depth + 1) for kind, data in figure.items()}
+        if isinstance(value, types.GeneratorType) and value.gi_suspended and self.handles:
+            return _handle_of(value)  # a started generator: its state is shared, it stays here
+        if isinstance(value, types.GeneratorType | map | filter | zip | enumerate | reversed):
+            items = _items(value, "generator")
+            if isinstance(items, _Unsupported):
+                return {"unsupported": items.what}
+            return {"generator": [self(item, depth + 1) for item in items]}
+        return None
+
+    def other(self, value):
+        return _handle_of(value, self.handles)
+
+
+def _encode(value, handles=True):
+    return _KernelEncoder(_CAPS, handles)(value)
+
+
+class _KernelDecoder(_codec.Decoder):
+    """The codec's decoder, with what the grader sends back: handles and the student's functions."""
+
+    def readers(self):
+        return {**super().readers(), "handle": _by_handle, "global": _by_name}
+
+
+def _by_name(data, depth):
+    """A student's own function, passed back by its name."""
+    name = data["global"]
+    if name in _USER_NS:
+        return _USER_NS[name]
+    return _USER_NS.get(_UNBOUND, {})[name]  # deleted by the test
+
+
+def _decode(value):
+    """Grader-chosen arguments back into Python and numpy values."""
+    return _KernelDecoder(_CAPS.depth_only())(value)
+
+
+def _items(iterable, what="iterable"):
+    """The items of an iterable, or an ``_Unsupported`` past the cap."""
+    result = []
+    for item in iterable:
+        if len(result) >= _CAPS.max_yields:
+            return _Unsupported(f"{what} of more than {_CAPS.max_yields} items")
+        result.append(item)
+    return result
 
 
 def _axes_data(ax):
@@ -126,267 +165,19 @@ def _figure_data(value):
     return None
 
 
-def _decode_more(value):
-    """The grader's arguments of the kinds above, rebuilt; None for others."""
-    import collections
-    import datetime
-    import decimal
-    import fractions
-
-    if "complex" in value:
-        return complex(*value["complex"])
-    if "datetime" in value:
-        return datetime.datetime.fromisoformat(value["datetime"])
-    if "date" in value:
-        return datetime.date.fromisoformat(value["date"])
-    if "time" in value:
-        return datetime.time.fromisoformat(value["time"])
-    if "timedelta" in value:
-        return datetime.timedelta(*value["timedelta"])
-    if "decimal" in value:
-        return decimal.Decimal(value["decimal"])
-    if "fraction" in value:
-        return fractions.Fraction(*value["fraction"])
-    if "counter" in value:
-        return collections.Counter({_decode(k): _decode(v) for k, v in value["counter"]})
-    return None
-
-
-def _encode(value, budget, depth=0):
-    import numpy as np
-
-    if depth > _MAX_DEPTH:
-        return {"unsupported": "nested too deeply"}
-    budget[0] -= 1
-    if budget[0] < 0:
-        return {"unsupported": "too large"}
-    if value is None or type(value) is bool:
-        return value
-    if isinstance(value, np.generic):
-        if value.dtype.kind in "biuf":
-            return {"scalar": value.item(), "dtype": value.dtype.str}
-        return {"unsupported": type(value).__name__}
-    if isinstance(value, bool | int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        text = str.__str__(value)
-        return text if len(text) <= _MAX_TEXT else {"unsupported": "text too long"}
-    if isinstance(value, np.ndarray):
-        arr = np.array(value, copy=True, subok=False)
-        if arr.dtype.kind not in "biuf":
-            return {"unsupported": f"numpy array of {arr.dtype}"}
-        budget[0] -= arr.size
-        if budget[0] < 0:
-            return {"unsupported": "too large"}
-        return {"array": arr.tolist(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
-    more = _encode_more(value, budget, depth)
-    if more is not None:
-        return more
-    if isinstance(value, list | tuple | set | frozenset):
-        kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
-        return {kind: [_encode(item, budget, depth + 1) for item in list(value)]}
-    if isinstance(value, dict):
-        return {
-            "dict": [
-                [_encode(k, budget, depth + 1), _encode(v, budget, depth + 1)]
-                for k, v in list(value.items())
-            ]
-        }
-    return _handle_of(value)
-
-
-_HANDLES = "__attention_grader_handles__"
-_HANDLE_IDS = "__attention_grader_handle_ids__"
-_NO_HANDLES = [False]  # while comparing arguments before and after a call
-#: Dunders whose presence on a class the grader's stand-in class mirrors (see object_handles.py).
-_SLOTS = ("__call__", "__len__", "__iter__", "__next__", "__getitem__", "__setitem__",
-          "__delitem__", "__contains__", "__float__", "__int__", "__index__")  # fmt: skip
-_CUSTOM = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__")
-
-
-def _keep(value):
-    """The number of ``value`` in the table of handles (the same object keeps its number)."""
-    table = _USER_NS.setdefault(_HANDLES, {})  # noqa: F821
-    ids = _USER_NS.setdefault(_HANDLE_IDS, {})  # noqa: F821
-    key = ids.get(id(value))
-    if key is not None and table.get(key) is value:
-        return key
-    key = len(table) + 1
-    table[key] = value
-    ids[id(value)] = key
-    return key
-
-
-def _class_info(cls):
-    """What the grader needs to stand in for objects of ``cls``: its name and its dunders."""
-    mro = [k for k in getattr(cls, "__mro__", ()) if k is not object]
-    caps = [name for name in _SLOTS if any(callable(vars(k).get(name)) for k in mro)]
-    caps += [name for name in _CUSTOM if getattr(cls, name, None) is not getattr(object, name)]
-    hash_ = getattr(cls, "__hash__", None)
-    caps.append("unhashable" if hash_ is None else "" if hash_ is object.__hash__ else "__hash__")
-    error = isinstance(cls, type) and issubclass(cls, BaseException)
-    return {
-        "key": _keep(cls),
-        "name": str(getattr(cls, "__name__", "object")),
-        "module": str(getattr(cls, "__module__", "")),
-        "caps": [c for c in caps if c],
-        "error": [c.__name__ for c in cls.__mro__] if error else [],
-    }
-
-
-def _handle_of(value):
-    """An object that is not data stays here; the grader gets its number (object_handles.py)."""
-    import types
-
-    if isinstance(value, types.ModuleType) or _NO_HANDLES[0]:
-        return {"unsupported": f"{type(value).__name__} object"}
-    if isinstance(value, type):
-        return {"class": _class_info(value)}
-    return {"handle": _keep(value), "type": getattr(type(value), "__name__", "object"),
-            "class": _class_info(type(value))}  # fmt: skip
-
-
-_OPERATORS = (
-    "eq ne lt le gt ge add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift "
-    "iadd isub imul itruediv ifloordiv imod ipow imatmul iand ior ixor ilshift irshift "
-    "neg pos abs invert contains"
-).split()
-
-
-def _operate(obj, request):
-    """``obj <op> other`` (or ``other <op> obj`` when reflected) for the grader's operators."""
-    import operator
-
-    name = str(request.get("operator"))
-    if name not in _OPERATORS:
-        raise ValueError(f"unknown operator {name!r}")
-    fn = getattr(operator, name)
-    if name in ("neg", "pos", "abs", "invert"):
-        return fn(obj)
-    other = _decode(request.get("other"))
-    return fn(other, obj) if request.get("reflected") else fn(obj, other)
-
-
-def _handle_action(obj, action, request):
-    """The value of one use of a handled object (raises what the student's code raised)."""
-    import copy
-    import operator
-
-    name = str(request.get("name", ""))
-    if action in ("attr", "setattr", "delattr") and name.startswith("__"):
-        raise AttributeError(name)
-    simple = {
-        "len": len, "bool": bool, "hash": hash, "repr": repr, "str": str, "dir": dir,
-        "copy": copy.copy, "deepcopy": copy.deepcopy, "next": next, "vars": vars,
-        "float": float, "int": int, "index": operator.index,
-    }  # fmt: skip
-    if action in simple:
-        return simple[action](obj)
-    if action == "attr":
-        return getattr(obj, name)
-    if action == "setattr":
-        return setattr(obj, name, _decode(request.get("value")))
-    if action == "delattr":
-        return delattr(obj, name)
-    if action == "iter":
-        result = []
-        for item in obj:
-            if len(result) >= _MAX_YIELDS:
-                return _Unsupported(f"iterable of more than {_MAX_YIELDS} items")
-            result.append(item)
-        return result
-    if action == "item":
-        return obj[_decode(request.get("key"))]
-    if action == "setitem":
-        obj[_decode(request.get("key"))] = _decode(request.get("value"))
-        return None
-    if action == "delitem":
-        del obj[_decode(request.get("key"))]
-        return None
-    if action == "format":
-        return format(obj, str(request.get("spec", "")))
-    if action == "operator":
-        return _operate(obj, request)
-    if action == "isinstance":
-        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
-        return isinstance(obj, cls) if isinstance(cls, type) else False
-    if action == "issubclass":
-        cls = _USER_NS.get(_HANDLES, {}).get(request.get("of"))  # noqa: F821
-        return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
-    raise ValueError(f"unknown action {action!r}")
-
-
-class _Unsupported:
-    def __init__(self, what):
-        self.what = what
-
-
-def _on_handle(request):
-    """One use of a handled object: attributes, calls, operators, len, iteration, items, ..."""
-    obj = _USER_NS.get(_HANDLES, {}).get(request.get("handle"))  # noqa: F821
-    action = request.get("action")
-    if obj is None:
-        return {"raised": "ReferenceError", "message": "the object is gone"}
-    if action == "call":
-        return _invoke(obj, request.get("args", []), request.get("kwargs", {}))
-    try:
-        result = _handle_action(obj, action, request)
-    except BaseException as exc:  # noqa: BLE001 -- the student's error is the answer
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return _raised(exc)
-    if isinstance(result, _Unsupported):
-        return {"value": {"unsupported": result.what}}
-    return {"value": _encode(result, [_MAX_ITEMS])}
-
-
-def _decode(value):
-    """Grader-chosen arguments (the same format) back into Python and numpy values."""
-    import numpy as np
-
-    if not isinstance(value, dict):
-        return value
-    if "array" in value:
-        arr = np.array(value["array"], dtype=np.dtype(value["dtype"]))
-        return arr.reshape(value["shape"])
-    if "scalar" in value:
-        return np.dtype(value["dtype"]).type(value["scalar"])
-    if "handle" in value:
-        return _USER_NS.get(_HANDLES, {})[value["handle"]]  # noqa: F821
-    if "global" in value:  # a student's own function, passed back by its name
-        name = value["global"]
-        if name in _USER_NS:  # noqa: F821
-            return _USER_NS[name]  # noqa: F821
-        return _USER_NS.get(_UNBOUND, {})[name]  # noqa: F821 -- deleted by the test
-    more = _decode_more(value)
-    if more is not None:
-        return more
-    if "list" in value:
-        return [_decode(v) for v in value["list"]]
-    if "tuple" in value:
-        return tuple(_decode(v) for v in value["tuple"])
-    if "set" in value:
-        return {_decode(v) for v in value["set"]}
-    if "dict" in value:
-        return {_decode(k): _decode(v) for k, v in value["dict"]}
-    raise ValueError("unknown argument encoding")
-
-
 def _describe(name):
     import types
 
-    if name not in _USER_NS:  # noqa: F821 -- given by the grader
+    if name not in _USER_NS:  # given by the grader
         return {"missing": True}
-    value = _USER_NS[name]  # noqa: F821
+    value = _USER_NS[name]
     if isinstance(value, type):
         return {"value": _handle_of(value)}  # a class: a stand-in class in the grader
     if callable(value) and not isinstance(value, types.ModuleType):
         return {"value": {"callable": name, "handle": _keep(value)}}  # called as this object
     if isinstance(value, types.GeneratorType):
         return {"value": _handle_of(value)}  # its state is the kernel's: next() is a request
-    return {"value": _encode(value, [_MAX_ITEMS])}
+    return {"value": _encode(value)}
 
 
 class _Printed:
@@ -397,8 +188,9 @@ class _Printed:
 
     def write(self, text):
         text = str(text)
-        if self.size < _MAX_PRINTED:
-            self.parts.append(text[: _MAX_PRINTED - self.size])
+        cap = _CAPS.max_printed_chars
+        if self.size < cap:
+            self.parts.append(text[: cap - self.size])
         self.size += len(text)
         return len(text)
 
@@ -407,11 +199,7 @@ class _Printed:
 
 
 def _snapshot(value):
-    _NO_HANDLES[0] = True
-    try:
-        return _json.dumps(_encode(value, [_MAX_ITEMS]))
-    finally:
-        _NO_HANDLES[0] = False
+    return _json.dumps(_encode(value, handles=False))
 
 
 def _raised(exc):
@@ -420,7 +208,7 @@ def _raised(exc):
 
 
 def _call(name, args, kwargs):
-    fn = _USER_NS.get(name)  # noqa: F821
+    fn = _USER_NS.get(name)
     if fn is None or not callable(fn):
         return {"raised": "NameError", "message": f"{name} is not defined as a function"}
     return _invoke(fn, args, kwargs)
@@ -441,7 +229,7 @@ def _invoke(fn, args, kwargs):
             raise
         reply = _raised(exc)
     else:
-        reply = {"value": _encode(result, [_MAX_ITEMS])}
+        reply = {"value": _encode(result)}
         same = [i for i, v in enumerate(values) if v is result and not _is_atom(v)]
         if same:  # `result is xs`: the grader gives the test its own argument back
             reply["same_as"] = same[0]
@@ -464,16 +252,16 @@ _UNBOUND = "__attention_grader_unbound__"
 
 def _bind(name, value):
     """The test bound a name of the student's: bind it here too (kernel_bindings.py)."""
-    _USER_NS[str(name)] = _decode(value)  # noqa: F821
+    _USER_NS[str(name)] = _decode(value)
     return {"value": None}
 
 
 def _unbind(name):
     """The test deleted a name of the student's: delete it here too, kept aside for its calls."""
     name = str(name)
-    if name not in _USER_NS:  # noqa: F821
+    if name not in _USER_NS:
         return {"raised": "NameError", "message": f"name '{name}' is not defined"}
-    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)  # noqa: F821
+    _USER_NS.setdefault(_UNBOUND, {})[name] = _USER_NS.pop(name)
     return {"value": None}
 
 
@@ -487,9 +275,9 @@ def _substitute(name, path, source):
     attr = path.rpartition(".")[2]
     scope = {"np": np, "__name__": "attention_grader_reference"}
     exec(compile(source, "<grader reference>", "exec"), scope)  # noqa: S102 -- the grader's
-    saved = _USER_NS.setdefault(_SAVED, {})  # noqa: F821
-    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])  # noqa: F821
-    _USER_NS[name] = scope[attr]  # noqa: F821
+    saved = _USER_NS.setdefault(_SAVED, {})
+    saved[name] = (name in _USER_NS, _USER_NS.get(name), scope[attr])
+    _USER_NS[name] = scope[attr]
     return {"value": None}
 
 
@@ -498,11 +286,11 @@ def _lent(*args, **kwargs):
 
 
 def _restore(name):
-    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))  # noqa: F821
+    had, value, lent = _USER_NS.get(_SAVED, {}).pop(name, (False, None, None))
     if had:
-        _USER_NS[name] = value  # noqa: F821
+        _USER_NS[name] = value
     else:
-        _USER_NS.pop(name, None)  # noqa: F821
+        _USER_NS.pop(name, None)
     if lent is not None:  # a student's code that kept it keeps a function that only raises
         lent.__code__, lent.__defaults__, lent.__kwdefaults__ = _lent.__code__, None, None
         lent.__globals__.clear()
@@ -512,33 +300,30 @@ def _restore(name):
 def _define(source):
     """A test's imports and plain definitions, defined here too (kernel_definitions.py)."""
     try:
-        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102,F821
+        exec(compile(source, "<test definitions>", "exec"), _USER_NS)  # noqa: S102
     except Exception as exc:  # noqa: BLE001 -- as nbgrader, the test's own error
         return _raised(exc)
     return {"value": None}
 
 
 def _answer():
-    request = _json.loads(_REQUEST)  # noqa: F821 -- given by the grader
-    if request["op"] == "get":
-        reply = {name: _describe(name) for name in request["names"]}
-    elif request["op"] == "substitute":
-        reply = _substitute(request["name"], request["path"], request["source"])
-    elif request["op"] == "restore":
-        reply = _restore(request["name"])
-    elif request["op"] == "handle":
-        reply = _on_handle(request)
-    elif request["op"] == "bind":
-        reply = _bind(request["name"], request["value"])
-    elif request["op"] == "unbind":
-        reply = _unbind(request["name"])
-    elif request["op"] == "define":
-        reply = _define(request["source"])
-    else:
-        reply = _call(request["name"], request["args"], request["kwargs"])
+    request = _REQUEST_DATA
+    ops = {
+        "get": lambda: {name: _describe(name) for name in request["names"]},
+        "substitute": lambda: _substitute(request["name"], request["path"], request["source"]),
+        "restore": lambda: _restore(request["name"]),
+        "handle": lambda: _on_handle(request),
+        "bind": lambda: _bind(request["name"], request["value"]),
+        "unbind": lambda: _unbind(request["name"]),
+        "define": lambda: _define(request["source"]),
+    }
+    call = ops.get(
+        request["op"], lambda: _call(request["name"], request["args"], request["kwargs"])
+    )
+    reply = call()
     from IPython.display import display
 
-    display({MIME: _json.dumps(reply)}, raw=True)
+    display({_codec.MIME: _json.dumps(reply)}, raw=True)
 
 
 _answer()

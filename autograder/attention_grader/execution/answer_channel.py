@@ -24,6 +24,7 @@ import numpy as np
 from nbformat import NotebookNode
 
 from attention_grader.common.settings import AnswerLimits
+from attention_grader.execution.answer_codec import Wire
 from attention_grader.execution.answer_decoding import decode, hash_budget, is_count, read_reply
 from attention_grader.execution.answer_encoding import encode, request_source
 from attention_grader.execution.answer_errors import (
@@ -32,7 +33,6 @@ from attention_grader.execution.answer_errors import (
     UnreadableAnswer,
     student_error,
 )
-from attention_grader.execution.answer_types import Wire
 from attention_grader.execution.handle_table import HandleTable
 from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.student_function import StudentFunction
@@ -133,7 +133,7 @@ class AnswerChannel:
         if self.broken:
             raise KernelGone(self.broken)
         try:
-            return read_reply(self._run(request_source(request)), self.limits)
+            return read_reply(self._run(request_source(request, self.limits)), self.limits)
         except KernelGone as gone:
             self.broken = str(gone)
             raise
@@ -213,7 +213,7 @@ class AnswerChannel:
 
     def _encoded(self, value: object, where: str) -> Wire:
         try:
-            return encode(value)
+            return encode(value, self.limits)
         except (TypeError, ValueError) as exc:
             what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
             cause = f"the test passes {what} to {where}, which runs in the student's kernel"
@@ -230,8 +230,8 @@ class AnswerChannel:
         """Call the student's function ``name`` on grader-chosen plain data; return its result."""
         try:
             request = dict(request or {"op": "call", "name": name})
-            request["args"] = [encode(a) for a in args]
-            request["kwargs"] = {str(k): encode(v) for k, v in kwargs.items()}
+            request["args"] = [encode(a, self.limits) for a in args]
+            request["kwargs"] = {str(k): encode(v, self.limits) for k, v in kwargs.items()}
         except (TypeError, ValueError) as exc:
             what = str(exc).removeprefix("cannot send ").removesuffix(" to a student's function")
             cause = f"the test passes {what} to `{name}`, which runs in the student's kernel"

@@ -1,7 +1,7 @@
 """Kernel to grader: a reply decoded strictly into plain Python and numpy data.
 
 Numbers, booleans, strings, None, numeric numpy arrays and scalars, and lists, tuples, sets and
-dicts of those (plus what :mod:`~attention_grader.execution.answer_types` adds). Anything else
+dicts of those, and the other kinds of :mod:`~attention_grader.execution.answer_codec`. Anything else
 becomes an :class:`~attention_grader.execution.unsupported_answer.UnsupportedAnswer`, an object
 that stays in the kernel becomes a handle, and a reply that is not valid plain data (or is over
 a cap of :class:`~attention_grader.common.settings.AnswerLimits`) raises
@@ -10,19 +10,22 @@ a cap of :class:`~attention_grader.common.settings.AnswerLimits`) raises
 
 from __future__ import annotations
 
-import collections
 import json
 from collections.abc import Callable
 from typing import TypeAlias, TypeGuard
 
-import numpy as np
 from nbformat import NotebookNode
 
 from attention_grader.common.settings import AnswerLimits
-from attention_grader.execution.answer_encoding import MIME
+from attention_grader.execution.answer_codec import MIME, Caps, Decoder, Reader, Wire
 from attention_grader.execution.answer_errors import UnreadableAnswer, student_error
 from attention_grader.execution.answer_sets import HashBudget, small_object
-from attention_grader.execution.answer_types import Wire, decode_more
+from attention_grader.execution.figure_snapshot import (
+    AxesSnapshot,
+    FigureSnapshot,
+    axes_from,
+    figure_from,
+)
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 
 __all__ = ["Handle", "decode", "hash_budget", "is_count", "read_reply"]
@@ -31,37 +34,20 @@ __all__ = ["Handle", "decode", "hash_budget", "is_count", "read_reply"]
 Handle: TypeAlias = Callable[[int | None, dict[str, Wire]], object]
 
 
-def _dtype(text: object) -> np.dtype:
-    try:
-        dtype = np.dtype(str(text))
-    except TypeError:
-        raise UnreadableAnswer(f"unknown dtype {str(text)[:20]!r}") from None
-    if dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:
-        raise UnreadableAnswer(f"dtype {dtype} is not numeric")
-    return dtype
-
-
-def _numbers_only(nested: Wire, depth: int, limits: AnswerLimits, count: list[int]) -> None:
-    """Raise unless ``nested`` is a (nested) list of numbers and booleans."""
-    if depth > 32:
-        raise UnreadableAnswer("array nested too deeply")
-    if isinstance(nested, list):
-        for item in nested:
-            _numbers_only(item, depth + 1, limits, count)
-        return
-    count[0] += 1
-    if count[0] > limits.max_items:
-        raise UnreadableAnswer("too many values")
-    if not isinstance(nested, bool | int | float):
-        raise UnreadableAnswer("an array holds something that is not a number")
-
-
 def is_count(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a count or an index from the kernel: an int >= 0, not a bool."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-class _Decoder:
+class _Decoder(Decoder):
+    """The codec's strict decoder, with what only the grader reads.
+
+    Handles, placeholders, figure snapshots, and sets and dicts within the hashing caps of
+    :mod:`~attention_grader.execution.answer_sets`.
+    """
+
+    error = UnreadableAnswer
+
     def __init__(
         self,
         limits: AnswerLimits,
@@ -72,55 +58,40 @@ class _Decoder:
         touch: Callable[[str], None] | None = None,
     ) -> None:
         self.touch = touch
-        self.limits = limits
         self.function = function
         self.handle = handle
-        self.count = [0]
         self.unsupported: list[str] = []  # what arrived as a placeholder (not carried)
         self.notes: list[str] = notes if notes is not None else []  # carried only in part
         self.hashed = hashed or hash_budget(limits)
+        super().__init__(Caps.of(limits))
 
-    def __call__(self, data: Wire, depth: int = 0) -> object:  # noqa: C901 -- one branch per wire kind, each capped
-        self.count[0] += 1
-        if depth > self.limits.max_depth or self.count[0] > self.limits.max_items:
-            raise UnreadableAnswer("the answer is nested too deeply or too large")
-        if data is None or isinstance(data, bool | int | float | str):
-            return data
-        if not isinstance(data, dict) or not data:
-            raise UnreadableAnswer(f"unexpected {type(data).__name__} in the reply")
-        if "array" in data:
-            return self._array(data)
-        if "scalar" in data:
-            value = data["scalar"]
-            if not isinstance(value, bool | int | float):
-                raise UnreadableAnswer("a scalar that is not a number")
-            return _dtype(data.get("dtype")).type(value)
-        if "counter" in data and isinstance(data["counter"], list):  # keys are hashed: capped
-            self.hashed.admit(len(data["counter"]), "Counter")
-            pairs = [self._pair(p, depth) for p in data["counter"]]
-            return collections.Counter(self.hashed.build_dict(pairs))
-        more = self._more(data, depth)
-        if more is not None:
-            return more
-        # Sets and dict keys are hashed: only within the caps (see answer_sets).
-        for kind, build in (("list", list), ("tuple", tuple), ("set", self.hashed.build_set)):
-            if kind in data and isinstance(data[kind], list):
-                if kind == "set":
-                    self.hashed.admit(len(data[kind]), "set")
-                return build([self(v, depth + 1) for v in data[kind]])
-        if "dict" in data and isinstance(data["dict"], list):
-            self.hashed.admit(len(data["dict"]), "dict")
-            return self.hashed.build_dict([self._pair(p, depth) for p in data["dict"]])
-        if ("handle" in data or "class" in data) and "callable" not in data:
-            return self._handle(data)
-        if "callable" in data:
-            name = str(data["callable"])[:80]
-            if depth == 0 and self.function is not None:
-                return self.function(name)
-            return self._placeholder(f"a function ({name}) inside a container")
-        if "unsupported" in data:
-            return self._placeholder(f"a {str(data['unsupported'])[:80]}")
-        raise UnreadableAnswer("unknown value encoding")
+    def readers(self) -> dict[str, Reader]:
+        return {
+            **super().readers(),
+            "axes": self._snapshot(axes_from),
+            "figure": self._snapshot(figure_from),
+            "callable": self._callable,
+            "handle": lambda data, depth: self._handle(data),
+            "class": lambda data, depth: self._handle(data),
+            "unsupported": lambda data, depth: self._placeholder(
+                f"a {str(data['unsupported'])[:80]}"
+            ),
+        }
+
+    def admit(self, size: int, what: str) -> None:
+        self.hashed.admit(size, what)
+
+    def build_set(self, items: list[object]) -> set[object]:
+        return self.hashed.build_set(items)
+
+    def build_dict(self, pairs: list[tuple[object, object]]) -> dict[object, object]:
+        return self.hashed.build_dict(pairs)
+
+    def _callable(self, data: dict[str, Wire], depth: int) -> object:
+        name = str(data["callable"])[:80]
+        if depth == 0 and self.function is not None:
+            return self.function(name)
+        return self._placeholder(f"a function ({name}) inside a container")
 
     def _placeholder(self, what: str) -> UnsupportedAnswer:
         self.unsupported.append(what)
@@ -139,32 +110,19 @@ class _Decoder:
             return self._placeholder(f"a {name} {'class' if key is None else 'object'}")
         return self.handle(key, info)
 
-    def _more(self, data: dict[str, Wire], depth: int) -> object:
-        try:
-            return decode_more(data, lambda v: self(v, depth + 1), self.notes)
-        except ValueError as exc:
-            raise UnreadableAnswer(str(exc)[:200]) from None
+    def _snapshot(
+        self, build: Callable[[object, list[str]], AxesSnapshot | FigureSnapshot]
+    ) -> Reader:
+        def read(data: dict[str, Wire], depth: int) -> object:
+            kind = "axes" if "axes" in data else "figure"
+            try:
+                snapshot = build(self(data[kind], depth + 1), self.notes)
+            except (TypeError, ValueError) as exc:
+                raise UnreadableAnswer(f"a malformed {kind}: {exc}"[:200]) from None
+            self.notes.append(f"a matplotlib {snapshot._kind} arrives as a read-only snapshot")
+            return snapshot
 
-    def _pair(self, pair: Wire, depth: int) -> tuple[object, object]:
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise UnreadableAnswer("a dict entry that is not a pair")
-        return self(pair[0], depth + 1), self(pair[1], depth + 1)
-
-    def _array(self, data: dict[str, Wire]) -> np.ndarray:
-        dtype = _dtype(data.get("dtype"))
-        shape = data.get("shape")
-        if not isinstance(shape, list) or not all(
-            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
-        ):
-            raise UnreadableAnswer("an array without a valid shape")
-        _numbers_only(data["array"], 0, self.limits, self.count)
-        try:
-            arr = np.array(data["array"], dtype=dtype)
-        except (ValueError, OverflowError, TypeError):
-            raise UnreadableAnswer("an array whose values do not fit its dtype") from None
-        if arr.shape != tuple(shape):
-            raise UnreadableAnswer("an array whose values do not match its shape")
-        return arr
+        return read
 
 
 def hash_budget(limits: AnswerLimits) -> HashBudget:

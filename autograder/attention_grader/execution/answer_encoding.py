@@ -1,62 +1,62 @@
 """Grader to kernel: a request cell's code, and the grader's arguments in the wire format.
 
-A request runs ``_kernel_side.py``'s text in the student's kernel on one JSON request; the
-reply comes back as one display of :data:`MIME` (read by
-:func:`attention_grader.execution.answer_decoding.read_reply`).
+A request runs the kernel-side agent (``_kernel_handles.py`` and ``_kernel_side.py``) in the student's kernel on one JSON
+request, with the source of :mod:`~attention_grader.execution.answer_codec` (the very module
+imported here) and the caps of ``c.Answers``; the reply comes back as one display of
+:data:`MIME` (read by :func:`attention_grader.execution.answer_decoding.read_reply`).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
-from pathlib import Path
+from importlib import resources
 
-import numpy as np
-
-from attention_grader.execution.answer_types import Wire, encode_more
+from attention_grader.common.settings import AnswerLimits
+from attention_grader.execution import answer_codec
+from attention_grader.execution.answer_codec import MIME, Caps, Encoder, Wire
 from attention_grader.execution.object_handles import ObjectHandle, StudentClass
 from attention_grader.execution.student_function import StudentFunction
 
-__all__ = ["KERNEL_SIDE", "MIME", "encode", "request_source"]
+__all__ = ["CODEC_SOURCE", "KERNEL_SIDE", "MIME", "encode", "request_source"]
 
-KERNEL_SIDE = Path(__file__).with_name("_kernel_side.py").read_text()
-MIME = "application/vnd.attention-grader.answer"
+#: The kernel-side agent: what must run in the kernel (handles, calls, figures), as one text.
+KERNEL_SIDE = "\n\n".join(
+    resources.files(__package__).joinpath(name).read_text()
+    for name in ("_kernel_handles.py", "_kernel_side.py")
+)
+#: The codec's own source, compiled by the agent in the kernel.
+CODEC_SOURCE = inspect.getsource(answer_codec)
 
 
-def encode(value: object, depth: int = 0) -> Wire:  # noqa: C901 -- one branch per kind of value on the wire
-    """Encode a grader-chosen argument in the wire format (numpy arrays keep dtype and shape)."""
-    if depth > 20:
-        raise ValueError("argument nested too deeply")
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, np.ndarray):
-        return {"array": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
-    if isinstance(value, np.generic):
-        return {"scalar": value.item(), "dtype": value.dtype.str}
-    more = encode_more(value, lambda v: encode(v, depth + 1))
-    if more is not None:
-        return more
-    if isinstance(value, ObjectHandle):
-        return {"handle": value._ag_key}
-    if isinstance(value, StudentClass):
-        return {"handle": value._ag_class_key}
-    if isinstance(value, StudentFunction):
-        if value._key is not None:
-            return {"handle": value._key}
-        return {"global": value.__name__}
-    if isinstance(value, int | float):
-        return value
-    if isinstance(value, list | tuple | set | frozenset):
-        kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) else "set"
-        return {kind: [encode(v, depth + 1) for v in value]}
-    if isinstance(value, dict):
-        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
-    what = "a function" if callable(value) else f"a {type(value).__name__}"
-    raise TypeError(
-        f"cannot send {what} ({getattr(value, '__name__', '?')}) to a student's function"
+class _GraderEncoder(Encoder):
+    """The grader's arguments: its stand-ins go back as what they stand for."""
+
+    def special(self, value: object, depth: int) -> Wire:
+        if isinstance(value, ObjectHandle):
+            return {"handle": value._ag_key}
+        if isinstance(value, StudentClass):
+            return {"handle": value._ag_class_key}
+        if isinstance(value, StudentFunction):
+            if value._key is not None:
+                return {"handle": value._key}
+            return {"global": value.__name__}
+        return None
+
+
+def encode(value: object, limits: AnswerLimits | None = None) -> Wire:
+    """Encode a grader-chosen argument in the wire format (numpy arrays keep dtype and shape).
+
+    Raises ``TypeError`` (``"cannot send ..."``) for what is not data, and ``ValueError`` for an
+    argument nested deeper than ``limits.max_depth`` (the kernel's decoder stops there too).
+    """
+    return _GraderEncoder(Caps.of(limits or AnswerLimits()).depth_only())(value)
+
+
+def request_source(request: dict[str, object], limits: AnswerLimits | None = None) -> str:
+    """Return the code of one hidden request cell: the kernel-side agent run on ``request``."""
+    sent = {**request, "caps": Caps.of(limits or AnswerLimits()).to_wire()}
+    globals_ = (
+        f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(sent)!r}, '_CODEC': {CODEC_SOURCE!r}}}"
     )
-
-
-def request_source(request: dict[str, object]) -> str:
-    """Return the code of one hidden request cell: the kernel-side helper run on ``request``."""
-    globals_ = f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(request)!r}}}"
     return f"exec(compile({KERNEL_SIDE!r}, '<attention-grader>', 'exec'), {globals_})"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from attention_grader.execution.answer_codec import Wire
 from attention_grader.execution.answer_errors import ERROR_CLASSES, StudentCodeError
-from attention_grader.execution.answer_types import Wire
 from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.object_handles import ObjectHandle, StudentClass, stand_in_class
 

@@ -117,3 +117,51 @@ def test_functions_are_called_in_the_kernel_by_the_name_asked_for():
         got["stub"](1)
     assert got["stub"].attention_library_use == "scipy"
     assert got["softmax"].attention_library_use is None
+
+
+def _nested(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_raising_answers_max_depth_takes_effect_in_the_kernel_and_the_grader():
+    """``c.Answers.max_depth`` is sent with each request: the kernel cuts where the grader does."""
+    from attention_grader.common.settings import answer_limits
+    from attention_grader.execution.answer_errors import UnreadableAnswer
+    from traitlets.config import Config
+
+    deep = _nested(22)
+    config = Config()
+    config.Answers.max_depth = 25
+    channel = AnswerChannel(kernel({"deep": deep, "same": lambda x: x}), answer_limits(config))
+    got = channel.get(["deep", "same"])
+    assert got["deep"] == deep  # kernel to grader
+    assert got["same"](deep) == deep  # grader to kernel and back
+    config.Answers.max_depth = 20
+    channel = AnswerChannel(kernel({"deep": deep, "same": lambda x: x}), answer_limits(config))
+    with pytest.raises(UnreadableAnswer, match="nested too deeply"):
+        channel.get(["deep"])
+    with pytest.raises(CannotGrade, match="nested too deeply"):
+        channel.get(["same"])["same"](deep)
+
+
+def test_the_kernels_text_and_generator_caps_come_from_the_config():
+    from attention_grader.common.settings import AnswerLimits
+
+    def ns():  # a map object is carried as its items (a generator's state stays in the kernel)
+        return {"text": "attention", "squares": map(lambda i: i * i, range(5)), "echo": print}
+
+    small = AnswerLimits(max_text_chars=4, max_yields=3, max_printed_chars=2)
+    channel = AnswerChannel(kernel(ns()), small)
+    printed: list[str] = []
+    channel.stdout_sink = printed.append
+    got = channel.get(["text", "squares", "echo"])
+    assert isinstance(got["text"], UnsupportedAnswer) and "text too long" in got["text"].what
+    assert isinstance(got["squares"], UnsupportedAnswer) and "more than 3" in got["squares"].what
+    got["echo"]("hello")
+    assert printed == ["he"]  # what a call printed, cut by the kernel at max_printed_chars
+    roomy = AnswerChannel(kernel(ns()))
+    got = roomy.get(["text", "squares"])
+    assert got["text"] == "attention" and list(got["squares"]) == [0, 1, 4, 9, 16]

@@ -281,31 +281,3 @@ def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
         {"make": lambda: Endless()}, "e = make()\nassert sum(e[i] for i in range(5000)) > 0"
     )
     assert score == 0.0 and "more than 2000 times" in check.needs_teacher["t"]
-
-
-def test_the_kernels_encoder_and_the_graders_agree_on_the_plain_kinds():
-    """The kernel side cannot import the grader (its text is sent to the kernel), so the two
-    encoders of complex numbers, dates, Decimal and Fraction are written twice: keep them equal.
-    """
-    import datetime
-    import decimal
-    import fractions
-    from pathlib import Path
-
-    import attention_grader
-    from attention_grader.execution.answer_types import encode_more
-
-    kernel: dict = {}
-    source = (Path(attention_grader.__file__).parent / "execution" / "_kernel_side.py").read_text()
-    exec(compile(source.split("\ndef _encode(", 1)[0], "_kernel_side", "exec"), kernel)
-    values = [
-        2 - 3j,
-        datetime.datetime(2026, 12, 1, 17, 30),
-        datetime.date(2026, 12, 1),
-        datetime.time(17, 30, 5),
-        datetime.timedelta(days=2, seconds=5),
-        decimal.Decimal("0.610"),
-        fractions.Fraction(3, 7),
-    ]
-    for value in values:
-        assert kernel["_encode_more"](value, None, 0) == encode_more(value, None), value
