@@ -393,7 +393,8 @@ def configure_classroom(
         ``JupyterHub.subdomain_host`` (``https://hub.school.example``): each user's server on its
         own origin (``https://<user>.hub.school.example``), so a page one user serves can read
         nothing of another's server. Needs wildcard DNS and a wildcard certificate
-        (docs/hub-admins.md, "Origins apart"). Empty: one origin for everyone.
+        (docs/hub-admins.md, "Origins apart"). Empty: one origin for everyone, which the
+        configs allow only on purpose (``origins.subdomain_host``).
 
     Raises
     ------
@@ -413,7 +414,7 @@ def configure_classroom(
     elif formgrader_iframe:
         print(
             "attention-lab: ATTENTION_LAB_FORMGRADER_IFRAME=1 without subdomains "
-            "(ATTENTION_LAB_SUBDOMAIN_HOST): every user's pages share one origin, so a page a "
+            "(ATTENTION_LAB_ONE_ORIGIN=1): every user's pages share one origin, so a page a "
             "student serves can act in the instructor's framed formgrader. Safe only when every "
             "user is trusted (docs/hub-admins.md, 'Origins apart').",
             file=sys.stderr,

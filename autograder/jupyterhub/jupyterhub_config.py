@@ -18,7 +18,9 @@ Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_VENV          course environment         (default: the hub's own, sys.prefix)
     ATTENTION_LAB_SUBDOMAIN_HOST  e.g. https://hub.school.example: each user's server on its own
                                 origin, https://<user>.hub.school.example (wildcard DNS and
-                                certificate: docs/hub-admins.md, "Origins apart")
+                                certificate: docs/hub-admins.md, "Origins apart"). Required:
+                                the hub refuses to start without it, unless
+    ATTENTION_LAB_ONE_ORIGIN=1      one origin for everyone, on purpose (only if all users are trusted)
     ATTENTION_LAB_FORMGRADER_IFRAME=1   show the formgrader inside JupyterLab (see below)
     ATTENTION_LAB_ROSTER        a roster CSV (roster.py), added to the two lists above
     ATTENTION_LAB_MEM_LIMIT     memory per student, swap included   (default 1G; 0: none)
@@ -37,6 +39,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, names_from_env, refuse_public_state_folder
 from culler import configure_idle_culler
+from origins import subdomain_host
 from roster import Roster, read_roster
 from spawner_settings import configure_spawner
 
@@ -58,8 +61,8 @@ COURSE = Course(
 # JupyterHub >= 4.1 forbids framing single-user pages, which blanks the formgrader panel in
 # JupyterLab. nbgrader's docs: keep it that way and open the formgrader in its own browser tab
 # (/user/<instructor>/formgrader), or set ATTENTION_LAB_FORMGRADER_IFRAME=1 together with
-# ATTENTION_LAB_SUBDOMAIN_HOST (unsafe without it, unless every user is trusted: the hub log
-# says so). Users' own ~/.jupyter config is ignored (Spawner.disable_user_config).
+# ATTENTION_LAB_SUBDOMAIN_HOST (unsafe with ATTENTION_LAB_ONE_ORIGIN=1, unless every user is
+# trusted: the hub log says so). Users' own ~/.jupyter config is ignored (disable_user_config).
 configure_classroom(
     c,
     [COURSE],
@@ -67,7 +70,7 @@ configure_classroom(
     config_root=os.environ.get("ATTENTION_LAB_CONFIG_ROOT", "/etc/jupyter"),
     venv=os.environ.get("ATTENTION_LAB_VENV", sys.prefix),
     formgrader_iframe=os.environ.get("ATTENTION_LAB_FORMGRADER_IFRAME") == "1",
-    subdomain_host=os.environ.get("ATTENTION_LAB_SUBDOMAIN_HOST", ""),
+    subdomain_host=subdomain_host(os.environ),
 )
 
 # Local accounts, system passwords (PAM, JupyterHub's default authenticator); servers run as

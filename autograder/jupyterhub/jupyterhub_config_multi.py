@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from classroom import Course, configure_classroom, refuse_public_state_folder
+from origins import subdomain_host
 from spawner_settings import configure_spawner
 
 c = get_config()  # noqa: F821 -- injected by traitlets
@@ -50,8 +51,9 @@ configure_classroom(
     # Instructors use the formgrader services in their own browser tab (/services/<id>/):
     # nothing to frame, so JupyterHub's frame-ancestors 'none' stays.
     formgrader_iframe=False,
-    # each user's server on its own origin (docs/hub-admins.md, "Origins apart")
-    subdomain_host=os.environ.get("ATTENTION_LAB_SUBDOMAIN_HOST", ""),
+    # each user's server on its own origin (docs/hub-admins.md, "Origins apart"): the hub
+    # refuses to start without ATTENTION_LAB_SUBDOMAIN_HOST unless ATTENTION_LAB_ONE_ORIGIN=1
+    subdomain_host=subdomain_host(os.environ),
 )
 
 # As jupyterhub_config.py (the same environment variables): memory, CPU and pids per user,

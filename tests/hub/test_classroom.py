@@ -37,6 +37,8 @@ def load_hub_config(name: str, monkeypatch, **env) -> Config:
     import shutil
     import tempfile
 
+    if env.get("ATTENTION_LAB_ONE_ORIGIN") != "1":  # as the docs say: a subdomain per user
+        env.setdefault("ATTENTION_LAB_SUBDOMAIN_HOST", "https://hub.school.example")
     tmp = Path(tempfile.mkdtemp(prefix="hubcfg-"))
     atexit.register(shutil.rmtree, tmp, True)
     if name == "jupyterhub_config_multi.py" and "ATTENTION_LAB_CLASSES" not in env:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -51,22 +52,66 @@ def test_zero_turns_limits_and_culler_off(monkeypatch):
 def test_both_configs_ignore_user_config_and_put_each_server_on_its_own_origin(
     name, monkeypatch, capsys
 ):
-    plain = load_hub_config(name, monkeypatch)
-    assert plain.Spawner.disable_user_config is True
-    assert "subdomain_host" not in plain.JupyterHub
     cfg = load_hub_config(
-        name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.school.example"
+        name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.school.example/"
     )
+    assert cfg.Spawner.disable_user_config is True
     assert cfg.JupyterHub.subdomain_host == "https://hub.school.example"
     assert "FORMGRADER_IFRAME=1 without subdomains" not in capsys.readouterr().err
 
 
-def test_the_formgrader_iframe_without_subdomains_is_said_to_be_unsafe(monkeypatch, capsys):
-    load_hub_config("jupyterhub_config.py", monkeypatch, ATTENTION_LAB_FORMGRADER_IFRAME="1")
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_a_hub_without_a_subdomain_host_refuses_to_start_and_says_what_to_set(name, monkeypatch):
+    with pytest.raises(ValueError) as refused:
+        load_hub_config(name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="")
+    message = str(refused.value)
+    assert message.startswith("the hub does not start")
+    for line in (
+        "*.hub.school.example.   IN A",  # the wildcard DNS record
+        "certbot certonly --manual --preferred-challenges dns -d hub.school.example "
+        "-d '*.hub.school.example'",
+        "ATTENTION_LAB_SUBDOMAIN_HOST=https://hub.school.example",
+        "ATTENTION_LAB_ONE_ORIGIN=1",
+    ):
+        assert line in message, line
+
+
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_one_origin_is_kept_only_when_the_admin_names_it(name, monkeypatch):
+    cfg = load_hub_config(name, monkeypatch, ATTENTION_LAB_ONE_ORIGIN="1")
+    assert "subdomain_host" not in cfg.JupyterHub
+    assert cfg.Spawner.disable_user_config is True
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"ATTENTION_LAB_ONE_ORIGIN": "yes"}, "ATTENTION_LAB_ONE_ORIGIN is 1 or unset"),
+        (
+            {"ATTENTION_LAB_ONE_ORIGIN": "1", "ATTENTION_LAB_SUBDOMAIN_HOST": "https://h.example"},
+            "contradict each other",
+        ),  # fmt: skip
+        ({"ATTENTION_LAB_SUBDOMAIN_HOST": "hub.school.example"}, "is not the hub's own address"),
+        ({"ATTENTION_LAB_SUBDOMAIN_HOST": "https://h.example/hub"}, "(no path)"),
+    ],
+)
+def test_a_wrong_origin_setting_is_refused_with_its_fix(env, message):
+    from origins import subdomain_host
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        subdomain_host(env)
+
+
+def test_the_formgrader_iframe_on_one_origin_is_said_to_be_unsafe(monkeypatch, capsys):
+    load_hub_config(
+        "jupyterhub_config.py", monkeypatch,
+        ATTENTION_LAB_FORMGRADER_IFRAME="1", ATTENTION_LAB_ONE_ORIGIN="1",
+    )  # fmt: skip
     assert "FORMGRADER_IFRAME=1 without subdomains" in capsys.readouterr().err
     load_hub_config(
         "jupyterhub_config.py", monkeypatch,
         ATTENTION_LAB_FORMGRADER_IFRAME="1", ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.example",
+        ATTENTION_LAB_ONE_ORIGIN="",
     )  # fmt: skip
     assert "without subdomains" not in capsys.readouterr().err
 
