@@ -37,8 +37,14 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from exchange_folders import COURSE_DIR_MODES, course_folder_problems, make_course_folders
-from roster import Roster, read_roster, students_csv
+# the hub's package, autograder/attention_hub, beside this folder (this command runs by path)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from attention_hub.exchange_folders import (
+    COURSE_DIR_MODES,
+    course_folder_problems,
+    make_course_folders,
+)
+from attention_hub.roster import Roster, read_roster, students_csv
 
 __all__ = [
     "EXCHANGE_ROOT_MODE",

@@ -117,7 +117,7 @@ def release_disks(tmp: Path, users: list[str]) -> None:
     everything under ``tmp`` and on the test accounts' homes, then remove the empty mount points
     and the homes kept from before the disk (``userdel -r`` removes only a home its user owns).
     """
-    from user_disk import KEPT_HOMES
+    from attention_hub.user_disk import KEPT_HOMES
 
     homes = {}
     for name in users:
@@ -626,7 +626,7 @@ def limited_class(request):
     small per-user limits (LIMITS) and the idle culler on. Yields (Classroom, roster path).
     """
     _require_root_and_proxy()
-    from roster import read_roster
+    from attention_hub.roster import read_roster
 
     tag = secrets.token_hex(3)
     instructor, students = f"al_lins_{tag}", (f"al_lsta_{tag}", f"al_lstb_{tag}")

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import pytest
 import requests
+from attention_hub.user_cgroup import UserCgroup, find_layout
 from conftest import REPO, _one_class_hub, _prepare_machine, _require_root_and_proxy
-from user_cgroup import UserCgroup, find_layout
 
 N = int(os.environ.get("HUB_LOAD_N", "30"))
 STAGGER = float(os.environ.get("HUB_LOAD_STAGGER", "2"))  # seconds between two arrivals

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from roster import read_roster, students_csv
-from spawner_limits import LimitedLocalProcessSpawner
+from attention_hub.roster import read_roster, students_csv
+from attention_hub.spawner_limits import LimitedLocalProcessSpawner
 from test_classroom import load_hub_config
 
 GOOD = "id,role,first_name,last_name,email\nteach,instructor,Ada,L,\ns01,student,Grace,H,g@x.org\n"
@@ -96,7 +96,7 @@ def test_one_origin_is_kept_only_when_the_admin_names_it(name, monkeypatch):
     ],
 )
 def test_a_wrong_origin_setting_is_refused_with_its_fix(env, message):
-    from origins import subdomain_host
+    from attention_hub.origins import subdomain_host
 
     with pytest.raises(ValueError, match=re.escape(message)):
         subdomain_host(env)
@@ -146,7 +146,13 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     """The test machine has no cgroup v2 (it has v1, and test_hub_limits.py uses it): check the
     files the v2 path writes on a stand-in tree, as a v2 kernel would read them.
     """
-    from user_cgroup import HUB_GROUP, PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from attention_hub.user_cgroup import (
+        HUB_GROUP,
+        PARENT_NAME,
+        UserCgroup,
+        _own_cgroups,
+        find_layout,
+    )
 
     # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.
     own = _own_cgroups(open("/proc/self/cgroup").read()).get("", "/")
@@ -177,7 +183,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
 
 def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
     """v1 (this machine): the pids hierarchy gets its own group per user with pids.max."""
-    from user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from attention_hub.user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     own = _own_cgroups(open("/proc/self/cgroup").read())
     for controller in ("memory", "cpu", "pids"):
@@ -197,7 +203,7 @@ def test_an_ordinary_user_reads_nothing_of_the_users_cgroups():
     import subprocess
     import sys
 
-    from user_cgroup import UserCgroup, find_layout
+    from attention_hub.user_cgroup import UserCgroup, find_layout
 
     layout = find_layout()
     if os.geteuid() != 0 or layout is None:
@@ -232,16 +238,17 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     import subprocess
     import sys
 
-    from server_namespace import private_tmp_works
+    from attention_hub.server_namespace import private_tmp_works
 
     if os.geteuid() != 0:
         pytest.skip("mount namespaces need root")
     assert private_tmp_works() == ""
-    from server_namespace import PRIVATE_MOUNTS
+    from attention_hub.server_namespace import PRIVATE_MOUNTS
 
     assert {"/tmp", "/var/tmp", "/run/lock", "/dev/shm"} <= set(PRIVATE_MOUNTS)
     code = (
-        "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+        "import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
+        "from attention_hub import server_namespace\n"
         "server_namespace.private_tmp(8 << 20)\n"
         "out = {}\n"
         "for d in server_namespace.PRIVATE_MOUNTS:\n"
@@ -249,7 +256,7 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
         "    st = os.statvfs(d); out[d] = [st.f_blocks * st.f_frsize, os.listdir(d)]\n"
         "print(json.dumps(out))\n"
     )
-    hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
+    hub_dir = str(Path(__import__("attention_hub").__file__).parents[1])  # autograder/
     out = json.loads(subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
                                     text=True, timeout=60, check=True).stdout)  # fmt: skip
     assert out == {d: [8 << 20, ["al-probe"]] for d in PRIVATE_MOUNTS}  # fresh and capped
@@ -276,7 +283,7 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
         (course / "venv" / "bin" / "tool").write_text("env")
         (other / "secret").write_text("classmate")
         link.symlink_to(course / "venv")
-        from server_namespace import kept_paths
+        from attention_hub.server_namespace import kept_paths
 
         # outermost only; a symlink is kept at its own path and at its target's
         assert kept_paths([str(course / "venv"), str(course), "/srv/x", str(link)]) == tuple(
@@ -284,14 +291,15 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
         )
         keep = kept_paths([str(course), str(link)])
         code = (
-            "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+            "import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
+            "from attention_hub import server_namespace\n"
             f"server_namespace.private_tmp(8 << 20, {keep!r})\n"
             "open('/tmp/al-probe', 'w').write('x')\n"
             f"print(json.dumps([open({str(course / 'venv/bin/tool')!r}).read(),"
             f" open({str(link / 'bin/tool')!r}).read(), os.path.exists({str(other)!r}),"
             f" sorted(os.listdir('/tmp')), oct(os.stat({str(link.parent)!r}).st_mode & 0o777)]))\n"
         )
-        hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
+        hub_dir = str(Path(__import__("attention_hub").__file__).parents[1])  # autograder/
         done = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
                               text=True, timeout=60)  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -309,7 +317,7 @@ def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path
     """What a server needs from /tmp: the env of Spawner.cmd, its base Python, the checkout."""
     import tempfile
 
-    from server_namespace import COURSE_CHECKOUT, PRIVATE_MOUNTS, needed_paths
+    from attention_hub.server_namespace import COURSE_CHECKOUT, PRIVATE_MOUNTS, needed_paths
 
     root = Path(tempfile.mkdtemp(prefix="al-install-", dir="/tmp"))
     try:

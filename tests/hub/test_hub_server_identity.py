@@ -42,8 +42,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from attention_hub.user_cgroup import find_layout
 from conftest import _one_class_hub, _prepare_machine, _require_root_and_proxy
-from user_cgroup import find_layout
 
 pytestmark = pytest.mark.slow
 

@@ -502,7 +502,7 @@ def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> N
     ValueError
         Every problem, each with its fix (:func:`exchange_folders.course_folder_problems`).
     """
-    from exchange_folders import course_folder_problems
+    from attention_hub.exchange_folders import course_folder_problems
 
     problems = [
         problem

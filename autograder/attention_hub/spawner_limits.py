@@ -36,21 +36,23 @@ import socket
 import subprocess
 from typing import ClassVar
 
-from exchange_folders import enrolled_inbound, shielded_courses
-from hub_probe import Probe
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from port_fence import enter_fence, fence_ruleset, fence_works
-from server_launch import SOCKET_ENV
-from server_namespace import (
+from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
+
+from attention_hub.exchange_folders import enrolled_inbound, shielded_courses
+from attention_hub.hub_probe import Probe
+from attention_hub.port_fence import enter_fence, fence_ruleset, fence_works
+from attention_hub.server_launch import SOCKET_ENV
+from attention_hub.server_namespace import (
     needed_paths,
     private_proc,
     private_tmp,
     private_tmp_works,
     shield_exchange_root,
 )
-from server_output import follow
-from server_port import (
+from attention_hub.server_output import follow
+from attention_hub.server_port import (
     DEFAULT_RANGE,
     PortRange,
     ephemeral_range,
@@ -59,9 +61,8 @@ from server_port import (
     holder,
     pick_port,
 )
-from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
-from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
-from user_disk import UserDisk, close_inbound, disks_work, prepare, share
+from attention_hub.user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
+from attention_hub.user_disk import UserDisk, close_inbound, disks_work, prepare, share
 
 __all__ = ["LimitedLocalProcessSpawner", "configure_spawner"]
 
@@ -393,6 +394,6 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
 
 def configure_spawner(c, inbound: list[str], env=os.environ) -> None:
     """Call ``spawner_settings.configure_spawner``, where it moved (this name: one release)."""
-    from spawner_settings import configure_spawner as configure
+    from attention_hub.spawner_settings import configure_spawner as configure
 
     configure(c, inbound, env)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from server_port import PortRange
+from attention_hub.server_port import PortRange
 
 __all__ = ["fence_ruleset", "fence_works", "enter_fence"]
 

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from exchange_folders import INBOUND_PER_USER_MODE
+from attention_hub.exchange_folders import INBOUND_PER_USER_MODE
 
 __all__ = [
     "INBOUND_PER_USER_MODE",

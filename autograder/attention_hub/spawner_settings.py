@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from spawner_limits import LimitedLocalProcessSpawner
+from attention_hub.spawner_limits import LimitedLocalProcessSpawner
 
 __all__ = ["configure_spawner"]
 
