@@ -23,8 +23,12 @@ import os
 import re
 import secrets
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 __all__ = [
     "ensure_variant_keys",
@@ -129,7 +133,7 @@ def student_group(course_id: str) -> str:
     return STUDENT_PREFIX + course_id
 
 
-def hub_groups(courses: Iterable[Course]) -> dict[str, dict]:
+def hub_groups(courses: Iterable[Course]) -> dict[str, dict[str, Any]]:
     """``JupyterHub.load_groups``: ``formgrade-<id>`` and ``nbgrader-<id>`` for every course.
 
     Returns
@@ -137,7 +141,7 @@ def hub_groups(courses: Iterable[Course]) -> dict[str, dict]:
     dict
         group name -> ``{"users": [...]}``; the grader account joins the instructors' group.
     """
-    groups: dict[str, dict] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for course in courses:
         staff = list(course.instructors) + ([course.grader] if course.grader else [])
         groups[formgrade_group(course.course_id)] = {"users": staff}
@@ -179,7 +183,7 @@ def _student_scopes(course: Course) -> list[str]:
     return scopes
 
 
-def hub_roles(courses: Iterable[Course]) -> list[dict]:
+def hub_roles(courses: Iterable[Course]) -> list[dict[str, Any]]:
     """``JupyterHub.load_roles``: what the two groups of every course may do.
 
     The instructors' role is also given to the course's formgrader service, which adds students
@@ -223,7 +227,7 @@ def server_token_scopes(courses: Iterable[Course]) -> list[str]:
 
 def formgrader_services(
     courses: Iterable[Course], *, venv: str, config_path: Sequence[str], exchange: str
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """``JupyterHub.services``: one formgrader per course that has a grader account.
 
     The service is a ``jupyterhub-singleuser`` run as ``grader-<course>`` from the course env and
@@ -328,7 +332,7 @@ def make_pre_spawn_hook(
     formgrader_iframe: bool,
     services: bool = False,
     courses: Sequence[Course] = (),
-):
+) -> Callable[[Any], None]:
     """Make a ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
 
     A student of a course with a ``variant_key_file`` gets her variant seed in her server's
@@ -341,7 +345,7 @@ def make_pre_spawn_hook(
     student_dir = student_config_dir(config_root)
     teacher_dirs = [instructor_config_dir(config_root)] if services else []
 
-    def pre_spawn_hook(spawner) -> None:
+    def pre_spawn_hook(spawner: Any) -> None:  # a JupyterHub Spawner
         groups = {group.name for group in spawner.user.groups}
         teaches = any(name.startswith(FORMGRADE_PREFIX) for name in groups)
         paths = [*teacher_dirs, config_root] if teaches else [student_dir, config_root]
@@ -361,7 +365,7 @@ def make_pre_spawn_hook(
 
 
 def configure_classroom(
-    c,
+    c: Config,
     courses: Sequence[Course],
     *,
     exchange: str,
@@ -515,7 +519,7 @@ def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> N
         raise ValueError("the hub does not start: " + "; ".join(problems))
 
 
-def names_from_env(variable: str, environ=os.environ) -> tuple[str, ...]:
+def names_from_env(variable: str, environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
     """User names from a comma/space separated environment variable (empty when unset)."""
     return tuple(name for name in re.split(r"[,\s]+", environ.get(variable, "")) if name)
 

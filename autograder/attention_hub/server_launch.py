@@ -70,8 +70,8 @@ def serve_from(fd: int) -> None:
         app.http_server.add_sockets([listening])
         return True
 
-    ServerApp._bind_http_server_tcp = bind  # type: ignore[method-assign]
-    ServerApp._find_http_port = lambda app: None  # type: ignore[method-assign]
+    ServerApp._bind_http_server_tcp = bind  # type: ignore[method-assign,assignment]
+    ServerApp._find_http_port = lambda app: None  # type: ignore[method-assign,assignment]
 
 
 def main() -> None:
