@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from attention_hub.roster import read_roster, students_csv
 from attention_hub.spawner_limits import LimitedLocalProcessSpawner
-from test_classroom import load_hub_config
+from test_classroom import HUB_DIR, load_hub_config
 
 GOOD = "id,role,first_name,last_name,email\nteach,instructor,Ada,L,\ns01,student,Grace,H,g@x.org\n"
 
@@ -37,6 +37,47 @@ def test_the_shipped_config_reads_the_roster_and_sets_limits_and_culler(monkeypa
                                    "delete:servers"}  # fmt: skip
     # Activity reaches the hub well within the timeout (else a working student could be culled).
     assert int(cfg.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"]) <= 1800 // 4
+
+
+def test_the_several_classes_hub_gets_the_culler_and_each_class_its_roster(monkeypatch, tmp_path):
+    roster = tmp_path / "roster-9a.csv"
+    roster.write_text(GOOD)
+    classes = json.loads((HUB_DIR / "classes.example.json").read_text())
+    classes["exchange"] = str(tmp_path / "exchange")
+    classes["courses"][0]["roster"] = str(roster)
+    (tmp_path / "classes.json").write_text(json.dumps(classes))
+    cfg = load_hub_config(
+        "jupyterhub_config_multi.py", monkeypatch,
+        ATTENTION_LAB_CLASSES=str(tmp_path / "classes.json"), ATTENTION_LAB_CULL_IDLE="1800",
+    )  # fmt: skip
+    culler = next(s for s in cfg.JupyterHub.services if s["name"] == "idle-culler")
+    assert "--timeout=1800" in culler["command"]
+    assert any(r["name"] == "idle-culler" for r in cfg.JupyterHub.load_roles)
+    assert int(cfg.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"]) <= 1800 // 4
+    groups = cfg.JupyterHub.load_groups
+    # the roster's people join the class that names it, and only that one
+    assert groups["nbgrader-attention-lab-9a"]["users"] == ["ravi", "meera", "kabir", "s01"]
+    assert "teach" in groups["formgrade-attention-lab-9a"]["users"]
+    assert "s01" not in groups["nbgrader-attention-lab-9b"]["users"]
+    assert "teach" not in groups["formgrade-attention-lab-9b"]["users"]
+    assert {"s01", "teach"} <= set(cfg.Authenticator.allowed_users)
+
+
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_both_hubs_are_set_by_the_one_configure_hub(name, monkeypatch):
+    """Culler, limits, origins, proxy and state folder: the same for one class or several."""
+    from attention_hub import configure
+
+    calls = []
+    real = configure.configure_hub
+    monkeypatch.setattr(
+        configure, "configure_hub", lambda c, *a, **k: calls.append(1) or real(c, *a, **k)
+    )
+    cfg = load_hub_config(name, monkeypatch, ATTENTION_LAB_CULL_IDLE="600")
+    assert calls == [1]
+    assert any(s["name"] == "idle-culler" for s in cfg.JupyterHub.services)
+    assert cfg.JupyterHub.subdomain_host == "https://hub.school.example"
+    assert cfg.JupyterHub.db_url == "sqlite:///jupyterhub.sqlite"
 
 
 def test_zero_turns_limits_and_culler_off(monkeypatch):
