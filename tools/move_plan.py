@@ -1,8 +1,10 @@
 """Lay the packages out by their plans, or check nothing is back at an old place (issue 30).
 
-One tool for both layouts, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
-grader's modules in subpackages by concern, its tests in tests/attention_grader/) and ``lab``
-(attention_lab's explorer and checks, its tests in tests/attention_lab/). Re-runnable and
+One tool for every layout, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
+grader's modules in subpackages by concern, its tests in tests/attention_grader/), ``lab``
+(attention_lab's explorer and checks, its tests in tests/attention_lab/) and ``hub`` (the hub's
+scripts beside its configs made the package ``attention_hub``: their bare-name imports are
+rewritten only in the files the plan names as their importers, their paths everywhere). Re-runnable and
 idempotent: it moves (``git mv``) only what is still at an old place and rewrites only what
 still names one, so a second run changes nothing. Run it again after merging a branch that
 added or edited files at an old place::

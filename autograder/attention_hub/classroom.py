@@ -1,7 +1,7 @@
 """The JupyterHub side of an Attention Lab classroom, as plain data built from a course list.
 
-``jupyterhub_config.py`` (one class) and ``jupyterhub_config_multi.py`` (several classes) call
-:func:`configure_classroom`; everything else here is a small pure function so that the test suite
+Both hub configs reach :func:`configure_classroom` through
+:func:`attention_hub.configure.configure_hub`; everything else here is a small pure function so that the test suite
 can check the groups, roles and services without starting a hub.
 
 nbgrader's conventions (docs: "Using nbgrader with JupyterHub"):
@@ -13,7 +13,8 @@ nbgrader's conventions (docs: "Using nbgrader with JupyterHub"):
 * one class: the formgrader runs in the instructor's own server; several classes: one formgrader
   per course, run as a JupyterHub service named like the course by a ``grader-<course>`` account.
 
-This module imports only the standard library: the hub loads it next to its config file.
+This module imports only the standard library (and ``attention_lab.variants`` when a course
+has variants).
 """
 
 from __future__ import annotations
