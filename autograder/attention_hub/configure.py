@@ -69,8 +69,10 @@ def one_class(env: Mapping[str, str] = os.environ) -> Classes:
     """Return the one class of ``jupyterhub_config.py``, from the environment and its roster.
 
     ``ATTENTION_LAB_INSTRUCTORS``, ``ATTENTION_LAB_STUDENTS`` (comma separated),
-    ``ATTENTION_LAB_ROSTER`` (a roster CSV, added to both), ``ATTENTION_LAB_VARIANT_KEY``,
-    ``ATTENTION_LAB_EXCHANGE``, ``ATTENTION_LAB_FORMGRADER_IFRAME``.
+    ``ATTENTION_LAB_ROSTER`` (a roster CSV, added to both), ``ATTENTION_LAB_VARIANT_KEY`` (the
+    course key, ``c.Variants.key_file``, e.g. ``<course>/variant.key``: made as the hub starts
+    when missing, so that every server gets its student's seed), ``ATTENTION_LAB_EXCHANGE``,
+    ``ATTENTION_LAB_FORMGRADER_IFRAME``.
     """
     course = Course(
         course_id="attention-lab",

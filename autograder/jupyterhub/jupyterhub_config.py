@@ -23,6 +23,7 @@ Settings come from the environment (or edit the defaults below):
     ATTENTION_LAB_ONE_ORIGIN=1      one origin for everyone, on purpose (only if all users are trusted)
     ATTENTION_LAB_FORMGRADER_IFRAME=1   show the formgrader inside JupyterLab (see below)
     ATTENTION_LAB_ROSTER        a roster CSV (roster.py), added to the two lists above
+    ATTENTION_LAB_VARIANT_KEY   the course key for each student's own numbers (made when missing)
     ATTENTION_LAB_MEM_LIMIT     memory per student, swap included   (default 1G; 0: none)
     ATTENTION_LAB_CPU_LIMIT     CPUs per student                    (default 1; 0: none)
     ATTENTION_LAB_STAFF_MEM_LIMIT, ATTENTION_LAB_STAFF_CPU_LIMIT    the same for instructors, who
