@@ -9,12 +9,18 @@ standing in for cgroupfs; tests/hub/test_hub_limits.py checks the real groups of
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
+from attention_hub.user_cgroup import (
+    HUB_GROUP,
+    CgroupLayout,
+    _descendants,
+    _hub_base,
+    shelter_hub,
+    weigh_class,
+)
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-from user_cgroup import HUB_GROUP, CgroupLayout, _descendants, _hub_base, shelter_hub, weigh_class  # noqa: E402
 
 
 def _class_of(parent: Path, users: int, stale: int = 0) -> None:

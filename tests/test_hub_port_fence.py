@@ -1,4 +1,4 @@
-"""A server's processes bind no port of the servers' range (autograder/jupyterhub/port_fence.py).
+"""A server's processes bind no port of the servers' range (autograder/attention_hub/port_fence.py).
 
 The fence is for good, so it is entered in a child process; tests/hub/test_hub_server_identity.py
 checks it on a real hub, from a student's kernel.
@@ -13,17 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from attention_hub.port_fence import fence_works
 
 REPO = Path(__file__).resolve().parents[1]
-HUB = REPO / "autograder" / "jupyterhub"
-sys.path.insert(0, str(HUB))
-from port_fence import fence_works  # noqa: E402
+HUB = REPO / "autograder"  # the hub's package, attention_hub, is in it
 
 CHILD = r"""
 import json, socket, sys
 sys.path.insert(0, sys.argv[1])
-from port_fence import enter_fence, fence_ruleset
-from server_port import PortRange
+from attention_hub.port_fence import enter_fence, fence_ruleset
+from attention_hub.server_port import PortRange
 first, own = int(sys.argv[2]), int(sys.argv[3])
 fd = fence_ruleset(PortRange(first, first + 9))
 enter_fence(fd)

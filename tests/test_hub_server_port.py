@@ -1,4 +1,4 @@
-"""Each server's port comes from a range kernels never take theirs from (autograder/jupyterhub/server_port.py).
+"""Each server's port comes from a range kernels never take theirs from (autograder/attention_hub/server_port.py).
 
 JupyterHub's own choice (bind port 0, close, let the server bind it later) draws from the kernel's
 ephemeral range, where every notebook kernel takes its ports the same way: in a class starting at
@@ -14,10 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-from server_port import (  # noqa: E402
+from attention_hub.server_port import (
     DEFAULT_RANGE,
     Listener,
     PortRange,
@@ -25,6 +22,8 @@ from server_port import (  # noqa: E402
     listener,
     pick_port,
 )
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_what_port_0_hands_out_lands_in_the_ephemeral_range_never_in_the_servers_range():
@@ -72,7 +71,7 @@ def test_a_range_that_is_not_one_says_what_to_write():
 
 @pytest.mark.slow
 def test_a_spawner_with_a_bad_range_fails_at_configuration_not_at_a_students_spawn():
-    from spawner_limits import LimitedLocalProcessSpawner
+    from attention_hub.spawner_limits import LimitedLocalProcessSpawner
     from traitlets import TraitError
 
     with pytest.raises(TraitError, match="server_ports"):
@@ -83,7 +82,7 @@ def test_a_spawner_with_a_bad_range_fails_at_configuration_not_at_a_students_spa
 def test_servers_starting_together_get_different_ports_from_the_range_and_give_them_back(request):
     from types import SimpleNamespace
 
-    from spawner_limits import LimitedLocalProcessSpawner
+    from attention_hub.spawner_limits import LimitedLocalProcessSpawner
 
     def spawner(name: str):
         return LimitedLocalProcessSpawner(
@@ -130,7 +129,7 @@ def test_only_the_process_holding_the_listening_socket_is_the_server_on_a_port()
 
 def test_the_hub_holds_a_servers_port_and_skips_one_someone_holds():
     """The hub listens on a server's port itself before the server starts (server_port.hold)."""
-    from server_port import hold
+    from attention_hub.server_port import hold
 
     held = hold("127.0.0.1", 0)
     assert held is not None
@@ -150,6 +149,6 @@ def test_the_server_launcher_refuses_to_run_with_user_site_packages():
     """A .pth file in ~/.local ran a student's code inside her server: it runs with python -s."""
     import subprocess
 
-    launch = str(REPO / "autograder" / "jupyterhub" / "server_launch.py")
+    launch = str(REPO / "autograder" / "attention_hub" / "server_launch.py")
     done = subprocess.run([sys.executable, launch], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "python -s" in done.stderr, done.stderr

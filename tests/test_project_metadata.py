@@ -65,7 +65,7 @@ def test_every_package_folder_is_installed():
     on_disk = {
         ".".join(p.parent.relative_to(root).parts)
         for root in (ROOT, ROOT / "autograder")
-        for top in ("attention_lab", "attention_grader")
+        for top in ("attention_lab", "attention_grader", "attention_hub")
         if (root / top).is_dir()
         for p in (root / top).rglob("__init__.py")
         if STUB not in p.parents  # data mounted into a kernel, not a package of the grader

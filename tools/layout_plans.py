@@ -37,6 +37,12 @@ class Plan:
     absolute_imports : bool
         Make the package's relative imports absolute (a module that moved down a level would
         otherwise import from the wrong place).
+    old_folder : str
+        Where the old modules were top-level scripts, imported by a bare name from a folder put
+        on ``sys.path`` (old names without a dot: ``classroom`` in ``autograder/jupyterhub``).
+    importers : tuple of str
+        Path prefixes of the files whose ``import <bare name>`` meant those scripts (a bare
+        name such as ``roster`` means them only there).
     """
 
     name: str
@@ -48,6 +54,8 @@ class Plan:
     data: dict[str, str] = field(default_factory=dict)
     test_inits: tuple[str, ...] = ()
     absolute_imports: bool = False
+    old_folder: str = ""
+    importers: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------- the grader (house plan)
@@ -261,4 +269,36 @@ LAB = Plan(
     ),
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB)}
+# ------------------------------------------------------------------------------ the hub
+
+#: the hub's modules, once scripts beside its config files (issue 43, eleventh landing); the
+#: configs, ``install.py`` (a command admins run by path) and the data files stay there
+HUB_MODULES = (
+    "classroom", "culler", "exchange_folders", "hub_probe", "origins", "port_fence", "roster",
+    "server_launch", "server_namespace", "server_output", "server_port", "spawner_limits",
+    "spawner_settings", "user_cgroup", "user_disk",
+)  # fmt: skip
+
+HUB = Plan(
+    name="hub",
+    package="attention_hub",
+    folder="autograder/attention_hub",
+    modules={m: f"attention_hub.{m}" for m in HUB_MODULES},
+    packages={
+        "attention_hub": (
+            '"""The classroom JupyterHub: what the hub configs in autograder/jupyterhub/ call\n'
+            '(:func:`attention_hub.configure.configure_hub`), run by the hub as root."""\n'
+        )
+    },
+    tests={},
+    old_folder="autograder/jupyterhub",
+    importers=(
+        "autograder/jupyterhub/",
+        "autograder/attention_hub/",
+        "tests/hub/",
+        "tests/test_hub_",
+        "tests/test_student_server_extensions.py",
+    ),  # fmt: skip
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, HUB)}

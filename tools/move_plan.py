@@ -1,8 +1,10 @@
 """Lay the packages out by their plans, or check nothing is back at an old place (issue 30).
 
-One tool for both layouts, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
-grader's modules in subpackages by concern, its tests in tests/attention_grader/) and ``lab``
-(attention_lab's explorer and checks, its tests in tests/attention_lab/). Re-runnable and
+One tool for every layout, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
+grader's modules in subpackages by concern, its tests in tests/attention_grader/), ``lab``
+(attention_lab's explorer and checks, its tests in tests/attention_lab/) and ``hub`` (the hub's
+scripts beside its configs made the package ``attention_hub``: their bare-name imports are
+rewritten only in the files the plan names as their importers, their paths everywhere). Re-runnable and
 idempotent: it moves (``git mv``) only what is still at an old place and rewrites only what
 still names one, so a second run changes nothing. Run it again after merging a branch that
 added or edited files at an old place::
@@ -54,8 +56,17 @@ def git(*args: str) -> str:
 
 
 def module_path(plan: Plan, dotted: str) -> str:
-    """Return the file of a dotted module of the plan's package."""
+    """Return the file of a dotted module of the plan's package (or of an old bare script)."""
+    if "." not in dotted and plan.old_folder:
+        return f"{plan.old_folder}/{dotted}.py"
     return f"{plan.folder}/{dotted.split('.', 1)[1].replace('.', '/')}.py"
+
+
+def package_init(plan: Plan, dotted: str) -> str:
+    """Return the ``__init__.py`` of a new package of the plan (the plan's own one too)."""
+    if dotted == plan.package:
+        return f"{plan.folder}/__init__.py"
+    return module_path(plan, dotted)[: -len(".py")] + "/__init__.py"
 
 
 def _leaf(dotted: str) -> tuple[str, str]:
@@ -76,9 +87,7 @@ def planned_moves(plan: Plan) -> list[tuple[str, str]]:
 
 def init_files(plan: Plan) -> dict[str, str]:
     """Each new package's and test folder's ``__init__.py`` with the text it starts with."""
-    files = {
-        module_path(plan, p)[: -len(".py")] + "/__init__.py": t for p, t in plan.packages.items()
-    }
+    files = {package_init(plan, p): t for p, t in plan.packages.items()}
     return files | {f"{folder}/__init__.py": "" for folder in plan.test_inits}
 
 
@@ -133,7 +142,10 @@ class Rewriter:
     def __init__(self, plan: Plan):
         self.plan = plan
         pkg = re.escape(plan.package)
-        self.dotted = re.compile(rf"(?<![\w.])({_alternation(list(plan.modules))})(?![\w])(\.\w+)?")
+        # old bare script names (plan.old_folder) are rewritten in imports and paths only
+        self.bare = {o: n for o, n in plan.modules.items() if "." not in o and plan.old_folder}
+        dotted = [o for o in plan.modules if o not in self.bare]
+        self.dotted = re.compile(rf"(?<![\w.])({_alternation(dotted)})(?![\w])(\.\w+)?") if dotted else None  # fmt: skip
         # the modules of each new package (a bare old name that is now a package names it)
         self.package_modules: dict[str, set[str]] = {p: set() for p in plan.packages}
         for new in plan.modules.values():
@@ -154,15 +166,25 @@ class Rewriter:
             rf"(?:{re.escape(outer)}/)?{re.escape(inner)}/" if outer else rf"{re.escape(inner)}/"
         )
         self.paths = {module_path(plan, o).split(f"{inner}/", 1)[1]: module_path(plan, n)
-                      .split(f"{inner}/", 1)[1] for o, n in plan.modules.items()}  # fmt: skip
-        self.path = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(self.paths))})(?![\w])")
+                      .split(f"{inner}/", 1)[1] for o, n in plan.modules.items() if o in dotted}  # fmt: skip
+        self.path = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(self.paths))})(?![\w])") if self.paths else None  # fmt: skip
+        if self.bare:
+            names = _alternation(list(self.bare))
+            self.bare_import = re.compile(
+                rf"^([ \t]*)(?:from[ \t]+({names})[ \t]+import[ \t]|import[ \t]+({names})(?![\w.]))",
+                re.M,
+            )
+            old_outer, _, old_inner = plan.old_folder.rpartition("/")
+            self.bare_path = re.compile(
+                rf"(?<![\w/])(?:{re.escape(old_outer)}/)?{re.escape(old_inner)}/({names})\.py(?![\w])"
+            )
         self.data = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(plan.data))})\b") if plan.data else None  # fmt: skip
         # a test's path, or its bare file name in prose, becomes its new path
         self.test_by_name = {Path(o).name: n for o, n in plan.tests.items()}
         dirs = _alternation(sorted({Path(o).parent.as_posix() + "/" for o in plan.tests}))
         self.test_path = re.compile(
             rf"(?<![\w/.-])(?:{dirs})?({_alternation(list(self.test_by_name))})(?![\w])"
-        )
+        ) if plan.tests else None  # fmt: skip
         # an attack is also named by its module name (test ids, expectations)
         self.attacks = {Path(o).stem: Path(n).stem for o, n in plan.tests.items()
                         if o.startswith("tests/attacks/") and Path(o).stem != Path(n).stem}  # fmt: skip
@@ -174,6 +196,7 @@ class Rewriter:
             rf"^([ \t]*(?:from|import)[ \t]+)({_alternation(list(self.stems))})(?![\w.])", re.M
         ) if self.stems else None  # fmt: skip
         triggers = [plan.package, inner, *self.test_by_name, *self.attacks, *self.stems]
+        triggers += [*self.bare, plan.old_folder.rpartition("/")[2]] if self.bare else []
         self.trigger = re.compile(_alternation(triggers))
 
     # -- the rules
@@ -244,15 +267,35 @@ class Rewriter:
             text = self.relative.sub(self._relative(path), text)
             # a docstring's :func:`~.report.Report` names the module wherever it lives now
             text = self.relative_ref.sub(lambda m: f"{m[1]}{self.short[m[2]]}", text)
-        text = self.dotted.sub(self._dotted, text)
+        if self.dotted:
+            text = self.dotted.sub(self._dotted, text)
+        if self.bare:
+            text = self._bare(path, text)
         text = self.from_package.sub(self._from_package, text)
-        text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
+        if self.path:
+            text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
         if self.data:
             text = self.data.sub(lambda m: f"{m[1]}{plan.data[m[2]]}", text)
-        text = self.test_path.sub(lambda m: self.test_by_name[m[1]], text)
+        if self.test_path:
+            text = self.test_path.sub(lambda m: self.test_by_name[m[1]], text)
         if self.test_import:
             text = self.test_import.sub(lambda m: m[1] + self.stems[m[2]], text)
         return self.attack.sub(lambda m: self.attacks[m[0]], text) if self.attack else text
+
+    def _bare(self, path: str, text: str) -> str:
+        """Rewrite an old script's path anywhere, its bare-name import in the files that meant it."""
+        plan = self.plan
+        text = self.bare_path.sub(lambda m: module_path(plan, self.bare[m[1]]), text)
+        if not (path.endswith(".py") and path.startswith(plan.importers)):
+            return text
+
+        def fix(match: re.Match) -> str:
+            if match[2]:  # from classroom import X
+                return f"{match[1]}from {self.bare[match[2]]} import "
+            parent, name = _leaf(self.bare[match[3]])  # import classroom
+            return f"{match[1]}from {parent} import {name}"
+
+        return self.bare_import.sub(fix, text)
 
     def notebook(self, path: str, text: str) -> str:
         """Rewrite each cell's source, keeping nbformat's own JSON layout."""

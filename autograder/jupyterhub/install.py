@@ -37,8 +37,14 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from exchange_folders import COURSE_DIR_MODES, course_folder_problems, make_course_folders
-from roster import Roster, read_roster, students_csv
+# the hub's package, autograder/attention_hub, beside this folder (this command runs by path)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from attention_hub.exchange_folders import (
+    COURSE_DIR_MODES,
+    course_folder_problems,
+    make_course_folders,
+)
+from attention_hub.roster import Roster, read_roster, students_csv
 
 __all__ = [
     "EXCHANGE_ROOT_MODE",
@@ -126,7 +132,7 @@ def render_system_config(exchange: str, course_ids: Sequence[str], hub: bool = T
     )
 
 
-def course_owners(course_ids: Sequence[str], owner) -> dict[str, str]:
+def course_owners(course_ids: Sequence[str], owner: str | Sequence[str] | None) -> dict[str, str]:
     """``{course: account}`` from ``--owner`` values: ``USER`` (every course) or ``COURSE=USER``.
 
     Raises
@@ -135,7 +141,8 @@ def course_owners(course_ids: Sequence[str], owner) -> dict[str, str]:
         No owner, or a course without one (the course folders must be made at install).
     """
     values = [owner] if isinstance(owner, str) else list(owner or ())
-    owners, default = {}, None
+    owners: dict[str, str] = {}
+    default: str | None = None
     for value in values:
         course, sep, user = value.partition("=")
         if sep:
@@ -149,10 +156,12 @@ def course_owners(course_ids: Sequence[str], owner) -> dict[str, str]:
             "--owner <course>=<account> for each course); they are made now so that nobody else "
             "can make them first"
         )
-    return {c: owners.get(c, default) for c in course_ids}
+    return {c: owners[c] if c in owners else str(default) for c in course_ids}
 
 
-def ensure_exchange(root: str, course_ids: Sequence[str], owner) -> None:
+def ensure_exchange(
+    root: str, course_ids: Sequence[str], owner: str | Sequence[str] | None
+) -> None:
     """Create the exchange root (mode 1777) and each course's folders, owned by ``owner``.
 
     Parameters
@@ -174,7 +183,9 @@ def ensure_exchange(root: str, course_ids: Sequence[str], owner) -> None:
         make_course_folders(root_path, course_id, user)
 
 
-def _write_role_config(folder: Path, server_extensions, lab_plugins) -> Path:
+def _write_role_config(
+    folder: Path, server_extensions: Sequence[str], lab_plugins: Sequence[str]
+) -> Path:
     server_d = folder / "jupyter_server_config.d"
     labconfig = folder / "labconfig"
     for path in (folder, server_d, labconfig):
@@ -210,7 +221,11 @@ def write_role_configs(config_dir: str) -> Path:
 
 
 def install_system(
-    exchange: str, config_dir: str, course_ids: Sequence[str], owner, hub: bool = True
+    exchange: str,
+    config_dir: str,
+    course_ids: Sequence[str],
+    owner: str | Sequence[str] | None,
+    hub: bool = True,
 ) -> Path:
     """Exchange + ``<config_dir>/nbgrader_config.py`` + the students' config folder.
 

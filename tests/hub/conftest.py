@@ -117,7 +117,7 @@ def release_disks(tmp: Path, users: list[str]) -> None:
     everything under ``tmp`` and on the test accounts' homes, then remove the empty mount points
     and the homes kept from before the disk (``userdel -r`` removes only a home its user owns).
     """
-    from user_disk import KEPT_HOMES
+    from attention_hub.user_disk import KEPT_HOMES
 
     homes = {}
     for name in users:
@@ -173,17 +173,25 @@ class Classroom:
     password: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     subdomain_host: str = ""  # "http://localhost:<port>": each server on <user>.localhost
+    # (the shipped setting; "" on a hub the admin opted into one origin for everyone)
     course_env: Path = VENV  # ATTENTION_LAB_VENV: every server's jupyterhub-singleuser and kernel
 
     def user_url(self, name: str) -> str:
         """Where ``name``'s server is: ``<url>/user/<name>``, on its own origin with subdomains."""
+        return f"{self._origin(name, 'user')}/user/{name}"
+
+    def service_url(self, service: str) -> str:
+        """Where a hub service is: ``<url>/services/<name>``, on its own origin with subdomains."""
+        return f"{self._origin(service, 'service')}/services/{service}"
+
+    def _origin(self, name: str, kind: str) -> str:
         if not self.subdomain_host:
-            return f"{self.url}/user/{name}"
+            return self.url
         from jupyterhub.utils import subdomain_hook_idna  # JupyterHub's default naming
 
         scheme, host = self.subdomain_host.split("://")
         hostname, port = host.split(":")
-        return f"{scheme}://{subdomain_hook_idna(name, hostname, 'user')}:{port}/user/{name}"
+        return f"{scheme}://{subdomain_hook_idna(name, hostname, kind)}:{port}"
 
     # -- the hub's REST API, as the admin test driver ------------------------------------------
     def hub_api(self, method: str, path: str, **kwargs) -> requests.Response:
@@ -231,7 +239,7 @@ class Classroom:
         """A hub service (several classes: a course's formgrader) with ``name``'s token."""
         headers = {"Authorization": f"token {self.tokens[name]}"}
         return requests.request(
-            method, f"{self.url}/services/{service}{path}", headers=headers, timeout=120, **kwargs
+            method, f"{self.service_url(service)}{path}", headers=headers, timeout=120, **kwargs
         )
 
     def run_in_kernel(self, name: str, code: str, timeout: float = 60) -> str:
@@ -446,11 +454,13 @@ def _start_hub(
     hub_config: Path,
     env: dict,
     extra_config: str = "",
-    subdomains: bool = False,
+    subdomains: bool = True,
 ) -> dict:
     """Start jupyterhub with ``hub_config`` (+ test settings, + ``extra_config``, config lines a
-    test adds last); stopped when ``stack`` closes. ``subdomains``: each user's server on its own
-    origin, ``<user>.localhost`` (``JupyterHub.subdomain_host``, as docs/hub-admins.md says).
+    test adds last); stopped when ``stack`` closes. ``subdomains`` (as shipped): each user's
+    server on its own origin, ``<user>.localhost`` (``ATTENTION_LAB_SUBDOMAIN_HOST``, as
+    docs/hub-admins.md says), the hub at ``localhost``; False: the admin's opt-in to one
+    origin for everyone (``ATTENTION_LAB_ONE_ORIGIN=1``), the hub at 127.0.0.1.
     """
     state = tmp / "hub"
     # private, as docs/hub-admins.md says: the config holds the admin token and the password,
@@ -462,6 +472,8 @@ def _start_hub(
     subdomain_host = f"http://localhost:{ports['public']}" if subdomains else ""
     if subdomains:
         env = {**env, "ATTENTION_LAB_SUBDOMAIN_HOST": subdomain_host}
+    else:
+        env = {**env, "ATTENTION_LAB_ONE_ORIGIN": "1"}
     test_config = state / "jupyterhub_test_config.py"
     _write_test_config(
         test_config, hub_config=hub_config, ports=ports, token=token, password=password,
@@ -488,7 +500,8 @@ def _start_hub(
         start_new_session=True,
     )
     stack.callback(_stop_hub, proc)
-    url = f"http://127.0.0.1:{ports['public']}"
+    # with subdomains the hub's login cookie is for the subdomain host's name: log in there
+    url = subdomain_host or f"http://127.0.0.1:{ports['public']}"
     _wait_for_hub(url, proc, hub_log)
     return {"url": url, "driver_token": token, "password": password, "hub_log": hub_log,
             "subdomain_host": subdomain_host}  # fmt: skip
@@ -496,7 +509,7 @@ def _start_hub(
 
 def _one_class_hub(
     stack, request, tmp: Path, instructor: str, students, env: dict, extra_config: str = "",
-    subdomains: bool = False,
+    subdomains: bool = True,
 ) -> Classroom:  # fmt: skip
     """Install the exchange, system config and the instructor's course, then start the shipped
     one-class hub with ``env`` on top (who is who: the env's lists or a roster).
@@ -613,7 +626,7 @@ def limited_class(request):
     small per-user limits (LIMITS) and the idle culler on. Yields (Classroom, roster path).
     """
     _require_root_and_proxy()
-    from roster import read_roster
+    from attention_hub.roster import read_roster
 
     tag = secrets.token_hex(3)
     instructor, students = f"al_lins_{tag}", (f"al_lsta_{tag}", f"al_lstb_{tag}")

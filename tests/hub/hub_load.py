@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import pytest
 import requests
+from attention_hub.user_cgroup import UserCgroup, find_layout
 from conftest import REPO, _one_class_hub, _prepare_machine, _require_root_and_proxy
-from user_cgroup import UserCgroup, find_layout
 
 N = int(os.environ.get("HUB_LOAD_N", "30"))
 STAGGER = float(os.environ.get("HUB_LOAD_STAGGER", "2"))  # seconds between two arrivals
@@ -119,7 +119,7 @@ async def _slider(room, name: str, kernel_id: str) -> list[float]:
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
-    url = room.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel_id}/channels"
+    url = room.user_url(name).replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels"
     # JupyterLab keeps retrying a kernel's websocket; tornado's own 20 s would count as a failure
     request = HTTPRequest(url, headers={"Authorization": f"token {room.tokens[name]}"},
                           connect_timeout=120, request_timeout=120)  # fmt: skip

@@ -17,9 +17,9 @@ from traitlets.config.loader import PyFileConfigLoader
 
 HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
 sys.path.insert(0, str(HUB_DIR))
-import classroom  # noqa: E402
 import install  # noqa: E402
-from classroom import Course  # noqa: E402
+from attention_hub import classroom  # noqa: E402
+from attention_hub.classroom import Course  # noqa: E402
 
 
 def exchange_with_courses(root: Path, course_ids) -> Path:
@@ -37,6 +37,8 @@ def load_hub_config(name: str, monkeypatch, **env) -> Config:
     import shutil
     import tempfile
 
+    if env.get("ATTENTION_LAB_ONE_ORIGIN") != "1":  # as the docs say: a subdomain per user
+        env.setdefault("ATTENTION_LAB_SUBDOMAIN_HOST", "https://hub.school.example")
     tmp = Path(tempfile.mkdtemp(prefix="hubcfg-"))
     atexit.register(shutil.rmtree, tmp, True)
     if name == "jupyterhub_config_multi.py" and "ATTENTION_LAB_CLASSES" not in env:
@@ -75,7 +77,7 @@ def test_one_class_config_sets_groups_kernel_and_exchange(monkeypatch, tmp_path)
     assert cfg.Authenticator.allowed_users == {"teach", "ravi", "meera"}
     # The course env runs every server, hence every kernel; without user site-packages, on the
     # socket the hub holds for it (server_launch.py)
-    from classroom import SERVER_LAUNCH
+    from attention_hub.classroom import SERVER_LAUNCH
 
     assert cfg.Spawner.cmd == ["/opt/attention-lab/venv/bin/python", "-s", SERVER_LAUNCH]
     assert cfg.Spawner.environment["PATH"].startswith("/opt/attention-lab/venv/bin:")
@@ -91,7 +93,7 @@ def test_several_classes_config_runs_one_formgrader_service_per_class(monkeypatc
     example = json.loads((HUB_DIR / "classes.example.json").read_text())
     ids = [course["course_id"] for course in example["courses"]]
     services = {service["name"]: service for service in cfg.JupyterHub.services}
-    assert sorted(services) == sorted(ids)
+    assert sorted(services) == sorted([*ids, "idle-culler"])  # the culler as on one class
     for course in example["courses"]:
         service = services[course["course_id"]]
         assert service["user"] == course["grader"]
@@ -108,7 +110,7 @@ def test_several_classes_config_runs_one_formgrader_service_per_class(monkeypatc
 @pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
 def test_both_configs_limit_each_user_from_the_same_settings(name, monkeypatch):
     """The several-classes hub had no memory or CPU limit at all (only pids, /tmp and disks)."""
-    from spawner_limits import LimitedLocalProcessSpawner
+    from attention_hub.spawner_limits import LimitedLocalProcessSpawner
 
     default = load_hub_config(name, monkeypatch)
     assert default.JupyterHub.spawner_class is LimitedLocalProcessSpawner

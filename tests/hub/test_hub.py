@@ -292,12 +292,10 @@ def test_hub_keeps_servers_and_tools_apart(classroom, cycle):
     good, lazy = classroom.students
     # A user's token opens their own server and no one else's.
     headers = {"Authorization": f"token {classroom.tokens[lazy]}"}
-    own = requests.get(f"{classroom.url}/user/{lazy}/api/status", headers=headers, timeout=30)
+    own = requests.get(f"{classroom.user_url(lazy)}/api/status", headers=headers, timeout=30)
     assert own.status_code == 200
     for owner in (good, classroom.instructor):
-        other = requests.get(
-            f"{classroom.url}/user/{owner}/api/status", headers=headers, timeout=30
-        )
+        other = requests.get(f"{classroom.user_url(owner)}/api/status", headers=headers, timeout=30)
         assert other.status_code == 403, (owner, other.status_code)
     # The formgrader is the instructor's: a student's server does not serve it.
     assert classroom.user_api(lazy, "GET", "/formgrader/api/status").status_code == 404

@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from roster import read_roster, students_csv
-from spawner_limits import LimitedLocalProcessSpawner
-from test_classroom import load_hub_config
+from attention_hub.roster import read_roster, students_csv
+from attention_hub.spawner_limits import LimitedLocalProcessSpawner
+from test_classroom import HUB_DIR, load_hub_config
 
 GOOD = "id,role,first_name,last_name,email\nteach,instructor,Ada,L,\ns01,student,Grace,H,g@x.org\n"
 
@@ -38,6 +39,47 @@ def test_the_shipped_config_reads_the_roster_and_sets_limits_and_culler(monkeypa
     assert int(cfg.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"]) <= 1800 // 4
 
 
+def test_the_several_classes_hub_gets_the_culler_and_each_class_its_roster(monkeypatch, tmp_path):
+    roster = tmp_path / "roster-9a.csv"
+    roster.write_text(GOOD)
+    classes = json.loads((HUB_DIR / "classes.example.json").read_text())
+    classes["exchange"] = str(tmp_path / "exchange")
+    classes["courses"][0]["roster"] = str(roster)
+    (tmp_path / "classes.json").write_text(json.dumps(classes))
+    cfg = load_hub_config(
+        "jupyterhub_config_multi.py", monkeypatch,
+        ATTENTION_LAB_CLASSES=str(tmp_path / "classes.json"), ATTENTION_LAB_CULL_IDLE="1800",
+    )  # fmt: skip
+    culler = next(s for s in cfg.JupyterHub.services if s["name"] == "idle-culler")
+    assert "--timeout=1800" in culler["command"]
+    assert any(r["name"] == "idle-culler" for r in cfg.JupyterHub.load_roles)
+    assert int(cfg.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"]) <= 1800 // 4
+    groups = cfg.JupyterHub.load_groups
+    # the roster's people join the class that names it, and only that one
+    assert groups["nbgrader-attention-lab-9a"]["users"] == ["ravi", "meera", "kabir", "s01"]
+    assert "teach" in groups["formgrade-attention-lab-9a"]["users"]
+    assert "s01" not in groups["nbgrader-attention-lab-9b"]["users"]
+    assert "teach" not in groups["formgrade-attention-lab-9b"]["users"]
+    assert {"s01", "teach"} <= set(cfg.Authenticator.allowed_users)
+
+
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_both_hubs_are_set_by_the_one_configure_hub(name, monkeypatch):
+    """Culler, limits, origins, proxy and state folder: the same for one class or several."""
+    from attention_hub import configure
+
+    calls = []
+    real = configure.configure_hub
+    monkeypatch.setattr(
+        configure, "configure_hub", lambda c, *a, **k: calls.append(1) or real(c, *a, **k)
+    )
+    cfg = load_hub_config(name, monkeypatch, ATTENTION_LAB_CULL_IDLE="600")
+    assert calls == [1]
+    assert any(s["name"] == "idle-culler" for s in cfg.JupyterHub.services)
+    assert cfg.JupyterHub.subdomain_host == "https://hub.school.example"
+    assert cfg.JupyterHub.db_url == "sqlite:///jupyterhub.sqlite"
+
+
 def test_zero_turns_limits_and_culler_off(monkeypatch):
     cfg = load_hub_config(
         "jupyterhub_config.py", monkeypatch,
@@ -51,22 +93,66 @@ def test_zero_turns_limits_and_culler_off(monkeypatch):
 def test_both_configs_ignore_user_config_and_put_each_server_on_its_own_origin(
     name, monkeypatch, capsys
 ):
-    plain = load_hub_config(name, monkeypatch)
-    assert plain.Spawner.disable_user_config is True
-    assert "subdomain_host" not in plain.JupyterHub
     cfg = load_hub_config(
-        name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.school.example"
+        name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.school.example/"
     )
+    assert cfg.Spawner.disable_user_config is True
     assert cfg.JupyterHub.subdomain_host == "https://hub.school.example"
     assert "FORMGRADER_IFRAME=1 without subdomains" not in capsys.readouterr().err
 
 
-def test_the_formgrader_iframe_without_subdomains_is_said_to_be_unsafe(monkeypatch, capsys):
-    load_hub_config("jupyterhub_config.py", monkeypatch, ATTENTION_LAB_FORMGRADER_IFRAME="1")
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_a_hub_without_a_subdomain_host_refuses_to_start_and_says_what_to_set(name, monkeypatch):
+    with pytest.raises(ValueError) as refused:
+        load_hub_config(name, monkeypatch, ATTENTION_LAB_SUBDOMAIN_HOST="")
+    message = str(refused.value)
+    assert message.startswith("the hub does not start")
+    for line in (
+        "*.hub.school.example.   IN A",  # the wildcard DNS record
+        "certbot certonly --manual --preferred-challenges dns -d hub.school.example "
+        "-d '*.hub.school.example'",
+        "ATTENTION_LAB_SUBDOMAIN_HOST=https://hub.school.example",
+        "ATTENTION_LAB_ONE_ORIGIN=1",
+    ):
+        assert line in message, line
+
+
+@pytest.mark.parametrize("name", ["jupyterhub_config.py", "jupyterhub_config_multi.py"])
+def test_one_origin_is_kept_only_when_the_admin_names_it(name, monkeypatch):
+    cfg = load_hub_config(name, monkeypatch, ATTENTION_LAB_ONE_ORIGIN="1")
+    assert "subdomain_host" not in cfg.JupyterHub
+    assert cfg.Spawner.disable_user_config is True
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"ATTENTION_LAB_ONE_ORIGIN": "yes"}, "ATTENTION_LAB_ONE_ORIGIN is 1 or unset"),
+        (
+            {"ATTENTION_LAB_ONE_ORIGIN": "1", "ATTENTION_LAB_SUBDOMAIN_HOST": "https://h.example"},
+            "contradict each other",
+        ),  # fmt: skip
+        ({"ATTENTION_LAB_SUBDOMAIN_HOST": "hub.school.example"}, "is not the hub's own address"),
+        ({"ATTENTION_LAB_SUBDOMAIN_HOST": "https://h.example/hub"}, "(no path)"),
+    ],
+)
+def test_a_wrong_origin_setting_is_refused_with_its_fix(env, message):
+    from attention_hub.origins import subdomain_host
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        subdomain_host(env)
+
+
+def test_the_formgrader_iframe_on_one_origin_is_said_to_be_unsafe(monkeypatch, capsys):
+    load_hub_config(
+        "jupyterhub_config.py", monkeypatch,
+        ATTENTION_LAB_FORMGRADER_IFRAME="1", ATTENTION_LAB_ONE_ORIGIN="1",
+    )  # fmt: skip
     assert "FORMGRADER_IFRAME=1 without subdomains" in capsys.readouterr().err
     load_hub_config(
         "jupyterhub_config.py", monkeypatch,
         ATTENTION_LAB_FORMGRADER_IFRAME="1", ATTENTION_LAB_SUBDOMAIN_HOST="https://hub.example",
+        ATTENTION_LAB_ONE_ORIGIN="",
     )  # fmt: skip
     assert "without subdomains" not in capsys.readouterr().err
 
@@ -101,7 +187,13 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
     """The test machine has no cgroup v2 (it has v1, and test_hub_limits.py uses it): check the
     files the v2 path writes on a stand-in tree, as a v2 kernel would read them.
     """
-    from user_cgroup import HUB_GROUP, PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from attention_hub.user_cgroup import (
+        HUB_GROUP,
+        PARENT_NAME,
+        UserCgroup,
+        _own_cgroups,
+        find_layout,
+    )
 
     # The stand-in tree has this process's own v2 cgroup where find_layout looks for it.
     own = _own_cgroups(open("/proc/self/cgroup").read()).get("", "/")
@@ -132,7 +224,7 @@ def test_cgroup_v2_files_are_written_as_the_kernel_expects(tmp_path):
 
 def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
     """v1 (this machine): the pids hierarchy gets its own group per user with pids.max."""
-    from user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
+    from attention_hub.user_cgroup import PARENT_NAME, UserCgroup, _own_cgroups, find_layout
 
     own = _own_cgroups(open("/proc/self/cgroup").read())
     for controller in ("memory", "cpu", "pids"):
@@ -152,7 +244,7 @@ def test_an_ordinary_user_reads_nothing_of_the_users_cgroups():
     import subprocess
     import sys
 
-    from user_cgroup import UserCgroup, find_layout
+    from attention_hub.user_cgroup import UserCgroup, find_layout
 
     layout = find_layout()
     if os.geteuid() != 0 or layout is None:
@@ -187,16 +279,17 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     import subprocess
     import sys
 
-    from server_namespace import private_tmp_works
+    from attention_hub.server_namespace import private_tmp_works
 
     if os.geteuid() != 0:
         pytest.skip("mount namespaces need root")
     assert private_tmp_works() == ""
-    from server_namespace import PRIVATE_MOUNTS
+    from attention_hub.server_namespace import PRIVATE_MOUNTS
 
     assert {"/tmp", "/var/tmp", "/run/lock", "/dev/shm"} <= set(PRIVATE_MOUNTS)
     code = (
-        "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+        "import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
+        "from attention_hub import server_namespace\n"
         "server_namespace.private_tmp(8 << 20)\n"
         "out = {}\n"
         "for d in server_namespace.PRIVATE_MOUNTS:\n"
@@ -204,7 +297,7 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
         "    st = os.statvfs(d); out[d] = [st.f_blocks * st.f_frsize, os.listdir(d)]\n"
         "print(json.dumps(out))\n"
     )
-    hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
+    hub_dir = str(Path(__import__("attention_hub").__file__).parents[1])  # autograder/
     out = json.loads(subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
                                     text=True, timeout=60, check=True).stdout)  # fmt: skip
     assert out == {d: [8 << 20, ["al-probe"]] for d in PRIVATE_MOUNTS}  # fresh and capped
@@ -231,7 +324,7 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
         (course / "venv" / "bin" / "tool").write_text("env")
         (other / "secret").write_text("classmate")
         link.symlink_to(course / "venv")
-        from server_namespace import kept_paths
+        from attention_hub.server_namespace import kept_paths
 
         # outermost only; a symlink is kept at its own path and at its target's
         assert kept_paths([str(course / "venv"), str(course), "/srv/x", str(link)]) == tuple(
@@ -239,14 +332,15 @@ def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path)
         )
         keep = kept_paths([str(course), str(link)])
         code = (
-            "import json, os, sys; sys.path.insert(0, sys.argv[1]); import server_namespace\n"
+            "import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
+            "from attention_hub import server_namespace\n"
             f"server_namespace.private_tmp(8 << 20, {keep!r})\n"
             "open('/tmp/al-probe', 'w').write('x')\n"
             f"print(json.dumps([open({str(course / 'venv/bin/tool')!r}).read(),"
             f" open({str(link / 'bin/tool')!r}).read(), os.path.exists({str(other)!r}),"
             f" sorted(os.listdir('/tmp')), oct(os.stat({str(link.parent)!r}).st_mode & 0o777)]))\n"
         )
-        hub_dir = str(__import__("server_namespace").__file__).rsplit("/", 1)[0]
+        hub_dir = str(Path(__import__("attention_hub").__file__).parents[1])  # autograder/
         done = subprocess.run([sys.executable, "-c", code, hub_dir], capture_output=True,
                               text=True, timeout=60)  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -264,7 +358,7 @@ def test_the_spawner_keeps_its_env_checkout_exchange_and_config_visible(tmp_path
     """What a server needs from /tmp: the env of Spawner.cmd, its base Python, the checkout."""
     import tempfile
 
-    from server_namespace import COURSE_CHECKOUT, PRIVATE_MOUNTS, needed_paths
+    from attention_hub.server_namespace import COURSE_CHECKOUT, PRIVATE_MOUNTS, needed_paths
 
     root = Path(tempfile.mkdtemp(prefix="al-install-", dir="/tmp"))
     try:

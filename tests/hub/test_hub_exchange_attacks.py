@@ -277,7 +277,7 @@ def test_make_collect_refuses_it_too(attacked, story):
     assert os.path.isdir(story["forged"])  # left where it is; kept once in the quarantine
 
 
-# -- disk: each student's own filesystem (autograder/jupyterhub/user_disk.py) -------------------
+# -- disk: each student's own filesystem (autograder/attention_hub/user_disk.py) -------------------
 FILL = """
 import errno, json, os
 def fill(path, limit):
@@ -380,13 +380,13 @@ def test_the_teacher_moves_a_closed_folder_out_of_the_exchange_without_root(atta
     assert where not in done.stdout + done.stderr, done.stdout[-2000:]
 
 
-# -- resources: private /tmp, /var/tmp, /run/lock, /dev/shm, pids.max (autograder/jupyterhub/server_namespace.py, user_cgroup.py) ----------
+# -- resources: private /tmp, /var/tmp, /run/lock, /dev/shm, pids.max (autograder/attention_hub/server_namespace.py, user_cgroup.py) ----------
 JUNK = "mallory-junk-7d1e"
 
 
 def test_every_folder_all_may_write_is_each_servers_own_and_capped(attacked, story):
     """/tmp, /var/tmp, /run/lock, /dev/shm: mallory's files stay hers, capped, off the machine."""
-    from server_namespace import PRIVATE_MOUNTS
+    from attention_hub.server_namespace import PRIVATE_MOUNTS
 
     alice, _, mallory = attacked.students
     code = (
@@ -441,7 +441,7 @@ def test_a_stopped_servers_tmp_is_gone(attacked, story):
             break
         time.sleep(0.5)
     # no process of hers is left, so no mount namespace holds her private folders: freed
-    from server_namespace import PRIVATE_MOUNTS
+    from attention_hub.server_namespace import PRIVATE_MOUNTS
 
     assert not pids_of_uid(uid)
     assert not any(os.path.exists(f"{d}/{JUNK}") for d in PRIVATE_MOUNTS)

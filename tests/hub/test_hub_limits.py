@@ -2,7 +2,7 @@
 
 Real hub, real local accounts (``limited_class`` in conftest.py): the roster makes the accounts,
 the hub's groups and the gradebook's students; each server runs in its own cgroup
-(autograder/jupyterhub/user_cgroup.py); a kernel over its memory dies alone; an idle server is culled.
+(autograder/attention_hub/user_cgroup.py); a kernel over its memory dies alone; an idle server is culled.
 The tests run in file order: the culler test is last (by then the students may be culled too).
 """
 
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import install
 import pytest
+from attention_hub.roster import read_roster
+from attention_hub.server_port import DEFAULT_RANGE, PortRange
+from attention_hub.user_cgroup import HUB_GROUP, UserCgroup, _descendants, find_layout
 from conftest import LIMITS
-from roster import read_roster
-from server_port import DEFAULT_RANGE, PortRange
-from user_cgroup import HUB_GROUP, UserCgroup, _descendants, find_layout
 
 pytestmark = pytest.mark.timeout(300)
 

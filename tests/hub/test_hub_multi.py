@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from exchange_folders import INBOUND_PER_USER_MODE
+from attention_hub.exchange_folders import INBOUND_PER_USER_MODE
 
 pytestmark = pytest.mark.slow
 

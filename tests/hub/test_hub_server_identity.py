@@ -17,12 +17,13 @@ mallory attacks from her own server's kernel, as any student can:
 * her own ``~/.jupyter`` config serves a page from the hub's address (ignored now);
 * she lists /proc and the cgroups for others' processes and looks for the hub's log among her
   descriptors, then writes a forged hub line to her server's stdout;
-* on one origin for everyone (the shipped default) she replaces her own server on its route:
-  reads its memory to run code in it, kills it and answers on its port; with subdomains (and
-  the formgrader iframe switch on) a page on her origin acts in the teacher's Chromium.
+* she replaces her own server on its route (on subdomains, as shipped, and on the admin's opt-in
+  to one origin for everyone): reads its memory to run code in it, kills it and answers on its
+  port; with the formgrader iframe switch on, a page on her origin acts in the teacher's Chromium.
 
-The hub runs in the shipped default and with subdomains + the iframe switch (``hub``'s
-parameter); each attack runs where it applies.
+The hub runs as shipped (a subdomain per user, the iframe switch off), with the iframe switch
+on, and with one origin for everyone (``ATTENTION_LAB_ONE_ORIGIN=1``) (``hub``'s parameter);
+each attack runs where it applies.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from attention_hub.user_cgroup import find_layout
 from conftest import _one_class_hub, _prepare_machine, _require_root_and_proxy
-from user_cgroup import find_layout
 
 pytestmark = pytest.mark.slow
 
@@ -209,10 +210,11 @@ def _free_range(size: int) -> tuple[int, int]:
 def hub(request):
     """A running hub: a teacher, alice, bob and mallory, servers on a narrow port range.
 
-    Indirect parameter: ``shipped`` (the shipped default: one origin for everyone, the
-    formgrader iframe switch off), ``subdomains`` (each server on its own origin,
-    ``ATTENTION_LAB_SUBDOMAIN_HOST``, with the iframe switch on), ``unfenced`` (shipped, with
-    ``fence_ports`` off, as on a kernel without Landlock).
+    Indirect parameter: ``shipped`` (the shipped default: each server on its own origin,
+    ``<user>.localhost``, the formgrader iframe switch off), ``iframe`` (shipped, with the
+    iframe switch on), ``one_origin`` (the admin's opt-in to one origin for everyone,
+    ``ATTENTION_LAB_ONE_ORIGIN=1``), ``unfenced`` (shipped, with ``fence_ports`` off, as on a
+    kernel without Landlock).
     """
     _require_root_and_proxy()
     tag = secrets.token_hex(3)
@@ -226,13 +228,13 @@ def hub(request):
             "ATTENTION_LAB_STUDENTS": ",".join(students),
             "ATTENTION_LAB_DISK_SIZE": "0",  # not what is tested here: spawns are quicker
         }
-        if request.param == "subdomains":
+        if request.param == "iframe":
             env["ATTENTION_LAB_FORMGRADER_IFRAME"] = "1"
         extra = f'c.LimitedLocalProcessSpawner.server_ports = "{first}-{last}"\n'
         if request.param == "unfenced":
             extra += "c.LimitedLocalProcessSpawner.fence_ports = False\n"
         room = _one_class_hub(stack, request, tmp, teacher, students, env, extra,
-                              subdomains=request.param == "subdomains")  # fmt: skip
+                              subdomains=request.param != "one_origin")  # fmt: skip
         room.start_servers([teacher, *students], timeout=600)
         yield room, (first, last), request.param
 
@@ -389,7 +391,7 @@ def test_a_squatter_never_answers_in_place_of_the_victims_server(hub, victim):
     assert "started" in status, status
 
 
-@pytest.mark.parametrize("hub", ["shipped", "subdomains"], indirect=True)
+@pytest.mark.parametrize("hub", ["one_origin", "iframe"], indirect=True)
 def test_a_students_own_jupyter_config_serves_nothing_to_others(hub):
     """Mallory's ~/.jupyter config would serve her page from the hub's address to anyone."""
     import requests
@@ -505,7 +507,7 @@ def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub
     assert not any(line.startswith(forged) for line in text.splitlines())
 
 
-@pytest.mark.parametrize("hub", ["subdomains"], indirect=True)
+@pytest.mark.parametrize("hub", ["iframe"], indirect=True)
 def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub):
     """Chromium, the teacher logged in: a script on mallory's origin tries his server."""
     from playwright.sync_api import sync_playwright
@@ -567,10 +569,11 @@ def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub
     assert "fetch_error" in seen and "status" not in seen, seen  # ... and so is his server
 
 
+@pytest.mark.parametrize("hub", ["shipped", "one_origin"], indirect=True)
 def test_her_kernel_cannot_take_her_servers_place_on_the_hubs_origin(hub):
     """She kills her server from her kernel and binds its port: her page at /user/mallory/.
 
-    On one origin for everyone (the shipped default) the teacher's browser would run it beside
+    On one origin for everyone (the admin's opt-in) the teacher's browser would run it beside
     his own server; the proxy sends /user/mallory/ to that port until the hub sees the server
     gone.
     """

@@ -1,4 +1,4 @@
-"""Each student's own filesystem (autograder/jupyterhub/user_disk.py), without a hub.
+"""Each student's own filesystem (autograder/attention_hub/user_disk.py), without a hub.
 
 Real local accounts and loop mounts (root): the home is carried onto the image and never lost,
 a home too large for the image is left as it was, a mount point someone planted in ``inbound/``
@@ -19,8 +19,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from attention_hub.user_disk import KEPT_HOMES, UserDisk, prepare
 from conftest import create_user, release_disks, remove_user
-from user_disk import KEPT_HOMES, UserDisk, prepare
 
 pytestmark = [
     pytest.mark.slow,
@@ -119,7 +119,7 @@ def test_a_closed_inbound_is_accepted_and_stays_closed(machine):
     """``install.py check`` and the hub's start accept inbound/ closed by the first disk; a new
     ``install.py system`` does not open it again.
     """
-    from exchange_folders import (
+    from attention_hub.exchange_folders import (
         COURSE_DIR_MODES,
         INBOUND_PER_USER_MODE,
         course_folder_problems,
@@ -144,8 +144,8 @@ def test_one_disk_gives_a_folder_in_each_course_and_closes_the_others(machine):
     """Several classes: the student's folder in each of their courses is on their one disk, kept
     by course name (the same whatever the order); a course they are not in is closed, no folder.
     """
-    from exchange_folders import INBOUND_PER_USER_MODE
-    from user_disk import close_inbound
+    from attention_hub.exchange_folders import INBOUND_PER_USER_MODE
+    from attention_hub.user_disk import close_inbound
 
     student = machine["users"][0]
     exchange = machine["inbound"].parent.parent

@@ -225,3 +225,58 @@ def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
     assert "no plan library: the plans are grader, lab" in capsys.readouterr().err
+
+
+HUB_FILES = {
+    # the hub's modules were scripts beside its configs, importing each other by bare name
+    "autograder/jupyterhub/classroom.py": (
+        '"""The classroom."""\ndef f():\n    from exchange_folders import problems\n'
+    ),
+    "autograder/jupyterhub/exchange_folders.py": "problems = 1\n",
+    "autograder/jupyterhub/install.py": "from exchange_folders import problems\n",
+    "autograder/jupyterhub/jupyterhub_config.py": "from classroom import Course\n",
+    "tests/hub/test_classroom.py": "import classroom  # noqa: E402\nimport install\n",
+    # a bare name elsewhere means something else; prose keeps its words
+    "tools/other.py": "import classroom\n",
+    "docs/hub-admins.md": "Each classroom: `autograder/jupyterhub/classroom.py`.\n",
+    "pyproject.toml": 'packages = [\n    "attention_lab",\n]\n',
+}
+
+
+def test_the_hub_plan_makes_its_scripts_a_package_and_leaves_other_words_alone(
+    plan, monkeypatch, tmp_path
+):
+    hub = plan.PLANS["hub"]
+    small = plan.Plan(**{**hub.__dict__, "modules": {m: f"attention_hub.{m}" for m in
+                                                      ("classroom", "exchange_folders")}})  # fmt: skip
+    monkeypatch.setitem(plan.PLANS, "hub", small)
+    make_repo(tmp_path, HUB_FILES)
+    assert plan.main(["--check", "hub"]) == 1
+    assert plan.main(["hub"]) == 0
+    files = snapshot(tmp_path)
+
+    assert "autograder/jupyterhub/classroom.py" not in files
+    assert files["autograder/attention_hub/__init__.py"].startswith('"""The classroom JupyterHub')
+    assert files["autograder/attention_hub/classroom.py"].endswith(
+        "    from attention_hub.exchange_folders import problems\n"
+    )
+    assert files["autograder/jupyterhub/install.py"] == (
+        "from attention_hub.exchange_folders import problems\n"
+    )  # a command run by path stays where it is
+    assert files["autograder/jupyterhub/jupyterhub_config.py"] == (
+        "from attention_hub.classroom import Course\n"
+    )
+    assert (
+        "from attention_hub import classroom  # noqa: E402\n"
+        in files["tests/hub/test_classroom.py"]
+    )
+    assert "import install\n" in files["tests/hub/test_classroom.py"]
+    assert files["tools/other.py"] == "import classroom\n"
+    assert (
+        files["docs/hub-admins.md"] == "Each classroom: `autograder/attention_hub/classroom.py`.\n"
+    )
+    assert '"attention_hub"' in files["pyproject.toml"]
+
+    assert plan.main(["--check", "hub"]) == 0  # a second run has nothing to do
+    plan.main(["hub"])
+    assert snapshot(tmp_path) == files

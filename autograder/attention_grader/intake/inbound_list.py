@@ -1,7 +1,7 @@
 """nbgrader's ``list --inbound``, reading both layouts of ``inbound/`` with collect's identity rule.
 
 nbgrader's ``ExchangeList`` globs ``inbound/<student>+<assignment>+*``: on a hub with per-user
-disks (``autograder/jupyterhub/user_disk.py``) it shows nothing of the students' own folders
+disks (``autograder/attention_hub/user_disk.py``) it shows nothing of the students' own folders
 ``inbound/<student>/``, and a student, who cannot list ``inbound/`` there, sees nothing at all.
 It also takes the student from the folder's name, and globs ids (a folder named ``*+…`` is a
 "student"). :class:`SafeExchangeList` lists what collect would read

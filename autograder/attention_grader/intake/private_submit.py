@@ -18,7 +18,7 @@ the folder and its files already carry the instructor's group; this submit then 
 (and any folder in it) to 2770 and the files to 0640: the student and the instructors' group,
 nobody else. The instructors may still remove it (group write on the folder).
 
-On a hub that gives each student a filesystem of their own (``autograder/jupyterhub/user_disk.py``),
+On a hub that gives each student a filesystem of their own (``autograder/attention_hub/user_disk.py``),
 ``inbound/`` is closed to students and each has ``inbound/<student>/`` on their own disk:
 this submit hands in there (:func:`own_inbound`), so what a student writes counts against their
 own cap only. Without that folder (one laptop, a hub without per-user disks) it hands in to

@@ -140,10 +140,12 @@ def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts
 
 
 def _hub(module: str):
-    """A module of autograder/jupyterhub (they import each other as top-level modules)."""
+    """A module of the hub's package (autograder/attention_hub), or its ``install.py`` command."""
     import importlib
 
-    sys.path.insert(0, str(HUB_DIR))
+    if module != "install":
+        return importlib.import_module(f"attention_hub.{module}")
+    sys.path.insert(0, str(HUB_DIR))  # a command admins run by path, beside the hub configs
     try:
         return importlib.import_module(module)
     finally:

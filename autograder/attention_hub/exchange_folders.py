@@ -51,7 +51,7 @@ def _owner(uid: int) -> str:
         return f"uid {uid}"
 
 
-def course_folder_problems(exchange: str | os.PathLike, course_id: str, owners: Iterable[str]) -> list[str]:  # fmt: skip
+def course_folder_problems(exchange: str | os.PathLike[str], course_id: str, owners: Iterable[str]) -> list[str]:  # fmt: skip
     """List what is wrong with one course's folders in the exchange (empty: nothing).
 
     Parameters
@@ -96,7 +96,7 @@ def _accepted_modes(sub: str, mode: int) -> tuple[int, ...]:
     return (mode, INBOUND_PER_USER_MODE) if sub == "inbound" else (mode,)
 
 
-def make_course_folders(exchange: str | os.PathLike, course_id: str, owner: str) -> None:
+def make_course_folders(exchange: str | os.PathLike[str], course_id: str, owner: str) -> None:
     """Create (or fix the modes of) one course's folders, owned by ``owner``.
 
     Raises

@@ -25,6 +25,7 @@ import os
 import pwd
 import random
 import socket
+import subprocess
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,7 +165,7 @@ def listener(pid: int, port: int, tables: tuple[Path, ...] = SOCKET_TABLES) -> L
     return found
 
 
-async def held_by(proc, pid: int, port: int) -> bool:
+async def held_by(proc: subprocess.Popen[bytes] | None, pid: int, port: int) -> bool:
     """Wait until process ``pid`` holds the listening socket on ``port`` (True) or exits first.
 
     ``proc``: its ``Popen`` (None: not known). The hub made the socket and handed it down: until
@@ -192,7 +193,7 @@ def holder(port: int) -> str:
 
 def _socket_inodes(pid: int) -> set[int]:
     """Return the inodes of the sockets process ``pid`` holds open (empty when it is gone)."""
-    inodes = set()
+    inodes: set[int] = set()
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:

@@ -4,7 +4,7 @@
 
 The server runs as its user, like everything the user starts from it, so without more a
 student's own code could answer on her server's route; on one origin for everyone (no
-subdomains, the shipped default) the teacher's browser would run her page beside his own server.
+subdomains: the ``ATTENTION_LAB_ONE_ORIGIN=1`` opt-in) the teacher's browser would run her page beside his own server.
 What answers there is always the process the hub started, running only the course env's code:
 
 * the hub binds the server's port and listens on it itself, as root, before the server starts
@@ -70,8 +70,8 @@ def serve_from(fd: int) -> None:
         app.http_server.add_sockets([listening])
         return True
 
-    ServerApp._bind_http_server_tcp = bind  # type: ignore[method-assign]
-    ServerApp._find_http_port = lambda app: None  # type: ignore[method-assign]
+    ServerApp._bind_http_server_tcp = bind  # type: ignore[method-assign,assignment]
+    ServerApp._find_http_port = lambda app: None  # type: ignore[method-assign,assignment]
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """The JupyterHub side of an Attention Lab classroom, as plain data built from a course list.
 
-``jupyterhub_config.py`` (one class) and ``jupyterhub_config_multi.py`` (several classes) call
-:func:`configure_classroom`; everything else here is a small pure function so that the test suite
+Both hub configs reach :func:`configure_classroom` through
+:func:`attention_hub.configure.configure_hub`; everything else here is a small pure function so that the test suite
 can check the groups, roles and services without starting a hub.
 
 nbgrader's conventions (docs: "Using nbgrader with JupyterHub"):
@@ -13,7 +13,8 @@ nbgrader's conventions (docs: "Using nbgrader with JupyterHub"):
 * one class: the formgrader runs in the instructor's own server; several classes: one formgrader
   per course, run as a JupyterHub service named like the course by a ``grader-<course>`` account.
 
-This module imports only the standard library: the hub loads it next to its config file.
+This module imports only the standard library (and ``attention_lab.variants`` when a course
+has variants).
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ import os
 import re
 import secrets
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 __all__ = [
     "ensure_variant_keys",
@@ -130,7 +135,7 @@ def student_group(course_id: str) -> str:
     return STUDENT_PREFIX + course_id
 
 
-def hub_groups(courses: Iterable[Course]) -> dict[str, dict]:
+def hub_groups(courses: Iterable[Course]) -> dict[str, dict[str, Any]]:
     """``JupyterHub.load_groups``: ``formgrade-<id>`` and ``nbgrader-<id>`` for every course.
 
     Returns
@@ -138,7 +143,7 @@ def hub_groups(courses: Iterable[Course]) -> dict[str, dict]:
     dict
         group name -> ``{"users": [...]}``; the grader account joins the instructors' group.
     """
-    groups: dict[str, dict] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for course in courses:
         staff = list(course.instructors) + ([course.grader] if course.grader else [])
         groups[formgrade_group(course.course_id)] = {"users": staff}
@@ -180,7 +185,7 @@ def _student_scopes(course: Course) -> list[str]:
     return scopes
 
 
-def hub_roles(courses: Iterable[Course]) -> list[dict]:
+def hub_roles(courses: Iterable[Course]) -> list[dict[str, Any]]:
     """``JupyterHub.load_roles``: what the two groups of every course may do.
 
     The instructors' role is also given to the course's formgrader service, which adds students
@@ -224,7 +229,7 @@ def server_token_scopes(courses: Iterable[Course]) -> list[str]:
 
 def formgrader_services(
     courses: Iterable[Course], *, venv: str, config_path: Sequence[str], exchange: str
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """``JupyterHub.services``: one formgrader per course that has a grader account.
 
     The service is a ``jupyterhub-singleuser`` run as ``grader-<course>`` from the course env and
@@ -337,7 +342,7 @@ def make_pre_spawn_hook(
     formgrader_iframe: bool,
     services: bool = False,
     courses: Sequence[Course] = (),
-):
+) -> Callable[[Any], None]:
     """Make a ``Spawner.pre_spawn_hook`` choosing each user's Jupyter config by hub group.
 
     A student of a course with a ``variant_key_file`` gets her variant seed in her server's
@@ -350,7 +355,7 @@ def make_pre_spawn_hook(
     student_dir = student_config_dir(config_root)
     teacher_dirs = [instructor_config_dir(config_root)] if services else []
 
-    def pre_spawn_hook(spawner) -> None:
+    def pre_spawn_hook(spawner: Any) -> None:  # a JupyterHub Spawner
         groups = {group.name for group in spawner.user.groups}
         teaches = any(name.startswith(FORMGRADE_PREFIX) for name in groups)
         paths = [*teacher_dirs, config_root] if teaches else [student_dir, config_root]
@@ -370,7 +375,7 @@ def make_pre_spawn_hook(
 
 
 def configure_classroom(
-    c,
+    c: Config,
     courses: Sequence[Course],
     *,
     exchange: str,
@@ -402,7 +407,8 @@ def configure_classroom(
         ``JupyterHub.subdomain_host`` (``https://hub.school.example``): each user's server on its
         own origin (``https://<user>.hub.school.example``), so a page one user serves can read
         nothing of another's server. Needs wildcard DNS and a wildcard certificate
-        (docs/hub-admins.md, "Origins apart"). Empty: one origin for everyone.
+        (docs/hub-admins.md, "Origins apart"). Empty: one origin for everyone, which the
+        configs allow only on purpose (``origins.subdomain_host``).
 
     Raises
     ------
@@ -422,7 +428,7 @@ def configure_classroom(
     elif formgrader_iframe:
         print(
             "attention-lab: ATTENTION_LAB_FORMGRADER_IFRAME=1 without subdomains "
-            "(ATTENTION_LAB_SUBDOMAIN_HOST): every user's pages share one origin, so a page a "
+            "(ATTENTION_LAB_ONE_ORIGIN=1): every user's pages share one origin, so a page a "
             "student serves can act in the instructor's framed formgrader. Safe only when every "
             "user is trusted (docs/hub-admins.md, 'Origins apart').",
             file=sys.stderr,
@@ -542,7 +548,7 @@ def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> N
     ValueError
         Every problem, each with its fix (:func:`exchange_folders.course_folder_problems`).
     """
-    from exchange_folders import course_folder_problems
+    from attention_hub.exchange_folders import course_folder_problems
 
     problems = [
         problem
@@ -555,7 +561,7 @@ def refuse_foreign_course_folders(exchange: str, courses: Sequence[Course]) -> N
         raise ValueError("the hub does not start: " + "; ".join(problems))
 
 
-def names_from_env(variable: str, environ=os.environ) -> tuple[str, ...]:
+def names_from_env(variable: str, environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
     """User names from a comma/space separated environment variable (empty when unset)."""
     return tuple(name for name in re.split(r"[,\s]+", environ.get(variable, "")) if name)
 

@@ -34,23 +34,26 @@ import os
 import resource
 import socket
 import subprocess
-from typing import ClassVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from exchange_folders import enrolled_inbound, shielded_courses
-from hub_probe import Probe
 from jupyterhub.spawner import LocalProcessSpawner
 from jupyterhub.traitlets import ByteSpecification
-from port_fence import enter_fence, fence_ruleset, fence_works
-from server_launch import SOCKET_ENV
-from server_namespace import (
+from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
+
+from attention_hub.exchange_folders import enrolled_inbound, shielded_courses
+from attention_hub.hub_probe import Probe
+from attention_hub.port_fence import enter_fence, fence_ruleset, fence_works
+from attention_hub.server_launch import SOCKET_ENV
+from attention_hub.server_namespace import (
     needed_paths,
     private_proc,
     private_tmp,
     private_tmp_works,
     shield_exchange_root,
 )
-from server_output import follow
-from server_port import (
+from attention_hub.server_output import follow
+from attention_hub.server_port import (
     DEFAULT_RANGE,
     PortRange,
     ephemeral_range,
@@ -59,9 +62,11 @@ from server_port import (
     holder,
     pick_port,
 )
-from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, validate
-from user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
-from user_disk import UserDisk, close_inbound, disks_work, prepare, share
+from attention_hub.user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
+from attention_hub.user_disk import UserDisk, close_inbound, disks_work, prepare, share
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 __all__ = ["LimitedLocalProcessSpawner", "configure_spawner"]
 
@@ -70,6 +75,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     """``LocalProcessSpawner`` that enforces ``mem_limit`` and ``cpu_limit`` (see the module)."""
 
     _cgroup: UserCgroup | None = None  # set by start() for the preexec_fn of that start
+    # LocalProcessSpawner's traits this class reads and sets (JupyterHub has no types)
+    port: int
+    popen_kwargs: dict[str, Any]
 
     staff_group_prefix = Unicode(
         "formgrade-", config=True, help="Members of a group named like this get the staff limits"
@@ -174,21 +182,21 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     # A class arriving at once on a small machine: every server starts at the same time, and
     # JupyterHub's 60 s / 30 s would fail the last ones (docs/hub-admins.md, "Sizing").
     @default("start_timeout")
-    def _start_timeout_default(self):
+    def _start_timeout_default(self) -> int:
         return 120
 
     @default("http_timeout")
-    def _http_timeout_default(self):
+    def _http_timeout_default(self) -> int:
         return 120
 
     @validate("server_ports")
-    def _valid_ports(self, proposal):
+    def _valid_ports(self, proposal: dict[str, Any]) -> str:
         if proposal["value"]:
             try:
                 PortRange.parse(proposal["value"])
             except ValueError as err:
                 raise TraitError(str(err)) from None
-        return proposal["value"]
+        return str(proposal["value"])
 
     def _limits(self) -> tuple[int | None, float | None]:
         """(memory bytes, CPUs) for this user: the staff values for instructors."""
@@ -230,9 +238,9 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         if not size:
             return
         disk = UserDisk.of(self.disk_folder, self.user.name)
-        inbound = [] if self._staff() else self._enrolled_inbound()
+        enrolled = [] if self._staff() else self._enrolled_inbound()
         loop = asyncio.get_running_loop()
-        for line in await loop.run_in_executor(None, prepare, disk, int(size), inbound):
+        for line in await loop.run_in_executor(None, prepare, disk, int(size), enrolled):
             self.log.info("%s: %s", self.user.name, line)
 
     def _enrolled_inbound(self) -> list[str]:
@@ -246,7 +254,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             return []
         return shielded_courses(self.disk_inbound)
 
-    def make_preexec_fn(self, name):
+    def make_preexec_fn(self, name: str) -> Callable[[], None]:
         drop_to_user = super().make_preexec_fn(name)
         group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
         fence = self._fence_fd
@@ -270,7 +278,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
 
         return preexec
 
-    async def start(self):
+    async def start(self) -> tuple[str, int]:
         await self._prepare_disk()  # first: it awaits (see _make_cgroup)
         taken = []
         for _ in range(max(1, self.port_attempts)):
@@ -317,8 +325,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             )
         return ip, port
 
-    def get_env(self):
-        env = super().get_env()
+    def get_env(self) -> dict[str, str]:
+        env: dict[str, str] = super().get_env()
         if self._socket_fd is not None:
             env[SOCKET_ENV] = str(self._socket_fd)
         return env
@@ -381,7 +389,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     def _give_back_port(self) -> None:
         type(self)._ports_given.pop((self.user.name, self.name), None)
 
-    async def stop(self, now=False):
+    async def stop(self, now: bool = False) -> None:
         await super().stop(now=now)
         self._give_back_port()
         # Computed again, not remembered: the hub may have restarted since the server started.
@@ -391,8 +399,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
             weigh_class(layout)
 
 
-def configure_spawner(c, inbound: list[str], env=os.environ) -> None:
+def configure_spawner(c: Config, inbound: list[str], env: Mapping[str, str] = os.environ) -> None:
     """Call ``spawner_settings.configure_spawner``, where it moved (this name: one release)."""
-    from spawner_settings import configure_spawner as configure
+    from attention_hub.spawner_settings import configure_spawner as configure
 
     configure(c, inbound, env)

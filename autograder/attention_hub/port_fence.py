@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from server_port import PortRange
+from attention_hub.server_port import PortRange
 
 __all__ = ["fence_ruleset", "fence_works", "enter_fence"]
 
@@ -45,7 +45,7 @@ def _abi() -> int:
     """Return the kernel's Landlock ABI version (0: none)."""
     version = _LIBC.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0),
                             ctypes.c_uint32(_CREATE_RULESET_VERSION))  # fmt: skip
-    return max(0, version)
+    return max(0, int(version))
 
 
 def fence_works() -> str:
@@ -83,7 +83,7 @@ def fence_ruleset(servers: PortRange) -> int:
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return int(fd)
 
 
 def enter_fence(ruleset_fd: int) -> None:

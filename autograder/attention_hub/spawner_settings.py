@@ -7,13 +7,16 @@ itself and what it enforces: ``spawner_limits.py``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
-from spawner_limits import LimitedLocalProcessSpawner
+from traitlets.config import Config
+
+from attention_hub.spawner_limits import LimitedLocalProcessSpawner
 
 __all__ = ["configure_spawner"]
 
 
-def configure_spawner(c, inbound: list[str], env=os.environ) -> None:
+def configure_spawner(c: Config, inbound: list[str], env: Mapping[str, str] = os.environ) -> None:
     """Set the limited spawner and its per-user limits from the environment (both hub configs).
 
     ``ATTENTION_LAB_MEM_LIMIT`` (1G), ``ATTENTION_LAB_CPU_LIMIT`` (1),

@@ -8,6 +8,7 @@ servers run without that protection. Standard library only.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ class Probe:
     found: str | None = field(default=None, init=False)  # None: not checked yet
     said: bool = field(default=False, init=False)
 
-    def problem(self, log) -> str:
+    def problem(self, log: logging.Logger) -> str:
         """Return why the kernel refuses (empty: it allows), checking and saying it once."""
         if self.found is None:
             self.found = self.check()
@@ -31,7 +32,7 @@ class Probe:
             self.say(self.found, log)
         return self.found
 
-    def say(self, why: str, log) -> None:
+    def say(self, why: str, log: logging.Logger) -> None:
         """Log the warning with ``why``, once per hub process."""
         if not self.said:
             self.said = True

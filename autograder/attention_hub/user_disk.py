@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from exchange_folders import INBOUND_PER_USER_MODE
+from attention_hub.exchange_folders import INBOUND_PER_USER_MODE
 
 __all__ = [
     "INBOUND_PER_USER_MODE",
@@ -79,7 +79,7 @@ class UserDisk:
     root: Path  # the image's mount point
 
     @classmethod
-    def of(cls, folder: str | os.PathLike, user: str) -> UserDisk:
+    def of(cls, folder: str | os.PathLike[str], user: str) -> UserDisk:
         """Return ``user``'s disk under ``folder`` (the hub's ``disk_folder``)."""
         if not _SAFE_NAME.match(user):
             raise ValueError(f"user name {user!r} is not usable as a file name")
@@ -88,7 +88,7 @@ class UserDisk:
         return cls(user, entry.pw_uid, entry.pw_gid, Path(entry.pw_dir),
                    base / "images" / f"{user}.img", base / "mnt" / user)  # fmt: skip
 
-    def inbound_source(self, inbound: str | os.PathLike) -> Path:
+    def inbound_source(self, inbound: str | os.PathLike[str]) -> Path:
         """Return the folder on the image shown as ``<course>/inbound/<user>``.
 
         Named by the course's folder, so that it stays the same whichever courses the student
@@ -309,7 +309,7 @@ def _grant(path: Path, uid: int) -> None:
     os.setxattr(path, "system.posix_acl_access", blob)
 
 
-def close_inbound(inbound: str | os.PathLike) -> None:
+def close_inbound(inbound: str | os.PathLike[str]) -> None:
     """Close a course's ``inbound/`` to students (:data:`INBOUND_PER_USER_MODE`), as root.
 
     Done for every course of the hub before anyone's server starts, not only at the first
@@ -360,7 +360,7 @@ def _mount_fields(path: Path) -> list[str] | None:
     return found
 
 
-def share(folder: str | os.PathLike) -> None:
+def share(folder: str | os.PathLike[str]) -> None:
     """Make ``folder`` a shared mount (a bind on itself), once (as root).
 
     A server's private mount namespace (``server_namespace.private_tmp``) is a slave of the machine's:

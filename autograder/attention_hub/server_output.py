@@ -10,6 +10,7 @@ output is read and dropped, so that the server never blocks on a full pipe.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import IO
 
@@ -18,7 +19,7 @@ __all__ = ["LINE_CHARS", "follow"]
 LINE_CHARS = 2000  # longer lines are cut (a line is one log record)
 
 
-def follow(stream: IO[bytes], log, user: str, budget: int) -> threading.Thread:
+def follow(stream: IO[bytes], log: logging.Logger, user: str, budget: int) -> threading.Thread:
     """Log ``stream``'s lines as ``user``'s server's, ``budget`` bytes at most; return the thread.
 
     The thread ends when every process holding the pipe's other end has closed it.

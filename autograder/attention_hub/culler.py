@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from traitlets.config import Config
+
 __all__ = ["SERVICE_NAME", "configure_idle_culler"]
 
 SERVICE_NAME = "idle-culler"
@@ -17,7 +19,7 @@ SERVICE_NAME = "idle-culler"
 CULLER_SCOPES = ["list:users", "read:users:activity", "read:servers", "delete:servers"]
 
 
-def configure_idle_culler(c, *, timeout: int, every: int | None = None, venv: str) -> None:
+def configure_idle_culler(c: Config, *, timeout: int, every: int | None = None, venv: str) -> None:
     """Run jupyterhub-idle-culler as a hub service on config ``c`` (``timeout`` 0: no culler).
 
     Activity must reach the hub well within ``timeout``, or a student who is working could be

@@ -78,9 +78,9 @@ def find_layout(root: Path = CGROUP_ROOT) -> CgroupLayout | None:
         base = root / _hub_base(own.get("", "/")).lstrip("/")
         if _writable_dir(base) and _delegate_v2(base):
             enabled = (base / "cgroup.subtree_control").read_text().replace("+", " ").split()
-            pids = "pids" in enabled
+            has_pids = "pids" in enabled
             parent = base / PARENT_NAME
-            return CgroupLayout(2, parent, parent, parent if pids else None)
+            return CgroupLayout(2, parent, parent, parent if has_pids else None)
         return None
     memory = root / "memory" / own.get("memory", "/").lstrip("/")
     cpu = root / "cpu" / _hub_base(own.get("cpu", "/")).lstrip("/")
@@ -142,7 +142,7 @@ class UserCgroup:
     def create(
         cls, layout: CgroupLayout, user: str, mem_bytes: int | None, cpus: float | None,
         pids: int | None = None,
-    ):  # fmt: skip
+    ) -> UserCgroup:  # fmt: skip
         """Make ``user``'s group(s) with these limits (None: unlimited); returns them."""
         group = cls.of(layout, user)
         memory, cpu = layout.memory / user, layout.cpu / user
@@ -297,6 +297,6 @@ def _has_procs(group: Path) -> bool:
         return False
 
 
-def _write(path: Path, value) -> None:
+def _write(path: Path, value: object) -> None:
     with open(path, "w") as f:
         f.write(str(value))
