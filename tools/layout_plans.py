@@ -1,4 +1,4 @@
-"""The two layout plans (issue 30) as data: where each module and test of a package lives now.
+"""The layout plans (issue 30, issue 43) as data: where each module and test of a package lives now.
 
 ``tools/move_plan.py`` moves and rewrites by them (``make lint`` runs it with ``--check``). A new
 grader module goes into :data:`MOVES` under the subpackage of its concern, a moved test into its
@@ -37,6 +37,9 @@ class Plan:
     absolute_imports : bool
         Make the package's relative imports absolute (a module that moved down a level would
         otherwise import from the wrong place).
+    retired : tuple of str
+        Packages the plan empties: each loses its ``__init__.py`` and its place in
+        pyproject.toml's ``packages`` once nothing else is in it.
     """
 
     name: str
@@ -48,6 +51,7 @@ class Plan:
     data: dict[str, str] = field(default_factory=dict)
     test_inits: tuple[str, ...] = ()
     absolute_imports: bool = False
+    retired: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------- the grader (house plan)
@@ -257,4 +261,59 @@ LAB = Plan(
     ),
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB)}
+# ------------------------------------------- the grader's execution/ by runtime boundary (issue 43)
+
+#: Each new subpackage of what was ``attention_grader.execution``, bottom up (a subpackage may
+#: import those before it: tests/attention_grader/test_layers.py's ALLOWED).
+SPLIT_PACKAGES = {
+    "wire": "What crosses to and from a student's kernel as data: answers' types and errors, a cell's code read as Python, the capped kernel client.",
+    "channel": "The answer channel: requests into the student's kernel (the text sent there), replies decoded, the stand-ins of the student's objects.",
+    "checking": "Trusted checking: the teacher's tests in the grader's process, the names they trust, what they cannot carry, cells needing a teacher.",
+    "executor": "One notebook through autograde: the scans before, the executor, its stops, output caps, budget and library flags.",
+    "batch": "Many notebooks: a class's grading workers, shards and gradebook copies; the release check of the solution and its variants.",
+}  # fmt: skip
+
+#: module of attention_grader.execution -> its new subpackage (the same as
+#: attention_grader/renamed.py's MOVED, which keeps the old names importing for one release)
+SPLIT = {
+    "answer_errors": "wire", "answer_sets": "wire", "answer_types": "wire", "cell_code": "wire",
+    "figure_snapshot": "wire", "kernel_client": "wire", "kernel_requests": "wire",
+    "unsupported_answer": "wire",
+    "_kernel_side": "channel", "answer_channel": "channel", "answer_decoding": "channel",
+    "answer_encoding": "channel", "handle_table": "channel", "kernel_bindings": "channel",
+    "object_handles": "channel", "student_function": "channel",
+    "code_sinks": "checking", "kernel_definitions": "checking", "kernel_tests": "checking",
+    "locked_names": "checking", "needs_teacher": "checking", "test_styles": "checking",
+    "trusted": "checking", "trusted_cells": "checking", "trusted_scope": "checking",
+    "variant_grading": "checking",
+    "budget": "executor", "cell_order": "executor", "execute": "executor",
+    "execution_stops": "executor", "flag_limited_output": "executor", "library_flags": "executor",
+    "library_use": "executor", "notebook_checker": "executor", "output_caps": "executor",
+    "tamper": "executor",
+    "gradebook_sync": "batch", "shards": "batch", "solution_check": "batch", "speedups": "batch",
+    "variant_family": "batch", "worker": "batch",
+}  # fmt: skip
+
+#: the tests that are not named after one module, by the subpackage they test
+_SPLIT_TESTS = {
+    "code_sinks_grading": "checking",
+    "grader_memory": "batch",
+}
+_SPLIT_OLD_TESTS = "tests/attention_grader/execution"
+
+GRADER_SPLIT = Plan(
+    name="grader-split",
+    package="attention_grader.execution",
+    folder="autograder/attention_grader",
+    modules={
+        f"attention_grader.execution.{m}": f"attention_grader.{s}.{m}" for m, s in SPLIT.items()
+    },
+    packages={f"attention_grader.{s}": f'"""{text}"""\n' for s, text in SPLIT_PACKAGES.items()},
+    tests={
+        f"{_SPLIT_OLD_TESTS}/test_{m}.py": f"tests/attention_grader/{s}/test_{m}.py"
+        for m, s in (SPLIT | _SPLIT_TESTS).items()
+    },
+    retired=("attention_grader.execution",),
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT)}

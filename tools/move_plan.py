@@ -19,8 +19,9 @@ subpackage now), ``from <package> import a, b`` (one line per place the names li
 (made absolute), paths of modules, data folders and tests (a test's bare file name in prose too),
 imports of a helper from a moved test module, and, in a test it moves, ``Path(__file__).parents``
 by the levels the file went down. Notebooks are rewritten cell by cell in nbformat's layout.
-New packages get their ``__init__.py`` and a place in pyproject.toml's ``packages``. ruff then
-sorts the imports of the files it changed.
+New packages get their ``__init__.py`` and a place in pyproject.toml's ``packages``; a package
+the plan retires loses both once nothing else is in it (a module there the plan does not name
+stops the run, and ``--check`` names it). ruff then sorts the imports of the files it changed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -40,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: never rewritten: history (the changelog names the old places on purpose) and the plans
 KEEP = {
     "CHANGELOG.md",
+    "autograder/attention_grader/renamed.py",  # the old names, kept as aliases on purpose
     "tools/move_plan.py",
     "tools/layout_plans.py",
     "tests/tools/test_move_plan.py",
@@ -117,6 +120,35 @@ def move_files(plan: Plan, check: bool) -> list[str]:
         if new.startswith("tests/") and new.endswith(".py"):
             path = ROOT / new
             path.write_text(deepen_file_paths(path.read_text(), new.count("/") - old.count("/")))
+    return todo + retire_packages(plan, check)
+
+
+def retire_packages(plan: Plan, check: bool) -> list[str]:
+    """``git rm`` the ``__init__.py`` of each retired package the plan emptied."""
+    todo = []
+    for package in plan.retired:
+        init = module_path(plan, package)[: -len(".py")] + "/__init__.py"
+        folder = (ROOT / init).parent
+        if not folder.exists():
+            continue
+        moving = {old for old, _ in planned_moves(plan)}
+        left = sorted(path for p in folder.rglob("*.py")
+                      if p.name != "__init__.py" and "__pycache__" not in p.parts
+                      and (path := p.relative_to(ROOT).as_posix()) not in moving)  # fmt: skip
+        if left:
+            todo += [f"place {path} (its package {package} is retired): add it to the plan"
+                     for path in left]  # fmt: skip
+            if not check:
+                sys.exit(f"move_plan: {', '.join(left)} left in retired {package}: "
+                         "add each to the plan, then re-run")  # fmt: skip
+            continue
+        if (ROOT / init).exists() and not any(p.exists() for p in map(ROOT.joinpath, moving)
+                                              if p.is_relative_to(folder)):  # fmt: skip
+            todo.append(f"retire {package}")
+            if not check:
+                git("rm", "-q", "-f", init)  # its docstring only: the modules moved
+                if folder.exists() and not any(folder.rglob("*.py")):
+                    shutil.rmtree(folder)  # what is left is byte code
     return todo
 
 
@@ -275,10 +307,14 @@ class Rewriter:
         if not match:
             return text
         missing = [p for p in self.plan.packages if f'"{p}"' not in match["list"]]
-        if not missing:
-            return text
         listed = re.findall(r'"([^"]+)"', match["list"])
-        ordered = sorted({*listed, *missing}, key=lambda p: (not p.startswith("attention_lab"), p))
+        # a retired package leaves the list once its folder is gone
+        gone = {p for p in self.plan.retired
+                if p in listed and not (ROOT / module_path(self.plan, p)[: -len(".py")]).exists()}  # fmt: skip
+        if not missing and not gone:
+            return text
+        ordered = sorted({*listed, *missing} - gone,
+                         key=lambda p: (not p.startswith("attention_lab"), p))  # fmt: skip
         new_list = ", ".join(f'"{p}"' for p in ordered)
         return text[: match.start("list")] + new_list + text[match.end("list") :]
 

@@ -224,4 +224,58 @@ def test_the_library_plan_moves_renamed_modules_and_keeps_the_names_code_uses(pl
 def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
-    assert "no plan library: the plans are grader, lab" in capsys.readouterr().err
+    assert "no plan library: the plans are grader, lab, grader-split" in capsys.readouterr().err
+
+
+def test_the_split_plan_and_the_old_names_kept_agree():
+    """``grader-split`` moves exactly the modules attention_grader.renamed keeps old names for
+    (``_kernel_side.py`` aside: text sent into a kernel, never imported).
+    """
+    from attention_grader.renamed import MOVED
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from layout_plans import GRADER_SPLIT
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    planned = {o: n for o, n in GRADER_SPLIT.modules.items() if not o.endswith("._kernel_side")}
+    assert planned == MOVED
+
+
+def test_a_retired_package_goes_once_the_plan_empties_it(plan, tmp_path):
+    """The split plan on a small repository: the emptied package loses its __init__ and its
+    place in pyproject, a module it does not name stops the run.
+    """
+    files = {
+        "autograder/attention_grader/execution/__init__.py": '"""old"""\n',
+        "autograder/attention_grader/execution/trusted.py": "X = 1\n",
+        "autograder/attention_grader/term/grade.py": (
+            "from attention_grader.execution import trusted\n"
+            "from attention_grader.execution.trusted import X\n"
+        ),
+        "pyproject.toml": 'packages = ["attention_grader", "attention_grader.execution"]\n',
+    }
+    make_repo(tmp_path, files)
+    split = plan.PLANS["grader-split"]
+    small = plan.Plan(**{**split.__dict__, "modules": {
+        "attention_grader.execution.trusted": "attention_grader.checking.trusted"},
+        "packages": {"attention_grader.checking": '"""checking"""\n'}, "tests": {
+        "tests/attention_grader/execution/test_trusted.py":
+        "tests/attention_grader/checking/test_trusted.py"}})  # fmt: skip
+    plan.PLANS["grader-split"] = small
+    assert plan.main(["--check", "grader-split"]) == 1
+    assert plan.main(["grader-split"]) == 0
+    moved = snapshot(tmp_path)
+    assert "autograder/attention_grader/execution/__init__.py" not in moved
+    assert moved["autograder/attention_grader/term/grade.py"] == (
+        "from attention_grader.checking import trusted\n"
+        "from attention_grader.checking.trusted import X\n"
+    )
+    assert moved["pyproject.toml"] == (
+        'packages = ["attention_grader", "attention_grader.checking"]\n'
+    )
+    assert plan.main(["--check", "grader-split"]) == 0
+    (tmp_path / "autograder/attention_grader/execution").mkdir()
+    (tmp_path / "autograder/attention_grader/execution/stray.py").write_text("")
+    (tmp_path / "autograder/attention_grader/execution/__init__.py").write_text("")
+    assert plan.main(["--check", "grader-split"]) == 1

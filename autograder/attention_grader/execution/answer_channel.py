@@ -27,6 +27,7 @@ from attention_grader.common.settings import AnswerLimits
 from attention_grader.execution.answer_decoding import decode, hash_budget, is_count, read_reply
 from attention_grader.execution.answer_encoding import encode, request_source
 from attention_grader.execution.answer_errors import (
+    CannotGrade,
     KernelGone,
     StudentCodeError,
     UnreadableAnswer,
@@ -34,7 +35,6 @@ from attention_grader.execution.answer_errors import (
 )
 from attention_grader.execution.answer_types import Wire
 from attention_grader.execution.handle_table import HandleTable
-from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.student_function import StudentFunction
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 

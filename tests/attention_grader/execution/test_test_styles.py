@@ -290,13 +290,11 @@ def test_the_kernels_encoder_and_the_graders_agree_on_the_plain_kinds():
     import datetime
     import decimal
     import fractions
-    from pathlib import Path
-
-    import attention_grader
+    from attention_grader.execution.answer_encoding import KERNEL_SIDE
     from attention_grader.execution.answer_types import encode_more
 
     kernel: dict = {}
-    source = (Path(attention_grader.__file__).parent / "execution" / "_kernel_side.py").read_text()
+    source = KERNEL_SIDE
     exec(compile(source.split("\ndef _encode(", 1)[0], "_kernel_side", "exec"), kernel)
     values = [
         2 - 3j,
