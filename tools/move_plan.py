@@ -302,21 +302,39 @@ class Rewriter:
         return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
     def pyproject(self, text: str) -> str:
-        """Return pyproject's text with every new package in ``packages``."""
+        """Return pyproject's text with every new package in ``packages``, a retired one out.
+
+        The list keeps its lines and comments: a retired package's entry is cut where it stands,
+        new ones go on a line after the last entry of the plan's package (or the list's last).
+        """
         match = re.search(r"^packages = \[(?P<list>[^\]]*)\]", text, re.M)
         if not match:
             return text
-        missing = [p for p in self.plan.packages if f'"{p}"' not in match["list"]]
-        listed = re.findall(r'"([^"]+)"', match["list"])
+        body = match["list"]
+        listed = re.findall(r'"([^"]+)"', re.sub(r"#[^\n]*", "", body))
+        missing = [p for p in self.plan.packages if p not in listed]
         # a retired package leaves the list once its folder is gone
-        gone = {p for p in self.plan.retired
-                if p in listed and not (ROOT / module_path(self.plan, p)[: -len(".py")]).exists()}  # fmt: skip
-        if not missing and not gone:
+        gone = [p for p in self.plan.retired
+                if p in listed and not (ROOT / module_path(self.plan, p)[: -len(".py")]).exists()]  # fmt: skip
+        if "\n" not in body:  # one line: written anew, in its order, the new ones last
+            kept = [p for p in listed if p not in gone] + sorted(missing)
+            body = ", ".join(f'"{p}"' for p in kept)
+            missing = []
+        for package in gone:
+            body = re.sub(rf'"{re.escape(package)}",?[ \t]*', "", body, count=1)
+        if missing:
+            top = self.plan.package.split(".")[0]
+            entries = list(re.finditer(r'"([^"]+)",?', body))
+            after = [e for e in entries if e[1].split(".")[0] == top] or entries
+            line_start = body.rfind("\n", 0, after[-1].start()) + 1 if after else 0
+            indent = re.match(r"[ \t]*", body[line_start:])[0] if after else "    "
+            added = ", ".join(f'"{p}"' for p in sorted(missing))
+            at = after[-1].end() if after else len(body)
+            comma = "" if not after or body[:at].endswith(",") else ","
+            body = f"{body[:at]}{comma}\n{indent}{added},{body[at:]}"
+        if body == match["list"]:
             return text
-        ordered = sorted({*listed, *missing} - gone,
-                         key=lambda p: (not p.startswith("attention_lab"), p))  # fmt: skip
-        new_list = ", ".join(f'"{p}"' for p in ordered)
-        return text[: match.start("list")] + new_list + text[match.end("list") :]
+        return text[: match.start("list")] + body + text[match.end("list") :]
 
     def rewrite(self, path: str, text: str) -> str:
         """Return a file's ``text`` with every reference to an old place rewritten."""

@@ -84,28 +84,29 @@ def test_the_move_lands_everything_at_its_new_place(plan, tmp_path):
     grader = "autograder/attention_grader"
     assert f"{grader}/trusted.py" not in files and f"{grader}/intake.py" not in files
     assert f"{grader}/sandbox/library_stub/README.md" in files
-    assert files[f"{grader}/execution/trusted.py"] == (
-        '"""See :func:`~attention_grader.execution.needs_teacher.record_cells`."""\n'
-        "from attention_grader.execution.needs_teacher import CannotGrade\n"
+    # an execution module goes straight to where grader-split put it
+    assert files[f"{grader}/checking/trusted.py"] == (
+        '"""See :func:`~attention_grader.checking.needs_teacher.record_cells`."""\n'
+        "from attention_grader.checking.needs_teacher import CannotGrade\n"
         "from attention_grader.pipeline import configure\n"
     )
     assert files[f"{grader}/pipeline.py"] == "from attention_grader.pages import html_safety\n"
-    assert files[f"{grader}/execution/__init__.py"].startswith('"""Grading one notebook')
+    assert f"{grader}/execution/__init__.py" not in files  # grader-split emptied it
 
-    test = files["tests/attention_grader/execution/test_trusted.py"]
-    assert "from attention_grader.execution import trusted\n" in test
+    test = files["tests/attention_grader/checking/test_trusted.py"]
+    assert "from attention_grader.checking import trusted\n" in test
     assert "from attention_grader.intake import intake\n" in test
     assert "from attention_grader.intake.intake import prepare_submission\n" in test
     assert "Path(__file__).resolve().parents[3]" in test  # still the repository
     assert "Path(__file__).parents[2] / 'fixtures'" in test  # still tests/fixtures
-    assert "'attention_grader.execution.trusted.CannotGrade'" in test
+    assert "'attention_grader.checking.trusted.CannotGrade'" in test
     assert "from test_answers import kernel\n" in test  # a helper from a moved test module
-    assert "tests/attention_grader/execution/test_answers.py" in files
+    assert "tests/attention_grader/channel/test_answers.py" in files
 
     assert files["docs/design.md"] == (
-        "`autograder/attention_grader/execution/trusted.py` and `attention_grader.intake`'s "
+        "`autograder/attention_grader/checking/trusted.py` and `attention_grader.intake`'s "
         "rules; `python -m attention_grader.pages.html_safety`; tests in "
-        "`tests/attention_grader/execution/test_trusted.py`.\n"
+        "`tests/attention_grader/checking/test_trusted.py`.\n"
     )
     assert files["jupyter-settings/server.json"] == '{"attention_grader.pages.html_safety": true}\n'
     assert files["CHANGELOG.md"] == OLD_FILES["CHANGELOG.md"]
@@ -127,12 +128,12 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
     old = tmp_path / "autograder/attention_grader/needs_teacher.py"
     old.write_text("from .trusted import X\n")
     subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
-    (tmp_path / "autograder/attention_grader/execution/needs_teacher.py").unlink()
+    (tmp_path / "autograder/attention_grader/checking/needs_teacher.py").unlink()
     assert plan.main(["--check", "grader"]) == 1
     plan.main(["grader"])
-    moved = tmp_path / "autograder/attention_grader/execution/needs_teacher.py"
+    moved = tmp_path / "autograder/attention_grader/checking/needs_teacher.py"
     assert not old.exists()
-    assert moved.read_text() == "from attention_grader.execution.trusted import X\n"
+    assert moved.read_text() == "from attention_grader.checking.trusted import X\n"
 
 
 @pytest.mark.slow
