@@ -237,8 +237,8 @@ class CheckSolution(NbGraderPreprocessor):
     variant_samples = Integer(
         200,
         help="Sample students whose variants the release check grades the solution on, for a "
-        "notebook that draws each student's numbers (attention_grader.execution."
-        "variant_family); 0 checks none.",
+        "notebook that draws each student's numbers; 0 checks none "
+        "(attention_grader.execution.variant_family).",
     ).tag(config=True)
 
     def preprocess(
