@@ -7,9 +7,7 @@ lists them with what each does). The lines may come in any order.
 import os
 
 try:
-    from attention_grader.common.environment import apply_environment
-    from attention_grader.intake.late import SharePerDay
-    from attention_grader.pipeline import configure
+    from attention_grader.plugins import SharePerDay, apply_environment, configure
 except ImportError as err:  # never fall back to grading in the student's kernel without saying so
     raise ImportError(
         f"nbgrader_config.py needs the course's grader ({err}): run nbgrader from the course "

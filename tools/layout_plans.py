@@ -1,4 +1,4 @@
-"""The two layout plans (issue 30) as data: where each module and test of a package lives now.
+"""The layout plans (issue 30, issue 43) as data: where each module and test of a package lives now.
 
 ``tools/move_plan.py`` moves and rewrites by them (``make lint`` runs it with ``--check``). A new
 grader module goes into :data:`MOVES` under the subpackage of its concern, a moved test into its
@@ -43,6 +43,9 @@ class Plan:
     importers : tuple of str
         Path prefixes of the files whose ``import <bare name>`` meant those scripts (a bare
         name such as ``roster`` means them only there).
+    retired : tuple of str
+        Packages the plan empties: each loses its ``__init__.py`` and its place in
+        pyproject.toml's ``packages`` once nothing else is in it.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Plan:
     absolute_imports: bool = False
     old_folder: str = ""
     importers: tuple[str, ...] = ()
+    retired: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------- the grader (house plan)
@@ -183,18 +187,6 @@ TEST_MOVES = {
     "tests/attacks/skip_guard_cells.py": "tests/attacks/skip_grader_requests.py",
 }
 
-GRADER = Plan(
-    name="grader",
-    package="attention_grader",
-    folder="autograder/attention_grader",
-    modules={f"attention_grader.{m}": f"attention_grader.{s}.{m}" for m, s in MOVES.items()},
-    packages={f"attention_grader.{s}": f'"""{text}"""\n' for s, text in SUBPACKAGES.items()},
-    tests=TEST_MOVES,
-    # folders of data that move with their module (package data, not subpackages)
-    data={"library_stub": "sandbox/library_stub"},
-    absolute_imports=True,
-)
-
 # ------------------------------------------------------------------------------ the library
 
 # old dotted name -> new dotted name (attention_lab modules)
@@ -301,4 +293,84 @@ HUB = Plan(
     ),  # fmt: skip
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB, HUB)}
+# ------------------------------------------- the grader's execution/ by runtime boundary (issue 43)
+
+#: Each new subpackage of what was ``attention_grader.execution``, bottom up (a subpackage may
+#: import those before it: tests/attention_grader/test_layers.py's ALLOWED).
+SPLIT_PACKAGES = {
+    "wire": "What crosses to and from a student's kernel as data: answers' types and errors, a cell's code read as Python, the capped kernel client.",
+    "channel": "The answer channel: requests into the student's kernel (the text sent there), replies decoded, the stand-ins of the student's objects.",
+    "checking": "Trusted checking: the teacher's tests in the grader's process, the names they trust, what they cannot carry, cells needing a teacher.",
+    "executor": "One notebook through autograde: the scans before, the executor, its stops, output caps, budget and library flags.",
+    "batch": "Many notebooks: a class's grading workers, shards and gradebook copies; the release check of the solution and its variants.",
+}  # fmt: skip
+
+#: module of attention_grader.execution -> its new subpackage (the same as
+#: attention_grader/renamed.py's MOVED, which keeps the old names importing for one release)
+SPLIT = {
+    "answer_errors": "wire", "answer_sets": "wire", "answer_types": "wire", "cell_code": "wire",
+    "figure_snapshot": "wire", "kernel_client": "wire", "kernel_requests": "wire",
+    "unsupported_answer": "wire",
+    "_kernel_side": "channel", "answer_channel": "channel", "answer_decoding": "channel",
+    "answer_encoding": "channel", "handle_table": "channel", "kernel_bindings": "channel",
+    "object_handles": "channel", "student_function": "channel",
+    "code_sinks": "checking", "kernel_definitions": "checking", "kernel_tests": "checking",
+    "locked_names": "checking", "needs_teacher": "checking", "test_styles": "checking",
+    "trusted": "checking", "trusted_cells": "checking", "trusted_scope": "checking",
+    "variant_grading": "checking",
+    "budget": "executor", "cell_order": "executor", "execute": "executor",
+    "execution_stops": "executor", "flag_limited_output": "executor", "library_flags": "executor",
+    "library_use": "executor", "notebook_checker": "executor", "output_caps": "executor",
+    "tamper": "executor",
+    "gradebook_sync": "batch", "shards": "batch", "solution_check": "batch", "speedups": "batch",
+    "variant_family": "batch", "worker": "batch",
+}  # fmt: skip
+
+#: the tests that are not named after one module, by the subpackage they test
+_SPLIT_TESTS = {
+    "answers": "channel",  # answers.py split by concern in the seventh landing
+    "code_sinks_grading": "checking",
+    "grader_memory": "batch",
+}
+_SPLIT_OLD_TESTS = "tests/attention_grader/execution"
+
+GRADER_SPLIT = Plan(
+    name="grader-split",
+    package="attention_grader.execution",
+    folder="autograder/attention_grader",
+    modules={
+        f"attention_grader.execution.{m}": f"attention_grader.{s}.{m}" for m, s in SPLIT.items()
+    },
+    packages={f"attention_grader.{s}": f'"""{text}"""\n' for s, text in SPLIT_PACKAGES.items()},
+    tests={
+        f"{_SPLIT_OLD_TESTS}/test_{m}.py": f"tests/attention_grader/{s}/test_{m}.py"
+        for m, s in (SPLIT | _SPLIT_TESTS).items()
+    },
+    retired=("attention_grader.execution",),
+)
+
+
+def _now(module: str, subpackage: str) -> str:
+    """Where a module of the house plan lives today (execution/'s went on by ``grader-split``)."""
+    if subpackage == "execution" and module in SPLIT:
+        subpackage = SPLIT[module]
+    return f"attention_grader.{subpackage}.{module}"
+
+
+GRADER = Plan(
+    name="grader",
+    package="attention_grader",
+    folder="autograder/attention_grader",
+    modules={f"attention_grader.{m}": _now(m, s) for m, s in MOVES.items()},
+    packages={
+        f"attention_grader.{s}": f'"""{text}"""\n'
+        for s, text in SUBPACKAGES.items()
+        if s != "execution"  # emptied by grader-split
+    },
+    tests={old: GRADER_SPLIT.tests.get(new, new) for old, new in TEST_MOVES.items()},
+    # folders of data that move with their module (package data, not subpackages)
+    data={"library_stub": "sandbox/library_stub"},
+    absolute_imports=True,
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB)}

@@ -21,8 +21,9 @@ subpackage now), ``from <package> import a, b`` (one line per place the names li
 (made absolute), paths of modules, data folders and tests (a test's bare file name in prose too),
 imports of a helper from a moved test module, and, in a test it moves, ``Path(__file__).parents``
 by the levels the file went down. Notebooks are rewritten cell by cell in nbformat's layout.
-New packages get their ``__init__.py`` and a place in pyproject.toml's ``packages``. ruff then
-sorts the imports of the files it changed.
+New packages get their ``__init__.py`` and a place in pyproject.toml's ``packages``; a package
+the plan retires loses both once nothing else is in it (a module there the plan does not name
+stops the run, and ``--check`` names it). ruff then sorts the imports of the files it changed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -42,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: never rewritten: history (the changelog names the old places on purpose) and the plans
 KEEP = {
     "CHANGELOG.md",
+    "autograder/attention_grader/renamed.py",  # the old names, kept as aliases on purpose
     "tools/move_plan.py",
     "tools/layout_plans.py",
     "tests/tools/test_move_plan.py",
@@ -126,6 +129,35 @@ def move_files(plan: Plan, check: bool) -> list[str]:
         if new.startswith("tests/") and new.endswith(".py"):
             path = ROOT / new
             path.write_text(deepen_file_paths(path.read_text(), new.count("/") - old.count("/")))
+    return todo + retire_packages(plan, check)
+
+
+def retire_packages(plan: Plan, check: bool) -> list[str]:
+    """``git rm`` the ``__init__.py`` of each retired package the plan emptied."""
+    todo = []
+    for package in plan.retired:
+        init = module_path(plan, package)[: -len(".py")] + "/__init__.py"
+        folder = (ROOT / init).parent
+        if not folder.exists():
+            continue
+        moving = {old for old, _ in planned_moves(plan)}
+        left = sorted(path for p in folder.rglob("*.py")
+                      if p.name != "__init__.py" and "__pycache__" not in p.parts
+                      and (path := p.relative_to(ROOT).as_posix()) not in moving)  # fmt: skip
+        if left:
+            todo += [f"place {path} (its package {package} is retired): add it to the plan"
+                     for path in left]  # fmt: skip
+            if not check:
+                sys.exit(f"move_plan: {', '.join(left)} left in retired {package}: "
+                         "add each to the plan, then re-run")  # fmt: skip
+            continue
+        if (ROOT / init).exists() and not any(p.exists() for p in map(ROOT.joinpath, moving)
+                                              if p.is_relative_to(folder)):  # fmt: skip
+            todo.append(f"retire {package}")
+            if not check:
+                git("rm", "-q", "-f", init)  # its docstring only: the modules moved
+                if folder.exists() and not any(folder.rglob("*.py")):
+                    shutil.rmtree(folder)  # what is left is byte code
     return todo
 
 
@@ -313,17 +345,39 @@ class Rewriter:
         return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
     def pyproject(self, text: str) -> str:
-        """Return pyproject's text with every new package in ``packages``."""
+        """Return pyproject's text with every new package in ``packages``, a retired one out.
+
+        The list keeps its lines and comments: a retired package's entry is cut where it stands,
+        new ones go on a line after the last entry of the plan's package (or the list's last).
+        """
         match = re.search(r"^packages = \[(?P<list>[^\]]*)\]", text, re.M)
         if not match:
             return text
-        missing = [p for p in self.plan.packages if f'"{p}"' not in match["list"]]
-        if not missing:
+        body = match["list"]
+        listed = re.findall(r'"([^"]+)"', re.sub(r"#[^\n]*", "", body))
+        missing = [p for p in self.plan.packages if p not in listed]
+        # a retired package leaves the list once its folder is gone
+        gone = [p for p in self.plan.retired
+                if p in listed and not (ROOT / module_path(self.plan, p)[: -len(".py")]).exists()]  # fmt: skip
+        if "\n" not in body:  # one line: written anew, in its order, the new ones last
+            kept = [p for p in listed if p not in gone] + sorted(missing)
+            body = ", ".join(f'"{p}"' for p in kept)
+            missing = []
+        for package in gone:
+            body = re.sub(rf'"{re.escape(package)}",?[ \t]*', "", body, count=1)
+        if missing:
+            top = self.plan.package.split(".")[0]
+            entries = list(re.finditer(r'"([^"]+)",?', body))
+            after = [e for e in entries if e[1].split(".")[0] == top] or entries
+            line_start = body.rfind("\n", 0, after[-1].start()) + 1 if after else 0
+            indent = re.match(r"[ \t]*", body[line_start:])[0] if after else "    "
+            added = ", ".join(f'"{p}"' for p in sorted(missing))
+            at = after[-1].end() if after else len(body)
+            comma = "" if not after or body[:at].endswith(",") else ","
+            body = f"{body[:at]}{comma}\n{indent}{added},{body[at:]}"
+        if body == match["list"]:
             return text
-        listed = re.findall(r'"([^"]+)"', match["list"])
-        ordered = sorted({*listed, *missing}, key=lambda p: (not p.startswith("attention_lab"), p))
-        new_list = ", ".join(f'"{p}"' for p in ordered)
-        return text[: match.start("list")] + new_list + text[match.end("list") :]
+        return text[: match.start("list")] + body + text[match.end("list") :]
 
     def rewrite(self, path: str, text: str) -> str:
         """Return a file's ``text`` with every reference to an old place rewritten."""

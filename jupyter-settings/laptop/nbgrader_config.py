@@ -24,7 +24,7 @@ c.Exchange.assignment_dir = os.path.join(_course, "work", "assignments")
 # `nbgrader validate` in JupyterLab's terminal names the question of each failing cell, as the
 # Validate button does (attention_grader.term.validate_labels).
 try:
-    from attention_grader.term.validate_labels import name_questions
+    from attention_grader.plugins import name_questions
 except ImportError:  # the course package is missing: validate still works, unlabelled
     pass
 else:

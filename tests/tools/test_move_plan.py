@@ -84,28 +84,29 @@ def test_the_move_lands_everything_at_its_new_place(plan, tmp_path):
     grader = "autograder/attention_grader"
     assert f"{grader}/trusted.py" not in files and f"{grader}/intake.py" not in files
     assert f"{grader}/sandbox/library_stub/README.md" in files
-    assert files[f"{grader}/execution/trusted.py"] == (
-        '"""See :func:`~attention_grader.execution.needs_teacher.record_cells`."""\n'
-        "from attention_grader.execution.needs_teacher import CannotGrade\n"
+    # an execution module goes straight to where grader-split put it
+    assert files[f"{grader}/checking/trusted.py"] == (
+        '"""See :func:`~attention_grader.checking.needs_teacher.record_cells`."""\n'
+        "from attention_grader.checking.needs_teacher import CannotGrade\n"
         "from attention_grader.pipeline import configure\n"
     )
     assert files[f"{grader}/pipeline.py"] == "from attention_grader.pages import html_safety\n"
-    assert files[f"{grader}/execution/__init__.py"].startswith('"""Grading one notebook')
+    assert f"{grader}/execution/__init__.py" not in files  # grader-split emptied it
 
-    test = files["tests/attention_grader/execution/test_trusted.py"]
-    assert "from attention_grader.execution import trusted\n" in test
+    test = files["tests/attention_grader/checking/test_trusted.py"]
+    assert "from attention_grader.checking import trusted\n" in test
     assert "from attention_grader.intake import intake\n" in test
     assert "from attention_grader.intake.intake import prepare_submission\n" in test
     assert "Path(__file__).resolve().parents[3]" in test  # still the repository
     assert "Path(__file__).parents[2] / 'fixtures'" in test  # still tests/fixtures
-    assert "'attention_grader.execution.trusted.CannotGrade'" in test
+    assert "'attention_grader.checking.trusted.CannotGrade'" in test
     assert "from test_answers import kernel\n" in test  # a helper from a moved test module
-    assert "tests/attention_grader/execution/test_answers.py" in files
+    assert "tests/attention_grader/channel/test_answers.py" in files
 
     assert files["docs/design.md"] == (
-        "`autograder/attention_grader/execution/trusted.py` and `attention_grader.intake`'s "
+        "`autograder/attention_grader/checking/trusted.py` and `attention_grader.intake`'s "
         "rules; `python -m attention_grader.pages.html_safety`; tests in "
-        "`tests/attention_grader/execution/test_trusted.py`.\n"
+        "`tests/attention_grader/checking/test_trusted.py`.\n"
     )
     assert files["jupyter-settings/server.json"] == '{"attention_grader.pages.html_safety": true}\n'
     assert files["CHANGELOG.md"] == OLD_FILES["CHANGELOG.md"]
@@ -127,12 +128,12 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
     old = tmp_path / "autograder/attention_grader/needs_teacher.py"
     old.write_text("from .trusted import X\n")
     subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
-    (tmp_path / "autograder/attention_grader/execution/needs_teacher.py").unlink()
+    (tmp_path / "autograder/attention_grader/checking/needs_teacher.py").unlink()
     assert plan.main(["--check", "grader"]) == 1
     plan.main(["grader"])
-    moved = tmp_path / "autograder/attention_grader/execution/needs_teacher.py"
+    moved = tmp_path / "autograder/attention_grader/checking/needs_teacher.py"
     assert not old.exists()
-    assert moved.read_text() == "from attention_grader.execution.trusted import X\n"
+    assert moved.read_text() == "from attention_grader.checking.trusted import X\n"
 
 
 @pytest.mark.slow
@@ -224,7 +225,7 @@ def test_the_library_plan_moves_renamed_modules_and_keeps_the_names_code_uses(pl
 def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
-    assert "no plan library: the plans are grader, lab" in capsys.readouterr().err
+    assert "no plan library: the plans are grader, lab, grader-split, hub" in capsys.readouterr().err
 
 
 HUB_FILES = {
@@ -280,3 +281,57 @@ def test_the_hub_plan_makes_its_scripts_a_package_and_leaves_other_words_alone(
     assert plan.main(["--check", "hub"]) == 0  # a second run has nothing to do
     plan.main(["hub"])
     assert snapshot(tmp_path) == files
+
+
+def test_the_split_plan_and_the_old_names_kept_agree():
+    """``grader-split`` moves exactly the modules attention_grader.renamed keeps old names for
+    (``_kernel_side.py`` aside: text sent into a kernel, never imported).
+    """
+    from attention_grader.renamed import MOVED
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from layout_plans import GRADER_SPLIT
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    planned = {o: n for o, n in GRADER_SPLIT.modules.items() if not o.endswith("._kernel_side")}
+    assert planned == MOVED
+
+
+def test_a_retired_package_goes_once_the_plan_empties_it(plan, tmp_path):
+    """The split plan on a small repository: the emptied package loses its __init__ and its
+    place in pyproject, a module it does not name stops the run.
+    """
+    files = {
+        "autograder/attention_grader/execution/__init__.py": '"""old"""\n',
+        "autograder/attention_grader/execution/trusted.py": "X = 1\n",
+        "autograder/attention_grader/term/grade.py": (
+            "from attention_grader.execution import trusted\n"
+            "from attention_grader.execution.trusted import X\n"
+        ),
+        "pyproject.toml": 'packages = ["attention_grader", "attention_grader.execution"]\n',
+    }
+    make_repo(tmp_path, files)
+    split = plan.PLANS["grader-split"]
+    small = plan.Plan(**{**split.__dict__, "modules": {
+        "attention_grader.execution.trusted": "attention_grader.checking.trusted"},
+        "packages": {"attention_grader.checking": '"""checking"""\n'}, "tests": {
+        "tests/attention_grader/execution/test_trusted.py":
+        "tests/attention_grader/checking/test_trusted.py"}})  # fmt: skip
+    plan.PLANS["grader-split"] = small
+    assert plan.main(["--check", "grader-split"]) == 1
+    assert plan.main(["grader-split"]) == 0
+    moved = snapshot(tmp_path)
+    assert "autograder/attention_grader/execution/__init__.py" not in moved
+    assert moved["autograder/attention_grader/term/grade.py"] == (
+        "from attention_grader.checking import trusted\n"
+        "from attention_grader.checking.trusted import X\n"
+    )
+    assert moved["pyproject.toml"] == (
+        'packages = ["attention_grader", "attention_grader.checking"]\n'
+    )
+    assert plan.main(["--check", "grader-split"]) == 0
+    (tmp_path / "autograder/attention_grader/execution").mkdir()
+    (tmp_path / "autograder/attention_grader/execution/stray.py").write_text("")
+    (tmp_path / "autograder/attention_grader/execution/__init__.py").write_text("")
+    assert plan.main(["--check", "grader-split"]) == 1

@@ -28,13 +28,13 @@ from attention_grader.execution.answer_codec import Wire
 from attention_grader.execution.answer_decoding import decode, hash_budget, is_count, read_reply
 from attention_grader.execution.answer_encoding import encode, request_source
 from attention_grader.execution.answer_errors import (
+    CannotGrade,
     KernelGone,
     StudentCodeError,
     UnreadableAnswer,
     student_error,
 )
 from attention_grader.execution.handle_table import HandleTable
-from attention_grader.execution.needs_teacher import CannotGrade
 from attention_grader.execution.student_function import StudentFunction
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 

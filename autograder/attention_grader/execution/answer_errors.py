@@ -1,16 +1,36 @@
 """What can go wrong when the grader asks a student's kernel for an answer.
 
 :class:`UnreadableAnswer` (the reply was not plain data), :class:`KernelGone` (the kernel died or
-stopped answering) and :class:`StudentCodeError` (the student's own code raised): the last is
-made by :func:`student_error` as an instance of the builtin exception of the same name too, so
-a test's ``except ValueError`` catches what the student's function raised in the kernel.
+stopped answering), :class:`StudentCodeError` (the student's own code raised; made by
+:func:`student_error` as an instance of the builtin exception of the same name too, so a test's
+``except ValueError`` catches what the student's function raised in the kernel) and
+:class:`CannotGrade` (the test used what cannot be carried out of the kernel: the cell needs a
+teacher, :mod:`~attention_grader.execution.needs_teacher`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["ERROR_CLASSES", "KernelGone", "StudentCodeError", "UnreadableAnswer", "student_error"]
+__all__ = [
+    "ERROR_CLASSES",
+    "CannotGrade",
+    "KernelGone",
+    "StudentCodeError",
+    "UnreadableAnswer",
+    "student_error",
+]
+
+
+class CannotGrade(BaseException):
+    """A test touched something trusted checking cannot carry; ``cause`` says what.
+
+    A ``BaseException``, so that a test's own ``except Exception`` cannot turn it into a pass.
+    """
+
+    def __init__(self, cause: str):
+        self.cause = str(cause)[:500]
+        super().__init__(self.cause)
 
 
 class UnreadableAnswer(Exception):

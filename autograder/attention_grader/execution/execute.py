@@ -61,7 +61,6 @@ from attention_grader.execution.notebook_checker import (
     teacher_side,
 )
 from attention_grader.execution.output_caps import CAP_MARKER, OutputCaps, OutputMeter
-from attention_grader.execution.solution_check import LOCKED_FAILED
 from attention_grader.execution.trusted import TrustedChecker
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.sandbox.protections import (
@@ -72,7 +71,11 @@ from attention_grader.sandbox.protections import (
 )
 from attention_grader.sandbox.sandbox import SandboxedKernelManager, reap_kernel_folders
 
-__all__ = ["GradingExecute", "KernelStartError"]
+__all__ = ["LOCKED_FAILED", "GradingExecute", "KernelStartError"]
+
+#: Where the grader's code reports a read-only cell that failed in the grader (cell metadata;
+#: the release check reads it).
+LOCKED_FAILED = "locked_failed"
 
 
 class KernelStartError(RuntimeError):

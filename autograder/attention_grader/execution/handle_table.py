@@ -10,15 +10,12 @@ stand-in classes and ``c.Answers.max_handles`` handles.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from attention_grader.execution.answer_codec import Wire
-from attention_grader.execution.answer_errors import ERROR_CLASSES, StudentCodeError
-from attention_grader.execution.needs_teacher import CannotGrade
+from attention_grader.execution.answer_errors import ERROR_CLASSES, CannotGrade, StudentCodeError
+from attention_grader.execution.kernel_requests import KernelRequests
 from attention_grader.execution.object_handles import ObjectHandle, StudentClass, stand_in_class
-
-if TYPE_CHECKING:
-    from attention_grader.execution.answer_channel import AnswerChannel
 
 __all__ = ["HandleTable"]
 
@@ -40,7 +37,7 @@ class HandleTable:
         teacher's own objects cannot be followed.
     """
 
-    def __init__(self, channel: AnswerChannel) -> None:
+    def __init__(self, channel: KernelRequests) -> None:
         self.channel = channel
         self._classes: dict[int, StudentClass] = {}
         self._objects: dict[int, ObjectHandle] = {}

@@ -28,7 +28,6 @@ from attention_grader.common.flags import GRADER_METADATA, NEEDS_TEACHER, Flag
 
 __all__ = [
     "NEEDS_TEACHER",
-    "CannotGrade",
     "MarkNeedsTeacher",
     "cells_needing_teacher",
     "record_cells",
@@ -40,17 +39,6 @@ _CELLS = "needs_teacher"  # nb.metadata[GRADER_METADATA][_CELLS] = {grade_id: ca
 STUDENT_TEXT = (
     "The grader could not check this cell automatically; your teacher will grade it by hand."
 )
-
-
-class CannotGrade(BaseException):
-    """A test touched something trusted checking cannot carry; ``cause`` says what.
-
-    A ``BaseException``, so that a test's own ``except Exception`` cannot turn it into a pass.
-    """
-
-    def __init__(self, cause: str):
-        self.cause = str(cause)[:500]
-        super().__init__(self.cause)
 
 
 def student_output() -> NotebookNode:

@@ -15,7 +15,7 @@ class (which arrives as that same stand-in, :class:`StudentClass`), and the stan
 ``__len__``, ``__call__``, ``__next__``, ... only when the student's class has them (``callable(s)``,
 ``len(s)`` raise or answer as they would).
 
-What cannot be followed faithfully says so (:class:`~attention_grader.execution.needs_teacher.CannotGrade`,
+What cannot be followed faithfully says so (:class:`~attention_grader.execution.answer_errors.CannotGrade`,
 the cell needs a teacher), never a silent grade: comparing a student's object with ``==``,
 ``<``, ... to the teacher's *data* when its class defines that comparison (the student's
 ``__eq__`` would decide, and may claim to equal anything), an arithmetic operator between it and
@@ -26,12 +26,10 @@ the teacher's data (``abs(f(x) - e) < tol``: her ``__sub__`` would decide, and w
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, NoReturn, SupportsIndex, cast
+from typing import Any, NoReturn, SupportsIndex, cast
 
-from attention_grader.execution.needs_teacher import CannotGrade
-
-if TYPE_CHECKING:
-    from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.answer_errors import CannotGrade
+from attention_grader.execution.kernel_requests import KernelRequests
 
 __all__ = ["ObjectHandle", "StudentClass", "stand_in_class"]
 
@@ -109,7 +107,7 @@ class ObjectHandle:
 
     Parameters
     ----------
-    channel : AnswerChannel
+    channel : KernelRequests
         Sends the requests (``channel.handle_op``).
     key : int
         The object's number in the kernel's table of handles.
@@ -118,12 +116,12 @@ class ObjectHandle:
     """
 
     __slots__ = ("_ag_channel", "_ag_key", "_ag_type")
-    _ag_channel: AnswerChannel
+    _ag_channel: KernelRequests
     _ag_key: int
     _ag_type: str
     _ag_caps: frozenset[str] = frozenset()  # the dunders its class in the kernel defines
 
-    def __init__(self, channel: AnswerChannel, key: int, type_name: str) -> None:
+    def __init__(self, channel: KernelRequests, key: int, type_name: str) -> None:
         object.__setattr__(self, "_ag_channel", channel)
         object.__setattr__(self, "_ag_key", int(key))
         object.__setattr__(self, "_ag_type", str(type_name)[:80])
@@ -312,7 +310,7 @@ class StudentClass(type):
     """
 
     # set in each stand-in class's namespace by stand_in_class
-    _ag_class_channel: AnswerChannel
+    _ag_class_channel: KernelRequests
     _ag_class_key: int
     _ag_caps: frozenset[str]
 
@@ -347,7 +345,7 @@ class StudentClass(type):
 
 
 def stand_in_class(
-    channel: AnswerChannel, key: int, name: str, module: str, caps: Iterable[object]
+    channel: KernelRequests, key: int, name: str, module: str, caps: Iterable[object]
 ) -> StudentClass:
     """Make the grader's class for the kernel's class number ``key`` (see the module doc)."""
     dunders = frozenset(str(c) for c in caps)

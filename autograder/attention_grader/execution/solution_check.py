@@ -36,6 +36,7 @@ from traitlets import Bool, Integer
 from traitlets.config import Config
 
 from attention_grader.common.flags import GRADER_METADATA
+from attention_grader.execution.execute import LOCKED_FAILED, GradingExecute
 from attention_grader.execution.trusted_cells import (
     TrustedCells,
     solution_and_plain_cells,
@@ -83,8 +84,6 @@ WAY_OUT = (
     "rewrite the test to compare the student's plain values, or mark the cell "
     '`"attention_grader": {"run_in_kernel": true}` (docs/authoring.md, "Test styles")'
 )
-#: Where the grader's code reports a read-only cell that failed in the grader (cell metadata).
-LOCKED_FAILED = "locked_failed"
 
 
 def _with_way_out(cause: str) -> str:
@@ -169,7 +168,6 @@ def check_notebook(
     ``resources["metadata"]["path"]``, the folder the kernel starts in.
     """
     from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
-    from attention_grader.execution.execute import GradingExecute
     from attention_grader.execution.kernel_tests import kernel_test_ids
     from attention_grader.execution.needs_teacher import cells_needing_teacher
     from attention_grader.execution.test_styles import uncarried_styles
@@ -239,8 +237,8 @@ class CheckSolution(NbGraderPreprocessor):
     variant_samples = Integer(
         200,
         help="Sample students whose variants the release check grades the solution on, for a "
-        "notebook that draws each student's numbers (attention_grader.execution."
-        "variant_family); 0 checks none.",
+        "notebook that draws each student's numbers; 0 checks none "
+        "(attention_grader.execution.variant_family).",
     ).tag(config=True)
 
     def preprocess(

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
-
-if TYPE_CHECKING:
-    from attention_grader.execution.answer_channel import AnswerChannel
+from attention_grader.execution.kernel_requests import KernelRequests
 
 __all__ = ["StudentFunction", "reference_source"]
 
@@ -24,7 +21,7 @@ class StudentFunction:
     code object never leaves the kernel.
     """
 
-    def __init__(self, name: str, channel: AnswerChannel, library_use: str | None = None):
+    def __init__(self, name: str, channel: KernelRequests, library_use: str | None = None):
         self.__name__ = name
         self._channel = channel
         self._key: int | None = None  # its number in the kernel's table, when it has one

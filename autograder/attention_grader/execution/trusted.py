@@ -34,12 +34,17 @@ from nbformat import NotebookNode
 
 from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of
 from attention_grader.execution.answer_channel import AnswerChannel
-from attention_grader.execution.answer_errors import KernelGone, StudentCodeError, UnreadableAnswer
+from attention_grader.execution.answer_errors import (
+    CannotGrade,
+    KernelGone,
+    StudentCodeError,
+    UnreadableAnswer,
+)
 from attention_grader.execution.cell_code import answer_names, parse_cell, python_code
 from attention_grader.execution.code_sinks import code_sinks, notebook_aliases
 from attention_grader.execution.kernel_definitions import kernel_definitions
 from attention_grader.execution.locked_names import is_data, is_plain_data, same_data
-from attention_grader.execution.needs_teacher import CannotGrade, student_output
+from attention_grader.execution.needs_teacher import student_output
 from attention_grader.execution.trusted_cells import TrustedCells
 from attention_grader.execution.trusted_scope import (
     LibraryUnavailable,

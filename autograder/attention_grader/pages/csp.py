@@ -33,6 +33,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from attention_grader.common.nbgrader_patches import apply
+
 if TYPE_CHECKING:
     from jupyter_server.serverapp import ServerApp
     from nbconvert.exporters import HTMLExporter
@@ -198,24 +200,22 @@ def _submission_write(original: _Write) -> _Write:
                 self.set_header("Content-Security-Policy", policy)
         original(self, chunk)
 
-    write.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     return write
+
+
+def _sandboxed_files_policy(_inherited: object) -> property:
+    return property(lambda self: SANDBOXED_FILE_POLICY)
 
 
 def protect_formgrader() -> None:
     """Give nbgrader's formgrader handlers their policies (idempotent).
 
     A submission's page (``SubmissionHandler``) gets :func:`page_policy` of itself as a header;
-    the files of a submission (``SubmissionFilesHandler``) get :data:`SANDBOXED_FILE_POLICY`.
+    the files of a submission (``SubmissionFilesHandler``) get :data:`SANDBOXED_FILE_POLICY`
+    (:mod:`attention_grader.common.nbgrader_patches`).
     """
-    from nbgrader.server_extensions.formgrader import handlers
-
-    page = handlers.SubmissionHandler
-    if not hasattr(page.write, "__wrapped__"):
-        page.write = _submission_write(page.write)
-    handlers.SubmissionFilesHandler.content_security_policy = property(
-        lambda self: SANDBOXED_FILE_POLICY
-    )
+    apply("submission_page_csp", {"write": _submission_write})
+    apply("submission_files_csp", {"content_security_policy": _sandboxed_files_policy})
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:

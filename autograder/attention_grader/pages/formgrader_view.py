@@ -36,6 +36,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
 from attention_grader.common.flags import GRADER_METADATA
+from attention_grader.common.nbgrader_patches import apply
 from attention_grader.common.safe_text import html_text, printable
 from attention_grader.common.variant_record import VariantRead, read_variant
 from attention_grader.pages.offline_html import markdown_to_html
@@ -226,16 +227,15 @@ def escape_formgrader_pages() -> None:
 
     nbgrader renders them with a Jinja environment that escapes nothing, and prints ids into
     script strings (``var student_id = "{{ student_id }}"``) and links. nbgrader offers no
-    setting for it; its ``BaseHandler.render`` is wrapped so that the environment it uses
-    escapes every value with the course's one HTML function, which is safe in all three places.
+    setting for it; its ``BaseHandler.render`` is wrapped (patch ``escape_formgrader_pages``,
+    :mod:`attention_grader.common.nbgrader_patches`) so that the environment it uses escapes
+    every value with the course's one HTML function, which is safe in all three places.
     """
-    from nbgrader.server_extensions.formgrader.base import BaseHandler
+    apply("escape_formgrader_pages", {"render": _escaping_render})
 
-    if hasattr(BaseHandler.render, "__wrapped__"):
-        return
-    original: Callable[..., str] = BaseHandler.render
 
-    def render(self: BaseHandler, name: str, **ns: Any) -> str:
+def _escaping_render(original: Callable[..., str]) -> Callable[..., str]:
+    def render(self: Any, name: str, **ns: Any) -> str:
         env = self.settings["nbgrader_jinja2_env"]
         if env.finalize is not _finalize:
             env.autoescape = True  # macros then return Markup, which _finalize keeps
@@ -244,5 +244,4 @@ def escape_formgrader_pages() -> None:
                 env.cache.clear()
         return original(self, name, **ns)
 
-    render.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
-    BaseHandler.render = render
+    return render

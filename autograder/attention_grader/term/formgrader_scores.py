@@ -30,11 +30,10 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from attention_grader.common.nbgrader_patches import apply
 from attention_grader.intake.final_scores import assignment_finals, class_mean, final_of
 
 __all__ = ["LATE_PENALTY_SCRIPT", "show_final_scores", "show_penalty_beside_scores"]
-
-_WRAPPED = "_attention_grader_final_scores"
 
 
 def _submission_final(api: Any, row: dict[str, Any], assignment: str, *_: Any) -> dict[str, Any]:
@@ -138,13 +137,10 @@ def _each_row(original: Callable[..., Any], fix: _Fix) -> Callable[..., Any]:
 
 def show_final_scores() -> None:
     """Wrap every ``NbGraderAPI`` call behind a score the formgrader draws (once per process)."""
-    from nbgrader.apps.api import NbGraderAPI
-
-    if getattr(NbGraderAPI, _WRAPPED, False):
-        return
-    for name, fix in _FIXES.items():
-        setattr(NbGraderAPI, name, _each_row(getattr(NbGraderAPI, name), fix))
-    setattr(NbGraderAPI, _WRAPPED, True)
+    apply(
+        "final_scores",
+        {name: functools.partial(_each_row, fix=fix) for name, fix in _FIXES.items()},
+    )
 
 
 #: Wraps a formgrader list's row view (a Backbone view class named by ``%(view)s``): after
@@ -188,17 +184,13 @@ def _write_with_penalty(original: Callable[[Any, Any], Any]) -> Callable[[Any, A
             chunk = with_penalty_script(chunk)
         return original(self, chunk)
 
-    write.__wrapped__ = original  # type: ignore[attr-defined]  # the marker that says the patch is in place
     return write
 
 
 def show_penalty_beside_scores() -> None:
     """Make the formgrader's two submission lists draw the late penalty (idempotent)."""
-    from nbgrader.server_extensions.formgrader import handlers
-
-    for page in (handlers.ManageSubmissionsHandler, handlers.ManageStudentsAssignmentsHandler):
-        if "write" not in vars(page):  # its own write, not one it inherits
-            page.write = _write_with_penalty(page.write)
+    apply("penalty_beside_submissions", {"write": _write_with_penalty})
+    apply("penalty_beside_student_assignments", {"write": _write_with_penalty})
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:

@@ -29,12 +29,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from attention_grader.common.nbgrader_patches import apply
 from attention_grader.intake.due_notice import DueNotice, notice_path, read_notice
 from attention_grader.intake.final_scores import how_late
 
 __all__ = ["AssignmentClock", "clock_of", "feedback_pages", "validated_note"]
 
-_WRAPPED = "_attention_grader_student_clock"
 _BLANK_MARKERS = ("YOUR ANSWER HERE", "raise NotImplementedError")
 
 
@@ -212,13 +212,14 @@ def feedback_pages(root: Path, submitted: dict[str, Any] | None) -> dict[str, li
 
 
 def wrap_assignment_list() -> None:
-    """Make nbgrader's ``fetch_feedback`` a quiet no-op while no feedback is released."""
-    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+    """Make nbgrader's ``fetch_feedback`` a quiet no-op while no feedback is released.
 
-    if getattr(AssignmentList, _WRAPPED, False):
-        return
-    original = AssignmentList.fetch_feedback
+    Patch ``quiet_fetch_feedback`` of :mod:`attention_grader.common.nbgrader_patches`.
+    """
+    apply("quiet_fetch_feedback", {"fetch_feedback": _quiet_fetch_feedback})
 
+
+def _quiet_fetch_feedback(original: Any) -> Any:
     @functools.wraps(original)
     def fetch_feedback(self: Any, course_id: str, assignment_id: str) -> dict[str, Any]:
         entry = _submitted_entry(self, course_id, assignment_id)
@@ -228,18 +229,18 @@ def wrap_assignment_list() -> None:
         fetched: dict[str, Any] = original(self, course_id, assignment_id)
         return fetched
 
-    AssignmentList.fetch_feedback = fetch_feedback
-    setattr(AssignmentList, _WRAPPED, True)
+    return fetch_feedback
 
 
 def wrap_validate() -> None:
-    """Remember what the last validation that found nothing wrong checked (``validated``)."""
-    from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssignmentHandler
+    """Remember what the last validation that found nothing wrong checked (``validated``).
 
-    if getattr(ValidateAssignmentHandler, _WRAPPED, False):
-        return
-    original = ValidateAssignmentHandler.validate_notebook
+    Patch ``validated_note`` of :mod:`attention_grader.common.nbgrader_patches`.
+    """
+    apply("validated_note", {"validate_notebook": _noting_validate})
 
+
+def _noting_validate(original: Any) -> Any:
     @functools.wraps(original)
     def validate_notebook(self: Any, path: str) -> dict[str, Any]:
         result: dict[str, Any] = original(self, path)
@@ -247,8 +248,7 @@ def wrap_validate() -> None:
         self.settings["attention_lab_validated"] = note
         return result
 
-    ValidateAssignmentHandler.validate_notebook = validate_notebook
-    setattr(ValidateAssignmentHandler, _WRAPPED, True)
+    return validate_notebook
 
 
 def _handlers(serverapp: Any) -> list[tuple[str, Any]]:

@@ -33,18 +33,20 @@ __all__ = ["RELEASE_REFUSED", "check_on_validate", "mark_refused"]
 
 #: The ``ename`` of the error a refused cell gets in validation.
 RELEASE_REFUSED = "ReleaseRefused"
-_WRAPPED = "_attention_grader_release_check"
 
 
 def check_on_validate() -> None:
-    """Wrap ``Validator._preprocess`` (once per process) to run the release check after it."""
+    """Wrap ``Validator._preprocess`` (once per process) to run the release check after it.
+
+    Patch ``release_check`` of :mod:`attention_grader.common.nbgrader_patches`.
+    """
+    from attention_grader.common.nbgrader_patches import apply
+
+    apply("release_check", {"_preprocess": _checking_preprocess})
+
+
+def _checking_preprocess(original: Any) -> Any:
     import functools
-
-    from nbgrader.validator import Validator
-
-    if getattr(Validator, _WRAPPED, False):
-        return
-    original = Validator._preprocess
 
     @functools.wraps(original)
     def _preprocess(self: Any, nb: NotebookNode) -> NotebookNode:
@@ -55,8 +57,7 @@ def check_on_validate() -> None:
             mark_refused(nb, _refusals(as_written, folder, self.config))
         return nb
 
-    Validator._preprocess = _preprocess
-    setattr(Validator, _WRAPPED, True)
+    return _preprocess
 
 
 def _in_source(folder: Path, config: Config) -> bool:

@@ -16,27 +16,35 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 import functools
+from collections.abc import Callable
 
+from attention_grader.common.nbgrader_patches import apply
 from attention_grader.common.question_labels import toc_labels
 
 __all__ = ["name_questions"]
 
-_WRAPPED = "_attention_grader_named_questions"
-
 
 def name_questions() -> None:
-    """Wrap ``Validator._get_failed_cells`` and ``_extract_error`` (once per process)."""
-    from nbgrader.validator import Validator
+    """Wrap ``Validator._get_failed_cells`` and ``_extract_error`` (once per process).
 
-    if getattr(Validator, _WRAPPED, False):
-        return
-    failed_cells, extract = Validator._get_failed_cells, Validator._extract_error
+    Patch ``named_questions`` of :mod:`attention_grader.common.nbgrader_patches`.
+    """
+    apply(
+        "named_questions",
+        {"_get_failed_cells": _labelling_failed_cells, "_extract_error": _labelled_error},
+    )
 
+
+def _labelling_failed_cells(failed_cells: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(failed_cells)
     def _get_failed_cells(self: Any, nb: NotebookNode) -> Any:
         self._attention_labels = toc_labels(nb)
         return failed_cells(self, nb)
 
+    return _get_failed_cells
+
+
+def _labelled_error(extract: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(extract)
     def _extract_error(self: Any, cell: NotebookNode) -> Any:
         said = extract(self, cell)
@@ -44,9 +52,7 @@ def name_questions() -> None:
         label = getattr(self, "_attention_labels", {}).get(grade_id)
         return f"{label}: {said}" if label else said
 
-    Validator._get_failed_cells = _get_failed_cells
-    Validator._extract_error = _extract_error
-    setattr(Validator, _WRAPPED, True)
+    return _extract_error
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:

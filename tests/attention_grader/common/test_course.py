@@ -47,7 +47,7 @@ def test_the_course_config_refuses_to_load_without_the_grader(monkeypatch):
     """
     from traitlets.config.loader import PyFileConfigLoader
 
-    monkeypatch.setitem(sys.modules, "attention_grader.pipeline", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "attention_grader.plugins", None)  # import now fails
     with pytest.raises(ImportError, match="make setup"):
         PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
 

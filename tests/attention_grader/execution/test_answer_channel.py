@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from attention_grader.execution.answer_channel import AnswerChannel
-from attention_grader.execution.answer_errors import StudentCodeError
-from attention_grader.execution.needs_teacher import CannotGrade
+from attention_grader.execution.answer_errors import CannotGrade, StudentCodeError
 from attention_grader.execution.object_handles import ObjectHandle
 from attention_grader.execution.unsupported_answer import UnsupportedAnswer
 from nbformat import NotebookNode

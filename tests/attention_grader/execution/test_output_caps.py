@@ -1,7 +1,7 @@
 """The output caps of a graded notebook (attention_grader.execution.output_caps).
 
-The flood itself, cut while it streams from a real kernel, is tests/attention_grader/execution/
-test_execute.py's (slow); these read the meter's arithmetic alone.
+The flood itself, cut while it streams from a real kernel, is test_execute.py's (slow); these
+read the meter's arithmetic alone.
 """
 
 from attention_grader.execution.output_caps import OutputCaps, OutputMeter, content_size

@@ -93,7 +93,7 @@ def test_canvas_export_is_what_nbgrader_export_runs(tmp_path):
     theirs = tmp_path / "theirs.csv"
     app = ExportApp(config=course.config)
     app.initialize([
-        "--exporter=attention_grader.term.lms.CanvasExportPlugin", f"--to={theirs}",
+        "--exporter=attention_grader.plugins.CanvasExportPlugin", f"--to={theirs}",
         f"--db={course.db_url}",
     ])  # fmt: skip
     app.start()
