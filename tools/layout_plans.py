@@ -308,10 +308,11 @@ SPLIT_PACKAGES = {
 #: module of attention_grader.execution -> its new subpackage (the same as
 #: attention_grader/renamed.py's MOVED, which keeps the old names importing for one release)
 SPLIT = {
-    "answer_errors": "wire", "answer_sets": "wire", "answer_types": "wire", "cell_code": "wire",
+    "answer_codec": "wire", "answer_errors": "wire", "answer_sets": "wire", "cell_code": "wire",
     "figure_snapshot": "wire", "kernel_client": "wire", "kernel_requests": "wire",
     "unsupported_answer": "wire",
-    "_kernel_side": "channel", "answer_channel": "channel", "answer_decoding": "channel",
+    "_kernel_handles": "channel", "_kernel_side": "channel", "answer_channel": "channel",
+    "answer_decoding": "channel",
     "answer_encoding": "channel", "handle_table": "channel", "kernel_bindings": "channel",
     "object_handles": "channel", "student_function": "channel",
     "code_sinks": "checking", "kernel_definitions": "checking", "kernel_tests": "checking",

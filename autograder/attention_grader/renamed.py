@@ -28,14 +28,14 @@ FORMER_PACKAGES = {
     "attention_grader.execution": "attention_grader.plugins",
 }
 
-#: Old module -> its module now (``_kernel_side.py`` is text sent into a kernel, not a module
-#: anyone imports). ``tools/move_plan.py`` leaves this file as written (its plan
+#: Old module -> its module now (``_kernel_side.py`` and ``_kernel_handles.py`` are text sent into a
+#: kernel, not modules anyone imports). ``tools/move_plan.py`` leaves this file as written (its plan
 #: ``grader-split`` must say the same: tests/tools/test_move_plan.py checks).
 MOVED = {
     # what crosses to and from the student's kernel as data
     "attention_grader.execution.answer_errors": "attention_grader.wire.answer_errors",
     "attention_grader.execution.answer_sets": "attention_grader.wire.answer_sets",
-    "attention_grader.execution.answer_types": "attention_grader.wire.answer_types",
+    "attention_grader.execution.answer_codec": "attention_grader.wire.answer_codec",
     "attention_grader.execution.cell_code": "attention_grader.wire.cell_code",
     "attention_grader.execution.figure_snapshot": "attention_grader.wire.figure_snapshot",
     "attention_grader.execution.kernel_client": "attention_grader.wire.kernel_client",
