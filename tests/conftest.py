@@ -17,13 +17,13 @@ from attention_lab.explorer.query_explorer import QueryExplorer
 
 
 @pytest.fixture(scope="session")
-def shared_class(tmp_path_factory):
+def shared_class():
     """``shared_class(spec)``: the class a ``graded_classes.ClassSpec`` describes, built and
-    graded through the real pipeline once per session, whichever modules ask for it.
+    graded through the real pipeline once per run, whichever modules and workers ask for it.
     """
-    from graded_classes import graded_class as build  # the grader extra, only when asked
+    from graded_classes import graded_class  # the grader extra, only when asked
 
-    return lambda spec: build(tmp_path_factory, spec)
+    return graded_class
 
 
 # The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
