@@ -1,4 +1,4 @@
-"""The two layout plans (issue 30) as data: where each module and test of a package lives now.
+"""The layout plans (issues 30 and 43) as data: where each module and test of a package lives now.
 
 ``tools/move_plan.py`` moves and rewrites by them (``make lint`` runs it with ``--check``). A new
 grader module goes into :data:`MOVES` under the subpackage of its concern, a moved test into its
@@ -37,6 +37,9 @@ class Plan:
     absolute_imports : bool
         Make the package's relative imports absolute (a module that moved down a level would
         otherwise import from the wrong place).
+    helpers : bool
+        ``tests`` are helper modules imported by their bare names (``from graded_classes
+        import``, their folder on ``sys.path``): every such import names the new dotted module.
     """
 
     name: str
@@ -48,6 +51,7 @@ class Plan:
     data: dict[str, str] = field(default_factory=dict)
     test_inits: tuple[str, ...] = ()
     absolute_imports: bool = False
+    helpers: bool = False
 
 
 # ------------------------------------------------------------------------- the grader (house plan)
@@ -257,4 +261,26 @@ LAB = Plan(
     ),
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB)}
+# ------------------------------------------------------------------ the tests' shared helpers
+
+#: Helpers at tests/'s top, imported by bare name from any test folder -> the package
+#: tests/support (``from tests.support.graded_classes import ...``; the repository's root is
+#: on pytest's ``pythonpath``, so no test edits ``sys.path`` to reach them).
+SUPPORT = (
+    "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
+    "graded_classes", "grading_course", "k8s_files", "nbgrader_cells", "pg_cluster",
+    "pod_packages", "run_cache", "source_class", "worker_groups",
+)  # fmt: skip
+
+TESTS = Plan(
+    name="tests",
+    package="tests",
+    folder="tests",
+    modules={},
+    packages={},
+    tests={f"tests/{m}.py": f"tests/support/{m}.py" for m in SUPPORT},
+    test_inits=("tests/support",),
+    helpers=True,
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, TESTS)}

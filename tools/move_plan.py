@@ -1,8 +1,9 @@
 """Lay the packages out by their plans, or check nothing is back at an old place (issue 30).
 
-One tool for both layouts, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
-grader's modules in subpackages by concern, its tests in tests/attention_grader/) and ``lab``
-(attention_lab's explorer and checks, its tests in tests/attention_lab/). Re-runnable and
+One tool for every layout, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
+grader's modules in subpackages by concern, its tests in tests/attention_grader/), ``lab``
+(attention_lab's explorer and checks, its tests in tests/attention_lab/) and ``tests`` (the
+tests' shared helpers in the package tests/support/, imported by dotted name). Re-runnable and
 idempotent: it moves (``git mv``) only what is still at an old place and rewrites only what
 still names one, so a second run changes nothing. Run it again after merging a branch that
 added or edited files at an old place::
@@ -133,7 +134,7 @@ class Rewriter:
     def __init__(self, plan: Plan):
         self.plan = plan
         pkg = re.escape(plan.package)
-        self.dotted = re.compile(rf"(?<![\w.])({_alternation(list(plan.modules))})(?![\w])(\.\w+)?")
+        self.dotted = re.compile(rf"(?<![\w.])({_alternation(list(plan.modules))})(?![\w])(\.\w+)?") if plan.modules else None  # fmt: skip
         # the modules of each new package (a bare old name that is now a package names it)
         self.package_modules: dict[str, set[str]] = {p: set() for p in plan.packages}
         for new in plan.modules.values():
@@ -155,7 +156,7 @@ class Rewriter:
         )
         self.paths = {module_path(plan, o).split(f"{inner}/", 1)[1]: module_path(plan, n)
                       .split(f"{inner}/", 1)[1] for o, n in plan.modules.items()}  # fmt: skip
-        self.path = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(self.paths))})(?![\w])")
+        self.path = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(self.paths))})(?![\w])") if self.paths else None  # fmt: skip
         self.data = re.compile(rf"(?<![\w/])({prefix})({_alternation(list(plan.data))})\b") if plan.data else None  # fmt: skip
         # a test's path, or its bare file name in prose, becomes its new path
         self.test_by_name = {Path(o).name: n for o, n in plan.tests.items()}
@@ -173,7 +174,21 @@ class Rewriter:
         self.test_import = re.compile(
             rf"^([ \t]*(?:from|import)[ \t]+)({_alternation(list(self.stems))})(?![\w.])", re.M
         ) if self.stems else None  # fmt: skip
-        triggers = [plan.package, inner, *self.test_by_name, *self.attacks, *self.stems]
+        # helper modules imported by their bare names (their folder was on sys.path) become
+        # modules of a package: `from x import` and `import x` name the new dotted module
+        self.helpers = {Path(o).stem: n.removesuffix(".py").replace("/", ".")
+                        for o, n in plan.tests.items()} if plan.helpers else {}  # fmt: skip
+        helpers = _alternation(list(self.helpers))
+        self.helper_from = re.compile(rf"^([ \t]*from[ \t]+)({helpers})(?=[ \t]+import\b)", re.M)
+        self.helper_import = re.compile(rf"^([ \t]*)import[ \t]+({helpers})[ \t]*$", re.M)
+        triggers = [
+            plan.package,
+            inner,
+            *self.test_by_name,
+            *self.attacks,
+            *self.stems,
+            *self.helpers,
+        ]
         self.trigger = re.compile(_alternation(triggers))
 
     # -- the rules
@@ -244,9 +259,16 @@ class Rewriter:
             text = self.relative.sub(self._relative(path), text)
             # a docstring's :func:`~.report.Report` names the module wherever it lives now
             text = self.relative_ref.sub(lambda m: f"{m[1]}{self.short[m[2]]}", text)
-        text = self.dotted.sub(self._dotted, text)
+        if self.dotted:
+            text = self.dotted.sub(self._dotted, text)
         text = self.from_package.sub(self._from_package, text)
-        text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
+        if self.path:
+            text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
+        if self.helpers:
+            text = self.helper_from.sub(lambda m: m[1] + self.helpers[m[2]], text)
+            text = self.helper_import.sub(
+                lambda m: f"{m[1]}from {_leaf(self.helpers[m[2]])[0]} import {m[2]}", text
+            )
         if self.data:
             text = self.data.sub(lambda m: f"{m[1]}{plan.data[m[2]]}", text)
         text = self.test_path.sub(lambda m: self.test_by_name[m[1]], text)

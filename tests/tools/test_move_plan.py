@@ -1,7 +1,7 @@
 """tools/move_plan.py: moves what is at an old place, rewrites every reference, and a second
 run changes nothing (the integrator re-runs it after each merge). Each plan (the grader's house
-plan, the library's) is tried on a small temporary git repository holding a few files at their
-old places, then both on this repository (``--check``, what `make lint` runs).
+plan, the library's, the tests' helpers) is tried on a small temporary git repository holding a
+few files at their old places, then all on this repository (``--check``, what `make lint` runs).
 """
 
 from __future__ import annotations
@@ -224,4 +224,53 @@ def test_the_library_plan_moves_renamed_modules_and_keeps_the_names_code_uses(pl
 def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
-    assert "no plan library: the plans are grader, lab" in capsys.readouterr().err
+    assert "no plan library: the plans are grader, lab, tests" in capsys.readouterr().err
+
+
+# -- the tests' helpers -------------------------------------------------------------------------
+
+HELPER_FILES = {
+    "tests/graded_classes.py": (
+        '"""Built once per run (tests/run_cache.py)."""\n'
+        "from pathlib import Path\n"
+        "from grading_course import DUE\n"
+        "from run_cache import once_per_run\n"
+        "DRIVER = Path(__file__).parent / 'fixtures' / 'driver.py'\n"
+    ),
+    "tests/grading_course.py": "DUE = 1\n",
+    "tests/run_cache.py": "def once_per_run(): ...\n",
+    "tests/attention_grader/term/test_grade.py": (
+        "import run_cache\n"
+        "from graded_classes import DRIVER\n"
+        "from graded_classes_extra import X\n"
+    ),
+    "CONTRIBUTING.md": "The graded classes: `tests/graded_classes.py`, or graded_classes.py.\n",
+}
+
+
+def test_the_tests_plan_makes_the_helpers_one_package_imported_by_dotted_name(plan, tmp_path):
+    make_repo(tmp_path, HELPER_FILES)
+    assert plan.main(["--check", "tests"]) == 1
+    assert plan.main(["tests"]) == 0
+    got = snapshot(tmp_path)
+
+    assert "tests/graded_classes.py" not in got
+    assert got["tests/support/__init__.py"] == ""
+    assert got["tests/support/graded_classes.py"] == (
+        '"""Built once per run (tests/support/run_cache.py)."""\n'
+        "from pathlib import Path\n"
+        "from tests.support.grading_course import DUE\n"
+        "from tests.support.run_cache import once_per_run\n"
+        "DRIVER = Path(__file__).parents[1] / 'fixtures' / 'driver.py'\n"  # still tests/
+    )
+    test = got["tests/attention_grader/term/test_grade.py"]
+    assert "from tests.support import run_cache\n" in test
+    assert "from tests.support.graded_classes import DRIVER\n" in test
+    assert "from graded_classes_extra import X\n" in test  # another module's name, kept
+    assert got["CONTRIBUTING.md"] == (
+        "The graded classes: `tests/support/graded_classes.py`, or "
+        "tests/support/graded_classes.py.\n"
+    )
+    assert plan.main(["--check", "tests"]) == 0  # a second run has nothing to do
+    plan.main(["tests"])
+    assert snapshot(tmp_path) == got
