@@ -161,8 +161,10 @@ class Rewriter:
         # a test's path, or its bare file name in prose, becomes its new path
         self.test_by_name = {Path(o).name: n for o, n in plan.tests.items()}
         dirs = _alternation(sorted({Path(o).parent.as_posix() + "/" for o in plan.tests}))
+        # (a helper's bare name may be another module's: it is rewritten only after its folder)
+        folder = f"(?:{dirs})" if plan.helpers else f"(?:{dirs})?"
         self.test_path = re.compile(
-            rf"(?<![\w/.-])(?:{dirs})?({_alternation(list(self.test_by_name))})(?![\w])"
+            rf"(?<![\w/.-]){folder}({_alternation(list(self.test_by_name))})(?![\w])"
         )
         # an attack is also named by its module name (test ids, expectations)
         self.attacks = {Path(o).stem: Path(n).stem for o, n in plan.tests.items()

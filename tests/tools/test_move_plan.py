@@ -240,11 +240,12 @@ HELPER_FILES = {
     "tests/grading_course.py": "DUE = 1\n",
     "tests/run_cache.py": "def once_per_run(): ...\n",
     "tests/attention_grader/term/test_grade.py": (
-        "import run_cache\n"
-        "from graded_classes import DRIVER\n"
-        "from graded_classes_extra import X\n"
+        "import run_cache\nfrom graded_classes import DRIVER\nfrom graded_classes_extra import X\n"
     ),
-    "CONTRIBUTING.md": "The graded classes: `tests/graded_classes.py`, or graded_classes.py.\n",
+    "CONTRIBUTING.md": (
+        "The graded classes: `tests/graded_classes.py`; the grader's own "
+        "`run_cache.py` is another module.\n"
+    ),
 }
 
 
@@ -268,8 +269,8 @@ def test_the_tests_plan_makes_the_helpers_one_package_imported_by_dotted_name(pl
     assert "from tests.support.graded_classes import DRIVER\n" in test
     assert "from graded_classes_extra import X\n" in test  # another module's name, kept
     assert got["CONTRIBUTING.md"] == (
-        "The graded classes: `tests/support/graded_classes.py`, or "
-        "tests/support/graded_classes.py.\n"
+        "The graded classes: `tests/support/graded_classes.py`; the grader's own "
+        "`run_cache.py` is another module.\n"
     )
     assert plan.main(["--check", "tests"]) == 0  # a second run has nothing to do
     plan.main(["tests"])
