@@ -4,8 +4,8 @@ The assignments (the chapters' and the two forms of the concept inventory) are r
 course's own ``nbgrader_config.py``, a batch of submissions per assignment is handed in (the
 source itself, the released blank, answers written differently, and buggy answers that carry
 the course map's misconceptions, several per notebook in different questions:
-tests/assignment_answers.py), graded by ``make grade`` and fed back, in the class the accuracy
-suite reads too (tests/source_class.py, graded once per run). The tests then read the scores,
+tests/support/assignment_answers.py), graded by ``make grade`` and fed back, in the class the accuracy
+suite reads too (tests/support/source_class.py, graded once per run). The tests then read the scores,
 the feedback HTML and the released notebooks.
 """
 
@@ -19,7 +19,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from assignment_answers import (
+
+from attention_lab.checks import MISCONCEPTIONS
+from tests.support.assignment_answers import (
     ASSIGNMENTS,
     BUGGY,
     CHAPTERS,
@@ -28,17 +30,15 @@ from assignment_answers import (
     cells_by_id,
     choice_keys,
 )
-from graded_classes import finish_steps, start_steps
-from source_class import SOURCE_CLASS, assignment_students
-
-from attention_lab.checks import MISCONCEPTIONS
+from tests.support.graded_classes import finish_steps, start_steps
+from tests.support.source_class import SOURCE_CLASS, assignment_students
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def course(shared_class, tmp_path_factory):
-    """Every assignment released, handed in, graded and fed back (tests/source_class.py), and
+    """Every assignment released, handed in, graded and fed back (tests/support/source_class.py), and
     every source validated by ``nbgrader validate`` on a copy of the course meanwhile.
     """
     base = tmp_path_factory.mktemp("course")

@@ -1,9 +1,9 @@
 """``make test`` on two cores: what several modules read is built once, and one hub runs.
 
-pytest-xdist runs each group of tests/worker_groups.py's ``xdist_group`` whole on one worker: a
+pytest-xdist runs each group of tests/support/worker_groups.py's ``xdist_group`` whole on one worker: a
 module, tests/hub or tests/browser. What modules of both workers read (the lessons, the attack
-batches, the graded classes of tests/graded_classes.py) is built once per run by whichever
-worker asks first (tests/run_cache.py); here, that a graded class is named by all it is.
+batches, the graded classes of tests/support/graded_classes.py) is built once per run by whichever
+worker asks first (tests/support/run_cache.py); here, that a graded class is named by all it is.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from graded_classes import STANDARD, ClassSpec, attack_class, run_key
-from grading_course import hand_in_class
-from worker_groups import xdist_group
+
+from tests.support.graded_classes import STANDARD, ClassSpec, attack_class, run_key
+from tests.support.grading_course import hand_in_class
+from tests.support.worker_groups import xdist_group
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -56,13 +57,15 @@ def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each()
 @pytest.mark.slow
 def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
     """Run tests/conftest.py's scheduler under ``-n 2 --dist loadgroup``, on stand-in modules
-    named as the hub's are: each group's tests report one worker (whichever is free first).
+    named as the browser's are: each group's tests report one worker (whichever is free first).
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
-    for helper in ("worker_groups.py", "run_cache.py"):  # what conftest.py imports
-        shutil.copy(HERE / helper, tmp_path / "tests" / helper)
-    stand_ins = ["tests/hub/test_a.py", "tests/hub/test_b.py", "tests/test_alone.py"]
+    (tmp_path / "tests" / "support").mkdir()
+    for helper in ("__init__.py", "worker_groups.py", "run_cache.py"):  # what conftest.py imports
+        shutil.copy(HERE / "support" / helper, tmp_path / "tests" / "support" / helper)
+    # (the browser's folder: the hub's is collected only where JupyterHub is installed)
+    stand_ins = ["tests/browser/test_a.py", "tests/browser/test_b.py", "tests/test_alone.py"]
     for module in stand_ins:
         path = tmp_path / module
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,7 +76,9 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
             "    with open(os.environ['WORKERS_LOG'], 'a') as log:\n"
             "        log.write(f\"{__file__} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n"
         )
-    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+    )
     log = tmp_path / "workers.log"
     cmd = [
         sys.executable,
@@ -94,6 +99,6 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
         path, worker = line.rsplit(" ", 1)
         module = Path(path).relative_to(tmp_path).as_posix()
         workers[xdist_group(f"{module}::test")].add(worker)
-    assert len(log.read_text().splitlines()) == 4 * len(stand_ins)
-    assert set(workers) == {"tests/hub", "tests/test_alone.py"}
+    assert len(log.read_text().splitlines()) == 4 * len(stand_ins), run.stdout
+    assert set(workers) == {"tests/browser", "tests/test_alone.py"}
     assert all(len(ran_on) == 1 for ran_on in workers.values()), dict(workers)

@@ -1,6 +1,6 @@
 """Grading accuracy, measured through the real pipeline on every autograded question.
 
-For each question of the three assignments, ``tests/accuracy_answers.py`` holds at least five
+For each question of the three assignments, ``tests/support/accuracy_answers.py`` holds at least five
 correct answers written differently and one wrong answer per registry misconception that applies
 to it. They are packed into a few submissions per assignment (each submission carries one answer
 per question, so every answer is graded once), released and graded by
@@ -22,11 +22,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from accuracy_answers import QUESTIONS
 from attention_grader.term.class_diagnoses import find_diagnoses
-from source_class import SOURCE_CLASS, accuracy_plan
 
 from attention_lab import misconceptions
+from tests.support.accuracy_answers import QUESTIONS
+from tests.support.source_class import SOURCE_CLASS, accuracy_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 

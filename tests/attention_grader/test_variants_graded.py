@@ -17,11 +17,16 @@ import numpy as np
 import pytest
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.variant_key import course_key
-from graded_classes import ClassSpec
-from grading_course import answer, gradebook_state, place_submission, released_notebook
 
 from attention_lab import checks, variants
 from attention_lab.variants import StudentSeed
+from tests.support.graded_classes import ClassSpec
+from tests.support.grading_course import (
+    answer,
+    gradebook_state,
+    place_submission,
+    released_notebook,
+)
 
 pytestmark = [pytest.mark.slow]
 

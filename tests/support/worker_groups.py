@@ -11,7 +11,7 @@ from __future__ import annotations
 #: once), tests/hub is one (never two hubs at once) and tests/browser is one (one JupyterLab, one
 #: Chromium and one ``make html`` in the background: tests/browser/conftest.py's package
 #: fixtures). What several modules read is built once per run for every worker (the lessons,
-#: the attack batches and the graded classes: tests/run_cache.py), so it needs no group.
+#: the attack batches and the graded classes: tests/support/run_cache.py), so it needs no group.
 WHOLE_FOLDERS = ("tests/hub/", "tests/browser/")
 
 

@@ -2,7 +2,7 @@
 
 A :class:`ClassSpec` says what is released, who hands in what and how it is graded;
 :func:`graded_class` builds and grades it once per test run (the ``shared_class`` fixture of
-tests/conftest.py), in whichever pytest-xdist worker asks first (tests/run_cache.py), and hands
+tests/conftest.py), in whichever pytest-xdist worker asks first (tests/support/run_cache.py), and hands
 every module of every worker that asks for an equal spec the same :class:`GradedClass`. A shared
 class is read, never changed: a test that changes its course works on a :func:`clone`. A module
 whose class is its own still describes it as a spec, so every class is built the same way.
@@ -27,12 +27,13 @@ from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
-from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
-from run_cache import once_per_run
+
+from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
+from tests.support.run_cache import once_per_run
 
 ROUTES = ("grade", "nbgrader")
 #: nbgrader's steps through its Python API in one process per course (generate, grade, validate).
-DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
+DRIVER = Path(__file__).parents[1] / "fixtures" / "assignments" / "nbgrader_driver.py"
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,8 @@ def question_source(root: Path, assignment: str, questions: Questions) -> Path:
     ``answer_<name>`` and its test cell ``test_<name>`` (1 point). Returns ``root``.
     """
     from nbformat.v4 import new_code_cell, new_notebook
-    from nbgrader_cells import nbgrader_meta
+
+    from tests.support.nbgrader_cells import nbgrader_meta
 
     cells = []
     for name, (solution, test, _) in questions.items():
@@ -284,6 +286,6 @@ def clone(course: Course, dest: Path) -> Course:
     return load_course(dest / "course", exchange=course.exchange)
 
 
-#: The fixture class of tests/grading_course.py: alice (correct), bob (misconceived), dana
+#: The fixture class of tests/support/grading_course.py: alice (correct), bob (misconceived), dana
 #: (blank) and eli (correct, late), graded by ``make grade`` with two workers.
 STANDARD = ClassSpec("standard", hand_in=hand_in_class)

@@ -1,10 +1,10 @@
 """The course's own assignments (source/), graded once for every suite that reads them.
 
 tests/test_assignments.py (every assignment: the source, the blank, other spellings, buggy and
-reordered answers, tests/assignment_answers.py) and tests/attention_grader/test_accuracy.py
-(the chapters: every answer of tests/accuracy_answers.py) hand in to one class, released with
+reordered answers, tests/support/assignment_answers.py) and tests/attention_grader/test_accuracy.py
+(the chapters: every answer of tests/support/accuracy_answers.py) hand in to one class, released with
 the course's own ``nbgrader_config.py``, graded by ``make grade`` (two workers) and fed back:
-:data:`SOURCE_CLASS`, built once per run (tests/graded_classes.py). The two suites' students
+:data:`SOURCE_CLASS`, built once per run (tests/support/graded_classes.py). The two suites' students
 have names of their own (``correct_0``, ``wrong_0`` ... beside ``source``, ``bugs_1`` ...), so
 each reads only its own.
 """
@@ -15,13 +15,21 @@ import json
 from pathlib import Path
 
 import nbformat
-from accuracy_answers import QUESTIONS
-from assignment_answers import ALTERNATIVE, ASSIGNMENTS, BUGGY, MOVED, moved, submission
 from attention_grader.common.course import Course
-from graded_classes import ClassSpec
-from grading_course import place_submission, released_notebook
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.accuracy_answers import QUESTIONS
+from tests.support.assignment_answers import (
+    ALTERNATIVE,
+    ASSIGNMENTS,
+    BUGGY,
+    MOVED,
+    moved,
+    submission,
+)
+from tests.support.graded_classes import ClassSpec
+from tests.support.grading_course import place_submission, released_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
 KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
 
 

@@ -3,7 +3,7 @@
 Per assignment: the source itself, the released blank, answers written differently
 (:data:`ALTERNATIVE`), buggy answers that carry the course map's misconceptions, several per
 notebook in different questions (:data:`BUGGY`), and test cells dragged out of the teacher's
-order (:data:`MOVED`). tests/source_class.py hands them in beside the accuracy suite's answers.
+order (:data:`MOVED`). tests/support/source_class.py hands them in beside the accuracy suite's answers.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import json
 from pathlib import Path
 
 import nbformat
-from accuracy_answers import ATTENTION as PRACTICE_ATTENTION
-from accuracy_answers import SOFTMAX as PRACTICE_SOFTMAX
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.accuracy_answers import ATTENTION as PRACTICE_ATTENTION
+from tests.support.accuracy_answers import SOFTMAX as PRACTICE_SOFTMAX
+
+ROOT = Path(__file__).resolve().parents[2]
 # The chapters' three assignments and lessons 6 and 7's (beyond the chapters).
 CHAPTERS = (
     "intro_attention",
