@@ -38,7 +38,7 @@ DRIVER = Path(__file__).parents[1] / "fixtures" / "assignments" / "nbgrader_driv
 
 @dataclass(frozen=True)
 class ClassSpec:
-    """A class to build and grade (equal specs are graded once per session).
+    """A class to build and grade (equal specs are graded once per run).
 
     Parameters
     ----------
