@@ -137,7 +137,7 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
 
 @pytest.mark.slow
 def test_this_repository_has_nothing_left_at_an_old_place():
-    """What `make lint` runs: every module and test is where its plan puts it, both plans."""
+    """What `make lint` runs: every module and test is where its plan puts it, every plan."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "move_plan.py"), "--check"],
         capture_output=True, text=True, check=False,
