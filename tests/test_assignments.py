@@ -34,6 +34,9 @@ from tests.support.graded_classes import finish_steps, start_steps
 from tests.support.source_class import SOURCE_CLASS, assignment_students
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the first reader grades tests/support/source_class.py's class, longer than pytest-timeout's
+#: 600 s per test on a busy machine
+pytestmark = [pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,9 @@ from tests.support.accuracy_answers import QUESTIONS
 from tests.support.source_class import SOURCE_CLASS, accuracy_plan
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the first reader grades tests/support/source_class.py's class, longer than pytest-timeout's
+#: 600 s per test on a busy machine
+pytestmark = [pytest.mark.timeout(1800)]
 
 
 @dataclass
