@@ -12,8 +12,8 @@ LAB_ARGS    ?=
 ROOT_ARGS   := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_ARGS ?=
 # `make test` and `make test-fast` run the tests on this many cores (pytest-xdist; 0: in this
-# process, e.g. for pdb). Each module runs whole on one worker, and the modules sharing a graded
-# class, the hub's and the browser's, on the same one (tests/worker_groups.py).
+# process, e.g. for pdb). Each module runs whole on one worker, and the hub's and the browser's
+# modules on the same one (tests/support/worker_groups.py).
 PYTEST_WORKERS ?= 2
 PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 # Every install takes its versions from one lock of exact transitive pins (`make lock` compiles

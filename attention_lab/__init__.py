@@ -28,7 +28,7 @@ _LAZY = {
 __all__ = ["examples", *_LAZY]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _LAZY or name in _SUBMODULES:
         import importlib
 

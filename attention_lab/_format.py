@@ -8,7 +8,10 @@ heatmap's cell with the readout's row, or either with the book, should never see
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["DECIMALS", "fmt", "fmt_vec", "format_value"]
 
@@ -21,12 +24,12 @@ def fmt(x: float) -> str:
     return s[1:] if s.startswith("-") and not s.strip("-0.") else s
 
 
-def fmt_vec(v) -> str:
+def fmt_vec(v: ArrayLike) -> str:
     """Format a vector as ``(1.000, -0.500)``."""
     return "(" + ", ".join(fmt(x) for x in np.ravel(v)) + ")"
 
 
-def format_value(value, decimals: int) -> str:
+def format_value(value: Any, decimals: int) -> str:
     """Format a number as ``0.248``, an array as ``[0.248, 0.503]``, with ``decimals`` decimals."""
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0:

@@ -8,11 +8,14 @@ passed it: what was wrong (the name, the shape, the bad value) and what to give 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["as_float_array"]
 
 
-def as_float_array(x, name: str, ndims: tuple[int, ...], finite: bool = False) -> np.ndarray:
+def as_float_array(
+    x: ArrayLike, name: str, ndims: tuple[int, ...], finite: bool = False
+) -> np.ndarray:
     """Convert ``x`` to a float array with one of the allowed numbers of dimensions.
 
     Parameters

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["WorkedExample", "ISRO", "TIFFIN"]
 
 
-def _frozen(rows) -> np.ndarray:
+def _frozen(rows: ArrayLike) -> np.ndarray:
     arr = np.array(rows, dtype=float)
     arr.flags.writeable = False  # shared by every lesson: nobody may change the chapter's data
     return arr
@@ -55,7 +56,8 @@ class WorkedExample:
 
     def query(self) -> np.ndarray:
         """Return the chapter's query vector, shape (2,) (a writable copy)."""
-        return self.Q[self.query_index].copy()
+        query: np.ndarray = self.Q[self.query_index].copy()
+        return query
 
 
 ISRO = WorkedExample(

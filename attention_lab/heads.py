@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab._validate import as_float_array
 from attention_lab.projections import ProjectedAttention, projected_attention
@@ -24,7 +25,7 @@ from attention_lab.projections import ProjectedAttention, projected_attention
 __all__ = ["TIFFIN_HEADS", "TIFFIN_W_O", "Head", "MultiHeadResult", "multi_head_attention"]
 
 
-def _frozen(rows) -> np.ndarray:
+def _frozen(rows: ArrayLike) -> np.ndarray:
     arr = np.array(rows, dtype=float)
     arr.flags.writeable = False
     return arr
@@ -98,7 +99,11 @@ class MultiHeadResult:
 
 
 def multi_head_attention(
-    X, heads: Sequence[Head], W_O, positions=None, scale: bool = True
+    X: ArrayLike,
+    heads: Sequence[Head],
+    W_O: ArrayLike,
+    positions: ArrayLike | None = None,
+    scale: bool = True,
 ) -> MultiHeadResult:
     """Run every head on ``X``, concatenate their outputs and multiply by ``W_O``.
 

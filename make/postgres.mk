@@ -1,5 +1,5 @@
 # PostgreSQL gradebook (issue 19): Debian's postgresql server for the tests, which start a
-# throwaway cluster on a Unix socket in a temporary folder (tests/pg_cluster.py); psycopg (the
+# throwaway cluster on a Unix socket in a temporary folder (tests/support/pg_cluster.py); psycopg (the
 # Python driver) is pinned in requirements.txt.
 #   make postgres-deps   install Debian's postgresql (root only; quick no-op when initdb exists)
 APT_POSTGRES_OPTS := -y -q --no-install-recommends -o DPkg::Lock::Timeout=600

@@ -1,5 +1,5 @@
 """What every test shares: warning filters, the ``slow`` marker on the browser and hub folders,
-the graded classes (tests/graded_classes.py) and the two preset explorers (closed after each
+the graded classes (tests/support/graded_classes.py) and the two preset explorers (closed after each
 test).
 """
 
@@ -10,20 +10,20 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from run_cache import new_run_folder, remove_run_folder
-from worker_groups import xdist_group
 
 from attention_lab.explorer.query_explorer import QueryExplorer
+from tests.support.run_cache import new_run_folder, remove_run_folder
+from tests.support.worker_groups import xdist_group
 
 
 @pytest.fixture(scope="session")
-def shared_class(tmp_path_factory):
+def shared_class():
     """``shared_class(spec)``: the class a ``graded_classes.ClassSpec`` describes, built and
-    graded through the real pipeline once per session, whichever modules ask for it.
+    graded through the real pipeline once per run, whichever modules and workers ask for it.
     """
-    from graded_classes import graded_class as build  # the grader extra, only when asked
+    from tests.support.graded_classes import graded_class  # the grader extra, only when asked
 
-    return lambda spec: build(tmp_path_factory, spec)
+    return graded_class
 
 
 # The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
@@ -101,7 +101,7 @@ def pytest_configure(config):
     # `make test-fast` (-m "not slow"): whatever starts a kernel or a sandbox fails at once.
     if config.getoption("markexpr") == "not slow":
         sys.addaudithook(_refuse_slow_programs)
-    # One folder per run for what is built once for every process (tests/run_cache.py): made by
+    # One folder per run for what is built once for every process (tests/support/run_cache.py): made by
     # the controller, before pytest-xdist starts its workers, which inherit its name.
     if not hasattr(config, "workerinput"):
         config.stash[_RUN_FOLDER] = new_run_folder()

@@ -479,7 +479,7 @@ def _offered(path: Path) -> set[str]:
 
 def test_no_assignment_feedback_points_to_a_later_lesson():
     """intro_attention (after lesson 03) once sent students to lesson 05 (audit O7)."""
-    from accuracy_answers import QUESTIONS
+    from tests.support.accuracy_answers import QUESTIONS
 
     after = _after_lesson()
     assert set(after) >= {p.stem for p in (ROOT / "source").glob("*/*.ipynb")}, after

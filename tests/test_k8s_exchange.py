@@ -35,10 +35,11 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from exchange_attempts import attempts_code
-from grading_course import CORRECT, FIXTURE, MISCONCEIVED, answer, make_course
-from k8s_files import VALUES
-from pod_packages import copy_installed
+
+from tests.support.exchange_attempts import attempts_code
+from tests.support.grading_course import CORRECT, FIXTURE, MISCONCEIVED, answer, make_course
+from tests.support.k8s_files import VALUES
+from tests.support.pod_packages import copy_installed
 
 pytestmark = [
     pytest.mark.slow,

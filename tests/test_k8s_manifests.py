@@ -11,7 +11,8 @@ import shlex
 import kubernetes_validate
 import pytest
 import yaml
-from k8s_files import KUBE_VERSIONS, MANIFESTS, VALUES, find, objects
+
+from tests.support.k8s_files import KUBE_VERSIONS, MANIFESTS, VALUES, find, objects
 
 ALL = [(m, i) for m in MANIFESTS for i in range(len(objects(m)))]
 

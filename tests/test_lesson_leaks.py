@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import figure_text
 import nbformat
 import numpy as np
 import pytest
@@ -43,6 +42,7 @@ from attention_lab import QueryExplorer, attention, checks, dot_product_scores, 
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import projected_attention
+from tests.support import figure_text
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)

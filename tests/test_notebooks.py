@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import figure_text
 import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
-from run_cache import once_per_run
 
 from attention_lab import experiments
 from attention_lab.examples import ISRO
+from tests.support import figure_text
+from tests.support.run_cache import once_per_run
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -447,7 +447,7 @@ def _saved(folder: Path, name: str) -> tuple[Path, Path]:
 
 @dataclass(frozen=True)
 class LessonRun:
-    """Lessons executed once per test run (tests/run_cache.py), as every process reads them."""
+    """Lessons executed once per test run (tests/support/run_cache.py), as every process reads them."""
 
     notebooks: dict[str, nbformat.NotebookNode]
     #: lesson -> every string its kernel drew into a figure, one per line

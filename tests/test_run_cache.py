@@ -1,4 +1,4 @@
-"""tests/run_cache.py: a thing built once per test run, whichever process or thread asks first."""
+"""tests/support/run_cache.py: a thing built once per test run, whichever process or thread asks first."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import threading
 from pathlib import Path
 
 import pytest
-import run_cache
-from run_cache import RUN_FOLDER_ENV, once_per_run
+
+from tests.support import run_cache
+from tests.support.run_cache import RUN_FOLDER_ENV, once_per_run
 
 
 @pytest.fixture

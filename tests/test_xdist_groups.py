@@ -1,15 +1,13 @@
-"""``make test`` on two cores: what is built once per process is built once, and one hub runs.
+"""``make test`` on two cores: what several modules read is built once, and one hub runs.
 
-pytest-xdist runs each group of tests/worker_groups.py's ``xdist_group`` whole on one worker. The
-modules that read the same graded class (tests/graded_classes.py) must share a group, or a
-second worker grades it again; found here by what they import, so a new reader cannot be
-forgotten in ``SHARED_GROUPS``. (The lessons and the attack batches are built once per run for
-every worker: tests/run_cache.py.)
+pytest-xdist runs each group of tests/support/worker_groups.py's ``xdist_group`` whole on one worker: a
+module, tests/hub or tests/browser. What modules of both workers read (the lessons, the attack
+batches, the graded classes of tests/support/graded_classes.py) is built once per run by whichever
+worker asks first (tests/support/run_cache.py); here, that a graded class is named by all it is.
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import subprocess
@@ -17,43 +15,29 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import graded_classes
 import pytest
-from worker_groups import SHARED_GROUPS, xdist_group
+
+from tests.support.graded_classes import STANDARD, ClassSpec, attack_class, run_key
+from tests.support.grading_course import hand_in_class
+from tests.support.worker_groups import xdist_group
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
-#: What a module imports to read something built once per process, by the module defining it.
-CACHED = {
-    "graded_classes": {
-        name
-        for name, value in vars(graded_classes).items()
-        if isinstance(value, graded_classes.ClassSpec)
-    },
-}
 
 
-def _readers() -> dict[str, set[str]]:
-    """``module:name`` of each cached thing -> the test modules (as node ids start) importing it."""
-    readers = defaultdict(set)
-    for path in sorted(HERE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module in CACHED:
-                for alias in node.names:
-                    if alias.name in CACHED[node.module]:
-                        readers[f"{node.module}:{alias.name}"].add(
-                            path.relative_to(ROOT).as_posix()
-                        )
-    return readers
-
-
-@pytest.mark.slow
-def test_the_readers_of_a_cached_batch_or_class_share_a_group():
-    readers = _readers()
-    assert readers["graded_classes:STANDARD"] >= {"tests/attention_grader/test_postgres.py"}
-    for thing, modules in readers.items():
-        groups = {module: xdist_group(f"{module}::test") for module in modules}
-        assert len(set(groups.values())) == 1, f"{thing} is read in several groups: {groups}"
+def test_equal_class_specs_share_a_run_key_and_any_difference_parts_them(tmp_path):
+    assert run_key(STANDARD) == run_key(ClassSpec("standard", hand_in=hand_in_class))
+    assert run_key(STANDARD) != run_key(ClassSpec("standard", hand_in=hand_in_class, jobs=1))
+    assert run_key(STANDARD) != run_key(ClassSpec("standard", hand_in=hand_in_class, due=None))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x").mkdir()  # attack_class reads the one assignment's name
+    question = {"q": ("x = 1", "assert x == 1", "x = 2")}
+    one, same, other = (
+        attack_class("attack", tmp_path / "a", q, ("ann", "bo"), "bo")
+        for q in (question, dict(question), {"q": ("x = 1", "assert x == 1", "x = 3")})
+    )
+    assert run_key(one) == run_key(same)
+    assert run_key(one) != run_key(other)  # the same name and hand-in, another attack
 
 
 def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each():
@@ -65,22 +49,23 @@ def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each()
         "tests/browser/test_a11y.py::b"
     )
     assert xdist_group("tests/browser/test_lab.py::a") != xdist_group("tests/hub/test_hub.py::a")
-    shared = [module for modules in SHARED_GROUPS.values() for module in modules]
-    assert len(shared) == len(set(shared)), "a module is listed in two groups"
-    assert all((ROOT / module).is_file() for module in shared), "SHARED_GROUPS names a lost module"
+    assert xdist_group("tests/attention_grader/test_accuracy.py::t") != xdist_group(
+        "tests/test_assignments.py::t"
+    )
 
 
 @pytest.mark.slow
 def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
-    """Run tests/conftest.py's scheduler under ``-n 2 --dist loadgroup``, on stand-in modules named as the
-    shared and hub modules are: each group's tests report one worker (whichever is free first).
+    """Run tests/conftest.py's scheduler under ``-n 2 --dist loadgroup``, on stand-in modules
+    named as the browser's are: each group's tests report one worker (whichever is free first).
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
-    for helper in ("worker_groups.py", "run_cache.py"):  # what conftest.py imports
-        shutil.copy(HERE / helper, tmp_path / "tests" / helper)
-    stand_ins = [*SHARED_GROUPS["standard-class"], "tests/hub/test_a.py", "tests/hub/test_b.py"]
-    stand_ins += ["tests/test_alone.py"]
+    (tmp_path / "tests" / "support").mkdir()
+    for helper in ("__init__.py", "worker_groups.py", "run_cache.py"):  # what conftest.py imports
+        shutil.copy(HERE / "support" / helper, tmp_path / "tests" / "support" / helper)
+    # (the browser's folder: the hub's is collected only where JupyterHub is installed)
+    stand_ins = ["tests/browser/test_a.py", "tests/browser/test_b.py", "tests/test_alone.py"]
     for module in stand_ins:
         path = tmp_path / module
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,7 +76,9 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
             "    with open(os.environ['WORKERS_LOG'], 'a') as log:\n"
             "        log.write(f\"{__file__} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n"
         )
-    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+    )
     log = tmp_path / "workers.log"
     cmd = [
         sys.executable,
@@ -112,6 +99,6 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
         path, worker = line.rsplit(" ", 1)
         module = Path(path).relative_to(tmp_path).as_posix()
         workers[xdist_group(f"{module}::test")].add(worker)
-    assert len(log.read_text().splitlines()) == 4 * len(stand_ins)
-    assert set(workers) == {"standard-class", "tests/hub", "tests/test_alone.py"}
+    assert len(log.read_text().splitlines()) == 4 * len(stand_ins), run.stdout
+    assert set(workers) == {"tests/browser", "tests/test_alone.py"}
     assert all(len(ran_on) == 1 for ran_on in workers.values()), dict(workers)

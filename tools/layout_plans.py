@@ -1,4 +1,4 @@
-"""The layout plans (issue 30, issue 43) as data: where each module and test of a package lives now.
+"""The layout plans (issues 30 and 43) as data: where each module and test of a package lives now.
 
 ``tools/move_plan.py`` moves and rewrites by them (``make lint`` runs it with ``--check``). A new
 grader module goes into :data:`MOVES` under the subpackage of its concern, a moved test into its
@@ -46,6 +46,9 @@ class Plan:
     retired : tuple of str
         Packages the plan empties: each loses its ``__init__.py`` and its place in
         pyproject.toml's ``packages`` once nothing else is in it.
+    helpers : bool
+        ``tests`` are helper modules imported by their bare names (``from graded_classes
+        import``, their folder on ``sys.path``): every such import names the new dotted module.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Plan:
     old_folder: str = ""
     importers: tuple[str, ...] = ()
     retired: tuple[str, ...] = ()
+    helpers: bool = False
 
 
 # ------------------------------------------------------------------------- the grader (house plan)
@@ -374,4 +378,27 @@ GRADER = Plan(
     absolute_imports=True,
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB)}
+
+# ------------------------------------------------------------------ the tests' shared helpers
+
+#: Helpers at tests/'s top, imported by bare name from any test folder -> the package
+#: tests/support (``from tests.support.graded_classes import ...``; the repository's root is
+#: on pytest's ``pythonpath``, so no test edits ``sys.path`` to reach them).
+SUPPORT = (
+    "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
+    "graded_classes", "grading_course", "k8s_files", "nbgrader_cells", "pg_cluster",
+    "pod_packages", "run_cache", "source_class", "worker_groups",
+)  # fmt: skip
+
+TESTS = Plan(
+    name="tests",
+    package="tests",
+    folder="tests",
+    modules={},
+    packages={},
+    tests={f"tests/{m}.py": f"tests/support/{m}.py" for m in SUPPORT},
+    test_inits=("tests/support",),
+    helpers=True,
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS)}

@@ -2,9 +2,11 @@
 
 One tool for every layout, each a plan of data in ``tools/layout_plans.py``: ``grader`` (the
 grader's modules in subpackages by concern, its tests in tests/attention_grader/), ``lab``
-(attention_lab's explorer and checks, its tests in tests/attention_lab/) and ``hub`` (the hub's
+(attention_lab's explorer and checks, its tests in tests/attention_lab/), ``hub`` (the hub's
 scripts beside its configs made the package ``attention_hub``: their bare-name imports are
-rewritten only in the files the plan names as their importers, their paths everywhere). Re-runnable and
+rewritten only in the files the plan names as their importers, their paths everywhere) and
+``tests`` (the tests' shared helpers in the package tests/support/, imported by dotted
+name). Re-runnable and
 idempotent: it moves (``git mv``) only what is still at an old place and rewrites only what
 still names one, so a second run changes nothing. Run it again after merging a branch that
 added or edited files at an old place::
@@ -214,8 +216,10 @@ class Rewriter:
         # a test's path, or its bare file name in prose, becomes its new path
         self.test_by_name = {Path(o).name: n for o, n in plan.tests.items()}
         dirs = _alternation(sorted({Path(o).parent.as_posix() + "/" for o in plan.tests}))
+        # (a helper's bare name may be another module's: it is rewritten only after its folder)
+        folder = f"(?:{dirs})" if plan.helpers else f"(?:{dirs})?"
         self.test_path = re.compile(
-            rf"(?<![\w/.-])(?:{dirs})?({_alternation(list(self.test_by_name))})(?![\w])"
+            rf"(?<![\w/.-]){folder}({_alternation(list(self.test_by_name))})(?![\w])"
         ) if plan.tests else None  # fmt: skip
         # an attack is also named by its module name (test ids, expectations)
         self.attacks = {Path(o).stem: Path(n).stem for o, n in plan.tests.items()
@@ -227,7 +231,21 @@ class Rewriter:
         self.test_import = re.compile(
             rf"^([ \t]*(?:from|import)[ \t]+)({_alternation(list(self.stems))})(?![\w.])", re.M
         ) if self.stems else None  # fmt: skip
-        triggers = [plan.package, inner, *self.test_by_name, *self.attacks, *self.stems]
+        # helper modules imported by their bare names (their folder was on sys.path) become
+        # modules of a package: `from x import` and `import x` name the new dotted module
+        self.helpers = {Path(o).stem: n.removesuffix(".py").replace("/", ".")
+                        for o, n in plan.tests.items()} if plan.helpers else {}  # fmt: skip
+        helpers = _alternation(list(self.helpers))
+        self.helper_from = re.compile(rf"^([ \t]*from[ \t]+)({helpers})(?=[ \t]+import\b)", re.M)
+        self.helper_import = re.compile(rf"^([ \t]*)import[ \t]+({helpers})[ \t]*$", re.M)
+        triggers = [
+            plan.package,
+            inner,
+            *self.test_by_name,
+            *self.attacks,
+            *self.stems,
+            *self.helpers,
+        ]
         triggers += [*self.bare, plan.old_folder.rpartition("/")[2]] if self.bare else []
         self.trigger = re.compile(_alternation(triggers))
 
@@ -306,6 +324,11 @@ class Rewriter:
         text = self.from_package.sub(self._from_package, text)
         if self.path:
             text = self.path.sub(lambda m: f"{m[1]}{self.paths[m[2]]}", text)
+        if self.helpers:
+            text = self.helper_from.sub(lambda m: m[1] + self.helpers[m[2]], text)
+            text = self.helper_import.sub(
+                lambda m: f"{m[1]}from {_leaf(self.helpers[m[2]])[0]} import {m[2]}", text
+            )
         if self.data:
             text = self.data.sub(lambda m: f"{m[1]}{plan.data[m[2]]}", text)
         if self.test_path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Reveal", "reveal"]
 
@@ -40,7 +41,7 @@ class Reveal:
         """Show nothing: the printed line already says it all (and no empty ``Out[n]:`` prompt)."""
 
 
-def _as_guess(guess) -> float | None:
+def _as_guess(guess: Any) -> float | None:
     if guess is None or isinstance(guess, bool):
         return None
     try:
@@ -57,7 +58,7 @@ def _percent_hint(value: float, actual: float, decimals: int) -> str:
     return ""
 
 
-def reveal(guess, actual: float, what: str, decimals: int = 2) -> Reveal:
+def reveal(guess: Any, actual: float, what: str, decimals: int = 2) -> Reveal:
     """Print the measured ``actual`` beside the student's ``guess``.
 
     Parameters

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 def seeded_rng(seed: int) -> np.random.Generator:
@@ -12,7 +13,7 @@ def seeded_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def positive_ints(name: str, values, minimum: int = 1) -> np.ndarray:
+def positive_ints(name: str, values: ArrayLike, minimum: int = 1) -> np.ndarray:
     """``values`` as a 1-D int array, each >= ``minimum``; a clear ValueError otherwise."""
     arr = np.asarray(values)
     if arr.ndim != 1 or arr.size == 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab.core import attention, hard_attention
 from attention_lab.experiments._common import positive_ints
@@ -36,7 +37,13 @@ class HardSoftSweep:
 
 
 def hard_vs_soft_sweep(
-    K, V, radius: float = 2.0, start_deg=-45.0, stop_deg=135.0, n_points: int = 181, scale=True
+    K: ArrayLike,
+    V: ArrayLike,
+    radius: float = 2.0,
+    start_deg: float = -45.0,
+    stop_deg: float = 135.0,
+    n_points: int = 181,
+    scale: bool = True,
 ) -> HardSoftSweep:
     """Turn a 2-D query of length ``radius`` from ``start_deg`` to ``stop_deg``.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import ipywidgets as widgets
 import numpy as np
@@ -102,13 +103,15 @@ class PredictionPanel:
     def reveal(self, weights: np.ndarray) -> np.ndarray:
         """Show the guesses against ``weights``; returns guess minus weight, shape (n,)."""
         guesses = self.guesses
-        errors = guesses - weights
+        errors: np.ndarray = guesses - weights
         self.revealed = True
         self.feedback.value = feedback_html(self.labels, guesses, weights, errors)
         return errors
 
 
-def feedback_html(labels, guesses: np.ndarray, weights: np.ndarray, errors: np.ndarray) -> str:
+def feedback_html(
+    labels: Sequence[str], guesses: np.ndarray, weights: np.ndarray, errors: np.ndarray
+) -> str:
     """Return the feedback table: each guess, the real weight, the difference, and a verdict."""
     # One column per key (the rows of the bar chart below, left to right): three rows, not one
     # per key, so the explorer with its figure still fits a 768 px screen.

@@ -43,7 +43,7 @@ class ExplorerScreen:
     @property
     def hidden(self) -> bool:
         """Whether the picture and the numbers are hidden (prediction mode before the reveal)."""
-        return self.readout.layout.display == "none"
+        return bool(self.readout.layout.display == "none")
 
     def send(self, png: bytes, alt: str, visible: bool) -> None:
         """Put a new picture up with its accessible name ``alt``, then show or hide both parts."""

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 __all__ = ["LINE_STYLES", "OKABE_ITO", "styled_line"]
 
 #: Okabe & Ito's palette, distinguishable under the common colour-vision deficiencies.
@@ -11,7 +15,7 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 LINE_STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."))
 
 
-def styled_line(ax, x, y, i: int, label: str) -> None:
+def styled_line(ax: Any, x: ArrayLike, y: ArrayLike, i: int, label: str) -> None:
     """Draw the ``i``-th curve of a chart: colour, marker and line style all differ by ``i``.
 
     Parameters

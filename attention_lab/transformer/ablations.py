@@ -30,7 +30,8 @@ __all__ = [
 
 
 def _unit(a: np.ndarray) -> np.ndarray:
-    return a / np.linalg.norm(a, axis=-1, keepdims=True)
+    unit: np.ndarray = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    return unit
 
 
 @dataclass(frozen=True)

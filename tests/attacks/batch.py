@@ -21,7 +21,7 @@ filled in when the batch is built; literal braces are doubled. :func:`graded_bat
 per test run with plain ``nbgrader autograde`` configured by
 :func:`attention_grader.pipeline.configure` (sandbox on), and :func:`graded_batch_parallel` grades the
 same submissions with the teacher's parallel grader (``make grade``). Each is graded by whichever
-pytest-xdist worker asks first, into the run's folder (tests/run_cache.py); the others read it.
+pytest-xdist worker asks first, into the run's folder (tests/support/run_cache.py); the others read it.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.sandbox.implement_it import IMPLEMENT_IT_TAG
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from nbgrader_cells import nbgrader_meta as _meta
-from run_cache import once_per_run
+
+from tests.support.nbgrader_cells import nbgrader_meta as _meta
+from tests.support.run_cache import once_per_run
 
 HERE = Path(__file__).parent
 #: The real attention_lab folder on the grading machine (what a student would try to read).

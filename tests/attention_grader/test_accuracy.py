@@ -1,6 +1,6 @@
 """Grading accuracy, measured through the real pipeline on every autograded question.
 
-For each question of the three assignments, ``tests/accuracy_answers.py`` holds at least five
+For each question of the three assignments, ``tests/support/accuracy_answers.py`` holds at least five
 correct answers written differently and one wrong answer per registry misconception that applies
 to it. They are packed into a few submissions per assignment (each submission carries one answer
 per question, so every answer is graded once), released and graded by
@@ -17,55 +17,21 @@ Goal (issues 15 and 27): 100 %, 100 %, at least 98 %.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import pytest
-from accuracy_answers import QUESTIONS
 from attention_grader.term.class_diagnoses import find_diagnoses
-from graded_classes import ClassSpec
-from grading_course import place_submission, released_notebook
 
 from attention_lab import misconceptions
+from tests.support.accuracy_answers import QUESTIONS
+from tests.support.source_class import SOURCE_CLASS, accuracy_plan
 
 ROOT = Path(__file__).resolve().parents[2]
-KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
-
-
-def _plan(questions) -> dict[str, dict]:
-    """Map each student to {answer cell id: (code, kind, index)} covering every answer exactly once.
-
-    Student ``correct_i`` answers every question with its i-th correct variant; ``wrong_j``
-    gives the j-th wrong answer of each question that has one (a correct variant elsewhere).
-    """
-    plan = {}
-    for i in range(max(len(q.correct) for q in questions)):
-        plan[f"correct_{i}"] = {
-            q.answer_id: (q.correct[i], "correct", i) for q in questions if i < len(q.correct)
-        }
-    for j in range(max(len(q.wrong) for q in questions)):
-        plan[f"wrong_{j}"] = {
-            q.answer_id: (q.wrong[j].code, "wrong", j)
-            if j < len(q.wrong)
-            else (q.correct[j % len(q.correct)], "filler", j)
-            for q in questions
-        }
-    return plan
-
-
-def _submission(release_nb, overrides: dict[str, str]):
-    nb = nbformat.from_dict(json.loads(json.dumps(release_nb)))  # a deep copy
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("solution"):
-            continue
-        if cell.cell_type == "markdown":
-            cell.source = "A written answer, marked by the teacher."
-        elif meta.get("grade_id") in overrides:
-            cell.source = overrides[meta["grade_id"]].strip() + "\n"
-    return nb
+#: the first reader grades tests/support/source_class.py's class, longer than pytest-timeout's
+#: 600 s per test on a busy machine
+pytestmark = [pytest.mark.timeout(1800)]
 
 
 @dataclass
@@ -98,44 +64,24 @@ def _read(course, assignment: str, students) -> Graded:
     return out
 
 
-def _hand_in(course) -> None:
-    for assignment, questions in QUESTIONS.items():
-        blank = released_notebook(course, assignment)
-        for student, answers in _plan(questions).items():
-            overrides = {aid: code for aid, (code, _, _) in answers.items()}
-            place_submission(course, assignment, student, _submission(blank, overrides))
-
-
-#: The three assignments released with the course's own nbgrader_config.py, every answer handed in.
-ACCURACY_CLASS = ClassSpec(
-    "accuracy",
-    hand_in=_hand_in,
-    source=ROOT / "source",
-    assignments=tuple(QUESTIONS),
-    config_file=ROOT / "nbgrader_config.py",
-    # one fixed course key (the same numbers every run); the variant families are checked
-    # in test_variant_family.py, a few samples here
-    config=f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 10\n",
-    due="2026-12-30 12:00:00",
-)
-
-
 @pytest.fixture(scope="module")
 def graded(shared_class):
     """Every answer of every question, graded by the real pipeline."""
-    graded = shared_class(ACCURACY_CLASS)
+    graded = shared_class(SOURCE_CLASS)
     results = {}
     for assignment, questions in QUESTIONS.items():
         summary = graded.summaries[assignment]
+        plan = accuracy_plan(questions)
         # A deliberate library answer (the used_library misconception) is also flagged
         # library_use in an implement-it notebook; any other flag is a failure.
         failed = [
             r
             for r in summary.results
-            if r.status != "graded" or {f.kind for f in r.flags} - {"library_use"}
+            if r.student in plan
+            and (r.status != "graded" or {f.kind for f in r.flags} - {"library_use"})
         ]
         assert not failed, summary.table()
-        plan = _plan(questions)
+        assert {r.student for r in summary.results} >= set(plan)
         results[assignment] = (plan, _read(graded.course, assignment, plan))
     return results
 

@@ -22,7 +22,8 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.common.course import load_course
-from grading_course import Student, make_course
+
+from tests.support.grading_course import Student, make_course
 
 pytestmark = [
     pytest.mark.slow,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from attention_grader.cli import build_parser, main
-from grading_course import synthetic_class
+
+from tests.support.grading_course import synthetic_class
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -85,9 +85,10 @@ def test_batch_summary_csv_and_terminal_table(tmp_path):
 @pytest.fixture
 def hostile_class(tmp_path):
     """The synthetic class plus one student per hostile id, each graded, with a notebook."""
-    from grading_course import synthetic_class
     from nbformat.v4 import new_code_cell, new_notebook
     from nbgrader.api import Gradebook
+
+    from tests.support.grading_course import synthetic_class
 
     course = synthetic_class(tmp_path)
     with Gradebook(course.db_url, course.course_id) as gb:

@@ -15,17 +15,22 @@ teacher.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from attention_grader.common.flag_store import read_flags
-from graded_classes import finish_steps, start_steps
+
+from tests.fixtures.ordinary.questions import (
+    ASSIGNMENT,
+    KINDS,
+    QUESTIONS,
+    source_notebook,
+    submission,
+)
+from tests.support.graded_classes import finish_steps, start_steps
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-sys.path.insert(0, str(FIXTURES / "ordinary"))
-from questions import ASSIGNMENT, KINDS, QUESTIONS, source_notebook, submission  # noqa: E402
 
 #: The cells whose release the check refuses, each with a word its cause must contain.
 REFUSED = {

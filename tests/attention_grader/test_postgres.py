@@ -1,4 +1,4 @@
-"""The PostgreSQL gradebook for real: a throwaway Debian postgresql cluster (tests/pg_cluster.py),
+"""The PostgreSQL gradebook for real: a throwaway Debian postgresql cluster (tests/support/pg_cluster.py),
 `grade(..., jobs=2)` leaving the same gradebook as on SQLite, and the formgrader's REST API on it.
 """
 
@@ -11,9 +11,10 @@ import pytest
 import requests
 from attention_grader.term.grade import GradeOptions, grade
 from browser.driver import start_jupyter
-from graded_classes import STANDARD
-from grading_course import FIXTURE, gradebook_state
-from pg_cluster import throwaway_cluster
+
+from tests.support.graded_classes import STANDARD
+from tests.support.grading_course import FIXTURE, gradebook_state
+from tests.support.pg_cluster import throwaway_cluster
 
 pytestmark = [
     pytest.mark.slow,

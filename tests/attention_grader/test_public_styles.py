@@ -9,17 +9,11 @@ that cannot run says which cell and why.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import nbformat
 import pytest
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "public_styles"
-sys.path.insert(0, str(FIXTURES))
-from measure import CONFIG, refusals  # noqa: E402
-
-from notebooks import Q, question_count, source_notebook  # noqa: E402
+from tests.fixtures.public_styles.measure import CONFIG, refusals
+from tests.fixtures.public_styles.notebooks import Q, question_count, source_notebook
 
 #: Words of a way out: what the teacher can do about a refusal.
 WAYS_OUT = ("run_in_kernel", "install", "silence", "return", "pass a seed")

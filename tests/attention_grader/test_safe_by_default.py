@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from graded_classes import ClassSpec, build_class, clone
-from grading_course import FIXTURE
+
+from tests.support.graded_classes import ClassSpec, build_class, clone
+from tests.support.grading_course import FIXTURE
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
@@ -46,7 +47,7 @@ def walls_down(tmp_path_factory) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """The fixture class handed in, not graded (built with this machine's walls up)."""
-    from grading_course import hand_in_class
+    from tests.support.grading_course import hand_in_class
 
     spec = ClassSpec("safe-by-default", hand_in=hand_in_class)
     return build_class(tmp_path_factory.mktemp("safe-by-default"), spec)

@@ -18,11 +18,16 @@ import numpy as np
 import pytest
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.variant_key import course_key
-from graded_classes import ClassSpec
-from grading_course import answer, gradebook_state, place_submission, released_notebook
 
 from attention_lab import checks, variants
 from attention_lab.variants import StudentSeed
+from tests.support.graded_classes import ClassSpec
+from tests.support.grading_course import (
+    answer,
+    gradebook_state,
+    place_submission,
+    released_notebook,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -281,3 +286,12 @@ def test_the_key_never_reaches_a_student(graded):
             if path.is_file():
                 data = path.read_bytes()
                 assert key.hex().encode() not in data and key not in data, path
+
+
+def test_plain_nbgrader_autograde_runs_sandboxed_by_the_course_config(shared_class):
+    """The course's own nbgrader_config.py sandboxes plain ``nbgrader autograde`` (pipeline's
+    ``configure``): its log lists every protection, each ON.
+    """
+    log = shared_class(_spec("nbgrader")).logs[A]
+    assert "Sandbox protections for student kernels" in log, log
+    assert "[OFF]" not in log, "run `make sandbox-deps` as root"

@@ -12,7 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.cli import main
-from grading_course import Student, make_course
+
+from tests.support.grading_course import Student, make_course
 
 pytestmark = [  # both raised inside nbgrader 0.9.6 (an autoflush warning, an `authentictor` typo)
 ]

@@ -7,14 +7,10 @@ student's traceback, a formula) must fit the window with no internet.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared helpers
-from grading_course import render_feedback
 from test_feedback_page import feedback_notebook
+
+from tests.support.grading_course import render_feedback
 
 pytestmark = pytest.mark.slow
 

@@ -26,7 +26,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from nbgrader_cells import nbgrader_meta as _meta
+
+from tests.support.nbgrader_cells import nbgrader_meta as _meta
 
 from .driver import DEFAULT_TIMEOUT_MS, REPO, kernel_env, start_jupyter
 

@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 import nbformat
 import pytest
-from grading_course import CORRECT, FIXTURE, answer, make_course
+
+from tests.support.grading_course import CORRECT, FIXTURE, answer, make_course
 
 from .driver import open_in_lab, run_command, start_jupyter
 

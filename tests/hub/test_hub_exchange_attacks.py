@@ -31,7 +31,6 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
-from exchange_attempts import attempts_code
 from test_hub import (
     _action,
     _answer_with_solutions,
@@ -39,6 +38,8 @@ from test_hub import (
     _choose_assignment,
     _formgrader,
 )
+
+from tests.support.exchange_attempts import attempts_code
 
 pytestmark = pytest.mark.slow
 

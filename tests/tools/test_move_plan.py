@@ -1,7 +1,7 @@
 """tools/move_plan.py: moves what is at an old place, rewrites every reference, and a second
 run changes nothing (the integrator re-runs it after each merge). Each plan (the grader's house
-plan, the library's) is tried on a small temporary git repository holding a few files at their
-old places, then both on this repository (``--check``, what `make lint` runs).
+plan, the library's, the tests' helpers) is tried on a small temporary git repository holding a
+few files at their old places, then all on this repository (``--check``, what `make lint` runs).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def test_a_file_added_at_an_old_place_after_the_move_is_moved_too(plan, tmp_path
 
 @pytest.mark.slow
 def test_this_repository_has_nothing_left_at_an_old_place():
-    """What `make lint` runs: every module and test is where its plan puts it, both plans."""
+    """What `make lint` runs: every module and test is where its plan puts it, every plan."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "move_plan.py"), "--check"],
         capture_output=True, text=True, check=False,
@@ -226,7 +226,8 @@ def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
     assert (
-        "no plan library: the plans are grader, lab, grader-split, hub" in capsys.readouterr().err
+        "no plan library: the plans are grader, lab, grader-split, hub, tests"
+        in capsys.readouterr().err
     )
 
 
@@ -338,3 +339,53 @@ def test_a_retired_package_goes_once_the_plan_empties_it(plan, tmp_path):
     (tmp_path / "autograder/attention_grader/execution/stray.py").write_text("")
     (tmp_path / "autograder/attention_grader/execution/__init__.py").write_text("")
     assert plan.main(["--check", "grader-split"]) == 1
+
+
+# -- the tests' helpers -------------------------------------------------------------------------
+
+HELPER_FILES = {
+    "tests/graded_classes.py": (
+        '"""Built once per run (tests/run_cache.py)."""\n'
+        "from pathlib import Path\n"
+        "from grading_course import DUE\n"
+        "from run_cache import once_per_run\n"
+        "DRIVER = Path(__file__).parent / 'fixtures' / 'driver.py'\n"
+    ),
+    "tests/grading_course.py": "DUE = 1\n",
+    "tests/run_cache.py": "def once_per_run(): ...\n",
+    "tests/attention_grader/term/test_grade.py": (
+        "import run_cache\nfrom graded_classes import DRIVER\nfrom graded_classes_extra import X\n"
+    ),
+    "CONTRIBUTING.md": (
+        "The graded classes: `tests/graded_classes.py`; the grader's own "
+        "`run_cache.py` is another module.\n"
+    ),
+}
+
+
+def test_the_tests_plan_makes_the_helpers_one_package_imported_by_dotted_name(plan, tmp_path):
+    make_repo(tmp_path, HELPER_FILES)
+    assert plan.main(["--check", "tests"]) == 1
+    assert plan.main(["tests"]) == 0
+    got = snapshot(tmp_path)
+
+    assert "tests/graded_classes.py" not in got
+    assert got["tests/support/__init__.py"] == ""
+    assert got["tests/support/graded_classes.py"] == (
+        '"""Built once per run (tests/support/run_cache.py)."""\n'
+        "from pathlib import Path\n"
+        "from tests.support.grading_course import DUE\n"
+        "from tests.support.run_cache import once_per_run\n"
+        "DRIVER = Path(__file__).parents[1] / 'fixtures' / 'driver.py'\n"  # still tests/
+    )
+    test = got["tests/attention_grader/term/test_grade.py"]
+    assert "from tests.support import run_cache\n" in test
+    assert "from tests.support.graded_classes import DRIVER\n" in test
+    assert "from graded_classes_extra import X\n" in test  # another module's name, kept
+    assert got["CONTRIBUTING.md"] == (
+        "The graded classes: `tests/support/graded_classes.py`; the grader's own "
+        "`run_cache.py` is another module.\n"
+    )
+    assert plan.main(["--check", "tests"]) == 0  # a second run has nothing to do
+    plan.main(["tests"])
+    assert snapshot(tmp_path) == got

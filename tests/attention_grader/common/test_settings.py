@@ -82,7 +82,8 @@ def test_configure_is_one_call_and_the_order_of_the_course_values_does_not_matte
 def test_grade_limit_flags_are_aliases_of_course_config_values(tmp_path, monkeypatch):
     """`--cell-timeout` writes c.Execute.timeout (nbgrader's alias idea), nothing parallel."""
     from attention_grader import cli
-    from grading_course import FIXTURE, make_course
+
+    from tests.support.grading_course import FIXTURE, make_course
 
     course = make_course(tmp_path)
     seen = {}
@@ -127,7 +128,8 @@ def test_make_grade_and_nbgrader_autograde_obey_the_course_config(tmp_path):
     """
     from attention_grader.common.course import load_course
     from attention_grader.term.release import release
-    from grading_course import (
+
+    from tests.support.grading_course import (
         CORRECT,
         FIXTURE,
         answer,

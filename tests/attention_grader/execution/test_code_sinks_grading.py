@@ -17,7 +17,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from graded_classes import attack_class, cell_scores_and_flags, question_source
+
+from tests.support.graded_classes import attack_class, cell_scores_and_flags, question_source
 
 ASSIGNMENT = "sinks"
 TOKEN = secrets.token_hex(6)

@@ -17,7 +17,8 @@ import time
 import pytest
 from attention_grader.common.flag_store import read_flags
 from attention_grader.term.release import release
-from grading_course import (
+
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     answer,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from graded_classes import attack_class, cell_scores_and_flags, question_source
+
+from tests.support.graded_classes import attack_class, cell_scores_and_flags, question_source
 
 ASSIGNMENT = "keeps"
 LIMIT_MB = 700

@@ -115,7 +115,8 @@ def test_a_course_config_that_switches_the_sandbox_off_is_refused_in_a_pod(monke
 
 def test_shards_on_a_sqlite_gradebook_are_refused_with_the_way_out(tmp_path, capsys):
     from attention_grader.cli import main
-    from grading_course import FIXTURE, make_course
+
+    from tests.support.grading_course import FIXTURE, make_course
 
     course = make_course(tmp_path)
     assert main(["--course", str(course.root), "grade", FIXTURE, "--shard", "0/2"]) == 2

@@ -36,7 +36,15 @@ from attention_grader.common.course import load_course
 from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine, read_timestamp
 from attention_grader.term.release import release
-from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make_course
+
+from tests.support.grading_course import (
+    CORRECT,
+    FIXTURE,
+    MISCONCEIVED,
+    Student,
+    answer,
+    make_course,
+)
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="making accounts and chown need root"),

@@ -20,7 +20,8 @@ from attention_grader.term.grades import write_grades
 from attention_grader.term.release import release
 from attention_grader.term.report import build_report
 from attention_grader.term.report_page import page_html
-from grading_course import (
+
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     answer,

@@ -30,7 +30,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_course import FIXTURE, make_course
 from nbformat.v4 import new_notebook
 from test_exchange_identity import (
     FUTURE,
@@ -41,6 +40,8 @@ from test_exchange_identity import (
     _uid,
     accounts,  # noqa: F401 -- the module's accounts fixture
 )
+
+from tests.support.grading_course import FIXTURE, make_course
 
 pytestmark = [
     pytest.mark.slow,

@@ -39,7 +39,15 @@ from attention_grader.common.course import load_course
 from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine
 from attention_grader.term.release import release
-from grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer, make_course
+
+from tests.support.grading_course import (
+    CORRECT,
+    FIXTURE,
+    MISCONCEIVED,
+    Student,
+    answer,
+    make_course,
+)
 
 pytestmark = [
     pytest.mark.slow,

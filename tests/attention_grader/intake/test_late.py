@@ -12,7 +12,8 @@ from attention_grader.intake.late import SharePerDay, late_penalty
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.grades import write_grades
 from attention_grader.term.release import release
-from grading_course import (
+
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     answer,

@@ -7,7 +7,7 @@ from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
 
 
 def _feedback_course(tmp_path, secret: str | None, page_is_link: bool = False):
-    from grading_course import FIXTURE, make_course
+    from tests.support.grading_course import FIXTURE, make_course
 
     course = make_course(tmp_path)
     folder = course.root / "feedback" / "ana" / FIXTURE

@@ -19,9 +19,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from grading_course import FIXTURE, make_course
 from test_exchange_identity import _chown_tree, _uid, accounts  # noqa: F401 -- the fixture
 from test_inbound_list import CLI, ROOT, STUDENT_PYTHON, _hub, _students_may_enter
+
+from tests.support.grading_course import FIXTURE, make_course
 
 pytestmark = [
     pytest.mark.slow,

@@ -7,9 +7,10 @@ import re
 import pytest
 from attention_grader.pages.feedback_page import FeedbackPageExporter, MarkUngraded, explain_error
 from attention_grader.pipeline import configure
-from grading_course import render_feedback
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from test_outcomes import SQROOT_TRACEBACK
+
+from tests.support.grading_course import render_feedback
 
 #: The issue's example: one long misconception sentence (2336 px of text in a 1046 px box).
 LONG = (

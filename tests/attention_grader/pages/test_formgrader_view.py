@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from attention_grader.pages.formgrader_view import ShowRubric, model_answers
 from attention_grader.pipeline import configure
-from grading_course import ESSAY_SOURCE, FIXTURE, MATHS_SOURCE, written_fixture
 from traitlets.config import Config
+
+from tests.support.grading_course import ESSAY_SOURCE, FIXTURE, MATHS_SOURCE, written_fixture
 
 
 @pytest.fixture

@@ -434,7 +434,8 @@ def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
     """
     from attention_grader.term.grade import GradeOptions, grade
     from attention_grader.term.release import release
-    from grading_course import (
+
+    from tests.support.grading_course import (
         CORRECT,
         FIXTURE,
         answer,
@@ -507,7 +508,8 @@ def test_csp_meta_goes_first_in_head_or_fails_loudly():
 @pytest.mark.slow
 def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
     from attention_grader.term.report import write_report
-    from grading_course import synthetic_class
+
+    from tests.support.grading_course import synthetic_class
 
     course = synthetic_class(tmp_path)
     evil = '<img src=x onerror="window.__pwned=1">'

@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.common.flag_store import read_flags
-from graded_classes import ClassSpec
 
 import attention_lab
+from tests.support.graded_classes import ClassSpec
 
 ROOT = Path(__file__).resolve().parents[3]
 ASSIGNMENT = "practice_implement"

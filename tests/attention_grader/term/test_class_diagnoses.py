@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from attention_grader.term.class_diagnoses import find_diagnoses, misconception_titles
-from grading_course import synthetic_class
+
+from tests.support.grading_course import synthetic_class
 
 
 @pytest.fixture

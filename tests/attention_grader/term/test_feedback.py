@@ -13,8 +13,9 @@ import re
 import pytest
 from attention_grader.cli import main
 from attention_grader.term.feedback import UngradedAnswers, feedback_report, ungraded_answers
-from graded_classes import ClassSpec
-from grading_course import (
+
+from tests.support.graded_classes import ClassSpec
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     MISCONCEIVED,

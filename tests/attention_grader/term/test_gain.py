@@ -34,11 +34,11 @@ from attention_grader.common.diagnosis import (
 from attention_grader.pages.csp import STATIC_PAGE_POLICY
 from attention_grader.term.gain import build_gain, hake_gain, offered_misconceptions
 from attention_grader.term.gain_page import write_gain
-from graded_classes import ClassSpec
-from grading_course import place_submission, released_notebook
 from nbformat.v4 import new_output
 
 from attention_lab import checks
+from tests.support.graded_classes import ClassSpec
+from tests.support.grading_course import place_submission, released_notebook
 
 ROOT = Path(__file__).resolve().parents[3]
 PRE, POST = "inventory_pre", "inventory_post"

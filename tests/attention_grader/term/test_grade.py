@@ -9,8 +9,9 @@ import copy
 import pytest
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
-from graded_classes import STANDARD, build_class, clone
-from grading_course import (
+
+from tests.support.graded_classes import STANDARD, build_class, clone
+from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
     answer,
@@ -214,7 +215,8 @@ def test_workers_run_the_course_pipeline_unchanged(tmp_path):
 def test_a_plain_course_config_grades_with_plain_nbgrader(tmp_path):
     """Without configure(c) (the benchmark's baseline), nbgrader's own pipeline runs."""
     from attention_grader.common.course import new_course
-    from grading_course import FIXTURE_SOURCE
+
+    from tests.support.grading_course import FIXTURE_SOURCE
 
     course = new_course(tmp_path, FIXTURE_SOURCE, [FIXTURE], pipeline=False)
     config = worker_config(course, tmp_path)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 
 from attention_grader.term.grades import COLUMNS, grade_rows, write_grades
-from grading_course import synthetic_class
+
+from tests.support.grading_course import synthetic_class
 
 
 def test_one_row_per_student_and_assignment(tmp_path):

@@ -7,7 +7,8 @@ from attention_grader.term.collect import collect
 from attention_grader.term.feedback import feedback
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
-from grading_course import CORRECT, FIXTURE, Student, make_course
+
+from tests.support.grading_course import CORRECT, FIXTURE, Student, make_course
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ import csv
 import pytest
 from attention_grader.term.class_diagnoses import misconception_titles
 from attention_grader.term.report import build_report, write_report
-from grading_course import synthetic_class
+
+from tests.support.grading_course import synthetic_class
 
 
 @pytest.fixture

@@ -328,7 +328,8 @@ def test_make_check_runs_a_students_own_code_where_the_sandbox_is_missing(tmp_pa
     from attention_grader.sandbox import protections as protections_module
     from attention_grader.sandbox.protections import Protection
     from attention_grader.term.selfstudy import _own_work
-    from grading_course import FIXTURE, FIXTURE_SOURCE
+
+    from tests.support.grading_course import FIXTURE, FIXTURE_SOURCE
 
     kept = _own_work(new_course(tmp_path / "a", FIXTURE_SOURCE, [FIXTURE]))
     assert kept.config.SandboxedKernelManager.sandbox != "off"

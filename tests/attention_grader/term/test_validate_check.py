@@ -8,16 +8,14 @@ config validates the same notebook without a word.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from graded_classes import finish_steps, start_steps
 from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "fixtures" / "ordinary"))
-from questions import QUESTIONS, source_notebook
+from tests.fixtures.ordinary.questions import QUESTIONS, source_notebook
+from tests.support.graded_classes import finish_steps, start_steps
 
 NOTEBOOK = "source/checked/checked.ipynb"
 

@@ -1,17 +1,19 @@
 """One way to build a class and grade it through the real pipeline, shared by the grading tests.
 
 A :class:`ClassSpec` says what is released, who hands in what and how it is graded;
-:func:`graded_class` builds and grades it once per test session (the ``shared_class`` fixture
-of tests/conftest.py) and hands every module that asks for an equal spec the same
-:class:`GradedClass`. A shared class is read, never changed: a test that changes its course
-works on a :func:`clone`. A module whose class is its own still describes it as a spec, so every
-class is built the same way.
+:func:`graded_class` builds and grades it once per test run (the ``shared_class`` fixture of
+tests/conftest.py), in whichever pytest-xdist worker asks first (tests/support/run_cache.py), and hands
+every module of every worker that asks for an equal spec the same :class:`GradedClass`. A shared
+class is read, never changed: a test that changes its course works on a :func:`clone`. A module
+whose class is its own still describes it as a spec, so every class is built the same way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -25,16 +27,18 @@ from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
 from attention_grader.term.grade import GradeOptions, grade
 from attention_grader.term.release import release
-from grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
+
+from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
+from tests.support.run_cache import once_per_run
 
 ROUTES = ("grade", "nbgrader")
 #: nbgrader's steps through its Python API in one process per course (generate, grade, validate).
-DRIVER = Path(__file__).parent / "fixtures" / "assignments" / "nbgrader_driver.py"
+DRIVER = Path(__file__).parents[1] / "fixtures" / "assignments" / "nbgrader_driver.py"
 
 
 @dataclass(frozen=True)
 class ClassSpec:
-    """A class to build and grade (equal specs are graded once per session).
+    """A class to build and grade (equal specs are graded once per run).
 
     Parameters
     ----------
@@ -63,6 +67,9 @@ class ClassSpec:
         ``"nbgrader"``: plain ``nbgrader autograde`` in a subprocess.
     jobs : int
         Workers of the ``grade`` route.
+    feedback : bool
+        After grading, ``nbgrader generate_feedback`` of every assignment (the pages under
+        ``feedback/``, not released).
     """
 
     name: str
@@ -76,6 +83,7 @@ class ClassSpec:
     generate_only: bool = False
     route: str = "grade"
     jobs: int = 2
+    feedback: bool = False
 
     def __post_init__(self):
         if self.route not in ROUTES:
@@ -84,10 +92,13 @@ class ClassSpec:
 
 @dataclass(frozen=True)
 class GradedClass:
-    """A graded class: its course and, for the ``grade`` route, each assignment's summary."""
+    """A graded class: its course and, per assignment, the ``grade`` route's summary or the
+    ``nbgrader`` route's output (``nbgrader autograde``'s log, stdout and stderr together).
+    """
 
     course: Course
     summaries: dict[str, BatchSummary | None]
+    logs: dict[str, str] = field(default_factory=dict)
 
     @property
     def summary(self) -> BatchSummary | None:
@@ -95,8 +106,10 @@ class GradedClass:
         return next(iter(self.summaries.values()))
 
 
-#: Every class graded in this session, by spec.
+#: Every class this process has read, by spec.
 _GRADED: dict[ClassSpec, GradedClass] = {}
+#: What :func:`graded_class` keeps beside the course: the summaries and logs, pickled.
+_RESULTS = "results.pickle"
 
 
 def build_class(folder: Path, spec: ClassSpec) -> Course:
@@ -107,7 +120,7 @@ def build_class(folder: Path, spec: ClassSpec) -> Course:
     if spec.config:
         with open(course.root / "nbgrader_config.py", "a") as config:
             config.write(spec.config)
-    course = load_course(course.root, exchange=folder / "exchange", db_url=spec.db_url)
+    course = _load(folder, spec)
     for assignment in spec.assignments:
         if spec.generate_only:
             result = course.api().generate_assignment(assignment, force=True)
@@ -118,31 +131,65 @@ def build_class(folder: Path, spec: ClassSpec) -> Course:
     return course
 
 
-def _nbgrader_autograde(course: Course, assignment: str) -> None:
+def _load(folder: Path, spec: ClassSpec) -> Course:
+    return load_course(folder / "course", exchange=folder / "exchange", db_url=spec.db_url)
+
+
+def _nbgrader_autograde(course: Course, assignment: str) -> str:
     # nbgrader runs `alembic` from PATH when it creates the gradebook.
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
     cmd = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"]
-    subprocess.run(cmd, cwd=course.root, env=env, check=True, capture_output=True, timeout=1800)
+    run = subprocess.run(cmd, cwd=course.root, env=env, check=True, capture_output=True,
+                         text=True, timeout=1800)  # fmt: skip
+    return run.stdout + run.stderr
 
 
 def grade_class(course: Course, spec: ClassSpec) -> GradedClass:
     """Grade every assignment of ``spec`` in ``course`` by the spec's route."""
     summaries: dict[str, BatchSummary | None] = {}
+    logs: dict[str, str] = {}
     for assignment in spec.assignments:
         if spec.route == "nbgrader":
-            _nbgrader_autograde(course, assignment)
+            logs[assignment] = _nbgrader_autograde(course, assignment)
             summaries[assignment] = None
         else:
             options = GradeOptions(jobs=spec.jobs, progress=False)
             summaries[assignment] = grade(course, assignment, options)
-    return GradedClass(course, summaries)
+        if spec.feedback:
+            result = course.api().generate_feedback(assignment, force=True)
+            check_result(result, "generate_feedback")
+    return GradedClass(course, summaries, logs)
 
 
-def graded_class(tmp_path_factory, spec: ClassSpec) -> GradedClass:
-    """``spec`` built and graded, once per session (see the module docstring)."""
+def run_key(spec: ClassSpec) -> str:
+    """The run cache's name for ``spec``: equal specs, and only they, get the same key.
+
+    Made of every field (the hand-in by its module, name and the values its closure holds), so
+    two modules of two workers that describe the same class share it, and a spec that differs in
+    anything, even under the same name, is built apart.
+    """
+    hand_in = spec.hand_in
+    cells = tuple(c.cell_contents for c in hand_in.__closure__ or ())
+    fields = {k: v for k, v in vars(spec).items() if k != "hand_in"}
+    described = repr((fields, hand_in.__module__, hand_in.__qualname__, cells))
+    return f"class-{spec.name}-{hashlib.sha256(described.encode()).hexdigest()[:16]}"
+
+
+def graded_class(spec: ClassSpec) -> GradedClass:
+    """``spec`` built and graded once per run, whichever process asks first (see the module
+    docstring).
+    """
     if spec not in _GRADED:
-        folder = tmp_path_factory.mktemp(spec.name)
-        _GRADED[spec] = grade_class(build_class(folder, spec), spec)
+
+        def build(folder: Path) -> None:
+            graded = grade_class(build_class(folder, spec), spec)
+            (folder / _RESULTS).write_bytes(pickle.dumps((graded.summaries, graded.logs)))
+
+        def read(folder: Path) -> GradedClass:
+            summaries, logs = pickle.loads((folder / _RESULTS).read_bytes())
+            return GradedClass(_load(folder, spec), summaries, logs)
+
+        _GRADED[spec] = once_per_run(run_key(spec), build, read)
     return _GRADED[spec]
 
 
@@ -170,7 +217,8 @@ def question_source(root: Path, assignment: str, questions: Questions) -> Path:
     ``answer_<name>`` and its test cell ``test_<name>`` (1 point). Returns ``root``.
     """
     from nbformat.v4 import new_code_cell, new_notebook
-    from nbgrader_cells import nbgrader_meta
+
+    from tests.support.nbgrader_cells import nbgrader_meta
 
     cells = []
     for name, (solution, test, _) in questions.items():
@@ -238,6 +286,6 @@ def clone(course: Course, dest: Path) -> Course:
     return load_course(dest / "course", exchange=course.exchange)
 
 
-#: The fixture class of tests/grading_course.py: alice (correct), bob (misconceived), dana
+#: The fixture class of tests/support/grading_course.py: alice (correct), bob (misconceived), dana
 #: (blank) and eli (correct, late), graded by ``make grade`` with two workers.
 STANDARD = ClassSpec("standard", hand_in=hand_in_class)

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 from attention_grader.common.course import Course, load_course, new_course, quiet_autoflush_warning
 
-FIXTURE_SOURCE = Path(__file__).parent / "fixtures" / "grading" / "source"
+FIXTURE_SOURCE = Path(__file__).parents[1] / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
 
 # Answer-cell sources for the fixture (grade_id -> code) that make each kind of student.

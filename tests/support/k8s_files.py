@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HUB = ROOT / "autograder" / "jupyterhub"
 MANIFESTS = ["k8s-classroom.yaml", "k8s-collect-job.yaml", "k8s-grade-job.yaml"]
 VALUES = HUB / "z2jh-values.yaml"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from run_cache import run_folder
+from tests.support.run_cache import run_folder
 
 _STARTUP = """\
 import os as _os
