@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from attention_grader.common.settings import AnswerLimits
-from attention_grader.execution.answer_types import Wire
+from attention_grader.execution.answer_codec import Wire
 
 __all__ = ["KernelRequests"]
 

@@ -217,6 +217,7 @@ def test_make_checks_limits_are_not_in_her_folder_nor_in_the_course_folder(tmp_p
     assert not gate.revealed and q2.status == "checked" and "check 1 " in gate.note
 
 
+@pytest.mark.slow  # the check asks the machine's protections first (bwrap's probe)
 def test_a_check_counts_before_grading_so_a_raising_submission_counts(
     tmp_path, state_dir, monkeypatch
 ):
