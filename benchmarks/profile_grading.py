@@ -113,9 +113,13 @@ def _instrument(log: str) -> None:
     import attention_grader.term.grade as grade
 
     grade.grade_one, grade.init_worker = worker.grade_one, worker.init_worker
-    grade.apply_rows = importlib.import_module("attention_grader.execution.gradebook_sync").apply_rows
+    grade.apply_rows = importlib.import_module(
+        "attention_grader.execution.gradebook_sync"
+    ).apply_rows
     worker.read_flags = importlib.import_module("attention_grader.common.flag_store").read_flags
-    worker.read_rows = importlib.import_module("attention_grader.execution.gradebook_sync").read_rows
+    worker.read_rows = importlib.import_module(
+        "attention_grader.execution.gradebook_sync"
+    ).read_rows
 
 
 def _table(log: str, n: int, wall: float) -> str:
@@ -146,10 +150,16 @@ def main(argv: list[str]) -> int:
 
     course = load_course(root)
     t0 = time.perf_counter()
-    summary = grade(course, bench_grading.ASSIGNMENT, GradeOptions(jobs=jobs, progress=False, start_method="fork"))
+    summary = grade(
+        course,
+        bench_grading.ASSIGNMENT,
+        GradeOptions(jobs=jobs, progress=False, start_method="fork"),
+    )
     wall = time.perf_counter() - t0
     statuses = collections.Counter(r.status for r in summary.results)
-    print(f"{n} submissions, {jobs} job(s), statuses {dict(statuses)}, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{n} submissions, {jobs} job(s), statuses {dict(statuses)}, load {os.getloadavg()[0]:.1f}"
+    )
     print(_table(log, n, wall))
     return 0
 
