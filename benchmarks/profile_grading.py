@@ -49,7 +49,7 @@ STEPS: list[tuple[str, str]] = [
     ("attention_grader.sandbox.sandbox_launch", "_chown_tree"),
     ("jupyter_client.manager", "AsyncKernelManager._async_launch_kernel"),
     ("nbclient.client", "NotebookClient.start_new_kernel_client"),
-    ("jupyter_client.asynchronous.client", "AsyncKernelClient.wait_for_ready"),
+    ("attention_grader.execution.kernel_client", "CappedKernelClient.wait_for_ready"),
     ("nbclient.client", "NotebookClient.execute_cell"),
     ("nbclient.client", "NotebookClient.async_execute_cell"),
     ("attention_grader.execution.execute", "GradingExecute._trusted_test"),
