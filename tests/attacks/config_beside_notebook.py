@@ -1,6 +1,7 @@
-"""Hands in IPython/Jupyter config and start-up files beside the notebook (CVE-2022-21699's
-attack): were the kernel to load any, it would define the student's answers before her cells run
-and print a marker.
+"""Hands in IPython/Jupyter config and start-up files beside the notebook (CVE-2022-21699).
+
+Were the kernel to load any, it would run her ``answers.csv`` as Python (``exec_files``)
+and define her answer and a marker before her cells run.
 
 The ``.json`` ones are ordinary data files to the intake and reach the kernel's working folder;
 whether they load is up to where the kernel looks for config (``IPYTHONDIR`` in the sandbox's
@@ -16,13 +17,15 @@ _LINES = [
     "import numpy as _np",
     "_config_weights = _np.exp([1.0, 2.0, 3.0]) / _np.exp([1.0, 2.0, 3.0]).sum()",
 ]
-_JSON = json.dumps(
-    {"InteractiveShellApp": {"exec_lines": _LINES}, "IPKernelApp": {"exec_lines": _LINES}}
-)
-_PY = "\n".join(f"c.InteractiveShellApp.exec_lines.append({line!r})" for line in _LINES) + "\n"
+# exec_lines alone would be overridden by the grader's own --IPKernelApp.exec_lines; exec_files
+# runs a file of any name as Python (here a .csv, which the intake keeps as data).
+_RUN = {"exec_lines": _LINES, "exec_files": ["answers.csv"]}
+_JSON = json.dumps({"InteractiveShellApp": _RUN, "IPKernelApp": _RUN})
+_PY = "".join(f"c.InteractiveShellApp.{k} = {v!r}\n" for k, v in _RUN.items())
 _STARTUP = "\n".join(_LINES) + "\n"
 
 FILES = {
+    "answers.csv": _STARTUP,
     "ipython_kernel_config.json": _JSON,
     "ipython_config.json": _JSON,
     "jupyter_config.json": _JSON,
