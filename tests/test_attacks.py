@@ -148,3 +148,19 @@ def test_failed_tests_show_the_check_message_and_no_test_code(batch):
     for out in failed:
         assert out["traceback"] == [f"{out['ename']}: {out['evalue']}"]
         assert "gradecheck" not in out["evalue"] and ASSIGNMENT not in out["evalue"]
+
+
+@pytest.mark.slow
+def test_config_handed_in_beside_the_notebook_never_runs(batch):
+    """IPython/Jupyter config and start-up files beside her notebook (CVE-2022-21699's attack):
+    the ``.json`` ones pass the intake as data and sit in the kernel's working folder, yet the
+    kernel never loads them (its ``IPYTHONDIR`` is the sandbox's own /tmp); her cell prints what
+    a loaded config would have defined, and the marker never appears.
+    """
+    from attacks.config_beside_notebook import MARKER
+
+    name = "config_beside_notebook"
+    text = batch.outputs(name)
+    assert "no config loaded" in text, text
+    assert MARKER not in text
+    assert batch.scores[name] == 2

@@ -4,7 +4,8 @@ Every ``tests/attacks/<name>.py`` (except this file) is a student's submission:
 
 * ``ANSWERS``: grade_id -> source of that solution cell (honest answers fill the rest);
 * ``EDIT`` / ``DELETE`` (optional): test cells the student edited or deleted;
-* ``FILES`` (optional): file name -> text of extra files handed in next to the notebook;
+* ``FILES`` (optional): file name (``/`` for a subfolder) -> text of extra files handed in
+  next to the notebook;
 * ``TAGS`` (optional): grade_id -> cell tags the student set (``skip-execution``, ...);
 * ``EXTRA_CELLS`` (optional): cells the student added, each ``{"after": grade_id, "source": ...}``
   with optional forged ``"nbgrader"`` metadata and ``"cell_type": "markdown"`` (code by default);
@@ -392,6 +393,7 @@ def _hand_in(roots: list[Path], attacks: list[Attack], port: int, token: str) ->
             nbformat.write(submission(released, attack, fill), folder / f"{ASSIGNMENT}.ipynb")
             (folder / "timestamp.txt").write_text("2026-11-30 09:00:00.000000 UTC")
             for name, text in attack.files.items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_text(text)
         members.append(group)
     return members

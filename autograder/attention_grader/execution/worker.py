@@ -102,6 +102,11 @@ class GradingJob:
         config = copy.deepcopy(self.course.config)
         config.CourseDirectory.db_url = db_url
         config.GradingExecute.print_protections = False  # `make grade` prints them once, up front
+        # nbconvert checks the notebook against the schema after each of the pipeline's ~18
+        # steps (CPU in every submission); its own switch checks once, after the last step, so a
+        # step that breaks the notebook still stops it before it is written. The course's steps
+        # are unchanged.
+        config.Exporter.optimistic_validation = True
         return config
 
 

@@ -28,6 +28,7 @@ kernel with :class:`SandboxedKernelManager`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -158,6 +159,15 @@ class SandboxedKernelManager(AsyncKernelManager):
         # Tracebacks end in frames: the lines that name an error say more.
         errors = [ln for ln in kept if re.search(r"error|denied|no such|cannot|fail", ln, re.I)]
         return " | ".join((errors or kept)[-lines:])
+
+    async def _async_wait(self, pollinterval: float = 0.1) -> None:
+        """Wait until the kernel process is gone, looking every 10 ms.
+
+        jupyter_client looks every ``pollinterval`` (0.1 s): a killed kernel is gone within a few
+        ms, and every graded submission waited idle for the rest of the first interval.
+        """
+        while await self._async_is_alive():
+            await asyncio.sleep(min(pollinterval, 0.01))
 
     # AsyncKernelManager binds cleanup_resources to the base class's function, so the override
     # above would be skipped when nbclient cleans up after a dead kernel.

@@ -212,6 +212,28 @@ def test_workers_run_the_course_pipeline_unchanged(tmp_path):
     assert execute.print_protections is False
 
 
+def test_workers_check_the_notebook_once_and_still_refuse_a_broken_one(tmp_path):
+    """The worker's exporter validates after the last step only (nbconvert's own switch), and
+    a notebook a step broke is still refused before it is written.
+    """
+    import nbformat
+    from nbconvert.exporters import NotebookExporter
+    from nbconvert.preprocessors import Preprocessor
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    class Breaks(Preprocessor):
+        def preprocess(self, nb, resources):
+            nb.cells[0]["execution_count"] = "not a count"
+            return nb, resources
+
+    config = worker_config(make_course(tmp_path), tmp_path)
+    exporter = NotebookExporter(config=config)
+    assert exporter.optimistic_validation is True
+    exporter.register_preprocessor(Breaks, enabled=True)
+    with pytest.raises(nbformat.ValidationError):
+        exporter.from_notebook_node(new_notebook(cells=[new_code_cell("1")]))
+
+
 def test_a_plain_course_config_grades_with_plain_nbgrader(tmp_path):
     """Without configure(c) (the benchmark's baseline), nbgrader's own pipeline runs."""
     from attention_grader.common.course import new_course
