@@ -27,8 +27,8 @@ from typing import Any
 
 #: (module, attribute path) of each step timed, in the order they happen.
 STEPS: list[tuple[str, str]] = [
-    ("attention_grader.execution.worker", "init_worker"),
-    ("attention_grader.execution.worker", "grade_one"),
+    ("attention_grader.batch.worker", "init_worker"),
+    ("attention_grader.batch.worker", "grade_one"),
     ("nbgrader.converters.autograde", "Autograde._init_preprocessors"),
     ("attention_grader.intake.intake_guard", "intake_hook"),
     ("nbgrader.converters.autograde", "Autograde.init_assignment"),
@@ -36,11 +36,11 @@ STEPS: list[tuple[str, str]] = [
     ("nbconvert.exporters.exporter", "Exporter.from_filename"),
     ("nbconvert.preprocessors.base", "Preprocessor.__call__"),
     ("nbconvert.exporters.exporter", "Exporter._validate_preprocessor"),
-    ("attention_grader.execution.execute", "GradingExecute.preprocess"),
-    ("attention_grader.execution.execute", "run_within"),
+    ("attention_grader.executor.execute", "GradingExecute.preprocess"),
+    ("attention_grader.executor.execute", "run_within"),
     ("multiprocessing.process", "BaseProcess.start"),
     ("multiprocessing.process", "BaseProcess.join"),
-    ("attention_grader.execution.execute", "notebook_checker"),
+    ("attention_grader.executor.execute", "notebook_checker"),
     ("nbclient.client", "NotebookClient.start_new_kernel"),
     ("jupyter_client.manager", "AsyncKernelManager.start_kernel"),
     ("attention_grader.sandbox.sandbox_launch", "LaunchPlan.build"),
@@ -49,19 +49,19 @@ STEPS: list[tuple[str, str]] = [
     ("attention_grader.sandbox.sandbox_launch", "_chown_tree"),
     ("jupyter_client.manager", "AsyncKernelManager._async_launch_kernel"),
     ("nbclient.client", "NotebookClient.start_new_kernel_client"),
-    ("attention_grader.execution.kernel_client", "CappedKernelClient.wait_for_ready"),
+    ("attention_grader.wire.kernel_client", "CappedKernelClient.wait_for_ready"),
     ("nbclient.client", "NotebookClient.execute_cell"),
     ("nbclient.client", "NotebookClient.async_execute_cell"),
-    ("attention_grader.execution.execute", "GradingExecute._trusted_test"),
-    ("attention_grader.execution.execute", "GradingExecute._run_request"),
-    ("attention_grader.execution.trusted", "TrustedChecker.run_locked"),
+    ("attention_grader.executor.execute", "GradingExecute._trusted_test"),
+    ("attention_grader.executor.execute", "GradingExecute._run_request"),
+    ("attention_grader.checking.trusted", "TrustedChecker.run_locked"),
     ("nbclient.client", "NotebookClient._cleanup_kernel"),
     ("nbclient.client", "NotebookClient._async_cleanup_kernel"),
     ("jupyter_client.manager", "AsyncKernelManager.shutdown_kernel"),
     ("nbgrader.converters.base", "BaseConverter.write_single_notebook"),
     ("attention_grader.common.flag_store", "read_flags"),
-    ("attention_grader.execution.gradebook_sync", "read_rows"),
-    ("attention_grader.execution.gradebook_sync", "apply_rows"),
+    ("attention_grader.batch.gradebook_sync", "read_rows"),
+    ("attention_grader.batch.gradebook_sync", "apply_rows"),
 ]
 
 
@@ -109,17 +109,13 @@ def _instrument(log: str) -> None:
             raise AttributeError(f"{module_name}.{path} is gone: update STEPS")
         setattr(owner, attr, _wrap(log, path, fn))
     # modules that imported a wrapped function by name see the wrapper too
-    import attention_grader.execution.worker as worker
+    import attention_grader.batch.worker as worker
     import attention_grader.term.grade as grade
 
     grade.grade_one, grade.init_worker = worker.grade_one, worker.init_worker
-    grade.apply_rows = importlib.import_module(
-        "attention_grader.execution.gradebook_sync"
-    ).apply_rows
+    grade.apply_rows = importlib.import_module("attention_grader.batch.gradebook_sync").apply_rows
     worker.read_flags = importlib.import_module("attention_grader.common.flag_store").read_flags
-    worker.read_rows = importlib.import_module(
-        "attention_grader.execution.gradebook_sync"
-    ).read_rows
+    worker.read_rows = importlib.import_module("attention_grader.batch.gradebook_sync").read_rows
 
 
 def _table(log: str, n: int, wall: float) -> str:

@@ -435,7 +435,7 @@ def test_hidden_tests_read_only_answers_and_their_own_literals(assignment):
     So reassigning K, V, a query or a helper in the notebook cannot change what it compares
     against (the accuracy suite grades such notebooks).
     """
-    from attention_grader.execution.variant_grading import variant_names
+    from attention_grader.checking.variant_grading import variant_names
 
     nb = _source_nb(assignment)
     drawn = variant_names(

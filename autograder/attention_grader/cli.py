@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from attention_grader.common.flags import Flag
 
+from attention_grader.batch.shards import parse_shard
 from attention_grader.common.course import Course, GradingStepError, load_course
 from attention_grader.common.safe_text import printable
 from attention_grader.common.settings import Protections
-from attention_grader.execution.shards import parse_shard
 from attention_grader.limits import GRADE_ALIASES, alias_help, apply_aliases
 from attention_grader.term.collect import collect_report
 from attention_grader.term.feedback import feedback_report
@@ -99,12 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _sandboxed(course: Course) -> bool:
     """Whether the course config's pipeline starts student kernels in the sandbox."""
-    from attention_grader.execution.execute import GradingExecute
+    from attention_grader.executor.execute import GradingExecute
 
     steps = course.config.Autograde.get("autograde_preprocessors", [])
     if (
         GradingExecute not in steps
-        and "attention_grader.execution.execute.GradingExecute" not in steps
+        and "attention_grader.executor.execute.GradingExecute" not in steps
     ):
         return False
     return bool(GradingExecute(config=course.config).sandbox_kernels)

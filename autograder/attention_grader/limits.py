@@ -29,7 +29,7 @@ __all__ = ["GRADE_ALIASES", "alias_help", "apply_aliases", "limit_names", "limit
 def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
     from nbgrader.preprocessors import Execute, LimitOutput
 
-    from attention_grader.execution.execute import GradingExecute
+    from attention_grader.executor.execute import GradingExecute
     from attention_grader.intake.safe_exchange import SafeExchangeCollect
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
 

@@ -14,13 +14,13 @@ lines in ``nbgrader_config.py`` does not matter:
   (:mod:`attention_grader.intake.safe_exchange`), each submission folder is cleaned before
   nbgrader reads it (:mod:`attention_grader.intake.intake_guard`), feedback is released only as
   the generated pages (:mod:`attention_grader.intake.release_feedback`);
-* autograde's sanitise steps: :class:`~attention_grader.execution.tamper.ScanSubmission` (flags; drops
+* autograde's sanitise steps: :class:`~attention_grader.executor.tamper.ScanSubmission` (flags; drops
   forged metadata and forged cells), :class:`~attention_grader.intake.intake_guard.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
   nbgrader's own steps, which restore read-only and test cells from the gradebook (deleted
-  test cells come back), then :class:`~attention_grader.execution.cell_order.RestoreCellOrder`
+  test cells come back), then :class:`~attention_grader.executor.cell_order.RestoreCellOrder`
   (those cells back in the teacher's order);
-* autograde's execute: :class:`~attention_grader.execution.execute.GradingExecute`: student cells in the
+* autograde's execute: :class:`~attention_grader.executor.execute.GradingExecute`: student cells in the
   sandboxed kernel, hidden tests in the grader's process against answers read as plain data,
   output capped while it streams, a time budget per notebook; then nbgrader's output limits,
   grades and late penalties; last, :class:`~attention_grader.pages.html_safety.SanitizeStudentContent`
@@ -82,11 +82,11 @@ def _autograde(c: Config) -> None:
         SaveAutoGrades,
     )
 
-    from attention_grader.execution.cell_order import RestoreCellOrder
-    from attention_grader.execution.execute import GradingExecute
-    from attention_grader.execution.flag_limited_output import FlagLimitedOutput
-    from attention_grader.execution.needs_teacher import MarkNeedsTeacher
-    from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.checking.needs_teacher import MarkNeedsTeacher
+    from attention_grader.executor.cell_order import RestoreCellOrder
+    from attention_grader.executor.execute import GradingExecute
+    from attention_grader.executor.flag_limited_output import FlagLimitedOutput
+    from attention_grader.executor.tamper import ScanSubmission
     from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
@@ -156,7 +156,7 @@ def _feedback(c: Config) -> None:
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
     # Feedback never reveals answers: hidden tests are stripped as in the released notebook;
-    # test outputs are the grader's own lines (attention_grader.execution.trusted), never test code.
+    # test outputs are the grader's own lines (attention_grader.checking.trusted), never test code.
     # Sanitised again here, so notebooks autograded before a fix are cleaned too.
     c.GenerateFeedback.preprocessors = [
         GetGrades,
@@ -186,13 +186,13 @@ def _formgrader(c: Config) -> None:
 def with_solution_check() -> list[Any]:
     """Return nbgrader's generate_assignment steps with a solution check before clearing.
 
-    :class:`~attention_grader.execution.solution_check.CheckSolution` comes before the solutions
+    :class:`~attention_grader.batch.solution_check.CheckSolution` comes before the solutions
     are cleared (it grades the notebook as the teacher wrote it).
     """
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions
 
-    from attention_grader.execution.solution_check import CheckSolution
+    from attention_grader.batch.solution_check import CheckSolution
 
     steps = list(GenerateAssignment.class_traits()["preprocessors"].default())
     steps.insert(steps.index(ClearSolutions), CheckSolution)

@@ -20,7 +20,8 @@ from attention_grader.cli import main
 from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine
 from attention_grader.term.release import release
-from grading_course import CORRECT, FIXTURE, Student, make_course
+
+from tests.support.grading_course import CORRECT, FIXTURE, Student, make_course
 
 pytestmark = [pytest.mark.slow]
 

@@ -88,7 +88,7 @@ def graded(tmp_path_factory):
     procs = [start_steps(root, "grade", ASSIGNMENT) for root in (plain, course)]
     plain_scores, course_scores = (finish_steps(p)["scores"] for p in procs)
 
-    from attention_grader.execution.solution_check import check_course
+    from attention_grader.batch.solution_check import check_course
 
     refusals = check_course(course, ASSIGNMENT)
     flags = {}

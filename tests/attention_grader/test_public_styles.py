@@ -46,7 +46,7 @@ def test_a_tests_own_names_and_nbgraders_del_and_restore_are_not_refused(refused
 
 @pytest.mark.slow
 def test_a_release_that_cannot_run_says_which_cell_and_why(tmp_path):
-    from attention_grader.execution.solution_check import check_course
+    from attention_grader.batch.solution_check import check_course
 
     root = tmp_path / "course"
     folder = root / "source" / "broken"

@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A fixed course key, so every run draws the same numbers (a random one could, rarely, give
-#: two students one variant); the family's own checks are test_variant_family.py's.
+#: two students one variant); the family's own checks are tests/attention_grader/batch/test_variant_family.py's.
 KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
 VARIANT_CONFIG = (
     f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 20\n"

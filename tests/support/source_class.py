@@ -111,7 +111,7 @@ SOURCE_CLASS = ClassSpec(
     assignments=ASSIGNMENTS,
     config_file=ROOT / "nbgrader_config.py",
     # one fixed course key (the same numbers every run); the variant families are checked
-    # in test_variant_family.py, a few samples here
+    # in tests/attention_grader/batch/test_variant_family.py, a few samples here
     config=f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 10\n",
     due="2026-12-30 12:00:00",
     feedback=True,

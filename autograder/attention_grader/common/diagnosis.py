@@ -2,7 +2,7 @@
 
 A check that recognises a known mistake raises :class:`attention_lab.checks.Misconception`, whose
 ``id`` is the registry's (:mod:`attention_lab.misconceptions`) and whose ``text`` is what the
-student is told. The trusted checker (:mod:`attention_grader.execution.trusted`) keeps both when a hidden
+student is told. The trusted checker (:mod:`attention_grader.checking.trusted`) keeps both when a hidden
 test raises it (:func:`diagnosis_of`), the executor writes them into the graded cell's grading
 metadata (:func:`record_diagnosis`)::
 
@@ -11,7 +11,7 @@ metadata (:func:`record_diagnosis`)::
 and the class report, the gain analysis and the feedback page read them back from there
 (:func:`read_diagnosis`). Nothing parses the error message: its wording may change, and a
 message is text a student's code can print. Intake drops any ``attention_grader`` metadata a
-submission brings (:mod:`attention_grader.execution.tamper`), so only grading writes this.
+submission brings (:mod:`attention_grader.executor.tamper`), so only grading writes this.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ misconception registry, :mod:`attention_lab.misconceptions`): its id, how seriou
 means in plain words and what the teacher does about it. Every grading step builds its findings
 as :class:`Flag` values of a registered kind (an unknown kind is refused with a clear error), the
 batch summary, the report and the CLI show the registry's text for a kind, and
-:data:`attention_grader.execution.tamper.TAMPER_KINDS` is the registry's tampering entries.
+:data:`attention_grader.executor.tamper.TAMPER_KINDS` is the registry's tampering entries.
 
 Flags are kept in one place per submission, written by one function and read by one
 (:mod:`attention_grader.common.flag_store`: ``record_flags`` and ``read_flags``).
@@ -35,7 +35,7 @@ __all__ = [
 
 #: The one metadata key the grader writes under, in a notebook (flags, how execution stopped,
 #: the per-cell time limit used) and in a cell (the formgrader's rubric box, a test's
-#: misconception). Intake strips it from every submission (:mod:`attention_grader.execution.tamper`): a
+#: misconception). Intake strips it from every submission (:mod:`attention_grader.executor.tamper`): a
 #: student cannot write it.
 GRADER_METADATA = "attention_grader"
 
@@ -297,7 +297,7 @@ def get(kind: str | FlagKind) -> FlagKind:
 
 
 def tampering_kinds() -> dict[str, str]:
-    """Map id -> text of every tampering kind (what :data:`~attention_grader.execution.tamper.TAMPER_KINDS` is)."""
+    """Map id -> text of every tampering kind (what :data:`~attention_grader.executor.tamper.TAMPER_KINDS` is)."""
     return {kind.id: kind.text for kind in _KINDS if kind.tampering}
 
 

@@ -9,9 +9,9 @@ What it reads is written by grading:
 * a cell over the per-cell time limit: nbgrader's ``CellTimeoutError`` output (after the
   ``KeyboardInterrupt`` the interrupted kernel printed);
 * a notebook the executor stopped: ``KernelDied``, ``KernelUnresponsive`` or ``NotebookTimeout``
-  in every cell it did not run (:mod:`attention_grader.execution.execute`);
+  in every cell it did not run (:mod:`attention_grader.executor.execute`);
 * a failed hidden test: ``Misconception`` (``evalue`` ``"[slug] name: message"``) or another
-  check failure, in a test cell (:mod:`attention_grader.execution.trusted`).
+  check failure, in a test cell (:mod:`attention_grader.checking.trusted`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What one grading run reads once: the teacher's side of a notebook, the same for every submission.
 
-A grading worker of ``make grade`` (:func:`attention_grader.execution.speedups.nbgrader_speedups`)
+A grading worker of ``make grade`` (:func:`attention_grader.batch.speedups.nbgrader_speedups`)
 grades one assignment over a gradebook copy no one else writes; inside it :func:`read_once` keeps
 what it read (the teacher's cells in the gradebook, the ``source/`` notebook and what is parsed
 from them), so every submission and every grading child forked after the first read shares it.

@@ -80,7 +80,7 @@ class AnswerLimits:
     max_items : int
         Most values (numbers, strings, ...) in one reply.
     max_set_items : int
-        Most items in one set, or entries in one dict (see :mod:`attention_grader.execution.answer_sets`).
+        Most items in one set, or entries in one dict (see :mod:`attention_grader.wire.answer_sets`).
     max_hashed_items : int
         Most values hashed into sets and dict keys over one reply; with ``max_set_items`` it
         bounds what rebuilding them can cost, even when every hash collides.
@@ -96,7 +96,7 @@ class AnswerLimits:
         Most characters of what a student's function prints during one call kept for the test.
 
     The depth, items, text, yields and printed caps are sent into the kernel with each request
-    (:class:`attention_grader.execution.answer_codec.Caps`): both sides cut at the same place.
+    (:class:`attention_grader.wire.answer_codec.Caps`): both sides cut at the same place.
     """
 
     max_reply_chars: int = 32 * 2**20

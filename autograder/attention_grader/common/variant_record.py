@@ -16,7 +16,7 @@ what her kernel gave the test, each as short text. The formgrader
 (:mod:`attention_grader.pages.formgrader_view`) and the class report
 (:mod:`attention_grader.term.variant_rows`) read it back (:func:`read_variant`) and escape it
 when they show it: the answers and the student id are hers. Intake drops any
-``attention_grader`` metadata a submission brings (:mod:`attention_grader.execution.tamper`),
+``attention_grader`` metadata a submission brings (:mod:`attention_grader.executor.tamper`),
 so only grading writes this.
 """
 

@@ -7,7 +7,7 @@ library at all: bubblewrap mounts a stub (``library_stub/attention_lab``: inert 
 other name is a stand-in raising ``LibraryHidden`` when used) over ``attention_lab``'s folder and an empty folder over
 any other finished implementation installed (:data:`HIDDEN_ROOTS`). Handing in the library
 then earns what a blank earns; the stub's message in an output is flagged ``library_use``, as
-is what the static reading of the source finds (:func:`attention_grader.execution.library_use.library_in_source`,
+is what the static reading of the source finds (:func:`attention_grader.executor.library_use.library_in_source`,
 a flag only). The lessons' kernels and the other assignments' keep the library.
 
 A notebook is implement-it when, in the teacher's own copy (the gradebook and ``source/``, never

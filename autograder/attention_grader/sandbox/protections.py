@@ -119,7 +119,7 @@ def protections(
         cell = getattr(execute, "timeout", None)
         out.append(Protection(f"per-cell timeout {cell} s", bool(cell and cell > 0), "nbclient"))
         nb = getattr(execute, "notebook_timeout", None)
-        detail = "GradingExecute" if nb else "use attention_grader.execution.execute.GradingExecute"
+        detail = "GradingExecute" if nb else "use attention_grader.executor.execute.GradingExecute"
         out.append(Protection(f"per-notebook timeout {nb} s", bool(nb), detail))
         budget = getattr(execute, "submission_budget", None)
         detail = "a child process killed past it" if budget else "GradingExecute.submission_budget"

@@ -13,7 +13,7 @@ nbgrader starts, with tools found on any Debian machine:
   root): the kernel drops to it inside the sandbox, so an escape from the namespaces gains nothing.
 * **resource limits** (``prlimit``): CPU seconds, address space, file size, process count, no core.
 * **timeouts**: nbgrader's per-cell ``Execute.timeout`` plus a per-notebook budget
-  (:class:`attention_grader.execution.execute.GradingExecute`, which also keeps the hidden tests out of
+  (:class:`attention_grader.executor.execute.GradingExecute`, which also keeps the hidden tests out of
   the kernel altogether).
 
 This module holds the kernel manager; :mod:`attention_grader.sandbox.sandbox_host` probes what the
@@ -90,7 +90,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         "",
         help="The graded student's variant seed, given to this kernel as "
         "ATTENTION_LAB_VARIANT_SEED: set per kernel by GradingExecute from the id the exchange "
-        "trusts (attention_grader.execution.variant_grading); never set it in the course config.",
+        "trusts (attention_grader.checking.variant_grading); never set it in the course config.",
     )
 
     _ctl_dir: str | None = None

@@ -4,13 +4,13 @@ How it stays equal to a sequential ``nbgrader autograde`` without "database is l
 
 1. The parent snapshots the SQLite gradebook once (``sqlite3`` backup API) into a private folder.
 2. ``jobs`` worker processes start from a fork server that imported nbgrader once; each worker
-   (:mod:`attention_grader.execution.worker`) copies the snapshot into its private gradebook.
+   (:mod:`attention_grader.batch.worker`) copies the snapshot into its private gradebook.
 3. Each worker grades one student at a time with nbgrader's own ``Autograde`` converter and the
    course config's pipeline unchanged (:mod:`attention_grader.pipeline`: hidden tests in the
    grader's process, student code in a sandboxed kernel), writes the autograded notebook into the
    course's ``autograded/`` as usual, then reads back the rows autograde touched and returns them.
 4. The parent is the single writer: it copies those rows into the real gradebook
-   (:mod:`attention_grader.execution.gradebook_sync`).
+   (:mod:`attention_grader.batch.gradebook_sync`).
 
 With a server database (``CourseDirectory.db_url = "postgresql://..."``) concurrent writers are
 fine, so workers write to it directly and step 4 is skipped.
@@ -33,19 +33,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from attention_grader.common.course import Course, quiet_autoflush_warning
-from attention_grader.common.outcomes import one_line_reason, submission_outcomes
-from attention_grader.common.settings import intake_limits
-from attention_grader.common.summary import BatchSummary, SubmissionResult
-from attention_grader.execution.budget import WorkerWatch
-from attention_grader.execution.gradebook_sync import (
+from attention_grader.batch.gradebook_sync import (
     apply_rows,
     finish,
     score_missing,
     snapshot,
     sqlite_path,
 )
-from attention_grader.execution.worker import (
+from attention_grader.batch.worker import (
     GradeOptions,
     GradingJob,
     WorkerResult,
@@ -56,6 +51,11 @@ from attention_grader.execution.worker import (
     over_budget,
     worker_budget,
 )
+from attention_grader.common.course import Course, quiet_autoflush_warning
+from attention_grader.common.outcomes import one_line_reason, submission_outcomes
+from attention_grader.common.settings import intake_limits
+from attention_grader.common.summary import BatchSummary, SubmissionResult
+from attention_grader.executor.budget import WorkerWatch
 from attention_grader.intake.intake import prepare_submission, visible_notebooks
 from attention_grader.sandbox.sandbox import reap_kernel_folders
 from attention_grader.term.progress import Progress
@@ -63,7 +63,7 @@ from attention_grader.term.progress import Progress
 __all__ = ["GradeOptions", "grade", "submitted_students"]
 
 #: Imported once by the fork server; every worker is forked from it with these loaded.
-PRELOAD = ["nbgrader.converters", "nbgrader.api", "nbclient", "attention_grader.execution.worker"]
+PRELOAD = ["nbgrader.converters", "nbgrader.api", "nbclient", "attention_grader.batch.worker"]
 #: Pools replaced after a crash that no budget explains, before the rest is given up.
 MAX_CRASHES = 3
 
@@ -106,7 +106,7 @@ def _start_fork_server(wanted: str) -> None:
 
 
 class _Runner:
-    """Runs :func:`~attention_grader.execution.worker.grade_one` over students, reporting each result.
+    """Runs :func:`~attention_grader.batch.worker.grade_one` over students, reporting each result.
 
     Workers come from a fork server (``multiprocessing`` "forkserver") that imported nbgrader
     once, so each worker starts without paying the import again, and never inherits this

@@ -120,7 +120,7 @@ def publish_due(course: Course, assignment: str) -> None:
 def refusal_in(result: dict[str, Any]) -> str:
     """Return the release check's list of refused cells in an nbgrader result (empty if none).
 
-    :class:`~attention_grader.execution.solution_check.CheckSolution` refuses inside
+    :class:`~attention_grader.batch.solution_check.CheckSolution` refuses inside
     ``generate_assignment``; its message is the last lines of nbgrader's error, one cell each.
     """
     text = f"{result.get('error') or ''}\n{result.get('log') or ''}"

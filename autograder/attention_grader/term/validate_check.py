@@ -2,7 +2,7 @@
 
 A teacher who validates ``source/<assignment>/<notebook>.ipynb`` learns there, not only at
 ``make release``, that a test cell would lose points on its own solution when graded the way
-students are (:mod:`attention_grader.execution.solution_check`): the cell is listed among the failures
+students are (:mod:`attention_grader.batch.solution_check`): the cell is listed among the failures
 with the cause.
 
 nbgrader 0.9's ``Validator.preprocessors`` is not configurable, and nbgrader's ``Execute`` runs
@@ -12,7 +12,7 @@ nbclient's synchronous path, which calls no notebook hooks. So, as
 so the course's ``nbgrader_config.py`` installs it for ``nbgrader validate`` and for the Validate
 button's server (which loads the same file). It acts only on a notebook in the course's source
 folder (the validator runs from the notebook's folder): it grades a copy of the notebook as the
-teacher wrote it, with the validator's config (:func:`~attention_grader.execution.solution_check.check_notebook`), and
+teacher wrote it, with the validator's config (:func:`~attention_grader.batch.solution_check.check_notebook`), and
 adds an error output to each refused test cell, which the Validator then reports with the
 cause.
 """
@@ -88,7 +88,7 @@ def _notebook_name(folder: Path, nb: NotebookNode) -> str:
 
 
 def _refusals(nb: NotebookNode, folder: Path, config: Config) -> list[tuple[str, str]]:
-    from attention_grader.execution.solution_check import check_notebook
+    from attention_grader.batch.solution_check import check_notebook
 
     resources = {
         "nbgrader": {

@@ -27,8 +27,8 @@ def test_one_setting_moves_the_exchange_to_a_shared_path(monkeypatch, tmp_path):
 
 def test_the_course_config_installs_the_one_grading_pipeline():
     """nbgrader_config.py is the one place: trusted tests and sandboxed kernels."""
-    from attention_grader.execution.execute import GradingExecute
-    from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.executor.execute import GradingExecute
+    from attention_grader.executor.tamper import ScanSubmission
 
     config = load_course(REPO).config
     assert config.Autograde.autograde_preprocessors[0] is GradingExecute

@@ -11,7 +11,7 @@ import pytest
 from attention_grader.common import flags
 from attention_grader.common.flags import Flag
 from attention_grader.common.summary import BatchSummary, SubmissionResult
-from attention_grader.execution import tamper
+from attention_grader.executor import tamper
 from nbformat.v4 import new_notebook
 
 PACKAGE = Path(attention_grader.__file__).parent
@@ -97,7 +97,7 @@ def test_every_registry_constant_a_module_imports_exists():
 
 
 def test_every_kind_the_static_scan_and_stops_emit_is_registered():
-    from attention_grader.execution.execution_stops import execution_flags
+    from attention_grader.executor.execution_stops import execution_flags
 
     for kind, _pattern, _what in tamper._STATIC_RULES:
         assert kind in flags.REGISTRY

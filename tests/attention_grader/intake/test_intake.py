@@ -383,7 +383,7 @@ def test_batch_table_and_csv_escape_student_chosen_names(tmp_path):
 
 
 def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
-    from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.executor.tamper import ScanSubmission
     from attention_grader.intake.inbound_list import SafeExchangeList
     from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
     from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback

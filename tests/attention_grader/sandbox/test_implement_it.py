@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.execution.library_flags import library_flags, stub_seen
-from attention_grader.execution.student_function import reference_source
+from attention_grader.channel.student_function import reference_source
+from attention_grader.executor.library_flags import library_flags, stub_seen
 from attention_grader.sandbox import sandbox_host, sandbox_launch
 from attention_grader.sandbox.implement_it import (
     IMPLEMENT_IT_TAG,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from attacks.batch import graded_batch
-from attention_grader.execution.execute import GradingExecute
+from attention_grader.executor.execute import GradingExecute
 from attention_grader.sandbox import sandbox_host, sandbox_launch
 from attention_grader.sandbox.protections import Protection, format_protections, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager

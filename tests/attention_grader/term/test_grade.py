@@ -186,7 +186,7 @@ def test_grade_rejects_unknown_assignment_and_students(tmp_path):
 
 def worker_config(course, workdir):
     """The config a grading worker would use (no kernel started)."""
-    from attention_grader.execution.worker import GradingJob
+    from attention_grader.batch.worker import GradingJob
 
     course.config.GradingExecute.notebook_timeout = 42
     job = GradingJob(course, FIXTURE, force=False, snapshot=None, workdir=str(workdir))
@@ -197,8 +197,8 @@ def test_workers_run_the_course_pipeline_unchanged(tmp_path):
     """`make grade` adds nothing: the worker's pipeline is the course config's, with the run's
     time limits and the protections report printed once by the parent, not per worker.
     """
-    from attention_grader.execution.execute import GradingExecute
-    from attention_grader.execution.tamper import ScanSubmission
+    from attention_grader.executor.execute import GradingExecute
+    from attention_grader.executor.tamper import ScanSubmission
 
     course = make_course(tmp_path)
     config = worker_config(course, tmp_path)

@@ -150,7 +150,7 @@ def test_the_release_check_leaves_the_protections_report_to_the_first_autograde(
     sandbox's protections must land in the autograde's log, not in the release check's.
     """
     from attention_grader.cli import main
-    from attention_grader.execution.execute import GradingExecute
+    from attention_grader.executor.execute import GradingExecute
 
     course = make_course(tmp_path)
     GradingExecute._reported = False

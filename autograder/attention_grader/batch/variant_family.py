@@ -1,0 +1,87 @@
+"""The release check of a variant family: the solution and the diagnosis hold on every variant.
+
+A notebook whose read-only cells draw each student's numbers (:mod:`attention_lab.variants`) is
+checked on :data:`SAMPLES` sample students before release, in the grader's process (the
+teacher's own code: solutions, read-only cells and tests, hidden lines included, in order):
+
+* the solution must pass every test on every sample (else: "loses points on variant i");
+* no two misconceptions may give the same wrong answer on a sample (the feedback could not
+  tell them apart), and no scores or weights the solution computes may tie (a tie makes the
+  hard-attention answer ambiguous; all weights equal is the extreme case): the hand checks
+  record what they compared (:func:`attention_lab.checks._base.audited`).
+
+The samples' seeds come from a fixed sample key, never the course key: the check says nothing
+about any real student's numbers.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import warnings
+
+import numpy as np
+from nbformat import NotebookNode
+
+from attention_grader.checking.variant_grading import draws_variant
+from attention_grader.wire.cell_code import python_code
+from attention_lab import variants
+from attention_lab.checks._base import Diagnosed, ambiguities, audited
+from attention_lab.variants import StudentSeed
+
+__all__ = ["SAMPLES", "family_refusals"]
+
+#: Sample students per notebook (about 200 as issue 41 asks; each costs a few milliseconds).
+SAMPLES = 200
+_SAMPLE_KEY = b"attention-lab/release-check-samples"
+
+
+def _code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
+    return [
+        (c.metadata.get("nbgrader", {}).get("grade_id") or f"cell {i}", c.source)
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+    ]
+
+
+def _run_sample(
+    cells: list[tuple[str, str]], seed: StudentSeed
+) -> tuple[str | None, list[Diagnosed]]:
+    """Run every code cell as ``seed``'s student; return (the failure or None, the records)."""
+    scope: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
+    with (
+        audited() as found,
+        variants.graded_as(seed),
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        warnings.catch_warnings(),
+        np.errstate(all="ignore"),
+    ):
+        warnings.simplefilter("ignore")
+        for grade_id, source in cells:
+            try:
+                exec(compile(python_code(source), grade_id, "exec"), scope)  # noqa: S102 -- the teacher's
+            except Exception as exc:  # noqa: BLE001 -- reported as the refusal's cause
+                return f"{grade_id}: {type(exc).__name__}: {str(exc)[:200]}", found
+    return None, found
+
+
+def family_refusals(nb: NotebookNode, samples: int = SAMPLES) -> list[tuple[str, str]]:
+    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+
+    At most one entry per distinct cause (with the first sample that shows it).
+    """
+    cells = _code_cells(nb)
+    locked = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("locked")]
+    if not any(c.cell_type == "code" and draws_variant(c.source) for c in locked):
+        return []
+    causes: dict[str, str] = {}
+    for i in range(samples):
+        seed = StudentSeed.from_key(_SAMPLE_KEY, f"sample-{i}")
+        failure, records = _run_sample(cells, seed)
+        found = [f"the solution loses points: {failure}"] if failure else []
+        found += [a for r in records for a in ambiguities(r)]
+        for cause in found:
+            causes.setdefault(cause, f"variant {seed.student}")
+    return [(where, why) for why, where in causes.items()]

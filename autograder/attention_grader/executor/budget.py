@@ -1,0 +1,325 @@
+"""The grading budget: one notebook's grading runs in a child process that a deadline kills.
+
+The kernel's time limits (per cell, per notebook) bound the *student's* code; the grader's own
+work on a submission (decoding answers, running the checks on them) runs in the grader's
+process, where no kernel limit applies, and a hostile answer can make that work slow (a set
+whose items all share one hash). nbgrader runs its preprocessors in its own process, one
+submission after another, so a grader stuck there holds the whole class.
+
+:func:`run_within` forks the process that grades (``nbgrader autograde`` itself, or a
+``make grade`` worker), runs one notebook's execution and checks in the child, and waits for it
+with a wall-clock deadline. The child reports each cell as it finishes; when the deadline
+passes the parent kills the child and its kernel and keeps the cells that were reported: the
+caller scores the rest 0 and flags the submission ``grading_budget``
+(:class:`~attention_grader.executor.execute.GradingExecute` does both). Nothing runs in the parent but
+waiting, so nothing the student sent can stop the parent.
+
+Why ``fork``: the child starts in microseconds with nbgrader already imported and the
+preprocessor already configured. It is safe because the parent never starts a kernel itself
+(no ZeroMQ socket or event loop crosses the fork) and the graders that call it are
+single-threaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from time import monotonic
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "BudgetOutcome",
+    "GraderCrashed",
+    "Reporter",
+    "WorkerWatch",
+    "limit_memory",
+    "run_within",
+]
+
+
+_T = TypeVar("_T")
+
+
+class GraderCrashed(RuntimeError):
+    """The child grading a notebook died before it finished (not the kernel: the grader)."""
+
+
+@dataclass
+class BudgetOutcome(Generic[_T]):
+    """What the child sent back.
+
+    Attributes
+    ----------
+    result : object or None
+        What ``work`` returned, or None when the deadline passed first.
+    cells : dict of int to dict
+        Cells the child reported as finished, by index (all that is left when it was killed).
+    seconds : float
+        Wall-clock time the child ran.
+    out_of_memory : bool
+        The child stopped on a ``MemoryError`` (its memory limit): ``result`` is None, as past
+        the deadline, and ``cells`` are those it finished.
+    """
+
+    result: _T | None = None
+    cells: dict[int, dict[str, Any]] = field(default_factory=dict)
+    seconds: float = 0.0
+    out_of_memory: bool = False
+
+    @property
+    def over_budget(self) -> bool:
+        return self.result is None
+
+
+class Reporter:
+    """The child's end of the pipe: ``cell(index, cell)`` as each cell finishes, ``kernel(pid)``."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def cell(self, index: int, cell: dict[str, Any]) -> None:
+        self._conn.send(("cell", index, cell))
+
+    def kernel(self, pid: int | None) -> None:
+        if pid:
+            self._conn.send(("kernel", pid))
+
+    def log(self, level: int, text: str) -> None:
+        self._conn.send(("log", level, text))
+
+
+class _ForwardLog(logging.Handler):
+    """In the child: the grader's log records go to the parent, whose log handlers keep them."""
+
+    def __init__(self, reporter: Reporter):
+        super().__init__()
+        self.reporter = reporter
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            self.reporter.log(record.levelno, record.getMessage())
+
+
+def _child(
+    work: Callable[[Reporter], object], conn: Connection, logger: logging.Logger | None
+) -> None:
+    reporter = Reporter(conn)
+    if logger is not None:  # its handlers write to the parent's buffers: replace them
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(_ForwardLog(reporter))
+        logger.propagate = False
+    try:
+        result = work(reporter)
+    except BaseException as exc:  # noqa: BLE001 -- re-raised in the parent
+        try:
+            conn.send(("raised", pickle.dumps(exc)))
+        except Exception:  # noqa: BLE001 -- an exception that does not pickle
+            conn.send(("raised", pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))))
+    else:
+        conn.send(("done", result))
+    finally:
+        conn.close()
+        # Leave at once: a thread the kernel client left behind would hold a normal exit (and
+        # the parent's join) for seconds, and this copy of the grader has nothing to clean up.
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(0)
+
+
+def limit_memory(megabytes: int) -> None:
+    """Cap this process's data (heap and private mappings, ``RLIMIT_DATA``); 0 = no cap.
+
+    Called in the budget's child, so a submission whose answers grow the grader (half a
+    million stand-in classes) gets a ``MemoryError`` there, never the parent or the class.
+    """
+    if megabytes <= 0:
+        return
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = megabytes * 2**20
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+
+
+def _kill(proc: BaseProcess, kernels: list[int]) -> None:
+    """Kill the child, then its kernel's process group (a kernel outside bubblewrap outlives it)."""
+    with contextlib.suppress(ProcessLookupError, OSError):
+        proc.kill()
+    proc.join(10)
+    for pid in kernels:
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap, report
+    seconds: float, work: Callable[[Reporter], _T], logger: logging.Logger | None = None
+) -> BudgetOutcome[_T]:
+    """Run ``work(reporter)`` in a forked child; kill it after ``seconds`` of wall-clock time.
+
+    What the child logs on ``logger`` is logged on it here, in the parent.
+
+    Returns
+    -------
+    BudgetOutcome
+        ``result`` is what ``work`` returned (it must pickle), or None past the deadline.
+
+    Raises
+    ------
+    Exception
+        Whatever ``work`` raised, raised again here.
+    GraderCrashed
+        When the child died without an answer (a crash in the grader, not in the kernel).
+    """
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(work, send, logger), daemon=True)
+    start = monotonic()
+    deadline = start + max(0.0, seconds)
+    proc.start()
+    send.close()
+    outcome: BudgetOutcome[_T] = BudgetOutcome()
+    kernels: list[int] = []
+    try:
+        while True:
+            left = deadline - monotonic()
+            if left <= 0 or not receive.poll(min(left, 5.0)):
+                if left <= 0:
+                    _kill(proc, kernels)
+                    break
+                continue
+            try:
+                message = receive.recv()
+            except EOFError:
+                proc.join(10)
+                raise GraderCrashed(
+                    f"the grading process stopped (exit code {proc.exitcode}) before it finished"
+                ) from None
+            if message[0] == "cell":
+                outcome.cells[message[1]] = message[2]
+            elif message[0] == "kernel":
+                kernels.append(int(message[1]))
+            elif message[0] == "log":
+                if logger is not None:
+                    logger.log(message[1], "%s", message[2])
+            elif message[0] == "raised":
+                proc.join(10)
+                raised = pickle.loads(message[1])
+                if isinstance(raised, MemoryError):  # the child's memory limit: a stop, kept
+                    outcome.out_of_memory = True
+                    break
+                raise raised
+            else:
+                outcome.result = message[1]
+                proc.join(10)
+                break
+    finally:
+        receive.close()
+        if proc.is_alive():
+            _kill(proc, kernels)
+        outcome.seconds = monotonic() - start
+    return outcome
+
+
+# --------------------------------------------------------------------------- make grade's parent
+
+#: What ``make grade``'s parent adds to the budget before it kills a worker itself: the steps
+#: after execution (output limits, saving grades, sanitising HTML) run in the worker.
+WORKER_GRACE = 60.0
+
+
+class WorkerWatch:
+    """``make grade``'s parent kills a worker still on one submission past its budget.
+
+    Each worker claims the submission it grades (:meth:`claim`: a file named by its pid in a
+    folder of the run); the parent calls :meth:`enforce` while it waits, kills the worker (and
+    every process under it) whose claim is older than ``seconds``, and remembers the student;
+    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.term.grade`).
+
+    Parameters
+    ----------
+    folder : str or Path
+        A folder of this run (the workers' claims).
+    seconds : float
+        The submission's budget plus :data:`WORKER_GRACE`; 0 or less = no watch.
+    """
+
+    def __init__(self, folder: str | Path, seconds: float) -> None:
+        self.folder = Path(folder) / "claims"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.seconds = seconds
+        self.over: dict[str, float] = {}
+
+    def claim(self, student: str) -> _Claim:
+        """In the worker, around one submission: ``with watch.claim(student): ...``."""
+        path = self.folder / str(os.getpid())
+        path.write_text(student)
+        return _Claim(path)
+
+    def enforce(self) -> list[str]:
+        """Kill the workers over the budget; return the students they were grading."""
+        if self.seconds <= 0:
+            return []
+        killed = []
+        now = time.time()
+        for path in list(self.folder.iterdir()):
+            try:
+                age, student = now - path.stat().st_mtime, path.read_text()
+            except FileNotFoundError:  # finished meanwhile
+                continue
+            if age > self.seconds:
+                for pid in [*_descendants(int(path.name)), int(path.name)]:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                path.unlink(missing_ok=True)
+                self.over[student] = age
+                killed.append(student)
+        return killed
+
+
+class _Claim(contextlib.AbstractContextManager["_Claim"]):
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.path.unlink(missing_ok=True)
+        return None
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid`` (from /proc), deepest last."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out

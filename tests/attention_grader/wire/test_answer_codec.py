@@ -1,0 +1,47 @@
+"""The answer codec (attention_grader.wire.answer_codec): one module, run on both sides."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import sys
+from pathlib import Path
+
+from attention_grader.wire import answer_codec
+from test_answer_channel import kernel
+
+
+def test_the_kernel_runs_the_very_codec_source_the_grader_imports():
+    from attention_grader.channel.answer_channel import AnswerChannel
+
+    sys.modules.pop("attention_grader_answer_codec", None)
+    assert AnswerChannel(kernel({"x": [1, 2]})).get(["x"]) == {"x": [1, 2]}
+    loaded = sys.modules["attention_grader_answer_codec"]  # compiled from the request's text
+    imported = hashlib.sha256(Path(answer_codec.__file__).read_bytes()).hexdigest()
+    assert loaded.SOURCE_SHA256 == imported
+    assert loaded.Encoder.__call__.__code__.co_filename == "<attention-grader codec>"
+
+
+def test_the_codec_imports_only_the_standard_library_and_numpy():
+    tree = ast.parse(Path(answer_codec.__file__).read_text())
+    names = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    tops = {name.split(".")[0] for name in names}
+    assert tops and tops <= set(sys.stdlib_module_names) | {"numpy"}, tops
+
+
+def test_numpy_scalars_keep_their_type_both_ways():
+    """np.float64 is a float and np.str_ a str: the codec still carries the numpy scalar."""
+    import json
+
+    import numpy as np
+
+    caps = answer_codec.Caps()
+    for value in (np.float64(0.5), np.int64(3), np.bool_(True), np.float32(1.5)):
+        back = answer_codec.Decoder(caps)(json.loads(json.dumps(answer_codec.Encoder(caps)(value))))
+        assert type(back) is type(value) and back == value
