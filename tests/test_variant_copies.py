@@ -19,9 +19,12 @@ BEN = ([[1, 0], [0, 1], [2, 0]], [[2, 0], [2, 1], [0, 2]], [[2, 2], [2, 0], [2, 
 PRACTICE = ([[0, 2], [2, 0], [0, 2]], [[0, 2], [1, 1], [2, 0]], [[2, 0], [0, 3], [0, 1]])
 
 
-def test_the_numbers_are_real_variants():
-    for Q, K, V in (CAT, ANN, BEN, PRACTICE):
-        Q = np.asarray(Q)
+def test_the_numbers_are_ones_the_generator_keeps():
+    for numbers in (CAT, ANN, BEN, PRACTICE):
+        Q, K, V = (np.asarray(m) for m in numbers)
+        assert (
+            Q.max() <= 2 and K.max() <= 2 and V.max() <= 5 and min(Q.min(), K.min(), V.min()) >= 0
+        )
         assert checks.tells_apart(Q[1], K, V, scale=True, queries=Q)
 
 
