@@ -5,9 +5,10 @@ The hub starts with ``ATTENTION_LAB_VARIANT_KEY`` pointing at a key that does no
 release so far): it makes the key itself, before any server, owned by the instructor, so that
 every server, started before the first release, already holds its student's seed. Each
 student's kernel draws her own numbers in the released ``focus_in_the_noise``; two honest
-students get full marks on theirs, a copier who hands in a classmate's numbers scores as wrong
-and is flagged ``other_variant`` (naming the classmate, for the teacher only), a student who
-forgets the scaling is diagnosed on her own numbers. The key never reaches a student's server.
+students get full marks on theirs, a copier who hands in a classmate's numbers (a classmate
+whose answers are wrong on all of hers: tests/variant_copies.py) scores as wrong and is
+flagged ``other_variant`` (naming the classmate, for the teacher only), a student who forgets
+the scaling is diagnosed on her own numbers. The key never reaches a student's server.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pytest
 from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
+from variant_copies import copy_source, numbers_answer, steps_right
 
 pytestmark = pytest.mark.slow
 
@@ -126,31 +127,6 @@ def _practice_numbers(setup: str, data: str) -> tuple[list, list, list]:
     return scope["Q"].tolist(), scope["K"].tolist(), scope["V"].tolist()
 
 
-def _copied(drawn: dict, practice: tuple) -> tuple[str, bool]:
-    """Whose numbers the copier takes, and whether her answers are hers alone.
-
-    An honest classmate's whose answers are not also the practice numbers' (small whole
-    numbers: one key's variant can give the practice answers, and the flag then rightly names
-    the practice variant); ("ann", False) when both classmates' are.
-    """
-    for role in ("ann", "ben"):
-        mine = _numbers_answer(*(drawn[role][m] for m in "QKV")).splitlines()
-        if all(a != b for a, b in zip(mine, _numbers_answer(*practice).splitlines(), strict=True)):
-            return role, True
-    return "ann", False
-
-
-def _numbers_answer(Q, K, V, scale: bool = True) -> str:
-    """Q3 answered as printed numbers worked out from ``Q, K, V`` (what a copier hands in)."""
-    s = np.asarray(K) @ np.asarray(Q)[1] / (np.sqrt(2) if scale else 1)
-    w = np.exp(s) / np.exp(s).sum()
-    return (
-        f"launched_scores = {np.round(s, 4).tolist()}\n"
-        f"launched_weights = {np.round(w, 4).tolist()}\n"
-        f"launched_output = {np.round(w @ np.asarray(V), 4).tolist()}\n"
-    )
-
-
 @pytest.fixture(scope="module")
 def term(variant_class):
     room, students, key = variant_class
@@ -173,11 +149,14 @@ def term(variant_class):
         out = room.run_in_kernel(name, code, timeout=180)
         drawn[role] = json.loads(out.split("@@", 1)[1])
     practice = _practice_numbers(_source(cells["setup"]), _source(cells["isro_data"]))
-    source_role, distinct = _copied(drawn, practice)
-    Q, K, V = (drawn[source_role][m] for m in "QKV")
+    numbers = {role: (d["Q"], d["K"], d["V"]) for role, d in drawn.items()}
+    # a classmate whose right answers are wrong on every step of cat's own numbers (this run's
+    # logins and key are random: a classmate's right weights can be cat's right weights)
+    source_role, distinct = copy_source(numbers, "cat", HONEST, practice)
+    copy = numbers_answer(*numbers[source_role])  # a classmate's numbers, worked out
     plans = {
         **{role: {} for role in HONEST},
-        "cat": {"answer_q3": _numbers_answer(Q, K, V)},  # a classmate's numbers, worked out
+        "cat": {"answer_q3": copy},
         "dee": {"answer_q3": solutions["answer_q3"].replace(" / np.sqrt(2)", "")},
     }
     for role, name in students.items():
@@ -218,6 +197,7 @@ def term(variant_class):
         "key_at_start": key_at_start,
         "copied": source_role,
         "copied_distinct": distinct,
+        "copy_right_on_hers": steps_right(copy, numbers["cat"]),
         "drawn": drawn,
         "scores": scores,
         "feedback": feedback,
@@ -268,8 +248,11 @@ def test_honest_students_full_marks_the_copier_none_for_q3(variant_class, term):
     assert term["points"] > 6
     for role in HONEST:
         assert scores[students[role]]["score"] == pytest.approx(term["points"]), role
-    for role in ("cat", "dee"):  # Q3 is 2 + 2 + 2 points
-        assert scores[students[role]]["score"] == pytest.approx(term["points"] - 6), role
+    assert scores[students["dee"]]["score"] == pytest.approx(term["points"] - 6)  # Q3: 2 + 2 + 2
+    # a copied step earns its points only where it is right on cat's own numbers too (rare:
+    # every honest classmate's answer would have to fit one of her steps)
+    right_on_hers = len(term["copy_right_on_hers"])
+    assert scores[students["cat"]]["score"] == pytest.approx(term["points"] - 6 + 2 * right_on_hers)
 
 
 def _flags(room, name: str) -> list:
@@ -283,7 +266,8 @@ def test_the_copier_is_flagged_other_variant_naming_the_classmate(variant_class,
     room, students, _ = variant_class
     cat = [f for f in _flags(room, students["cat"]) if f.kind == "other_variant"]
     copied = term["copied"]
-    assert cat, _flags(room, students["cat"])
+    if len(term["copy_right_on_hers"]) <= 1:  # two wrong steps fit the classmate: flagged
+        assert cat, _flags(room, students["cat"])
     if term["copied_distinct"]:  # her answers are not the practice numbers' too
         assert any(f"{students[copied]}'s variant" in f.detail for f in cat), cat
     for role in (*HONEST, "dee"):

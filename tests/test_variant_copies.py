@@ -1,0 +1,50 @@
+"""The hub's copier picks a classmate whose numbers earn her nothing (issue 41, the 5.0 for 3.0).
+
+Numbers drawn by focus_in_the_noise's own generator: ann's scores are cat's plus sqrt(2)
+(``[4, 2, 6]`` against ``[2, 0, 4]``, before the scaling), so ann's right weights are cat's
+right weights too; a copy of ann's answer is right on cat's weights and earns those 2 points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from variant_copies import copy_source, numbers_answer, steps_right
+
+from attention_lab import checks
+
+CAT = ([[2, 2], [0, 2], [1, 1]], [[0, 1], [0, 0], [2, 2]], [[3, 5], [1, 4], [5, 5]])
+ANN = ([[2, 2], [2, 2], [2, 1]], [[0, 2], [1, 0], [2, 1]], [[2, 2], [4, 0], [4, 2]])
+BEN = ([[1, 0], [0, 1], [2, 0]], [[2, 0], [2, 1], [0, 2]], [[2, 2], [2, 0], [2, 4]])
+#: The practice variant's numbers (no seed: a laptop).
+PRACTICE = ([[0, 2], [2, 0], [0, 2]], [[0, 2], [1, 1], [2, 0]], [[2, 0], [0, 3], [0, 1]])
+
+
+def test_the_numbers_are_ones_the_generator_keeps():
+    for numbers in (CAT, ANN, BEN, PRACTICE):
+        Q, K, V = (np.asarray(m) for m in numbers)
+        assert (
+            Q.max() <= 2 and K.max() <= 2 and V.max() <= 5 and min(Q.min(), K.min(), V.min()) >= 0
+        )
+        assert checks.tells_apart(Q[1], K, V, scale=True, queries=Q)
+
+
+def test_a_classmates_right_weights_can_be_the_copiers_right_weights():
+    assert steps_right(numbers_answer(*ANN), CAT) == ("launched_weights_sum_to_one",)
+    assert steps_right(numbers_answer(*CAT), CAT) == (
+        "launched_scores",
+        "launched_weights_sum_to_one",
+        "launched_output",
+    )
+    assert steps_right(numbers_answer(*CAT, scale=False), CAT) == ()
+
+
+def test_the_copier_takes_a_classmate_whose_answer_is_wrong_on_all_her_steps():
+    drawn = {"ann": ANN, "ben": BEN, "cat": CAT}
+    source, alone = copy_source(drawn, "cat", ["ann", "ben"], PRACTICE)
+    assert (source, alone) == ("ben", True)
+    assert steps_right(numbers_answer(*drawn[source]), CAT) == ()
+
+
+def test_without_such_a_classmate_the_caller_is_told():
+    drawn = {"ann": ANN, "cat": CAT}
+    assert copy_source(drawn, "cat", ["ann"], PRACTICE) == ("ann", False)
