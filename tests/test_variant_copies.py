@@ -8,9 +8,9 @@ right weights too; a copy of ann's answer is right on cat's weights and earns th
 from __future__ import annotations
 
 import numpy as np
-from variant_copies import copy_source, numbers_answer, steps_right
 
 from attention_lab import checks
+from tests.support.variant_copies import copy_source, numbers_answer, steps_right
 
 CAT = ([[2, 2], [0, 2], [1, 1]], [[0, 1], [0, 0], [2, 2]], [[3, 5], [1, 4], [5, 5]])
 ANN = ([[2, 2], [2, 2], [2, 1]], [[0, 2], [1, 0], [2, 1]], [[2, 2], [4, 0], [4, 2]])

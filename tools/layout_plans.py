@@ -387,7 +387,7 @@ GRADER = Plan(
 SUPPORT = (
     "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
     "graded_classes", "grading_course", "k8s_files", "nbgrader_cells", "pg_cluster",
-    "pod_packages", "run_cache", "source_class", "worker_groups",
+    "pod_packages", "run_cache", "source_class", "variant_copies", "worker_groups",
 )  # fmt: skip
 
 TESTS = Plan(

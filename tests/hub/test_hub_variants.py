@@ -6,7 +6,7 @@ release so far): it makes the key itself, before any server, owned by the instru
 every server, started before the first release, already holds its student's seed. Each
 student's kernel draws her own numbers in the released ``focus_in_the_noise``; two honest
 students get full marks on theirs, a copier who hands in a classmate's numbers (a classmate
-whose answers are wrong on all of hers: tests/variant_copies.py) scores as wrong and is
+whose answers are wrong on all of hers: tests/support/variant_copies.py) scores as wrong and is
 flagged ``other_variant`` (naming the classmate, for the teacher only), a student who forgets
 the scaling is diagnosed on her own numbers. The key never reaches a student's server.
 """
@@ -24,7 +24,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
-from variant_copies import copy_source, numbers_answer, steps_right
+
+from tests.support.variant_copies import copy_source, numbers_answer, steps_right
 
 pytestmark = pytest.mark.slow
 
