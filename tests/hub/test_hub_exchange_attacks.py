@@ -262,16 +262,7 @@ def test_formgrader_collect_refuses_the_forgery_and_keeps_alices_work(attacked, 
 
 def test_make_collect_refuses_it_too(attacked, story):
     alice, _, mallory = attacked.students
-    instructor = pwd.getpwnam(attacked.instructor)
-    venv = Path(sys.prefix)
-    done = subprocess.run(
-        [shutil.which("runuser") or "/usr/sbin/runuser", "-u", attacked.instructor, "--", str(venv / "bin" / "python"), "-m",
-         "attention_grader", "--course", str(attacked.course_dir), "collect", story["assignment"]],
-        capture_output=True, text=True, timeout=600, cwd=attacked.course_dir,
-        env={"HOME": instructor.pw_dir, "USER": attacked.instructor,
-             "PATH": f"{venv}/bin:/usr/bin:/bin", "ATTENTION_LAB_EXCHANGE": str(attacked.exchange),
-             "JUPYTER_CONFIG_PATH": str(attacked.config_dir)},
-    )  # fmt: skip
+    done = _make_collect(attacked, story["assignment"])
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [ln for ln in done.stdout.splitlines() if "refused:" in ln]
     assert len(lines) == 1 and f"folder owned by {mallory} names {alice}" in lines[0], done.stdout
@@ -345,6 +336,10 @@ def test_a_student_stops_at_her_own_cap_in_home_and_exchange(attacked, story):
 
 
 def _as_instructor(room, *args: str) -> subprocess.CompletedProcess:
+    """``args`` as the instructor, in a terminal of her own server: the hub's system config
+    (its JupyterHub auth plugin, read by every route since the one config door) asks the hub
+    who she is with the token and address her server's environment holds.
+    """
     instructor = pwd.getpwnam(room.instructor)
     venv = Path(sys.prefix)
     return subprocess.run(
@@ -352,7 +347,9 @@ def _as_instructor(room, *args: str) -> subprocess.CompletedProcess:
         capture_output=True, text=True, timeout=600, cwd=room.course_dir,
         env={"HOME": instructor.pw_dir, "USER": room.instructor,
              "PATH": f"{venv}/bin:/usr/bin:/bin", "ATTENTION_LAB_EXCHANGE": str(room.exchange),
-             "JUPYTER_CONFIG_PATH": str(room.config_dir)},
+             "JUPYTER_CONFIG_PATH": str(room.config_dir),
+             "JUPYTERHUB_USER": room.instructor, "JUPYTERHUB_API_URL": f"{room.url}/hub/api",
+             "JUPYTERHUB_API_TOKEN": room.tokens[room.instructor]},
     )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ import collections
 import datetime
 import decimal
 import fractions
+import math
 import sys
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, fields, replace
@@ -44,6 +45,7 @@ Reader: TypeAlias = Callable[[dict[str, Wire], int], object]
 _MAX_DIGITS = 4000  # longest Decimal read
 _MAX_ARRAY_DEPTH = 32  # numpy's own most dimensions
 _NUMERIC = "biuf"
+_MAX_TEXT_ARRAY_CHARS = 10_000_000  # a text array's cells x its widest text, read on either side
 
 
 class WireError(ValueError):
@@ -63,6 +65,9 @@ class Caps:
     max_text_chars: int = 200_000
     max_yields: int = 10_000
     max_printed_chars: int = 1_000_000
+    #: 1 on the grader's own arguments only: its text arrays (``np.array(["a", "b"])``) are
+    #: carried as plain nbgrader passes them; a student's stay placeholders
+    text_arrays: int = 0
 
     @classmethod
     def of(cls, source: object) -> Caps:
@@ -80,7 +85,7 @@ class Caps:
 
         The grader's data is trusted; the depth bounds the recursion on both sides.
         """
-        return replace(self, max_items=sys.maxsize, max_text_chars=sys.maxsize)
+        return replace(self, max_items=sys.maxsize, max_text_chars=sys.maxsize, text_arrays=1)
 
     def to_wire(self) -> dict[str, int]:
         """Return the caps as the JSON object sent with a request."""
@@ -176,7 +181,7 @@ class Encoder:
         if not isinstance(value, np.ndarray):
             return None
         arr = np.array(value, copy=True, subok=False)
-        if arr.dtype.kind not in _NUMERIC:
+        if arr.dtype.kind not in _NUMERIC and not (self.caps.text_arrays and arr.dtype.kind == "U"):
             return self.refuse(f"numpy array of {arr.dtype}")
         self.budget -= arr.size
         if self.budget < 0:
@@ -254,12 +259,12 @@ _PLAIN_KINDS: dict[str, Callable[[Wire], object]] = {
 }
 
 
-def _dtype(text: object) -> np.dtype[Any]:
+def _dtype(text: object, kinds: str = _NUMERIC) -> np.dtype[Any]:
     try:
         dtype = np.dtype(str(text))
     except TypeError:
         raise _Bad(f"unknown dtype {str(text)[:20]!r}") from None
-    if dtype.kind not in _NUMERIC or dtype.fields is not None or dtype.subdtype is not None:
+    if dtype.kind not in kinds or dtype.fields is not None or dtype.subdtype is not None:
         raise _Bad(f"dtype {dtype} is not numeric")
     return dtype
 
@@ -378,28 +383,30 @@ class Decoder:
         scalar: np.generic = _dtype(data.get("dtype")).type(value)
         return scalar
 
-    def _numbers_only(self, nested: Wire, depth: int) -> None:
-        """Raise unless ``nested`` is a (nested) list of numbers and booleans."""
+    def _numbers_only(self, nested: Wire, depth: int, item: type | tuple[type, ...]) -> None:
+        """Raise unless ``nested`` is a (nested) list of ``item`` values (numbers or text)."""
         if depth > _MAX_ARRAY_DEPTH:
             raise self.error("array nested too deeply")
         if isinstance(nested, list):
-            for item in nested:
-                self._numbers_only(item, depth + 1)
+            for value in nested:
+                self._numbers_only(value, depth + 1, item)
             return
         self.count += 1
         if self.count > self.caps.max_items:
             raise self.error("too many values")
-        if not isinstance(nested, bool | int | float):
-            raise self.error("an array holds something that is not a number")
+        if not isinstance(nested, item):
+            raise self.error("an array holds something that is not of its dtype")
 
     def _array(self, data: dict[str, Wire]) -> np.ndarray[Any, Any]:
-        dtype = _dtype(data.get("dtype"))
+        dtype = _dtype(data.get("dtype"), _NUMERIC + ("U" if self.caps.text_arrays else ""))
         shape = data.get("shape")
         if not isinstance(shape, list) or not all(
             isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
         ):
             raise self.error("an array without a valid shape")
-        self._numbers_only(data["array"], 0)
+        if dtype.kind == "U" and math.prod(shape) * dtype.itemsize > 4 * _MAX_TEXT_ARRAY_CHARS:
+            raise self.error("a text array too large")  # its memory is size x widest text
+        self._numbers_only(data["array"], 0, str if dtype.kind == "U" else (bool, int, float))
         try:
             arr = np.array(data["array"], dtype=dtype)
         except (ValueError, OverflowError, TypeError):

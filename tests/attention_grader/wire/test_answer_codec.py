@@ -45,3 +45,29 @@ def test_numpy_scalars_keep_their_type_both_ways():
     for value in (np.float64(0.5), np.int64(3), np.bool_(True), np.float32(1.5)):
         back = answer_codec.Decoder(caps)(json.loads(json.dumps(answer_codec.Encoder(caps)(value))))
         assert type(back) is type(value) and back == value
+
+
+def test_the_graders_own_text_arrays_are_carried_a_students_stay_placeholders():
+    """A test may pass ``np.array(["kiwi", ...])`` to a student's function, as plain nbgrader does;
+    a text array the student's code returns is still not read as data (it stays in her kernel).
+    """
+    import json
+
+    import numpy as np
+    import pytest
+
+    words = np.array(["apple", "kiwi"])
+    arguments = answer_codec.Caps().depth_only()
+    wire = json.loads(json.dumps(answer_codec.Encoder(arguments)(words)))
+    back = answer_codec.Decoder(arguments)(wire)
+    assert isinstance(back, np.ndarray) and back.dtype == words.dtype
+    assert back.tolist() == ["apple", "kiwi"]
+
+    answers = answer_codec.Caps()
+    with pytest.raises(answer_codec.WireError):  # each side's encoder makes it its placeholder
+        answer_codec.Encoder(answers)(words)
+    with pytest.raises(answer_codec.WireError):
+        answer_codec.Decoder(answers)(wire)
+    for lie in ({**wire, "array": [1, 2]}, {**wire, "dtype": "<U99999999", "shape": [1000]}):
+        with pytest.raises(answer_codec.WireError):
+            answer_codec.Decoder(arguments)(lie)
