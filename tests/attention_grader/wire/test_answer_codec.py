@@ -71,3 +71,16 @@ def test_the_graders_own_text_arrays_are_carried_a_students_stay_placeholders():
     for lie in ({**wire, "array": [1, 2]}, {**wire, "dtype": "<U99999999", "shape": [1000]}):
         with pytest.raises(answer_codec.WireError):
             answer_codec.Decoder(arguments)(lie)
+
+
+def test_the_codecs_fallback_caps_are_the_settings_defaults():
+    """The codec (stdlib and numpy only) cannot import the settings, so it repeats their defaults
+    for a request that carries no caps: keep the two equal.
+    """
+    from dataclasses import fields
+
+    from attention_grader.common.settings import AnswerLimits
+
+    shared = {f.name for f in fields(answer_codec.Caps)} - {"text_arrays"}
+    assert answer_codec.Caps.of(AnswerLimits()) == answer_codec.Caps()
+    assert shared <= {f.name for f in fields(AnswerLimits)}
