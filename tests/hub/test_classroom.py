@@ -1,5 +1,6 @@
-"""The classroom's configuration, without a hub: autograder/jupyterhub/{classroom,install}.py and
-the two jupyterhub_config files as JupyterHub would load them (tests/hub/test_hub.py runs a hub).
+"""The classroom's configuration, without a hub: autograder/attention_hub/classroom.py,
+autograder/jupyterhub/install.py and the two jupyterhub_config files as JupyterHub would load
+them (tests/hub/test_hub.py runs a hub).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
 sys.path.insert(0, str(HUB_DIR))
 import install  # noqa: E402
 from attention_hub import classroom  # noqa: E402
-from attention_hub.classroom import Course  # noqa: E402
+from attention_hub.course import Course  # noqa: E402
+from attention_hub.spawn_hook import make_pre_spawn_hook  # noqa: E402
+from attention_hub.variant_keys import ensure_variant_keys  # noqa: E402
 
 
 def exchange_with_courses(root: Path, course_ids) -> Path:
@@ -124,74 +127,6 @@ def test_both_configs_limit_each_user_from_the_same_settings(name, monkeypatch):
     assert chosen.LimitedLocalProcessSpawner.disk_size is None
 
 
-def test_roles_give_instructors_their_own_class_list_only():
-    courses = [Course("a-9", instructors=("t",), students=("s",))]
-    staff, students = classroom.hub_roles(courses)
-    assert staff["groups"] == ["formgrade-a-9"] and students["groups"] == ["nbgrader-a-9"]
-    assert "groups!group=nbgrader-a-9" in staff["scopes"]
-    assert not any(scope.startswith("groups") for scope in students["scopes"])
-    # The server token may carry the class-list scope; JupyterHub grants it to holders only.
-    assert "groups!group=nbgrader-a-9" in classroom.server_token_scopes(courses)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"course_id": "Attention Lab"}, "lower case"),
-        ({"course_id": "x", "instructors": ("a",), "students": ("a",)}, "both as instructor"),
-        ({"course_id": "x", "grader": "grader-x"}, "service_port"),
-    ],
-)
-def test_bad_courses_are_refused_with_a_reason(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        Course(**kwargs)
-
-
-def test_pre_spawn_hook_hides_instructor_tools_from_students():
-    hook = classroom.make_pre_spawn_hook(config_root="/etc/jupyter", formgrader_iframe=True)
-
-    def spawn(groups):
-        user = SimpleNamespace(groups=[SimpleNamespace(name=g) for g in groups])
-        spawner = SimpleNamespace(user=user, environment={"A": "1"}, args=[])
-        hook(spawner)
-        return spawner
-
-    student = spawn(["nbgrader-attention-lab"])
-    assert student.environment["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [
-        classroom.student_config_dir("/etc/jupyter"),
-        "/etc/jupyter",
-    ]
-    assert student.args == [] and student.environment["A"] == "1"
-    teacher = spawn(["formgrade-attention-lab"])
-    assert teacher.environment["JUPYTER_CONFIG_PATH"] == "/etc/jupyter"
-    assert teacher.args == [classroom.frame_ancestors_arg()]
-
-
-def test_pre_spawn_hook_gives_each_student_her_own_variant_seed_never_the_key(tmp_path):
-    from attention_lab.variants import SEED_ENV, StudentSeed
-
-    key = bytes(range(32))
-    (tmp_path / "variant.key").write_text(key.hex() + "\n")
-    course = Course("attention-lab", variant_key_file=str(tmp_path / "variant.key"))
-    hook = classroom.make_pre_spawn_hook(
-        config_root="/etc/jupyter", formgrader_iframe=False, courses=[course]
-    )
-
-    def spawn(name, groups):
-        user = SimpleNamespace(name=name, groups=[SimpleNamespace(name=g) for g in groups])
-        spawner = SimpleNamespace(user=user, environment={}, args=[])
-        hook(spawner)
-        return spawner.environment
-
-    alice, bob = (spawn(n, ["nbgrader-attention-lab"]) for n in ("alice", "bob"))
-    assert alice[SEED_ENV] == StudentSeed.from_key(key, "alice").to_text()
-    assert bob[SEED_ENV] != alice[SEED_ENV]
-    assert all(key.hex() not in v for env in (alice, bob) for v in env.values())
-    assert SEED_ENV not in spawn("carol", ["nbgrader-other-course"])
-    (tmp_path / "variant.key").unlink()  # before the first release: the practice numbers
-    assert SEED_ENV not in spawn("alice", ["nbgrader-attention-lab"])
-
-
 def test_the_hub_makes_a_missing_variant_key_before_any_server(monkeypatch, tmp_path):
     """A server started before the first release got no seed: its student worked on the
     practice numbers and was marked wrong. The hub makes the key as it starts, 0600, the
@@ -208,7 +143,7 @@ def test_the_hub_makes_a_missing_variant_key_before_any_server(monkeypatch, tmp_
     assert len(bytes.fromhex(text.strip())) == 32
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert key.stat().st_uid == course_dir.stat().st_uid
-    hook = classroom.make_pre_spawn_hook(
+    hook = make_pre_spawn_hook(
         config_root="/etc/jupyter", formgrader_iframe=False,
         courses=[Course("attention-lab", variant_key_file=str(key))],
     )  # fmt: skip
@@ -216,10 +151,10 @@ def test_the_hub_makes_a_missing_variant_key_before_any_server(monkeypatch, tmp_
     spawner = SimpleNamespace(user=user, environment={}, args=[])
     hook(spawner)
     assert spawner.environment[SEED_ENV].startswith("alice:")
-    assert classroom.ensure_variant_keys([Course("x", variant_key_file=str(key))]) == []
+    assert ensure_variant_keys([Course("x", variant_key_file=str(key))]) == []
     assert key.read_text() == text  # never a new key over the old: every number would change
     with pytest.raises(ValueError, match="in no folder yet"):
-        classroom.ensure_variant_keys([Course("x", variant_key_file=str(tmp_path / "no" / "k"))])
+        ensure_variant_keys([Course("x", variant_key_file=str(tmp_path / "no" / "k"))])
 
 
 def test_system_install_makes_the_exchange_and_a_loadable_config(tmp_path):
@@ -331,3 +266,26 @@ def test_untraversable_dirs_names_the_blocking_folder(tmp_path):
     assert str(private) in install.untraversable_dirs(str(target))
     os.chmod(private, 0o711)
     assert str(private) not in install.untraversable_dirs(str(target))
+
+
+#: what classroom.py exported before it was split by job (issue 43): deployed configs import these
+OLD_NAMES = (
+    "ensure_variant_keys", "refuse_foreign_course_folders", "refuse_public_state_folder",
+    "FORMGRADE_PREFIX", "STUDENT_PREFIX", "Course", "formgrade_group", "student_group",
+    "hub_groups", "hub_roles", "server_token_scopes", "formgrader_services", "student_config_dir",
+    "instructor_config_dir", "frame_ancestors_arg", "make_pre_spawn_hook", "configure_classroom",
+    "names_from_env", "variant_seed", "refuse_shared_keys", "SERVER_LAUNCH",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", OLD_NAMES)
+def test_the_names_configs_imported_from_classroom_still_work(name):
+    """A deployed hub's own config imports ``Course``, ``hub_groups`` ... from classroom, where
+    they were before the module was split by job: each is still there, the one object.
+    """
+    from attention_hub import course, hub_access, spawn_hook, variant_keys
+
+    assert name in classroom.__all__
+    homes = [classroom, course, hub_access, spawn_hook, variant_keys]
+    found = {id(vars(module)[name]) for module in homes if name in vars(module)}
+    assert len(found) == 1, f"{name}: {len(found)} different objects"
