@@ -20,11 +20,9 @@ the next server see it:
   a sticky bit, so the instructor can rename any entry in it (even a student's 0700 folder) out
   of the collect path; it stays on the student's image, costing only their cap.
 
-The first time, the student's existing home is **carried** onto the image: copied (``cp -a``),
-compared file by file, and only then the original is moved (never deleted) to
-``<home's parent>/.attention-lab-homes-before-disk/<user>`` (0700 root: the student cannot write
-there any more, the admin removes it when satisfied). A copy that fails or differs stops the
-spawn with the reason and leaves the home as it was.
+The first time, the student's existing home is **carried** onto the image, checked, and only
+then the original is kept out of reach (:mod:`attention_hub.home_carry`); the mounts and modes
+are made with the system's tools (:mod:`attention_hub.mounts`).
 
 The mounts outlive the server and the hub (a reboot undoes them: the next spawn mounts again).
 Standard library only, plus ``mkfs.ext4`` (e2fsprogs) and ``mount``/``umount`` (util-linux).
@@ -32,19 +30,19 @@ Standard library only, plus ``mkfs.ext4`` (e2fsprogs) and ``mount``/``umount`` (
 
 from __future__ import annotations
 
-import filecmp
 import os
 import pwd
 import re
 import shutil
 import stat
-import struct
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from attention_hub.exchange_folders import INBOUND_PER_USER_MODE
+from attention_hub.home_carry import KEPT_HOMES, carry_home
+from attention_hub.mounts import grant_rwx, loop_of, private_dir, run, same_file, share
 
 __all__ = [
     "INBOUND_PER_USER_MODE",
@@ -58,8 +56,6 @@ __all__ = [
     "share",
 ]
 
-#: Where carried homes are kept (next to the homes: a rename, not a copy).
-KEPT_HOMES = ".attention-lab-homes-before-disk"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _MKFS = ["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1"]
 # discard: what a student deletes is given back to the host (the loop device punches holes in
@@ -112,25 +108,6 @@ def disks_work() -> str:
     return ""
 
 
-def _run(*cmd: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise OSError(f"{' '.join(cmd)}: {(done.stderr or done.stdout).strip()[-300:]}")
-
-
-def _private_dir(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    os.chown(path, 0, 0)
-    os.chmod(path, 0o700)
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 def _make_image(disk: UserDisk, size: int) -> None:
     """Make a sparse ext4 image of ``size`` bytes (removed again if mkfs fails)."""
     fd = os.open(disk.image, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -139,7 +116,7 @@ def _make_image(disk: UserDisk, size: int) -> None:
     finally:
         os.close(fd)
     try:
-        _run(*_MKFS, str(disk.image))
+        run(*_MKFS, str(disk.image))
     except OSError:
         disk.image.unlink()
         raise
@@ -177,99 +154,33 @@ def _grow(disk: UserDisk, size: int) -> None:
     """Grow a mounted image to ``size`` (a larger ``disk_size``); never shrinks one."""
     if disk.image.stat().st_size < size:
         os.truncate(disk.image, size)
-        loop = _loop_of(disk.root)
+        loop = loop_of(disk.root)
         if loop:
-            _run("losetup", "-c", loop)
-            _run("resize2fs", loop)
-
-
-def _loop_of(mount_point: Path) -> str:
-    for line in Path("/proc/self/mounts").read_text().splitlines():
-        device, where = line.split()[:2]
-        if where == str(mount_point) and device.startswith("/dev/loop"):
-            return device
-    return ""
+            run("losetup", "-c", loop)
+            run("resize2fs", loop)
 
 
 def _mount_image(disk: UserDisk, size: int) -> bool:
     """Make (first time) and mount the image; True when it was just made."""
     for folder in (disk.image.parent.parent, disk.image.parent, disk.root.parent):
-        _private_dir(folder)
+        private_dir(folder)
     made = not disk.image.exists()
     if made:
         refuse_overpromise(disk.image.parent, size)
         _make_image(disk, size)
     disk.root.mkdir(mode=0o700, exist_ok=True)
     if not os.path.ismount(disk.root):
-        _run("mount", "-o", _MOUNT_OPTIONS, str(disk.image), str(disk.root))
+        run("mount", "-o", _MOUNT_OPTIONS, str(disk.image), str(disk.root))
     if not made:
         _grow(disk, size)
     os.chmod(disk.root, 0o711)  # the image's root: only root lists it
     return made
 
 
-def _tree(root: Path) -> dict[str, os.stat_result]:
-    """Every entry under ``root`` (relative path -> lstat), links not followed."""
-    found = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            found[os.path.relpath(path, root)] = os.lstat(path)
-    return found
-
-
-def _differences(original: Path, copy: Path) -> list[str]:
-    """List what of ``original`` differs in ``copy``: type, owner, mode, contents or link."""
-    theirs = _tree(copy)
-    wrong = []
-    for rel, st in _tree(original).items():
-        other = theirs.get(rel)
-        if other is None:
-            wrong.append(f"{rel}: missing")
-        elif (stat.S_IFMT(st.st_mode), st.st_uid, stat.S_IMODE(st.st_mode)) != (
-            stat.S_IFMT(other.st_mode), other.st_uid, stat.S_IMODE(other.st_mode)
-        ):  # fmt: skip
-            wrong.append(f"{rel}: type, owner or mode differs")
-        elif stat.S_ISREG(st.st_mode) and not filecmp.cmp(
-            original / rel, copy / rel, shallow=False
-        ):
-            wrong.append(f"{rel}: contents differ")
-        elif stat.S_ISLNK(st.st_mode) and os.readlink(original / rel) != os.readlink(copy / rel):
-            wrong.append(f"{rel}: link target differs")
-    return wrong
-
-
-def _carry_home(disk: UserDisk, new_home: Path) -> str:
-    """Copy the existing home onto the image, check it, then keep the original out of reach.
-
-    Returns what was done (for the hub log). Raises OSError (the home untouched) when the copy
-    fails (e.g. larger than the image) or differs.
-    """
-    home = disk.home
-    st = os.lstat(home)
-    if not stat.S_ISDIR(st.st_mode):
-        raise OSError(f"{home} is not a folder: not carried onto {disk.user}'s disk")
-    try:
-        _run("cp", "-a", "--one-file-system", f"{home}/.", str(new_home))
-    except OSError as err:
-        raise OSError(f"{disk.user}'s home could not be copied onto their disk "
-                      f"(larger than disk_size?), left as it was: {err}") from err  # fmt: skip
-    wrong = _differences(home, new_home)
-    if wrong:
-        raise OSError(f"{disk.user}'s home copy differs ({'; '.join(wrong[:3])}): left as it was")
-    kept_in = home.parent / KEPT_HOMES
-    _private_dir(kept_in)
-    kept = kept_in / disk.user
-    if os.path.lexists(kept):
-        kept = kept_in / f"{disk.user}-{time.strftime('%Y%m%dT%H%M%S')}"
-    os.rename(home, kept)
-    return f"home carried onto the disk; the original kept in {kept}"
-
-
 def _mount_home(disk: UserDisk) -> str:
     """Bind the image's ``home`` on the user's home (carrying the old one, first time)."""
     new_home = disk.root / "home"
-    if _same(disk.home, new_home):
+    if same_file(disk.home, new_home):
         return ""
     said = ""
     if not new_home.exists():
@@ -278,7 +189,7 @@ def _mount_home(disk: UserDisk) -> str:
         mode = stat.S_IMODE(os.lstat(disk.home).st_mode) if carried else 0o700
         if carried:
             try:
-                said = _carry_home(disk, new_home)
+                said = carry_home(disk.home, disk.user, new_home)
             except OSError:
                 shutil.rmtree(new_home, ignore_errors=True)  # our partial copy; the home stays
                 raise
@@ -293,20 +204,8 @@ def _mount_home(disk: UserDisk) -> str:
         disk.home.mkdir(mode=0o700)
         os.chown(disk.home, 0, 0)  # unmounted: nobody writes beside the disk
         os.chmod(disk.home, 0o000)
-    _run("mount", "--bind", str(new_home), str(disk.home))
+    run("mount", "--bind", str(new_home), str(disk.home))
     return said
-
-
-_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
-_NO_ID = 0xFFFFFFFF
-
-
-def _grant(path: Path, uid: int) -> None:
-    """POSIX ACL: owner and group rwx, ``uid`` rwx, others nothing."""
-    entries = [(_USER_OBJ, 7, _NO_ID), (_USER, 7, uid), (_GROUP_OBJ, 7, _NO_ID),
-               (_MASK, 7, _NO_ID), (_OTHER, 0, _NO_ID)]  # fmt: skip
-    blob = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
-    os.setxattr(path, "system.posix_acl_access", blob)
 
 
 def close_inbound(inbound: str | os.PathLike[str]) -> None:
@@ -331,9 +230,9 @@ def _mount_inbound(disk: UserDisk, inbound: Path) -> str:
     os.chmod(source.parent, 0o711)
     os.chown(source, st.st_uid, st.st_gid)
     os.chmod(source, 0o2770)
-    _grant(source, disk.uid)
+    grant_rwx(source, disk.uid)
     target = inbound / disk.user
-    if _same(target, source):
+    if same_file(target, source):
         return ""
     said = ""
     if os.path.lexists(target):
@@ -346,34 +245,8 @@ def _mount_inbound(disk: UserDisk, inbound: Path) -> str:
     if not os.path.lexists(target):
         target.mkdir(mode=0o700)
         os.chmod(target, 0o000)  # unmounted: nobody writes there
-    _run("mount", "--bind", str(source), str(target))
+    run("mount", "--bind", str(source), str(target))
     return said
-
-
-def _mount_fields(path: Path) -> list[str] | None:
-    """Return the optional fields (``shared:N`` …) of the mount at ``path``, None if none is there."""
-    found = None
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields = line.split()
-        if fields[4] == str(path):
-            found = fields[6 : fields.index("-")]  # the last mount on a path is the one seen
-    return found
-
-
-def share(folder: str | os.PathLike[str]) -> None:
-    """Make ``folder`` a shared mount (a bind on itself), once (as root).
-
-    A server's private mount namespace (``server_namespace.private_tmp``) is a slave of the machine's:
-    binds made later in a shared folder (a student's ``inbound/<student>``, at their first
-    spawn) reach servers already running, e.g. the instructor's formgrader.
-    """
-    path = Path(folder).absolute()
-    fields = _mount_fields(path)
-    if fields is not None and any(f.startswith("shared:") for f in fields):
-        return
-    if fields is None:
-        _run("mount", "--bind", str(path), str(path))
-    _run("mount", "--make-shared", str(path))
 
 
 def prepare(disk: UserDisk, size: int, inbound_folders: list[str] | tuple[str, ...] = ()) -> list[str]:  # fmt: skip
@@ -406,7 +279,7 @@ def release(disk: UserDisk, inbound_folders: list[str] | tuple[str, ...] = ()) -
     """
     ours = [(Path(i) / disk.user, disk.inbound_source(i)) for i in inbound_folders]
     for target, source in [*ours, (disk.home, disk.root / "home")]:
-        if _same(target, source):
+        if same_file(target, source):
             subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
     if os.path.ismount(disk.root):
         subprocess.run(["umount", "-l", str(disk.root)], capture_output=True, check=False)
