@@ -90,7 +90,7 @@ def test_servers_starting_together_get_different_ports_from_the_range_and_give_t
         )
 
     alice, bob, carol = spawner("alice"), spawner("bob"), spawner("carol")
-    request.addfinalizer(LimitedLocalProcessSpawner._ports_given.clear)
+    request.addfinalizer(LimitedLocalProcessSpawner._port_book.given.clear)
     alice._take_port()
     bob._take_port()  # alice's server is not listening yet: her port is still hers
     assert {alice.port, bob.port} == {21000, 21001}

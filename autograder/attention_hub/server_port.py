@@ -27,11 +27,12 @@ import random
 import socket
 import subprocess
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["DEFAULT_RANGE", "Listener", "PortRange", "ephemeral_range", "hold", "holder",
-           "held_by", "is_free", "listener", "pick_port"]  # fmt: skip
+__all__ = ["DEFAULT_RANGE", "Listener", "PortBook", "PortRange", "ephemeral_range", "hold",
+           "holder", "held_by", "is_free", "listener", "pick_port"]  # fmt: skip
 
 DEFAULT_RANGE = "20000-29999"
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -95,6 +96,41 @@ def pick_port(ports: PortRange, given: Collection[int], host: str = "") -> int:
         f"no free port left for a server in {ports} ({len(given)} given to running servers): "
         "widen the spawner's server_ports (docs/hub-admins.md, 'Limits')"
     )
+
+
+@dataclass
+class PortBook:
+    """The ports this hub gave its servers, perhaps not listened on yet: one per (user, server).
+
+    One book per hub process (the spawner's class holds it), so that two servers starting at
+    once never get the same port of the range.
+    """
+
+    given: dict[tuple[str, str], int] = field(default_factory=dict)
+    said_overlap: bool = False  # "the range overlaps the ephemeral one", logged once per hub
+
+    def take(self, key: tuple[str, str], ports: PortRange, log: Any) -> int:
+        """Give server ``key`` (user, server name) a free port of ``ports`` nobody was given.
+
+        Raises
+        ------
+        RuntimeError
+            No port of the range is free (:func:`pick_port`).
+        """
+        ephemeral = ephemeral_range()
+        if ephemeral is not None and ports.overlaps(ephemeral) and not self.said_overlap:
+            self.said_overlap = True
+            log.warning(
+                "server_ports %s overlaps the kernel's ephemeral range %s, where kernels take "
+                "their ports: a server's port may be taken before it binds it.", ports, ephemeral,
+            )  # fmt: skip
+        others = {port for other, port in self.given.items() if other != key}
+        self.given[key] = port = pick_port(ports, others)
+        return port
+
+    def give_back(self, key: tuple[str, str]) -> None:
+        """Forget server ``key``'s port (it stopped): another server may get it."""
+        self.given.pop(key, None)
 
 
 def is_free(port: int, host: str = "") -> bool:

@@ -9,9 +9,9 @@
 * in the child, as root, between fork and exec: it joins the group, gets its own mount namespace
   with private temporary folders (/tmp, /var/tmp, /run/lock, /dev/shm), a /proc showing its
   user's processes only and a capped exchange root (``server_namespace.py``), then drops to
-  the user;
+  the user (``server_child.py``);
 * its port comes from ``server_ports``, a range kernels never take theirs from
-  (``server_port.py``); the hub listens on it itself before the server starts and hands the
+  (``server_port.py``, which keeps the book of the ports given); the hub listens on it itself before the server starts and hands the
   socket to the server (``server_launch.py``, undumpable, no user site-packages), and is told
   where the server is only once the process it started holds it (any user may bind a free
   port, and would answer in its place); a port someone else holds is skipped;
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import socket
 import subprocess
 from collections.abc import Callable, Mapping
@@ -43,27 +42,15 @@ from traitlets import Bool, Float, Integer, List, TraitError, Unicode, default, 
 
 from attention_hub.exchange_folders import enrolled_inbound, shielded_courses
 from attention_hub.hub_probe import Probe
-from attention_hub.port_fence import enter_fence, fence_ruleset, fence_works
+from attention_hub.mounts import share
+from attention_hub.port_fence import fence_ruleset, fence_works
+from attention_hub.server_child import ChildSetup
 from attention_hub.server_launch import SOCKET_ENV
-from attention_hub.server_namespace import (
-    needed_paths,
-    private_proc,
-    private_tmp,
-    private_tmp_works,
-    shield_exchange_root,
-)
+from attention_hub.server_namespace import needed_paths, private_tmp_works
 from attention_hub.server_output import follow
-from attention_hub.server_port import (
-    DEFAULT_RANGE,
-    PortRange,
-    ephemeral_range,
-    held_by,
-    hold,
-    holder,
-    pick_port,
-)
+from attention_hub.server_port import DEFAULT_RANGE, PortBook, PortRange, held_by, hold, holder
 from attention_hub.user_cgroup import UserCgroup, find_layout, shelter_hub, weigh_class
-from attention_hub.user_disk import UserDisk, close_inbound, disks_work, prepare, share
+from attention_hub.user_disk import UserDisk, close_inbound, disks_work, prepare
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -165,9 +152,7 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
     )  # fmt: skip
     _fence_fd: int | None = None  # the ruleset of this start, for its preexec_fn
     _socket_fd: int | None = None  # the listening socket of this start, for get_env
-    # (user, server name) -> port: given by this hub, perhaps not listened on yet
-    _ports_given: ClassVar[dict[tuple[str, str], int]] = {}
-    _ports_said = False  # "server_ports overlaps the ephemeral range" logged once per hub
+    _port_book: ClassVar[PortBook] = PortBook()  # the ports this hub gave, one per server
     _hub_sheltered = False  # shelter_hub done by this hub process (it walks /proc: not per spawn)
     _tmp_probe: ClassVar[Probe] = Probe(private_tmp_works, (
         "No private /tmp, /var/tmp, /run/lock and /dev/shm per user (%s): they stay shared. See "
@@ -255,28 +240,17 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
         return shielded_courses(self.disk_inbound)
 
     def make_preexec_fn(self, name: str) -> Callable[[], None]:
-        drop_to_user = super().make_preexec_fn(name)
-        group, mem, tmp = self._cgroup, self._limits()[0], self._tmp_size()
-        fence = self._fence_fd
-        keep = needed_paths(self.cmd, self.environment or {}) if tmp else ()
-        # a student's exchange root, capped in their own namespace (staged in their new /tmp)
-        shielded = self._shielded_courses() if tmp else []
-
-        def preexec() -> None:
-            # Runs in the child between fork and exec, still as root.
-            if group is not None:
-                group.join()
-            elif mem:
-                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-            if tmp:
-                private_tmp(tmp, keep)
-                private_proc()
-                shield_exchange_root(shielded)
-            if fence is not None:  # last: a fenced process may mount nothing
-                enter_fence(fence)
-            drop_to_user()
-
-        return preexec
+        tmp = self._tmp_size()
+        return ChildSetup(
+            group=self._cgroup,
+            mem=self._limits()[0],
+            tmp=tmp,
+            keep=tuple(needed_paths(self.cmd, self.environment or {})) if tmp else (),
+            # a student's exchange root, capped in their own namespace (staged in their new /tmp)
+            shielded=tuple(self._shielded_courses()) if tmp else (),
+            fence=self._fence_fd,
+            drop_to_user=super().make_preexec_fn(name),
+        )
 
     async def start(self) -> tuple[str, int]:
         await self._prepare_disk()  # first: it awaits (see _make_cgroup)
@@ -371,23 +345,12 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
 
     def _take_port(self) -> None:
         """Give this server a port of ``server_ports`` (LocalProcessSpawner keeps a set one)."""
-        if not self.server_ports:
-            return
-        ports, ephemeral = PortRange.parse(self.server_ports), ephemeral_range()
-        cls = type(self)
-        if ephemeral is not None and ports.overlaps(ephemeral) and not cls._ports_said:
-            cls._ports_said = True
-            self.log.warning(
-                "server_ports %s overlaps the kernel's ephemeral range %s, where kernels take "
-                "their ports: a server's port may be taken before it binds it.", ports, ephemeral,
-            )  # fmt: skip
-        key = (self.user.name, self.name)
-        given = {port for other, port in cls._ports_given.items() if other != key}
-        self.port = pick_port(ports, given)
-        cls._ports_given[key] = self.port
+        if self.server_ports:
+            key = (self.user.name, self.name)
+            self.port = self._port_book.take(key, PortRange.parse(self.server_ports), self.log)
 
     def _give_back_port(self) -> None:
-        type(self)._ports_given.pop((self.user.name, self.name), None)
+        self._port_book.give_back((self.user.name, self.name))
 
     async def stop(self, now: bool = False) -> None:
         await super().stop(now=now)
