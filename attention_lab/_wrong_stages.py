@@ -7,6 +7,8 @@ the mistake cannot happen for a question.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from attention_lab._layer_steps import LayerCase
@@ -78,23 +80,23 @@ def global_max(x, axis):
     return exps / np.sum(exps, axis=axis, keepdims=True)
 
 
-def clipped(limit):
+def clipped(limit: float) -> Callable[[np.ndarray, int], np.ndarray]:
     """Scores clipped to [-limit, limit] before exp (limits students pick: 88 is float32's)."""
 
-    def clipped(x, axis):
+    def clipped(x: np.ndarray, axis: int) -> np.ndarray:
         exps = np.exp(np.clip(np.asarray(x, dtype=float), -limit, limit))
         return exps / np.sum(exps, axis=axis, keepdims=True)
 
     return clipped
 
 
-def capped(limit):
+def capped(limit: float) -> Callable[[np.ndarray, int], np.ndarray]:
     """Return a softmax that caps only large scores at ``limit`` before exp (a one-sided clip).
 
     It ties the large ones, and a row far below 0 still underflows to 0/0.
     """
 
-    def capped(x, axis):
+    def capped(x: np.ndarray, axis: int) -> np.ndarray:
         exps = np.exp(np.minimum(np.asarray(x, dtype=float), limit))
         return exps / np.sum(exps, axis=axis, keepdims=True)
 
@@ -121,7 +123,7 @@ def by_sum(x, axis):
     return x / np.sum(x, axis=axis, keepdims=True)
 
 
-def hard_pick(pick):
+def hard_pick(pick: str) -> Callable[[np.ndarray, int], np.ndarray]:
     return lambda x, axis: one_hot(x, axis=axis, pick=pick)
 
 
@@ -155,7 +157,7 @@ def keys_blended(weights, case):
     return weights @ case.K
 
 
-def tril(n, k=0):
+def tril(n: int, k: int = 0) -> np.ndarray:
     return np.tril(np.ones((n, n), dtype=bool), k=k)
 
 
