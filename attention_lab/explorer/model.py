@@ -8,9 +8,11 @@ draws and the readout prints.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab._validate import as_float_array
 from attention_lab.core import attention, causal_mask, dot_product_scores, hard_attention
@@ -228,7 +230,7 @@ class ExplorerModel:
         The current queries (the sliders edit one row).
     """
 
-    def __init__(self, tokens, Q, K, V):
+    def __init__(self, tokens: Iterable[str], Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> None:
         if isinstance(tokens, str):
             raise TypeError("tokens must be a list of strings (one per token), not one string")
         self.tokens = [str(t) for t in tokens]
@@ -243,6 +245,20 @@ class ExplorerModel:
     def __len__(self) -> int:
         """Return the number of tokens."""
         return len(self.tokens)
+
+    def query_row(self, query_index: int | None) -> int:
+        """Return the asking token's row: ``query_index``, or the last token's when None.
+
+        Raises
+        ------
+        ValueError
+            ``query_index`` is not a row of the vectors; says which are.
+        """
+        n = len(self.tokens)
+        row = n - 1 if query_index is None else int(query_index)
+        if not 0 <= row < n:
+            raise ValueError(f"query_index must be in 0..{n - 1}, got {query_index}")
+        return row
 
     def state(self, settings: Settings) -> ExplorerState:
         """Return what the explorer shows for ``settings`` and the current queries."""

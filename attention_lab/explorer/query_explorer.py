@@ -23,11 +23,14 @@ token) are batched into a single redraw with :meth:`QueryExplorer.batch_updates`
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import examples as _examples
 from attention_lab.explorer.controls import (
@@ -39,10 +42,17 @@ from attention_lab.explorer.controls import (
 )
 from attention_lab.explorer.figure import FIGURE_DPI, FIGURE_SIZE, ExplorerFigure, plot_limits
 from attention_lab.explorer.model import ExplorerModel, Settings
+from attention_lab.explorer.opening import example_opening
 from attention_lab.explorer.prediction_panel import HIDDEN, PredictionPanel
 from attention_lab.explorer.readout import ExplorerReadout
 from attention_lab.explorer.screen import ExplorerScreen
-from attention_lab.explorer.widget_parts import Redraws, descendants, hidden_png, mimebundle
+from attention_lab.explorer.widget_parts import (
+    Redraws,
+    descendants,
+    hidden_png,
+    mimebundle,
+    state_field,
+)
 
 __all__ = ["QueryExplorer"]
 
@@ -50,11 +60,6 @@ _CONTROL_WIDGETS = (
     "title_html", "token_dropdown", "query_sliders", "scale_checkbox", "causal_checkbox",
     "mode_buttons", "score_scale_slider", "score_scale_help", "reset_button",
 )  # fmt: skip
-
-
-def _state_field(name: str, doc: str) -> property:
-    """Make a read-only attribute of the explorer that reads its current state's ``name``."""
-    return property(lambda self: getattr(self.state, name), doc=doc)
 
 
 @dataclass(frozen=True)
@@ -135,23 +140,19 @@ class QueryExplorer(widgets.VBox):
 
     def __init__(
         self,
-        tokens,
-        Q,
-        K,
-        V,
+        tokens: Sequence[str],
+        Q: ArrayLike,
+        K: ArrayLike,
+        V: ArrayLike,
         scale: bool = True,
         query_index: int | None = None,
         title: str | None = None,
-        controls=None,
-    ):
+        controls: str | Iterable[str] | None = None,
+    ) -> None:
         self.controls = check_controls(controls)
         self.model = ExplorerModel(tokens, Q, K, V)
         self.tokens = self.model.tokens
-        n = len(self.model)
-        if query_index is None:
-            query_index = n - 1
-        if not 0 <= int(query_index) < n:
-            raise ValueError(f"query_index must be in 0..{n - 1}, got {query_index}")
+        query_index = self.model.query_row(query_index)
         self.title = title
         self.render_count = 0
         self._opening = ControlValues(int(query_index), bool(scale))
@@ -172,16 +173,10 @@ class QueryExplorer(widgets.VBox):
         width = round(FIGURE_SIZE[0] * FIGURE_DPI)
         self.screen = ExplorerScreen(self.text.table, self.prediction.hint, width)
         self._name_parts()
-        super().__init__(
-            children=[
-                self.title_html,
-                self.control_panel.layout(
-                    self.controls, self.prediction.checkbox, self.prediction.box
-                ),
-                self.image,
-                self.readout,
-            ]
+        panel = self.control_panel.layout(
+            self.controls, self.prediction.checkbox, self.prediction.box
         )
+        super().__init__(children=[self.title_html, panel, self.image, self.readout])
         self.add_class("attention-explorer")
         self._observe_controls()
         self.refresh()
@@ -201,11 +196,11 @@ class QueryExplorer(widgets.VBox):
 
     # -- the current numbers ------------------------------------------------------------------
 
-    weights = _state_field("weights", "The selected query's attention weights, shape (n,).")
-    output = _state_field("output", "The selected query's output, shape (2,).")
-    scores = _state_field("scores", "The selected query's scores, shape (n,) (-inf where masked).")
-    weight_matrix = _state_field("weight_matrix", "Every token's weights (the heatmap), (n, n).")
-    query = _state_field("query", "The selected query vector, shape (2,).")
+    weights = state_field("weights", "The selected query's attention weights, shape (n,).")
+    output = state_field("output", "The selected query's output, shape (2,).")
+    scores = state_field("scores", "The selected query's scores, shape (n,) (-inf where masked).")
+    weight_matrix = state_field("weight_matrix", "Every token's weights (the heatmap), (n, n).")
+    query = state_field("query", "The selected query vector, shape (2,).")
 
     @property
     def Q(self) -> np.ndarray:
@@ -221,44 +216,28 @@ class QueryExplorer(widgets.VBox):
 
     @classmethod
     def from_example(
-        cls, example: _examples.WorkedExample, start_query=None, **kwargs
+        cls, example: _examples.WorkedExample, start_query: ArrayLike | None = None, **kwargs: Any
     ) -> QueryExplorer:
         """Open on a chapter's worked example (its vectors, scaling and query token).
 
         ``start_query`` (2 numbers) replaces the query token's own query at the start (and for
         the reset button): lesson 1 opens away from the chapter's (1, 1), whose winner lesson 2
-        asks students to predict.
+        asks students to predict (:func:`~attention_lab.explorer.opening.example_opening`).
         """
-        # What the chapter does, not the explorer's state: the √d_k box changes the latter.
-        scaled = (
-            "the chapter scales the scores by 1/√d_k"
-            if example.scale
-            else "the chapter does not scale the scores"
-        )
-        tokens = ", ".join(f"“{t}”" for t in example.tokens)
-        kwargs.setdefault(
-            "title", f"tokens {tokens} from the chapter “{example.chapter}” ({scaled})"
-        )
-        Q = np.array(example.Q, dtype=float)
-        if start_query is not None:
-            Q[example.query_index] = _start_query(start_query, Q.shape[1])
+        opening = example_opening(example, start_query)
+        kwargs.setdefault("title", opening.title)
         return cls(
-            example.tokens,
-            Q,
-            example.K,
-            example.V,
-            scale=example.scale,
-            query_index=example.query_index,
-            **kwargs,
-        )
+            opening.tokens, opening.Q, opening.K, opening.V, scale=opening.scale,
+            query_index=opening.query_index, **kwargs,
+        )  # fmt: skip
 
     @classmethod
-    def isro(cls, **kwargs) -> QueryExplorer:
+    def isro(cls, **kwargs: Any) -> QueryExplorer:
         """'ISRO launched Chandrayaan' (chapter "Focus in the Noise"), scaled, query 'Chandrayaan'."""
         return cls.from_example(_examples.ISRO, **kwargs)
 
     @classmethod
-    def tiffin(cls, **kwargs) -> QueryExplorer:
+    def tiffin(cls, **kwargs: Any) -> QueryExplorer:
         """Make the tiffin sentence's explorer (chapter "Introduction"): unscaled, query 'it'."""
         return cls.from_example(_examples.TIFFIN, **kwargs)
 
@@ -275,12 +254,8 @@ class QueryExplorer(widgets.VBox):
         self.token_dropdown.observe(self._on_token, names="value")
         for slider in self.query_sliders:
             slider.observe(self._on_slider, names="value")
-        for control in (
-            self.scale_checkbox,
-            self.causal_checkbox,
-            self.mode_buttons,
-            self.score_scale_slider,
-        ):
+        settings = (self.scale_checkbox, self.causal_checkbox, self.mode_buttons)
+        for control in (*settings, self.score_scale_slider):
             control.observe(self._on_control, names="value")
         self.reset_button.on_click(lambda _button: self.reset())
         self.prediction_checkbox.observe(self._on_prediction_mode, names="value")
@@ -289,7 +264,7 @@ class QueryExplorer(widgets.VBox):
     # -- updating -----------------------------------------------------------------------------
 
     @contextmanager
-    def batch_updates(self):
+    def batch_updates(self) -> Iterator[QueryExplorer]:
         """Change several controls and redraw once at the end.
 
         Examples
@@ -312,20 +287,20 @@ class QueryExplorer(widgets.VBox):
             self.prediction.weights_changed()
         self._redraws.request()
 
-    def _on_slider(self, change) -> None:
+    def _on_slider(self, change: dict[str, Any]) -> None:
         if self.control_panel.showing_query or not self._shown("query"):
             return  # set from the model, not by the student, or hidden (the query stays put)
         self.model.Q[self._query_index()] = [s.value for s in self.query_sliders]
         self._request_refresh()
 
-    def _on_token(self, change) -> None:
+    def _on_token(self, change: dict[str, Any]) -> None:
         if not self._shown("token"):
             return
         with self.batch_updates():
             self.control_panel.show_query(self.model.Q[change["new"]])
             self._request_refresh()
 
-    def _on_control(self, change) -> None:
+    def _on_control(self, change: dict[str, Any]) -> None:
         self._request_refresh()
 
     def refresh(self) -> None:
@@ -349,7 +324,7 @@ class QueryExplorer(widgets.VBox):
     def _show_results(self, visible: bool) -> None:
         self.screen.show(visible, self.text.alt_text(self.state))
 
-    def _on_prediction_mode(self, change) -> None:
+    def _on_prediction_mode(self, change: dict[str, Any]) -> None:
         if "predict" not in self.controls:
             return
         self.prediction.set_mode(change["new"])
@@ -386,7 +361,12 @@ class QueryExplorer(widgets.VBox):
         """Return the figure as it is now, as PNG bytes."""
         return self.screen.png() or self.live_figure.render(self.state)
 
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+    def _repr_mimebundle_(
+        self,
+        include: Container[str] | None = None,
+        exclude: Container[str] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """Return the live widget, plus a PNG and text for places without a widget manager.
 
         The first display also fixes what "reset" returns to (see :meth:`mark_start`).
@@ -398,9 +378,9 @@ class QueryExplorer(widgets.VBox):
         page = self.text.static_html(
             self.state, None if hidden else png, self.prediction.hint.value
         )
-        return mimebundle(
-            super()._repr_mimebundle_(**kwargs), png, repr(self), page, include, exclude
-        )
+        live = super()._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] = mimebundle(live, png, repr(self), page, include, exclude)
+        return bundle
 
     def __repr__(self) -> str:
         """Return the explorer in words (nothing about the weights while they are hidden)."""
@@ -413,14 +393,3 @@ class QueryExplorer(widgets.VBox):
         for widget in descendants(self):
             widget.close()
         super().close()
-
-
-def _start_query(query, d: int) -> np.ndarray:
-    """``query`` as ``d`` finite numbers, or a ValueError that says what to pass."""
-    try:
-        q = np.asarray(query, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        q = np.array([np.nan])
-    if q.shape != (d,) or not np.isfinite(q).all():
-        raise ValueError(f"start_query must be {d} finite numbers, e.g. (2, 1); got {query!r}")
-    return q

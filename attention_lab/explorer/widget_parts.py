@@ -23,6 +23,7 @@ __all__ = [
     "figure_image",
     "hidden_png",
     "mimebundle",
+    "state_field",
     "static_widget_html",
 ]
 
@@ -163,3 +164,8 @@ class Redraws:
         self.pending = True
         if self._depth == 0:
             self._redraw()
+
+
+def state_field(name: str, doc: str) -> property:
+    """Make a read-only attribute of a widget that reads its current ``state``'s ``name``."""
+    return property(lambda self: getattr(self.state, name), doc=doc)
