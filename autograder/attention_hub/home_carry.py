@@ -56,8 +56,25 @@ def _differences(original: Path, copy: Path) -> list[str]:
 def carry_home(home: Path, user: str, new_home: Path) -> str:
     """Copy the existing home onto the image, check it, then keep the original out of reach.
 
-    Returns what was done (for the hub log). Raises OSError (the home untouched) when the copy
-    fails (e.g. larger than the image) or differs.
+    Parameters
+    ----------
+    home : Path
+        The user's home as it is (not yet on their filesystem).
+    user : str
+        Their login, the kept copy's name.
+    new_home : Path
+        The empty ``home`` folder on their mounted image.
+
+    Returns
+    -------
+    str
+        What was done, for the hub log.
+
+    Raises
+    ------
+    OSError
+        ``home`` is not a folder, or the copy fails (e.g. larger than the image) or differs:
+        ``home`` is left as it was.
     """
     st = os.lstat(home)
     if not stat.S_ISDIR(st.st_mode):

@@ -11,10 +11,11 @@
   user's processes only and a capped exchange root (``server_namespace.py``), then drops to
   the user (``server_child.py``);
 * its port comes from ``server_ports``, a range kernels never take theirs from
-  (``server_port.py``, which keeps the book of the ports given); the hub listens on it itself before the server starts and hands the
-  socket to the server (``server_launch.py``, undumpable, no user site-packages), and is told
-  where the server is only once the process it started holds it (any user may bind a free
-  port, and would answer in its place); a port someone else holds is skipped;
+  (``server_port.py``, which keeps the book of the ports given); the hub listens on it itself
+  before the server starts and hands the socket to the server (``server_launch.py``,
+  undumpable, no user site-packages), and is told where the server is only once the process it
+  started holds it (any user may bind a free port, and would answer in its place); a port
+  someone else holds is skipped;
 * it and everything it starts may bind no port of ``server_ports`` (``port_fence.py``,
   Landlock): no user can hold the range, a classmate's port or her own server's;
 * its stdout and stderr are a pipe the hub reads (``server_output.py``), not the hub's log;
