@@ -60,9 +60,14 @@ def example_opening(example: WorkedExample, start: ArrayLike | None = None) -> O
     if start is not None:
         Q[example.query_index] = start_query(start, Q.shape[1])
     return Opening(
-        tuple(example.tokens), Q, example.K, example.V, example.scale, example.query_index,
+        tuple(example.tokens),
+        Q,
+        example.K,
+        example.V,
+        example.scale,
+        example.query_index,
         f"tokens {tokens} from the chapter “{example.chapter}” ({scaled})",
-    )  # fmt: skip
+    )
 
 
 def start_query(query: ArrayLike, d: int) -> np.ndarray:

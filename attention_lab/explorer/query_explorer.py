@@ -226,10 +226,8 @@ class QueryExplorer(widgets.VBox):
         """
         opening = example_opening(example, start_query)
         kwargs.setdefault("title", opening.title)
-        return cls(
-            opening.tokens, opening.Q, opening.K, opening.V, scale=opening.scale,
-            query_index=opening.query_index, **kwargs,
-        )  # fmt: skip
+        o = opening
+        return cls(o.tokens, o.Q, o.K, o.V, scale=o.scale, query_index=o.query_index, **kwargs)
 
     @classmethod
     def isro(cls, **kwargs: Any) -> QueryExplorer:

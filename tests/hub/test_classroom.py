@@ -209,12 +209,28 @@ def test_the_system_step_needs_an_owner_on_its_command_line(tmp_path):
 
 #: what classroom.py exported before it was split by job (issue 43): deployed configs import these
 OLD_NAMES = (
-    "ensure_variant_keys", "refuse_foreign_course_folders", "refuse_public_state_folder",
-    "FORMGRADE_PREFIX", "STUDENT_PREFIX", "Course", "formgrade_group", "student_group",
-    "hub_groups", "hub_roles", "server_token_scopes", "formgrader_services", "student_config_dir",
-    "instructor_config_dir", "frame_ancestors_arg", "make_pre_spawn_hook", "configure_classroom",
-    "names_from_env", "variant_seed", "refuse_shared_keys", "SERVER_LAUNCH",
-)  # fmt: skip
+    "ensure_variant_keys",
+    "refuse_foreign_course_folders",
+    "refuse_public_state_folder",
+    "FORMGRADE_PREFIX",
+    "STUDENT_PREFIX",
+    "Course",
+    "formgrade_group",
+    "student_group",
+    "hub_groups",
+    "hub_roles",
+    "server_token_scopes",
+    "formgrader_services",
+    "student_config_dir",
+    "instructor_config_dir",
+    "frame_ancestors_arg",
+    "make_pre_spawn_hook",
+    "configure_classroom",
+    "names_from_env",
+    "variant_seed",
+    "refuse_shared_keys",
+    "SERVER_LAUNCH",
+)
 
 
 @pytest.mark.parametrize("name", OLD_NAMES)
@@ -233,11 +249,22 @@ def test_the_names_configs_imported_from_classroom_still_work(name):
 #: what install.py defined before its steps moved into attention_hub (issue 43): admins' scripts
 #: and the hub tests import them from the command's module
 INSTALL_NAMES = (
-    "EXCHANGE_ROOT_MODE", "COURSE_DIR_MODES", "course_owners", "STUDENT_DISABLED_LAB_PLUGINS",
-    "STUDENT_DISABLED_SERVER_EXTENSIONS", "render_system_config", "ensure_exchange",
-    "write_role_configs", "install_system", "install_course", "untraversable_dirs", "check_venv",
-    "create_accounts", "import_students", "main",
-)  # fmt: skip
+    "EXCHANGE_ROOT_MODE",
+    "COURSE_DIR_MODES",
+    "course_owners",
+    "STUDENT_DISABLED_LAB_PLUGINS",
+    "STUDENT_DISABLED_SERVER_EXTENSIONS",
+    "render_system_config",
+    "ensure_exchange",
+    "write_role_configs",
+    "install_system",
+    "install_course",
+    "untraversable_dirs",
+    "check_venv",
+    "create_accounts",
+    "import_students",
+    "main",
+)
 
 
 @pytest.mark.parametrize("name", INSTALL_NAMES)

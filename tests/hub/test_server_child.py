@@ -23,20 +23,32 @@ def _drop() -> None:
 
 def test_without_a_group_the_child_gets_the_memory_limit_then_becomes_the_user():
     mem = 768 * 2**20
-    setup = ChildSetup(group=None, mem=mem, tmp=None, keep=(), shielded=(), fence=None,
-                       drop_to_user=_drop)  # fmt: skip
+    setup = ChildSetup(
+        group=None, mem=mem, tmp=None, keep=(), shielded=(), fence=None, drop_to_user=_drop
+    )
     done = subprocess.run(
-        ["sh", "-c", "ulimit -v; id -u"], preexec_fn=setup, capture_output=True, text=True,
-        check=True, cwd="/",
-    )  # fmt: skip
+        ["sh", "-c", "ulimit -v; id -u"],
+        preexec_fn=setup,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
     limit_kib, uid = done.stdout.split()
     assert (int(limit_kib) * 1024, int(uid)) == (mem, NOBODY)
     assert resource.getrlimit(resource.RLIMIT_AS)[0] != mem  # the hub itself keeps its own
 
 
 def test_no_memory_limit_and_no_group_leave_the_address_space_alone():
-    setup = ChildSetup(group=None, mem=None, tmp=None, keep=(), shielded=(), fence=None,
-                       drop_to_user=_drop)  # fmt: skip
-    done = subprocess.run(["sh", "-c", "ulimit -v"], preexec_fn=setup, capture_output=True,
-                          text=True, check=True, cwd="/")  # fmt: skip
+    setup = ChildSetup(
+        group=None, mem=None, tmp=None, keep=(), shielded=(), fence=None, drop_to_user=_drop
+    )
+    done = subprocess.run(
+        ["sh", "-c", "ulimit -v"],
+        preexec_fn=setup,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
     assert done.stdout.strip() == "unlimited"
