@@ -15,12 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from attention_hub.classroom import (
-    Course,
-    configure_classroom,
-    names_from_env,
-    refuse_public_state_folder,
-)
+from attention_hub.classroom import configure_classroom, refuse_public_state_folder
+from attention_hub.course import Course, names_from_env
 from attention_hub.culler import configure_idle_culler
 from attention_hub.origins import subdomain_host
 from attention_hub.roster import Roster, read_roster
