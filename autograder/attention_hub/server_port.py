@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import os
 import pwd
 import random
@@ -29,7 +30,6 @@ import subprocess
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 __all__ = ["DEFAULT_RANGE", "Listener", "PortBook", "PortRange", "ephemeral_range", "hold",
            "holder", "held_by", "is_free", "listener", "pick_port"]  # fmt: skip
@@ -109,7 +109,7 @@ class PortBook:
     given: dict[tuple[str, str], int] = field(default_factory=dict)
     said_overlap: bool = False  # "the range overlaps the ephemeral one", logged once per hub
 
-    def take(self, key: tuple[str, str], ports: PortRange, log: Any) -> int:
+    def take(self, key: tuple[str, str], ports: PortRange, log: logging.Logger) -> int:
         """Give server ``key`` (user, server name) a free port of ``ports`` nobody was given.
 
         Raises
