@@ -21,34 +21,23 @@ def _drop() -> None:
     os.setuid(NOBODY)
 
 
-def test_without_a_group_the_child_gets_the_memory_limit_then_becomes_the_user():
-    mem = 768 * 2**20
+def _child(mem: int | None, script: str) -> list[str]:
+    """What ``script`` prints in a child set up with no group and the memory limit ``mem``."""
     setup = ChildSetup(
         group=None, mem=mem, tmp=None, keep=(), shielded=(), fence=None, drop_to_user=_drop
     )
-    done = subprocess.run(
-        ["sh", "-c", "ulimit -v; id -u"],
-        preexec_fn=setup,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd="/",
+    run = subprocess.run(
+        ["sh", "-c", script], preexec_fn=setup, capture_output=True, text=True, check=True, cwd="/"
     )
-    limit_kib, uid = done.stdout.split()
+    return run.stdout.split()
+
+
+def test_without_a_group_the_child_gets_the_memory_limit_then_becomes_the_user():
+    mem = 768 * 2**20
+    limit_kib, uid = _child(mem, "ulimit -v; id -u")
     assert (int(limit_kib) * 1024, int(uid)) == (mem, NOBODY)
     assert resource.getrlimit(resource.RLIMIT_AS)[0] != mem  # the hub itself keeps its own
 
 
 def test_no_memory_limit_and_no_group_leave_the_address_space_alone():
-    setup = ChildSetup(
-        group=None, mem=None, tmp=None, keep=(), shielded=(), fence=None, drop_to_user=_drop
-    )
-    done = subprocess.run(
-        ["sh", "-c", "ulimit -v"],
-        preexec_fn=setup,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd="/",
-    )
-    assert done.stdout.strip() == "unlimited"
+    assert _child(None, "ulimit -v; id -u") == ["unlimited", str(NOBODY)]
