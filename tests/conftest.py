@@ -26,15 +26,6 @@ def shared_class():
     return graded_class
 
 
-# The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
-# helper from another test module by name (a kernel fixture, a traceback): every such folder is
-# importable, whichever test pytest collects first. Appended, so they shadow nothing.
-_GRADER_TESTS = Path(__file__).parent / "attention_grader"
-for _folder in [_GRADER_TESTS, *sorted(_GRADER_TESTS.glob("*/"))]:
-    if _folder.name != "__pycache__" and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
-
-
 @pytest.fixture
 def tiffin():
     explorer = QueryExplorer.tiffin()

@@ -23,7 +23,9 @@ from attention_grader.common.flag_store import read_flags
 
 from tests.fixtures.ordinary.questions import (
     ASSIGNMENT,
+    COURSE_CONFIG,
     KINDS,
+    PLAIN_CONFIG,
     QUESTIONS,
     source_notebook,
     submission,
@@ -40,19 +42,6 @@ REFUSED = {
     "test_total": "inspect",
     "test_without_vowels": "could not be carried",
 }
-
-PLAIN_CONFIG = """c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "ordinary-course"
-"""
-
-COURSE_CONFIG = """from attention_grader.pipeline import configure
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "ordinary-course"
-configure(c)
-c.CheckSolution.refuse = {refuse}
-"""
 
 
 def _course(tmp: Path, name: str, config: str) -> Path:

@@ -7,19 +7,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import install  # autograder/jupyterhub/install.py (on pytest's pythonpath)
 import pytest
+from attention_hub import classroom
+from attention_hub.classroom import Course
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
-sys.path.insert(0, str(HUB_DIR))
-import install  # noqa: E402
-from attention_hub import classroom  # noqa: E402
-from attention_hub.classroom import Course  # noqa: E402
 
 
 def exchange_with_courses(root: Path, course_ids) -> Path:

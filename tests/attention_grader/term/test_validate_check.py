@@ -12,9 +12,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG
 
-from tests.fixtures.ordinary.questions import QUESTIONS, source_notebook
+from tests.fixtures.ordinary.questions import (
+    COURSE_CONFIG,
+    PLAIN_CONFIG,
+    QUESTIONS,
+    source_notebook,
+)
 from tests.support.graded_classes import finish_steps, start_steps
 
 NOTEBOOK = "source/checked/checked.ipynb"
