@@ -13,7 +13,7 @@ import pytest
 
 from attention_lab.explorer.query_explorer import QueryExplorer
 from tests.support.run_cache import new_run_folder, remove_run_folder
-from tests.support.worker_groups import xdist_group
+from tests.support.worker_groups import FIRST_GROUPS, xdist_group
 
 
 @pytest.fixture(scope="session")
@@ -136,7 +136,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the test extra)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadgroup`` by :func:`xdist_group`, computed from each test's path.
+    """``--dist loadgroup`` by :func:`xdist_group`, computed from each test's path, the long
+    groups first.
 
     xdist's own loadgroup reads ``xdist_group`` marks by renaming node ids, which pytest 9.2's
     structured ids no longer allow: the marks are silently ignored (pytest-dev/pytest-xdist#1386).
@@ -148,5 +149,12 @@ def pytest_xdist_make_scheduler(config, log):
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # the long groups first (tests/support/worker_groups.py's FIRST_GROUPS)
+            waiting = [g for g in FIRST_GROUPS if g in self.workqueue]
+            if waiting:
+                self.workqueue.move_to_end(waiting[0], last=False)
+            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)
