@@ -401,4 +401,25 @@ TESTS = Plan(
     helpers=True,
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS)}
+
+# ------------------------------------------------------------------ tests mirror the packages
+
+#: Tests of the hub's modules that start no hub, from tests/'s top to tests/attention_hub/,
+#: which mirrors autograder/attention_hub/ (tests/hub/ runs real hubs, all of it slow), each
+#: named after the module it tests.
+HUB_UNIT_TESTS = {
+    "tests/test_hub_cpu_weight.py": "tests/attention_hub/test_user_cgroup.py",
+    "tests/test_hub_port_fence.py": "tests/attention_hub/test_port_fence.py",
+    "tests/test_hub_server_port.py": "tests/attention_hub/test_server_port.py",
+}
+
+TESTS_MIRROR = Plan(
+    name="tests-mirror",
+    package="tests",
+    folder="tests",
+    modules={},
+    packages={},
+    tests=HUB_UNIT_TESTS,
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS, TESTS_MIRROR)}
