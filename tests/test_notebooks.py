@@ -5,36 +5,20 @@ is stored without outputs or execution counts.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 from attention_lab import experiments
 from attention_lab.examples import ISRO
-from tests.support import figure_text
-from tests.support.run_cache import once_per_run
+from tests.support.lesson_run import LESSONS, NOTEBOOKS, ROOT, executed, lesson_run
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ROOT / "notebooks"
-LESSONS = (
-    "00_start_here",
-    "01_the_bottleneck",
-    "02_query_key_value",
-    "03_worked_examples",
-    "04_masking_and_cross_attention",
-    "05_misconceptions",
-    "06_projections_heads_positions",
-    "07_transformer_block",
-)
 ASSIGNMENTS = (
     "intro_attention",
     "practice_implement",
@@ -411,73 +395,6 @@ def test_every_check_yourself_question_has_an_answer_or_names_its_assignment(nam
 # --- executed headless ----------------------------------------------------------------------------
 
 
-async def _execute_all(names: tuple[str, ...], folder: Path, parallel: int, prepare=None) -> None:
-    """Execute the lessons, ``parallel`` kernels at a time, into ``folder``: each executed
-    notebook and the text its kernel drew into figures (:func:`_saved`); ``prepare(name, nb)``
-    edits a lesson first.
-    """
-    gate = asyncio.Semaphore(parallel)
-
-    async def run(name):
-        nb = _read(name)
-        if prepare is not None:
-            prepare(name, nb)
-        client = NotebookClient(
-            nb,
-            timeout=180,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NOTEBOOKS)}},
-            # As `make html` runs them: no saved widget state, so exports use the widgets' PNGs.
-            store_widget_state=False,
-            # One broken lesson fails its own tests (which look for error outputs), not all.
-            allow_errors=True,
-        )
-        async with gate:
-            # The kernel also logs the text it draws into figures (heatmap numbers are pixels).
-            await client.async_execute(env=figure_text.kernel_env(_saved(folder, name)[1]))
-        nbformat.write(nb, _saved(folder, name)[0])
-
-    await asyncio.gather(*(run(n) for n in names))
-
-
-def _saved(folder: Path, name: str) -> tuple[Path, Path]:
-    """Where a lesson run keeps lesson ``name``: the executed notebook, its figures' text."""
-    return folder / f"{name}.ipynb", folder / f"{name}.figure-text.txt"
-
-
-@dataclass(frozen=True)
-class LessonRun:
-    """Lessons executed once per test run (tests/support/run_cache.py), as every process reads them."""
-
-    notebooks: dict[str, nbformat.NotebookNode]
-    #: lesson -> every string its kernel drew into a figure, one per line
-    drawn: dict[str, str]
-
-
-def _lesson_run(key: str, names: tuple[str, ...], prepare=None) -> LessonRun:
-    def build(folder: Path) -> None:
-        asyncio.run(_execute_all(names, folder, parallel=2, prepare=prepare))
-
-    def read(folder: Path) -> LessonRun:
-        saved = {name: _saved(folder, name) for name in names}
-        return LessonRun(
-            notebooks={n: nbformat.read(nb, as_version=4) for n, (nb, _) in saved.items()},
-            drawn={n: figure_text.drawn_text(log) for n, (_, log) in saved.items()},
-        )
-
-    return once_per_run(key, build, read)
-
-
-def executed() -> dict[str, nbformat.NotebookNode]:
-    """Every lesson executed once per test run (two kernels at a time: CI has two cores)."""
-    return _lesson_run("lessons", LESSONS).notebooks
-
-
-def drawn_text(name: str) -> str:
-    """The text the executed lesson ``name`` drew into its figures, one string per line."""
-    return _lesson_run("lessons", LESSONS).drawn[name]
-
-
 def _outputs(nb):
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -628,7 +545,7 @@ def model_answer_values(name: str) -> list[tuple[int, str, np.ndarray]]:
 
 def _executed_with_model_answers() -> dict[str, nbformat.NotebookNode]:
     """The exercise lessons with the model answers filled in, executed once per test run."""
-    return _lesson_run("model-answers", EXERCISE_LESSONS, _fill_in_model_answers).notebooks
+    return lesson_run("model-answers", EXERCISE_LESSONS, _fill_in_model_answers).notebooks
 
 
 @pytest.mark.slow
