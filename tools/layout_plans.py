@@ -386,8 +386,9 @@ GRADER = Plan(
 #: on pytest's ``pythonpath``, so no test edits ``sys.path`` to reach them).
 SUPPORT = (
     "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
-    "graded_classes", "grading_course", "k8s_files", "nbgrader_cells", "pg_cluster",
-    "pod_packages", "run_cache", "source_class", "variant_copies", "worker_groups",
+    "gain_simulation", "graded_classes", "grading_course", "hash_collisions", "k8s_files",
+    "lesson_run", "nbgrader_cells", "pg_cluster", "pod_packages", "roster", "run_cache",
+    "source_class", "stand_in_kernel", "student_outputs", "variant_copies", "worker_groups",
 )  # fmt: skip
 
 TESTS = Plan(
