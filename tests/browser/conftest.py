@@ -90,8 +90,8 @@ sys.exit(docs_site.main(["--no-execute", "--out", sys.argv[1], *map(str, execute
 @pytest.fixture(scope="package", autouse=True)
 def background(request, course, tmp_path_factory):
     """Slow preparations started at once, in the background, only if a collected test needs
-    them: ``make html``'s site of the executed lessons (for the accessibility audit) and the release of an
-    assignment (for the Assignment List). Tests wait on them through ``jobs``.
+    them: ``make html``'s site of the executed lessons (for the accessibility audit) and the
+    release of an assignment (for the Assignment List). Tests wait on them through ``jobs``.
     """
     ids = [item.nodeid for item in request.session.items]
     work = tmp_path_factory.mktemp("background")
