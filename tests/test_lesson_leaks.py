@@ -28,7 +28,6 @@ import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-from test_notebooks import EXERCISE_LESSONS, model_answer_values
 
 from attention_lab import QueryExplorer, attention, checks, dot_product_scores, softmax
 from attention_lab.examples import ISRO, TIFFIN
@@ -36,6 +35,7 @@ from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import projected_attention
 from tests.support import figure_text
 from tests.support.lesson_run import LESSONS, NOTEBOOKS, ROOT, drawn_text, executed
+from tests.support.model_answers import EXERCISE_LESSONS, model_answer_values
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
