@@ -387,9 +387,9 @@ GRADER = Plan(
 SUPPORT = (
     "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
     "gain_simulation", "graded_classes", "grading_course", "hash_collisions", "k8s_files",
-    "lesson_run", "nbgrader_cells", "pg_cluster", "pod_packages", "roster", "run_cache",
-    "sandboxed_kernel", "source_class", "stand_in_kernel", "student_outputs", "variant_copies",
-    "worker_groups",
+    "lesson_run", "model_answers", "nbgrader_cells", "pg_cluster", "pod_packages", "roster",
+    "run_cache", "sandboxed_kernel", "source_class", "stand_in_kernel", "student_outputs",
+    "variant_copies", "worker_groups",
 )  # fmt: skip
 
 TESTS = Plan(
