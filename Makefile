@@ -130,8 +130,10 @@ lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ 
 	$(LAB_PREPARE)
 	$(BIN)/jupyter lab --notebook-dir=$(WORK_DIR) $(ROOT_ARGS) $(LAB_ARGS)
 
+# It lists its slowest steps at the end (set-up included: a shared class, the lessons): what
+# to cut next when the whole run nears its 15 minutes.
 test: setup-grader setup-hub setup-test setup-postgres system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
-	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) --durations=25 $(PYTEST_ARGS)
 
 # The unit tests, for the edit-and-test loop (under 90 s): every test not marked slow, i.e. no
 # notebook run, nbgrader run, browser or hub (tests/conftest.py marks the browser and hub

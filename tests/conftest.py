@@ -13,7 +13,7 @@ import pytest
 
 from attention_lab.explorer.query_explorer import QueryExplorer
 from tests.support.run_cache import new_run_folder, remove_run_folder
-from tests.support.worker_groups import xdist_group
+from tests.support.worker_groups import FIRST_GROUPS, xdist_group
 
 
 @pytest.fixture(scope="session")
@@ -24,15 +24,6 @@ def shared_class():
     from tests.support.graded_classes import graded_class  # the grader extra, only when asked
 
     return graded_class
-
-
-# The grader's tests mirror its folders (tests/attention_grader/<subpackage>/), and a few import a
-# helper from another test module by name (a kernel fixture, a traceback): every such folder is
-# importable, whichever test pytest collects first. Appended, so they shadow nothing.
-_GRADER_TESTS = Path(__file__).parent / "attention_grader"
-for _folder in [_GRADER_TESTS, *sorted(_GRADER_TESTS.glob("*/"))]:
-    if _folder.name != "__pycache__" and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
 
 
 @pytest.fixture
@@ -145,7 +136,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the test extra)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadgroup`` by :func:`xdist_group`, computed from each test's path.
+    """``--dist loadgroup`` by :func:`xdist_group`, computed from each test's path, the long
+    groups first.
 
     xdist's own loadgroup reads ``xdist_group`` marks by renaming node ids, which pytest 9.2's
     structured ids no longer allow: the marks are silently ignored (pytest-dev/pytest-xdist#1386).
@@ -157,5 +149,12 @@ def pytest_xdist_make_scheduler(config, log):
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # the long groups first (tests/support/worker_groups.py's FIRST_GROUPS)
+            waiting = [g for g in FIRST_GROUPS if g in self.workqueue]
+            if waiting:
+                self.workqueue.move_to_end(waiting[0], last=False)
+            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import nbformat
 import numpy as np
 import pytest
-from test_notebooks import LESSONS, NOTEBOOKS, drawn_text, executed
 
 from attention_lab import attention, demos, experiments, transformer
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import LESSON_W_K, LESSON_W_Q, LESSON_W_V
+from tests.support.lesson_run import LESSONS, NOTEBOOKS, drawn_text, executed
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ The answers come from the assignments themselves, not from a list kept here: eac
 blocks run against a recorder instead of ``attention_lab.checks``. Every numeric answer is taken
 both from the solution (the variable the hidden test checks) and from the hidden test's inputs,
 recomputed with ``attention_lab``; the two must agree. The lessons, executed once by
-``test_notebooks.executed()``, are then searched for those numbers in the ways a lesson prints
+tests/support/lesson_run.py, are then searched for those numbers in the ways a lesson prints
 them (lists, numpy arrays, 2 or 3 decimals, percentages, heatmap cells), in every output, in the
 text drawn into figures, in markdown and in code; and for the lines of the assignments' code
 solutions and the sentences of their model answers.
@@ -28,21 +28,14 @@ import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-from test_notebooks import (
-    EXERCISE_LESSONS,
-    LESSONS,
-    NOTEBOOKS,
-    ROOT,
-    drawn_text,
-    executed,
-    model_answer_values,
-)
 
 from attention_lab import QueryExplorer, attention, checks, dot_product_scores, softmax
 from attention_lab.examples import ISRO, TIFFIN
 from attention_lab.heads import TIFFIN_HEADS, TIFFIN_W_O, multi_head_attention
 from attention_lab.projections import projected_attention
 from tests.support import figure_text
+from tests.support.lesson_run import LESSONS, NOTEBOOKS, ROOT, drawn_text, executed
+from tests.support.model_answers import EXERCISE_LESSONS, model_answer_values
 
 SOURCES = sorted(ROOT.glob("source/*/*.ipynb"))
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)

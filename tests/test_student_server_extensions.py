@@ -16,12 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+import install  # autograder/jupyterhub/install.py (pytest's pythonpath)
 import pytest
 import requests
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "autograder" / "jupyterhub"))
-import install  # noqa: E402  -- autograder/jupyterhub/install.py
 
 TEACHER_ONLY = ("attention_grader.pages.csp", "attention_grader.term.formgrader_scores")
 

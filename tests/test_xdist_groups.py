@@ -54,24 +54,22 @@ def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each()
     )
 
 
-@pytest.mark.slow
-def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
-    """Run tests/conftest.py's scheduler under ``-n 2 --dist loadgroup``, on stand-in modules
-    named as the browser's are: each group's tests report one worker (whichever is free first).
+def _run_stand_ins(tmp_path: Path, tests_per_module: dict[str, int], workers: int) -> list[str]:
+    """Run tests/conftest.py's scheduler under ``-n workers --dist loadgroup`` on stand-in
+    modules (path -> number of tests); each test logs "<module file> <worker>": the lines in
+    the order the tests ran.
     """
     (tmp_path / "tests").mkdir()
     shutil.copy(HERE / "conftest.py", tmp_path / "tests" / "conftest.py")
     (tmp_path / "tests" / "support").mkdir()
     for helper in ("__init__.py", "worker_groups.py", "run_cache.py"):  # what conftest.py imports
         shutil.copy(HERE / "support" / helper, tmp_path / "tests" / "support" / helper)
-    # (the browser's folder: the hub's is collected only where JupyterHub is installed)
-    stand_ins = ["tests/browser/test_a.py", "tests/browser/test_b.py", "tests/test_alone.py"]
-    for module in stand_ins:
+    for module, tests in tests_per_module.items():
         path = tmp_path / module
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(
             "import os, pytest\n"
-            "@pytest.mark.parametrize('i', range(4))\n"
+            f"@pytest.mark.parametrize('i', range({tests}))\n"
             "def test_worker(i):\n"
             "    with open(os.environ['WORKERS_LOG'], 'a') as log:\n"
             "        log.write(f\"{__file__} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n"
@@ -80,25 +78,46 @@ def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
     )
     log = tmp_path / "workers.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-n",
-        "2",
-        "--dist",
-        "loadgroup",
-        "-p",
-        "no:cacheprovider",
-    ]
+    cmd = [sys.executable, "-m", "pytest", "-n", str(workers), "--dist", "loadgroup"]
     env = {**os.environ, "WORKERS_LOG": str(log)}
-    run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [*cmd, "-p", "no:cacheprovider"], cwd=tmp_path, env=env, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
+    lines = log.read_text().splitlines()
+    assert len(lines) == sum(tests_per_module.values()), run.stdout
+    return [
+        f"{xdist_group(Path(path).relative_to(tmp_path).as_posix() + '::t')} {worker}"
+        for path, worker in (line.rsplit(" ", 1) for line in lines)
+    ]
+
+
+@pytest.mark.slow
+def test_two_workers_run_each_group_whole_on_one_of_them(tmp_path):
+    """Each group's tests report one worker (whichever is free first); the stand-ins are named
+    as the browser's are (the hub's folder is collected only where JupyterHub is installed).
+    """
+    stand_ins = {
+        "tests/browser/test_a.py": 4,
+        "tests/browser/test_b.py": 4,
+        "tests/test_alone.py": 4,
+    }
     workers = defaultdict(set)
-    for line in log.read_text().splitlines():
-        path, worker = line.rsplit(" ", 1)
-        module = Path(path).relative_to(tmp_path).as_posix()
-        workers[xdist_group(f"{module}::test")].add(worker)
-    assert len(log.read_text().splitlines()) == 4 * len(stand_ins), run.stdout
+    for line in _run_stand_ins(tmp_path, stand_ins, workers=2):
+        group, worker = line.rsplit(" ", 1)
+        workers[group].add(worker)
     assert set(workers) == {"tests/browser", "tests/test_alone.py"}
     assert all(len(ran_on) == 1 for ran_on in workers.values()), dict(workers)
+
+
+@pytest.mark.slow
+def test_the_long_groups_start_first_however_few_their_tests(tmp_path):
+    """tests/browser (8 tests) before a module of 12, which pytest-xdist alone would start first."""
+    stand_ins = {
+        "tests/test_big.py": 12,
+        "tests/browser/test_a.py": 4,
+        "tests/browser/test_b.py": 4,
+    }
+    ran = [line.rsplit(" ", 1)[0] for line in _run_stand_ins(tmp_path, stand_ins, workers=1)]
+    assert ran == ["tests/browser"] * 8 + ["tests/test_big.py"] * 12

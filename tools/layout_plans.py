@@ -386,8 +386,10 @@ GRADER = Plan(
 #: on pytest's ``pythonpath``, so no test edits ``sys.path`` to reach them).
 SUPPORT = (
     "accuracy_answers", "assignment_answers", "exchange_attempts", "figure_text",
-    "graded_classes", "grading_course", "k8s_files", "nbgrader_cells", "pg_cluster",
-    "pod_packages", "run_cache", "source_class", "variant_copies", "worker_groups",
+    "gain_simulation", "graded_classes", "grading_course", "hash_collisions", "k8s_files",
+    "lesson_run", "model_answers", "nbgrader_cells", "pg_cluster", "pod_packages", "roster",
+    "run_cache", "sandboxed_kernel", "source_class", "stand_in_kernel", "student_outputs",
+    "variant_copies", "worker_groups",
 )  # fmt: skip
 
 TESTS = Plan(
@@ -401,4 +403,25 @@ TESTS = Plan(
     helpers=True,
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS)}
+
+# ------------------------------------------------------------------ tests mirror the packages
+
+#: Tests of the hub's modules that start no hub, from tests/'s top to tests/attention_hub/,
+#: which mirrors autograder/attention_hub/ (tests/hub/ runs real hubs, all of it slow), each
+#: named after the module it tests.
+HUB_UNIT_TESTS = {
+    "tests/test_hub_cpu_weight.py": "tests/attention_hub/test_user_cgroup.py",
+    "tests/test_hub_port_fence.py": "tests/attention_hub/test_port_fence.py",
+    "tests/test_hub_server_port.py": "tests/attention_hub/test_server_port.py",
+}
+
+TESTS_MIRROR = Plan(
+    name="tests-mirror",
+    package="tests",
+    folder="tests",
+    modules={},
+    packages={},
+    tests=HUB_UNIT_TESTS,
+)
+
+PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS, TESTS_MIRROR)}

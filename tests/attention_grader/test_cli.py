@@ -10,6 +10,7 @@ import pytest
 from attention_grader.cli import build_parser, main
 
 from tests.support.grading_course import synthetic_class
+from tests.support.roster import import_roster
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -78,8 +79,6 @@ def test_installed_command_forks_workers_like_python_m(monkeypatch):
 @pytest.mark.slow
 def test_canvas_grades_name_the_students_without_a_canvas_id(tmp_path):
     """`make grades FORMAT=canvas` says whom Canvas can match only by SIS Login ID."""
-    from test_grades import import_roster
-
     course = synthetic_class(tmp_path)
     import_roster(course, tmp_path)
     run = subprocess.run(

@@ -14,7 +14,6 @@ teacher.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -23,12 +22,15 @@ from attention_grader.common.flag_store import read_flags
 
 from tests.fixtures.ordinary.questions import (
     ASSIGNMENT,
+    COURSE_CONFIG,
     KINDS,
+    PLAIN_CONFIG,
     QUESTIONS,
     source_notebook,
     submission,
 )
 from tests.support.graded_classes import finish_steps, start_steps
+from tests.support.grading_course import notebook_course
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
@@ -41,27 +43,9 @@ REFUSED = {
     "test_without_vowels": "could not be carried",
 }
 
-PLAIN_CONFIG = """c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "ordinary-course"
-"""
-
-COURSE_CONFIG = """from attention_grader.pipeline import configure
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "ordinary-course"
-configure(c)
-c.CheckSolution.refuse = {refuse}
-"""
-
 
 def _course(tmp: Path, name: str, config: str) -> Path:
-    root = tmp / name
-    src = root / "source" / ASSIGNMENT
-    src.mkdir(parents=True)
-    nbformat.write(source_notebook(), src / f"{ASSIGNMENT}.ipynb")
-    (root / "nbgrader_config.py").write_text(config.format(root=str(root), refuse=False))
-    return root
+    return notebook_course(tmp / name, ASSIGNMENT, source_notebook(), config, refuse=False)
 
 
 def _hand_in(root: Path) -> None:
@@ -183,9 +167,9 @@ def test_no_wrong_or_partly_right_answer_scores_more_than_in_plain_nbgrader(grad
 
 @pytest.mark.slow
 def test_generate_assignment_with_the_course_config_refuses_and_names_the_cells(graded):
-    root = graded["tmp"] / "refusing"
-    shutil.copytree(graded["root"] / "source", root / "source")
-    (root / "nbgrader_config.py").write_text(COURSE_CONFIG.format(root=str(root), refuse=True))
+    root = notebook_course(
+        graded["tmp"] / "refusing", ASSIGNMENT, source_notebook(), COURSE_CONFIG, refuse=True
+    )
     result = finish_steps(start_steps(root, "generate", ASSIGNMENT))[ASSIGNMENT]
     assert not result["success"]
     text = result["error"] + result["log"]

@@ -9,11 +9,11 @@ that cannot run says which cell and why.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
 from tests.fixtures.public_styles.measure import CONFIG, refusals
 from tests.fixtures.public_styles.notebooks import Q, question_count, source_notebook
+from tests.support.grading_course import notebook_course
 
 #: Words of a way out: what the teacher can do about a refusal.
 WAYS_OUT = ("run_in_kernel", "install", "silence", "return", "pass a seed")
@@ -48,9 +48,6 @@ def test_a_tests_own_names_and_nbgraders_del_and_restore_are_not_refused(refused
 def test_a_release_that_cannot_run_says_which_cell_and_why(tmp_path):
     from attention_grader.batch.solution_check import check_course
 
-    root = tmp_path / "course"
-    folder = root / "source" / "broken"
-    folder.mkdir(parents=True)
     questions = [
         Q("over", "value = 1", "assert value == 1\n2"),  # partial credit over the 1 point
         Q(
@@ -60,8 +57,7 @@ def test_a_release_that_cannot_run_says_which_cell_and_why(tmp_path):
             setup="import not_an_installed_package_xyz as tables\ntable = tables.load()",
         ),
     ]
-    nbformat.write(source_notebook(questions), folder / "broken.ipynb")
-    (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root)))
+    root = notebook_course(tmp_path / "course", "broken", source_notebook(questions), CONFIG)
     causes = {r.grade_id: r.cause for r in check_course(root, "broken")}
     assert "must return a number from 0 to its 1 points" in causes["test_over"], causes
     assert "the read-only cell setup_frame failed in the grader" in causes["test_frame"], causes

@@ -9,7 +9,6 @@ screen is saved under ``test-artifacts/browser/<test>.png``.
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -79,23 +78,28 @@ if not result["success"]:
 """
 
 
+#: ``make html``'s site (attention_grader.pages.docs_site) built from the lessons as the run
+#: executed them once for every module (tests/support/lesson_run.py), not executed again.
+_SITE = """import sys
+from attention_grader.pages import docs_site
+from tests.support.lesson_run import executed_files
+sys.exit(docs_site.main(["--no-execute", "--out", sys.argv[1], *map(str, executed_files())]))
+"""
+
+
 @pytest.fixture(scope="package", autouse=True)
 def background(request, course, tmp_path_factory):
     """Slow preparations started at once, in the background, only if a collected test needs
-    them: ``make html`` of the lessons (for the accessibility audit) and the release of an
-    assignment (for the Assignment List). Tests wait on them through ``jobs``.
+    them: ``make html``'s site of the executed lessons (for the accessibility audit) and the
+    release of an assignment (for the Assignment List). Tests wait on them through ``jobs``.
     """
     ids = [item.nodeid for item in request.session.items]
     work = tmp_path_factory.mktemp("background")
     jobs = {}
     if any("test_a11y" in i for i in ids):
         html_dir = work / "html"
-        make = shutil.which("make") or "make"
         jobs["html"] = BackgroundJob(
-            [make, "-s", "html", f"LESSONS_HTML_DIR={html_dir}"],
-            REPO,
-            kernel_env(),
-            work / "make-html.log",
+            [sys.executable, "-c", _SITE, str(html_dir)], REPO, kernel_env(), work / "site.log"
         )
         jobs["html"].output = html_dir
     if any("test_nbgrader_ui" in i for i in ids):

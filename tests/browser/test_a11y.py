@@ -1,7 +1,7 @@
 """Accessibility audit with axe-core (bundled by ``axe-playwright-python``) in Chromium.
 
-Audited: the static HTML lessons that ``make html`` writes (run into a temporary folder, in
-the background, see conftest) and two live lessons in JupyterLab after all their cells ran.
+Audited: the static HTML lessons that ``make html``'s site builder writes (into a temporary
+folder, in the background, from the lessons the run executed once: see conftest) and two live lessons in JupyterLab after all their cells ran.
 
 What counts is what the project renders: markdown cells and cell outputs (figures, tables,
 widgets). Violations located elsewhere are NOT counted, on purpose, because the project

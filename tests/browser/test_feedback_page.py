@@ -8,9 +8,9 @@ student's traceback, a formula) must fit the window with no internet.
 from __future__ import annotations
 
 import pytest
-from test_feedback_page import feedback_notebook
 
 from tests.support.grading_course import render_feedback
+from tests.support.student_outputs import feedback_notebook
 
 pytestmark = pytest.mark.slow
 

@@ -64,14 +64,22 @@ def test_the_report_shows_the_final_scores_of_grades_csv(page, late_class, tmp_p
 def test_the_gain_page_says_its_numbers_as_gain_csv_has_them(page, tmp_path):
     from attention_grader.term.gain import build_gain
     from attention_grader.term.gain_page import write_gain
-    from test_gain import POST, PRE, _all_right, _bare_course, _showing, write_simulated
 
-    course, t = _bare_course(tmp_path)
-    write_simulated(course, PRE, "ana", _showing(PRE, "hard_attention"), t[PRE])
-    write_simulated(course, POST, "ana", _all_right(POST), t[POST])
+    from tests.support.gain_simulation import (
+        POST,
+        PRE,
+        all_right,
+        bare_course,
+        showing,
+        write_simulated,
+    )
+
+    course, t = bare_course(tmp_path)
+    write_simulated(course, PRE, "ana", showing(PRE, "hard_attention"), t[PRE])
+    write_simulated(course, POST, "ana", all_right(POST), t[POST])
     for student in ("ben", "cy"):
-        write_simulated(course, PRE, student, _all_right(PRE), t[PRE])
-        write_simulated(course, POST, student, _all_right(POST), t[POST])
+        write_simulated(course, PRE, student, all_right(PRE), t[PRE])
+        write_simulated(course, POST, student, all_right(POST), t[POST])
     report = build_gain(course, PRE, POST)
     html = write_gain(course, PRE, POST)
     rows = list(csv.DictReader((html.parent / "gain.csv").open()))

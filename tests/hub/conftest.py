@@ -38,6 +38,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import install  # autograder/jupyterhub/install.py, the script under test (pytest's pythonpath)
 import pytest
 import requests
 
@@ -48,8 +49,6 @@ VENV = Path(sys.prefix)
 CHP = REPO / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_ID = "attention-lab"
 
-sys.path.insert(0, str(HUB_DIR))
-import install  # noqa: E402  -- autograder/jupyterhub/install.py, the script under test
 
 _real_getaddrinfo = socket.getaddrinfo
 

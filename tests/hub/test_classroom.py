@@ -8,21 +8,19 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import install  # autograder/jupyterhub/install.py (on pytest's pythonpath)
 import pytest
+from attention_hub import classroom
+from attention_hub.course import Course
+from attention_hub.spawn_hook import make_pre_spawn_hook
+from attention_hub.variant_keys import ensure_variant_keys
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
-sys.path.insert(0, str(HUB_DIR))
-import install  # noqa: E402
-from attention_hub import classroom  # noqa: E402
-from attention_hub.course import Course  # noqa: E402
-from attention_hub.spawn_hook import make_pre_spawn_hook  # noqa: E402
-from attention_hub.variant_keys import ensure_variant_keys  # noqa: E402
 
 
 def exchange_with_courses(root: Path, course_ids) -> Path:

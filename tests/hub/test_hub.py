@@ -378,12 +378,8 @@ def _nbgrader_ui_in_chromium(room, user: str) -> tuple[list[str], bool]:
     """Log ``user`` in through the hub's login form in Chromium; the items of JupyterLab's
     Nbgrader menu and whether the Create Assignment sidebar tab is there.
     """
-    import sys
-
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(REPO / "tests"))
     from browser.driver import launch_chromium
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = launch_chromium(pw)

@@ -35,7 +35,6 @@ import re
 import secrets
 import signal
 import socket
-import sys
 import threading
 import time
 from contextlib import ExitStack
@@ -510,10 +509,8 @@ def test_a_kernel_holds_no_descriptor_of_the_hubs_log_and_forges_no_hub_line(hub
 @pytest.mark.parametrize("hub", ["iframe"], indirect=True)
 def test_a_page_on_her_origin_reads_and_calls_nothing_of_the_teachers_server(hub):
     """Chromium, the teacher logged in: a script on mallory's origin tries his server."""
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from browser.driver import launch_chromium
+    from playwright.sync_api import sync_playwright
 
     room, _, _ = hub
     teacher, mallory = room.instructor, room.students[2]
@@ -607,10 +604,8 @@ def test_her_kernel_cannot_take_her_servers_place_on_the_hubs_origin(hub):
 
 def _teacher_opens(room, url: str) -> str:
     """Log the teacher in with Chromium, open ``url`` (a link of mallory's); the page's title."""
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from browser.driver import launch_chromium
+    from playwright.sync_api import sync_playwright
 
     base = room.subdomain_host or room.url
     with sync_playwright() as pw:

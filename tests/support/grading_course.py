@@ -42,6 +42,20 @@ def make_course(tmp: Path, assignments=(FIXTURE,), source_root: Path = FIXTURE_S
     return new_course(tmp, source_root, assignments)
 
 
+def notebook_course(
+    root: Path, assignment: str, notebook: nbformat.NotebookNode, config: str, **fill: object
+) -> Path:
+    """A course folder ``root`` whose ``source/<assignment>/<assignment>.ipynb`` is ``notebook``
+    and whose ``nbgrader_config.py`` is ``config`` (a template: ``{root}`` and ``fill`` filled
+    in), for a test of one notebook under a config of its own. Returns ``root``.
+    """
+    folder = root / "source" / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(notebook, folder / f"{assignment}.ipynb")
+    (root / "nbgrader_config.py").write_text(config.format(root=str(root), **fill))
+    return root
+
+
 def answer(notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
     """Replace the source of the answer cells named in ``answers`` (by nbgrader grade_id)."""
     for cell in notebook.cells:

@@ -13,6 +13,11 @@ from __future__ import annotations
 #: fixtures). What several modules read is built once per run for every worker (the lessons,
 #: the attack batches and the graded classes: tests/support/run_cache.py), so it needs no group.
 WHOLE_FOLDERS = ("tests/hub/", "tests/browser/")
+#: The two long groups (a real hub's tests one after another; JupyterLab, Chromium and the
+#: pages of the lessons and of the attack batches): started first, one on each worker, so that
+#: neither is what one worker still runs at the end while the other has nothing left (the
+#: modules, smaller, fill in around them). Then pytest-xdist's order: most tests first.
+FIRST_GROUPS = ("tests/hub", "tests/browser")
 
 
 def xdist_group(nodeid: str) -> str:

@@ -1,7 +1,7 @@
 """The answer channel (attention_grader.channel.answer_channel): only plain data crosses from a kernel.
 
 The kernel side is tested by running ``_kernel_side.py``'s text as the kernel would (exec with a
-namespace, :func:`kernel`), and the grader side by what the channel hands a test.
+namespace, tests/support/stand_in_kernel.py), and the grader side by what the channel hands a test.
 """
 
 from __future__ import annotations
@@ -12,27 +12,8 @@ from attention_grader.channel.answer_channel import AnswerChannel
 from attention_grader.channel.object_handles import ObjectHandle
 from attention_grader.wire.answer_errors import CannotGrade, StudentCodeError
 from attention_grader.wire.unsupported_answer import UnsupportedAnswer
-from nbformat import NotebookNode
 
-
-def kernel(namespace: dict):
-    """A stand-in kernel: runs each request's code on ``namespace`` and returns its outputs."""
-
-    def run(source: str) -> list:
-        shown = []
-        import IPython.display
-
-        real = IPython.display.display
-        IPython.display.display = lambda data, raw=False: shown.append(data)
-        try:
-            exec(source, {"globals": lambda: namespace})
-        except Exception as exc:  # as a kernel reports an error
-            return [NotebookNode(output_type="error", ename=type(exc).__name__, evalue=str(exc))]
-        finally:
-            IPython.display.display = real
-        return [NotebookNode(output_type="display_data", data=d, metadata={}) for d in shown]
-
-    return run
+from tests.support.stand_in_kernel import kernel
 
 
 def test_plain_answers_come_back_as_the_same_plain_data():

@@ -16,7 +16,8 @@ from attention_grader.channel.answer_encoding import MIME
 from attention_grader.common.settings import AnswerLimits
 from attention_grader.wire.answer_errors import StudentCodeError, UnreadableAnswer
 from nbformat import NotebookNode
-from test_answer_sets import COLLIDING
+
+from tests.support.hash_collisions import COLLIDING
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ nbgrader gives: the same test run directly on the student's namespace.
 from __future__ import annotations
 
 import pytest
-from test_test_styles import checker
-from test_trusted import graded
+
+from tests.support.stand_in_kernel import checker, graded
 
 POINT = (
     "class Point:\n"
@@ -307,7 +307,8 @@ def test_fresh_classes_past_the_cap_need_a_teacher_and_hold_no_more_stand_ins():
     from attention_grader.checking.trusted import TrustedChecker
     from attention_grader.checking.trusted_cells import TrustedCells
     from attention_grader.common.settings import AnswerLimits
-    from test_answer_channel import kernel
+
+    from tests.support.stand_in_kernel import kernel
 
     ns = student("objs = [type(f'C{i}', (), {})() for i in range(50)]\n")
     limits = AnswerLimits(max_classes=20, max_handles=1000)

@@ -10,8 +10,8 @@ from attention_grader.channel.answer_channel import AnswerChannel
 from attention_grader.checking.locked_names import locked_bindings, student_changes
 from attention_grader.checking.trusted import TrustedChecker
 from attention_grader.checking.trusted_cells import TrustedCells
-from test_answer_channel import kernel
-from test_trusted import graded
+
+from tests.support.stand_in_kernel import graded, kernel
 
 SETUP = "import numpy as np\nfrom math import pi as PI\ncoin_flips = [1, 0, 1, 1]\ndef helper():\n    pass"
 

@@ -12,7 +12,6 @@ import fractions
 
 import numpy as np
 import pytest
-from attention_grader.channel.answer_channel import AnswerChannel
 from attention_grader.checking.needs_teacher import STUDENT_TEXT
 from attention_grader.checking.test_styles import (
     imported_libraries,
@@ -20,13 +19,8 @@ from attention_grader.checking.test_styles import (
     uncarried_styles,
 )
 from attention_grader.checking.trusted import TrustedChecker
-from attention_grader.checking.trusted_cells import TrustedCells
-from test_answer_channel import kernel
-from test_trusted import graded
 
-
-def checker(student: dict, tests: dict, **cells) -> TrustedChecker:
-    return TrustedChecker(TrustedCells(tests=tests, **cells), AnswerChannel(kernel(student)))
+from tests.support.stand_in_kernel import checker, graded
 
 
 def run(student: dict, test: str, **cells) -> tuple[float, TrustedChecker, list]:

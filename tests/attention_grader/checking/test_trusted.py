@@ -9,20 +9,13 @@ from attention_grader.checking.trusted import TrustedChecker
 from attention_grader.checking.trusted_cells import TrustedCells
 from attention_grader.executor.library_use import library_in_source
 from attention_grader.wire.answer_errors import UnreadableAnswer
-from nbformat.v4 import new_code_cell
-from nbgrader.utils import determine_grade
-from test_answer_channel import kernel
+
+from tests.support.stand_in_kernel import graded, kernel
 
 
 def checker(student_ns: dict, tests: dict, locked: dict | None = None) -> TrustedChecker:
     cells = TrustedCells(tests=tests, locked=locked or {})
     return TrustedChecker(cells, AnswerChannel(kernel(student_ns)))
-
-
-def graded(outputs, points=2.0):
-    cell = new_code_cell("", outputs=outputs)
-    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": points}
-    return determine_grade(cell)[0]
 
 
 def test_read_only_cells_define_the_tests_data_not_the_student():

@@ -5,17 +5,7 @@ from __future__ import annotations
 from attention_grader.common.outcomes import notebook_outcomes, one_line_reason, student_line
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-# What IPython writes for `np.sqroot(4)` on line 2 of a cell (colours included).
-SQROOT_TRACEBACK = [
-    "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
-    "\x1b[0;31mAttributeError\x1b[0m                            Traceback (most recent call last)",
-    "Cell \x1b[0;32mIn[3], line 2\x1b[0m\n\x1b[1;32m      1\x1b[0m x \x1b[38;5;241m=\x1b[39m "
-    "\x1b[38;5;241m4\x1b[39m\n\x1b[0;32m----> 2\x1b[0m y \x1b[38;5;241m=\x1b[39m "
-    "\x1b[43mnp\x1b[49m\x1b[38;5;241;43m.\x1b[39;49m\x1b[43msqroot\x1b[49m(x)\n",
-    "File \x1b[0;32m/numpy/__init__.py:414\x1b[0m\n\x1b[0;32m--> 414\x1b[0m     raise "
-    "AttributeError(msg)\n",
-    "\x1b[0;31mAttributeError\x1b[0m: module 'numpy' has no attribute 'sqroot'",
-]
+from tests.support.student_outputs import SQROOT_TRACEBACK
 
 
 def cell(gid, outputs, grade=False, solution=False):

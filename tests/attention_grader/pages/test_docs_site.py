@@ -1,9 +1,9 @@
 """`make html` (attention_grader.pages.docs_site): the docs and the lessons as one static site.
 
-The site is built once for the module from this repository's docs; the start page is executed
-(a lesson page with outputs) and the other lessons are exported as stored, which gives the same
-pages, links and navigation without running every lesson again (tests/attention_grader/pages/test_lesson_pages.py
-checks the executed lessons' pages). Checked: every internal link and anchor resolves, every
+The site is built once for the module from this repository's docs; the start page as the run
+executed it (tests/support/lesson_run.py: a lesson page with outputs) and the other lessons
+exported as stored, which gives the same pages, links and navigation
+(tests/attention_grader/pages/test_lesson_pages.py checks the executed lessons' pages). Checked: every internal link and anchor resolves, every
 page is reachable from the home page, every page has the one navigation bar in NAV's order, and
 nothing is loaded from the internet.
 """
@@ -24,9 +24,11 @@ from attention_grader.pages.docs_site import (
     github_slug,
     render_markdown,
 )
-from attention_grader.pages.lesson_pages import Lesson, _title, execute
+from attention_grader.pages.lesson_pages import Lesson, _title
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_markdown_cell, new_notebook
+
+from tests.support.lesson_run import executed
 
 ROOT = Path(__file__).resolve().parents[3]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -38,7 +40,7 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     lessons = []
     for path in LESSONS:
-        nb = execute(path) if path.stem == EXECUTED else nbformat.read(path, as_version=4)
+        nb = executed()[EXECUTED] if path.stem == EXECUTED else nbformat.read(path, as_version=4)
         lessons.append(Lesson(path.stem, _title(nb, path.stem), nb))
     build_site(lessons, out, ROOT)
     return out

@@ -8,26 +8,15 @@ import pytest
 from attention_grader.pages.feedback_page import FeedbackPageExporter, MarkUngraded, explain_error
 from attention_grader.pipeline import configure
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-from test_outcomes import SQROOT_TRACEBACK
 
 from tests.support.grading_course import render_feedback
-
-#: The issue's example: one long misconception sentence (2336 px of text in a 1046 px box).
-LONG = (
-    "[sum_normalised] attention_weights: You divided by the sum of the raw scores instead of "
-    "exponentiating first, so the allowed weights no longer sum to 1: several of them can even be "
-    "negative, which is not a share of attention at all; exponentiate every score (e^x is always "
-    "positive), then divide by the sum of the exponentials."
+from tests.support.student_outputs import (
+    DIAGNOSED,
+    LONG,
+    SQROOT_TRACEBACK,
+    error,
+    feedback_notebook,
 )
-
-
-def error(ename, evalue="", traceback=None):
-    return new_output("error", ename=ename, evalue=evalue, traceback=traceback or [])
-
-
-#: What grading records in the test cell for LONG (attention_grader.common.diagnosis).
-DIAGNOSED = {"attention_grader": {"misconception": {"id": "sum_normalised",
-                                                    "text": LONG.split("] ", 1)[1]}}}  # fmt: skip
 
 
 def test_a_misconception_is_its_message_in_plain_words():
@@ -66,33 +55,6 @@ def test_an_exception_shows_the_students_line_and_the_error():
 def test_student_text_in_a_note_is_escaped():
     note = explain_error(error("Misconception", "[x] y: <img src=x onerror=alert(1)>"))
     assert "<img" not in note and "&lt;img" in note
-
-
-def feedback_notebook():
-    test = {"nbgrader": {"grade": True, "grade_id": "q1_test", "points": 2, "score": 0}}
-    test.update(DIAGNOSED)
-    essay = {"nbgrader": {"grade": True, "solution": True, "grade_id": "essay", "points": 3,
-                          "score": 0, "ungraded": True}}  # fmt: skip
-    answer = {"nbgrader": {"solution": True, "grade_id": "practice_attention"}}
-    return new_notebook(
-        cells=[
-            new_markdown_cell("Scale by $\\frac{1}{\\sqrt{d_k}}$ before the softmax."),
-            new_code_cell(
-                "y = np.sqroot(x)",
-                metadata=answer,
-                outputs=[
-                    error(
-                        "AttributeError",
-                        "module 'numpy' has no attribute 'sqroot'",
-                        SQROOT_TRACEBACK,
-                    )
-                ],
-            ),  # fmt: skip
-            new_code_cell("check(weights)", metadata=test, outputs=[error("Misconception", LONG)]),
-            new_code_cell("print('x' * 400)", outputs=[new_output("stream", text="x" * 400)]),
-            new_markdown_cell("My answer.", metadata=essay),
-        ]
-    )
 
 
 def test_the_page_puts_the_message_first_and_says_not_graded_yet():

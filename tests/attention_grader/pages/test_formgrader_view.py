@@ -4,8 +4,6 @@ maths as MathML, and never a rubric on a student's page.
 
 from __future__ import annotations
 
-import os
-
 import nbformat
 import numpy as np
 import pytest
@@ -13,17 +11,19 @@ from attention_grader.pages.formgrader_view import ShowRubric, model_answers
 from attention_grader.pipeline import configure
 from traitlets.config import Config
 
-from tests.support.grading_course import ESSAY_SOURCE, FIXTURE, MATHS_SOURCE, written_fixture
+from tests.support.grading_course import (
+    ESSAY_SOURCE,
+    FIXTURE,
+    MATHS_SOURCE,
+    make_course,
+    written_fixture,
+)
 
 
 @pytest.fixture
 def course_root(tmp_path):
     """A course folder whose source/ holds the fixture with a written answer."""
-    root = tmp_path / "course"
-    (root / "source").mkdir(parents=True)
-    src = written_fixture(tmp_path) / FIXTURE
-    os.symlink(src, root / "source" / FIXTURE)
-    return root
+    return make_course(tmp_path, source_root=written_fixture(tmp_path)).root
 
 
 def formgrader_config(root) -> Config:

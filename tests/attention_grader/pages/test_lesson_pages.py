@@ -24,7 +24,8 @@ from attention_grader.pages.lesson_pages import (
 from attention_grader.pages.offline_html import PLACEHOLDER_ALT
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-from test_notebooks import LESSONS, ROOT, executed
+
+from tests.support.lesson_run import LESSONS, ROOT, executed
 
 # Alt texts that describe nothing.
 GENERIC_ALT = {"", PLACEHOLDER_ALT.lower(), "image", "figure", "plot", "chart", "widget"}

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from attention_grader.sandbox.control_dir import OWNER, PREFIX, make_control_dir, reap_orphans
 from attention_grader.sandbox.sandbox import reap_kernel_folders
-from test_sandbox import _run
 from traitlets.config import Config
+
+from tests.support.sandboxed_kernel import run_sandboxed
 
 
 def _dead_pid() -> int:
@@ -104,5 +105,5 @@ def test_the_folder_of_a_killed_grader_is_reaped_by_the_next_kernel(tmp_path, sh
     left = list(control.iterdir())
     assert len(left) == 1 and (left[0] / "work" / "answers.csv").exists()
 
-    assert _run(["print('next')"], work, control_root=str(control)) == ["next"]
+    assert run_sandboxed(["print('next')"], work, control_root=str(control)) == ["next"]
     assert list(control.iterdir()) == []

@@ -26,9 +26,9 @@ from attention_grader.sandbox.implement_it import (
 )
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
 from nbformat.v4 import new_code_cell, new_notebook
-from test_sandbox import _run
 
 import attention_lab
+from tests.support.sandboxed_kernel import run_sandboxed
 
 ROOT = Path(__file__).resolve().parents[3]
 LIBRARY = os.path.realpath(attention_lab.__path__[0])
@@ -102,7 +102,7 @@ def hidden(tmp_path_factory):
         pytest.fail("bubblewrap is not available: run `make sandbox-deps`")
     cells = ["from attention_lab import checks\nprint(checks.check_softmax_function(len, 'x'))"]
     cells += [code + REACHED for code in SPELLINGS.values()]
-    return _run(cells, tmp_path_factory.mktemp("hidden"), hide_library=True)
+    return run_sandboxed(cells, tmp_path_factory.mktemp("hidden"), hide_library=True)
 
 
 @pytest.mark.slow
@@ -120,7 +120,7 @@ def test_no_spelling_reaches_the_numerics_in_an_implement_it_kernel(hidden, spel
 
 @pytest.mark.slow
 def test_other_kernels_keep_the_library(tmp_path):
-    out = _run([SPELLINGS["import"] + REACHED, SPELLINGS["exec_file"] + REACHED], tmp_path)
+    out = run_sandboxed([SPELLINGS["import"] + REACHED, SPELLINGS["exec_file"] + REACHED], tmp_path)
     assert out == ["REACHED [0.5 0.5]"] * 2
 
 

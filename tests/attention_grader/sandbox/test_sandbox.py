@@ -16,38 +16,8 @@ from attention_grader.executor.execute import GradingExecute
 from attention_grader.sandbox import sandbox_host, sandbox_launch
 from attention_grader.sandbox.protections import Protection, format_protections, protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import DeadKernelError
-from nbformat.v4 import new_code_cell, new_notebook
-from traitlets.config import Config
 
-
-def _run(cells: list[str], cwd: Path, raise_dead: bool = True, **km_traits) -> list[str]:
-    """Execute ``cells`` in one sandboxed kernel; return each cell's text output / error name
-    (``["dead"]`` when the kernel died and ``raise_dead`` is False).
-    """
-    nb = new_notebook(cells=[new_code_cell(src) for src in cells])
-    client = NotebookClient(
-        nb,
-        kernel_manager_class=SandboxedKernelManager,
-        config=Config({"SandboxedKernelManager": km_traits}),
-        timeout=20,
-        allow_errors=True,
-        shutdown_kernel="immediate",
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    try:
-        client.execute()
-    except DeadKernelError:
-        if raise_dead:
-            raise
-        return ["dead"]
-    out = []
-    for cell in nb.cells:
-        text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
-        errors = [o["ename"] for o in cell.outputs if o.get("output_type") == "error"]
-        out.append(text.strip() if not errors else errors[0])
-    return out
+from tests.support.sandboxed_kernel import run_sandboxed
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +37,7 @@ def probe(tmp_path_factory):
     port = listener.getsockname()[1]
     os.environ["ATTENTION_TEST_SECRET"] = "hub-token"
     try:
-        outputs = _run(
+        outputs = run_sandboxed(
             [
                 "import os, resource; print(os.getuid(), os.getcwd())",
                 "print(sorted(os.listdir('.')))",
@@ -153,7 +123,7 @@ def test_grading_without_a_sandbox_still_works_and_says_what_is_off(tmp_path):
     assert "implement-it notebooks graded without attention_lab's numerics" in off
     text = format_protections(items)
     assert "[OFF] filesystem isolation" in text and "WARNING: 4 protection(s) OFF" in text
-    out = _run(["print(6 * 7)", "import resource; print(resource.getrlimit(0)[0])"], tmp_path,
+    out = run_sandboxed(["print(6 * 7)", "import resource; print(resource.getrlimit(0)[0])"], tmp_path,
                sandbox="off")  # fmt: skip
     assert out == ["42", str(km.cpu_seconds)]
 
@@ -227,7 +197,7 @@ def test_private_folder_is_removed_even_when_the_kernel_killed_itself(tmp_path, 
     work = tmp_path / "work"
     work.mkdir()
     control = short_tmp  # the kernel's sockets live in its private folder there
-    out = _run(["import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], work,
+    out = run_sandboxed(["import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], work,
                control_root=str(control), raise_dead=False)  # fmt: skip
     assert out == ["dead"]
     assert list(control.iterdir()) == []

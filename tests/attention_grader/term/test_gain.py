@@ -12,113 +12,35 @@ misconception's share within 10 points and the class's normalised gain within 0.
 
 from __future__ import annotations
 
-import ast
 import csv
-import json
 import random
 import re
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import nbformat
 import pytest
 from attention_grader.cli import main
-from attention_grader.common.course import new_course, quiet_autoflush_warning
 from attention_grader.common.diagnosis import (
-    CellDiagnosis,
-    diagnosis_of,
     read_diagnosis,
-    record_diagnosis,
 )
 from attention_grader.pages.csp import STATIC_PAGE_POLICY
 from attention_grader.term.gain import build_gain, hake_gain, offered_misconceptions
 from attention_grader.term.gain_page import write_gain
-from nbformat.v4 import new_output
 
-from attention_lab import checks
+from tests.support.gain_simulation import (
+    ITEMS,
+    POST,
+    PRE,
+    ROOT,
+    Item,
+    all_right,
+    answered,
+    bare_course,
+    showing,
+    write_simulated,
+)
 from tests.support.graded_classes import ClassSpec
 from tests.support.grading_course import place_submission, released_notebook
-
-ROOT = Path(__file__).resolve().parents[3]
-PRE, POST = "inventory_pre", "inventory_post"
-
-
-# ---------------------------------------------------------------------------------------------
-# The forms' items, read from the teacher's source (the hidden test of each choice question)
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Item:
-    grade_id: str
-    answer: str  # the answer variable, e.g. "answer_q3"
-    correct: str
-    misconceptions: dict[str, str]  # wrong letter -> registry id
-
-
-def form_items(assignment: str) -> list[Item]:
-    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", 4)
-    items = []
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type != "code" or not meta.get("grade"):
-            continue
-        hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
-        call = next(n for n in ast.walk(ast.parse(hidden)) if isinstance(n, ast.Call))
-        kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-        items.append(Item(meta["grade_id"], kw["name"], kw["correct"], kw["misconceptions"]))
-    return items
-
-
-ITEMS = {form: form_items(form) for form in (PRE, POST)}
-
-
-def check(item: Item, letter: str) -> tuple[float, list, CellDiagnosis | None]:
-    """Score, test-cell outputs and diagnosis for ``letter``: the hidden test's call, run here."""
-    try:
-        checks.check_choice(
-            letter, "abcd", correct=item.correct, misconceptions=item.misconceptions,
-            name=item.answer,
-        )  # fmt: skip
-    except checks.CheckFailure as err:
-        name = type(err).__name__
-        out = new_output("error", ename=name, evalue=str(err), traceback=[f"{name}: {err}"])
-        return 0.0, [out], diagnosis_of(err)
-    return 1.0, [], None
-
-
-def _answered(template, form: str, answers: dict[str, str]):
-    """The notebook with one letter per answer cell (``answers``: test grade id -> letter)."""
-    nb = nbformat.from_dict(json.loads(json.dumps(template)))
-    by_answer = {item.answer: answers[item.grade_id] for item in ITEMS[form]}
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in by_answer:
-            cell.source = f"{gid} = {by_answer[gid]!r}\n"
-    return nb
-
-
-def write_simulated(course, form: str, student: str, answers: dict[str, str], template) -> None:
-    """Grade ``answers`` in-process and write them as the pipeline does: gradebook + notebook."""
-    nb = _answered(template, form, answers)
-    results = {item.grade_id: check(item, answers[item.grade_id]) for item in ITEMS[form]}
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in results:
-            cell.outputs = results[gid][1]
-            record_diagnosis(cell, results[gid][2])
-    folder = course.root / "autograded" / student / form
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, folder / f"{form}.ipynb")
-    with quiet_autoflush_warning(), course.gradebook() as gb:
-        gb.update_or_create_student(student)
-        gb.add_submission(form, student, timestamp=datetime(2026, 11, 30, 9, 0))
-        for gid, (score, _, _) in results.items():
-            g = gb.find_grade(gid, form, form, student)
-            g.auto_score, g.needs_manual_grade = score, False
-        gb.db.commit()
-
 
 # ---------------------------------------------------------------------------------------------
 # The simulated class: known profiles, a known answering model
@@ -186,7 +108,7 @@ def graded_class(shared_class):
         for form in (PRE, POST):
             template = released_notebook(course, form)
             for student in REAL:
-                nb = _answered(template, form, answers[student][form])
+                nb = answered(template, form, answers[student][form])
                 place_submission(course, form, student, nb)
 
     spec = ClassSpec(
@@ -222,7 +144,7 @@ def _test_outputs(path: Path) -> dict[str, list]:
 def test_simulation_writes_what_the_pipeline_writes(graded_class, tmp_path):
     """For the same answers, write_simulated gives the real students' scores and error outputs."""
     course, _, answers, templates = graded_class
-    twin, _ = _bare_course(tmp_path)
+    twin, _ = bare_course(tmp_path)
     shown = set()
     for student in REAL:
         for form in (PRE, POST):
@@ -291,35 +213,6 @@ def test_gain_page_csv_and_figures(graded_class):
 # ---------------------------------------------------------------------------------------------
 
 
-def _bare_course(tmp: Path):
-    """A course with both forms in its gradebook (as a release leaves them) and no students."""
-    course = new_course(tmp, ROOT / "source", (PRE, POST))
-    with quiet_autoflush_warning(), course.gradebook() as gb:
-        for form in (PRE, POST):
-            gb.add_assignment(form)
-            gb.add_notebook(form, form)
-            for item in ITEMS[form]:
-                gb.add_grade_cell(item.grade_id, form, form, max_score=1, cell_type="code")
-    templates = {
-        f: nbformat.read(course.root / "source" / f / f"{f}.ipynb", 4) for f in (PRE, POST)
-    }
-    return course, templates
-
-
-def _all_right(form):
-    return {item.grade_id: item.correct for item in ITEMS[form]}
-
-
-def _showing(form, slug):
-    """Right everywhere except the items offering ``slug``, where that option is chosen."""
-    out = _all_right(form)
-    for item in ITEMS[form]:
-        for letter, shown in item.misconceptions.items():
-            if shown == slug:
-                out[item.grade_id] = letter
-    return out
-
-
 def test_hake_gain():
     assert hake_gain(40, 70) == pytest.approx(0.5)
     assert hake_gain(50, 40) == pytest.approx(-0.2)  # a class can lose ground
@@ -337,13 +230,13 @@ def test_offered_misconceptions_reads_literals_only():
 
 @pytest.mark.slow
 def test_small_class_by_hand(tmp_path):
-    course, t = _bare_course(tmp_path)
+    course, t = bare_course(tmp_path)
     n_hard = {f: sum("hard_attention" in it.misconceptions.values() for it in ITEMS[f]) for f in t}
-    write_simulated(course, PRE, "ana", _all_right(PRE), t[PRE])  # 100% before: no own gain
-    write_simulated(course, POST, "ana", _all_right(POST), t[POST])
-    write_simulated(course, PRE, "ben", _showing(PRE, "hard_attention"), t[PRE])
-    write_simulated(course, POST, "ben", _all_right(POST), t[POST])
-    write_simulated(course, PRE, "cy", _showing(PRE, "divided_by_dk"), t[PRE])  # pre only
+    write_simulated(course, PRE, "ana", all_right(PRE), t[PRE])  # 100% before: no own gain
+    write_simulated(course, POST, "ana", all_right(POST), t[POST])
+    write_simulated(course, PRE, "ben", showing(PRE, "hard_attention"), t[PRE])
+    write_simulated(course, POST, "ben", all_right(POST), t[POST])
+    write_simulated(course, PRE, "cy", showing(PRE, "divided_by_dk"), t[PRE])  # pre only
     report = build_gain(course, PRE, POST)
     n = len(ITEMS[PRE])
     ben_pre = 100 * (n - n_hard[PRE]) / n
@@ -374,10 +267,10 @@ def test_the_score_chart_counts_whole_students(tmp_path, monkeypatch):
     """Two students: the y axis of "Scores before and after" has no 0.25 or 1.5 student."""
     from matplotlib.figure import Figure
 
-    course, t = _bare_course(tmp_path)
+    course, t = bare_course(tmp_path)
     for student in ("ana", "ben"):
-        write_simulated(course, PRE, student, _showing(PRE, "hard_attention"), t[PRE])
-        write_simulated(course, POST, student, _all_right(POST), t[POST])
+        write_simulated(course, PRE, student, showing(PRE, "hard_attention"), t[PRE])
+        write_simulated(course, POST, student, all_right(POST), t[POST])
     ticks: dict[str, list[float]] = {}
     save = Figure.savefig
 
@@ -392,12 +285,12 @@ def test_the_score_chart_counts_whole_students(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_path):
-    course, t = _bare_course(tmp_path)
+    course, t = bare_course(tmp_path)
     evil_html, evil_csv = "<img src=x onerror=alert(1)>", '=HYPERLINK("http:x","y")'
     for student in (evil_html, evil_csv):
-        write_simulated(course, PRE, student, _all_right(PRE), t[PRE])  # pre only: listed
-    write_simulated(course, PRE, "ok", _showing(PRE, "keys_as_values"), t[PRE])
-    write_simulated(course, POST, "ok", _all_right(POST), t[POST])
+        write_simulated(course, PRE, student, all_right(PRE), t[PRE])  # pre only: listed
+    write_simulated(course, PRE, "ok", showing(PRE, "keys_as_values"), t[PRE])
+    write_simulated(course, POST, "ok", all_right(POST), t[POST])
     page = write_gain(course, PRE, POST, tmp_path / "out")
     text = page.read_text()
     assert "<img src=x" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
@@ -408,9 +301,9 @@ def test_hostile_student_ids_are_escaped_in_the_page_and_defused_in_the_csv(tmp_
 
 @pytest.mark.slow
 def test_cli_gain_step_and_make_target(tmp_path, capsys):
-    course, t = _bare_course(tmp_path)
-    write_simulated(course, PRE, "ana", _showing(PRE, "uniform_average"), t[PRE])
-    write_simulated(course, POST, "ana", _all_right(POST), t[POST])
+    course, t = bare_course(tmp_path)
+    write_simulated(course, PRE, "ana", showing(PRE, "uniform_average"), t[PRE])
+    write_simulated(course, POST, "ana", all_right(POST), t[POST])
     assert main(["--course", str(course.root), "gain", PRE, POST]) == 0
     assert "reports/gain/index.html" in capsys.readouterr().out
     import subprocess
@@ -433,7 +326,7 @@ def test_one_choice_per_item_is_corrected():
 
 
 def test_an_ungraded_test_is_a_clear_error(tmp_path, capsys):
-    course, _ = _bare_course(tmp_path)
+    course, _ = bare_course(tmp_path)
     code = main(["--course", str(course.root), "gain", PRE, "inventory_later"])
     err = capsys.readouterr().err
     assert code == 2 and "inventory_later is not in the gradebook" in err

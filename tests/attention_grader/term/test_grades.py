@@ -7,6 +7,7 @@ import csv
 from attention_grader.term.grades import COLUMNS, grade_rows, write_grades
 
 from tests.support.grading_course import synthetic_class
+from tests.support.roster import import_roster
 
 
 def test_one_row_per_student_and_assignment(tmp_path):
@@ -38,25 +39,6 @@ def test_write_grades_csv(tmp_path):
         assert len(list(reader)) == 8
     other = write_grades(course, tmp_path / "out" / "g.csv")
     assert other.read_text() == path.read_text()
-
-
-ROSTER = (
-    "id,first_name,last_name,email,lms_user_id\n"
-    "ana,Ana,Rao,ana@example.org,10234\n"
-    "ben,Ben,=HYPERLINK(1),,10235\n"
-    "cy,,,,\n"
-)
-
-
-def import_roster(course, tmp_path):
-    """``nbgrader db student import roster.csv``, run as nbgrader's own app on this course."""
-    from nbgrader.apps.dbapp import DbStudentImportApp
-
-    roster = tmp_path / "roster.csv"
-    roster.write_text(ROSTER)
-    app = DbStudentImportApp(config=course.config)
-    app.initialize([str(roster), f"--db={course.db_url}"])
-    app.start()
 
 
 def test_roster_import_sets_lms_user_ids(tmp_path):

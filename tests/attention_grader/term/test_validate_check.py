@@ -10,24 +10,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from test_ordinary_questions import COURSE_CONFIG, PLAIN_CONFIG
 
-from tests.fixtures.ordinary.questions import QUESTIONS, source_notebook
+from tests.fixtures.ordinary.questions import (
+    COURSE_CONFIG,
+    PLAIN_CONFIG,
+    QUESTIONS,
+    source_notebook,
+)
 from tests.support.graded_classes import finish_steps, start_steps
+from tests.support.grading_course import notebook_course
 
 NOTEBOOK = "source/checked/checked.ipynb"
 
 
 def _course(tmp: Path, name: str, config: str) -> Path:
-    root = tmp / name
-    folder = root / "source" / "checked"
-    folder.mkdir(parents=True)
     chosen = [q for q in QUESTIONS if q.name in ("add", "total")]
-    nbformat.write(source_notebook(chosen), folder / "checked.ipynb")
-    (root / "nbgrader_config.py").write_text(config.format(root=str(root), refuse=True))
-    return root
+    return notebook_course(tmp / name, "checked", source_notebook(chosen), config, refuse=True)
 
 
 @pytest.mark.slow

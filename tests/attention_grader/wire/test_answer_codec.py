@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from attention_grader.wire import answer_codec
-from test_answer_channel import kernel
+
+from tests.support.stand_in_kernel import kernel
 
 
 def test_the_kernel_runs_the_very_codec_source_the_grader_imports():

@@ -7,8 +7,7 @@ from attention_grader.common.settings import AnswerLimits
 from attention_grader.wire.answer_errors import UnreadableAnswer
 from attention_grader.wire.answer_sets import HashBudget
 
-#: Every one of these ints hashes to 0 (CPython hashes ints modulo the Mersenne prime 2**61 - 1).
-COLLIDING = [k * (2**61 - 1) for k in range(1, 2_000_001)]
+from tests.support.hash_collisions import COLLIDING
 
 
 class _Colliding:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from attention_hub.port_fence import fence_works
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HUB = REPO / "autograder"  # the hub's package, attention_hub, is in it
 
 CHILD = r"""

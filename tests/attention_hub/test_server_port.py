@@ -23,7 +23,7 @@ from attention_hub.server_port import (
     pick_port,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_what_port_0_hands_out_lands_in_the_ephemeral_range_never_in_the_servers_range():

@@ -20,7 +20,7 @@ from attention_hub.user_cgroup import (
     weigh_class,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _class_of(parent: Path, users: int, stale: int = 0) -> None:
