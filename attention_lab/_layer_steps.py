@@ -19,8 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab._steps import softmax
+from attention_lab._types import FloatArray
 
 __all__ = ["LAYER_KINDS", "LayerCase", "LayerSteps", "WrongLayer", "compute_layer"]
 
@@ -45,27 +47,39 @@ class LayerCase:
     scale : bool
     """
 
-    X: np.ndarray
-    W_Q: np.ndarray
-    W_K: np.ndarray
-    W_V: np.ndarray
-    positions: np.ndarray | None = None
-    other_W_Q: np.ndarray | None = None
+    X: FloatArray
+    W_Q: FloatArray
+    W_K: FloatArray
+    W_V: FloatArray
+    positions: FloatArray | None = None
+    other_W_Q: FloatArray | None = None
     scale: bool = True
 
     @classmethod
-    def of(cls, X, W_Q, W_K, W_V=None, positions=None, other_W_Q=None, scale=True) -> LayerCase:
+    def of(
+        cls,
+        X: ArrayLike,
+        W_Q: ArrayLike,
+        W_K: ArrayLike,
+        W_V: ArrayLike | None = None,
+        positions: ArrayLike | None = None,
+        other_W_Q: ArrayLike | None = None,
+        scale: bool = True,
+    ) -> LayerCase:
         """Build a case from array-likes (``W_V`` defaults to the identity)."""
         x = np.atleast_2d(np.asarray(X, dtype=float))
 
-        def arr(a):
-            return None if a is None else np.asarray(a, dtype=float)
+        def arr(a: ArrayLike) -> FloatArray:
+            return np.asarray(a, dtype=float)
+
+        def maybe(a: ArrayLike | None) -> FloatArray | None:
+            return None if a is None else arr(a)
 
         w_v = np.eye(x.shape[1]) if W_V is None else arr(W_V)
-        return cls(x, arr(W_Q), arr(W_K), w_v, arr(positions), arr(other_W_Q), bool(scale))
+        return cls(x, arr(W_Q), arr(W_K), w_v, maybe(positions), maybe(other_W_Q), bool(scale))
 
     @property
-    def inputs(self) -> np.ndarray:
+    def inputs(self) -> FloatArray:
         """What the projections read: ``X`` plus the positions, shape (n, d_model)."""
         return self.X if self.positions is None else self.X + self.positions
 
@@ -79,9 +93,9 @@ class LayerCase:
 class LayerSteps:
     """What one computation gives at each stage."""
 
-    queries: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray
+    queries: FloatArray
+    weights: FloatArray
+    output: FloatArray
 
 
 @dataclass(frozen=True)
@@ -102,11 +116,11 @@ class WrongLayer:
         Replaces ``weights @ V``.
     """
 
-    inputs: Callable[[LayerCase], np.ndarray | None] | None = None
-    queries: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
-    scores: Callable[[LayerCase, np.ndarray], np.ndarray | None] | None = None
-    softmax: Callable[[np.ndarray], np.ndarray | None] | None = None
-    output: Callable[[LayerCase, np.ndarray, np.ndarray], np.ndarray | None] | None = None
+    inputs: Callable[[LayerCase], FloatArray | None] | None = None
+    queries: Callable[[LayerCase, FloatArray], FloatArray | None] | None = None
+    scores: Callable[[LayerCase, FloatArray], FloatArray | None] | None = None
+    softmax: Callable[[FloatArray], FloatArray | None] | None = None
+    output: Callable[[LayerCase, FloatArray, FloatArray], FloatArray | None] | None = None
 
     def reaches(self, kind: str) -> bool:
         """Whether this computation changes an answer of ``kind`` (one of :data:`LAYER_KINDS`)."""

@@ -38,12 +38,16 @@ import io
 import struct
 import zlib
 from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.backend_bases import GraphicsContextBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
+from numpy.typing import ArrayLike
 
 __all__ = [
     "LayoutCachedText",
@@ -66,17 +70,20 @@ _GLYPH_CACHE_SIZE = 2048  # strings; the explorer uses a few hundred ("0.00" .. 
 class _GlyphRecorder:
     """Stands in for the C renderer while matplotlib draws a string; records the glyphs."""
 
-    def __init__(self, renderer, x: int, y: int):
+    # the C renderer (matplotlib's _backend_agg, whose stub declares nothing)
+    def __init__(self, renderer: Any, x: int, y: int) -> None:
         self._renderer = renderer
         self._x, self._y = x, y
         self.glyphs: list[tuple[np.ndarray, int, int]] = []
         self.other_calls = 0
 
-    def draw_text_image(self, image, x, y, angle, gc):
+    def draw_text_image(
+        self, image: ArrayLike, x: float, y: float, angle: float, gc: GraphicsContextBase
+    ) -> None:
         self.glyphs.append((np.array(image, copy=True), int(x) - self._x, int(y) - self._y))
         self._renderer.draw_text_image(image, x, y, angle, gc)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:  # whatever the C renderer holds
         self.other_calls += 1  # e.g. boxes drawn as paths: not a plain run of glyphs
         return getattr(self._renderer, name)
 
@@ -91,13 +98,24 @@ class CachingRendererAgg(RendererAgg):
     that draws more than glyph images falls back to ``RendererAgg.draw_text``.
     """
 
-    def __init__(self, width, height, dpi):
-        super().__init__(width, height, dpi)
-        self._glyph_cache: dict[tuple, list[tuple[np.ndarray, int, int]] | None] = {}
+    def __init__(self, width: int, height: int, dpi: float) -> None:
+        super().__init__(width, height, dpi)  # type: ignore[no-untyped-call]  # backend_agg has no annotations
+        self._glyph_cache: dict[tuple[object, ...], list[tuple[np.ndarray, int, int]] | None] = {}
 
-    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+    def draw_text(
+        self,
+        gc: GraphicsContextBase,
+        x: float,
+        y: float,
+        s: str,
+        prop: FontProperties,
+        angle: float,
+        ismath: bool | Literal["TeX"] = False,
+        mtext: Text | None = None,
+    ) -> None:
         if ismath:
-            return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+            super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)  # type: ignore[no-untyped-call]  # as above
+            return
         x, y = round(x), round(y)
         key = (
             s,
@@ -112,7 +130,7 @@ class CachingRendererAgg(RendererAgg):
             recorder = _GlyphRecorder(self._renderer, x, y)
             self._renderer = recorder
             try:
-                super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+                super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)  # type: ignore[no-untyped-call]  # as above
             finally:
                 self._renderer = recorder._renderer
             if len(self._glyph_cache) >= _GLYPH_CACHE_SIZE:
@@ -120,7 +138,8 @@ class CachingRendererAgg(RendererAgg):
             self._glyph_cache[key] = None if recorder.other_calls else recorder.glyphs
             return None
         if glyphs is None:  # not cacheable
-            return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+            super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)  # type: ignore[no-untyped-call]  # as above
+            return
         assert isinstance(glyphs, list)  # False (not cached yet) was handled above
         for image, dx, dy in glyphs:
             self._renderer.draw_text_image(image, x + dx, y + dy, 0, gc)
@@ -128,10 +147,10 @@ class CachingRendererAgg(RendererAgg):
 
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
-_TABULAR: dict[tuple, bool] = {}
+_TABULAR: dict[tuple[object, ...], bool] = {}
 
 
-def _tabular_digits(prop, renderer) -> bool:
+def _tabular_digits(prop: FontProperties, renderer: RendererAgg) -> bool:
     """Whether every digit of this font has the same advance width (true of DejaVu Sans)."""
     key = (hash(prop), prop.get_size_in_points(), renderer.dpi, type(renderer))
     if key not in _TABULAR:
@@ -151,14 +170,15 @@ class LayoutCachedText(Text):
     whose layout depends on more, is not cached.
     """
 
-    _layouts: dict[tuple, tuple] = {}
+    _layouts: dict[tuple[object, ...], tuple[Any, ...]] = {}  # Text._get_layout's (private) results
 
     # Text._get_layout, _fontproperties and _linespacing are matplotlib's private API, which its
     # stubs leave out: the ignores below say so, they hide no error of ours.
-    def _get_layout(self, renderer):
+    def _get_layout(self, renderer: RendererAgg) -> tuple[Any, ...]:  # drawn on Agg canvases
         text = self.get_text()
         if self.get_wrap() or self.get_usetex() or "\n" in text or "$" in text:
-            return super()._get_layout(renderer)  # type: ignore[misc]
+            whole: tuple[Any, ...] = super()._get_layout(renderer)  # type: ignore[misc]
+            return whole
         font = self._fontproperties  # type: ignore[attr-defined]
         shape = text
         if _tabular_digits(font, renderer):
@@ -193,13 +213,14 @@ class LayoutCachedText(Text):
 class CachingCanvasAgg(FigureCanvasAgg):
     """An Agg canvas whose renderer is a :class:`CachingRendererAgg`."""
 
-    def get_renderer(self):
+    def get_renderer(self) -> RendererAgg:
         w, h = self.get_width_height(physical=True)
         key = w, h, self.figure.dpi
         if self._lastKey != key:
             self.renderer = CachingRendererAgg(w, h, self.figure.dpi)
             self._lastKey = key
-        return self.renderer
+        renderer: RendererAgg = self.renderer
+        return renderer
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:

@@ -17,6 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from attention_lab._types import BoolArray, FloatArray
 
 __all__ = [
     "Case",
@@ -47,14 +50,21 @@ class Case:
         True = may attend.
     """
 
-    Q: np.ndarray
-    K: np.ndarray
-    V: np.ndarray | None = None
+    Q: FloatArray
+    K: FloatArray
+    V: FloatArray | None = None
     scale: bool = True
-    mask: np.ndarray | None = None
+    mask: BoolArray | None = None
 
     @classmethod
-    def of(cls, queries, keys, values=None, scale: bool = True, mask=None) -> Case:
+    def of(
+        cls,
+        queries: ArrayLike,
+        keys: ArrayLike,
+        values: ArrayLike | None = None,
+        scale: bool = True,
+        mask: ArrayLike | None = None,
+    ) -> Case:
         """Build a case from array-likes; a 1-D query becomes one row."""
         q = np.atleast_2d(np.asarray(queries, dtype=float))
         v = None if values is None else np.asarray(values, dtype=float)
@@ -74,9 +84,9 @@ class Case:
 class Steps:
     """What one computation gives at each stage (unmasked scores, weights, output)."""
 
-    scores: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray | None
+    scores: FloatArray
+    weights: FloatArray
+    output: FloatArray | None
 
 
 @dataclass(frozen=True)
@@ -100,12 +110,12 @@ class WrongComputation:
         A wrong causal mask.
     """
 
-    scores: Callable[[Case], np.ndarray | None] | None = None
-    masked: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-    softmax: Callable[[np.ndarray, int], np.ndarray | None] | None = None
-    after: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-    blend: Callable[[np.ndarray, Case], np.ndarray] | None = None
-    causal_mask: Callable[[int], np.ndarray] | None = None
+    scores: Callable[[Case], FloatArray | None] | None = None
+    masked: Callable[[FloatArray, BoolArray], FloatArray] | None = None
+    softmax: Callable[[FloatArray, int], FloatArray | None] | None = None
+    after: Callable[[FloatArray, BoolArray], FloatArray] | None = None
+    blend: Callable[[FloatArray, Case], FloatArray] | None = None
+    causal_mask: Callable[[int], BoolArray] | None = None
 
     def reaches(self, kind: str) -> bool:
         """Whether this computation changes an answer of ``kind``.
@@ -124,26 +134,28 @@ class WrongComputation:
         }[kind]
 
 
-def raw_scores(case: Case) -> np.ndarray:
+def raw_scores(case: Case) -> FloatArray:
     """``Q K^T``, shape (n_q, n_k)."""
     return case.Q @ case.K.T
 
 
-def scaled_scores(case: Case) -> np.ndarray:
+def scaled_scores(case: Case) -> FloatArray:
     """Return the question's scores: ``Q K^T / sqrt(d_k)`` if it asks to scale, else ``Q K^T``."""
     raw = raw_scores(case)
     return raw / np.sqrt(case.d_k) if case.scale else raw
 
 
-def softmax(x, axis: int = -1) -> np.ndarray:
+def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     """Stable softmax that never raises: an all ``-inf`` slice gives nan."""
     x = np.asarray(x, dtype=float)
     with np.errstate(all="ignore"):
-        exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
-        return exps / np.sum(exps, axis=axis, keepdims=True)
+        peak: FloatArray = np.max(x, axis=axis, keepdims=True)
+        exps = np.exp(x - peak)
+        totals: FloatArray = np.sum(exps, axis=axis, keepdims=True)
+        return exps / totals
 
 
-def one_hot(scores, axis: int = -1, pick: str = "first") -> np.ndarray:
+def one_hot(scores: ArrayLike, axis: int = -1, pick: str = "first") -> FloatArray:
     """All the weight on the largest score of each slice.
 
     ``pick`` says what happens on a tie: ``"first"`` (numpy's ``argmax``), ``"last"`` (the
@@ -167,11 +179,13 @@ def one_hot(scores, axis: int = -1, pick: str = "first") -> np.ndarray:
     return np.moveaxis(hot, -1, axis)
 
 
-def _blend(weights: np.ndarray, case: Case) -> np.ndarray:
+def _blend(weights: FloatArray, case: Case) -> FloatArray:
+    if case.V is None:  # compute() blends only a case with values
+        raise ValueError("this case has no values (V is None), so there is nothing to blend")
     return weights @ case.V
 
 
-def _mask_inf(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _mask_inf(scores: FloatArray, mask: BoolArray) -> FloatArray:
     return np.where(mask, scores, -np.inf)
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
+
 __all__ = ["as_float_array"]
 
 
 def as_float_array(
     x: ArrayLike, name: str, ndims: tuple[int, ...], finite: bool = False
-) -> np.ndarray:
+) -> FloatArray:
     """Convert ``x`` to a float array with one of the allowed numbers of dimensions.
 
     Parameters

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +113,6 @@ class Listing:
         return self.source
 
 
-def listing(fn) -> Listing:
+def listing(fn: Callable[..., object]) -> Listing:
     """Return the source of ``fn`` (one of this module's functions), for a lesson to show."""
     return Listing(inspect.getsource(fn))

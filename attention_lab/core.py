@@ -10,7 +10,9 @@ query/key vector, ``d_v`` the length of a value vector.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import BoolArray, FloatArray
 from attention_lab._validate import as_float_array
 
 __all__ = [
@@ -24,7 +26,7 @@ __all__ = [
 ]
 
 
-def softmax(x, axis: int = -1) -> np.ndarray:
+def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     """Turn scores into weights that are positive and sum to 1 along ``axis``.
 
     Stable for large scores: the row maximum is subtracted before exponentiating, which leaves
@@ -52,17 +54,18 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     scores = as_float_array(x, "scores", tuple(range(1, 33)))
     if np.isposinf(scores).any():
         raise ValueError("scores contain +inf; only -inf (a masked key) is allowed")
-    peak = np.max(scores, axis=axis, keepdims=True)
+    peak: FloatArray = np.max(scores, axis=axis, keepdims=True)
     if np.isneginf(peak).any():
         raise ValueError(
             "every key is masked for at least one query (its scores are all -inf), so there is "
             "nothing to attend to; allow at least one key per query in the mask"
         )
     exps = np.exp(scores - peak)  # exp(-inf) == 0.0 exactly: masked keys get no weight
-    return exps / np.sum(exps, axis=axis, keepdims=True)
+    totals: FloatArray = np.sum(exps, axis=axis, keepdims=True)
+    return exps / totals
 
 
-def _queries_and_keys(Q, K) -> tuple[np.ndarray, np.ndarray, bool]:
+def _queries_and_keys(Q: ArrayLike, K: ArrayLike) -> tuple[FloatArray, FloatArray, bool]:
     """Validate a query (or queries) against keys; return 2-D arrays and whether Q was 1-D."""
     queries = as_float_array(Q, "Q", (1, 2))
     keys = as_float_array(K, "K", (2,))
@@ -76,7 +79,7 @@ def _queries_and_keys(Q, K) -> tuple[np.ndarray, np.ndarray, bool]:
     return queries, keys, single
 
 
-def dot_product_scores(Q, K, scale: bool = True) -> np.ndarray:
+def dot_product_scores(Q: ArrayLike, K: ArrayLike, scale: bool = True) -> FloatArray:
     """How well each query matches each key: ``Q @ K.T``, divided by ``sqrt(d_k)`` if ``scale``.
 
     Parameters
@@ -100,7 +103,7 @@ def dot_product_scores(Q, K, scale: bool = True) -> np.ndarray:
     return scores[0] if single else scores
 
 
-def _mask_array(mask, shape: tuple[int, int]) -> np.ndarray:
+def _mask_array(mask: ArrayLike, shape: tuple[int, int]) -> BoolArray:
     """Validate a boolean mask against the (n_q, n_k) score shape."""
     arr = np.asarray(mask)
     if arr.dtype != bool:
@@ -116,7 +119,9 @@ def _mask_array(mask, shape: tuple[int, int]) -> np.ndarray:
     return arr
 
 
-def attention(Q, K, V, mask=None, scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def attention(
+    Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None, scale: bool = True
+) -> tuple[FloatArray, FloatArray]:
     """Scaled dot-product attention: each query's output is a weighted blend of all values.
 
     ``weights = softmax(Q K^T / sqrt(d_k))`` (masked keys set to ``-inf`` *before* the softmax,
@@ -164,7 +169,7 @@ def attention(Q, K, V, mask=None, scale: bool = True) -> tuple[np.ndarray, np.nd
     return (output[0], weights[0]) if single else (output, weights)
 
 
-def causal_mask(n: int) -> np.ndarray:
+def causal_mask(n: int) -> BoolArray:
     """Return the decoder's mask: token ``i`` may attend to tokens ``0..i`` and never to later ones.
 
     Parameters
@@ -184,7 +189,9 @@ def causal_mask(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n), dtype=bool))
 
 
-def hard_attention(Q, K, V, scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def hard_attention(
+    Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: bool = True
+) -> tuple[FloatArray, FloatArray]:
     """Hard (argmax) selection: each query takes the value of its single best-matching key.
 
     This is the *misconception* lesson's foil, not how Transformers work: the choice of an index
@@ -220,7 +227,9 @@ def hard_attention(Q, K, V, scale: bool = True) -> tuple[np.ndarray, np.ndarray]
     return (output[0], weights[0]) if single else (output, weights)
 
 
-def additive_scores(s, H, W_a, U_a, v_a) -> np.ndarray:
+def additive_scores(
+    s: ArrayLike, H: ArrayLike, W_a: ArrayLike, U_a: ArrayLike, v_a: ArrayLike
+) -> FloatArray:
     """Bahdanau et al.'s additive alignment scores ``e_j = v_a^T tanh(W_a s + U_a h_j)``.
 
     Parameters
@@ -260,7 +269,7 @@ def additive_scores(s, H, W_a, U_a, v_a) -> np.ndarray:
     return np.tanh(w @ state + states @ u.T) @ v
 
 
-def positional_encoding(n_positions: int, d_model: int) -> np.ndarray:
+def positional_encoding(n_positions: int, d_model: int) -> FloatArray:
     """Sinusoidal positional encodings (Vaswani et al. 2017), one row per position.
 
     ``PE[p, 2i] = sin(p / 10000^(2i/d_model))`` and ``PE[p, 2i+1] = cos(p / 10000^(2i/d_model))``.

@@ -24,7 +24,11 @@ title and labelled axes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 
 from attention_lab import chapter_code, experiments, plots
 from attention_lab.checks.chapter import ChapterCheck, ChapterTable, check, checks
@@ -163,7 +167,9 @@ def plot_saturation(result: SaturationResult) -> Figure:
     return fig
 
 
-def plot_mask_comparison(unmasked, masked, mask, tokens) -> Figure:
+def plot_mask_comparison(
+    unmasked: ArrayLike, masked: ArrayLike, mask: ArrayLike, tokens: Sequence[str]
+) -> Figure:
     """Two of the explorer's heatmaps side by side: weights without and with a mask.
 
     Parameters
@@ -195,7 +201,12 @@ def plot_alignment(result: CrossAttentionResult) -> Figure:
 
 
 def computation_diagram(
-    query, keys, values, tokens, query_name: str, scale: bool = True
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    tokens: Sequence[str],
+    query_name: str,
+    scale: bool = True,
 ) -> Diagram:
     """Draw the chapters' diagram of one query's attention, column by column, from these numbers.
 
@@ -222,7 +233,7 @@ _WIDGETS = {
 __all__ += list(_WIDGETS)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:  # a widget class or function, imported on first use
     if name in _WIDGETS:
         import importlib
 

@@ -10,10 +10,13 @@ finite differences, so the lesson shows numbers rather than asserting them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.core import attention, hard_attention
 
 __all__ = ["OutputSensitivity", "output_sensitivity"]
@@ -38,10 +41,10 @@ class OutputSensitivity:
     mode: str
     query: float
     keys: float
-    values: np.ndarray
+    values: FloatArray
 
 
-def _derivative(f, x: np.ndarray, eps: float) -> float:
+def _derivative(f: Callable[[FloatArray], FloatArray], x: FloatArray, eps: float) -> float:
     """Return the largest |df/dx_i| over the components of ``x`` (central differences)."""
     largest = 0.0
     for i in np.ndindex(x.shape):
@@ -52,7 +55,14 @@ def _derivative(f, x: np.ndarray, eps: float) -> float:
     return largest
 
 
-def output_sensitivity(query, K, V, mode: str = "soft", scale: bool = True, eps: float = 1e-6):
+def output_sensitivity(
+    query: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    mode: str = "soft",
+    scale: bool = True,
+    eps: float = 1e-6,
+) -> OutputSensitivity:
     """Return the derivatives of one query's attention output by the query, keys and values.
 
     Parameters
@@ -76,13 +86,13 @@ def output_sensitivity(query, K, V, mode: str = "soft", scale: bool = True, eps:
     fn = attention if mode == "soft" else hard_attention
     q, k, v = (np.asarray(a, dtype=float) for a in (query, K, V))
 
-    def out(q_, k_, v_):
+    def out(q_: FloatArray, k_: FloatArray, v_: FloatArray) -> FloatArray:
         return fn(q_, k_, v_, scale=scale)[0]
 
     per_value = []
     for j in range(len(v)):
 
-        def nudge_value(row, j=j):
+        def nudge_value(row: FloatArray, j: int = j) -> FloatArray:
             changed = v.copy()
             changed[j] = row
             return out(q, k, changed)

@@ -15,14 +15,17 @@ Numbers are shown with :mod:`attention_lab._format`'s three decimals.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
+from numpy.typing import ArrayLike
 
 from attention_lab._format import fmt
+from attention_lab._types import FloatArray
 from attention_lab._validate import as_float_array
 from attention_lab.core import softmax
 from attention_lab.heads import MultiHeadResult
@@ -85,7 +88,14 @@ class QuerySteps:
     scale: bool
 
 
-def query_steps(query, keys, values, tokens: Sequence[str], query_name: str, scale: bool = True):
+def query_steps(
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    tokens: Sequence[str],
+    query_name: str,
+    scale: bool = True,
+) -> QuerySteps:
     """Compute every step of attention for one query.
 
     Parameters
@@ -153,16 +163,24 @@ class Diagram:
         return buffer.getvalue()
 
 
-def _vec(v) -> str:
+def _vec(v: ArrayLike) -> str:
     return "(" + ", ".join(fmt(x) for x in np.ravel(v)) + ")"
 
 
-def _shape(arr) -> str:
+def _shape(arr: ArrayLike) -> str:
     shape = np.shape(arr)
     return f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
 
 
-def _grid(ax, x, y_top, cells, colour, alpha=0.18, strong=None):
+def _grid(
+    ax: Axes,
+    x: float,
+    y_top: float,
+    cells: Sequence[Sequence[str]],
+    colour: str,
+    alpha: float = 0.18,
+    strong: FloatArray | None = None,
+) -> float:
     """Draw ``cells`` (rows of strings) as a grid whose top-left corner is (x, y_top)."""
     for i, row in enumerate(cells):
         for j, text in enumerate(row):
@@ -175,7 +193,17 @@ def _grid(ax, x, y_top, cells, colour, alpha=0.18, strong=None):
     return x + len(cells[0]) * _CELL_W
 
 
-def _column(ax, x, y_top, title, cells, shape, colour, strong=None, note=""):
+def _column(
+    ax: Axes,
+    x: float,
+    y_top: float,
+    title: str,
+    cells: Sequence[Sequence[str]],
+    shape: str,
+    colour: str,
+    strong: FloatArray | None = None,
+    note: str = "",
+) -> float:
     """One step: its title above, the grid, its shape (and a note) below; returns its right edge."""
     right = _grid(ax, x, y_top, cells, colour, strong=strong)
     middle = (x + right) / 2
@@ -187,14 +215,16 @@ def _column(ax, x, y_top, title, cells, shape, colour, strong=None, note=""):
     return right
 
 
-def _arrow(ax, x0, x1, y, label=""):
+def _arrow(ax: Axes, x0: float, x1: float, y: float, label: str = "") -> None:
     ax.add_patch(FancyArrowPatch((x0 + 0.08, y), (x1 - 0.08, y), arrowstyle="-|>",
                                  mutation_scale=14, linewidth=1.2, color="0.25"))  # fmt: skip
     if label:
         ax.text((x0 + x1) / 2, y + 0.1, label, ha="center", va="bottom", fontsize=_FONT - 1)
 
 
-def _canvas(width: float, height: float, x_span: float, y_span: tuple[float, float]):
+def _canvas(
+    width: float, height: float, x_span: float, y_span: tuple[float, float]
+) -> tuple[Figure, Axes]:
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
     ax.set_xlim(-0.2, x_span)
@@ -268,7 +298,7 @@ def computation_diagram(steps: QuerySteps) -> Diagram:
     return Diagram(fig, computation_alt_text(s))
 
 
-def _listing(tokens, numbers) -> str:
+def _listing(tokens: Iterable[str], numbers: Iterable[float]) -> str:
     return ", ".join(f"{t} {fmt(x)}" for t, x in zip(tokens, numbers, strict=True))
 
 

@@ -12,6 +12,9 @@ rest and encodes the fast PNG. Nothing else decides what is static.
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
@@ -19,8 +22,11 @@ from attention_lab._render import BlitRenderer
 
 __all__ = ["LiveFigure"]
 
+#: What a subclass's :meth:`LiveFigure.update` shows (a slider's value, a model state...).
+State = TypeVar("State")
 
-class LiveFigure:
+
+class LiveFigure(Generic[State]):
     """Base class: update a figure's artists from a state and render it to PNG quickly.
 
     Parameters
@@ -34,22 +40,22 @@ class LiveFigure:
     renderer : attention_lab._render.BlitRenderer
     """
 
-    def __init__(self, figure: Figure):
+    def __init__(self, figure: Figure) -> None:
         self.figure = figure
         self.renderer = BlitRenderer(figure, self.dynamic_artists)
         self._static_key: object = None
 
     # -- what a subclass provides -------------------------------------------------------------
 
-    def update(self, state) -> None:  # pragma: no cover - abstract
+    def update(self, state: State) -> None:  # pragma: no cover - abstract
         """Change the artists to show ``state`` (no drawing)."""
         raise NotImplementedError
 
-    def dynamic_artists(self) -> list:  # pragma: no cover - abstract
+    def dynamic_artists(self) -> list[Artist]:  # pragma: no cover - abstract
         """Return the artists :meth:`update` may change from one slider step to the next."""
         raise NotImplementedError
 
-    def static_key(self) -> tuple:
+    def static_key(self) -> tuple[object, ...]:
         """Everything the background shows that :meth:`update` may change (default: titles).
 
         When it differs from the last render's, the background is drawn again.
@@ -58,7 +64,7 @@ class LiveFigure:
 
     # -- the one render path ------------------------------------------------------------------
 
-    def render(self, state) -> bytes:
+    def render(self, state: State) -> bytes:
         """Show ``state`` and return the figure as PNG bytes (a blit unless the background changed)."""
         self.update(state)
         engine = self.figure.get_layout_engine()

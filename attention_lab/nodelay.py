@@ -19,12 +19,20 @@ socket option: the messages and their order are the same.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jupyter_server.serverapp import ServerApp
+    from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
+
 __all__ = ["no_delay_connection_class"]
 
 _SETTING = "kernel_websocket_connection_class"
 
 
-def no_delay_connection_class(base: type) -> type:
+def no_delay_connection_class(
+    base: type[BaseKernelWebsocketConnection],
+) -> type[BaseKernelWebsocketConnection]:
     """Return a subclass of the kernel websocket connection class ``base`` that turns Nagle off.
 
     Parameters
@@ -36,10 +44,10 @@ def no_delay_connection_class(base: type) -> type:
     if getattr(base, "_attention_lab_nodelay", False):
         return base
 
-    class NoDelayConnection(base):
+    class NoDelayConnection(base):  # type: ignore[misc,valid-type]  # the server's class, known at run time
         _attention_lab_nodelay = True
 
-        def connect(self):
+        def connect(self) -> object:
             # The websocket is open here (tornado calls open() after the handshake), so
             # its TCP stream exists: small messages now leave at once.
             self.websocket_handler.set_nodelay(True)
@@ -49,11 +57,11 @@ def no_delay_connection_class(base: type) -> type:
     return NoDelayConnection
 
 
-def _jupyter_server_extension_points():
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "attention_lab.nodelay"}]
 
 
-def _load_jupyter_server_extension(serverapp) -> None:
+def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
     settings = serverapp.web_app.settings
     base = settings.get(_SETTING)
     if base is None:  # a server without kernels

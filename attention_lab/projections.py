@@ -12,10 +12,13 @@ value. ``X`` is (n, d_model), ``W_Q`` and ``W_K`` are (d_model, d_k), ``W_V`` is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab._validate import as_float_array
 from attention_lab.core import attention, dot_product_scores
 from attention_lab.examples import TIFFIN
@@ -32,7 +35,7 @@ __all__ = [
 ]
 
 
-def tiffin_embeddings() -> np.ndarray:
+def tiffin_embeddings() -> FloatArray:
     """Chapter A's four word vectors, used as the words' embeddings ``X``.
 
     The chapter gives "tiffin", "bag", "it", "big" one vector each, used as both query and key;
@@ -47,7 +50,7 @@ def tiffin_embeddings() -> np.ndarray:
     return np.array(TIFFIN.K, dtype=float)
 
 
-def _frozen(rows) -> np.ndarray:
+def _frozen(rows: ArrayLike) -> FloatArray:
     arr = np.array(rows, dtype=float)
     arr.flags.writeable = False  # shared by the lesson, the widget and the tests
     return arr
@@ -59,7 +62,7 @@ LESSON_W_K = _frozen([[1, 0], [0, 1]])
 LESSON_W_V = _frozen([[1, 1], [0, 2]])
 
 
-def project(X, W, name: str = "W") -> np.ndarray:
+def project(X: ArrayLike, W: ArrayLike, name: str = "W") -> FloatArray:
     """Project word vectors with a weight matrix: ``X @ W``, one projected row per word.
 
     Parameters
@@ -102,15 +105,15 @@ class ProjectedAttention:
     output : numpy.ndarray, shape (n, d_v)
     """
 
-    inputs: np.ndarray
-    Q: np.ndarray
-    K: np.ndarray
-    V: np.ndarray
-    scores: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray
+    inputs: FloatArray
+    Q: FloatArray
+    K: FloatArray
+    V: FloatArray
+    scores: FloatArray
+    weights: FloatArray
+    output: FloatArray
 
-    def weights_table(self, tokens) -> str:
+    def weights_table(self, tokens: Iterable[object]) -> str:
         """Return the weights as a table: one row per word that asks, one column per word.
 
         Every number to 3 decimals in columns as wide as the longest word, so a row reads
@@ -126,7 +129,13 @@ class ProjectedAttention:
 
 
 def projected_attention(
-    X, W_Q, W_K, W_V, positions=None, scale: bool = True, mask=None
+    X: ArrayLike,
+    W_Q: ArrayLike,
+    W_K: ArrayLike,
+    W_V: ArrayLike,
+    positions: ArrayLike | None = None,
+    scale: bool = True,
+    mask: ArrayLike | None = None,
 ) -> ProjectedAttention:
     """Self-attention of one head: project, score, softmax, blend.
 
@@ -168,7 +177,7 @@ def projected_attention(
     return ProjectedAttention(x, Q, K, V, scores, weights, output)
 
 
-def rotation_stretch(angle_deg: float, stretch: float) -> np.ndarray:
+def rotation_stretch(angle_deg: float, stretch: float) -> FloatArray:
     """Return a 2 x 2 ``W_Q`` turning every query by ``angle_deg`` and scaling it by ``stretch``.
 
     With rows as vectors (``q = x W``), ``W = stretch * [[cos a, sin a], [-sin a, cos a]]``

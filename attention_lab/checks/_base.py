@@ -6,14 +6,18 @@ import contextlib
 import contextvars
 import io
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import misconceptions
 
 # Hand-computed answers may be rounded to 3 decimals in intermediate steps (the chapters do).
+#: Each misconception's ``(id, wrong answer)``; None where the mistake cannot happen here.
+Candidates = Iterable[tuple[str, ArrayLike | None]]
+
 HAND_RTOL, HAND_ATOL = 1e-3, 6e-3
 # Implementations may use float32: near scores of 10 000 it rounds to about 1e-3, which moves
 # the weights by about 0.1% (relative).
@@ -58,7 +62,7 @@ def audited() -> Iterator[list[Diagnosed]]:
         _AUDIT.reset(token)
 
 
-def record(name: str, kind: str, expected, candidates) -> None:
+def record(name: str, kind: str, expected: ArrayLike, candidates: Candidates) -> None:
     """Note one comparison when :func:`audited` is collecting (else nothing)."""
     found = _AUDIT.get()
     if found is not None:
@@ -157,7 +161,7 @@ def quiet() -> Iterator[None]:
 
 
 def as_numbers(
-    answer, name: str, shape: tuple[int, ...], what: str, *, allow_minus_inf: bool = False
+    answer: object, name: str, shape: tuple[int, ...], what: str, *, allow_minus_inf: bool = False
 ) -> np.ndarray:
     """Convert an answer to a float array of ``shape`` or raise AnswerFormatError.
 
@@ -199,7 +203,7 @@ def as_numbers(
     return arr
 
 
-def close(a, b, rtol: float, atol: float, nan: bool = False) -> bool:
+def close(a: object, b: object, rtol: float, atol: float, nan: bool = False) -> bool:
     """Return True when ``a`` and ``b`` have the same shape and agree within the tolerances.
 
     ``nan=True`` counts nan as equal to nan (a wrong computation's nan pattern is a fingerprint).
@@ -213,7 +217,15 @@ def close(a, b, rtol: float, atol: float, nan: bool = False) -> bool:
         return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=nan))
 
 
-def diagnose(answer, expected, candidates, name: str, rtol: float, atol: float, wrong: str) -> None:
+def diagnose(
+    answer: object,
+    expected: ArrayLike,
+    candidates: Candidates,
+    name: str,
+    rtol: float,
+    atol: float,
+    wrong: str,
+) -> None:
     """Pass if ``answer`` matches ``expected``; else raise the first matching misconception.
 
     ``candidates`` are ``(id, wrong answer)`` pairs. A candidate that cannot be told apart from
@@ -228,7 +240,14 @@ def diagnose(answer, expected, candidates, name: str, rtol: float, atol: float, 
     raise WrongAnswer(f"{name} is not right yet. {wrong}".rstrip())
 
 
-def first_match(answer, expected, candidates, rtol: float, atol: float, nan: bool = False):
+def first_match(
+    answer: object,
+    expected: ArrayLike | None,
+    candidates: Candidates,
+    rtol: float,
+    atol: float,
+    nan: bool = False,
+) -> str | None:
     """Return the id of the candidate ``answer`` equals (and ``expected`` does not), or None.
 
     When several candidates match (two bugs can give nearly the same numbers on some inputs),
@@ -238,7 +257,8 @@ def first_match(answer, expected, candidates, rtol: float, atol: float, nan: boo
     too (dividing by sqrt(3) instead of sqrt(2) moves an output by less than twice the
     tolerance) and not mistaken for its neighbour.
     """
-    best, best_gap = None, np.inf
+    best: str | None = None
+    best_gap = np.inf
     for slug, candidate in candidates:
         if candidate is None or close(candidate, expected, rtol, atol, nan):
             continue
@@ -249,7 +269,7 @@ def first_match(answer, expected, candidates, rtol: float, atol: float, nan: boo
     return best
 
 
-def _gap(a, b) -> float:
+def _gap(a: object, b: ArrayLike) -> float:
     """Largest absolute difference, counting matching nan/inf entries as equal."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     with quiet():

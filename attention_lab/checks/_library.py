@@ -15,8 +15,8 @@ import contextlib
 import re
 import sys
 import types
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NoReturn
 
 from ._base import AnswerFormatError, Misconception, WrongAnswer, quiet
 
@@ -33,8 +33,8 @@ class _Tripwire(BaseException):
     """
 
 
-def _tripwire(qualname: str) -> Callable:
-    def tripped(*args, **kwargs):
+def _tripwire(qualname: str) -> Callable[..., NoReturn]:
+    def tripped(*args: object, **kwargs: object) -> NoReturn:
         raise _Tripwire(qualname)
 
     tripped.__name__ = qualname.rsplit(".", 1)[-1]
@@ -44,7 +44,7 @@ def _tripwire(qualname: str) -> Callable:
 class _TripwireModule(types.ModuleType):
     """Stands in for an uninstalled/unimported library while the student's code runs."""
 
-    def __getattr__(self, attr: str):
+    def __getattr__(self, attr: str) -> NoReturn:
         if attr.startswith("__"):
             raise AttributeError(attr)
         raise _Tripwire(f"{self.__name__}.{attr}")
@@ -95,7 +95,7 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
             yield from _code_objects(const)
 
 
-def _forbidden_reference(obj) -> str | None:
+def _forbidden_reference(obj: object) -> str | None:
     """Return the dotted name of ``obj`` if it is (or belongs to) a forbidden library, else None."""
     if isinstance(obj, types.ModuleType):
         modname = obj.__name__
@@ -109,7 +109,9 @@ def _forbidden_reference(obj) -> str | None:
     return None
 
 
-def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozenset()) -> str | None:
+def _static_library_use(
+    fn: object, _seen: set[types.FunctionType] | None = None, skip: frozenset[str] = frozenset()
+) -> str | None:
     """Find a forbidden library among the names ``fn`` (and the helpers it calls) refers to.
 
     ``skip`` holds global names not to follow (a helper the check replaces by a reference).
@@ -132,7 +134,9 @@ def _static_library_use(fn, _seen: set | None = None, skip: frozenset = frozense
     return None
 
 
-def _name_use(fn: types.FunctionType, word: str, seen: set, skip: frozenset) -> str | None:
+def _name_use(
+    fn: types.FunctionType, word: str, seen: set[types.FunctionType], skip: frozenset[str]
+) -> str | None:
     """Return the forbidden library the name ``word`` in ``fn``'s code is or reaches, or None.
 
     A global function it names is followed (see :func:`_static_library_use`).
@@ -150,12 +154,12 @@ def _name_use(fn: types.FunctionType, word: str, seen: set, skip: frozenset) -> 
     return None
 
 
-def _is_proxy(fn) -> bool:
+def _is_proxy(fn: object) -> bool:
     """Tell whether ``fn`` is a grader's stand-in for a function in another process (module doc)."""
     return hasattr(fn, "attention_library_use") and not isinstance(fn, types.FunctionType)
 
 
-def library_use(fn, skip: frozenset = frozenset()) -> str | None:
+def library_use(fn: object, skip: frozenset[str] = frozenset()) -> str | None:
     """Return what forbidden library ``fn`` refers to, or None.
 
     A grader's proxy reports its own static finding as ``fn.attention_library_use``; that
@@ -170,7 +174,7 @@ def library_use(fn, skip: frozenset = frozenset()) -> str | None:
         return None
 
 
-def _cell_filled(cell) -> bool:
+def _cell_filled(cell: types.CellType) -> bool:
     try:
         cell.cell_contents  # noqa: B018 -- an empty closure cell raises ValueError
     except ValueError:
@@ -178,7 +182,7 @@ def _cell_filled(cell) -> bool:
     return True
 
 
-def check_function(fn, name: str, provided=()) -> None:
+def check_function(fn: object, name: str, provided: Iterable[str] = ()) -> None:
     """Check that ``fn`` is a function the student wrote (a visible format test).
 
     Raises AnswerFormatError if it is not callable and ``Misconception("used_library")`` if its
@@ -220,7 +224,9 @@ def _missing_library(text: str) -> str | None:
     return None
 
 
-def call(fn: Callable, name: str, case: str, *args, **kwargs):
+def call(
+    fn: Callable[..., object], name: str, case: str, *args: object, **kwargs: object
+) -> object:
     """Call the student's function quietly, behind tripwires; translate what goes wrong.
 
     Raises StudentRaised for an overflow (the caller knows whether the inputs were large),
@@ -254,7 +260,9 @@ def call(fn: Callable, name: str, case: str, *args, **kwargs):
 
 
 @contextlib.contextmanager
-def substituted(fn, global_name: str, reference: Callable, reference_path: str) -> Iterator[None]:
+def substituted(
+    fn: object, global_name: str, reference: Callable[..., object], reference_path: str
+) -> Iterator[None]:
     """While inside, ``fn`` sees ``reference`` under ``global_name`` instead of the student's own.
 
     So a check of the student's attention runs with a correct softmax even when the student's

@@ -8,11 +8,14 @@ is charged once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from attention_lab import misconceptions
 from attention_lab._steps import Case, compute
 from attention_lab._steps import softmax as _reference_softmax
+from attention_lab._types import FloatArray
 
 from ._base import (
     CODE_ATOL,
@@ -40,7 +43,7 @@ ATTENTION_BEHAVIOURS = {
 _REFERENCE_PATH = "attention_lab._steps.softmax"
 
 
-def _attention_cases(group: str, visible: bool, rng) -> list[tuple[str, Case]]:
+def _attention_cases(group: str, visible: bool, rng: np.random.Generator) -> list[tuple[str, Case]]:
     """Return (description, Case) for one behaviour group."""
     if group == "example":
         isro_k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -89,7 +92,9 @@ def _attention_cases(group: str, visible: bool, rng) -> list[tuple[str, Case]]:
     return [("overflow-size scores (thousands)", Case.of(Q, K, rng.normal(size=(n_k, d_v))))]
 
 
-def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray, np.ndarray]:
+def _attention_result(
+    result: object, name: str, case: str, c: Case
+) -> tuple[FloatArray, FloatArray]:
     """Read ``(output, weights)`` and check their shapes; raise a format failure otherwise."""
     if not isinstance(result, tuple | list) or len(result) != 2:
         raise AnswerFormatError(
@@ -119,7 +124,7 @@ def _attention_result(result, name: str, case: str, c: Case) -> tuple[np.ndarray
     return out, weights
 
 
-def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
+def _attention_case(fn: Callable[..., object], name: str, case: str, c: Case, large: bool) -> None:
     args = [np.array(a, copy=True) for a in (c.Q, c.K, c.V)]
     mask_kw = {} if c.mask is None else {"mask": c.mask.copy()}
     try:
@@ -143,9 +148,9 @@ def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
             ):
                 continue
             candidates.append((slug, steps.output))
-    slug = first_match(out, None, candidates, CODE_RTOL, CODE_ATOL, nan=True)
-    if slug:
-        raise Misconception(slug, name, f"(On {case}.)")
+    found = first_match(out, None, candidates, CODE_RTOL, CODE_ATOL, nan=True)
+    if found:
+        raise Misconception(found, name, f"(On {case}.)")
     if not (np.isfinite(out).all() and np.isfinite(weights).all()):
         raise overflow_failure(name, case, large)
     if not np.allclose(np.sum(weights, axis=-1), 1.0, atol=1e-3):
@@ -159,7 +164,7 @@ def _attention_case(fn, name: str, case: str, c: Case, large: bool) -> None:
 
 
 def check_attention_function(
-    fn,
+    fn: Callable[..., object],
     name: str = "attention",
     visible: bool = False,
     behaviour: str | None = None,

@@ -12,8 +12,10 @@ recomputed from the inputs the test cell passes; no message shows one.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab._steps import softmax
+from attention_lab._types import FloatArray
 from attention_lab.transformer.block import layer_norm
 from attention_lab.transformer.mistakes import block_entries_for
 from attention_lab.transformer.parameters import count_parameters
@@ -42,15 +44,17 @@ __all__ = [
 PARAMETER_PARTS = ("attention", "feed_forward", "norms", "total")
 
 
-def _matrix(values, name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
+def _matrix(values: ArrayLike, name: str) -> FloatArray:
+    arr: FloatArray = np.asarray(values, dtype=float)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a matrix (rows = positions), got shape {arr.shape}")
     return arr
 
 
-def _candidates(kind: str, *inputs, pick=slice(None)) -> list:
-    found = []
+def _candidates(
+    kind: str, *inputs: object, pick: slice | int = slice(None)
+) -> list[tuple[str, FloatArray]]:
+    found: list[tuple[str, FloatArray]] = []
     with quiet():
         for slug, wrong in block_entries_for(kind):
             value = wrong.compute(*inputs)
@@ -59,11 +63,11 @@ def _candidates(kind: str, *inputs, pick=slice(None)) -> list:
     return found
 
 
-def _rows_text(shape) -> str:
+def _rows_text(shape: tuple[int, ...]) -> str:
     return f"one row of {shape[1]} numbers per position ({shape[0]} rows)"
 
 
-def check_layer_norm(answer, x, name: str = "your layer norm") -> None:
+def check_layer_norm(answer: object, x: ArrayLike, name: str = "your layer norm") -> None:
     """Check ``x`` layer-normalised (gain 1, bias 0, eps 1e-5): each row to mean 0, variance 1.
 
     Parameters
@@ -80,7 +84,9 @@ def check_layer_norm(answer, x, name: str = "your layer norm") -> None:
     )  # fmt: skip
 
 
-def check_add_and_norm(answer, x, sublayer_output, name: str = "your add & norm") -> None:
+def check_add_and_norm(
+    answer: object, x: ArrayLike, sublayer_output: ArrayLike, name: str = "your add & norm"
+) -> None:
     """Check one wrapped sub-layer, the original post-norm way: ``LayerNorm(x + f)``.
 
     Parameters
@@ -101,7 +107,11 @@ def check_add_and_norm(answer, x, sublayer_output, name: str = "your add & norm"
 
 
 def check_next_token_probabilities(
-    answer, logits, temperature: float = 1.0, row=None, name: str = "your probabilities"
+    answer: object,
+    logits: ArrayLike,
+    temperature: float = 1.0,
+    row: int | None = None,
+    name: str = "your probabilities",
 ) -> None:
     """Check ``softmax(logits / temperature)`` over the vocabulary (one position's, or all).
 
@@ -120,7 +130,7 @@ def check_next_token_probabilities(
         raise ValueError(f"temperature must be positive, got {temperature!r}")
     with quiet():
         expected_all = softmax(z / t, axis=-1)
-    pick = slice(None) if row is None else int(row)
+    pick: slice | int = slice(None) if row is None else int(row)
     expected = expected_all[pick]
     what = (
         f"{z.shape[1]} probabilities, one per token of the vocabulary"
@@ -135,7 +145,7 @@ def check_next_token_probabilities(
     )  # fmt: skip
 
 
-def check_generation_weights(answer, scores, name: str = "your weights") -> None:
+def check_generation_weights(answer: object, scores: ArrayLike, name: str = "your weights") -> None:
     """Check a block's attention weights while it generates: the causal softmax of ``scores``.
 
     Parameters
@@ -156,7 +166,7 @@ def check_generation_weights(answer, scores, name: str = "your weights") -> None
     )  # fmt: skip
 
 
-def _count(answer, name: str) -> int:
+def _count(answer: object, name: str) -> int:
     if answer is None or answer is Ellipsis:
         raise AnswerFormatError(f"{name} is still a placeholder: replace it with a whole number.")
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer | float | np.floating):
@@ -169,7 +179,7 @@ def _count(answer, name: str) -> int:
 
 
 def check_parameter_count(
-    answer, d_model: int, h: int, d_ff: int, part: str = "total", name: str = "your count"
+    answer: object, d_model: int, h: int, d_ff: int, part: str = "total", name: str = "your count"
 ) -> None:
     """Check the number of parameters of one block (or of one ``part`` of it).
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 
 __all__ = ["CELL_RUNS", "CellRuns", "assigned_names"]
 
@@ -41,7 +45,7 @@ class CellRuns:
     errors: dict[str, str | None] = field(default_factory=dict)
     _registered_with: set[int] = field(default_factory=set)
 
-    def record(self, result) -> None:
+    def record(self, result: ExecutionResult) -> None:
         """IPython ``post_run_cell`` callback: ``result`` is an ``ExecutionResult``."""
         info = getattr(result, "info", None)
         if info is None or info.silent:
@@ -55,7 +59,7 @@ class CellRuns:
         """``"ValueError: ..."`` when the last run of a cell that sets ``name`` raised."""
         return self.errors.get(name)
 
-    def listen(self, shell) -> None:
+    def listen(self, shell: InteractiveShell | None) -> None:
         """Register :meth:`record` with an IPython shell's events, once per shell."""
         if shell is None or id(shell) in self._registered_with:
             return
@@ -68,12 +72,13 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
-def _current_shell():
+def _current_shell() -> InteractiveShell | None:
     try:
         from IPython import get_ipython
     except ImportError:
         return None
-    return get_ipython()
+    shell: InteractiveShell | None = get_ipython()
+    return shell
 
 
 #: The one record of this kernel's cell runs.

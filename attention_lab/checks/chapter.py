@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab._format import format_value
 
@@ -74,7 +76,13 @@ class ChapterCheck:
         return str(self)
 
 
-def check(label: str, computed, chapter, decimals: int = 3, tolerance=None) -> ChapterCheck:
+def check(
+    label: str,
+    computed: ArrayLike,
+    chapter: ArrayLike,
+    decimals: int = 3,
+    tolerance: float | None = None,
+) -> ChapterCheck:
     """Compare a computed number with the chapter's printed value.
 
     Parameters
@@ -105,7 +113,7 @@ def check(label: str, computed, chapter, decimals: int = 3, tolerance=None) -> C
     return ChapterCheck(label, computed, chapter, decimals, tolerance)
 
 
-class ChapterTable(list):
+class ChapterTable(list[ChapterCheck]):
     """A list of :class:`ChapterCheck` that displays as a table (text and HTML)."""
 
     @property
@@ -140,7 +148,7 @@ class ChapterTable(list):
         )
 
 
-def checks(*rows) -> ChapterTable:
+def checks(*rows: ChapterCheck | tuple[Any, ...]) -> ChapterTable:  # a tuple: check()'s arguments
     """Build a :class:`ChapterTable` from ``(label, computed, chapter[, decimals[, tolerance]])``.
 
     Returns

@@ -15,9 +15,13 @@ A mask is a boolean row, one entry per key: ``True`` = may attend, ``False`` = m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import misconceptions
+from attention_lab._types import BoolArray, FloatArray
 from attention_lab.checks import AnswerFormatError, Misconception, WrongAnswer
 from attention_lab.checks._base import as_numbers
 from attention_lab.core import softmax
@@ -32,6 +36,9 @@ __all__ = [
     "check_previous_token_pattern",
 ]
 
+#: ``(id, or (id, this exercise's own explanation), or "unmasked"; a wrong answer or None)``
+_Candidates = Iterable[tuple[str | tuple[str, str], FloatArray | None]]
+
 # Hand-computed answers may be rounded to 3 decimals on the way (as in the assignments' checks).
 _RTOL, _ATOL = 1e-3, 6e-3
 # A masked score below this is as good as -inf: exp() of it is exactly 0 next to a normal score.
@@ -43,13 +50,16 @@ _UNMASKED = (
 )
 
 
-def _scores(query, keys, scale: bool) -> np.ndarray:
+def _scores(query: ArrayLike, keys: ArrayLike, scale: bool) -> FloatArray:
     """q.k for each key (n_k,), divided by sqrt(d_k) if ``scale``."""
-    q, k = np.asarray(query, dtype=float), np.asarray(keys, dtype=float)
+    q: FloatArray = np.asarray(query, dtype=float)
+    k: FloatArray = np.asarray(keys, dtype=float)
     return k @ q / (np.sqrt(k.shape[1]) if scale else 1.0)
 
 
-def _inputs(query, keys, mask, scale: bool):
+def _inputs(
+    query: ArrayLike, keys: ArrayLike, mask: ArrayLike, scale: bool
+) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Return the scores (n_k,), the scores with the other scaling, and the mask row (n_k,)."""
     scores, other = _scores(query, keys, scale), _scores(query, keys, not scale)
     row = np.asarray(mask, dtype=bool)
@@ -58,11 +68,13 @@ def _inputs(query, keys, mask, scale: bool):
     return scores, other, row
 
 
-def _close(a, b) -> bool:
+def _close(a: ArrayLike, b: ArrayLike) -> bool:
     return bool(np.allclose(a, b, rtol=_RTOL, atol=_ATOL))
 
 
-def _diagnose(answer, expected, candidates, name: str, wrong: str) -> None:
+def _diagnose(
+    answer: FloatArray, expected: FloatArray, candidates: _Candidates, name: str, wrong: str
+) -> None:
     """Pass if ``answer`` matches ``expected``; else name the first candidate it matches."""
     if _close(answer, expected):
         return
@@ -77,11 +89,13 @@ def _diagnose(answer, expected, candidates, name: str, wrong: str) -> None:
     raise WrongAnswer(f"{name} is not right yet. {wrong}")
 
 
-def _masked(scores, row, fill=-np.inf):
+def _masked(scores: FloatArray, row: BoolArray, fill: float = -np.inf) -> FloatArray:
     return np.where(row, scores, fill)
 
 
-def _weight_candidates(scores, other, row, scale: bool):
+def _weight_candidates(
+    scores: FloatArray, other: FloatArray, row: BoolArray, scale: bool
+) -> list[tuple[str | tuple[str, str], FloatArray | None]]:
     """Return (what, weights) known mistakes give; ``other`` = the scores with the other scaling."""
     with np.errstate(all="ignore"):
         total = _masked(scores, row, 0.0).sum()
@@ -95,7 +109,14 @@ def _weight_candidates(scores, other, row, scale: bool):
     ]
 
 
-def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "masked scores"):
+def check_masked_scores(
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    mask: ArrayLike,
+    scale: bool,
+    name: str = "masked scores",
+) -> None:
     """Check one query's scores after masking: allowed ones as they were, masked ones -inf.
 
     Parameters
@@ -133,7 +154,14 @@ def check_masked_scores(answer, query, keys, mask, scale: bool, name: str = "mas
     )  # fmt: skip
 
 
-def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "masked weights"):
+def check_masked_weights(
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    mask: ArrayLike,
+    scale: bool,
+    name: str = "masked weights",
+) -> None:
     """Check one query's softmax weights under a mask (masked keys get exactly 0).
 
     Parameters are those of :func:`check_masked_scores`; ``answer`` holds weights.
@@ -143,7 +171,9 @@ def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "ma
     arr = as_numbers(answer, name, (n,), f"{n} weights, one per key (0 where masked)")
     expected = softmax(_masked(scores, row))
     candidates = _weight_candidates(scores, other, row, scale)
-    if abs(arr.sum() - 1.0) > 2 * _ATOL and not _close(arr, candidates[2][1]):
+    after_softmax = candidates[2][1]  # "mask_after_softmax": always a wrong answer
+    assert after_softmax is not None
+    if abs(arr.sum() - 1.0) > 2 * _ATOL and not _close(arr, after_softmax):
         raise Misconception("weights_not_normalised", name)
     _diagnose(
         arr, expected, candidates, name,
@@ -153,8 +183,14 @@ def check_masked_weights(answer, query, keys, mask, scale: bool, name: str = "ma
 
 
 def check_masked_output(
-    answer, query, keys, values, mask, scale: bool, name: str = "masked output"
-):
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    mask: ArrayLike,
+    scale: bool,
+    name: str = "masked output",
+) -> None:
     """Check one query's output under a mask: the blend of the allowed values only.
 
     Parameters are those of :func:`check_masked_scores`, plus ``values`` of shape (n_k, d_v);
@@ -176,7 +212,14 @@ def check_masked_output(
     )  # fmt: skip
 
 
-def check_hard_output(answer, query, keys, values, scale: bool, name: str = "hard output"):
+def check_hard_output(
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    scale: bool,
+    name: str = "hard output",
+) -> None:
     """Check what *hard* selection returns: the value of the best-scoring key, ``v[argmax]``.
 
     This is what attention does **not** do; the exercise asks for it so the student can compare.
@@ -221,7 +264,13 @@ def _length_feedback(first: str) -> str:
     return misconceptions.get("dot_is_direction_only").feedback(first)
 
 
-def check_top_key(answer, query, keys, tokens, name: str = "your answer"):
+def check_top_key(
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    tokens: Iterable[object],
+    name: str = "your answer",
+) -> None:
     """Check which token's key gets the most weight (the largest score) from ``query``.
 
     Parameters
@@ -257,7 +306,9 @@ def check_top_key(answer, query, keys, tokens, name: str = "your answer"):
     raise WrongAnswer(f"{name}: not that one. Compute every score q.k: the largest wins.")
 
 
-def check_parallel_key_beats(answer, query, rival, name: str = "your key"):
+def check_parallel_key_beats(
+    answer: object, query: ArrayLike, rival: ArrayLike, name: str = "your key"
+) -> None:
     """Check a key that points exactly along ``query`` yet scores more than ``rival`` does.
 
     Parameters
@@ -290,7 +341,7 @@ def check_parallel_key_beats(answer, query, rival, name: str = "your key"):
         )
 
 
-def check_previous_token_pattern(answer, n: int, name: str = "looks_at") -> None:
+def check_previous_token_pattern(answer: object, n: int, name: str = "looks_at") -> None:
     """Check a prediction of where each position of a "copy the previous token" head looks.
 
     Parameters

@@ -12,10 +12,13 @@ dot-product attention check, the largest, is :mod:`attention_lab.checks.attentio
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import numpy as np
 
 from attention_lab import misconceptions
 from attention_lab._steps import softmax as _reference_softmax
+from attention_lab._types import FloatArray
 
 from ._base import (
     CODE_ATOL,
@@ -50,7 +53,7 @@ SOFTMAX_BEHAVIOURS = {
 CAUSAL_MASK_BEHAVIOURS = {"example": "n = 3 and n = 2", "sizes": "n = 1 and random sizes"}
 
 
-def behaviour_groups(behaviour: str | None, known: dict) -> list[str]:
+def behaviour_groups(behaviour: str | None, known: Mapping[str, str]) -> list[str]:
     """Return the groups to run: ``behaviour``'s alone, or every key of ``known`` for None."""
     if behaviour is None:
         return list(known)
@@ -59,7 +62,7 @@ def behaviour_groups(behaviour: str | None, known: dict) -> list[str]:
     return [behaviour]
 
 
-def returned_array(result, name: str, case: str, what: str) -> np.ndarray:
+def returned_array(result: object, name: str, case: str, what: str) -> FloatArray:
     """Read a returned value as a float array, or raise AnswerFormatError."""
     if result is None:
         raise AnswerFormatError(f"{name} returned None on {case}: add a `return` with {what}.")
@@ -85,7 +88,9 @@ def overflow_failure(name: str, case: str, large: bool) -> CheckFailure:
 # --------------------------------------------------------------------------------------------
 
 
-def _softmax_cases(group: str, visible: bool, rng) -> list[tuple[str, np.ndarray, int]]:
+def _softmax_cases(
+    group: str, visible: bool, rng: np.random.Generator
+) -> list[tuple[str, FloatArray, int]]:
     """Return (description, scores, axis) for one behaviour group."""
     if group == "example":
         cases = [("a short vector of scores", np.array([1.0, 2.0, 0.5]), -1)]
@@ -119,7 +124,9 @@ def _softmax_cases(group: str, visible: bool, rng) -> list[tuple[str, np.ndarray
     ]
 
 
-def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: bool) -> None:
+def _softmax_case(
+    fn: Callable[..., object], name: str, case: str, x: FloatArray, axis: int, large: bool
+) -> None:
     try:
         result = call(fn, name, case, x.copy(), **({"axis": axis} if axis != -1 else {}))
     except StudentRaised:
@@ -156,7 +163,10 @@ def _softmax_case(fn, name: str, case: str, x: np.ndarray, axis: int, large: boo
 
 
 def check_softmax_function(
-    fn, name: str = "stable_softmax", visible: bool = False, behaviour: str | None = None
+    fn: Callable[..., object],
+    name: str = "stable_softmax",
+    visible: bool = False,
+    behaviour: str | None = None,
 ) -> None:
     """Check a student's softmax ``fn(x, axis=-1)`` on the inputs of one behaviour (or all).
 
@@ -184,13 +194,13 @@ def check_softmax_function(
 # --------------------------------------------------------------------------------------------
 
 
-def _mask_sizes(group: str, visible: bool, rng) -> list[int]:
+def _mask_sizes(group: str, visible: bool, rng: np.random.Generator) -> list[int]:
     if group == "example":
         return [3] if visible else [3, 2]
     return [] if visible else [*(int(n) for n in rng.integers(4, 12, size=2)), 1]
 
 
-def _causal_mask_case(fn, name: str, n: int) -> None:
+def _causal_mask_case(fn: Callable[..., object], name: str, n: int) -> None:
     case = f"n = {n}" if n < 4 else "a random sequence length"
     result = call(fn, name, case, n)
     if result is None:
@@ -226,7 +236,10 @@ def _causal_mask_case(fn, name: str, n: int) -> None:
 
 
 def check_causal_mask_function(
-    fn, name: str = "causal_mask", visible: bool = False, behaviour: str | None = None
+    fn: Callable[..., object],
+    name: str = "causal_mask",
+    visible: bool = False,
+    behaviour: str | None = None,
 ) -> None:
     """Check a student's ``fn(n)`` returns the boolean causal mask (True = may attend).
 

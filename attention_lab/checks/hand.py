@@ -9,9 +9,11 @@ notebook cannot change what an answer is compared against.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import misconceptions
 from attention_lab._steps import Case, compute
+from attention_lab._types import FloatArray
 
 from ._base import (
     HAND_ATOL,
@@ -35,7 +37,9 @@ __all__ = [
 ]
 
 
-def check_numbers(answer, shape, name: str = "your answer", what: str = "numbers") -> None:
+def check_numbers(
+    answer: object, shape: tuple[int, ...], name: str = "your answer", what: str = "numbers"
+) -> None:
     """Check that ``answer`` is finite numbers of the given ``shape`` (a visible format test).
 
     Parameters
@@ -52,7 +56,7 @@ def check_numbers(answer, shape, name: str = "your answer", what: str = "numbers
     as_numbers(answer, name, tuple(shape), what)
 
 
-def check_weights_format(answer, n: int, name: str = "your weights") -> None:
+def check_weights_format(answer: object, n: int, name: str = "your weights") -> None:
     """Check ``answer`` is ``n`` attention weights: finite, non-negative and summing to 1."""
     arr = as_numbers(answer, name, (n,), f"{n} weights, one per key")
     if (arr < -HAND_ATOL).any():
@@ -63,7 +67,13 @@ def check_weights_format(answer, n: int, name: str = "your weights") -> None:
         raise Misconception("weights_not_normalised", name)
 
 
-def _case(query, keys, values, scale: bool, queries) -> tuple[Case, int]:
+def _case(
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike | None,
+    scale: bool,
+    queries: ArrayLike | None,
+) -> tuple[Case, int]:
     """Return the question as a Case over all its queries, and the row of the asked-for query.
 
     ``queries`` (all the example's queries) lets the candidates include mistakes that mix
@@ -77,11 +87,11 @@ def _case(query, keys, values, scale: bool, queries) -> tuple[Case, int]:
     return Case.of(rows, keys, values, scale), int(found[0])
 
 
-def _step(case: Case, kind: str, row: int) -> tuple[np.ndarray, list]:
+def _step(case: Case, kind: str, row: int) -> tuple[FloatArray, list[tuple[str, FloatArray]]]:
     """Return one step's right answer and each misconception's ``(id, wrong answer)``."""
     with quiet():
-        expected = getattr(compute(case), kind)[row]
-        candidates = []
+        expected: FloatArray = getattr(compute(case), kind)[row]
+        candidates: list[tuple[str, FloatArray]] = []
         for slug, wrong in misconceptions.entries_for(kind):
             steps = compute(case, wrong)
             if steps is not None and getattr(steps, kind) is not None:
@@ -89,7 +99,7 @@ def _step(case: Case, kind: str, row: int) -> tuple[np.ndarray, list]:
     return expected, candidates
 
 
-def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -> None:
+def _check_step(answer: FloatArray, kind: str, case: Case, row: int, name: str, hint: str) -> None:
     """Compare one hand-computed step (scores, weights or output) with every candidate."""
     expected, candidates = _step(case, kind, row)
     record(name, kind, expected, candidates)
@@ -97,7 +107,14 @@ def _check_step(answer, kind: str, case: Case, row: int, name: str, hint: str) -
 
 
 def check_scores(
-    answer, query, keys, scale: bool, name: str = "your scores", *, values=None, queries=None
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    scale: bool,
+    name: str = "your scores",
+    *,
+    values: ArrayLike | None = None,
+    queries: ArrayLike | None = None,
 ) -> None:
     """Check the raw (or scaled) dot-product scores of one query against each key.
 
@@ -115,7 +132,7 @@ def check_scores(
     queries : array_like, shape (n_q, d_k), optional
         All the example's queries (``query`` among them).
     """
-    n_k = len(keys)
+    n_k = np.shape(keys)[0]
     arr = as_numbers(answer, name, (n_k,), f"{n_k} scores, one per key")
     case, row = _case(query, keys, values, scale, queries)
     hint = "A score is q.k: multiply matching components and add them up" + (
@@ -125,7 +142,14 @@ def check_scores(
 
 
 def check_weights(
-    answer, query, keys, scale: bool, name: str = "your weights", *, values=None, queries=None
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    scale: bool,
+    name: str = "your weights",
+    *,
+    values: ArrayLike | None = None,
+    queries: ArrayLike | None = None,
 ) -> None:
     """Check the softmax attention weights of one query over the keys.
 
@@ -141,7 +165,7 @@ def check_weights(
     values, queries : array_like, optional
         The example's values and all its queries (see :func:`check_scores`).
     """
-    n_k = len(keys)
+    n_k = np.shape(keys)[0]
     arr = as_numbers(answer, name, (n_k,), f"{n_k} weights, one per key")
     case, row = _case(query, keys, values, scale, queries)
     hint = "Check your scores first, then each of the two steps of softmax on them."
@@ -149,7 +173,14 @@ def check_weights(
 
 
 def check_output(
-    answer, query, keys, values, scale: bool, name: str = "your output", *, queries=None
+    answer: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    scale: bool,
+    name: str = "your output",
+    *,
+    queries: ArrayLike | None = None,
 ) -> None:
     """Check the attention output (the weighted blend of the values) for one query.
 
@@ -173,7 +204,14 @@ def check_output(
     _check_step(arr, "output", case, row, name, hint)
 
 
-def tells_apart(query, keys, values, scale: bool, *, queries=None) -> bool:
+def tells_apart(
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    scale: bool,
+    *,
+    queries: ArrayLike | None = None,
+) -> bool:
     """Whether these inputs let every step's misconceptions be named apart, with no tie.
 
     For a variant generator (:mod:`attention_lab.variants`): raise ``variants.Redraw`` when

@@ -13,9 +13,11 @@ Shapes: ``X`` (n, d_model), ``W_Q`` and ``W_K`` (d_model, d_k), ``W_V`` (d_model
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import misconceptions
 from attention_lab._layer_steps import LayerCase, compute_layer
+from attention_lab._types import FloatArray
 
 from ._base import (
     HAND_ATOL,
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-def _rows(row, n: int):
+def _rows(row: int | None, n: int) -> slice | int:
     if row is None:
         return slice(None)
     if isinstance(row, bool) or not isinstance(row, int | np.integer) or not 0 <= row < n:
@@ -48,12 +50,14 @@ def _rows(row, n: int):
     return int(row)
 
 
-def _layer_step(case: LayerCase, kind: str, row) -> tuple[np.ndarray, list, object]:
+def _layer_step(
+    case: LayerCase, kind: str, row: int | None
+) -> tuple[FloatArray, list[tuple[str, FloatArray]], slice | int]:
     """Return one stage's right answer, each misconception's wrong one, and the rows picked."""
     with quiet():
-        right = getattr(compute_layer(case), kind)
+        right: FloatArray = getattr(compute_layer(case), kind)
         pick = _rows(row, right.shape[0])
-        candidates = []
+        candidates: list[tuple[str, FloatArray]] = []
         for slug, wrong in misconceptions.layer_entries_for(kind):
             steps = compute_layer(case, wrong)
             if steps is not None:
@@ -61,7 +65,9 @@ def _layer_step(case: LayerCase, kind: str, row) -> tuple[np.ndarray, list, obje
     return right[pick], candidates, pick
 
 
-def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, hint: str):
+def _check_layer(
+    answer: object, kind: str, case: LayerCase, row: int | None, name: str, what: str, hint: str
+) -> None:
     """Compare one stage (all words, or one word's ``row``) with the right and the wrong ones."""
     expected, candidates, _ = _layer_step(case, kind, row)
     arr = as_numbers(answer, name, expected.shape, what)
@@ -75,7 +81,9 @@ def _check_layer(answer, kind: str, case: LayerCase, row, name: str, what: str, 
     diagnose(arr, expected, candidates, name, HAND_RTOL, HAND_ATOL, hint)
 
 
-def check_projection(answer, X, W, name: str = "your projection") -> None:
+def check_projection(
+    answer: object, X: ArrayLike, W: ArrayLike, name: str = "your projection"
+) -> None:
     """Check word vectors projected by a matrix: ``X @ W`` (queries, keys or values).
 
     Parameters
@@ -108,8 +116,9 @@ def check_projection(answer, X, W, name: str = "your projection") -> None:
 
 
 def check_head_weights(
-    answer, X, W_Q, W_K, scale: bool = True, name: str = "your weights", *, row=None,
-    positions=None, other_W_Q=None,
+    answer: object, X: ArrayLike, W_Q: ArrayLike, W_K: ArrayLike, scale: bool = True,
+    name: str = "your weights", *, row: int | None = None, positions: ArrayLike | None = None,
+    other_W_Q: ArrayLike | None = None,
 ) -> None:  # fmt: skip
     """Check one head's attention weights on projected queries and keys.
 
@@ -139,8 +148,9 @@ def check_head_weights(
 
 
 def check_head_output(
-    answer, X, W_Q, W_K, W_V, scale: bool = True, name: str = "your output", *, row=None,
-    positions=None, other_W_Q=None,
+    answer: object, X: ArrayLike, W_Q: ArrayLike, W_K: ArrayLike, W_V: ArrayLike,
+    scale: bool = True, name: str = "your output", *, row: int | None = None,
+    positions: ArrayLike | None = None, other_W_Q: ArrayLike | None = None,
 ) -> None:  # fmt: skip
     """Check one head's output: the weights times the projected values.
 
@@ -156,7 +166,9 @@ def check_head_output(
     )  # fmt: skip
 
 
-def check_concat_shape(answer, n_words: int, n_heads: int, d_v: int, name: str = "your shape"):
+def check_concat_shape(
+    answer: object, n_words: int, n_heads: int, d_v: int, name: str = "your shape"
+) -> None:
     """Check the shape of the heads' outputs concatenated word by word: ``(n, h * d_v)``.
 
     Parameters
@@ -191,7 +203,15 @@ def check_concat_shape(answer, n_words: int, n_heads: int, d_v: int, name: str =
 
 
 def heads_tell_apart(
-    X, W_Q, W_K, W_V=None, scale: bool = True, *, row=None, positions=None, other_W_Q=None
+    X: ArrayLike,
+    W_Q: ArrayLike,
+    W_K: ArrayLike,
+    W_V: ArrayLike | None = None,
+    scale: bool = True,
+    *,
+    row: int | None = None,
+    positions: ArrayLike | None = None,
+    other_W_Q: ArrayLike | None = None,
 ) -> bool:
     """Whether one head's inputs let every misconception be named apart, with no tied weight.
 

@@ -12,6 +12,7 @@ Lessons call them through :func:`attention_lab.checks.selfcheck.self_check`.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab.checks import AnswerFormatError, WrongAnswer
 from attention_lab.checks._base import as_numbers
@@ -22,11 +23,11 @@ __all__ = ["check_matrix_product", "check_spotted_mistakes", "check_start_weight
 _RTOL, _ATOL = 1e-3, 6e-3
 
 
-def _close(a, b) -> bool:
+def _close(a: ArrayLike, b: ArrayLike) -> bool:
     return bool(np.allclose(a, b, rtol=_RTOL, atol=_ATOL))
 
 
-def check_matrix_product(answer, A, B, name: str = "product"):
+def check_matrix_product(answer: object, A: ArrayLike, B: ArrayLike, name: str = "product") -> None:
     """Check ``A @ B`` computed by hand (row of ``A`` times column of ``B``).
 
     Parameters
@@ -63,7 +64,7 @@ def check_matrix_product(answer, A, B, name: str = "product"):
     )
 
 
-def check_start_weights(answer, position: int, n: int, name: str = "weights"):
+def check_start_weights(answer: object, position: int, n: int, name: str = "weights") -> None:
     """Check one position's causal attention weights when every score is 0 (before training).
 
     Parameters
@@ -104,7 +105,7 @@ def check_start_weights(answer, position: int, n: int, name: str = "weights"):
     )
 
 
-def check_spotted_mistakes(answer, name: str = "spotted"):
+def check_spotted_mistakes(answer: object, name: str = "spotted") -> None:
     """Check which mistake each of the lines A, B, C, D holds.
 
     Parameters

@@ -53,8 +53,13 @@ class SelfCheckResult:
 
 
 def self_check(
-    check: Callable, answer, *args, name: str = "your answer", lesson: int | None = None, **kwargs
-):
+    check: Callable[..., None],
+    answer: object,
+    *args: object,
+    name: str = "your answer",
+    lesson: int | None = None,
+    **kwargs: object,
+) -> SelfCheckResult:
     """Run ``check(answer, *args, name=name, **kwargs)``; print ✓ or what is not right yet.
 
     Parameters
@@ -113,7 +118,7 @@ def _within(failure: checks.CheckFailure, name: str, lesson: int | None) -> str:
     return f"[{failure.id}] {misconceptions.diagnosis_text(failure.id, name, shows)}"
 
 
-def _placeholder(answer) -> str | None:
+def _placeholder(answer: object) -> str | None:
     """``"None"`` or ``"..."`` when a list or tuple still holds an exercise's placeholder."""
     if answer is Ellipsis:
         return "..."

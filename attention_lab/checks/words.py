@@ -7,6 +7,7 @@ registry entry's teaching idea as the feedback.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from ._base import AnswerFormatError, Misconception, WrongAnswer
 __all__ = ["check_choice", "check_names", "check_true_false"]
 
 
-def _normalise_choice(answer, labels=()) -> str:
+def _normalise_choice(answer: object, labels: Sequence[str] = ()) -> str:
     """``" (B) "``, ``"b)"``, ``"Option B"``, ``"b) Raw scores can be..."`` -> ``"b"``.
 
     A label followed by the option's text (copied from the question) counts as that label;
@@ -37,8 +38,8 @@ def _normalise_choice(answer, labels=()) -> str:
 
 
 def check_choice(
-    answer,
-    options,
+    answer: object,
+    options: Iterable[str],
     correct: str | None = None,
     misconceptions: dict[str, str] | None = None,
     name: str = "your answer",
@@ -81,7 +82,7 @@ def _teaching(slug: str) -> str:
     return misconceptions.get(slug).teaching
 
 
-def _as_bool(answer, name: str) -> bool:
+def _as_bool(answer: object, name: str) -> bool:
     """Accept True/False (Python or numpy) or the strings "true"/"false"."""
     if isinstance(answer, bool | np.bool_):
         return bool(answer)
@@ -96,7 +97,10 @@ def _as_bool(answer, name: str) -> bool:
 
 
 def check_true_false(
-    answer, correct: bool | None = None, misconception: str | None = None, name: str = "your answer"
+    answer: object,
+    correct: bool | None = None,
+    misconception: str | None = None,
+    name: str = "your answer",
 ) -> None:
     """Check a true/false answer; ``correct=None`` checks the format only (the visible test).
 
@@ -139,7 +143,9 @@ def _normalise_name(text: str) -> str:
     return text.strip().lower()
 
 
-def check_names(answer, count: int, correct=None, name: str = "your answer") -> None:
+def check_names(
+    answer: object, count: int, correct: Iterable[str] | None = None, name: str = "your answer"
+) -> None:
     """Check a list of ``count`` names, in any order, any capitalisation, singular or plural.
 
     ``correct=None`` checks the format only (the visible test).

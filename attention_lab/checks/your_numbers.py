@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from attention_lab import checks, variants
 
@@ -25,8 +26,8 @@ LOW, HIGH = -2, 3
 def your_query(
     lesson: str,
     name: str,
-    keys: Sequence,
-    values: Sequence | None = None,
+    keys: ArrayLike,
+    values: ArrayLike | None = None,
     *,
     scale: bool,
     practice: Sequence[int],

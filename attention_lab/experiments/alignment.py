@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attention_lab._types import FloatArray
 from attention_lab.core import additive_scores, attention, softmax
 from attention_lab.experiments._common import positive_ints, seeded_rng
 
@@ -46,10 +47,10 @@ class CrossAttentionResult:
         The source word each target word attends to most.
     """
 
-    source: tuple
-    target: tuple
-    weights: np.ndarray
-    aligned_to: tuple
+    source: tuple[str, ...]
+    target: tuple[str, ...]
+    weights: FloatArray
+    aligned_to: tuple[str, ...]
 
 
 def cross_attention_alignment(sharpness: float = 4.0) -> CrossAttentionResult:
@@ -91,10 +92,10 @@ class AdditiveVsDot:
         Learned numbers the additive score needs (``W``, ``U``, ``v``); the dot product needs 0.
     """
 
-    additive_scores: np.ndarray
-    dot_scores: np.ndarray
-    additive_weights: np.ndarray
-    dot_weights: np.ndarray
+    additive_scores: FloatArray
+    dot_scores: FloatArray
+    additive_weights: FloatArray
+    dot_weights: FloatArray
     additive_parameters: int
 
 

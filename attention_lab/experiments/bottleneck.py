@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.core import attention
 from attention_lab.experiments._common import positive_ints, seeded_rng
 
@@ -36,20 +39,20 @@ class BottleneckResult:
         The factor the attention decoder's queries were multiplied by (built in, not learned).
     """
 
-    lengths: np.ndarray
-    fixed_memory: np.ndarray
-    attention: np.ndarray
+    lengths: FloatArray
+    fixed_memory: FloatArray
+    attention: FloatArray
     d: int
     vocab_size: int
     sharpness: float
 
     @property
-    def attention_numbers(self) -> np.ndarray:
+    def attention_numbers(self) -> FloatArray:
         """Numbers the attention decoder keeps, per length: ``n * d`` (the memory has ``d``)."""
         return self.lengths * self.d
 
 
-def _random_rotation(rng: np.random.Generator, d: int) -> np.ndarray:
+def _random_rotation(rng: np.random.Generator, d: int) -> FloatArray:
     # An orthogonal matrix (QR of a Gaussian) - a "recurrent weight" that never loses information
     # by itself, so any forgetting we measure comes from the fixed size alone.
     q, r = np.linalg.qr(rng.standard_normal((d, d)))
@@ -57,7 +60,7 @@ def _random_rotation(rng: np.random.Generator, d: int) -> np.ndarray:
 
 
 def bottleneck_recall(
-    lengths=(5, 10, 15, 20, 25, 30, 40, 50, 60),
+    lengths: ArrayLike = (5, 10, 15, 20, 25, 30, 40, 50, 60),
     d: int = 128,
     vocab_size: int = 50,
     n_trials: int = 30,
@@ -175,7 +178,7 @@ class StepsResult:
         return self.attention_row_by_row_seconds / self.attention_seconds
 
 
-def _best_time(fn, repeat: int) -> float:
+def _best_time(fn: Callable[[], object], repeat: int) -> float:
     best = np.inf
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -213,7 +216,7 @@ def rnn_vs_attention_steps(
     w = rng.standard_normal((d, d)) / np.sqrt(d)
     u = rng.standard_normal((d, d)) / np.sqrt(d)
 
-    def rnn():
+    def rnn() -> FloatArray:
         h = np.zeros(d)
         states = np.empty((n, d))
         for t in range(n):  # step t needs h from step t-1: no way to skip ahead
@@ -221,10 +224,10 @@ def rnn_vs_attention_steps(
             states[t] = h
         return states
 
-    def all_rows():
+    def all_rows() -> FloatArray:
         return attention(x, x, x)[0]
 
-    def row_by_row():
+    def row_by_row() -> FloatArray:
         return np.array([attention(x[i], x, x)[0] for i in range(n)])
 
     rows_match = bool(np.allclose(all_rows(), row_by_row()))

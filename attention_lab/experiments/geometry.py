@@ -6,10 +6,13 @@ value leaves the output exactly where it was.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.core import attention, dot_product_scores
 
 
@@ -31,14 +34,14 @@ class DotGeometry:
         Those angles in degrees.
     """
 
-    scores: np.ndarray
+    scores: FloatArray
     query_length: float
-    key_lengths: np.ndarray
-    cosines: np.ndarray
-    angles_deg: np.ndarray
+    key_lengths: FloatArray
+    cosines: FloatArray
+    angles_deg: FloatArray
 
     @property
-    def products(self) -> np.ndarray:
+    def products(self) -> FloatArray:
         """``||q|| ||k_i|| cos(theta_i)``, shape (n_k,): the same numbers as :attr:`scores`."""
         return self.query_length * self.key_lengths * self.cosines
 
@@ -52,7 +55,7 @@ class DotGeometry:
         """Index of the key with the largest score (the one softmax gives the most weight)."""
         return int(np.argmax(self.scores))
 
-    def table(self, tokens) -> str:
+    def table(self, tokens: Sequence[str]) -> str:
         """Return a table of one line per key, then the best-aligned and highest-scoring keys.
 
         Each line: ``|q|``, ``|k|``, the angle, ``cos``, their product and ``q.k``; then which
@@ -73,7 +76,7 @@ class DotGeometry:
         return "\n".join(lines)
 
 
-def dot_geometry(query, keys) -> DotGeometry:
+def dot_geometry(query: ArrayLike, keys: ArrayLike) -> DotGeometry:
     """Split each score ``q . k_i`` into ``||q||``, ``||k_i||`` and the angle between them.
 
     Parameters
@@ -117,15 +120,17 @@ class WeightSwap:
         Largest change of any coordinate of the output.
     """
 
-    weights_before: np.ndarray
-    weights_after: np.ndarray
-    output_before: np.ndarray
-    output_after: np.ndarray
+    weights_before: FloatArray
+    weights_after: FloatArray
+    output_before: FloatArray
+    output_after: FloatArray
     weight_moved: float
     output_moved: float
 
 
-def swap_keys(query, keys, values, i: int, j: int, scale: bool = False) -> WeightSwap:
+def swap_keys(
+    query: ArrayLike, keys: ArrayLike, values: ArrayLike, i: int, j: int, scale: bool = False
+) -> WeightSwap:
     """Swap the keys of tokens ``i`` and ``j`` and compare the weights and the output.
 
     The two tokens trade their weights; every other weight stays. So the output moves by

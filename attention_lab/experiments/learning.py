@@ -20,10 +20,12 @@ the right token's probability that place ``j`` holds): ``dL/ds_j = w_j - r_j``. 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from attention_lab._types import BoolArray, FloatArray, IntArray
 from attention_lab.core import causal_mask, positional_encoding
 from attention_lab.experiments._common import seeded_rng
 
@@ -60,25 +62,26 @@ class TrainingRun:
     seed: int
     positions: bool
     tokens: tuple[str, ...]
-    steps: np.ndarray
-    snapshots: np.ndarray
-    losses: np.ndarray
-    eval_weights: np.ndarray
-    W_Q: np.ndarray
-    W_K: np.ndarray
+    steps: IntArray
+    snapshots: FloatArray
+    losses: FloatArray
+    eval_weights: FloatArray
+    W_Q: FloatArray
+    W_K: FloatArray
 
     @property
-    def final_weights(self) -> np.ndarray:
+    def final_weights(self) -> FloatArray:
         """The example sequence's weights after the last step, shape (n, n)."""
-        return self.snapshots[-1]
+        last: FloatArray = self.snapshots[-1]
+        return last
 
-    def weight_on_previous(self) -> np.ndarray:
+    def weight_on_previous(self) -> FloatArray:
         """For positions 1..n-1, the mean weight on the position just before, shape (n - 1,)."""
         n = self.eval_weights.shape[0]
         return self.eval_weights[np.arange(1, n), np.arange(n - 1)]
 
 
-def previous_token_pattern(n: int) -> np.ndarray:
+def previous_token_pattern(n: int) -> FloatArray:
     """Return the weights the task needs: position 0 on itself, every other one on the one before.
 
     Returns
@@ -92,15 +95,21 @@ def previous_token_pattern(n: int) -> np.ndarray:
     return pattern
 
 
-def _weights(X: np.ndarray, W_Q, W_K, mask) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _weights(
+    X: FloatArray, W_Q: FloatArray, W_K: FloatArray, mask: BoolArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Causal attention weights of a batch X (b, n, d): weights (b, n, n), Q and K (b, n, d_k)."""
     Q, K = X @ W_Q, X @ W_K
     S = np.where(mask, Q @ K.transpose(0, 2, 1) / np.sqrt(W_Q.shape[1]), -np.inf)
-    e = np.exp(S - S.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True), Q, K
+    peak: FloatArray = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - peak)
+    totals: FloatArray = e.sum(axis=-1, keepdims=True)
+    return e / totals, Q, K
 
 
-def _loss_and_grads(X, tokens, W_Q, W_K, mask):
+def _loss_and_grads(
+    X: FloatArray, tokens: IntArray, W_Q: FloatArray, W_K: FloatArray, mask: BoolArray
+) -> tuple[float, FloatArray, FloatArray]:
     """Return the pointer loss of a batch and its gradients with respect to W_Q and W_K."""
     w, Q, K = _weights(X, W_Q, W_K, mask)
     target = np.roll(tokens, 1, axis=1)  # t_(i-1) for row i; row 0 takes no part
@@ -126,7 +135,7 @@ def train_previous_token(
     steps: int = 200,
     batch: int = 32,
     learning_rate: float = 0.1,
-    record_at=(0, 10, 25, 50, 200),
+    record_at: Iterable[int] = (0, 10, 25, 50, 200),
     n_eval: int = 200,
     positions: bool = True,
 ) -> TrainingRun:
@@ -180,7 +189,7 @@ def train_previous_token(
     example = rng.integers(0, vocab, size=(1, n))
     snapshots, losses = [], []
 
-    def snapshot():
+    def snapshot() -> None:
         snapshots.append(_weights(embed[example] + pe, params[0], params[1], mask)[0][0])
 
     if record[0] == 0:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray, IntArray
 from attention_lab.core import positional_encoding
 from attention_lab.projections import projected_attention
 
@@ -32,11 +35,11 @@ class OrderChange:
 
     tokens: tuple[str, ...]
     reordered: tuple[str, ...]
-    permutation: np.ndarray
-    positions: np.ndarray
+    permutation: IntArray
+    positions: FloatArray
     without_positions: float
     with_positions: float
-    word_changes: np.ndarray
+    word_changes: FloatArray
 
     @property
     def most_moved(self) -> str:
@@ -44,7 +47,15 @@ class OrderChange:
         return self.tokens[int(np.argmax(self.word_changes))]
 
 
-def order_change(tokens, X, W_Q, W_K, W_V, permutation=None, scale: bool = True) -> OrderChange:
+def order_change(
+    tokens: Sequence[str],
+    X: ArrayLike,
+    W_Q: ArrayLike,
+    W_K: ArrayLike,
+    W_V: ArrayLike,
+    permutation: ArrayLike | None = None,
+    scale: bool = True,
+) -> OrderChange:
     """Reorder the words; measure how much each word's output changes, without and with positions.
 
     Without positions, self-attention is permutation-equivariant: each word's output only moves
@@ -76,7 +87,7 @@ def order_change(tokens, X, W_Q, W_K, W_V, permutation=None, scale: bool = True)
         raise ValueError(f"permutation must list each of 0..{n - 1} once, got {perm.tolist()}")
     pe = positional_encoding(n, x.shape[1])
 
-    def outputs(rows, positions):
+    def outputs(rows: FloatArray, positions: FloatArray | None) -> FloatArray:
         return projected_attention(rows, W_Q, W_K, W_V, positions=positions, scale=scale).output
 
     changes = []

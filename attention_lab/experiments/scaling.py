@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.core import softmax
 from attention_lab.experiments._common import positive_ints, seeded_rng
 
@@ -27,7 +29,7 @@ def scale_factor(scaling: str, d_k: int) -> float:
     if scaling == "1/d_k":
         return 1.0 / d_k
     if scaling == "1/sqrt(d_k)":
-        return 1.0 / np.sqrt(d_k)
+        return float(1.0 / np.sqrt(d_k))
     raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
 
 
@@ -42,12 +44,12 @@ class VarianceResult:
         One entry per scaling in :data:`SCALINGS`.
     """
 
-    d_ks: np.ndarray
-    variance: dict
+    d_ks: FloatArray
+    variance: dict[str, FloatArray]
 
 
 def score_variance(
-    d_ks=(2, 4, 8, 16, 32, 64, 128, 256, 512), n_samples: int = 4000, seed: int = 0
+    d_ks: ArrayLike = (2, 4, 8, 16, 32, 64, 128, 256, 512), n_samples: int = 4000, seed: int = 0
 ) -> VarianceResult:
     """Measure ``var(q . k)`` for q, k with independent N(0, 1) components, per scaling.
 
@@ -95,14 +97,14 @@ class SaturationResult:
         much a nudge to a losing key's score can still change its weight. Near 0 = learning stalls.
     """
 
-    d_ks: np.ndarray
+    d_ks: FloatArray
     n_keys: int
-    max_weight: dict
-    losing_gradient: dict
+    max_weight: dict[str, FloatArray]
+    losing_gradient: dict[str, FloatArray]
 
 
 def softmax_saturation(
-    d_ks=(2, 4, 8, 16, 32, 64, 128, 256, 512),
+    d_ks: ArrayLike = (2, 4, 8, 16, 32, 64, 128, 256, 512),
     n_keys: int = 8,
     n_trials: int = 400,
     seed: int = 0,

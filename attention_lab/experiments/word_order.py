@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray, IntArray
 from attention_lab.core import attention, causal_mask, dot_product_scores, positional_encoding
 from attention_lab.experiments._common import seeded_rng
 
@@ -30,16 +33,16 @@ class WordOrderResult:
         The same with sinusoidal positional encodings added to the embeddings (clearly > 0).
     """
 
-    sentence_a: tuple
-    sentence_b: tuple
-    permutation: np.ndarray
-    scores_a: np.ndarray
-    scores_b: np.ndarray
+    sentence_a: tuple[str, ...]
+    sentence_b: tuple[str, ...]
+    permutation: IntArray
+    scores_a: FloatArray
+    scores_b: FloatArray
     max_diff_without_positions: float
     max_diff_with_positions: float
 
 
-def _match_words(a: tuple, b: tuple) -> np.ndarray:
+def _match_words(a: Sequence[str], b: Sequence[str]) -> IntArray:
     # For repeated words ("the" twice) match occurrences in order.
     used: set[int] = set()
     perm = []
@@ -53,8 +56,8 @@ def _match_words(a: tuple, b: tuple) -> np.ndarray:
 
 
 def word_order_test(
-    sentence_a=("the", "dog", "bit", "the", "man"),
-    sentence_b=("the", "man", "bit", "the", "dog"),
+    sentence_a: Sequence[str] = ("the", "dog", "bit", "the", "man"),
+    sentence_b: Sequence[str] = ("the", "man", "bit", "the", "dog"),
     d: int = 16,
     seed: int = 0,
     causal: bool = False,
@@ -93,7 +96,7 @@ def word_order_test(
 
     mask = causal_mask(len(a)) if causal else None
 
-    def layer(x):
+    def layer(x: FloatArray) -> FloatArray:
         out, _ = attention(x @ w_q, x @ w_k, x @ w_v, mask=mask)
         return out
 
@@ -126,18 +129,25 @@ class ShuffleResult:
         Largest change of any word's output between the two orders (0 up to rounding).
     """
 
-    tokens: tuple
-    shuffled_tokens: tuple
-    order: np.ndarray
-    weights: np.ndarray
-    shuffled_weights: np.ndarray
-    outputs: np.ndarray
-    shuffled_outputs: np.ndarray
+    tokens: tuple[str, ...]
+    shuffled_tokens: tuple[str, ...]
+    order: IntArray
+    weights: FloatArray
+    shuffled_weights: FloatArray
+    outputs: FloatArray
+    shuffled_outputs: FloatArray
     weights_follow: bool
     output_change: float
 
 
-def shuffled_self_attention(tokens, Q, K, V, order, scale: bool = True) -> ShuffleResult:
+def shuffled_self_attention(
+    tokens: Sequence[str],
+    Q: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    order: ArrayLike,
+    scale: bool = True,
+) -> ShuffleResult:
     """Run self-attention (no mask, no positions) on a sentence and on a reordering of it.
 
     Parameters

@@ -7,11 +7,13 @@ others are still built, so the explorer's attributes never change, but they are 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
 
+from attention_lab._types import FloatArray
 from attention_lab.explorer.model import Settings
 from attention_lab.explorer.widget_parts import TABLE_STYLE
 
@@ -49,7 +51,7 @@ SCORE_SCALE_HELP = (
 )
 
 
-def check_controls(controls) -> tuple[str, ...]:
+def check_controls(controls: str | Iterable[str] | None) -> tuple[str, ...]:
     """Return the controls to show, in layout order; raise a clear error for an unknown name."""
     if controls is None:
         return CONTROLS
@@ -140,7 +142,15 @@ class ExplorerControls:
         student did not.
     """
 
-    def __init__(self, tokens, query, query_index: int, scale: bool, reach: float, title):
+    def __init__(
+        self,
+        tokens: Iterable[str],
+        query: FloatArray,
+        query_index: int,
+        scale: bool,
+        reach: float,
+        title: str | None,
+    ) -> None:
         self.showing_query = False
         wide = {"description_width": "initial"}
         # The tables' style sheet lives here, set once: a <style> in the readout, which changes
@@ -259,7 +269,12 @@ class ExplorerControls:
             beta=self.score_scale_slider.value if "beta" in shown else 1.0,
         )
 
-    def layout(self, shown: tuple[str, ...], prediction_checkbox, prediction_box) -> widgets.Box:
+    def layout(
+        self,
+        shown: tuple[str, ...],
+        prediction_checkbox: widgets.Checkbox,
+        prediction_box: widgets.Box,
+    ) -> widgets.Box:
         """Lay out the controls named in ``shown``: two compact columns, then the prediction panel.
 
         Left: what the query is (token and reset, the two sliders), then the other sliders

@@ -8,14 +8,19 @@ decides what is static (the titles; see :meth:`ExplorerFigure.static_key`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 
 from attention_lab._format import fmt
 from attention_lab.explorer.model import ExplorerState
 from attention_lab.explorer.vector_panels import KeysPanel, ValuesPanel, values_limits
 from attention_lab.live_figure import LiveFigure
 from attention_lab.plots import AttentionHeatmap, WeightsBars
+from attention_lab.plots.vectors import Limits
 
 __all__ = [
     "FIGURE_DPI",
@@ -34,16 +39,15 @@ FIGURE_DPI = 96
 TITLE_PT = 10.0
 
 
-def plot_limits(K, reach: float):
+def plot_limits(K: ArrayLike, reach: float) -> Limits:
     """Return fixed keys-panel limits: the sliders' square plus every key, with a margin."""
     pts = np.vstack([K, [[-reach, -reach], [reach, reach]]])
-    low, high = pts.min(axis=0), pts.max(axis=0)
-    low, high = low.min(), high.max()  # one range for both axes: the plot is square
+    low, high = float(pts.min()), float(pts.max())  # one range for both axes: the plot is square
     pad = 0.06 * (high - low)
     return (low - pad, high + pad), (low - pad, high + pad)
 
 
-class ExplorerFigure(LiveFigure):
+class ExplorerFigure(LiveFigure[ExplorerState]):
     """Heatmap, weights bars, keys panel and values panel on one Agg figure.
 
     Parameters
@@ -57,7 +61,14 @@ class ExplorerFigure(LiveFigure):
         :func:`plot_limits`.
     """
 
-    def __init__(self, tokens, K, V, state: ExplorerState, limits):
+    def __init__(
+        self,
+        tokens: Iterable[str],
+        K: ArrayLike,
+        V: ArrayLike,
+        state: ExplorerState,
+        limits: Limits,
+    ) -> None:
         self.tokens = list(tokens)
         figure = Figure(figsize=FIGURE_SIZE, dpi=FIGURE_DPI, layout="constrained")
         super().__init__(figure)  # attaches the Agg canvas the panels measure their labels on
@@ -110,7 +121,7 @@ class ExplorerFigure(LiveFigure):
         self.keys.ax.title.set_text(keys)  # set_text keeps the title's font size
         self.values.ax.title.set_text(values)
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes: the cells, bars, arrows and labels."""
         # Titles are static (text is the slowest thing Agg draws): a change of title, which
         # comes with the token or a toggle, redraws the background (LiveFigure.static_key).
@@ -119,7 +130,9 @@ class ExplorerFigure(LiveFigure):
         return heat + bars + self.keys.dynamic_artists() + self.values.dynamic_artists()
 
 
-def render_naive(tokens, K, V, state: ExplorerState, limits) -> bytes:
+def render_naive(
+    tokens: Iterable[str], K: ArrayLike, V: ArrayLike, state: ExplorerState, limits: Limits
+) -> bytes:
     """Build the whole explorer figure from scratch and encode it (the benchmark's baseline)."""
     from attention_lab._render import figure_png
 

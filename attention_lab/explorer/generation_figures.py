@@ -9,9 +9,13 @@ render path): drawn once, then only their changing artists are redrawn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 
 from attention_lab import plots
 from attention_lab.live_figure import LiveFigure
@@ -26,7 +30,7 @@ def shown_char(c: str) -> str:
     return {" ": "␣", "\n": "↵"}.get(c, c)
 
 
-class LossCurveFigure(LiveFigure):
+class LossCurveFigure(LiveFigure[Sequence[float]]):
     """The training loss at every step so far; the axes are fixed so only the line moves.
 
     Parameters
@@ -37,7 +41,7 @@ class LossCurveFigure(LiveFigure):
         The y axis's top (the loss before training, about ``log V``).
     """
 
-    def __init__(self, steps: int, top: float):
+    def __init__(self, steps: int, top: float) -> None:
         fig = Figure(figsize=(6.4, 3.2), dpi=90, layout="constrained")
         ax = fig.add_subplot()
         (self.line,) = ax.plot([], [], color=OKABE_ITO[0], linewidth=1.5, label="batch loss")
@@ -50,12 +54,12 @@ class LossCurveFigure(LiveFigure):
         ax.legend(fontsize=8, loc="upper right")
         super().__init__(fig)
 
-    def update(self, losses) -> None:
+    def update(self, losses: Sequence[float]) -> None:
         """Show ``losses`` (one per step so far)."""
-        losses = np.asarray(losses, dtype=float)
-        self.line.set_data(np.arange(1, len(losses) + 1), losses)
+        values = np.asarray(losses, dtype=float)
+        self.line.set_data(np.arange(1, len(values) + 1), values)
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the loss line."""
         return [self.line]
 
@@ -69,7 +73,7 @@ def _bars(heights: np.ndarray, width: float = 0.8) -> list[np.ndarray]:
     ]
 
 
-class NextCharacterFigure(LiveFigure):
+class NextCharacterFigure(LiveFigure[float]):
     """The next character's probabilities, one bar per character of the vocabulary.
 
     The bars are one collection, one artist to redraw per slider step (26 separate rectangles
@@ -85,7 +89,7 @@ class NextCharacterFigure(LiveFigure):
         Shown in the title.
     """
 
-    def __init__(self, logits, chars: str, prompt: str):
+    def __init__(self, logits: ArrayLike, chars: str, prompt: str) -> None:
         self.logits = np.asarray(logits, dtype=float)
         fig = Figure(figsize=(8.0, 3.0), dpi=90, layout="constrained")
         ax = fig.add_subplot()
@@ -103,16 +107,16 @@ class NextCharacterFigure(LiveFigure):
         ax.grid(alpha=0.3, axis="y")
         super().__init__(fig)
 
-    def update(self, temperature) -> None:
+    def update(self, temperature: float) -> None:
         """Set every bar to its probability at ``temperature``."""
         self.bars.set_verts(_bars(softmax_with_temperature(self.logits, temperature)))
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the bars (one collection)."""
         return [self.bars]
 
 
-def plot_attention_map(weights, text: str, title: str) -> Figure:
+def plot_attention_map(weights: ArrayLike, text: str, title: str) -> Figure:
     """One head's weights on ``text``, rows = the position asking, the future hatched (masked).
 
     Parameters

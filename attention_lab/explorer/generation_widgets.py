@@ -8,6 +8,8 @@ a static export or a reader without a kernel still sees the figure.
 from __future__ import annotations
 
 import html
+from collections.abc import Container
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -101,7 +103,12 @@ class LiveTraining(widgets.VBox):
             self.image.tooltip = self.text
         self.readout.value = f"<p>{html.escape(self.text)}</p>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+    def _repr_mimebundle_(
+        self,
+        include: Container[str] | None = None,
+        exclude: Container[str] | None = None,
+        **kwargs: object,
+    ) -> dict[str, object]:
         png = bytes(self.image.value)
         page = static_widget_html(png, self.text, self.readout.value, "attention-demo")
         return mimebundle(
@@ -110,7 +117,11 @@ class LiveTraining(widgets.VBox):
 
 
 def train_live(
-    model: TinyModel, text: str = RHYME, steps: int = 300, every: int = 10, **train_args
+    model: TinyModel,
+    text: str = RHYME,
+    steps: int = 300,
+    every: int = 10,
+    **train_args: Any,  # train()'s other keyword arguments, passed on
 ) -> TrainingRun:
     """Train (:func:`attention_lab.transformer.tiny_model.train`) with the loss curve drawn live.
 
@@ -119,7 +130,7 @@ def train_live(
     """
     # room above log V: random weights start a little worse than a uniform guess
     view = LiveTraining(steps, top=1.25 * np.log(model.vocab.size))
-    handle = display(view, display_id=True)
+    handle = display(view, display_id=True)  # type: ignore[no-untyped-call]  # IPython's has no annotations
 
     def on_step(step: int, loss: float) -> None:
         view.losses.append(loss)

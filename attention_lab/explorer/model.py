@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from attention_lab._types import BoolArray, FloatArray
 from attention_lab._validate import as_float_array
 from attention_lab.core import attention, causal_mask, dot_product_scores, hard_attention
 
@@ -100,7 +101,7 @@ class ExplorerState:
         return np.flatnonzero(self.ties[self.query_index])
 
 
-def check_vectors(x, name: str, n: int | None) -> np.ndarray:
+def check_vectors(x: ArrayLike, name: str, n: int | None) -> FloatArray:
     """``x`` as a new float array of n 2-D vectors, with a message saying what is wrong.
 
     Parameters
@@ -124,29 +125,39 @@ def check_vectors(x, name: str, n: int | None) -> np.ndarray:
     return arr
 
 
-def _hard_with_mask(Q, K, V, mask, scale):
+def _hard_with_mask(
+    Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike, scale: bool
+) -> tuple[FloatArray, FloatArray]:
     """Hard attention restricted to the allowed keys (``hard_attention`` takes no mask)."""
     scores = np.atleast_2d(dot_product_scores(Q, K, scale=scale))
     scores = np.where(np.atleast_2d(mask), scores, -np.inf)
     winners = np.argmax(scores, axis=-1)  # ties go to the first key, as in hard_attention
     weights = np.zeros_like(scores)
     weights[np.arange(len(winners)), winners] = 1.0
-    output = np.asarray(V, dtype=float)[winners]
+    output: FloatArray = np.asarray(V, dtype=float)[winners]
     single = np.ndim(Q) == 1
     return (output[0], weights[0]) if single else (output, weights)
 
 
-def _ties(scores: np.ndarray) -> np.ndarray:
+def _ties(scores: FloatArray) -> BoolArray:
     """(n_q, n_k) bool: keys whose score equals their row's best, in rows where several do."""
-    best = scores.max(axis=-1, keepdims=True)
+    best: FloatArray = scores.max(axis=-1, keepdims=True)
     # Equal up to rounding: (1, 0).(1, 0) / sqrt 2 and (1, 0).(1, 1) / sqrt 2 must tie.
     tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
     at_best = np.isfinite(scores) & (scores >= best - tol)
-    return at_best & (at_best.sum(axis=-1, keepdims=True) > 1)
+    several: BoolArray = at_best.sum(axis=-1, keepdims=True) > 1
+    return at_best & several
 
 
 def compute_state(
-    Q, K, V, query_index: int, scale: bool, causal: bool = False, hard: bool = False, beta=1.0
+    Q: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    query_index: int,
+    scale: bool,
+    causal: bool = False,
+    hard: bool = False,
+    beta: float = 1.0,
 ) -> ExplorerState:
     """Compute what the explorer shows, with :func:`attention_lab.attention` itself.
 
@@ -171,7 +182,7 @@ def compute_state(
     -------
     ExplorerState
     """
-    n = len(K)
+    n = np.shape(K)[0]
     queries = np.asarray(Q, dtype=float) if beta == 1 else beta * np.asarray(Q, dtype=float)
     mask = causal_mask(n) if causal else None
     q = queries[query_index]
@@ -189,6 +200,7 @@ def compute_state(
             output, weights = hard_attention(q, K, V, scale=scale)
             _, matrix = hard_attention(queries, K, V, scale=scale)
         else:
+            assert row_mask is not None  # the row of the mask
             output, weights = _hard_with_mask(q, K, V, row_mask, scale)
             _, matrix = _hard_with_mask(queries, K, V, mask, scale)
         ties[query_index] = _ties(np.atleast_2d(scores))[0]  # the readout's own scores
@@ -230,7 +242,7 @@ class ExplorerModel:
         The current queries (the sliders edit one row).
     """
 
-    def __init__(self, tokens: Iterable[str], Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> None:
+    def __init__(self, tokens: Iterable[object], Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> None:
         if isinstance(tokens, str):
             raise TypeError("tokens must be a list of strings (one per token), not one string")
         self.tokens = [str(t) for t in tokens]

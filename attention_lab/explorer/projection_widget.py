@@ -11,12 +11,14 @@ step (:class:`~attention_lab.live_figure.LiveFigure`, the course's one fast rend
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
+from numpy.typing import ArrayLike
 
 from attention_lab import plots
 from attention_lab._format import fmt
@@ -40,7 +42,7 @@ __all__ = ["ProjectionFigure", "ProjectionSliders"]
 STRETCH_RANGE = (0.25, 1.5)
 
 
-class ProjectionFigure(LiveFigure):
+class ProjectionFigure(LiveFigure[tuple[float, float]]):
     """Keys (static) and the projected queries of every word, beside the weights as a heatmap.
 
     Parameters
@@ -55,7 +57,14 @@ class ProjectionFigure(LiveFigure):
         The largest stretch the sliders allow (fixes the panel's limits).
     """
 
-    def __init__(self, tokens: Sequence[str], X, W_K, state, max_stretch: float = 1.5):
+    def __init__(
+        self,
+        tokens: Sequence[str],
+        X: ArrayLike,
+        W_K: ArrayLike,
+        state: tuple[float, float],
+        max_stretch: float = 1.5,
+    ) -> None:
         self.tokens = tuple(tokens)
         self.X = np.asarray(X, dtype=float)
         self.W_K = np.asarray(W_K, dtype=float)
@@ -105,13 +114,13 @@ class ProjectionFigure(LiveFigure):
         ax_map.title.set_fontsize(10)
         self.update(state)
 
-    def numbers(self, state) -> ProjectedAttention:
+    def numbers(self, state: tuple[float, float]) -> ProjectedAttention:
         """Return the head for ``state`` = (angle in degrees, stretch)."""
         angle, stretch = state
         W_Q = rotation_stretch(angle, stretch)
         return projected_attention(self.X, W_Q, self.W_K, np.eye(self.X.shape[1]))
 
-    def update(self, state) -> None:
+    def update(self, state: tuple[float, float]) -> None:
         """Move the query arrows and labels, recolour the heatmap for ``state`` (angle, stretch)."""
         self.result = result = self.numbers(state)
         for arrow, q in zip(self.query_arrows, result.Q, strict=True):
@@ -126,7 +135,7 @@ class ProjectionFigure(LiveFigure):
         )
         self.heatmap.update(result.weights)
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes: query arrows, labels and heatmap cells."""
         cells = [a for a in self.heatmap.dynamic_artists() if a is not self.heatmap.ax.title]
         return [*self.query_arrows, *self.query_labels, *self.key_labels, *cells]
@@ -147,7 +156,14 @@ class ProjectionSliders(SliderFigure):
 
     live: ProjectionFigure  # what SliderFigure keeps as its LiveFigure (made in __init__)
 
-    def __init__(self, angle_deg: float = 0.0, stretch: float = 1.0, tokens=None, X=None, W_K=None):
+    def __init__(
+        self,
+        angle_deg: float = 0.0,
+        stretch: float = 1.0,
+        tokens: Iterable[str] | None = None,
+        X: ArrayLike | None = None,
+        W_K: ArrayLike | None = None,
+    ) -> None:
         tokens = TIFFIN.tokens if tokens is None else tuple(tokens)
         X = tiffin_embeddings() if X is None else np.asarray(X, dtype=float)
         W_K = LESSON_W_K if W_K is None else np.asarray(W_K, dtype=float)
@@ -184,7 +200,7 @@ class ProjectionSliders(SliderFigure):
         """The slider that stretches ``W_Q``."""
         return self.sliders[1]
 
-    def _readout_html(self, text: str, value) -> str:
+    def _readout_html(self, text: str, value: tuple[float, float]) -> str:
         """Return the sentence and the weights as a table (row = word asking) for screen readers."""
         tokens = [html.escape(t) for t in self.live.tokens]
         head = "".join(f"<th scope='col'>{t}</th>" for t in tokens)
@@ -200,7 +216,7 @@ class ProjectionSliders(SliderFigure):
             f"<tbody>{rows}</tbody></table>"
         )
 
-    def _describe(self, value) -> str:
+    def _describe(self, value: tuple[float, float]) -> str:
         angle, stretch = value
         result = self.live.numbers(value)
         tokens = self.live.tokens

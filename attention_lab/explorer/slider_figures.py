@@ -10,9 +10,11 @@ drawn once; a slider step moves only their dynamic artists (see
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 
 from attention_lab import plots
+from attention_lab._types import FloatArray
 from attention_lab.core import attention
 from attention_lab.examples import WorkedExample
 from attention_lab.experiments import HardSoftSweep
@@ -29,7 +31,7 @@ __all__ = [
 ]
 
 
-class HardSoftFigure(LiveFigure):
+class HardSoftFigure(LiveFigure[float | None]):
     """Output and its slope as the query turns, hard vs soft, with a marker at one angle.
 
     The curves are drawn once (the background); only the two marker lines move with the
@@ -44,7 +46,9 @@ class HardSoftFigure(LiveFigure):
         Where the marker starts (hidden when None).
     """
 
-    def __init__(self, sweep: HardSoftSweep, component: int = 0, at_deg=None):
+    def __init__(
+        self, sweep: HardSoftSweep, component: int = 0, at_deg: float | None = None
+    ) -> None:
         if component not in (0, 1):
             raise ValueError(f"component must be 0 (x) or 1 (y), got {component!r}")
         self.sweep, self.component = sweep, component
@@ -74,7 +78,7 @@ class HardSoftFigure(LiveFigure):
         super().__init__(fig)
         self.update(at_deg)
 
-    def update(self, at_deg) -> None:
+    def update(self, at_deg: float | None) -> None:
         """Move the angle markers to ``at_deg`` degrees (hidden when it is None)."""
         visible = at_deg is not None
         for marker in self.markers:
@@ -82,12 +86,14 @@ class HardSoftFigure(LiveFigure):
             if visible:
                 marker.set_xdata([at_deg, at_deg])
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes: the angle markers."""
         return list(self.markers)
 
 
-def plot_hard_vs_soft(sweep: HardSoftSweep, component: int = 0, at_deg=None) -> Figure:
+def plot_hard_vs_soft(
+    sweep: HardSoftSweep, component: int = 0, at_deg: float | None = None
+) -> Figure:
     """Output and its slope as the query turns: hard (step) vs soft (smooth).
 
     Parameters
@@ -112,7 +118,7 @@ def query_at(angle_deg: float, radius: float) -> np.ndarray:
     return radius * np.array([np.cos(rad), np.sin(rad)])
 
 
-class RotationFigure(LiveFigure):
+class RotationFigure(LiveFigure[float]):
     """Keys, values, a query of a given direction and the output, beside the weights as bars.
 
     Drawn once; a new angle moves the query arrow, the output star, the blend lines and the
@@ -127,7 +133,9 @@ class RotationFigure(LiveFigure):
         Length of the query (defaults to the length of the chapter's query).
     """
 
-    def __init__(self, example: WorkedExample, angle_deg: float, radius=None):
+    def __init__(
+        self, example: WorkedExample, angle_deg: float, radius: float | None = None
+    ) -> None:
         self.example = example
         self.K, self.V = np.asarray(example.K), np.asarray(example.V)
         self.radius = float(np.linalg.norm(example.query())) if radius is None else float(radius)
@@ -155,7 +163,7 @@ class RotationFigure(LiveFigure):
         fig.suptitle(f"{example.chapter}: turning the query", fontsize=11)
         self.update(angle_deg)
 
-    def numbers(self, angle_deg: float):
+    def numbers(self, angle_deg: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Return the query at ``angle_deg``, its output and its weights."""
         q = query_at(angle_deg, self.radius)
         out, weights = attention(q, self.K, self.V, scale=self.example.scale)
@@ -169,7 +177,7 @@ class RotationFigure(LiveFigure):
         self.bars.update(weights)
         self.angle_label.set_text(f"query at {angle_deg:.0f}°")
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes: both panels', the bars', the angle label."""
         bars = [a for a in self.bars.dynamic_artists() if a is not self.bars.ax.title]
         return [
@@ -178,7 +186,9 @@ class RotationFigure(LiveFigure):
         ]  # fmt: skip
 
 
-def plot_query_rotation(example: WorkedExample, angle_deg: float, radius=None) -> Figure:
+def plot_query_rotation(
+    example: WorkedExample, angle_deg: float, radius: float | None = None
+) -> Figure:
     """Draw the query among the keys, the output among the values, and the weights as bars.
 
     The query points in direction ``angle_deg``; the two vector panels are the explorer's, the

@@ -10,11 +10,15 @@ reader without a kernel still sees the figure.
 from __future__ import annotations
 
 import html
+from collections.abc import Container, Iterable
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 
 from attention_lab._format import format_value
+from attention_lab._types import FloatArray
 from attention_lab.core import attention, dot_product_scores, hard_attention
 from attention_lab.examples import ISRO, WorkedExample
 from attention_lab.experiments import hard_vs_soft_sweep
@@ -51,9 +55,9 @@ class SliderFigure(widgets.VBox):
         self,
         slider: widgets.FloatSlider,
         description: str,
-        figure: LiveFigure,
+        figure: LiveFigure[Any],  # its state: the slider's value, a tuple with several sliders
         *more: widgets.FloatSlider,
-    ):
+    ) -> None:
         self.slider = slider
         self.sliders = (slider, *more)
         self.live = figure
@@ -70,19 +74,19 @@ class SliderFigure(widgets.VBox):
             control.observe(self._on_change, names="value")
         self._on_change()
 
-    def _describe(self, value) -> str:  # pragma: no cover - abstract
+    def _describe(self, value: Any) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _readout_html(self, text: str, value) -> str:
+    def _readout_html(self, text: str, value: Any) -> str:
         """Return the readout under the picture: its text in a paragraph (subclasses add tables)."""
         return f"<p>{html.escape(text)}</p>"
 
-    def _state(self):
+    def _state(self) -> float | tuple[float, ...]:
         """Return the first slider's value, or the values of all sliders as a tuple if several."""
         values = tuple(float(s.value) for s in self.sliders)
         return values if len(values) > 1 else values[0]
 
-    def _on_change(self, _change=None) -> None:
+    def _on_change(self, _change: object = None) -> None:
         value = self._state()
         text = self._describe(value)
         png = self.live.render(value)
@@ -93,7 +97,7 @@ class SliderFigure(widgets.VBox):
         self.readout.value = self._readout_html(text, value)
 
     @property
-    def figure(self):
+    def figure(self) -> Figure:
         """The matplotlib Figure (Agg, never registered with pyplot)."""
         return self.live.figure
 
@@ -102,7 +106,12 @@ class SliderFigure(widgets.VBox):
         """The current readout as plain text."""
         return self._describe(self._state())
 
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+    def _repr_mimebundle_(
+        self,
+        include: Container[str] | None = None,
+        exclude: Container[str] | None = None,
+        **kwargs: object,
+    ) -> dict[str, object]:
         png = bytes(self.image.value)
         page = static_widget_html(png, self.text, self.readout.value, "attention-demo")
         return mimebundle(
@@ -110,7 +119,9 @@ class SliderFigure(widgets.VBox):
         )
 
 
-def _angle_slider(value, low, high, description="query angle (°)") -> widgets.FloatSlider:
+def _angle_slider(
+    value: float, low: float, high: float, description: str = "query angle (°)"
+) -> widgets.FloatSlider:
     return widgets.FloatSlider(
         value=value,
         min=low,
@@ -155,7 +166,7 @@ class QueryRotation(SliderFigure):
         )
 
 
-def _largest(tokens, weights: np.ndarray) -> str:
+def _largest(tokens: Iterable[str], weights: FloatArray) -> str:
     """Say who gets the largest weight, naming every token that shares it (a tie at 0°)."""
     top = [t for t, x in zip(tokens, weights, strict=True) if np.isclose(x, weights.max())]
     if len(top) == 1:
@@ -174,7 +185,9 @@ class HardSoftSlider(SliderFigure):
         Length of the query.
     """
 
-    def __init__(self, example: WorkedExample = ISRO, angle_deg: float = 45.0, radius=2.0):
+    def __init__(
+        self, example: WorkedExample = ISRO, angle_deg: float = 45.0, radius: float = 2.0
+    ) -> None:
         if not isinstance(example, WorkedExample):
             raise TypeError("example must be a WorkedExample, e.g. attention_lab.examples.ISRO")
         self.example = example

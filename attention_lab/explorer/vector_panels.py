@@ -10,14 +10,18 @@ other keep their own labels, placed apart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
-from matplotlib.patches import FancyArrowPatch, Polygon
+from matplotlib.patches import FancyArrowPatch, Patch, Polygon
+from matplotlib.text import Text
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.plots._style import (
     ANNOTATE_MAX_TOKENS,
     KEY_COLOUR,
@@ -26,7 +30,7 @@ from attention_lab.plots._style import (
     VALUE_COLOUR,
     add_label,
 )
-from attention_lab.plots.vectors import convex_hull, vector_axes
+from attention_lab.plots.vectors import Limits, convex_hull, vector_axes
 
 __all__ = [
     "LABEL_PT", "KeysPanel", "ValuesPanel", "coincide", "equal_as_shown", "place_labels",
@@ -34,10 +38,12 @@ __all__ = [
 ]  # fmt: skip
 
 LABEL_PT = 10.0
+#: A label's box in pixels: ``(left, right, bottom, top)``.
+Box = tuple[float, float, float, float]
 _NEAR = 0.04  # two points closer than this fraction of the panel's span share one label
 
 
-def values_limits(V):
+def values_limits(V: ArrayLike) -> Limits:
     """Square limits around the values (and the origin): the output always lies among them."""
     pts = np.vstack([V, [[0.0, 0.0]]])
     low, high = float(pts.min()), float(pts.max())
@@ -49,12 +55,12 @@ def _span(ax: Axes) -> float:
     return float(max(np.ptp(ax.get_xlim()), np.ptp(ax.get_ylim())))
 
 
-def coincide(a, b, ax: Axes) -> bool:
+def coincide(a: ArrayLike, b: ArrayLike, ax: Axes) -> bool:
     """Whether two points would be drawn (nearly) on top of each other in ``ax``."""
     return float(np.hypot(*(np.asarray(a) - np.asarray(b)))) <= _NEAR * _span(ax)
 
 
-def equal_as_shown(a, b) -> bool:
+def equal_as_shown(a: ArrayLike, b: ArrayLike) -> bool:
     """Tell whether two points are the same at the 3 decimals every readout shows.
 
     Only then may a label say "q = k it" (a query at (0.95, 1.0) is near the key (1, 1), not
@@ -68,7 +74,12 @@ def equal_as_shown(a, b) -> bool:
 _LINE_PX = 15.0  # a 10 pt line at 90 dpi
 
 
-def place_labels(items, ax: Axes, avoid=(), lines=()) -> None:
+def place_labels(
+    items: Iterable[tuple[Text, FloatArray]],
+    ax: Axes,
+    avoid: Sequence[ArrayLike] = (),
+    lines: Sequence[tuple[ArrayLike, ArrayLike]] = (),
+) -> None:
     """Put each label just past its point, inside the axes and off the labels placed before.
 
     Where there is room, a label also keeps off the arrows and lines.
@@ -103,7 +114,7 @@ def place_labels(items, ax: Axes, avoid=(), lines=()) -> None:
     shafts = np.vstack(
         [_shaft_points(avoid, (x0, y0), (sx, sy)), _line_points(lines, (x0, y0), (sx, sy))]
     )
-    placed: list[tuple[float, float, float, float]] = []
+    placed: list[Box] = []
     for text, point in items:
         if not text.get_visible():
             continue
@@ -123,7 +134,8 @@ def place_labels(items, ax: Axes, avoid=(), lines=()) -> None:
         if left + w > box.width - 2.0 or left < 2.0:  # no room on that side: the other one
             left, other = other, left
         centre = py + 8 * dy
-        free = clear = None
+        free: Box | None = None
+        clear: Box | None = None
         # Beside the point (facing away from the origin), then just above or below it, then
         # further up or down, then on its other side: the label stays next to its own point.
         mid = px - w / 2
@@ -146,7 +158,9 @@ def place_labels(items, ax: Axes, avoid=(), lines=()) -> None:
         text.set_position((x0 + candidate[0] / sx, y0 + (candidate[2] + h / 2) / sy))
 
 
-def _shaft_points(tips, origin, scale) -> np.ndarray:
+def _shaft_points(
+    tips: Sequence[ArrayLike], origin: tuple[float, float], scale: tuple[float, float]
+) -> FloatArray:
     """Return points along each arrow from the origin to a tip, shape (m, 2).
 
     In pixels from the axes' lower left; the last tenth (the head, beside its own label) is
@@ -155,27 +169,32 @@ def _shaft_points(tips, origin, scale) -> np.ndarray:
     if not len(tips):
         return np.empty((0, 2))
     t = np.linspace(0.0, 0.9, 19)[:, None, None]
-    tips = np.asarray(tips, dtype=float)[None]
-    pts = (t * tips - np.asarray(origin)) * np.asarray(scale)
+    arrows: FloatArray = np.asarray(tips, dtype=float)[None]
+    pts: FloatArray = (t * arrows - np.asarray(origin)) * np.asarray(scale)
     return pts.reshape(-1, 2)
 
 
-def _line_points(segments, origin, scale) -> np.ndarray:
+def _line_points(
+    segments: Sequence[tuple[ArrayLike, ArrayLike]],
+    origin: tuple[float, float],
+    scale: tuple[float, float],
+) -> FloatArray:
     """Return points along each segment but its end tenths, shape (m, 2), in pixels."""
     if not len(segments):
         return np.empty((0, 2))
-    ends = np.asarray(segments, dtype=float)  # (n, 2, 2)
+    ends: FloatArray = np.asarray(segments, dtype=float)  # (n, 2, 2)
     t = np.linspace(0.1, 0.9, 17)[:, None, None]
     pts = ends[None, :, 0] + t * (ends[None, :, 1] - ends[None, :, 0])
-    return ((pts - np.asarray(origin)) * np.asarray(scale)).reshape(-1, 2)
+    shifted: FloatArray = (pts - np.asarray(origin)) * np.asarray(scale)
+    return shifted.reshape(-1, 2)
 
 
-def _covers(box, points: np.ndarray) -> bool:
+def _covers(box: Box, points: FloatArray) -> bool:
     x, y = points[:, 0], points[:, 1]
     return bool(np.any((x > box[0]) & (x < box[1]) & (y > box[2]) & (y < box[3])))
 
 
-def _overlap(a, b) -> bool:
+def _overlap(a: Box, b: Box) -> bool:
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
 
 
@@ -199,18 +218,27 @@ class KeysPanel:
         The query drawn.
     """
 
-    def __init__(self, ax: Axes, keys, labels: Sequence[str], query, limits, title: str):
+    def __init__(
+        self,
+        ax: Axes,
+        keys: ArrayLike,
+        labels: Sequence[str],
+        query: ArrayLike,
+        limits: Limits,
+        title: str,
+    ) -> None:
         self.ax = ax
         self.keys = np.asarray(keys, dtype=float)
         self.labels = list(labels)
         vector_axes(ax, limits, title)
+        q = np.asarray(query, dtype=float)
         self.query_arrow = FancyArrowPatch(
-            (0, 0), tuple(query), arrowstyle="-|>", mutation_scale=18, color=QUERY_COLOUR, lw=4.0,
+            (0, 0), (float(q[0]), float(q[1])), arrowstyle="-|>", mutation_scale=18, color=QUERY_COLOUR, lw=4.0,
             alpha=0.85,
         )  # fmt: skip
         ax.add_patch(self.query_arrow)
 
-        def key_arrow(k, visible=True):
+        def key_arrow(k: FloatArray, visible: bool = True) -> Patch:
             return ax.add_patch(
                 FancyArrowPatch(
                     (0, 0), tuple(k), arrowstyle="-|>", mutation_scale=12, color=KEY_COLOUR,
@@ -235,7 +263,7 @@ class KeysPanel:
         )
         self.update(query)
 
-    def update(self, query) -> None:
+    def update(self, query: ArrayLike) -> None:
         """Move the query arrow; merge its label with a key it sits on."""
         q = self.query = np.asarray(query, dtype=float)
         self.query_arrow.set_positions((0, 0), tuple(q))
@@ -253,7 +281,7 @@ class KeysPanel:
             avoid=[q, *self.keys],
         )
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return what :meth:`update` changes: the query arrow and label, key overlays and labels."""
         # A key the query sits on is drawn again over it, so it still shows.
         return [self.query_arrow, *self.key_overlays, *self.key_labels, self.query_label]
@@ -277,7 +305,16 @@ class ValuesPanel:
         The output drawn.
     """
 
-    def __init__(self, ax: Axes, values, labels: Sequence[str], output, weights, limits, title):
+    def __init__(
+        self,
+        ax: Axes,
+        values: ArrayLike,
+        labels: Sequence[str],
+        output: ArrayLike,
+        weights: ArrayLike,
+        limits: Limits,
+        title: str,
+    ) -> None:
         self.ax = ax
         self.values = np.asarray(values, dtype=float)
         self.labels = list(labels)
@@ -304,7 +341,7 @@ class ValuesPanel:
         self.output_label = add_label(ax, 0, 0, text="output", color=OUTPUT_COLOUR, **font)
         self.update(output, weights)
 
-    def update(self, output, weights) -> None:
+    def update(self, output: ArrayLike, weights: ArrayLike) -> None:
         """Move the output star, reweight the blend lines, merge labels that coincide."""
         out = self.output = np.asarray(output, dtype=float)
         self.output_marker.set_data([out[0]], [out[1]])
@@ -325,7 +362,7 @@ class ValuesPanel:
             lines=[(out, v) for v in self.values],
         )
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes: blend lines, output marker and labels."""
         return [
             self.blend_lines, self.output_marker, *self.value_labels, self.output_label,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import functools
 import html
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator, Mapping
 from contextlib import contextmanager
 
 import ipywidgets as widgets
@@ -100,7 +100,14 @@ def hidden_png(message: str) -> bytes:
     return figure_png(fig)
 
 
-def mimebundle(bundle: dict, png: bytes | None, text: str, page: str, include=None, exclude=None):
+def mimebundle(
+    bundle: Mapping[str, object],
+    png: bytes | None,
+    text: str,
+    page: str,
+    include: Container[str] | None = None,
+    exclude: Container[str] | None = None,
+) -> dict[str, object]:
     """Return a widget's display data plus its static fallbacks (PNG, text, HTML), filtered.
 
     nbconvert skips the widget view when no widget state was saved and GitHub never renders

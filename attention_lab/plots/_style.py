@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure, SubFigure
+from matplotlib.typing import ColorType
+from numpy.typing import ArrayLike
 
 from attention_lab._render import LayoutCachedText
+from attention_lab._types import BoolArray, FloatArray
 from attention_lab._validate import as_float_array
 
 HEATMAP_CMAP = "viridis"
@@ -40,12 +45,12 @@ def checked_labels(labels: Sequence[str], n: int, name: str, what: str) -> list[
     return out
 
 
-def finite_array(x, name: str, ndims: tuple[int, ...]) -> np.ndarray:
+def finite_array(x: ArrayLike, name: str, ndims: tuple[int, ...]) -> FloatArray:
     """Return a float array with an allowed number of dimensions and only finite numbers."""
     return as_float_array(x, name, ndims, finite=True)
 
 
-def weights_array(weights, name: str = "weights") -> np.ndarray:
+def weights_array(weights: ArrayLike, name: str = "weights") -> FloatArray:
     """Validate attention weights: 1-D or 2-D, every entry in [0, 1]."""
     arr = finite_array(weights, name, (1, 2))
     low, high = arr.min(), arr.max()
@@ -57,7 +62,7 @@ def weights_array(weights, name: str = "weights") -> np.ndarray:
     return np.clip(arr, 0.0, 1.0)
 
 
-def bool_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
+def bool_mask(mask: ArrayLike | None, shape: tuple[int, ...]) -> BoolArray:
     """Return a boolean 'may attend' mask of ``shape`` (all True when ``mask`` is None)."""
     if mask is None:
         return np.ones(shape, dtype=bool)
@@ -78,7 +83,7 @@ def axes_or_new(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     return ax
 
 
-def add_label(ax: Axes, x: float, y: float, **kwargs) -> LayoutCachedText:
+def add_label(ax: Axes, x: float, y: float, **kwargs: Any) -> LayoutCachedText:
     """Add an empty text label at data position (x, y) whose layout is cached (fast redraws)."""
     kwargs.setdefault("text", "")
     text = LayoutCachedText(x, y, transform=ax.transData, clip_on=False, **kwargs)
@@ -91,14 +96,14 @@ def cell_fontsize(n: int) -> float:
     return 10.0 if n <= 4 else 8.5 if n <= 7 else 7.0 if n <= 9 else 5.5
 
 
-def black_text_wins(rgb: np.ndarray) -> np.ndarray:
+def black_text_wins(rgb: FloatArray) -> BoolArray:
     """For an (..., 3) array of sRGB colours: True where black text contrasts more than white."""
     lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    lum = lin @ np.array([0.2126, 0.7152, 0.0722])
+    lum: FloatArray = lin @ np.array([0.2126, 0.7152, 0.0722])
     return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05)  # WCAG contrast ratios
 
 
-def text_colour_for(background) -> str:
+def text_colour_for(background: ColorType) -> str:
     """Black or white, whichever has the higher WCAG contrast ratio on ``background``.
 
     Parameters
@@ -120,6 +125,6 @@ class LivePlot:
     ax: Axes
 
     @property
-    def figure(self):
+    def figure(self) -> Figure | SubFigure:
         """The matplotlib Figure holding the plot."""
         return self.ax.figure

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from numpy.typing import ArrayLike
 
 from attention_lab._format import fmt
 from attention_lab.plots._style import (
@@ -38,7 +40,14 @@ class WeightsBars(LivePlot):
     mask : numpy.ndarray of bool, shape (n_k,)
     """
 
-    def __init__(self, ax: Axes, weights, labels: Sequence[str], mask=None, title: str = ""):
+    def __init__(
+        self,
+        ax: Axes,
+        weights: ArrayLike,
+        labels: Sequence[str],
+        mask: ArrayLike | None = None,
+        title: str = "",
+    ) -> None:
         w = weights_array(weights)
         if w.ndim != 1:
             raise ValueError(f"weights must be 1-D (one query's weights), got shape {w.shape}")
@@ -73,7 +82,7 @@ class WeightsBars(LivePlot):
         self.mask = bool_mask(None, w.shape)
         self.update(w, mask)
 
-    def update(self, weights, mask=None) -> None:
+    def update(self, weights: ArrayLike, mask: ArrayLike | None = None) -> None:
         """Change the bar heights (and labels) in place.
 
         Parameters
@@ -111,13 +120,15 @@ class WeightsBars(LivePlot):
         """Change the chart's title."""
         self.ax.title.set_text(title)  # keeps the title's font settings
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes, in drawing order."""
         spines = list(self.ax.spines.values())  # bars cover the bottom spine: draw it again
         return [*self.bars, *spines, *(self.texts or []), self.ax.title]
 
 
-def weights_bar_chart(weights, labels: Sequence[str], ax: Axes | None = None, mask=None):
+def weights_bar_chart(
+    weights: ArrayLike, labels: Sequence[str], ax: Axes | None = None, mask: ArrayLike | None = None
+) -> WeightsBars:
     """Draw one query's attention weights as bars, one per key.
 
     Parameters

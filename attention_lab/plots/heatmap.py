@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.patches import Rectangle
+from numpy.typing import ArrayLike
 
 from attention_lab._format import fmt
 from attention_lab.plots._style import (
@@ -58,14 +60,14 @@ class AttentionHeatmap(LivePlot):
     def __init__(
         self,
         ax: Axes,
-        weights,
+        weights: ArrayLike,
         query_labels: Sequence[str],
         key_labels: Sequence[str],
         annotate: bool = True,
-        mask=None,
+        mask: ArrayLike | None = None,
         title: str = "attention weights",
         colorbar: bool = True,
-    ):
+    ) -> None:
         w = np.atleast_2d(weights_array(weights))
         self.shape = w.shape
         n_q, n_k = w.shape
@@ -132,7 +134,7 @@ class AttentionHeatmap(LivePlot):
         self.mask = bool_mask(None, self.shape)
         self.update(w, mask)
 
-    def update(self, weights, mask=None) -> None:
+    def update(self, weights: ArrayLike, mask: ArrayLike | None = None) -> None:
         """Show new weights (and mask) by changing the existing artists' data.
 
         Parameters
@@ -197,7 +199,7 @@ class AttentionHeatmap(LivePlot):
         self.row_outline.set_y(row - 0.5)
         self.row_outline.set_visible(True)
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes, in drawing order."""
         # The spines are redrawn too: the mesh covers them, and a full draw puts them on top.
         spines = list(self.ax.spines.values())
@@ -208,12 +210,12 @@ class AttentionHeatmap(LivePlot):
 
 
 def attention_heatmap(
-    weights,
+    weights: ArrayLike,
     query_labels: Sequence[str],
     key_labels: Sequence[str],
     ax: Axes | None = None,
     annotate: bool = True,
-    mask=None,
+    mask: ArrayLike | None = None,
 ) -> AttentionHeatmap:
     """Draw attention weights as a heatmap: one row per query, one column per key.
 

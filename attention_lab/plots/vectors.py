@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.patches import FancyArrowPatch, Polygon
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.plots._style import (
     ANNOTATE_MAX_TOKENS,
     KEY_COLOUR,
@@ -23,8 +26,13 @@ from attention_lab.plots._style import (
     weights_array,
 )
 
+#: A 2-D plot's fixed limits: ``((x0, x1), (y0, y1))``.
+Limits = tuple[tuple[float, float], tuple[float, float]]
+#: A point of the plane, ``(x, y)``.
+Point = tuple[float, float]
 
-def convex_hull(points) -> np.ndarray:
+
+def convex_hull(points: ArrayLike) -> np.ndarray:
     """Corners of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain).
 
     Parameters
@@ -43,11 +51,11 @@ def convex_hull(points) -> np.ndarray:
     if len(unique) <= 2:
         return np.array(unique)
 
-    def cross(o, a, b):
+    def cross(o: Point, a: Point, b: Point) -> float:
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
-    def half(seq):
-        chain: list[tuple[float, float]] = []
+    def half(seq: Iterable[Point]) -> list[Point]:
+        chain: list[Point] = []
         for p in seq:
             while len(chain) >= 2 and cross(chain[-2], chain[-1], p) <= 0:
                 chain.pop()
@@ -58,7 +66,7 @@ def convex_hull(points) -> np.ndarray:
     return np.array(lower[:-1] + upper[:-1])
 
 
-def _vectors(x, name: str, n: int | None = None) -> np.ndarray:
+def _vectors(x: ArrayLike, name: str, n: int | None = None) -> np.ndarray:
     arr = finite_array(x, name, (2,))
     if arr.shape[1] != 2:
         raise ValueError(f"{name} must have 2 columns to be drawn in the plane, got {arr.shape}")
@@ -67,7 +75,7 @@ def _vectors(x, name: str, n: int | None = None) -> np.ndarray:
     return arr
 
 
-def _point(x, name: str) -> np.ndarray:
+def _point(x: ArrayLike, name: str) -> np.ndarray:
     arr = finite_array(x, name, (1,))
     if arr.shape != (2,):
         raise ValueError(f"{name} must be a 2-D vector (x, y), got shape {arr.shape}")
@@ -85,20 +93,20 @@ def _outward(vector: np.ndarray, distance: float) -> tuple[float, float]:
 def _nudge(vector: np.ndarray, ax: Axes, fraction: float = 0.05) -> np.ndarray:
     """Return a data-space step away from the origin along ``vector``: puts a label past a tip."""
     norm = float(np.hypot(*vector))
-    span = max(np.ptp(ax.get_xlim()), np.ptp(ax.get_ylim()))
-    direction = vector / norm if norm else np.array([0.7, 0.7])
+    span = max(float(np.ptp(ax.get_xlim())), float(np.ptp(ax.get_ylim())))
+    direction: FloatArray = vector / norm if norm else np.array([0.7, 0.7])
     return fraction * span * direction
 
 
-def _limits(points: np.ndarray, margin: float = 0.15) -> tuple[tuple[float, float], ...]:
+def _limits(points: np.ndarray, margin: float = 0.15) -> Limits:
     """Square-ish limits around ``points`` (always including the origin) with a margin."""
     pts = np.vstack([points, [[0.0, 0.0]]])
     low, high = pts.min(axis=0), pts.max(axis=0)
     pad = margin * max(float((high - low).max()), 1.0)
-    return (low[0] - pad, high[0] + pad), (low[1] - pad, high[1] + pad)
+    return (float(low[0] - pad), float(high[0] + pad)), (float(low[1] - pad), float(high[1] + pad))
 
 
-def vector_axes(ax: Axes, limits, title: str) -> None:
+def vector_axes(ax: Axes, limits: Limits, title: str) -> None:
     """Square axes for 2-D vectors: fixed limits, equal aspect, the two axes through 0, a grid.
 
     Parameters
@@ -145,16 +153,16 @@ class VectorPlot(LivePlot):
     def __init__(
         self,
         ax: Axes,
-        keys,
-        values,
-        query,
-        output,
-        weights=None,
+        keys: ArrayLike,
+        values: ArrayLike,
+        query: ArrayLike,
+        output: ArrayLike,
+        weights: ArrayLike | None = None,
         labels: Sequence[str] | None = None,
-        limits=None,
+        limits: Limits | None = None,
         title: str = "keys, query, values and output",
         legend: bool = True,
-    ):
+    ) -> None:
         k = _vectors(keys, "keys")
         n = k.shape[0]
         v = _vectors(values, "values", n)
@@ -222,7 +230,7 @@ class VectorPlot(LivePlot):
         self.query = q
         self.update(q, output, weights)
 
-    def update(self, query, output, weights=None) -> None:
+    def update(self, query: ArrayLike, output: ArrayLike, weights: ArrayLike | None = None) -> None:
         """Move the query arrow and the output point (and reweight the blend lines).
 
         Parameters
@@ -253,7 +261,7 @@ class VectorPlot(LivePlot):
         """Change the plot's title."""
         self.ax.title.set_text(title)  # keeps the title's font settings
 
-    def dynamic_artists(self) -> list:
+    def dynamic_artists(self) -> list[Artist]:
         """Return the artists :meth:`update` changes, in drawing order."""
         return [
             self.blend_lines,
@@ -265,14 +273,14 @@ class VectorPlot(LivePlot):
 
 
 def vector_plot(
-    keys,
-    values,
-    query,
-    output,
-    weights=None,
+    keys: ArrayLike,
+    values: ArrayLike,
+    query: ArrayLike,
+    output: ArrayLike,
+    weights: ArrayLike | None = None,
     labels: Sequence[str] | None = None,
     ax: Axes | None = None,
-    limits=None,
+    limits: Limits | None = None,
     legend: bool = True,
 ) -> VectorPlot:
     """Draw keys (arrows), values (squares), the query (arrow) and the output (star) in 2-D.

@@ -16,9 +16,13 @@ Shapes: every function takes a batch of sequences ``(..., n, d_model)`` (one seq
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from attention_lab._types import FloatArray
 
 __all__ = [
     "EPS",
@@ -83,18 +87,18 @@ class BlockWeights:
     b_2 : numpy.ndarray, shape (d_model,)
     """
 
-    W_Q: np.ndarray
-    W_K: np.ndarray
-    W_V: np.ndarray
-    W_O: np.ndarray
-    gamma1: np.ndarray
-    beta1: np.ndarray
-    W_1: np.ndarray
-    b_1: np.ndarray
-    W_2: np.ndarray
-    b_2: np.ndarray
-    gamma2: np.ndarray
-    beta2: np.ndarray
+    W_Q: FloatArray
+    W_K: FloatArray
+    W_V: FloatArray
+    W_O: FloatArray
+    gamma1: FloatArray
+    beta1: FloatArray
+    W_1: FloatArray
+    b_1: FloatArray
+    W_2: FloatArray
+    b_2: FloatArray
+    gamma2: FloatArray
+    beta2: FloatArray
 
     @property
     def h(self) -> int:
@@ -116,7 +120,7 @@ class BlockWeights:
         """The feed-forward network's hidden width."""
         return int(self.W_1.shape[1])
 
-    def arrays(self) -> dict[str, np.ndarray]:
+    def arrays(self) -> dict[str, FloatArray]:
         """Name -> array, in the order of the fields."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -143,7 +147,7 @@ def init_block(d_model: int, h: int, d_ff: int, seed: int = 0) -> BlockWeights:
     d_k = d_model // h
     rng = np.random.default_rng(seed)
 
-    def dense(*shape: int) -> np.ndarray:
+    def dense(*shape: int) -> FloatArray:
         return rng.normal(0.0, 1.0 / np.sqrt(shape[-2]), size=shape)
 
     ones, zeros = np.ones(d_model), np.zeros(d_model)
@@ -163,7 +167,12 @@ def init_block(d_model: int, h: int, d_ff: int, seed: int = 0) -> BlockWeights:
     )
 
 
-def layer_norm(x, gamma=None, beta=None, eps: float = EPS) -> np.ndarray:
+def layer_norm(
+    x: ArrayLike,
+    gamma: ArrayLike | None = None,
+    beta: ArrayLike | None = None,
+    eps: float = EPS,
+) -> FloatArray:
     """Normalise each position's vector to mean 0 and variance 1, then scale and shift.
 
     Ba et al. (2016): the statistics are taken over the features of *one* example (here the
@@ -176,17 +185,19 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS) -> np.ndarray:
         Gain (default 1) and bias (default 0).
     """
     x = np.asarray(x, dtype=float)
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)
+    mean: FloatArray = x.mean(axis=-1, keepdims=True)
+    var: FloatArray = x.var(axis=-1, keepdims=True)
     out = (x - mean) / np.sqrt(var + eps)
     if gamma is not None:
-        out = out * gamma
+        out = out * np.asarray(gamma, dtype=float)
     if beta is not None:
-        out = out + beta
+        out = out + np.asarray(beta, dtype=float)
     return out
 
 
-def feed_forward(x, W_1, b_1, W_2, b_2) -> np.ndarray:
+def feed_forward(
+    x: ArrayLike, W_1: FloatArray, b_1: FloatArray, W_2: FloatArray, b_2: FloatArray
+) -> FloatArray:
     """``max(0, x W_1 + b_1) W_2 + b_2`` for every position separately (§3.3).
 
     Parameters
@@ -196,28 +207,32 @@ def feed_forward(x, W_1, b_1, W_2, b_2) -> np.ndarray:
     return np.maximum(0.0, np.asarray(x, dtype=float) @ W_1 + b_1) @ W_2 + b_2
 
 
-def heads_matrix(W: np.ndarray) -> np.ndarray:
+def heads_matrix(W: FloatArray) -> FloatArray:
     """Every head's projection side by side: (h, d_model, d_k) -> (d_model, h * d_k)."""
     return np.swapaxes(W, 0, 1).reshape(W.shape[1], -1)
 
 
-def split_heads(y: np.ndarray, h: int) -> np.ndarray:
+def split_heads(y: FloatArray, h: int) -> FloatArray:
     """(..., n, h * d_k) -> (..., h, n, d_k): one slice per head."""
     return np.swapaxes(y.reshape(*y.shape[:-1], h, -1), -3, -2)
 
 
-def join_heads(y: np.ndarray) -> np.ndarray:
+def join_heads(y: FloatArray) -> FloatArray:
     """(..., h, n, d_k) -> (..., n, h * d_k): the heads' outputs concatenated, word by word."""
     moved = np.swapaxes(y, -3, -2)
     return moved.reshape(*moved.shape[:-2], -1)
 
 
-def _softmax(s: np.ndarray) -> np.ndarray:
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def _softmax(s: FloatArray) -> FloatArray:
+    peak: FloatArray = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - peak)
+    totals: FloatArray = e.sum(axis=-1, keepdims=True)
+    return e / totals
 
 
-def multi_head_self_attention(x, w: BlockWeights, causal: bool = True):
+def multi_head_self_attention(
+    x: ArrayLike, w: BlockWeights, causal: bool = True
+) -> tuple[FloatArray, FloatArray]:
     """Every head's scaled dot-product attention, concatenated and mixed by ``W_O``.
 
     Parameters
@@ -261,21 +276,30 @@ class BlockTrace:
     parts : Parts
     """
 
-    inputs: np.ndarray
-    weights: np.ndarray
-    attention: np.ndarray
-    middle: np.ndarray
-    ffn: np.ndarray | None
-    output: np.ndarray
+    inputs: FloatArray
+    weights: FloatArray
+    attention: FloatArray
+    middle: FloatArray
+    ffn: FloatArray | None
+    output: FloatArray
     parts: Parts
 
 
-def _sublayer(x, sublayer, gamma, beta, parts: Parts):
+def _sublayer(
+    x: FloatArray,
+    sublayer: Callable[[FloatArray], FloatArray],
+    gamma: FloatArray,
+    beta: FloatArray,
+    parts: Parts,
+) -> tuple[FloatArray, FloatArray]:
     """One wrapped sub-layer: post-norm ``LN(x + f(x))`` or pre-norm ``x + f(LN(x))``.
 
     Returns the sub-layer's own output and the wrapped result.
     """
-    norm = (lambda v: layer_norm(v, gamma, beta)) if parts.norm else (lambda v: v)
+
+    def norm(v: FloatArray) -> FloatArray:
+        return layer_norm(v, gamma, beta) if parts.norm else v
+
     if parts.norm_first:
         out = sublayer(norm(x))
         return out, (x + out if parts.residual else out)
@@ -283,7 +307,7 @@ def _sublayer(x, sublayer, gamma, beta, parts: Parts):
     return out, norm(x + out if parts.residual else out)
 
 
-def block_forward(x, w: BlockWeights, parts: Parts = ORIGINAL) -> BlockTrace:
+def block_forward(x: ArrayLike, w: BlockWeights, parts: Parts = ORIGINAL) -> BlockTrace:
     """Run one block on ``x``.
 
     Parameters
@@ -302,9 +326,9 @@ def block_forward(x, w: BlockWeights, parts: Parts = ORIGINAL) -> BlockTrace:
             f"x has shape {x.shape}; expected (n, {w.d_model}): one row of d_model = "
             f"{w.d_model} numbers per position"
         )
-    found: dict[str, np.ndarray] = {}
+    found: dict[str, FloatArray] = {}
 
-    def attend(v):
+    def attend(v: FloatArray) -> FloatArray:
         out, found["weights"] = multi_head_self_attention(v, w, causal=parts.causal)
         return out
 
@@ -312,7 +336,7 @@ def block_forward(x, w: BlockWeights, parts: Parts = ORIGINAL) -> BlockTrace:
     ffn, output = None, middle
     if parts.feed_forward:
 
-        def ff(v):
+        def ff(v: FloatArray) -> FloatArray:
             return feed_forward(v, w.W_1, w.b_1, w.W_2, w.b_2)
 
         ffn, output = _sublayer(middle, ff, w.gamma2, w.beta2, parts)

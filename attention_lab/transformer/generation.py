@@ -12,10 +12,16 @@ on the one chosen before it, so generation cannot be done in parallel, although 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray
 from attention_lab.transformer.block import Parts
+
+if TYPE_CHECKING:
+    from attention_lab.transformer.tiny_model import TinyModel
 
 __all__ = [
     "Generation",
@@ -27,7 +33,7 @@ __all__ = [
 ]
 
 
-def softmax_with_temperature(logits, temperature: float = 1.0) -> np.ndarray:
+def softmax_with_temperature(logits: ArrayLike, temperature: float = 1.0) -> FloatArray:
     """``softmax(logits / temperature)`` along the last axis (the vocabulary).
 
     Parameters
@@ -47,11 +53,18 @@ def softmax_with_temperature(logits, temperature: float = 1.0) -> np.ndarray:
             "for nearly greedy picks, 1 for the model's own probabilities"
         )
     z = np.asarray(logits, dtype=float) / t
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    peak: FloatArray = z.max(axis=-1, keepdims=True)
+    e = np.exp(z - peak)
+    totals: FloatArray = e.sum(axis=-1, keepdims=True)
+    return e / totals
 
 
-def next_token(logits, temperature: float = 1.0, rng=None, greedy: bool = False) -> int:
+def next_token(
+    logits: ArrayLike,
+    temperature: float = 1.0,
+    rng: np.random.Generator | None = None,
+    greedy: bool = False,
+) -> int:
     """Pick the next token from one row of logits (shape (V,)): the argmax, or a sample."""
     logits = np.asarray(logits, dtype=float)
     if logits.ndim != 1:
@@ -79,7 +92,7 @@ class GenerationStep:
     """
 
     context: str
-    probabilities: np.ndarray
+    probabilities: FloatArray
     chosen: str
 
 
@@ -106,7 +119,7 @@ class Generation:
 
 
 def generate(
-    model,
+    model: TinyModel,
     prompt: str,
     n_new: int,
     temperature: float = 1.0,
@@ -150,7 +163,7 @@ def generate(
     return Generation(prompt, model.vocab.decode(ids), tuple(steps))
 
 
-def prefix_change(model, text: str, parts: Parts | None = None) -> float:
+def prefix_change(model: TinyModel, text: str, parts: Parts | None = None) -> float:
     """How much appending one character changes the logits of the positions before it.
 
     Runs the model on ``text[:-1]`` and on ``text`` and returns the largest change in any

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from attention_lab._types import FloatArray
 from attention_lab.transformer.block import (
     EPS,
     ORIGINAL,
@@ -34,31 +35,38 @@ from attention_lab.transformer.block import (
 
 __all__ = ["block_vjp"]
 
-Grads = dict[str, np.ndarray]
-Back = Callable[[np.ndarray], tuple[np.ndarray, Grads]]
+Grads = dict[str, FloatArray]
+Back = Callable[[FloatArray], tuple[FloatArray, Grads]]
+#: a sub-layer (or its norm) with its backward pass, as :func:`_wrap` takes them
+Sublayer = Callable[[FloatArray], tuple[FloatArray, Back]]
 
 
-def _sum_leading(a: np.ndarray) -> np.ndarray:
+def _sum_leading(a: FloatArray) -> FloatArray:
     """Sum over every axis but the last (a bias's gradient adds over the batch and positions)."""
-    return a.reshape(-1, a.shape[-1]).sum(axis=0)
+    total: FloatArray = a.reshape(-1, a.shape[-1]).sum(axis=0)
+    return total
 
 
-def _outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _outer_sum(a: FloatArray, b: FloatArray) -> FloatArray:
     """``sum over rows of a_row^T b_row``: a weight's gradient from its input and ``d_out``."""
-    return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
+    rows_a: FloatArray = a.reshape(-1, a.shape[-1])
+    rows_b: FloatArray = b.reshape(-1, b.shape[-1])
+    return rows_a.T @ rows_b
 
 
-def _per_head(flat: np.ndarray, h: int) -> np.ndarray:
+def _per_head(flat: FloatArray, h: int) -> FloatArray:
     """(d_model, h * d_k) -> (h, d_model, d_k), the inverse of ``heads_matrix``."""
     return np.swapaxes(flat.reshape(flat.shape[0], h, -1), 0, 1)
 
 
-def _layer_norm(x: np.ndarray, gamma, beta, names: tuple[str, str]) -> tuple[np.ndarray, Back]:
+def _layer_norm(
+    x: FloatArray, gamma: FloatArray, beta: FloatArray, names: tuple[str, str]
+) -> tuple[FloatArray, Back]:
     mean = x.mean(axis=-1, keepdims=True)
     inv = 1.0 / np.sqrt(x.var(axis=-1, keepdims=True) + EPS)
     xhat = (x - mean) * inv
 
-    def back(dy):
+    def back(dy: FloatArray) -> tuple[FloatArray, Grads]:
         dxhat = dy * gamma
         dx = inv * (
             dxhat
@@ -70,7 +78,7 @@ def _layer_norm(x: np.ndarray, gamma, beta, names: tuple[str, str]) -> tuple[np.
     return xhat * gamma + beta, back
 
 
-def _attention(x: np.ndarray, w: BlockWeights, causal: bool) -> tuple[np.ndarray, np.ndarray, Back]:
+def _attention(x: FloatArray, w: BlockWeights, causal: bool) -> tuple[FloatArray, FloatArray, Back]:
     flats = [heads_matrix(m) for m in (w.W_Q, w.W_K, w.W_V)]
     Q, K, V = (split_heads(x @ f, w.h) for f in flats)
     root = np.sqrt(w.d_k)
@@ -82,7 +90,7 @@ def _attention(x: np.ndarray, w: BlockWeights, causal: bool) -> tuple[np.ndarray
     weights = e / e.sum(axis=-1, keepdims=True)
     concat = join_heads(weights @ V)
 
-    def back(dy):
+    def back(dy: FloatArray) -> tuple[FloatArray, Grads]:
         d_heads = split_heads(dy @ w.W_O.T, w.h)
         d_weights = d_heads @ np.swapaxes(V, -1, -2)
         dV = np.swapaxes(weights, -1, -2) @ d_heads
@@ -99,11 +107,11 @@ def _attention(x: np.ndarray, w: BlockWeights, causal: bool) -> tuple[np.ndarray
     return concat @ w.W_O, weights, back
 
 
-def _feed_forward(x: np.ndarray, w: BlockWeights) -> tuple[np.ndarray, Back]:
+def _feed_forward(x: FloatArray, w: BlockWeights) -> tuple[FloatArray, Back]:
     hidden = x @ w.W_1 + w.b_1
     active = np.maximum(hidden, 0.0)
 
-    def back(dy):
+    def back(dy: FloatArray) -> tuple[FloatArray, Grads]:
         d_hidden = (dy @ w.W_2.T) * (hidden > 0)
         grads = {
             "W_2": _outer_sum(active, dy),
@@ -116,18 +124,20 @@ def _feed_forward(x: np.ndarray, w: BlockWeights) -> tuple[np.ndarray, Back]:
     return active @ w.W_2 + w.b_2, back
 
 
-def _identity(x: np.ndarray) -> tuple[np.ndarray, Back]:
+def _identity(x: FloatArray) -> tuple[FloatArray, Back]:
     return x, lambda dy: (dy, {})
 
 
-def _wrap(x, sublayer, norm, parts: Parts) -> tuple[np.ndarray, Back]:
+def _wrap(
+    x: FloatArray, sublayer: Sublayer, norm: Sublayer, parts: Parts
+) -> tuple[FloatArray, Back]:
     """Post-norm ``norm(x + f(x))`` or pre-norm ``x + f(norm(x))``, with its backward pass."""
     if parts.norm_first:
         u, back_norm = norm(x)
         f, back_f = sublayer(u)
         out = x + f if parts.residual else f
 
-        def back_pre(dy):
+        def back_pre(dy: FloatArray) -> tuple[FloatArray, Grads]:
             du, g1 = back_f(dy)
             dx, g2 = back_norm(du)
             return dx + dy if parts.residual else dx, {**g1, **g2}
@@ -136,7 +146,7 @@ def _wrap(x, sublayer, norm, parts: Parts) -> tuple[np.ndarray, Back]:
     f, back_f = sublayer(x)
     out, back_norm = norm(x + f if parts.residual else f)
 
-    def back_post(dy):
+    def back_post(dy: FloatArray) -> tuple[FloatArray, Grads]:
         ds, g1 = back_norm(dy)
         dx, g2 = back_f(ds)
         return dx + ds if parts.residual else dx, {**g1, **g2}
@@ -145,8 +155,8 @@ def _wrap(x, sublayer, norm, parts: Parts) -> tuple[np.ndarray, Back]:
 
 
 def block_vjp(
-    x: np.ndarray, w: BlockWeights, parts: Parts = ORIGINAL
-) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], tuple[np.ndarray, BlockWeights]]]:
+    x: FloatArray, w: BlockWeights, parts: Parts = ORIGINAL
+) -> tuple[FloatArray, FloatArray, Callable[[FloatArray], tuple[FloatArray, BlockWeights]]]:
     """Run the block and return its backward pass.
 
     Parameters
@@ -163,13 +173,13 @@ def block_vjp(
         ``back(d_output)`` -> ``(d_x, d_w)``: the gradient with respect to ``x`` (shape of
         ``x``) and to every weight (a BlockWeights of gradients; zeros for a part left out).
     """
-    found: dict[str, np.ndarray] = {}
+    found: dict[str, FloatArray] = {}
 
-    def attend(v):
+    def attend(v: FloatArray) -> tuple[FloatArray, Back]:
         out, found["weights"], back = _attention(v, w, parts.causal)
         return out, back
 
-    def norm_with(gamma, beta, names):
+    def norm_with(gamma: FloatArray, beta: FloatArray, names: tuple[str, str]) -> Sublayer:
         if not parts.norm:
             return _identity
         return lambda v: _layer_norm(v, gamma, beta, names)
@@ -180,7 +190,7 @@ def block_vjp(
         ff = lambda v: _feed_forward(v, w)  # noqa: E731 - the sub-layer, as _wrap takes it
         output, back_2 = _wrap(middle, ff, norm_with(w.gamma2, w.beta2, ("gamma2", "beta2")), parts)
 
-    def back(dy):
+    def back(dy: FloatArray) -> tuple[FloatArray, BlockWeights]:
         d_middle, g2 = back_2(dy)
         dx, g1 = back_1(d_middle)
         grads = {**g1, **g2}

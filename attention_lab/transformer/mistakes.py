@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_lab._steps import softmax
+from attention_lab._types import BoolArray, FloatArray
 from attention_lab.transformer.block import layer_norm
 from attention_lab.transformer.parameters import ParameterCount, count_parameters
 
@@ -48,46 +49,46 @@ class WrongBlock:
     """
 
     kind: str
-    compute: Callable
+    compute: Callable[..., object]
 
 
-def _norm_over_positions(x):
+def _norm_over_positions(x: FloatArray) -> FloatArray | None:
     return None if x.shape[0] < 2 else np.swapaxes(layer_norm(np.swapaxes(x, 0, 1)), 0, 1)
 
 
-def _add_norm_over_positions(x, f):
+def _add_norm_over_positions(x: FloatArray, f: FloatArray) -> FloatArray | None:
     return _norm_over_positions(x + f)
 
 
-def _residual_after_norm(x, f):
+def _residual_after_norm(x: FloatArray, f: FloatArray) -> FloatArray:
     return layer_norm(f) + x
 
 
-def _vocab_softmax_over_positions(logits, temperature):
+def _vocab_softmax_over_positions(logits: FloatArray, temperature: float) -> FloatArray | None:
     return None if logits.shape[0] < 2 else softmax(logits / temperature, axis=0)
 
 
-def _temperature_times(logits, temperature):
+def _temperature_times(logits: FloatArray, temperature: float) -> FloatArray | None:
     return None if temperature == 1 else softmax(logits * temperature, axis=-1)
 
 
-def _no_mask(scores):
+def _no_mask(scores: FloatArray) -> FloatArray:
     return softmax(scores, axis=-1)
 
 
-def _causal(n: int) -> np.ndarray:
+def _causal(n: int) -> BoolArray:
     return np.tril(np.ones((n, n), dtype=bool))
 
 
-def _mask_as_zero(scores):
+def _mask_as_zero(scores: FloatArray) -> FloatArray:
     return softmax(np.where(_causal(len(scores)), scores, 0.0), axis=-1)
 
 
-def _mask_after_softmax(scores):
+def _mask_after_softmax(scores: FloatArray) -> FloatArray:
     return np.where(_causal(len(scores)), softmax(scores, axis=-1), 0.0)
 
 
-def _full_width_heads(d_model, h, d_ff):
+def _full_width_heads(d_model: int, h: int, d_ff: int) -> ParameterCount | None:
     if h == 1:
         return None
     right = count_parameters(d_model, h, d_ff)

@@ -19,10 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from attention_lab._types import FloatArray, IntArray
 from attention_lab.core import positional_encoding
 from attention_lab.transformer.block import (
     ORIGINAL,
+    BlockTrace,
     BlockWeights,
     Parts,
     block_forward,
@@ -84,7 +87,7 @@ class Vocabulary:
         """How many characters."""
         return len(self.chars)
 
-    def encode(self, text: str) -> np.ndarray:
+    def encode(self, text: str) -> IntArray:
         """Ids of ``text``'s characters, shape (len(text),); a clear error for an unknown one."""
         index = {c: i for i, c in enumerate(self.chars)}
         unknown = sorted(set(text) - set(index))
@@ -94,7 +97,7 @@ class Vocabulary:
             )
         return np.array([index[c] for c in text], dtype=int)
 
-    def decode(self, ids) -> str:
+    def decode(self, ids: ArrayLike) -> str:
         """Return the characters of ``ids``."""
         return "".join(self.chars[int(i)] for i in np.asarray(ids).ravel())
 
@@ -118,14 +121,14 @@ class TinyModel:
     """
 
     vocab: Vocabulary
-    embedding: np.ndarray
+    embedding: FloatArray
     block: BlockWeights
-    W_U: np.ndarray
-    b_U: np.ndarray
+    W_U: FloatArray
+    b_U: FloatArray
     context: int
     parts: Parts = ORIGINAL
 
-    def arrays(self) -> list[np.ndarray]:
+    def arrays(self) -> list[FloatArray]:
         """Every learned array (what training updates, in place)."""
         return [self.embedding, self.W_U, self.b_U, *self.block.arrays().values()]
 
@@ -133,7 +136,7 @@ class TinyModel:
         """How many numbers the model learns."""
         return sum(int(a.size) for a in self.arrays())
 
-    def _inputs(self, ids) -> np.ndarray:
+    def _inputs(self, ids: ArrayLike) -> FloatArray:
         ids = np.asarray(ids, dtype=int)
         n = ids.shape[-1]
         if not 1 <= n <= self.context:
@@ -141,9 +144,10 @@ class TinyModel:
                 f"the model reads 1 to {self.context} characters at once, got {n}: pass the last "
                 f"{self.context} (ids[-{self.context}:])"
             )
-        return self.embedding[ids] + positional_encoding(n, self.embedding.shape[1])
+        picked: FloatArray = self.embedding[ids]
+        return picked + positional_encoding(n, self.embedding.shape[1])
 
-    def forward(self, ids, parts: Parts | None = None):
+    def forward(self, ids: ArrayLike, parts: Parts | None = None) -> tuple[FloatArray, BlockTrace]:
         """Run the model; ``parts`` overrides the block's (e.g. ``causal=False``).
 
         Parameters
@@ -159,7 +163,7 @@ class TinyModel:
         trace = block_forward(self._inputs(ids), self.block, parts or self.parts)
         return trace.output @ self.W_U + self.b_U, trace
 
-    def logits(self, ids, parts: Parts | None = None) -> np.ndarray:
+    def logits(self, ids: ArrayLike, parts: Parts | None = None) -> FloatArray:
         """Return the next-character scores at every position, shape (..., n, V)."""
         return self.forward(ids, parts)[0]
 
@@ -187,7 +191,7 @@ def init_model(
     )
 
 
-def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
+def _cross_entropy(logits: FloatArray, targets: IntArray) -> tuple[float, FloatArray]:
     """Mean ``-log softmax(logits)[target]`` and its gradient with respect to the logits."""
     shifted = logits - logits.max(axis=-1, keepdims=True)
     log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
@@ -199,7 +203,7 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.n
     return float(-picked.mean()), grad / targets.size
 
 
-def loss_and_grads(model: TinyModel, windows) -> tuple[float, list[np.ndarray]]:
+def loss_and_grads(model: TinyModel, windows: ArrayLike) -> tuple[float, list[FloatArray]]:
     """Return the mean next-character loss of a batch and its gradient for every array of the model.
 
     Parameters
@@ -241,11 +245,11 @@ class TrainingRun:
     """
 
     model: TinyModel
-    losses: np.ndarray
+    losses: FloatArray
     seed: int
 
 
-def _windows(ids: np.ndarray, length: int, batch: int, rng) -> np.ndarray:
+def _windows(ids: IntArray, length: int, batch: int, rng: np.random.Generator) -> IntArray:
     starts = rng.integers(0, len(ids) - length, size=batch)
     return np.stack([ids[s : s + length + 1] for s in starts])
 
