@@ -18,8 +18,11 @@ from traitlets.config import Config, Configurable
 from attention_grader.common.settings import (
     AnswerLimits,
     Answers,
+    Batch,
     Intake,
     IntakeLimits,
+    PageLimits,
+    Pages,
     Protections,
 )
 
@@ -35,6 +38,7 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
 
     intake = tuple(f.name for f in fields(IntakeLimits))
     answers = tuple(f.name for f in fields(AnswerLimits))
+    pages = tuple(f.name for f in fields(PageLimits))
     return [
         (Execute, ("timeout",)),
         (LimitOutput, ("max_lines", "max_traceback")),
@@ -64,6 +68,8 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
         (Intake, intake),
         (SafeExchangeCollect, ("clock_slack",)),
         (Answers, answers),
+        (Pages, pages),
+        (Batch, ("worker_grace", "max_crashes")),
         (Protections, ("allow_unsandboxed_in_pod",)),
     ]
 

@@ -324,8 +324,8 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
 
 def worker_budget(config: Config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
-    from attention_grader.executor.budget import WORKER_GRACE
+    from attention_grader.common.settings import Batch
     from attention_grader.executor.execute import GradingExecute
 
     seconds = GradingExecute(config=config).submission_budget
-    return float(seconds) + WORKER_GRACE if seconds else 0.0
+    return float(seconds) + Batch(config=config).worker_grace if seconds else 0.0

@@ -58,8 +58,6 @@ from attention_lab.variants import PRACTICE, StudentSeed
 
 __all__ = ["TrustedChecker"]
 
-_MAX_TEXT = 20_000
-
 # --------------------------------------------------------------------------- the checker
 
 
@@ -67,8 +65,9 @@ class _AnswersUnavailable(Exception):
     """The answers a test needs could not be read from the kernel."""
 
 
-def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> NotebookNode:
-    evalue = evalue[:_MAX_TEXT]
+def _error(ename: str, evalue: str, cut: int, traceback: list[str] | None = None) -> NotebookNode:
+    """Return an error output, its message cut at ``cut`` characters (``c.Answers.max_output_chars``)."""
+    evalue = evalue[:cut]
     return NotebookNode(
         output_type="error",
         ename=ename,
@@ -77,15 +76,15 @@ def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> Noteb
     )
 
 
-def _traceback_of(exc: BaseException) -> list[str]:
+def _traceback_of(exc: BaseException, cut: int) -> list[str]:
     """Return the one-line traceback a check gives (``_render_traceback_``), never test code."""
     render = getattr(exc, "_render_traceback_", None)
     if callable(render):
         with contextlib.suppress(Exception):
             lines = render()
             if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
-                return [line[:_MAX_TEXT] for line in lines]
-    return [f"{type(exc).__name__}: {str(exc)[:_MAX_TEXT]}"]
+                return [line[:cut] for line in lines]
+    return [f"{type(exc).__name__}: {str(exc)[:cut]}"]
 
 
 @contextlib.contextmanager
@@ -381,6 +380,7 @@ class TrustedChecker:
                 self.channel.request({"op": "define", "source": code})
 
     def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:  # noqa: C901 -- one branch per way a test ends
+        cut = self.channel.limits.max_output_chars
         try:
             stdout, value = self._run(source, f"<test {grade_id}>")
         except KernelGone:
@@ -388,22 +388,22 @@ class TrustedChecker:
         except _AnswersUnavailable as exc:
             self.unreadable.append(f"{grade_id}: {exc}")
             text = f"the grader could not read your answers for this test ({exc})"
-            return [_error("UnreadableAnswer", text)]
+            return [_error("UnreadableAnswer", text, cut)]
         except KeyboardInterrupt:
             raise
         except CannotGrade as exc:
             if exc.cause not in self.channel.uncarried:
                 self.channel.uncarried.append(exc.cause)
-            return [_error("CannotGrade", exc.cause)]
+            return [_error("CannotGrade", exc.cause, cut)]
         except StudentCodeError as exc:  # the student's function raised, uncaught by the test
-            return [_error(exc.ename, exc.message)]
+            return [_error(exc.ename, exc.message, cut)]
         except MemoryError:  # grader_memory_mb: the child stops there, never a failed test
             raise
         except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised
             diagnosis = diagnosis_of(exc)
             if diagnosis is not None:
                 self.diagnoses[grade_id] = diagnosis
-            return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
+            return [_error(type(exc).__name__, str(exc), cut, _traceback_of(exc, cut))]
         outputs = []
         # As in nbgrader, a test cell with stderr output earns nothing. Said, not shown: her
         # code could print the test's hidden inputs there, the test its expected values.
@@ -414,16 +414,14 @@ class TrustedChecker:
         if stderr:
             outputs.append(NotebookNode(output_type="stream", name="stderr", text=stderr))
         if stdout:
-            outputs.append(
-                NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])
-            )
+            outputs.append(NotebookNode(output_type="stream", name="stdout", text=stdout[:cut]))
         if value is not None:
             outputs.append(
                 NotebookNode(
                     output_type="execute_result",
                     execution_count=None,
                     metadata={},
-                    data={"text/plain": repr(value)[:_MAX_TEXT]},
+                    data={"text/plain": repr(value)[:cut]},
                 )
             )
         return outputs

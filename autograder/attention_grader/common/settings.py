@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from traitlets import Bool, Integer, Set, Unicode, default
+from traitlets import Bool, Float, Integer, Set, Unicode, default
 from traitlets.config import Config, Configurable
 
 from attention_grader.common.environment import variable_value
@@ -30,12 +30,16 @@ from attention_grader.common.environment import variable_value
 __all__ = [
     "AnswerLimits",
     "IntakeLimits",
+    "PageLimits",
     "ALLOW_ENV",
     "Answers",
+    "Batch",
     "Intake",
+    "Pages",
     "Protections",
     "answer_limits",
     "intake_limits",
+    "page_limits",
 ]
 
 #: The container-friendly switch for :attr:`Protections.allow_unsandboxed_in_pod`
@@ -94,6 +98,10 @@ class AnswerLimits:
         Most items a generator, or an object the test iterates, is carried as.
     max_printed_chars : int
         Most characters of what a student's function prints during one call kept for the test.
+    max_handle_ops : int
+        Most uses of a student's objects (handles) one test may make.
+    max_output_chars : int
+        Longest text of a trusted test's output (error message, printed text, result).
 
     The depth, items, text, yields and printed caps are sent into the kernel with each request
     (:class:`attention_grader.wire.answer_codec.Caps`): both sides cut at the same place.
@@ -109,6 +117,27 @@ class AnswerLimits:
     max_text_chars: int = 200_000
     max_yields: int = 10_000
     max_printed_chars: int = 1_000_000
+    max_handle_ops: int = 2000
+    max_output_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """Caps on the work one page (feedback, the formgrader's view, a report) spends on HTML.
+
+    Attributes
+    ----------
+    max_checked_html : int
+        Longest HTML output (characters) read for unsafe parts; a longer one is shown as text.
+    max_problems : int
+        Most distinct findings one ``unsafe_html`` flag lists.
+    max_maths_chars : int
+        Most characters of TeX one rendering converts to MathML; the rest is shown as source.
+    """
+
+    max_checked_html: int = 4 * 2**20
+    max_problems: int = 20
+    max_maths_chars: int = 20_000
 
 
 def _limit(value: int, text: str) -> Integer[int, int]:
@@ -221,9 +250,59 @@ class Answers(Configurable):
         "Most characters of what a student's function prints during one call kept for the test.",
     )
 
+    max_handle_ops = _limit(
+        AnswerLimits.max_handle_ops,
+        "Most uses of a student's objects one test may make (numpy reading a student's "
+        "sequence item by item costs one each); past it, the test needs a teacher.",
+    )
+    max_output_chars = _limit(
+        AnswerLimits.max_output_chars,
+        "Longest text kept of a trusted test's output in the graded notebook (its error "
+        "message, printed text, result; characters); the rest is cut.",
+    )
+
     def limits(self) -> AnswerLimits:
         """Return these settings as the answer reader's frozen :class:`AnswerLimits`."""
         return AnswerLimits(**{f.name: getattr(self, f.name) for f in fields(AnswerLimits)})
+
+
+class Pages(Configurable):
+    """What one page (feedback, the formgrader's view, a report) spends on a student's HTML."""
+
+    max_checked_html = _limit(
+        PageLimits.max_checked_html,
+        "Longest HTML output read for unsafe parts (characters; a pandas table of 10 000 cells "
+        "is about 1 MB); a longer one is shown as its text, unread.",
+    )
+    max_problems = _limit(
+        PageLimits.max_problems,
+        "Most distinct findings one unsafe_html flag lists (a page of made-up tags is one attempt).",
+    )
+    max_maths_chars = _limit(
+        PageLimits.max_maths_chars,
+        "Most characters of TeX one page converts to MathML (the conversion's time grows "
+        "faster than a formula's length); the rest is shown as TeX source.",
+    )
+
+    def limits(self) -> PageLimits:
+        """Return these settings as the pages' frozen :class:`PageLimits`."""
+        return PageLimits(**{f.name: getattr(self, f.name) for f in fields(PageLimits)})
+
+
+class Batch(Configurable):
+    """How ``make grade``'s parent watches its worker processes."""
+
+    worker_grace = Float(
+        60.0,
+        help="Seconds make grade's parent adds to c.GradingExecute.submission_budget before it "
+        "kills a worker still on one submission (the steps after execution, saving grades and "
+        "sanitising HTML, run in the worker).",
+    ).tag(config=True)
+    max_crashes = _limit(
+        3,
+        "Worker pools replaced after a crash no budget explains before the rest of the class is "
+        "given up (reported as crashed, never graded wrongly).",
+    )
 
 
 class Protections(Configurable):
@@ -248,3 +327,8 @@ def intake_limits(config: Config | None) -> IntakeLimits:
 def answer_limits(config: Config | None) -> AnswerLimits:
     """Return the answer reader's caps as ``config`` sets them (``c.Answers``)."""
     return Answers(config=config or Config()).limits()
+
+
+def page_limits(config: Config | None) -> PageLimits:
+    """Return the pages' caps as ``config`` sets them (``c.Pages``)."""
+    return Pages(config=config or Config()).limits()

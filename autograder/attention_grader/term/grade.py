@@ -53,7 +53,7 @@ from attention_grader.batch.worker import (
 )
 from attention_grader.common.course import Course, quiet_autoflush_warning
 from attention_grader.common.outcomes import one_line_reason, submission_outcomes
-from attention_grader.common.settings import intake_limits
+from attention_grader.common.settings import Batch, intake_limits
 from attention_grader.common.summary import BatchSummary, SubmissionResult
 from attention_grader.executor.budget import WorkerWatch
 from attention_grader.intake.intake import prepare_submission, visible_notebooks
@@ -64,8 +64,6 @@ __all__ = ["GradeOptions", "grade", "submitted_students"]
 
 #: Imported once by the fork server; every worker is forked from it with these loaded.
 PRELOAD = ["nbgrader.converters", "nbgrader.api", "nbclient", "attention_grader.batch.worker"]
-#: Pools replaced after a crash that no budget explains, before the rest is given up.
-MAX_CRASHES = 3
 
 
 def submitted_students(course: Course, assignment: str) -> list[str]:
@@ -150,8 +148,8 @@ class _Runner:
     def _in_pools(self, pending: list[str]) -> None:
         """Grade in pools: a crashed or killed worker breaks one, a new one grades the rest."""
         watch = WorkerWatch(self.job.workdir, worker_budget(self.job.course.config))
-        crashes = 0
-        while pending and crashes < MAX_CRASHES:  # the killed one may have been the last
+        crashes, most = 0, Batch(config=self.job.course.config).max_crashes
+        while pending and crashes < most:  # the killed one may have been the last
             try:
                 self._pool_round(pending, watch)
                 return

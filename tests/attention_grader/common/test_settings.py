@@ -16,10 +16,14 @@ import pytest
 from attention_grader.common.settings import (
     AnswerLimits,
     Answers,
+    Batch,
     Intake,
     IntakeLimits,
+    PageLimits,
+    Pages,
     answer_limits,
     intake_limits,
+    page_limits,
 )
 from attention_grader.limits import GRADE_ALIASES, limit_names, limits_table
 from traitlets.config import Config
@@ -29,7 +33,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # i
 
 
 def test_each_caps_dataclass_field_is_a_traitlet_with_its_default_and_help():
-    for configurable, dataclass in ((Intake, IntakeLimits), (Answers, AnswerLimits)):
+    pairs = ((Intake, IntakeLimits), (Answers, AnswerLimits), (Pages, PageLimits))
+    for configurable, dataclass in pairs:
         traits = configurable.class_traits(config=True)
         assert set(traits) == {f.name for f in fields(dataclass)}, configurable.__name__
         assert configurable().limits() == dataclass()  # the dataclass default, not a copy
@@ -44,6 +49,29 @@ def test_the_config_reaches_the_dataclasses_the_code_takes():
     c.Answers.max_depth = 3
     assert intake_limits(c).max_cells == 7 and intake_limits(c).data_suffixes == frozenset({".csv"})
     assert answer_limits(c).max_depth == 3 and answer_limits(None) == AnswerLimits()
+
+
+def test_the_limits_that_were_constants_are_read_from_the_course_file(tmp_path):
+    """What a teacher writes in the course's ``nbgrader_config.py`` is what the readers get."""
+    from attention_grader.common.config_door import load_config
+
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.Pages.max_checked_html = 1000\n"
+        "c.Pages.max_problems = 4\n"
+        "c.Pages.max_maths_chars = 99\n"
+        "c.Answers.max_handle_ops = 7\n"
+        "c.Answers.max_output_chars = 300\n"
+        "c.Batch.worker_grace = 12.5\n"
+        "c.Batch.max_crashes = 1\n"
+    )
+    config = load_config(tmp_path)
+    assert page_limits(config) == PageLimits(1000, 4, 99)
+    answers = answer_limits(config)
+    assert (answers.max_handle_ops, answers.max_output_chars) == (7, 300)
+    batch = Batch(config=config)
+    assert (batch.worker_grace, batch.max_crashes) == (12.5, 1)
+    assert page_limits(None) == PageLimits() and Batch().max_crashes == 3
 
 
 def test_the_course_config_shows_every_limit_with_its_value():

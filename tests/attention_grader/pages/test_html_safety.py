@@ -592,17 +592,20 @@ def test_declarations_never_raise_and_are_shown_as_text(markup):
 
 
 def test_findings_are_capped_and_each_named_once():
-    from attention_grader.pages.html_clean import MAX_PROBLEMS, problems
+    from attention_grader.common.settings import PageLimits
+    from attention_grader.pages.html_clean import problems
 
-    found = problems("".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50)
-    assert len(found) == MAX_PROBLEMS and len(set(found)) == len(found)
+    attempt = "".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50
+    found = problems(attempt)
+    assert len(found) == PageLimits().max_problems and len(set(found)) == len(found)
+    assert len(problems(attempt, limits=PageLimits(max_problems=3))) == 3
 
 
 def test_a_sanitiser_that_fails_leaves_the_notebook_graded_plain_and_flagged(monkeypatch):
     """Never raise past the saved score: the notebook is kept, shown as plain text, flagged."""
     from attention_grader.pages import html_safety
 
-    def broken(source, attachments=None):
+    def broken(source, attachments=None, limits=None):
         raise AssertionError("unknown status keyword")
 
     monkeypatch.setattr(html_safety, "sanitize_markdown", broken)
@@ -652,20 +655,47 @@ def test_a_cell_the_teacher_released_is_cleaned_but_raises_no_flag():
     ]
 
 
-def test_maths_past_a_pages_budget_is_shown_as_its_source(monkeypatch):
-    """latex2mathml's time grows faster than a formula's length: past MAX_MATHS_CHARS of TeX in
-    one rendering the rest is shown as source (escaped), so a long formula costs linear time.
+def test_maths_past_a_pages_budget_is_shown_as_its_source():
+    """latex2mathml's time grows faster than a formula's length: past ``c.Pages.max_maths_chars``
+    of TeX in one rendering the rest is shown as source (escaped), so a long formula costs
+    linear time. The exporters of feedback pages read the course config's value.
     """
+    from attention_grader.common.settings import PageLimits
     from attention_grader.pages import offline_html
+    from traitlets.config import Config
 
-    monkeypatch.setattr(offline_html, "MAX_MATHS_CHARS", 50)
-    rendered = offline_html.render_markdown("$x^2$ and $" + "<a " * 40 + "$")
+    text = "$x^2$ and $" + "<a " * 40 + "$"
+    rendered = offline_html.render_markdown(text, limits=PageLimits(max_maths_chars=50))
     assert "<math" in rendered and 'class="tex-fallback">&lt;a &lt;a' in rendered
+    assert "tex-fallback" not in offline_html.render_markdown("$" + "x+" * 40 + "x$")
+    config = Config()
+    config.Pages.max_maths_chars = 50
+    nb = new_notebook(cells=[new_markdown_cell("$x^2$ and $" + "y+" * 40 + "y$")])
+    page, _ = offline_html.MathMLHTMLExporter(config=config).from_notebook_node(nb)
+    assert page.count("<math") == 1 and "tex-fallback" in page
+    page, _ = offline_html.MathMLHTMLExporter().from_notebook_node(nb)
+    assert page.count("<math") == 2 and "tex-fallback" not in page
 
 
-def test_an_html_output_too_large_to_read_is_shown_as_text(monkeypatch):
-    from attention_grader.pages import html_clean
+def test_an_html_output_too_large_to_read_is_shown_as_text():
+    """``c.Pages.max_checked_html``: a longer HTML output is shown as its text, unread."""
+    from attention_grader.common.settings import PageLimits
+    from attention_grader.pages import html_clean, html_safety
+    from traitlets.config import Config
 
-    monkeypatch.setattr(html_clean, "MAX_CHECKED_HTML", 100)
-    clean, found = html_clean.clean_html("<table><tr><td>1</td></tr></table>" * 10)
+    table = "<table><tr><td>1</td></tr></table>" * 10
+    clean, found = html_clean.clean_html(table, PageLimits(max_checked_html=100))
     assert found and "over 100" in found[0] and "&lt;table&gt;" in clean
+    config = Config()
+    config.Pages.max_checked_html = 100
+
+    def notebook():
+        out = new_output("display_data", data={"text/html": table, "text/plain": "t"})
+        return new_notebook(cells=[new_code_cell("t", outputs=[out])])
+
+    nb, _ = html_safety.SanitizeStudentContent(config=config).preprocess(notebook(), {})
+    assert [f.detail for f in read_flags(nb)] and "&lt;table&gt;" in (
+        nb.cells[0].outputs[0].data["text/html"]
+    )
+    nb, _ = html_safety.SanitizeStudentContent().preprocess(notebook(), {})
+    assert read_flags(nb) == [] and "<table>" in nb.cells[0].outputs[0].data["text/html"]

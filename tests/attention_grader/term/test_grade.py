@@ -274,3 +274,32 @@ def test_when_the_last_pending_worker_is_killed_the_batch_finishes(monkeypatch, 
     assert [(r.student, [f.kind for f in r.flags]) for r in results] == [
         ("slow", ["grading_budget"])
     ]
+
+
+@pytest.mark.parametrize("max_crashes", [1, 3])
+def test_the_course_config_says_how_many_unexplained_crashes_end_the_batch(
+    monkeypatch, tmp_path, max_crashes
+):
+    """``c.Batch.max_crashes`` pools break with no budget to blame: the rest is reported crashed."""
+    from concurrent.futures.process import BrokenProcessPool
+    from types import SimpleNamespace
+
+    from attention_grader.term import grade as grade_module
+    from traitlets.config import Config
+
+    rounds: list[list[str]] = []
+
+    def round_that_crashes(self, pending, watch):
+        rounds.append(list(pending))
+        raise BrokenProcessPool("a worker crashed")
+
+    monkeypatch.setattr(grade_module._Runner, "_pool_round", round_that_crashes)
+    monkeypatch.setattr(grade_module, "reap_kernel_folders", lambda config: None)
+    config = Config()
+    config.Batch.max_crashes = max_crashes
+    job = SimpleNamespace(workdir=tmp_path, course=SimpleNamespace(config=config))
+    results = []
+    runner = grade_module._Runner(job, GradeOptions(jobs=2, progress=False), results.append, 2)
+    runner.run(["a", "b"])
+    assert len(rounds) == max_crashes
+    assert [(r.student, r.status) for r in results] == [("a", "error"), ("b", "error")]
