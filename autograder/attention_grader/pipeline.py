@@ -87,7 +87,7 @@ def _autograde(c: Config) -> None:
     from attention_grader.executor.execute import GradingExecute
     from attention_grader.executor.flag_limited_output import FlagLimitedOutput
     from attention_grader.executor.tamper import ScanSubmission
-    from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
+    from attention_grader.intake.intake_guard import IntakeGuard, hooks_see_run_config, intake_hook
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
     previous = c.Autograde.get("pre_convert_hook")
@@ -99,6 +99,7 @@ def _autograde(c: Config) -> None:
     # Submissions are made safe before nbgrader reads them: links, special and unexpected files
     # are refused without being followed.
     c.Autograde.pre_convert_hook = intake_hook
+    hooks_see_run_config()  # nbgrader calls the hook without the run's config
     c.Autograde.sanitize_preprocessors = [
         ScanSubmission,
         IntakeGuard,

@@ -93,6 +93,11 @@ PATCHES = {
         f"{_FORMGRADER}.handlers:ManageStudentsAssignmentsHandler", ("write",),
         "attention_grader.term.formgrader_scores", "a submission's late penalty beside its score",
     ),
+    "hook_run_config": Patch(
+        "nbgrader.converters.base:BaseConverter", ("run_pre_convert_hook",),
+        "attention_grader.intake.intake_guard",
+        "the pre-convert hook (the intake) reads its run's config; nbgrader passes it none",
+    ),
     "named_questions": Patch(
         "nbgrader.validator:Validator", ("_get_failed_cells", "_extract_error"),
         "attention_grader.term.validate_labels", "nbgrader validate names each failing question",

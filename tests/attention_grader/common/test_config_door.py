@@ -186,10 +186,16 @@ def submitted(course: Path, cells: int) -> Path:
 
 def test_the_intake_hook_reads_the_run_config_as_intake_guard(course):
     """The hook, called by nbgrader with no config, reads its converter's, as IntakeGuard."""
-    from attention_grader.intake.intake_guard import IntakeGuard, UnsafeSubmission, intake_hook
+    from attention_grader.intake.intake_guard import (
+        IntakeGuard,
+        UnsafeSubmission,
+        hooks_see_run_config,
+        intake_hook,
+    )
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
+    hooks_see_run_config()  # what the course's nbgrader_config.py does (pipeline.configure)
     path = submitted(course, cells=5)
     config = load_course(course, settings=["--Intake.max_cells=3"]).config  # not in any file
     conv = Autograde(coursedir=CourseDirectory(config=config), config=config)
@@ -201,6 +207,34 @@ def test_the_intake_hook_reads_the_run_config_as_intake_guard(course):
         IntakeGuard(parent=conv).preprocess(
             new_notebook(cells=[new_code_cell() for _ in range(5)]), {}
         )
+
+
+def test_a_teachers_own_hook_hands_the_run_config_to_the_intake(course):
+    """However deep a teacher's hook calls the intake, it reads its run's config; after the
+    run the hook called alone reads the course's again (nothing of a run is left behind).
+    """
+    from attention_grader.intake.intake_guard import hooks_see_run_config, intake_hook, run_config
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+
+    hooks_see_run_config()
+    seen = []
+
+    def logged(hook):
+        def wrapper(**kwargs):
+            seen.append(kwargs["student"])
+            return hook(**kwargs)
+
+        return wrapper
+
+    path = submitted(course, cells=5)
+    config = load_course(course, settings=["--Intake.max_cells=3"]).config
+    conv = Autograde(coursedir=CourseDirectory(config=config), config=config)
+    conv.pre_convert_hook = logged(logged(logged(lambda **kw: intake_hook(**kw))))
+    conv.notebooks = [str(path)]
+    conv.run_pre_convert_hook()
+    assert len(seen) == 3 and conv.notebooks == [] and not path.exists()
+    assert "max_cells" not in run_config(course).Intake  # the course's file sets no cap
 
 
 def test_the_hook_called_alone_reads_the_course_through_the_door(course, tmp_path):

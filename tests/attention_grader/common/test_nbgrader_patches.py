@@ -22,6 +22,7 @@ from attention_grader.common.nbgrader_patches import (
     applied,
     apply,
 )
+from attention_grader.intake.intake_guard import hooks_see_run_config
 from attention_grader.pages.csp import protect_formgrader
 from attention_grader.pages.formgrader_view import escape_formgrader_pages
 from attention_grader.term import formgrader_scores, student_clock
@@ -39,6 +40,7 @@ APPLY = {
     "final_scores": formgrader_scores.show_final_scores,
     "penalty_beside_submissions": formgrader_scores.show_penalty_beside_scores,
     "penalty_beside_student_assignments": formgrader_scores.show_penalty_beside_scores,
+    "hook_run_config": hooks_see_run_config,
     "named_questions": name_questions,
     "release_check": check_on_validate,
     "quiet_fetch_feedback": student_clock.wrap_assignment_list,
