@@ -10,8 +10,9 @@ The string-level half of :mod:`attention_grader.pages.html_safety`:
   bitmaps in ``<img>``, MathML ``href``).
 * :func:`problems`: what in a fragment the allowlist would remove, in words (for the
   ``unsafe_html`` flag, and to show an unsafe answer or output as text so a grader reads it).
-* :func:`sanitize_markdown` / :func:`sanitize_html` / :func:`clean_html`: a written answer or an
-  output as it may be rendered (unchanged when safe, else shown as its text).
+* :func:`sanitize_html` / :func:`clean_html`: an output as it may be rendered (unchanged when
+  safe, else shown as its text); a written answer's markdown is rendered first, by
+  :mod:`attention_grader.pages.markdown_safety`.
 
 Why nh3 and not bleach (which nbconvert pulls in): bleach is deprecated and, since 2026-06, no
 longer maintained, not even for security issues (its README and mozilla/bleach#698), because
@@ -38,11 +39,9 @@ __all__ = [
     "TAGS",
     "clean_fragment",
     "clean_html",
-    "is_safe_markdown",
     "markdown_as_text",
     "problems",
     "sanitize_html",
-    "sanitize_markdown",
 ]
 
 #: A markdown cell's attachments as nbformat stores them: file name -> {MIME type: base64 data}.
@@ -277,48 +276,9 @@ def sanitize_html(text: str, limits: PageLimits = DEFAULT_LIMITS) -> str:
     return clean_html(text, limits)[0]
 
 
-def is_safe_markdown(
-    source: str, attachments: Attachments | None = None, limits: PageLimits = DEFAULT_LIMITS
-) -> bool:
-    r"""Tell whether the rendering of ``source`` has only allowed HTML, none hidden in maths.
-
-    The rendering has maths as MathML; a formula hiding HTML
-    (``$\text{<img onerror=...>}$``) is drawn as text now, but it is an attempt a
-    grader should see and that a flag should name.
-    """
-    from attention_grader.pages.offline_html import inspect_markdown
-
-    try:
-        rendered, formulas = inspect_markdown(source, attachments, limits=limits)
-    except Exception:  # e.g. a missing attachment: nbconvert would fail the whole page
-        return False
-    return not problems(rendered, limits=limits) and not any(
-        problems(tex, limits=limits) for tex in formulas
-    )
-
-
 def _fence(source: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
     return "`" * max(3, longest + 1)
-
-
-def sanitize_markdown(
-    source: str, attachments: Attachments | None = None, limits: PageLimits = DEFAULT_LIMITS
-) -> str:
-    r"""Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
-
-    An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes, HTML
-    smuggled through maths such as ``$\text{<img onerror>}$``...) becomes a note and the
-    student's exact text in a code block, which nbconvert escapes: the grader still reads every
-    word, nothing runs. Pages also run :func:`clean_fragment` on the rendered result.
-    """
-    if is_safe_markdown(source, attachments, limits):
-        return source
-    return markdown_as_text(
-        source,
-        "The grader shows this answer as plain text: it contained HTML or links that could "
-        "run code in a browser.",
-    )
 
 
 def markdown_as_text(source: str, note: str) -> str:

@@ -49,8 +49,8 @@ from attention_grader.pages.html_clean import (
     clean_html,
     markdown_as_text,
     sanitize_html,
-    sanitize_markdown,
 )
+from attention_grader.pages.markdown_safety import sanitize_markdown
 
 __all__ = [
     "KEEP_MIMES",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from attention_grader.common.course import Course
 from attention_grader.common.safe_text import csv_cell, printable
-from attention_grader.pages.csp import STATIC_PAGE_POLICY, add_csp_meta
+from attention_grader.pages.csp_policy import STATIC_PAGE_POLICY, add_csp_meta
 from attention_grader.term.gain import HAKE_INTERACTIVE, HAKE_TRADITIONAL, GainReport, build_gain
 from attention_grader.term.question_stats import difficulty_label
 from attention_grader.term.report_page import html_table, page_start

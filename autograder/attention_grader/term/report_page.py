@@ -1,4 +1,4 @@
-"""The class report's page: figures (PNG) and one static HTML page, from a :class:`~attention_grader.term.report.Report`.
+"""The class report's page: figures (PNG) and one static HTML page, from a :class:`~attention_grader.term.report_data.Report`.
 
 Everything in the page that a submission could have written (student ids, question ids,
 misconception ids, error names, flag details) is escaped; the page loads nothing and runs no
@@ -18,7 +18,7 @@ from attention_grader.intake.final_scores import how_late
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from attention_grader.term.report import Report
+    from attention_grader.term.report_data import Report
     from attention_grader.term.student_rows import StudentRow
 
 __all__ = ["figures", "html_table", "page_html", "page_start", "score_bins"]

@@ -15,18 +15,14 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader.common.flag_store import read_flags
-from attention_grader.pages import csp
-from attention_grader.pages.html_clean import (
-    clean_html,
-    is_safe_markdown,
-    sanitize_html,
-    sanitize_markdown,
-)
+from attention_grader.pages import csp, csp_policy
+from attention_grader.pages.html_clean import clean_html, sanitize_html
 from attention_grader.pages.html_safety import (
     SanitizeStudentContent,
     sanitize_notebook,
     sanitize_output,
 )
+from attention_grader.pages.markdown_safety import is_safe_markdown, sanitize_markdown
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -485,8 +481,8 @@ def test_page_policy_allows_only_the_templates_scripts():
     script = directives["script-src"].split()
     assert directives["default-src"] == "'none'"
     assert "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/" in script
-    assert csp._sha256("var own = 1;") in script
-    assert csp._sha256("window.__pwned = 1") not in script  # the body's script is not allowed
+    assert csp_policy._sha256("var own = 1;") in script
+    assert csp_policy._sha256("window.__pwned = 1") not in script  # the body's script is not allowed
     assert "'unsafe-inline'" not in script
     assert directives["object-src"] == "'none'" and directives["base-uri"] == "'none'"
 
@@ -495,7 +491,7 @@ def test_page_policy_allows_a_local_or_inlined_mathjax():
     local = '<html><head><script src="mathjax/tex-chtml.js"></script></head><body></body></html>'
     assert "script-src 'self'" in csp.page_policy(local)
     inlined = "<html><head><script>/* MathJax bundle */ window.MathJax={}</script></head><body>"
-    assert csp._sha256("/* MathJax bundle */ window.MathJax={}") in csp.page_policy(inlined)
+    assert csp_policy._sha256("/* MathJax bundle */ window.MathJax={}") in csp.page_policy(inlined)
 
 
 def test_csp_meta_goes_first_in_head_or_fails_loudly():
