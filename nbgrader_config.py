@@ -28,7 +28,7 @@ c.CourseDirectory.course_id = "attention-lab"
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.path.join(_root, "exchange")
 # The ATTENTION_LAB_* variables a hub or a Job sets (the exchange, the gradebook) win over the
-# lines above: `python -m attention_grader.common.environment` lists each and its setting.
+# lines above: `python -m attention_grader.config.environment` lists each and its setting.
 # Kubernetes' ATTENTION_LAB_PER_STUDENT_MOUNTS=1 is c.ExchangeLayout.per_student_mounts' default.
 apply_environment(c)
 

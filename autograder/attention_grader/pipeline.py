@@ -11,9 +11,9 @@ adds nothing). Each list is written here whole, once; nothing else edits it, so 
 lines in ``nbgrader_config.py`` does not matter:
 
 * intake: collect copies from the exchange without following links
-  (:mod:`attention_grader.intake.safe_exchange`), each submission folder is cleaned before
+  (:mod:`attention_grader.exchange.safe_exchange`), each submission folder is cleaned before
   nbgrader reads it (:mod:`attention_grader.intake.intake_guard`), feedback is released only as
-  the generated pages (:mod:`attention_grader.intake.release_feedback`);
+  the generated pages (:mod:`attention_grader.exchange.release_feedback`);
 * autograde's sanitise steps: :class:`~attention_grader.executor.tamper.ScanSubmission` (flags; drops
   forged metadata and forged cells), :class:`~attention_grader.intake.intake_guard.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
@@ -128,9 +128,9 @@ def _autograde(c: Config) -> None:
 
 
 def _exchange(c: Config) -> None:
-    from attention_grader.intake.inbound_list import SafeExchangeList
-    from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
-    from attention_grader.intake.safe_exchange import SafeExchangeCollect
+    from attention_grader.exchange.inbound_list import SafeExchangeList
+    from attention_grader.exchange.release_feedback import SafeExchangeReleaseFeedback
+    from attention_grader.exchange.safe_exchange import SafeExchangeCollect
 
     c.ExchangeFactory.collect = SafeExchangeCollect
     # `nbgrader list --inbound` reads what collect reads, as collect judges it

@@ -209,7 +209,7 @@ def test_the_grader_imports_only_down_the_layers():
 @pytest.mark.parametrize(
     ("source", "complaint"),
     [
-        ("from attention_grader.term.grade import grade\n", "common may import only ['config']"),
+        ("from attention_grader.steps.grade import grade\n", "common may import only ['config']"),
         ("def f():\n    from ..term import report\n", "common may import only ['config']"),
         ("import attention_grader.pipeline\n", "never imports the entry points"),
         ("from attention_grader.loose_module import X\n", "loose_module is at the top"),

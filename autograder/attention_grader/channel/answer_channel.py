@@ -27,7 +27,7 @@ from attention_grader.channel.answer_decoding import decode, hash_budget, is_cou
 from attention_grader.channel.answer_encoding import encode, request_source
 from attention_grader.channel.handle_table import HandleTable
 from attention_grader.channel.student_function import StudentFunction
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_codec import Wire
 from attention_grader.wire.answer_errors import (
     CannotGrade,

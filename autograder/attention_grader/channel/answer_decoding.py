@@ -4,7 +4,7 @@ Numbers, booleans, strings, None, numeric numpy arrays and scalars, and lists, t
 dicts of those, and the other kinds of :mod:`~attention_grader.wire.answer_codec`. Anything else
 becomes an :class:`~attention_grader.wire.unsupported_answer.UnsupportedAnswer`, an object
 that stays in the kernel becomes a handle, and a reply that is not valid plain data (or is over
-a cap of :class:`~attention_grader.common.settings.AnswerLimits`) raises
+a cap of :class:`~attention_grader.config.settings.AnswerLimits`) raises
 :class:`~attention_grader.wire.answer_errors.UnreadableAnswer`.
 """
 
@@ -16,7 +16,7 @@ from typing import TypeAlias, TypeGuard
 
 from nbformat import NotebookNode
 
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_codec import MIME, Caps, Decoder, Reader, Wire
 from attention_grader.wire.answer_errors import UnreadableAnswer, student_error
 from attention_grader.wire.answer_sets import HashBudget, small_object

@@ -14,7 +14,7 @@ from importlib import resources
 
 from attention_grader.channel.object_handles import ObjectHandle, StudentClass
 from attention_grader.channel.student_function import StudentFunction
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire import answer_codec
 from attention_grader.wire.answer_codec import MIME, Caps, Encoder, Wire
 

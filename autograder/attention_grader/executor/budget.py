@@ -247,7 +247,7 @@ class WorkerWatch:
     Each worker claims the submission it grades (:meth:`claim`: a file named by its pid in a
     folder of the run); the parent calls :meth:`enforce` while it waits, kills the worker (and
     every process under it) whose claim is older than ``seconds``, and remembers the student;
-    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.term.grade`).
+    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.steps.grade`).
 
     Parameters
     ----------

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.config_door import load_config
 from attention_grader.common.flag_store import record_flags
-from attention_grader.common.nbgrader_patches import apply
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import intake_limits
+from attention_grader.config.config_door import load_config
+from attention_grader.config.nbgrader_patches import apply
+from attention_grader.config.settings import intake_limits
 from attention_grader.intake.intake import (
     default_quarantine,
     expected_notebooks,
@@ -84,7 +84,7 @@ def run_config(root: Path) -> Config:
     :class:`IntakeGuard` first, are built from, whichever route made it (``nbgrader
     autograde``, the formgrader, ``make grade``'s workers), with the user's files and the
     command line in it. Called any other way, the hook reads the course's config through the
-    one door (:func:`~attention_grader.common.config_door.load_config`).
+    one door (:func:`~attention_grader.config.config_door.load_config`).
     """
     config = _RUN_CONFIG.get()
     return config if config is not None else load_config(root)
@@ -93,7 +93,7 @@ def run_config(root: Path) -> Config:
 def hooks_see_run_config() -> None:
     """Make nbgrader's converters hand their config to the pre-convert hook (idempotent).
 
-    Patch ``hook_run_config`` (:mod:`attention_grader.common.nbgrader_patches`);
+    Patch ``hook_run_config`` (:mod:`attention_grader.config.nbgrader_patches`);
     :func:`attention_grader.pipeline.configure` applies it, so every run whose config installs
     :func:`intake_hook` has it.
     """

@@ -14,7 +14,7 @@ Three places use it:
 
 * feedback HTML: :class:`FeedbackExporter` (``c.GenerateFeedback.exporter_class``) adds a
   ``<meta http-equiv="Content-Security-Policy">`` to each page;
-* the class report (:mod:`attention_grader.term.report`): :data:`STATIC_PAGE_POLICY`, no script at all;
+* the class report (:mod:`attention_grader.reports.report`): :data:`STATIC_PAGE_POLICY`, no script at all;
 * the formgrader, as a Jupyter server extension (``jpserver_extensions``
   ``{"attention_grader.pages.csp": true}``): a CSP *header* on a submission's page, derived from that
   page, and a ``sandbox`` policy on the files of a submission it serves (a handed-in
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from attention_grader.common.nbgrader_patches import apply
+from attention_grader.config.nbgrader_patches import apply
 from attention_grader.pages.csp_policy import (
     SANDBOXED_FILE_POLICY,
     STATIC_PAGE_POLICY,
@@ -104,7 +104,7 @@ def protect_formgrader() -> None:
 
     A submission's page (``SubmissionHandler``) gets :func:`page_policy` of itself as a header;
     the files of a submission (``SubmissionFilesHandler``) get :data:`SANDBOXED_FILE_POLICY`
-    (:mod:`attention_grader.common.nbgrader_patches`).
+    (:mod:`attention_grader.config.nbgrader_patches`).
     """
     apply("submission_page_csp", {"write": _submission_write})
     apply("submission_files_csp", {"content_security_policy": _sandboxed_files_policy})

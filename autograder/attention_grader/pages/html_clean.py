@@ -30,7 +30,7 @@ import re
 
 import nh3
 
-from attention_grader.common.settings import PageLimits
+from attention_grader.config.settings import PageLimits
 
 __all__ = [
     "ATTRIBUTES",

@@ -39,11 +39,11 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.course import source_notebook
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
 from attention_grader.common.run_cache import read_once
-from attention_grader.common.settings import PageLimits, page_limits
+from attention_grader.config.course import source_notebook
+from attention_grader.config.settings import PageLimits, page_limits
 from attention_grader.pages.html_clean import (
     DEFAULT_LIMITS,
     clean_html,

@@ -6,7 +6,7 @@ allowlist's :func:`~attention_grader.pages.html_clean.problems`, the formulas' T
 
 from __future__ import annotations
 
-from attention_grader.common.settings import PageLimits
+from attention_grader.config.settings import PageLimits
 from attention_grader.pages.html_clean import (
     DEFAULT_LIMITS,
     Attachments,

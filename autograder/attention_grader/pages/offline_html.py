@@ -34,7 +34,7 @@ from jinja2 import DictLoader, pass_context
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from attention_grader.common.settings import PageLimits, page_limits
+from attention_grader.config.settings import PageLimits, page_limits
 from attention_grader.pages.csp_policy import add_csp_meta, page_policy
 from attention_grader.pages.html_clean import DEFAULT_LIMITS, Attachments, clean_fragment
 

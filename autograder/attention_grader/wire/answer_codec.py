@@ -57,7 +57,7 @@ class Caps:
     """The caps both sides apply to one value (set by ``c.Answers``, sent with each request).
 
     Depth, values, text length, a generator's items, what a call prints: their help is the
-    ``c.Answers`` traitlets' (:class:`attention_grader.common.settings.Answers`).
+    ``c.Answers`` traitlets' (:class:`attention_grader.config.settings.Answers`).
     """
 
     max_depth: int = 20

@@ -285,7 +285,7 @@ def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
 
 def test_the_course_config_sets_a_tests_handle_uses_and_its_output_text():
     """``c.Answers.max_handle_ops`` and ``c.Answers.max_output_chars`` reach the checker."""
-    from attention_grader.common.settings import answer_limits
+    from attention_grader.config.settings import answer_limits
     from traitlets.config import Config
 
     class Sequence:

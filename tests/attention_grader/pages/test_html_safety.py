@@ -425,11 +425,11 @@ def test_the_course_config_sanitises():
 
 @pytest.mark.slow
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
-    """attention_grader.term.grade (``make grade``) runs the course config's pipeline: the
+    """attention_grader.steps.grade (``make grade``) runs the course config's pipeline: the
     autograded notebook is clean, the score is what the answers earn, the summary says why.
     """
-    from attention_grader.term.grade import GradeOptions, grade
-    from attention_grader.term.release import release
+    from attention_grader.steps.grade import GradeOptions, grade
+    from attention_grader.steps.release import release
 
     from tests.support.grading_course import (
         CORRECT,
@@ -482,7 +482,9 @@ def test_page_policy_allows_only_the_templates_scripts():
     assert directives["default-src"] == "'none'"
     assert "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/" in script
     assert csp_policy._sha256("var own = 1;") in script
-    assert csp_policy._sha256("window.__pwned = 1") not in script  # the body's script is not allowed
+    assert (
+        csp_policy._sha256("window.__pwned = 1") not in script
+    )  # the body's script is not allowed
     assert "'unsafe-inline'" not in script
     assert directives["object-src"] == "'none'" and directives["base-uri"] == "'none'"
 
@@ -503,7 +505,7 @@ def test_csp_meta_goes_first_in_head_or_fails_loudly():
 
 @pytest.mark.slow
 def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
-    from attention_grader.term.report import write_report
+    from attention_grader.reports.report import write_report
 
     from tests.support.grading_course import synthetic_class
 
@@ -588,7 +590,7 @@ def test_declarations_never_raise_and_are_shown_as_text(markup):
 
 
 def test_findings_are_capped_and_each_named_once():
-    from attention_grader.common.settings import PageLimits
+    from attention_grader.config.settings import PageLimits
     from attention_grader.pages.html_clean import problems
 
     attempt = "".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50
@@ -656,7 +658,7 @@ def test_maths_past_a_pages_budget_is_shown_as_its_source():
     of TeX in one rendering the rest is shown as source (escaped), so a long formula costs
     linear time. The exporters of feedback pages read the course config's value.
     """
-    from attention_grader.common.settings import PageLimits
+    from attention_grader.config.settings import PageLimits
     from attention_grader.pages import offline_html
     from traitlets.config import Config
 
@@ -675,7 +677,7 @@ def test_maths_past_a_pages_budget_is_shown_as_its_source():
 
 def test_an_html_output_too_large_to_read_is_shown_as_text():
     """``c.Pages.max_checked_html``: a longer HTML output is shown as its text, unread."""
-    from attention_grader.common.settings import PageLimits
+    from attention_grader.config.settings import PageLimits
     from attention_grader.pages import html_clean, html_safety
     from traitlets.config import Config
 

@@ -79,7 +79,7 @@ def test_the_codecs_fallback_caps_are_the_settings_defaults():
     """
     from dataclasses import fields
 
-    from attention_grader.common.settings import AnswerLimits
+    from attention_grader.config.settings import AnswerLimits
 
     shared = {f.name for f in fields(answer_codec.Caps)} - {"text_arrays"}
     assert answer_codec.Caps.of(AnswerLimits()) == answer_codec.Caps()
