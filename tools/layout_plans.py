@@ -71,12 +71,12 @@ class Plan:
 #: What each subpackage holds, in the order a subpackage may import the ones before it (the
 #: exact rule: tests/attention_grader/test_layers.py's ALLOWED).
 SUBPACKAGES = {
-    "common": "What every part reads: the course, the batch summary, safe text, a notebook's outcomes.",
-    "intake": "A submission on its way in: the exchange, who handed in and when, files made safe, due dates and late penalties.",
+    "common": "What every part reads: the batch summary and its flags, safe text, a notebook's outcomes, question labels, variants' key and records.",
+    "intake": "A submission made safe before anything reads it (files, notebooks, autograde's hook), due dates, the late penalty, final scores.",
     "sandbox": "Where a student's kernel runs: bubblewrap, the sandbox user, the implement-it stub, the protections report.",
     "execution": "Grading one notebook: the sandboxed kernel, the answer channel, trusted checking, flags, the budget, the workers.",
     "pages": "Every HTML page: sanitising, the CSP, offline maths, the feedback and formgrader pages, the lessons' and docs' static site.",
-    "term": "The teacher's steps of a term: release, collect, grade, feedback, grades, report, gain, self-study.",
+    "term": "What runs in the term's servers and nbgrader's commands: the formgrader's final scores, the student's clock, validate's labels and release check, ``make check``.",
 }
 
 #: old module (top of attention_grader) -> its subpackage
