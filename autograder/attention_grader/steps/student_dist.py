@@ -26,6 +26,8 @@ from pathlib import Path
 
 __all__ = ["INCLUDE", "build", "leaks", "secret_lines"]
 
+#: The grader's code a student gets (its subpackages are code, whatever their names).
+_ALLOWED_GRADER = "autograder/attention_grader"
 #: What a student gets, relative to the course folder (files, or folders copied whole).
 INCLUDE = (
     "Makefile",
@@ -40,7 +42,7 @@ INCLUDE = (
     "LICENSE-content.md",
     "nbgrader_config.py",
     "attention_lab",
-    "autograder/attention_grader",
+    _ALLOWED_GRADER,
     "jupyter-settings",
     "notebooks",
     "docs/students.md",
@@ -87,6 +89,18 @@ def _texts(folder: Path) -> Iterable[tuple[Path, str]]:
             yield path, path.read_text(encoding="utf8", errors="replace")
 
 
+def _teacher_folder(path: Path, folder: Path) -> bool:
+    """Tell whether ``path`` is named as a teacher's folder, the grader's own packages aside.
+
+    ``autograder/attention_grader/reports/`` is code (the report's modules), not a class's
+    reports: only a package right under the grader's folder is exempt.
+    """
+    if not path.is_dir() or path.name not in TEACHER_FOLDERS:
+        return False
+    code = path.relative_to(folder).parent.as_posix() == _ALLOWED_GRADER
+    return not (code and (path / "__init__.py").is_file())
+
+
 def leaks(folder: Path, source_dir: Path) -> list[str]:
     """Say every way ``folder`` would give a student a solution or a hidden test (empty: none).
 
@@ -98,7 +112,7 @@ def leaks(folder: Path, source_dir: Path) -> list[str]:
     said = [
         f"{p.relative_to(folder)}: a teacher's folder"
         for p in sorted(folder.rglob("*"))
-        if p.is_dir() and p.name in TEACHER_FOLDERS
+        if _teacher_folder(p, folder)
     ]
     released, public = [], set()
     for path, text in _texts(folder):

@@ -100,6 +100,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def test_a_teachers_folder_is_found_anywhere_but_the_graders_own_package_is_code(tmp_path):
+    """The grader's ``reports/`` package (the report's modules) is code a student may have; a
+    ``reports/`` folder anywhere else, or one there that is no package, is a class's reports.
+    """
+    grader = tmp_path / "autograder" / "attention_grader"
+    (grader / "reports").mkdir(parents=True)
+    (grader / "reports" / "__init__.py").write_text('"""The report."""\n')
+    assert leaks(tmp_path, ROOT / "source") == []
+    for where in ("reports", "notebooks/reports", "autograder/attention_grader/steps/reports"):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "__init__.py").write_text("")
+    (grader / "feedback").mkdir()
+    assert [said.split(":")[0] for said in leaks(tmp_path, ROOT / "source")] == [
+        "autograder/attention_grader/feedback",
+        "autograder/attention_grader/steps/reports",
+        "notebooks/reports",
+        "reports",
+    ]
+
+
 def test_make_lab_from_the_distribution_offers_every_assignment(dist, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
