@@ -144,6 +144,7 @@ test-fast: setup-grader setup-hub setup-test ## Maintainers: Run the unit tests 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
 	$(BIN)/python tools/move_plan.py --check
 	$(BIN)/mypy
+	$(BIN)/mypy --strict --follow-imports=silent autograder/attention_grader
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -28,7 +28,7 @@ c.CourseDirectory.course_id = "attention-lab"
 # shared path with ATTENTION_LAB_EXCHANGE=/srv/nbgrader/exchange (docs/teachers.md, "The exchange").
 c.Exchange.root = os.path.join(_root, "exchange")
 # The ATTENTION_LAB_* variables a hub or a Job sets (the exchange, the gradebook) win over the
-# lines above: `python -m attention_grader.common.environment` lists each and its setting.
+# lines above: `python -m attention_grader.config.environment` lists each and its setting.
 # Kubernetes' ATTENTION_LAB_PER_STUDENT_MOUNTS=1 is c.ExchangeLayout.per_student_mounts' default.
 apply_environment(c)
 
@@ -116,3 +116,14 @@ c.Answers.max_handles = 100_000
 c.Answers.max_text_chars = 200_000
 c.Answers.max_yields = 10_000
 c.Answers.max_printed_chars = 1_000_000
+c.Answers.max_handle_ops = 2000  # uses of a student's objects per test; past it a teacher grades
+c.Answers.max_output_chars = 20_000  # a trusted test's error, printed text and result, cut there
+
+# ---- What one page (feedback, the formgrader's view) spends on a student's HTML and maths.
+c.Pages.max_checked_html = 4 * 2**20  # a longer HTML output is shown as its text, unread
+c.Pages.max_problems = 20  # findings one unsafe_html flag lists
+c.Pages.max_maths_chars = 20_000  # TeX converted to MathML per page; the rest shown as source
+
+# ---- make grade's parent and its worker processes.
+c.Batch.worker_grace = 60.0  # seconds past submission_budget before the parent kills a worker
+c.Batch.max_crashes = 3  # pools a crash nobody explains may break before the rest is given up

@@ -87,8 +87,8 @@ def _variants(source: Path) -> list[dict[str, str]]:
 
 
 def _build_course(tmp: Path) -> Path:
-    from attention_grader.common.course import new_course
-    from attention_grader.term.release import release
+    from attention_grader.config.course import new_course
+    from attention_grader.steps.release import release
 
     course = new_course(tmp, REPO / "source", [ASSIGNMENT])
     root = course.root
@@ -179,7 +179,7 @@ def _timed(cmd: list[str], cwd: Path, reap: bool) -> tuple[float, float, bool]:
 
 
 def _scores(root: Path) -> dict[str, float]:
-    from attention_grader.common.course import load_course
+    from attention_grader.config.course import load_course
 
     with load_course(root).gradebook() as gb:
         return {s.student.id: s.score for s in gb.assignment_submissions(ASSIGNMENT)}

@@ -110,7 +110,7 @@ def _instrument(log: str) -> None:
         setattr(owner, attr, _wrap(log, path, fn))
     # modules that imported a wrapped function by name see the wrapper too
     import attention_grader.batch.worker as worker
-    import attention_grader.term.grade as grade
+    import attention_grader.steps.grade as grade
 
     grade.grade_one, grade.init_worker = worker.grade_one, worker.init_worker
     grade.apply_rows = importlib.import_module("attention_grader.batch.gradebook_sync").apply_rows
@@ -141,8 +141,8 @@ def main(argv: list[str]) -> int:
     root = bench_grading._build_course(tmp / "course")
     log = str(tmp / "spans.jsonl")
     _instrument(log)
-    from attention_grader.common.course import load_course
-    from attention_grader.term.grade import GradeOptions, grade
+    from attention_grader.config.course import load_course
+    from attention_grader.steps.grade import GradeOptions, grade
 
     course = load_course(root)
     t0 = time.perf_counter()

@@ -9,7 +9,7 @@
 # tests in the grader's own process. Where no sandbox can be had, grading says what is off.
 # Every limit (cell and notebook time, output, sandbox, intake caps) is nbgrader_config.py's,
 # read as nbgrader reads it (/etc/jupyter's and ~/.jupyter's file, the course's, the command
-# line: attention_grader.common.config_door). GRADE_ARGS="--Intake.max_cells=500" sets one for
+# line: attention_grader.config.config_door). GRADE_ARGS="--Intake.max_cells=500" sets one for
 # one run, as `nbgrader autograde --Intake.max_cells=500` does; --cell-timeout 20 is short for
 # --Execute.timeout=20.
 # COURSE=<dir> works on another course folder; the exchange is nbgrader_config.py's
@@ -56,10 +56,10 @@ gain: setup-grader ## Teachers: Learning gain PRE -> POST under reports/gain/ (H
 	$(GRADER) gain "$(PRE)" "$(POST)"
 
 # What students clone or download: lessons, library and every assignment released, never source/
-# (attention_grader.term.student_dist checks every file for a solution or a hidden test).
+# (attention_grader.steps.student_dist checks every file for a solution or a hidden test).
 STUDENT_DIST ?= build/student-dist
 student-dist: setup-grader ## Teachers: Build the students' copy of the course (no source/, no solutions, no hidden tests) in build/student-dist/
-	$(BIN)/python -m attention_grader.term.student_dist --course . --out "$(STUDENT_DIST)"
+	$(BIN)/python -m attention_grader.steps.student_dist --course . --out "$(STUDENT_DIST)"
 
 # A class's data: only an explicit, confirmed reset removes it, and only after archiving it.
 #   make reset-course CONFIRM=yes   archive the class's data to backups/, then remove it

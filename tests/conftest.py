@@ -60,7 +60,7 @@ def short_tmp():
 _RUN_FOLDER = pytest.StashKey[Path]()
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
-#: for every new submission (attention_grader.common.course.quiet_autoflush_warning hides it from
+#: for every new submission (attention_grader.config.course.quiet_autoflush_warning hides it from
 #: teachers) and nbgrader's own call of a deprecated traitlets signature.
 NBGRADER_WARNINGS = (
     "ignore::sqlalchemy.exc.SAWarning",

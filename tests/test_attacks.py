@@ -1,7 +1,7 @@
 """The attack suite: every submission in ``tests/attacks/`` graded through both routes a teacher uses.
 
 ``nbgrader``: plain ``nbgrader autograde`` with the course pipeline (``attention_grader.pipeline``);
-``parallel``: the teacher's ``make grade`` (``attention_grader.term.grade.grade``, two workers),
+``parallel``: the teacher's ``make grade`` (``attention_grader.steps.grade.grade``, two workers),
 on every attack but those acting only inside their kernel, which both routes grade alike
 (``attacks.batch.KERNEL_ONLY``). Each
 attack gets exactly the points its honest answers earn, whatever it does to its kernel; it is

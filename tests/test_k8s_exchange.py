@@ -60,11 +60,11 @@ def _hook_mounts(student: str) -> tuple[list[dict], dict]:
     import sys
     from types import ModuleType, SimpleNamespace
 
-    from attention_grader.intake.exchange_mounts import folder_slug
+    from attention_grader.exchange.exchange_mounts import folder_slug
     from traitlets.config import Config
 
     slugs = ModuleType("kubespawner.slugs")
-    slugs.safe_slug = folder_slug  # KubeSpawner's, checked in test_exchange_mounts.py
+    slugs.safe_slug = folder_slug  # KubeSpawner's, checked in tests/attention_grader/exchange/test_exchange_mounts.py
     saved = {k: sys.modules.get(k) for k in ("kubespawner", "kubespawner.slugs")}
     sys.modules.update({"kubespawner": ModuleType("kubespawner"), "kubespawner.slugs": slugs})
     try:
@@ -212,9 +212,9 @@ def _per_student_course(base: Path):
     """The fixture course, its config as the collect Job reads it.
 
     ``c.ExchangeLayout.per_student_mounts`` takes the Job's ATTENTION_LAB_PER_STUDENT_MOUNTS=1
-    as its default (attention_grader.common.environment): the course file names nothing.
+    as its default (attention_grader.config.environment): the course file names nothing.
     """
-    from attention_grader.common.course import load_course
+    from attention_grader.config.course import load_course
 
     return load_course(make_course(base).root)
 
@@ -222,7 +222,7 @@ def _per_student_course(base: Path):
 @pytest.fixture(scope="module")
 def story(pod_account):
     from attention_grader.cli import main
-    from attention_grader.term.release import release
+    from attention_grader.steps.release import release
 
     with ExitStack() as stack:
         base = Path(tempfile.mkdtemp(prefix="attention-k8s-exchange-"))
@@ -441,7 +441,7 @@ def test_with_the_owner_rule_one_uid_would_believe_mallorys_dates(story):
 
 
 def test_the_honest_flow_grades_and_returns_feedback_as_on_one_machine(story):
-    from attention_grader.common.course import load_course
+    from attention_grader.config.course import load_course
     from nbgrader.api import Gradebook
 
     course = load_course(story["course"].root)

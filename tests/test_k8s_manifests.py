@@ -127,14 +127,14 @@ def _spawn(monkeypatch, group: str, name: str = "ravi", mounts=()):
     """Run the hub's extraConfig hook on a stand-in spawner of user ``name`` in ``group``.
 
     ``kubespawner.slugs.safe_slug`` (the hub's, not installed here) is stood in for by
-    :func:`~attention_grader.intake.exchange_mounts.folder_slug`, which
-    tests/attention_grader/intake/test_exchange_mounts.py checks against KubeSpawner's own table.
+    :func:`~attention_grader.exchange.exchange_mounts.folder_slug`, which
+    tests/attention_grader/exchange/test_exchange_mounts.py checks against KubeSpawner's own table.
     """
     import asyncio
     import sys
     from types import ModuleType, SimpleNamespace
 
-    from attention_grader.intake.exchange_mounts import folder_slug
+    from attention_grader.exchange.exchange_mounts import folder_slug
     from traitlets.config import Config
 
     slugs = ModuleType("kubespawner.slugs")

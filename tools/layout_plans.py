@@ -71,12 +71,12 @@ class Plan:
 #: What each subpackage holds, in the order a subpackage may import the ones before it (the
 #: exact rule: tests/attention_grader/test_layers.py's ALLOWED).
 SUBPACKAGES = {
-    "common": "What every part reads: the course, the batch summary, safe text, a notebook's outcomes.",
-    "intake": "A submission on its way in: the exchange, who handed in and when, files made safe, due dates and late penalties.",
+    "common": "What every part reads: the batch summary and its flags, safe text, a notebook's outcomes, question labels, variants' key and records.",
+    "intake": "A submission made safe before anything reads it (files, notebooks, autograde's hook), due dates, the late penalty, final scores.",
     "sandbox": "Where a student's kernel runs: bubblewrap, the sandbox user, the implement-it stub, the protections report.",
     "execution": "Grading one notebook: the sandboxed kernel, the answer channel, trusted checking, flags, the budget, the workers.",
     "pages": "Every HTML page: sanitising, the CSP, offline maths, the feedback and formgrader pages, the lessons' and docs' static site.",
-    "term": "The teacher's steps of a term: release, collect, grade, feedback, grades, report, gain, self-study.",
+    "term": "What runs in the term's servers and nbgrader's commands: the formgrader's final scores, the student's clock, validate's labels and release check, ``make check``.",
 }
 
 #: old module (top of attention_grader) -> its subpackage
@@ -355,11 +355,85 @@ GRADER_SPLIT = Plan(
 )
 
 
+# ------------------------- common/, intake/ and term/: a folder per concept, 5-10 modules (issue 43)
+
+#: The new subpackages, with the text each ``__init__.py`` starts with.
+FOLDER_PACKAGES = {
+    "config": "The course and its settings: where it lives, the one door its config loads through, every limit, the environment's defaults, the patches of nbgrader.",
+    "exchange": "The exchange: who handed in and when, who may read what, nbgrader's collect, list and release_feedback with the intake applied, the submission history.",
+    "steps": "The teacher's steps, as make/teacher.mk lists them: release, collect, grade and its progress, feedback, grades and the LMS export, the student copy.",
+    "reports": "What the teacher reads about a class: the report (its numbers, tables and page), the misconceptions found, the learning gain.",
+}  # fmt: skip
+
+#: ``subpackage.module`` -> its new subpackage; what stays: common/ (flags, outcomes, safe text,
+#: the summary, variants' records), intake/ (the intake, due dates, the late penalty, final
+#: scores) and term/ (inside the term's servers: the formgrader's scores, the student's clock,
+#: validate's labels and release check, ``make check``).
+FOLDERS = {
+    "common.config_door": "config", "common.course": "config", "common.environment": "config",
+    "common.nbgrader_patches": "config", "common.settings": "config",
+    "intake.exchange_identity": "exchange", "intake.exchange_mounts": "exchange",
+    "intake.inbound_list": "exchange", "intake.private_submit": "exchange",
+    "intake.release_feedback": "exchange", "intake.safe_exchange": "exchange",
+    "intake.submission_history": "exchange",
+    "term.collect": "steps", "term.feedback": "steps", "term.grade": "steps",
+    "term.grades": "steps", "term.lms": "steps", "term.progress": "steps",
+    "term.release": "steps", "term.student_dist": "steps",
+    "term.class_diagnoses": "reports", "term.gain": "reports", "term.gain_page": "reports",
+    "term.question_stats": "reports", "term.report": "reports", "term.report_data": "reports",
+    "term.report_page": "reports", "term.student_rows": "reports", "term.variant_rows": "reports",
+}  # fmt: skip
+
+#: the tests of the moved modules that exist, and the tests of their concern
+_FOLDER_TESTS = (
+    "common.config_door", "common.course", "common.nbgrader_patches", "common.settings",
+    "intake.exchange_identity", "intake.exchange_mounts", "intake.inbound_list",
+    "intake.release_feedback", "intake.submission_history", "intake.separate_accounts",
+    "term.feedback", "term.grade", "term.grades", "term.progress", "term.release",
+    "term.student_dist",
+    "term.class_diagnoses", "term.gain", "term.question_stats", "term.report", "term.report_page",
+)  # fmt: skip
+_FOLDER_TEST_PLACE = FOLDERS | {"intake.separate_accounts": "exchange"}
+
+
+def _test_of(module: str, subpackage: str) -> str:
+    return f"tests/attention_grader/{subpackage}/test_{module}.py"
+
+
+GRADER_FOLDERS = Plan(
+    name="grader-folders",
+    package="attention_grader",
+    folder="autograder/attention_grader",
+    modules={
+        f"attention_grader.{m}": f"attention_grader.{s}.{m.split('.')[1]}"
+        for m, s in FOLDERS.items()
+    },
+    packages={f"attention_grader.{s}": f'"""{text}"""\n' for s, text in FOLDER_PACKAGES.items()},
+    tests={
+        _test_of(m.split(".")[1], m.split(".")[0]): _test_of(m.split(".")[1], _FOLDER_TEST_PLACE[m])
+        for m in _FOLDER_TESTS
+    },
+)
+
+
+def _later(module: str) -> str:
+    """Where a module is after ``grader-folders`` (``attention_grader.common.course`` -> config)."""
+    return GRADER_FOLDERS.modules.get(module, module)
+
+
+def _later_test(path: str) -> str:
+    return GRADER_FOLDERS.tests.get(path, path)
+
+
 def _now(module: str, subpackage: str) -> str:
-    """Where a module of the house plan lives today (execution/'s went on by ``grader-split``)."""
+    """Where a module of the house plan lives today (moved on by the later plans).
+
+    execution/'s went on by ``grader-split``; common/'s, intake/'s and term/'s by
+    ``grader-folders``.
+    """
     if subpackage == "execution" and module in SPLIT:
         subpackage = SPLIT[module]
-    return f"attention_grader.{subpackage}.{module}"
+    return _later(f"attention_grader.{subpackage}.{module}")
 
 
 GRADER = Plan(
@@ -372,7 +446,7 @@ GRADER = Plan(
         for s, text in SUBPACKAGES.items()
         if s != "execution"  # emptied by grader-split
     },
-    tests={old: GRADER_SPLIT.tests.get(new, new) for old, new in TEST_MOVES.items()},
+    tests={old: _later_test(GRADER_SPLIT.tests.get(new, new)) for old, new in TEST_MOVES.items()},
     # folders of data that move with their module (package data, not subpackages)
     data={"library_stub": "sandbox/library_stub"},
     absolute_imports=True,
@@ -424,4 +498,10 @@ TESTS_MIRROR = Plan(
     tests=HUB_UNIT_TESTS,
 )
 
-PLANS = {plan.name: plan for plan in (GRADER, LAB, GRADER_SPLIT, HUB, TESTS, TESTS_MIRROR)}
+
+#: in the order they run: grader-folders first, so that the house plan finds each name at its
+#: place of today (``from attention_grader.intake import exchange_identity`` means exchange/ now)
+PLANS = {
+    plan.name: plan
+    for plan in (GRADER_FOLDERS, GRADER, LAB, GRADER_SPLIT, HUB, TESTS, TESTS_MIRROR)
+}

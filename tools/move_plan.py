@@ -188,9 +188,15 @@ class Rewriter:
         self.short = {
             _leaf(o)[1]: n for o, n in plan.modules.items() if _leaf(o)[0] == plan.package
         }
+        # ``from <parent> import a, b``: the moved modules of each old parent package
+        self.children: dict[str, dict[str, str]] = {}
+        for old, new in plan.modules.items():
+            if old in dotted:
+                self.children.setdefault(_leaf(old)[0], {})[_leaf(old)[1]] = new
+        parents = _alternation(list(self.children)) if self.children else pkg
         names = r"\w+(?:[ \t]+as[ \t]+\w+)?"
         self.from_package = re.compile(
-            rf"(?<![\w.])from {pkg} import (\([^)]*\)|{names}(?:,[ \t]*{names})*)"
+            rf"(?<![\w.])from ({parents}) import (\([^)]*\)|{names}(?:,[ \t]*{names})*)"
         )
         self.relative = re.compile(r"^([ \t]*)from \.(\w*)((?:\.\w+)*) import ", re.M)
         self.relative_ref = re.compile(rf"(?<=`)(~?)\.({_alternation(list(self.short))})(?=[.`])")
@@ -266,18 +272,23 @@ class Rewriter:
         return self.plan.modules[old] + rest
 
     def _from_package(self, match: re.Match) -> str:
-        """``from <package> import a, b`` by where each name lives now, one line per place."""
-        parts = [n.strip() for n in match[1].strip("()").replace("\n", " ").split(",")]
+        """``from <package> import a, b`` by where each name lives now, one line per place.
+
+        ``<package>`` is the plan's package or any package a moved module was in
+        (``from attention_grader.term import grade`` once ``grade`` went to ``steps``).
+        """
+        parent, moved = match[1], self.children.get(match[1], {})
+        parts = [n.strip() for n in match[2].strip("()").replace("\n", " ").split(",")]
         parts = [" ".join(n.split()) for n in parts if n.strip()]
-        if not {n.split(" as ")[0] for n in parts} & set(self.short):
+        if not {n.split(" as ")[0] for n in parts} & set(moved):
             return match[0]
         by_place: dict[str, list[str]] = {}
         for name in parts:
             base, _, alias = name.partition(" as ")
-            if base not in self.short:
-                by_place.setdefault(self.plan.package, []).append(name)
+            if base not in moved:
+                by_place.setdefault(parent, []).append(name)
                 continue
-            place, new = _leaf(self.short[base])
+            place, new = _leaf(moved[base])
             bound = alias or base
             by_place.setdefault(place, []).append(new if new == bound else f"{new} as {bound}")
         line_start = match.string.rfind("\n", 0, match.start()) + 1

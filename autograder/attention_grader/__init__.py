@@ -7,7 +7,7 @@ notebook by runtime boundary: ``wire`` (what crosses to and from the student's k
 ``channel`` (the answer channel and its stand-ins), ``checking`` (the teacher's tests in the
 grader's process), ``executor`` (one notebook through autograde), ``batch`` (a class's workers,
 the release check); and ``term`` (the teacher's steps, each a small module with one function
-taking a :class:`~attention_grader.common.course.Course`). ``python -m attention_grader <step>``
+taking a :class:`~attention_grader.config.course.Course`). ``python -m attention_grader <step>``
 (:mod:`attention_grader.cli`, and the ``make`` targets in ``make/teacher.mk``) calls them;
 :mod:`attention_grader.pipeline` installs the grading pipeline from ``nbgrader_config.py``.
 Configs name :mod:`attention_grader.plugins` (its names stay when modules move); old module

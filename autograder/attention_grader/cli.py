@@ -19,17 +19,17 @@ if TYPE_CHECKING:
     from attention_grader.common.flags import Flag
 
 from attention_grader.batch.shards import parse_shard
-from attention_grader.common.course import Course, GradingStepError, load_course
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import Protections
+from attention_grader.config.course import Course, GradingStepError, load_course
+from attention_grader.config.settings import Protections
 from attention_grader.limits import GRADE_ALIASES, alias_help, apply_aliases
-from attention_grader.term.collect import collect_report
-from attention_grader.term.feedback import feedback_report
-from attention_grader.term.gain_page import write_gain
-from attention_grader.term.grade import GradeOptions, grade, submitted_students
-from attention_grader.term.grades import FORMATS, write_grades
-from attention_grader.term.release import due_line, release
-from attention_grader.term.report import write_report
+from attention_grader.reports.gain_page import write_gain
+from attention_grader.reports.report import write_report
+from attention_grader.steps.collect import collect_report
+from attention_grader.steps.feedback import feedback_report
+from attention_grader.steps.grade import GradeOptions, grade, submitted_students
+from attention_grader.steps.grades import FORMATS, write_grades
+from attention_grader.steps.release import due_line, release
 
 __all__ = ["build_parser", "main"]
 

@@ -1,6 +1,6 @@
 """Every limit of the course in one list: the catalogue ``--help``, the docs and the tests read.
 
-The values live in the course config (:mod:`attention_grader.common.settings` says how); this
+The values live in the course config (:mod:`attention_grader.config.settings` says how); this
 module only names which settings are limits. It sits at the top of the package because the
 limits belong to classes of every layer (nbgrader's ``Execute``, the grading executor, the
 sandbox). ``python -m attention_grader.limits`` prints the table in docs/teachers.md ("Every
@@ -15,11 +15,14 @@ from typing import Any
 from traitlets import TraitType
 from traitlets.config import Config, Configurable
 
-from attention_grader.common.settings import (
+from attention_grader.config.settings import (
     AnswerLimits,
     Answers,
+    Batch,
     Intake,
     IntakeLimits,
+    PageLimits,
+    Pages,
     Protections,
 )
 
@@ -29,12 +32,13 @@ __all__ = ["GRADE_ALIASES", "alias_help", "apply_aliases", "limit_names", "limit
 def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
     from nbgrader.preprocessors import Execute, LimitOutput
 
+    from attention_grader.exchange.safe_exchange import SafeExchangeCollect
     from attention_grader.executor.execute import GradingExecute
-    from attention_grader.intake.safe_exchange import SafeExchangeCollect
     from attention_grader.sandbox.sandbox import SandboxedKernelManager
 
     intake = tuple(f.name for f in fields(IntakeLimits))
     answers = tuple(f.name for f in fields(AnswerLimits))
+    pages = tuple(f.name for f in fields(PageLimits))
     return [
         (Execute, ("timeout",)),
         (LimitOutput, ("max_lines", "max_traceback")),
@@ -64,6 +68,8 @@ def _limit_classes() -> list[tuple[type[Configurable], tuple[str, ...]]]:
         (Intake, intake),
         (SafeExchangeCollect, ("clock_slack",)),
         (Answers, answers),
+        (Pages, pages),
+        (Batch, ("worker_grace", "max_crashes")),
         (Protections, ("allow_unsandboxed_in_pod",)),
     ]
 

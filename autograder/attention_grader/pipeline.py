@@ -11,9 +11,9 @@ adds nothing). Each list is written here whole, once; nothing else edits it, so 
 lines in ``nbgrader_config.py`` does not matter:
 
 * intake: collect copies from the exchange without following links
-  (:mod:`attention_grader.intake.safe_exchange`), each submission folder is cleaned before
+  (:mod:`attention_grader.exchange.safe_exchange`), each submission folder is cleaned before
   nbgrader reads it (:mod:`attention_grader.intake.intake_guard`), feedback is released only as
-  the generated pages (:mod:`attention_grader.intake.release_feedback`);
+  the generated pages (:mod:`attention_grader.exchange.release_feedback`);
 * autograde's sanitise steps: :class:`~attention_grader.executor.tamper.ScanSubmission` (flags; drops
   forged metadata and forged cells), :class:`~attention_grader.intake.intake_guard.IntakeGuard`
   (execution-changing cell metadata such as ``skip-execution`` removed, size caps), then
@@ -87,7 +87,7 @@ def _autograde(c: Config) -> None:
     from attention_grader.executor.execute import GradingExecute
     from attention_grader.executor.flag_limited_output import FlagLimitedOutput
     from attention_grader.executor.tamper import ScanSubmission
-    from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
+    from attention_grader.intake.intake_guard import IntakeGuard, hooks_see_run_config, intake_hook
     from attention_grader.pages.html_safety import SanitizeStudentContent
 
     previous = c.Autograde.get("pre_convert_hook")
@@ -99,6 +99,7 @@ def _autograde(c: Config) -> None:
     # Submissions are made safe before nbgrader reads them: links, special and unexpected files
     # are refused without being followed.
     c.Autograde.pre_convert_hook = intake_hook
+    hooks_see_run_config()  # nbgrader calls the hook without the run's config
     c.Autograde.sanitize_preprocessors = [
         ScanSubmission,
         IntakeGuard,
@@ -127,9 +128,9 @@ def _autograde(c: Config) -> None:
 
 
 def _exchange(c: Config) -> None:
-    from attention_grader.intake.inbound_list import SafeExchangeList
-    from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
-    from attention_grader.intake.safe_exchange import SafeExchangeCollect
+    from attention_grader.exchange.inbound_list import SafeExchangeList
+    from attention_grader.exchange.release_feedback import SafeExchangeReleaseFeedback
+    from attention_grader.exchange.safe_exchange import SafeExchangeCollect
 
     c.ExchangeFactory.collect = SafeExchangeCollect
     # `nbgrader list --inbound` reads what collect reads, as collect judges it

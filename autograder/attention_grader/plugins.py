@@ -18,13 +18,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from attention_grader.common.environment import apply_environment
-    from attention_grader.intake.inbound_list import SafeExchangeList
+    from attention_grader.config.environment import apply_environment
+    from attention_grader.exchange.inbound_list import SafeExchangeList
+    from attention_grader.exchange.private_submit import PrivateExchangeSubmit
     from attention_grader.intake.intake_guard import intake_hook
     from attention_grader.intake.late import SharePerDay
-    from attention_grader.intake.private_submit import PrivateExchangeSubmit
     from attention_grader.pipeline import configure, with_solution_check
-    from attention_grader.term.lms import CanvasExportPlugin
+    from attention_grader.steps.lms import CanvasExportPlugin
     from attention_grader.term.validate_labels import name_questions
 
 __all__ = [
@@ -47,14 +47,14 @@ NAMES = {
     "with_solution_check": "attention_grader.pipeline",
     "SharePerDay": "attention_grader.intake.late",
     # nbgrader_config.py: the ATTENTION_LAB_* variables for nbgrader's own settings
-    "apply_environment": "attention_grader.common.environment",
+    "apply_environment": "attention_grader.config.environment",
     # a teacher's own pre_convert_hook calls the intake first (pipeline.configure says so)
     "intake_hook": "attention_grader.intake.intake_guard",
     # a hub's nbgrader_config.py: the exchange's private submit and list
-    "PrivateExchangeSubmit": "attention_grader.intake.private_submit",
-    "SafeExchangeList": "attention_grader.intake.inbound_list",
+    "PrivateExchangeSubmit": "attention_grader.exchange.private_submit",
+    "SafeExchangeList": "attention_grader.exchange.inbound_list",
     # nbgrader export --exporter=attention_grader.plugins.CanvasExportPlugin
-    "CanvasExportPlugin": "attention_grader.term.lms",
+    "CanvasExportPlugin": "attention_grader.steps.lms",
     # nbgrader validate names each failing question (a laptop's nbgrader_config.py)
     "name_questions": "attention_grader.term.validate_labels",
 }

@@ -29,8 +29,8 @@ FORMER_PACKAGES = {
 }
 
 #: Old module -> its module now (``_kernel_side.py`` and ``_kernel_handles.py`` are text sent into a
-#: kernel, not modules anyone imports). ``tools/move_plan.py`` leaves this file as written (its plan
-#: ``grader-split`` must say the same: tests/tools/test_move_plan.py checks).
+#: kernel, not modules anyone imports). ``tools/move_plan.py`` leaves this file as written (its plans
+#: ``grader-split`` and ``grader-folders`` must say the same: tests/tools/test_move_plan.py checks).
 MOVED = {
     # what crosses to and from the student's kernel as data
     "attention_grader.execution.answer_errors": "attention_grader.wire.answer_errors",
@@ -78,6 +78,39 @@ MOVED = {
     "attention_grader.execution.speedups": "attention_grader.batch.speedups",
     "attention_grader.execution.variant_family": "attention_grader.batch.variant_family",
     "attention_grader.execution.worker": "attention_grader.batch.worker",
+    # the course and its settings (issue 43, twelfth landing)
+    "attention_grader.common.config_door": "attention_grader.config.config_door",
+    "attention_grader.common.course": "attention_grader.config.course",
+    "attention_grader.common.environment": "attention_grader.config.environment",
+    "attention_grader.common.nbgrader_patches": "attention_grader.config.nbgrader_patches",
+    "attention_grader.common.settings": "attention_grader.config.settings",
+    # the exchange
+    "attention_grader.intake.exchange_identity": "attention_grader.exchange.exchange_identity",
+    "attention_grader.intake.exchange_mounts": "attention_grader.exchange.exchange_mounts",
+    "attention_grader.intake.inbound_list": "attention_grader.exchange.inbound_list",
+    "attention_grader.intake.private_submit": "attention_grader.exchange.private_submit",
+    "attention_grader.intake.release_feedback": "attention_grader.exchange.release_feedback",
+    "attention_grader.intake.safe_exchange": "attention_grader.exchange.safe_exchange",
+    "attention_grader.intake.submission_history": "attention_grader.exchange.submission_history",
+    # the teacher's steps
+    "attention_grader.term.collect": "attention_grader.steps.collect",
+    "attention_grader.term.feedback": "attention_grader.steps.feedback",
+    "attention_grader.term.grade": "attention_grader.steps.grade",
+    "attention_grader.term.grades": "attention_grader.steps.grades",
+    "attention_grader.term.lms": "attention_grader.steps.lms",
+    "attention_grader.term.progress": "attention_grader.steps.progress",
+    "attention_grader.term.release": "attention_grader.steps.release",
+    "attention_grader.term.student_dist": "attention_grader.steps.student_dist",
+    # what the teacher reads about a class
+    "attention_grader.term.class_diagnoses": "attention_grader.reports.class_diagnoses",
+    "attention_grader.term.gain": "attention_grader.reports.gain",
+    "attention_grader.term.gain_page": "attention_grader.reports.gain_page",
+    "attention_grader.term.question_stats": "attention_grader.reports.question_stats",
+    "attention_grader.term.report": "attention_grader.reports.report",
+    "attention_grader.term.report_data": "attention_grader.reports.report_data",
+    "attention_grader.term.report_page": "attention_grader.reports.report_page",
+    "attention_grader.term.student_rows": "attention_grader.reports.student_rows",
+    "attention_grader.term.variant_rows": "attention_grader.reports.variant_rows",
 }  # fmt: skip
 
 

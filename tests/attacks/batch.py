@@ -184,7 +184,7 @@ def load_attacks() -> list[Attack]:
 #: the answers' types, the library's code): what they earn is decided by the kernel and the
 #: grader's checking of its replies, which both routes run alike (the parallel grader's workers
 #: run nbgrader's Autograde with the course's pipeline unchanged:
-#: tests/attention_grader/term/test_grade.py::test_workers_run_the_course_pipeline_unchanged).
+#: tests/attention_grader/steps/test_grade.py::test_workers_run_the_course_pipeline_unchanged).
 #: The parallel batch leaves them out, as one grading serves both routes; it grades every attack
 #: on what differs between the routes: the worker's process and budget (time, memory, a killed or
 #: exiting kernel, costly answers), files handed in or written, the network, the student ids,
@@ -350,7 +350,7 @@ def _make_courses(tmp: Path, count: int) -> list[Path]:
     (src / "gradecheck.py").write_text(GRADECHECK)
     _write_config(first)
     # In-process through attention_grader's course API (no second nbgrader start-up).
-    from attention_grader.common.course import check_result, load_course
+    from attention_grader.config.course import check_result, load_course
 
     api = load_course(first).api()
     check_result(api.generate_assignment(ASSIGNMENT, force=True), "generate_assignment")
@@ -411,9 +411,9 @@ def _grade_with_nbgrader(roots: list[Path]) -> str:
 
 
 def _grade_in_parallel(roots: list[Path]) -> str:
-    """The teacher's ``make grade`` path: ``attention_grader.term.grade.grade`` with two workers."""
-    from attention_grader.common.course import load_course
-    from attention_grader.term.grade import GradeOptions, grade
+    """The teacher's ``make grade`` path: ``attention_grader.steps.grade.grade`` with two workers."""
+    from attention_grader.config.course import load_course
+    from attention_grader.steps.grade import GradeOptions, grade
 
     logs = []
     for root in roots:

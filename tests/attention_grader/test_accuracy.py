@@ -4,7 +4,7 @@ For each question of the three assignments, ``tests/support/accuracy_answers.py`
 correct answers written differently and one wrong answer per registry misconception that applies
 to it. They are packed into a few submissions per assignment (each submission carries one answer
 per question, so every answer is graded once), released and graded by
-``attention_grader.term.grade.grade`` on a scratch copy of the course with the course's own
+``attention_grader.steps.grade.grade`` on a scratch copy of the course with the course's own
 ``nbgrader_config.py``, two workers. Three figures come out:
 
 * correct answers accepted: every test cell of the question gets full points;
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attention_grader.term.class_diagnoses import find_diagnoses
+from attention_grader.reports.class_diagnoses import find_diagnoses
 
 from attention_lab import misconceptions
 from tests.support.accuracy_answers import QUESTIONS

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from attention_grader.cli import main
-from attention_grader.common.course import load_course
+from attention_grader.config.course import load_course
 
 from tests.support.grading_course import Student, make_course
 

@@ -19,7 +19,7 @@ import pytest
 from attention_grader.cli import main
 from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine
-from attention_grader.term.release import release
+from attention_grader.steps.release import release
 
 from tests.support.grading_course import CORRECT, FIXTURE, Student, make_course
 

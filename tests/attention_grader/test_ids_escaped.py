@@ -110,7 +110,7 @@ def hostile_class(tmp_path):
 
 @pytest.mark.slow
 def test_grades_csv_and_the_canvas_export(hostile_class):
-    from attention_grader.term.grades import write_grades
+    from attention_grader.steps.grades import write_grades
 
     for fmt in ("csv", "canvas"):
         rows = _read_csv(write_grades(hostile_class, fmt=fmt))
@@ -122,7 +122,7 @@ def test_grades_csv_and_the_canvas_export(hostile_class):
 
 @pytest.mark.slow
 def test_the_report_page_and_its_csv_files(hostile_class):
-    from attention_grader.term.report import write_report
+    from attention_grader.reports.report import write_report
 
     page = write_report(hostile_class, "a1")
     text = page.read_text()
@@ -226,9 +226,9 @@ def test_the_submission_history_its_csv_and_the_reports_section(hostile_class, t
     """
     from datetime import datetime
 
-    from attention_grader.intake.exchange_identity import Inbound
-    from attention_grader.intake.submission_history import history_file, record_seen
-    from attention_grader.term.report import write_report
+    from attention_grader.exchange.exchange_identity import Inbound
+    from attention_grader.exchange.submission_history import history_file, record_seen
+    from attention_grader.reports.report import write_report
 
     items = []
     for n, sid in enumerate(HOSTILE.values()):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from attention_grader.term.grade import GradeOptions, grade
+from attention_grader.steps.grade import GradeOptions, grade
 from browser.driver import start_jupyter
 
 from tests.support.graded_classes import STANDARD

@@ -75,7 +75,7 @@ def _formgrader_autograde(course, env) -> dict:
     """What the formgrader's autograde button does: ``NbGraderAPI.autograde`` in its server."""
     script = (
         "import json, sys\n"
-        "from attention_grader.common.course import load_course\n"
+        "from attention_grader.config.course import load_course\n"
         "api = load_course(sys.argv[1]).api()\n"
         "print(json.dumps(api.autograde(sys.argv[2], sys.argv[3])))\n"
     )

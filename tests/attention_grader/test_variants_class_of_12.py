@@ -15,7 +15,7 @@ import re
 
 import pytest
 from attention_grader.cli import main
-from attention_grader.common.course import load_course
+from attention_grader.config.course import load_course
 from test_variants_graded import Q3, ROOT, SOLUTION, VARIANT_CONFIG, A, _answers_for, numbers_of
 
 from tests.support.grading_course import Student, make_course, released_notebook

@@ -219,7 +219,7 @@ def test_the_teacher_sees_the_numbers_the_answers_were_checked_against(graded, s
 
 
 def test_the_report_names_a_misconception_on_any_variant(graded):
-    from attention_grader.term.class_diagnoses import find_diagnoses
+    from attention_grader.reports.class_diagnoses import find_diagnoses
 
     found = {(d.student, d.question, d.id) for d in find_diagnoses(graded.course, A)}
     assert {("gus", g, "forgot_scaling") for g in Q3} <= found
@@ -230,7 +230,7 @@ def _rows(page: str, student: str) -> list[str]:
 
 
 def test_the_report_shows_each_students_numbers_beside_her_answers(graded, tmp_path):
-    from attention_grader.term.report import write_report
+    from attention_grader.reports.report import write_report
 
     page = write_report(graded.course, A, tmp_path).read_text()
     section = page[page.index("<h2>Each student's numbers") : page.index("<h2>Flags")]

@@ -58,7 +58,7 @@ def test_ids_are_unique_snake_case_and_entries_are_complete():
 
 def test_checks_and_report_read_the_registry():
     assert checks.MISCONCEPTIONS == misconceptions.titles()
-    from attention_grader.term.class_diagnoses import misconception_titles
+    from attention_grader.reports.class_diagnoses import misconception_titles
 
     assert misconception_titles() == misconceptions.titles()
 

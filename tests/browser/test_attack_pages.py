@@ -216,9 +216,9 @@ def test_every_csv_of_the_batch_holds_no_formula(batch):
     """grades.csv, the report's students.csv and (``make grade``) batch_summary.csv, with the
     formula and HTML ids of tests/attacks/id_*.py in them: no cell a spreadsheet runs.
     """
-    from attention_grader.common.course import load_course
-    from attention_grader.term.grades import write_grades
-    from attention_grader.term.report import write_report
+    from attention_grader.config.course import load_course
+    from attention_grader.reports.report import write_report
+    from attention_grader.steps.grades import write_grades
 
     starts = ("=", "+", "-", "@", "\t", "\r")
     seen_formula_id = False

@@ -116,8 +116,8 @@ def test_every_formgrader_list_shows_the_final_scores_of_grades_csv(browser, for
     """
     import csv
 
-    from attention_grader.common.course import load_course
-    from attention_grader.term.grades import write_grades
+    from attention_grader.config.course import load_course
+    from attention_grader.steps.grades import write_grades
 
     rows = list(csv.DictReader(write_grades(load_course(late_class)).open()))
     final = {r["student_id"]: float(r["score"]) for r in rows}

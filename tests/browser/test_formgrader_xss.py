@@ -402,8 +402,8 @@ def test_a_submissions_own_files_are_served_sandboxed(browser, teacher, formgrad
 
 
 def test_feedback_and_report_pages_run_no_student_script(teacher, graded, tmp_path):
-    from attention_grader.common.course import load_course
-    from attention_grader.term.report import write_report
+    from attention_grader.config.course import load_course
+    from attention_grader.reports.report import write_report
 
     feedback = next((graded / "feedback" / "mallory" / ASSIGNMENT).glob("*.html"))
     report = write_report(load_course(graded), ASSIGNMENT, tmp_path / "report")

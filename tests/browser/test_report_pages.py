@@ -30,9 +30,9 @@ def _cells(page, first: str) -> list[str]:
 
 
 def test_the_report_shows_the_final_scores_of_grades_csv(page, late_class, tmp_path):  # noqa: F811
-    from attention_grader.common.course import load_course
-    from attention_grader.term.grades import write_grades
-    from attention_grader.term.report import write_report
+    from attention_grader.config.course import load_course
+    from attention_grader.reports.report import write_report
+    from attention_grader.steps.grades import write_grades
     from nbgrader.api import Gradebook
 
     root = tmp_path / "course"
@@ -62,8 +62,8 @@ def test_the_report_shows_the_final_scores_of_grades_csv(page, late_class, tmp_p
 
 
 def test_the_gain_page_says_its_numbers_as_gain_csv_has_them(page, tmp_path):
-    from attention_grader.term.gain import build_gain
-    from attention_grader.term.gain_page import write_gain
+    from attention_grader.reports.gain import build_gain
+    from attention_grader.reports.gain_page import write_gain
 
     from tests.support.gain_simulation import (
         POST,

@@ -38,7 +38,7 @@ def student_lab(tmp_path_factory):
     course.config.SharePerDay.share_per_day = 0.1
     course.config.SharePerDay.max_share = 0.5
     due = datetime.now(UTC) - timedelta(days=1, hours=2, minutes=20)
-    from attention_grader.term.release import release
+    from attention_grader.steps.release import release
 
     release(course, FIXTURE, duedate=f"{due:%Y-%m-%d %H:%M} UTC")
     server = start_jupyter(course.root, tmp / "jupyter")

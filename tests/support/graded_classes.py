@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from attention_grader.common.course import Course, check_result, load_course, new_course
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
-from attention_grader.term.grade import GradeOptions, grade
-from attention_grader.term.release import release
+from attention_grader.config.course import Course, check_result, load_course, new_course
+from attention_grader.steps.grade import GradeOptions, grade
+from attention_grader.steps.release import release
 
 from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
 from tests.support.run_cache import once_per_run
@@ -61,9 +61,9 @@ class ClassSpec:
         The due date of every assignment.
     generate_only : bool
         ``generate_assignment`` only (nothing released to the exchange, no due date), as the
-        attack suite does; else :func:`attention_grader.term.release.release`.
+        attack suite does; else :func:`attention_grader.steps.release.release`.
     route : str
-        ``"grade"``: ``make grade`` (:func:`attention_grader.term.grade.grade`, ``jobs`` workers);
+        ``"grade"``: ``make grade`` (:func:`attention_grader.steps.grade.grade`, ``jobs`` workers);
         ``"nbgrader"``: plain ``nbgrader autograde`` in a subprocess.
     jobs : int
         Workers of the ``grade`` route.

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.common.course import Course, load_course, new_course, quiet_autoflush_warning
+from attention_grader.config.course import Course, load_course, new_course, quiet_autoflush_warning
 
 FIXTURE_SOURCE = Path(__file__).parents[1] / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
@@ -149,7 +149,7 @@ def release_and_submit_class(course: Course) -> None:
     """Release the fixture (due ``DUE``) and place four submissions, not yet graded: alice
     (correct), bob (misconceived), dana (blank) and eli (correct, 2 h 5 min late).
     """
-    from attention_grader.term.release import release
+    from attention_grader.steps.release import release
 
     release(course, FIXTURE, duedate=DUE)
     hand_in_class(course)

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import nbformat
-from attention_grader.common.course import Course
+from attention_grader.config.course import Course
 
 from tests.support.accuracy_answers import QUESTIONS
 from tests.support.assignment_answers import (

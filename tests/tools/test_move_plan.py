@@ -226,7 +226,7 @@ def test_an_unknown_plan_is_an_error_naming_the_plans(plan, capsys):
     with pytest.raises(SystemExit):
         plan.main(["--check", "library"])
     assert (
-        "no plan library: the plans are grader, lab, grader-split, hub, tests"
+        "no plan library: the plans are grader-folders, grader, lab, grader-split, hub, tests"
         in capsys.readouterr().err
     )
 
@@ -286,17 +286,53 @@ def test_the_hub_plan_makes_its_scripts_a_package_and_leaves_other_words_alone(
     assert snapshot(tmp_path) == files
 
 
-def test_the_split_plan_and_the_old_names_kept_agree():
-    """``grader-split`` moves exactly the modules attention_grader.renamed keeps old names for
-    (``_kernel_side.py`` and ``_kernel_handles.py`` aside: text sent into a kernel, never
-    imported).
+def test_the_split_plans_and_the_old_names_kept_agree():
+    """``grader-split`` and ``grader-folders`` move exactly the modules attention_grader.renamed
+    keeps old names for (``_kernel_side.py`` and ``_kernel_handles.py`` aside: text sent into
+    a kernel, never imported).
     """
     from attention_grader.renamed import MOVED
 
-    from tools.layout_plans import GRADER_SPLIT
+    from tools.layout_plans import GRADER_FOLDERS, GRADER_SPLIT
 
     planned = {o: n for o, n in GRADER_SPLIT.modules.items() if ".execution._kernel_" not in o}
-    assert planned == MOVED
+    assert planned | GRADER_FOLDERS.modules == MOVED
+
+
+FOLDER_FILES = {
+    "autograder/attention_grader/term/grade.py": "from attention_grader.term import progress\n",
+    "autograder/attention_grader/term/progress.py": "",
+    "autograder/attention_grader/term/selfstudy.py": (
+        "from attention_grader.term import grade as g, selfstudy\n"
+        "from attention_grader.common import course, flags\n"
+        "PATCH = 'attention_grader.term.grade.grade'\n"
+    ),
+    "autograder/attention_grader/common/course.py": "",
+    "autograder/attention_grader/common/flags.py": "",
+    "tests/attention_grader/term/test_grade.py": "from attention_grader.term.grade import grade\n",
+}
+
+
+def test_the_folders_plan_rewrites_modules_imported_from_their_old_package(plan, tmp_path):
+    """``from attention_grader.term import grade`` names a module: it follows it to steps/,
+    one line per package, while the names that stay are left where they are.
+    """
+    make_repo(tmp_path, FOLDER_FILES)
+    assert plan.main(["grader-folders"]) == 0
+    files = snapshot(tmp_path)
+    assert files["autograder/attention_grader/term/selfstudy.py"] == (
+        "from attention_grader.steps import grade as g\n"
+        "from attention_grader.term import selfstudy\n"
+        "from attention_grader.common import flags\n"
+        "from attention_grader.config import course\n"
+        "PATCH = 'attention_grader.steps.grade.grade'\n"
+    )
+    assert files["autograder/attention_grader/steps/grade.py"] == (
+        "from attention_grader.steps import progress\n"
+    )
+    assert "tests/attention_grader/steps/test_grade.py" in files
+    assert files["autograder/attention_grader/steps/__init__.py"].startswith('"""The teacher')
+    assert plan.main(["--check", "grader-folders"]) == 0
 
 
 def test_a_retired_package_goes_once_the_plan_empties_it(plan, tmp_path):

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attention_grader.common.course import Course
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.flags import Flag
 from attention_grader.common.summary import SubmissionResult
+from attention_grader.config.course import Course
 from attention_grader.intake.final_scores import final_of, late_flag
 
 if TYPE_CHECKING:

@@ -270,7 +270,7 @@ def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:
     """Run the release check of every notebook of ``source/<assignment>`` (course config)."""
-    from attention_grader.common.config_door import load_config
+    from attention_grader.config.config_door import load_config
 
     root = Path(root)
     config = load_config(root)

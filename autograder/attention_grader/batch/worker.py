@@ -1,7 +1,7 @@
 """One grading worker: autogrades one student at a time with the course's own pipeline.
 
 Everything a worker needs travels as one frozen :class:`GradingJob`, built once by the parent
-(:mod:`attention_grader.term.grade`) and handed to :func:`grade_one` with each student. Its course
+(:mod:`attention_grader.steps.grade`) and handed to :func:`grade_one` with each student. Its course
 config is the course's ``nbgrader_config.py`` (plus the command line's values, written into it
 by :mod:`attention_grader.cli`): nbgrader's ``Autograde`` converter reads every limit from it,
 exactly as ``nbgrader autograde`` does, and the worker adds nothing to the pipeline
@@ -32,10 +32,10 @@ from traitlets.config import Config
 
 from attention_grader.batch.gradebook_sync import SubmissionRows, read_rows
 from attention_grader.batch.speedups import nbgrader_speedups
-from attention_grader.common.course import Course, quiet_autoflush_warning
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.flags import EXIT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
+from attention_grader.config.course import Course, quiet_autoflush_warning
 from attention_grader.executor.budget import WorkerWatch
 from attention_grader.intake.intake import visible_notebooks
 
@@ -324,8 +324,8 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
 
 def worker_budget(config: Config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
-    from attention_grader.executor.budget import WORKER_GRACE
+    from attention_grader.config.settings import Batch
     from attention_grader.executor.execute import GradingExecute
 
     seconds = GradingExecute(config=config).submission_budget
-    return float(seconds) + WORKER_GRACE if seconds else 0.0
+    return float(seconds) + Batch(config=config).worker_grace if seconds else 0.0

@@ -27,7 +27,7 @@ from attention_grader.channel.answer_decoding import decode, hash_budget, is_cou
 from attention_grader.channel.answer_encoding import encode, request_source
 from attention_grader.channel.handle_table import HandleTable
 from attention_grader.channel.student_function import StudentFunction
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_codec import Wire
 from attention_grader.wire.answer_errors import (
     CannotGrade,
@@ -38,10 +38,8 @@ from attention_grader.wire.answer_errors import (
 )
 from attention_grader.wire.unsupported_answer import UnsupportedAnswer
 
-__all__ = ["MAX_HANDLE_OPS", "AnswerChannel", "update_in_place"]
+__all__ = ["AnswerChannel", "update_in_place"]
 
-#: Most uses of student objects (handles) one test may make.
-MAX_HANDLE_OPS = 2000
 #: ``run_request(source) -> outputs``: run one hidden request cell in the student's kernel.
 RunRequest: TypeAlias = Callable[[str], list[NotebookNode]]
 
@@ -194,12 +192,13 @@ class AnswerChannel:
     ) -> object:
         """One use of an object in the kernel (see :mod:`~attention_grader.channel.object_handles`).
 
-        At most :data:`MAX_HANDLE_OPS` per test: numpy reading a student's "sequence" item by
+        At most ``c.Answers.max_handle_ops`` per test: numpy reading a student's "sequence" item by
         item must not spend the grader's time one request at a time.
         """
         self.handle_ops += 1
-        if self.handle_ops > MAX_HANDLE_OPS:
-            cause = f"the test uses a student's object more than {MAX_HANDLE_OPS} times"
+        most = self.limits.max_handle_ops
+        if self.handle_ops > most:
+            cause = f"the test uses a student's object more than {most} times"
             if cause not in self.uncarried:
                 self.uncarried.append(cause)
             raise CannotGrade(cause)

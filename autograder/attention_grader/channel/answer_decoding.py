@@ -4,7 +4,7 @@ Numbers, booleans, strings, None, numeric numpy arrays and scalars, and lists, t
 dicts of those, and the other kinds of :mod:`~attention_grader.wire.answer_codec`. Anything else
 becomes an :class:`~attention_grader.wire.unsupported_answer.UnsupportedAnswer`, an object
 that stays in the kernel becomes a handle, and a reply that is not valid plain data (or is over
-a cap of :class:`~attention_grader.common.settings.AnswerLimits`) raises
+a cap of :class:`~attention_grader.config.settings.AnswerLimits`) raises
 :class:`~attention_grader.wire.answer_errors.UnreadableAnswer`.
 """
 
@@ -16,8 +16,9 @@ from typing import TypeAlias, TypeGuard
 
 from nbformat import NotebookNode
 
-from attention_grader.common.settings import AnswerLimits
-from attention_grader.wire.answer_codec import MIME, Caps, Decoder, Reader, Wire
+from attention_grader.config.settings import AnswerLimits
+from attention_grader.wire.answer_caps import answer_caps
+from attention_grader.wire.answer_codec import MIME, Decoder, Reader, Wire
 from attention_grader.wire.answer_errors import UnreadableAnswer, student_error
 from attention_grader.wire.answer_sets import HashBudget, small_object
 from attention_grader.wire.figure_snapshot import (
@@ -63,7 +64,7 @@ class _Decoder(Decoder):
         self.unsupported: list[str] = []  # what arrived as a placeholder (not carried)
         self.notes: list[str] = notes if notes is not None else []  # carried only in part
         self.hashed = hashed or hash_budget(limits)
-        super().__init__(Caps.of(limits))
+        super().__init__(answer_caps(limits))
 
     def readers(self) -> dict[str, Reader]:
         return {

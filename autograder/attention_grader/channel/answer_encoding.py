@@ -14,9 +14,10 @@ from importlib import resources
 
 from attention_grader.channel.object_handles import ObjectHandle, StudentClass
 from attention_grader.channel.student_function import StudentFunction
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire import answer_codec
-from attention_grader.wire.answer_codec import MIME, Caps, Encoder, Wire
+from attention_grader.wire.answer_caps import answer_caps, caps_wire
+from attention_grader.wire.answer_codec import MIME, Encoder, Wire
 
 __all__ = ["CODEC_SOURCE", "KERNEL_SIDE", "MIME", "encode", "request_source"]
 
@@ -50,12 +51,12 @@ def encode(value: object, limits: AnswerLimits | None = None) -> Wire:
     Raises ``TypeError`` (``"cannot send ..."``) for what is not data, and ``ValueError`` for an
     argument nested deeper than ``limits.max_depth`` (the kernel's decoder stops there too).
     """
-    return _GraderEncoder(Caps.of(limits or AnswerLimits()).depth_only())(value)
+    return _GraderEncoder(answer_caps(limits).depth_only())(value)
 
 
 def request_source(request: dict[str, object], limits: AnswerLimits | None = None) -> str:
     """Return the code of one hidden request cell: the kernel-side agent run on ``request``."""
-    sent = {**request, "caps": Caps.of(limits or AnswerLimits()).to_wire()}
+    sent = {**request, "caps": caps_wire(answer_caps(limits))}
     globals_ = (
         f"{{'_USER_NS': globals(), '_REQUEST': {json.dumps(sent)!r}, '_CODEC': {CODEC_SOURCE!r}}}"
     )

@@ -25,14 +25,18 @@ import builtins
 import contextlib
 import io
 import sys
-import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import cast
 
-import numpy as np
 from nbformat import NotebookNode
 
 from attention_grader.channel.answer_channel import AnswerChannel
+from attention_grader.checking.cell_outputs import (
+    error_output,
+    finished_outputs,
+    quiet_run,
+    traceback_lines,
+)
 from attention_grader.checking.code_sinks import code_sinks, notebook_aliases
 from attention_grader.checking.kernel_definitions import kernel_definitions
 from attention_grader.checking.locked_names import is_data, is_plain_data, same_data
@@ -58,54 +62,11 @@ from attention_lab.variants import PRACTICE, StudentSeed
 
 __all__ = ["TrustedChecker"]
 
-_MAX_TEXT = 20_000
-
 # --------------------------------------------------------------------------- the checker
 
 
 class _AnswersUnavailable(Exception):
     """The answers a test needs could not be read from the kernel."""
-
-
-def _error(ename: str, evalue: str, traceback: list[str] | None = None) -> NotebookNode:
-    evalue = evalue[:_MAX_TEXT]
-    return NotebookNode(
-        output_type="error",
-        ename=ename,
-        evalue=evalue,
-        traceback=traceback or [f"{ename}: {evalue}"],
-    )
-
-
-def _traceback_of(exc: BaseException) -> list[str]:
-    """Return the one-line traceback a check gives (``_render_traceback_``), never test code."""
-    render = getattr(exc, "_render_traceback_", None)
-    if callable(render):
-        with contextlib.suppress(Exception):
-            lines = render()
-            if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
-                return [line[:_MAX_TEXT] for line in lines]
-    return [f"{type(exc).__name__}: {str(exc)[:_MAX_TEXT]}"]
-
-
-@contextlib.contextmanager
-def _quiet_run(out: io.StringIO, err: io.StringIO, import_dirs: list[str]) -> Iterator[None]:
-    """Capture stdout and stderr; drop the grader's own warnings (its numpy is not the kernel's)."""
-    added = [d for d in import_dirs if d not in sys.path]
-    sys.path[:0] = added
-    try:
-        with (
-            contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(err),
-            warnings.catch_warnings(),
-            np.errstate(all="ignore"),
-        ):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for d in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(d)
 
 
 class TrustedChecker:
@@ -275,7 +236,7 @@ class TrustedChecker:
         out, err = io.StringIO(), io.StringIO()
         self._sink.append(out)
         try:
-            with _quiet_run(out, err, self.import_dirs), variants.graded_as(self.variant_seed):
+            with quiet_run(out, err, self.import_dirs), variants.graded_as(self.variant_seed):
                 exec(compile(tree, label, "exec"), scope)  # noqa: S102 -- the teacher's code
                 value = None
                 if last is not None:
@@ -362,7 +323,7 @@ class TrustedChecker:
         """Note when a failed test's answers fit a classmate's variant (still scored wrong)."""
         from attention_grader.checking.variant_grading import classmate_match
 
-        with _quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
+        with quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
             match = classmate_match(
                 self.cells.locked,
                 source,
@@ -380,7 +341,8 @@ class TrustedChecker:
             with contextlib.suppress(KernelGone, UnreadableAnswer, StudentCodeError):
                 self.channel.request({"op": "define", "source": code})
 
-    def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:  # noqa: C901 -- one branch per way a test ends
+    def _outputs(self, grade_id: str, source: str) -> list[NotebookNode]:
+        cut = self.channel.limits.max_output_chars
         try:
             stdout, value = self._run(source, f"<test {grade_id}>")
         except KernelGone:
@@ -388,42 +350,24 @@ class TrustedChecker:
         except _AnswersUnavailable as exc:
             self.unreadable.append(f"{grade_id}: {exc}")
             text = f"the grader could not read your answers for this test ({exc})"
-            return [_error("UnreadableAnswer", text)]
+            return [error_output("UnreadableAnswer", text, cut)]
         except KeyboardInterrupt:
             raise
         except CannotGrade as exc:
             if exc.cause not in self.channel.uncarried:
                 self.channel.uncarried.append(exc.cause)
-            return [_error("CannotGrade", exc.cause)]
+            return [error_output("CannotGrade", exc.cause, cut)]
         except StudentCodeError as exc:  # the student's function raised, uncaught by the test
-            return [_error(exc.ename, exc.message)]
+            return [error_output(exc.ename, exc.message, cut)]
         except MemoryError:  # grader_memory_mb: the child stops there, never a failed test
             raise
         except BaseException as exc:  # noqa: BLE001 -- a failed test, whatever it raised
             diagnosis = diagnosis_of(exc)
             if diagnosis is not None:
                 self.diagnoses[grade_id] = diagnosis
-            return [_error(type(exc).__name__, str(exc), _traceback_of(exc))]
-        outputs = []
+            return [error_output(type(exc).__name__, str(exc), cut, traceback_lines(exc, cut))]
         # As in nbgrader, a test cell with stderr output earns nothing. Said, not shown: her
         # code could print the test's hidden inputs there, the test its expected values.
-        stderr = "".join(
-            [*(["your code wrote to stderr during this test\n"] if self.channel.stderr else []),
-             *(["the test wrote to stderr\n"] if self._wrote_stderr else [])]
-        )  # fmt: skip
-        if stderr:
-            outputs.append(NotebookNode(output_type="stream", name="stderr", text=stderr))
-        if stdout:
-            outputs.append(
-                NotebookNode(output_type="stream", name="stdout", text=stdout[:_MAX_TEXT])
-            )
-        if value is not None:
-            outputs.append(
-                NotebookNode(
-                    output_type="execute_result",
-                    execution_count=None,
-                    metadata={},
-                    data={"text/plain": repr(value)[:_MAX_TEXT]},
-                )
-            )
-        return outputs
+        stderr = [*(["your code wrote to stderr during this test\n"] if self.channel.stderr else []),
+                  *(["the test wrote to stderr\n"] if self._wrote_stderr else [])]  # fmt: skip
+        return finished_outputs("".join(stderr), stdout, value, cut)

@@ -1,1 +1,1 @@
-"""What every part reads: the course, the batch summary, safe text, a notebook's outcomes."""
+"""What every part reads: the batch summary and its flags, safe text, a notebook's outcomes, question labels, variants' key and records."""

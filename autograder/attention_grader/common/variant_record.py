@@ -14,7 +14,7 @@ metadata (:func:`record_variant`)::
 ``numbers`` are what the variant cells drew for her (the names the test reads), ``answers``
 what her kernel gave the test, each as short text. The formgrader
 (:mod:`attention_grader.pages.formgrader_view`) and the class report
-(:mod:`attention_grader.term.variant_rows`) read it back (:func:`read_variant`) and escape it
+(:mod:`attention_grader.reports.variant_rows`) read it back (:func:`read_variant`) and escape it
 when they show it: the answers and the student id are hers. Intake drops any
 ``attention_grader`` metadata a submission brings (:mod:`attention_grader.executor.tamper`),
 so only grading writes this.

@@ -240,10 +240,6 @@ def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap
 
 # --------------------------------------------------------------------------- make grade's parent
 
-#: What ``make grade``'s parent adds to the budget before it kills a worker itself: the steps
-#: after execution (output limits, saving grades, sanitising HTML) run in the worker.
-WORKER_GRACE = 60.0
-
 
 class WorkerWatch:
     """``make grade``'s parent kills a worker still on one submission past its budget.
@@ -251,14 +247,14 @@ class WorkerWatch:
     Each worker claims the submission it grades (:meth:`claim`: a file named by its pid in a
     folder of the run); the parent calls :meth:`enforce` while it waits, kills the worker (and
     every process under it) whose claim is older than ``seconds``, and remembers the student;
-    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.term.grade`).
+    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.steps.grade`).
 
     Parameters
     ----------
     folder : str or Path
         A folder of this run (the workers' claims).
     seconds : float
-        The submission's budget plus :data:`WORKER_GRACE`; 0 or less = no watch.
+        The submission's budget plus ``c.Batch.worker_grace``; 0 or less = no watch.
     """
 
     def __init__(self, folder: str | Path, seconds: float) -> None:

@@ -43,7 +43,7 @@ from attention_grader.common.diagnosis import record_diagnosis
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
 from attention_grader.common.run_cache import reading_once
-from attention_grader.common.settings import Protections
+from attention_grader.config.settings import Protections
 from attention_grader.executor.budget import Reporter, limit_memory, run_within
 from attention_grader.executor.execution_stops import (
     KERNEL_DIED,

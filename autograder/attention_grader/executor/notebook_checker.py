@@ -27,7 +27,6 @@ from attention_grader.checking.needs_teacher import record_cells
 from attention_grader.checking.trusted import TrustedChecker
 from attention_grader.checking.trusted_cells import TrustedCells, load_trusted_cells
 from attention_grader.checking.variant_grading import classmates, copied_cells, variant_names
-from attention_grader.common.course import source_dirs, source_notebook
 from attention_grader.common.flags import (
     KERNEL_TEST,
     LIBRARY_USE,
@@ -38,8 +37,9 @@ from attention_grader.common.flags import (
     Flag,
 )
 from attention_grader.common.run_cache import read_once
-from attention_grader.common.settings import answer_limits
 from attention_grader.common.variant_key import student_seed
+from attention_grader.config.course import source_dirs, source_notebook
+from attention_grader.config.settings import answer_limits
 from attention_grader.executor.library_flags import STUB_SEEN, library_flags, stub_seen
 from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.wire.cell_code import answer_names, parse_cell

@@ -356,7 +356,7 @@ class ScanSubmission(NbGraderPreprocessor):
     def _released_sources(self, info: dict[str, Any]) -> list[str]:
         """Return the code the teacher released with this notebook, from ``source/``."""
         from attention_grader.checking.test_styles import released_code
-        from attention_grader.common.course import source_notebook
+        from attention_grader.config.course import source_notebook
 
         if not (info.get("assignment") and info.get("notebook")):
             return []

@@ -1,1 +1,1 @@
-"""A submission on its way in: the exchange, who handed in and when, files made safe, due dates and late penalties."""
+"""A submission made safe before anything reads it (files, notebooks, autograde's hook), due dates, the late penalty, final scores."""

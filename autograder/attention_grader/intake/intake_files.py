@@ -16,7 +16,7 @@ from pathlib import Path
 
 from attention_grader.common.flags import UNEXPECTED_FILE, UNSAFE_FILE, Flag
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import IntakeLimits
+from attention_grader.config.settings import IntakeLimits
 
 __all__ = [
     "BOOKKEEPING",

@@ -4,16 +4,18 @@
 ``nbgrader autograde``, the formgrader and ``python -m attention_grader`` all use them:
 
 * :func:`intake_hook` (``c.Autograde.pre_convert_hook``): runs :func:`~attention_grader.intake.intake.prepare_submission`
-  on ``submitted/<student>/<assignment>`` before nbgrader copies or reads anything there.
+  on ``submitted/<student>/<assignment>`` before nbgrader copies or reads anything there, with
+  the run's config (:func:`hooks_see_run_config`).
 * :class:`IntakeGuard` (first of ``c.Autograde.sanitize_preprocessors``): strips cell metadata
   (``skip-execution`` …) and refuses a notebook over the caps (:class:`UnsafeSubmission`).
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import stat
+from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,10 +27,11 @@ if TYPE_CHECKING:
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.config_door import load_config
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.safe_text import printable
-from attention_grader.common.settings import intake_limits
+from attention_grader.config.config_door import load_config
+from attention_grader.config.nbgrader_patches import apply
+from attention_grader.config.settings import intake_limits
 from attention_grader.intake.intake import (
     default_quarantine,
     expected_notebooks,
@@ -37,7 +40,10 @@ from attention_grader.intake.intake import (
     strip_cell_metadata,
 )
 
-__all__ = ["IntakeGuard", "UnsafeSubmission", "intake_hook"]
+__all__ = ["IntakeGuard", "UnsafeSubmission", "hooks_see_run_config", "intake_hook", "run_config"]
+
+#: The config of the nbgrader converter whose pre-convert hook is running (none outside one).
+_RUN_CONFIG: ContextVar[Config | None] = ContextVar("attention_grader_run_config", default=None)
 
 
 class UnsafeSubmission(RuntimeError):
@@ -70,28 +76,39 @@ def intake_hook(
 
 
 def run_config(root: Path) -> Config:
-    """Return the config of the nbgrader converter that called the hook (else the course's).
+    """Return the config of the nbgrader run whose hook is running (else the course's).
 
     nbgrader calls ``pre_convert_hook`` with no config (``BaseConverter.run_pre_convert_hook``
-    passes the assignment, the student and the notebooks only). The converter calling it holds
-    the run's config: the one its preprocessors, :class:`IntakeGuard` first, are built from,
-    whichever route made it (``nbgrader autograde``, the formgrader, ``make grade``'s workers),
-    with the user's files and the command line in it. Called any other way, the hook reads the
-    course's config through the one door (:func:`~attention_grader.common.config_door.load_config`).
+    passes the assignment, the student and the notebooks only); :func:`hooks_see_run_config`
+    makes the converter hand over its own while the hook runs: the one its preprocessors,
+    :class:`IntakeGuard` first, are built from, whichever route made it (``nbgrader
+    autograde``, the formgrader, ``make grade``'s workers), with the user's files and the
+    command line in it. Called any other way, the hook reads the course's config through the
+    one door (:func:`~attention_grader.config.config_door.load_config`).
     """
-    from nbgrader.converters.base import BaseConverter
+    config = _RUN_CONFIG.get()
+    return config if config is not None else load_config(root)
 
-    frame = inspect.currentframe()
-    try:
-        for _ in range(4):  # this function, intake_hook, then nbgrader's run_pre_convert_hook
-            frame = frame.f_back if frame is not None else None
-            caller = frame.f_locals.get("self") if frame is not None else None
-            if isinstance(caller, BaseConverter):
-                config: Config = caller.config
-                return config
-    finally:
-        del frame  # a frame kept in a local makes a reference cycle
-    return load_config(root)
+
+def hooks_see_run_config() -> None:
+    """Make nbgrader's converters hand their config to the pre-convert hook (idempotent).
+
+    Patch ``hook_run_config`` (:mod:`attention_grader.config.nbgrader_patches`);
+    :func:`attention_grader.pipeline.configure` applies it, so every run whose config installs
+    :func:`intake_hook` has it.
+    """
+    apply("hook_run_config", {"run_pre_convert_hook": _with_run_config})
+
+
+def _with_run_config(original: Callable[[Any], None]) -> Callable[[Any], None]:
+    def run_pre_convert_hook(self: Any) -> None:
+        token = _RUN_CONFIG.set(self.config)
+        try:
+            original(self)
+        finally:
+            _RUN_CONFIG.reset(token)
+
+    return run_pre_convert_hook
 
 
 class IntakeGuard(NbGraderPreprocessor):

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from attention_grader.pages.csp import STATIC_PAGE_POLICY, add_csp_meta
+from attention_grader.pages.csp_policy import STATIC_PAGE_POLICY, add_csp_meta
 from attention_grader.pages.lesson_pages import Lesson, SiteChrome, build_pages, read_lessons
 from attention_grader.pages.offline_html import MathMLRenderer
 

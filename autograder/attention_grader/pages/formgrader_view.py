@@ -36,9 +36,9 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 
 from attention_grader.common.flags import GRADER_METADATA
-from attention_grader.common.nbgrader_patches import apply
 from attention_grader.common.safe_text import html_text, printable
 from attention_grader.common.variant_record import VariantRead, read_variant
+from attention_grader.config.nbgrader_patches import apply
 from attention_grader.pages.offline_html import markdown_to_html
 
 if TYPE_CHECKING:
@@ -228,7 +228,7 @@ def escape_formgrader_pages() -> None:
     nbgrader renders them with a Jinja environment that escapes nothing, and prints ids into
     script strings (``var student_id = "{{ student_id }}"``) and links. nbgrader offers no
     setting for it; its ``BaseHandler.render`` is wrapped (patch ``escape_formgrader_pages``,
-    :mod:`attention_grader.common.nbgrader_patches`) so that the environment it uses escapes
+    :mod:`attention_grader.config.nbgrader_patches`) so that the environment it uses escapes
     every value with the course's one HTML function, which is safe in all three places.
     """
     apply("escape_formgrader_pages", {"render": _escaping_render})

@@ -10,8 +10,9 @@ The string-level half of :mod:`attention_grader.pages.html_safety`:
   bitmaps in ``<img>``, MathML ``href``).
 * :func:`problems`: what in a fragment the allowlist would remove, in words (for the
   ``unsafe_html`` flag, and to show an unsafe answer or output as text so a grader reads it).
-* :func:`sanitize_markdown` / :func:`sanitize_html` / :func:`clean_html`: a written answer or an
-  output as it may be rendered (unchanged when safe, else shown as its text).
+* :func:`sanitize_html` / :func:`clean_html`: an output as it may be rendered (unchanged when
+  safe, else shown as its text); a written answer's markdown is rendered first, by
+  :mod:`attention_grader.pages.markdown_safety`.
 
 Why nh3 and not bleach (which nbconvert pulls in): bleach is deprecated and, since 2026-06, no
 longer maintained, not even for security issues (its README and mozilla/bleach#698), because
@@ -29,6 +30,8 @@ import re
 
 import nh3
 
+from attention_grader.config.settings import PageLimits
+
 __all__ = [
     "ATTRIBUTES",
     "LINK_SCHEMES",
@@ -36,11 +39,9 @@ __all__ = [
     "TAGS",
     "clean_fragment",
     "clean_html",
-    "is_safe_markdown",
     "markdown_as_text",
     "problems",
     "sanitize_html",
-    "sanitize_markdown",
 ]
 
 #: A markdown cell's attachments as nbformat stores them: file name -> {MIME type: base64 data}.
@@ -186,11 +187,8 @@ _QUOTED_VALUE = re.compile(r'="[^"]*"')
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 #: A run that may end in a URL scheme's colon (runs are maximal: linear to find).
 _SCHEME_RUN = re.compile(r"[A-Za-z0-9+.\-]+:?")
-#: HTML outputs longer than this are shown as text unread (a pandas table of 10 000 cells is
-#: about 1 MB).
-MAX_CHECKED_HTML = 4 * 2**20
-#: How many distinct findings a flag lists (a page of made-up tags is one attempt).
-MAX_PROBLEMS = 20
+#: The caps when the caller has no config (``c.Pages`` sets them: :class:`PageLimits`).
+DEFAULT_LIMITS = PageLimits()
 
 
 def _schemes(fragment: str) -> set[str]:
@@ -203,8 +201,10 @@ def _schemes(fragment: str) -> set[str]:
     } - {""}
 
 
-def problems(fragment: str, ids: bool = True) -> list[str]:
+def problems(fragment: str, ids: bool = True, limits: PageLimits = DEFAULT_LIMITS) -> list[str]:
     """Return what in ``fragment`` the allowlist does not allow, in words (empty: nothing).
+
+    At most ``limits.max_problems`` distinct findings (``c.Pages.max_problems``).
 
     ``ids=False`` leaves out ``id``/``name`` attributes and ``<style>`` blocks (outputs: a pandas
     table writes them; they are dropped all the same). Read from nh3's own parse (html5ever, as
@@ -246,20 +246,22 @@ def problems(fragment: str, ids: bool = True) -> list[str]:
         tag = match.group(1).lower()
         if tag not in allowed:
             found[f"<{tag[:40]}>"] = None
-    return list(found)[:MAX_PROBLEMS]
+    return list(found)[: limits.max_problems]
 
 
-def clean_html(text: str) -> tuple[str, list[str]]:
+def clean_html(text: str, limits: PageLimits = DEFAULT_LIMITS) -> tuple[str, list[str]]:
     """Return an HTML output as it may be rendered, and what was unsafe in it (empty: nothing).
 
     Safe HTML (``<style>`` blocks aside: pandas writes one, and it is dropped) goes through
     :func:`clean_fragment`; HTML with anything unsafe is shown as its source text, so the
-    person grading reads what the student tried and nothing of it runs.
+    person grading reads what the student tried and nothing of it runs. An output longer than
+    ``limits.max_checked_html`` (``c.Pages.max_checked_html``) is shown as text unread.
     """
-    if len(text) > MAX_CHECKED_HTML:  # too large to read within the budget: shown as text
-        found = [f"an HTML output of {len(text)} characters (over {MAX_CHECKED_HTML})"]
+    most = limits.max_checked_html
+    if len(text) > most:  # too large to read within the budget: shown as text
+        found = [f"an HTML output of {len(text)} characters (over {most})"]
     else:
-        found = problems(text, ids=False)
+        found = problems(text, ids=False, limits=limits)
     if found:
         text = (
             '<p class="unsafe-html"><em>The grader shows this output as text: it contained '
@@ -269,47 +271,14 @@ def clean_html(text: str) -> tuple[str, list[str]]:
     return clean_fragment(text), found
 
 
-def sanitize_html(text: str) -> str:
+def sanitize_html(text: str, limits: PageLimits = DEFAULT_LIMITS) -> str:
     """:func:`clean_html` without the list of problems."""
-    return clean_html(text)[0]
-
-
-def is_safe_markdown(source: str, attachments: Attachments | None = None) -> bool:
-    r"""Tell whether the rendering of ``source`` has only allowed HTML, none hidden in maths.
-
-    The rendering has maths as MathML; a formula hiding HTML
-    (``$\text{<img onerror=...>}$``) is drawn as text now, but it is an attempt a
-    grader should see and that a flag should name.
-    """
-    from attention_grader.pages.offline_html import inspect_markdown
-
-    try:
-        rendered, formulas = inspect_markdown(source, attachments)
-    except Exception:  # e.g. a missing attachment: nbconvert would fail the whole page
-        return False
-    return not problems(rendered) and not any(problems(tex) for tex in formulas)
+    return clean_html(text, limits)[0]
 
 
 def _fence(source: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
     return "`" * max(3, longest + 1)
-
-
-def sanitize_markdown(source: str, attachments: Attachments | None = None) -> str:
-    r"""Return a markdown answer as it may be rendered: unchanged when safe, else shown as its text.
-
-    An unsafe answer (raw HTML with scripts or handlers, ``javascript:`` links, iframes, HTML
-    smuggled through maths such as ``$\text{<img onerror>}$``...) becomes a note and the
-    student's exact text in a code block, which nbconvert escapes: the grader still reads every
-    word, nothing runs. Pages also run :func:`clean_fragment` on the rendered result.
-    """
-    if is_safe_markdown(source, attachments):
-        return source
-    return markdown_as_text(
-        source,
-        "The grader shows this answer as plain text: it contained HTML or links that could "
-        "run code in a browser.",
-    )
 
 
 def markdown_as_text(source: str, note: str) -> str:

@@ -39,16 +39,18 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from attention_grader.common.course import source_notebook
 from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import UNSAFE_HTML, Flag
 from attention_grader.common.run_cache import read_once
+from attention_grader.config.course import source_notebook
+from attention_grader.config.settings import PageLimits, page_limits
 from attention_grader.pages.html_clean import (
+    DEFAULT_LIMITS,
     clean_html,
     markdown_as_text,
     sanitize_html,
-    sanitize_markdown,
 )
+from attention_grader.pages.markdown_safety import sanitize_markdown
 
 __all__ = [
     "KEEP_MIMES",
@@ -116,7 +118,9 @@ def _svg_as_image(svg: object) -> str:
     return f'<img src="data:image/svg+xml;base64,{data}" alt="figure (SVG)">'
 
 
-def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
+def sanitize_output(
+    output: NotebookNode, where: str = "", limits: PageLimits = DEFAULT_LIMITS
+) -> list[Finding]:
     """Make one code-cell output safe to render, in place; return what was changed.
 
     Streams and errors are left alone (nbconvert escapes them). Output metadata is reduced to
@@ -127,7 +131,7 @@ def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
     findings = []
     data = output.get("data", {})
     for mime in list(data):
-        what = _sanitize_mime(data, mime)
+        what = _sanitize_mime(data, mime, limits)
         if what:
             findings.append(Finding(f"{where} {mime}".strip(), what))
     if not any(m in data for m in (*KEEP_MIMES, *IMAGE_MIMES, "text/html", "text/markdown")):
@@ -137,7 +141,7 @@ def sanitize_output(output: NotebookNode, where: str = "") -> list[Finding]:
     return findings
 
 
-def _sanitize_mime(data: dict[str, Any], mime: str) -> str | None:
+def _sanitize_mime(data: dict[str, Any], mime: str, limits: PageLimits) -> str | None:
     """Make ``data[mime]`` safe in place (cleaned, replaced or removed); say what changed."""
     value = data[mime]
     if mime in KEEP_MIMES:
@@ -148,10 +152,10 @@ def _sanitize_mime(data: dict[str, Any], mime: str) -> str | None:
         del data[mime]
         return "image data that is not base64 removed"
     if mime == "text/html":
-        data[mime], problems = clean_html(_text(value))
+        data[mime], problems = clean_html(_text(value), limits)
         return f"unsafe HTML neutralised ({problems[0]})" if problems else None
     if mime == "text/markdown":
-        data[mime] = sanitize_markdown(_text(value))
+        data[mime] = sanitize_markdown(_text(value), limits=limits)
         return "unsafe markdown shown as text" if data[mime] != _text(value) else None
     del data[mime]
     if mime == "image/svg+xml":
@@ -225,7 +229,9 @@ def teachers_cells(source: NotebookNode | None) -> frozenset[str]:
     return frozenset(found)
 
 
-def sanitize_notebook(nb: NotebookNode, teachers: frozenset[str] = frozenset()) -> list[Finding]:
+def sanitize_notebook(
+    nb: NotebookNode, teachers: frozenset[str] = frozenset(), limits: PageLimits = DEFAULT_LIMITS
+) -> list[Finding]:
     """Make every cell of ``nb`` safe to render as HTML, in place.
 
     Markdown and raw cells are checked as rendered markdown (nbconvert renders raw cells tagged
@@ -254,15 +260,15 @@ def sanitize_notebook(nb: NotebookNode, teachers: frozenset[str] = frozenset()) 
         if cell.cell_type in ("markdown", "raw"):
             # nbconvert renders markdown, and raw cells marked as HTML as they are.
             if cell.cell_type == "markdown":
-                clean = sanitize_markdown(cell.source, cell.get("attachments"))
+                clean = sanitize_markdown(cell.source, cell.get("attachments"), limits)
             else:
-                clean = sanitize_html(cell.source)
+                clean = sanitize_html(cell.source, limits)
             if clean != cell.source:
                 findings.append(Finding(where, "unsafe HTML in a written answer shown as text"))
                 cell.source = clean
         elif cell.cell_type == "code":
             for number, output in enumerate(cell.get("outputs", []), start=1):
-                findings += sanitize_output(output, f"{where} output {number}")
+                findings += sanitize_output(output, f"{where} output {number}", limits)
     return everything
 
 
@@ -314,7 +320,7 @@ class SanitizeStudentContent(NbGraderPreprocessor):
                 lambda: teachers_cells(source_notebook(*where, self.config, self.log)),
             )
         try:
-            findings = sanitize_notebook(nb, teachers)
+            findings = sanitize_notebook(nb, teachers, page_limits(self.config))
         except Exception as exc:  # noqa: BLE001 -- the score is saved: never lose the notebook
             sanitize_bluntly(nb)
             what = f"the sanitiser failed ({type(exc).__name__}); every cell shown as plain text"

@@ -28,7 +28,7 @@ from typing import Any
 import nbformat
 from nbconvert.preprocessors import Preprocessor
 
-from attention_grader.pages.csp import STATIC_PAGE_POLICY, add_csp_meta
+from attention_grader.pages.csp_policy import STATIC_PAGE_POLICY, add_csp_meta
 from attention_grader.pages.offline_html import OfflineHTMLExporter
 
 __all__ = [

@@ -34,8 +34,9 @@ from jinja2 import DictLoader, pass_context
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from attention_grader.pages.csp import add_csp_meta, page_policy
-from attention_grader.pages.html_clean import Attachments, clean_fragment
+from attention_grader.config.settings import PageLimits, page_limits
+from attention_grader.pages.csp_policy import add_csp_meta, page_policy
+from attention_grader.pages.html_clean import DEFAULT_LIMITS, Attachments, clean_fragment
 
 if TYPE_CHECKING:
     from jinja2.runtime import Context
@@ -74,11 +75,6 @@ def _serialise(element: Element) -> str:
         _serialise(child) + _escaped(child.tail) for child in element
     )
     return f"<{element.tag}{attrs}>{inner}</{element.tag}>"
-
-
-#: TeX characters one rendering converts to MathML (the rest is shown as source): a lesson's or
-#: an answer's maths is a few thousand.
-MAX_MATHS_CHARS = 20_000
 
 
 def latex_to_mathml(tex: str, display: bool = False) -> str:
@@ -122,21 +118,24 @@ class MathMLRenderer(IPythonRenderer):
     nbconvert's own math parser finds the formulas (it skips code spans and blocks, and
     escaped dollars); only their rendering changes. The TeX of each is kept in
     :attr:`formulas` (the sanitiser checks it for HTML a student hid in it).
+
+    ``max_maths_chars`` (``c.Pages.max_maths_chars``): latex2mathml's time grows faster than
+    the length of a formula, so one rendering converts that many characters of TeX, and shows
+    the rest as its source.
     """
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(
+        self, *args: Any, max_maths_chars: int = DEFAULT_LIMITS.max_maths_chars, **kw: Any
+    ) -> None:
         super().__init__(*args, **kw)
         self.formulas: list[str] = []
-        self._converted = 0  # characters of TeX converted so far (MAX_MATHS_CHARS)
+        self.max_maths_chars = max_maths_chars
+        self._converted = 0  # characters of TeX converted so far
 
     def _mathml(self, tex: str, display: bool) -> str:
-        """``tex`` as MathML, or as its source once a page's maths is over its budget.
-
-        latex2mathml's time grows faster than the length of a formula: one page's maths is
-        converted up to :data:`MAX_MATHS_CHARS` characters, the rest is shown as TeX source.
-        """
+        """``tex`` as MathML, or as its source once a page's maths is over its budget."""
         self._converted += len(tex)
-        if self._converted > MAX_MATHS_CHARS:
+        if self._converted > self.max_maths_chars:
             return f'<code class="tex-fallback">{html.escape(tex)}</code>'
         return latex_to_mathml(tex, display=display)
 
@@ -154,32 +153,46 @@ class MathMLRenderer(IPythonRenderer):
 
 
 def render_markdown(
-    source: str, attachments: Attachments | None = None, **renderer_options: Any
+    source: str,
+    attachments: Attachments | None = None,
+    limits: PageLimits = DEFAULT_LIMITS,
+    **renderer_options: Any,
 ) -> str:
     """Render markdown (as in a notebook cell) to HTML, maths as MathML, *not* cleaned.
 
     For trusted text, or to inspect what a student's answer would become.
     """
-    return inspect_markdown(source, attachments, **renderer_options)[0]
+    return inspect_markdown(source, attachments, limits, **renderer_options)[0]
 
 
 def inspect_markdown(
-    source: str, attachments: Attachments | None = None, **renderer_options: Any
+    source: str,
+    attachments: Attachments | None = None,
+    limits: PageLimits = DEFAULT_LIMITS,
+    **renderer_options: Any,
 ) -> tuple[str, list[str]]:
     """:func:`render_markdown`, and the TeX of every formula in ``source``."""
-    renderer = MathMLRenderer(escape=False, attachments=dict(attachments or {}), **renderer_options)
+    renderer = MathMLRenderer(
+        escape=False,
+        attachments=dict(attachments or {}),
+        max_maths_chars=limits.max_maths_chars,
+        **renderer_options,
+    )
     return MarkdownWithMath(renderer=renderer).render(source), renderer.formulas
 
 
 def markdown_to_html(
-    source: str, attachments: Attachments | None = None, **renderer_options: Any
+    source: str,
+    attachments: Attachments | None = None,
+    limits: PageLimits = DEFAULT_LIMITS,
+    **renderer_options: Any,
 ) -> str:
     """Render markdown a student may have written to HTML for a page, through the allowlist.
 
     Maths becomes MathML, then the final HTML goes through
     :func:`attention_grader.pages.html_clean.clean_fragment`.
     """
-    return clean_fragment(render_markdown(source, attachments, **renderer_options))
+    return clean_fragment(render_markdown(source, attachments, limits, **renderer_options))
 
 
 class MathMLHTMLExporter(HTMLExporter):
@@ -199,6 +212,7 @@ class MathMLHTMLExporter(HTMLExporter):
         return render(
             source,
             cell.get("attachments", {}),
+            page_limits(self.config),
             embed_images=self.embed_images,
             path=context.get("resources", {}).get("metadata", {}).get("path", ""),
             anchor_link_text=self.anchor_link_text,

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from attention_grader.common.settings import ALLOW_ENV, Protections
+from attention_grader.config.settings import ALLOW_ENV, Protections
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
 from attention_grader.sandbox.sandbox_host import bwrap_available, private_env, sandbox_user_ids
 
@@ -153,7 +153,7 @@ def pod_refusal(
     environ : mapping, optional
         Where to look for the kubelet's variables; defaults to ``os.environ``.
     allow : bool, optional
-        ``c.Protections.allow_unsandboxed_in_pod`` (:class:`attention_grader.common.settings.Protections`);
+        ``c.Protections.allow_unsandboxed_in_pod`` (:class:`attention_grader.config.settings.Protections`);
         defaults to that setting's default.
     """
     environ = os.environ if environ is None else environ

@@ -1,6 +1,7 @@
 """How one sandboxed kernel is launched: its wrapped command, clean environment and private folder.
 
-:class:`LaunchPlan` turns a :class:`~attention_grader.sandbox.sandbox.SandboxedKernelManager`'s settings
+:class:`LaunchPlan` turns a kernel manager's settings (:class:`KernelSettings`, what
+:class:`~attention_grader.sandbox.sandbox.SandboxedKernelManager` has)
 and the kernel spec's command into the argv it runs: ``bwrap`` (:func:`bwrap_argv`: what is
 mounted, read-only or not), ``setpriv`` to the sandbox user, ``prlimit`` limits, then the
 kernel (:func:`resolved_kernel_cmd`); a minimal environment without the grader's secrets; and
@@ -14,8 +15,9 @@ import glob
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from attention_grader.sandbox.implement_it import STUB_FOLDER, hidden_library_mounts
 from attention_grader.sandbox.sandbox_host import (
@@ -27,12 +29,45 @@ from attention_grader.sandbox.sandbox_host import (
 )
 from attention_lab.variants import SEED_ENV
 
-if TYPE_CHECKING:  # the manager imports this module to launch its kernels
-    from attention_grader.sandbox.sandbox import SandboxedKernelManager
-
-__all__ = ["LaunchPlan", "bwrap_argv", "copy_submission", "resolved_kernel_cmd"]
+__all__ = ["KernelSettings", "LaunchPlan", "bwrap_argv", "copy_submission", "resolved_kernel_cmd"]
 
 _SYS_PATH_LINE = "--IPKernelApp.exec_lines=__import__('sys').path.insert(0, '')"
+
+
+class KernelSettings(Protocol):
+    """What a launch reads of its kernel manager: the settings and folders of one kernel.
+
+    :class:`~attention_grader.sandbox.sandbox.SandboxedKernelManager` has them (its traits
+    say what each does); named here so that this module, which the manager imports, needs
+    nothing of the manager's.
+    """
+
+    @property
+    def sandbox(self) -> str: ...
+    @property
+    def drop_user(self) -> bool: ...
+    @property
+    def cpu_seconds(self) -> int: ...
+    @property
+    def memory_mb(self) -> int: ...
+    @property
+    def file_size_mb(self) -> int: ...
+    @property
+    def max_processes(self) -> int: ...
+    @property
+    def tmp_size_mb(self) -> int: ...
+    @property
+    def copy_limit_mb(self) -> int: ...
+    @property
+    def extra_readonly_paths(self) -> Sequence[str]: ...
+    @property
+    def hide_library(self) -> bool: ...
+    @property
+    def variant_seed(self) -> str: ...
+    @property
+    def _ctl_dir(self) -> str | None: ...
+    @property
+    def _orig_cwd(self) -> str | None: ...
 
 
 @dataclass
@@ -44,7 +79,7 @@ class LaunchPlan:
     host_cwd: str
 
     @classmethod
-    def build(cls, km: SandboxedKernelManager, kernel_cmd: list[str]) -> LaunchPlan:
+    def build(cls, km: KernelSettings, kernel_cmd: list[str]) -> LaunchPlan:
         ctl, orig_cwd = km._ctl_dir, km._orig_cwd
         assert ctl is not None and orig_cwd is not None, "set by the manager's pre-start"
         use_bwrap = _bwrap_decision(km)
@@ -98,7 +133,7 @@ def resolved_kernel_cmd(kernel_cmd: list[str]) -> list[str]:
     return [exe, *kernel_cmd[1:]]
 
 
-def _bwrap_decision(km: SandboxedKernelManager) -> bool:
+def _bwrap_decision(km: KernelSettings) -> bool:
     if km.sandbox == "off":
         return False
     ok, why = bwrap_available()
@@ -108,7 +143,7 @@ def _bwrap_decision(km: SandboxedKernelManager) -> bool:
 
 
 def bwrap_argv(
-    km: SandboxedKernelManager,
+    km: KernelSettings,
     work: str,
     inner_cwd: str,
     mpl: str,
@@ -173,7 +208,7 @@ def _parents(paths: list[str]) -> list[str]:
     return sorted(out, key=lambda p: (p.count("/"), p))
 
 
-def _limits_argv(km: SandboxedKernelManager) -> list[str]:
+def _limits_argv(km: KernelSettings) -> list[str]:
     if shutil.which("prlimit") is None:
         return []
     return [

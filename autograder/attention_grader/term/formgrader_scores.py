@@ -30,7 +30,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from attention_grader.common.nbgrader_patches import apply
+from attention_grader.config.nbgrader_patches import apply
 from attention_grader.intake.final_scores import assignment_finals, class_mean, final_of
 
 __all__ = ["LATE_PENALTY_SCRIPT", "show_final_scores", "show_penalty_beside_scores"]

@@ -3,8 +3,8 @@
 For a student alone on a laptop, before (or instead of) a teacher's grading. The working copy
 is the notebook that nbgrader's Fetch put in ``work/assignments/<assignment>/`` (the
 ``Exchange.assignment_dir`` of ``jupyter-settings/laptop/nbgrader_config.py``). It is graded in
-a scratch course (:func:`~attention_grader.common.course.new_course`, deleted afterwards) with the course's own
-pipeline: :func:`~attention_grader.term.release.release` builds the gradebook from ``source/``, :func:`~attention_grader.term.grade.grade`
+a scratch course (:func:`~attention_grader.config.course.new_course`, deleted afterwards) with the course's own
+pipeline: :func:`~attention_grader.steps.release.release` builds the gradebook from ``source/``, :func:`~attention_grader.steps.grade.grade`
 autogrades the copy with the hidden tests. Per question the student sees ✓ or what the check
 says (``[forgot_scaling] ...``: the misconception in plain words), never the hidden test code,
 the solution, an expected value or a score that could pass for an official grade. The course's
@@ -35,16 +35,16 @@ from traitlets import Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
-from attention_grader.common.course import Course, GradingStepError, load_course, new_course
 from attention_grader.common.question_labels import question_label as _question_label
+from attention_grader.config.course import Course, GradingStepError, load_course, new_course
+from attention_grader.steps.grade import GradeOptions, grade
+from attention_grader.steps.release import release
 from attention_grader.term.check_tries import (
     ChoiceGate,
     choices_revealed,
     count_try,
     feedback_released,
 )
-from attention_grader.term.grade import GradeOptions, grade
-from attention_grader.term.release import release
 
 __all__ = [
     "QuestionCheck",
@@ -326,7 +326,7 @@ def _own_work(course: Course) -> Course:
 
 def _course_config(root: Path) -> Config:
     """Return the course's settings as every route reads them (the one config door)."""
-    from attention_grader.common.config_door import load_config
+    from attention_grader.config.config_door import load_config
 
     return load_config(root)
 

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attention_grader.common.nbgrader_patches import apply
+from attention_grader.config.nbgrader_patches import apply
 from attention_grader.intake.due_notice import DueNotice, notice_path, read_notice
 from attention_grader.intake.final_scores import how_late
 
@@ -214,7 +214,7 @@ def feedback_pages(root: Path, submitted: dict[str, Any] | None) -> dict[str, li
 def wrap_assignment_list() -> None:
     """Make nbgrader's ``fetch_feedback`` a quiet no-op while no feedback is released.
 
-    Patch ``quiet_fetch_feedback`` of :mod:`attention_grader.common.nbgrader_patches`.
+    Patch ``quiet_fetch_feedback`` of :mod:`attention_grader.config.nbgrader_patches`.
     """
     apply("quiet_fetch_feedback", {"fetch_feedback": _quiet_fetch_feedback})
 
@@ -235,7 +235,7 @@ def _quiet_fetch_feedback(original: Any) -> Any:
 def wrap_validate() -> None:
     """Remember what the last validation that found nothing wrong checked (``validated``).
 
-    Patch ``validated_note`` of :mod:`attention_grader.common.nbgrader_patches`.
+    Patch ``validated_note`` of :mod:`attention_grader.config.nbgrader_patches`.
     """
     apply("validated_note", {"validate_notebook": _noting_validate})
 

@@ -38,9 +38,9 @@ RELEASE_REFUSED = "ReleaseRefused"
 def check_on_validate() -> None:
     """Wrap ``Validator._preprocess`` (once per process) to run the release check after it.
 
-    Patch ``release_check`` of :mod:`attention_grader.common.nbgrader_patches`.
+    Patch ``release_check`` of :mod:`attention_grader.config.nbgrader_patches`.
     """
-    from attention_grader.common.nbgrader_patches import apply
+    from attention_grader.config.nbgrader_patches import apply
 
     apply("release_check", {"_preprocess": _checking_preprocess})
 

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 import functools
 from collections.abc import Callable
 
-from attention_grader.common.nbgrader_patches import apply
 from attention_grader.common.question_labels import toc_labels
+from attention_grader.config.nbgrader_patches import apply
 
 __all__ = ["name_questions"]
 
@@ -27,7 +27,7 @@ __all__ = ["name_questions"]
 def name_questions() -> None:
     """Wrap ``Validator._get_failed_cells`` and ``_extract_error`` (once per process).
 
-    Patch ``named_questions`` of :mod:`attention_grader.common.nbgrader_patches`.
+    Patch ``named_questions`` of :mod:`attention_grader.config.nbgrader_patches`.
     """
     apply(
         "named_questions",

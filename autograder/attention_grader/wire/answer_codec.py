@@ -5,17 +5,10 @@ One module, written once: the grader imports it, and
 kernel with every request, where ``_kernel_side.py`` (the kernel-side agent) compiles it. So it
 imports only the standard library and numpy, and nothing of the grader's package.
 
-Wire format (JSON, the same both ways): null, booleans, numbers, strings, or one-key objects
-``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"dict": [[key, value], ...]}``,
-``{"array": nested lists, "dtype": str, "shape": [...]}``, ``{"scalar": value, "dtype": str}``,
-``{"complex": [re, im]}``, ``{"date": iso}``, ``{"datetime": iso}``, ``{"time": iso}``,
-``{"timedelta": [days, seconds, microseconds]}``, ``{"decimal": "0.1"}``,
-``{"fraction": [numerator, denominator]}``, ``{"counter": [[key, count], ...]}``,
-``{"generator": [items]}``; and what only one side makes (handles, placeholders, figures: the
-subclasses of :class:`Encoder` and :class:`Decoder` there).
-
-The caps (:class:`Caps`) come from the grader's config (``c.Answers``) with each request, so
-both sides cut at the same depth and size.
+The wire format (JSON, the same both ways; docs/design.md, "The answer codec's wire format")
+is read by :meth:`Decoder.readers`. The caps (:class:`Caps`) come from the grader's config
+(``c.Answers``: :mod:`attention_grader.wire.answer_caps`) with each request, so both sides cut
+at the same depth and size.
 """
 
 from __future__ import annotations
@@ -57,7 +50,7 @@ class Caps:
     """The caps both sides apply to one value (set by ``c.Answers``, sent with each request).
 
     Depth, values, text length, a generator's items, what a call prints: their help is the
-    ``c.Answers`` traitlets' (:class:`attention_grader.common.settings.Answers`).
+    ``c.Answers`` traitlets' (:class:`attention_grader.config.settings.Answers`).
     """
 
     max_depth: int = 20
@@ -70,15 +63,10 @@ class Caps:
     text_arrays: int = 0
 
     @classmethod
-    def of(cls, source: object) -> Caps:
-        """Return the caps read from ``source``: an object with these attributes, or a dict."""
-        values = {}
-        for field in fields(cls):
-            value = source.get(field.name) if isinstance(source, dict) else None
-            value = getattr(source, field.name, value)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                values[field.name] = value
-        return cls(**values)
+    def of(cls, sent: dict[str, object]) -> Caps:
+        """Return the caps of a request's JSON object (a missing or bad value: the default)."""
+        given = {f.name: sent.get(f.name) for f in fields(cls)}
+        return cls(**{k: v for k, v in given.items() if type(v) is int and v >= 0})
 
     def depth_only(self) -> Caps:
         """Return the caps on the grader's own arguments: only the depth.
@@ -86,10 +74,6 @@ class Caps:
         The grader's data is trusted; the depth bounds the recursion on both sides.
         """
         return replace(self, max_items=sys.maxsize, max_text_chars=sys.maxsize, text_arrays=1)
-
-    def to_wire(self) -> dict[str, int]:
-        """Return the caps as the JSON object sent with a request."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def encode_kind(value: object, item: Callable[[object], Wire]) -> dict[str, Wire] | None:
@@ -373,8 +357,7 @@ class Decoder:
         return collections.Counter(self.build_dict(self._pairs(data, "counter", depth)))
 
     def _generator(self, data: dict[str, Wire], depth: int) -> Generator[object, None, None]:
-        values = self._items(data, "generator", depth)
-        return (v for v in values)
+        return (v for v in self._items(data, "generator", depth))  # decoded before it is read
 
     def _scalar(self, data: dict[str, Wire]) -> np.generic:
         value = data["scalar"]

@@ -7,7 +7,7 @@ collide turns its rebuilding into time quadratic in its size (a 2.6 MB reply hel
 worker for over a minute), in the grader's own process where no kernel time limit applies.
 
 So a reply's sets and dict keys are rebuilt only within two caps (:class:`HashBudget`, set from
-:class:`~attention_grader.common.settings.AnswerLimits`): at most ``max_set_items`` items in one set or
+:class:`~attention_grader.config.settings.AnswerLimits`): at most ``max_set_items`` items in one set or
 dict, and at most ``max_hashed_items`` values hashed in one reply (the items of a tuple key
 count one each). Even when every hash collides, rebuilding then costs fewer than
 ``max_set_items * max_hashed_items`` equality tests (10 million with the defaults; a tenth of a

@@ -8,7 +8,7 @@ from queue import Empty
 from typing import Any
 
 import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.asynchronous.client import AsyncKernelClient
 
 __all__ = ["CappedKernelClient"]
 

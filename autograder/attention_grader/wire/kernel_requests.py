@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_codec import Wire
 
 __all__ = ["KernelRequests"]

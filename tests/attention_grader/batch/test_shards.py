@@ -67,7 +67,7 @@ def test_a_pod_without_the_sandbox_refuses_and_says_what_the_pod_needs():
 
 
 def test_one_machine_only_warns_and_the_override_is_said_out_loud(monkeypatch):
-    from attention_grader.common.settings import Protections
+    from attention_grader.config.settings import Protections
     from traitlets.config import Config
 
     monkeypatch.delenv(ALLOW_ENV, raising=False)
@@ -101,7 +101,7 @@ def _course_config(sandbox: str):
 
 def test_a_course_config_that_switches_the_sandbox_off_is_refused_in_a_pod(monkeypatch, capsys):
     from attention_grader.cli import _announce_protections
-    from attention_grader.common.course import GradingStepError
+    from attention_grader.config.course import GradingStepError
 
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
     monkeypatch.delenv(ALLOW_ENV, raising=False)
@@ -198,7 +198,7 @@ def test_make_grade_refuses_without_the_walls_unless_the_course_switched_them_of
     monkeypatch, capsys
 ):
     from attention_grader.cli import _announce_protections
-    from attention_grader.common.course import GradingStepError
+    from attention_grader.config.course import GradingStepError
     from attention_grader.sandbox import protections as protections_module
 
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)

@@ -66,8 +66,8 @@ def test_a_notebook_without_variants_is_not_sampled():
 def test_release_refuses_a_family_with_the_reason(tmp_path):
     """``make release``'s step: the variant a fixed solution fails on is named, nothing released."""
     import nbformat
-    from attention_grader.common.course import GradingStepError, new_course
-    from attention_grader.term.release import release
+    from attention_grader.config.course import GradingStepError, new_course
+    from attention_grader.steps.release import release
 
     source = tmp_path / "src"
     (source / "fam").mkdir(parents=True)
@@ -76,7 +76,7 @@ def test_release_refuses_a_family_with_the_reason(tmp_path):
     course = new_course(tmp_path / "course", source, ("fam",))
     with open(course.root / "nbgrader_config.py", "a") as config:
         config.write("\nc.CheckSolution.variant_samples = 10\n")
-    from attention_grader.common.course import load_course
+    from attention_grader.config.course import load_course
 
     course = load_course(course.root, exchange=tmp_path / "exchange")
     with pytest.raises(GradingStepError, match=r"variant sample-\d+: the solution loses points"):

@@ -108,7 +108,7 @@ def _nested(levels: int) -> object:
 
 def test_raising_answers_max_depth_takes_effect_in_the_kernel_and_the_grader():
     """``c.Answers.max_depth`` is sent with each request: the kernel cuts where the grader does."""
-    from attention_grader.common.settings import answer_limits
+    from attention_grader.config.settings import answer_limits
     from attention_grader.wire.answer_errors import UnreadableAnswer
     from traitlets.config import Config
 
@@ -128,7 +128,7 @@ def test_raising_answers_max_depth_takes_effect_in_the_kernel_and_the_grader():
 
 
 def test_the_kernels_text_and_generator_caps_come_from_the_config():
-    from attention_grader.common.settings import AnswerLimits
+    from attention_grader.config.settings import AnswerLimits
 
     def ns():  # a map object is carried as its items (a generator's state stays in the kernel)
         return {"text": "attention", "squares": map(lambda i: i * i, range(5)), "echo": print}

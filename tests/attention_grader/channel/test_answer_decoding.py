@@ -13,7 +13,7 @@ import pytest
 from attention_grader.channel.answer_channel import AnswerChannel
 from attention_grader.channel.answer_decoding import decode
 from attention_grader.channel.answer_encoding import MIME
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_errors import StudentCodeError, UnreadableAnswer
 from nbformat import NotebookNode
 

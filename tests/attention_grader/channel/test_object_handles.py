@@ -306,7 +306,7 @@ def test_fresh_classes_past_the_cap_need_a_teacher_and_hold_no_more_stand_ins():
     from attention_grader.channel.answer_channel import AnswerChannel
     from attention_grader.checking.trusted import TrustedChecker
     from attention_grader.checking.trusted_cells import TrustedCells
-    from attention_grader.common.settings import AnswerLimits
+    from attention_grader.config.settings import AnswerLimits
 
     from tests.support.stand_in_kernel import kernel
 

@@ -275,3 +275,36 @@ def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
         {"make": lambda: Endless()}, "e = make()\nassert sum(e[i] for i in range(5000)) > 0"
     )
     assert score == 0.0 and "more than 2000 times" in check.needs_teacher["t"]
+
+
+def test_the_course_config_sets_a_tests_handle_uses_and_its_output_text():
+    """``c.Answers.max_handle_ops`` and ``c.Answers.max_output_chars`` reach the checker."""
+    from attention_grader.config.settings import answer_limits
+    from traitlets.config import Config
+
+    class Sequence:
+        def __len__(self):
+            return 100
+
+        def __getitem__(self, i):
+            return 1.0
+
+    config = Config()
+    config.Answers.max_handle_ops = 10
+    config.Answers.max_output_chars = 50
+    student = {"make": lambda: Sequence()}
+    tests = {
+        "items": "e = make()\nassert sum(e[i] for i in range(20)) > 0",
+        "long": "raise ValueError('b' * 500)",
+        "printed": "print('a' * 500)",
+    }
+    channel = AnswerChannel(kernel(student), limits=answer_limits(config))
+    check = TrustedChecker(TrustedCells(tests=tests), channel)
+    check.run_test("items")
+    assert "more than 10 times" in check.needs_teacher["items"]
+    (error,) = check.run_test("long")
+    assert error.evalue == "b" * 50 and error.traceback == ["ValueError: " + "b" * 50]
+    (printed,) = [o for o in check.run_test("printed") if o.get("name") == "stdout"]
+    assert printed.text == "a" * 50
+    default = TrustedChecker(TrustedCells(tests=tests), AnswerChannel(kernel(student)))
+    assert len(default.run_test("long")[0].evalue) == 500

@@ -197,6 +197,8 @@ def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):
     config = Config()
     config.GradingExecute.submission_budget = 100
     assert worker_budget(config) == 160 and worker_budget(Config()) == 460
+    config.Batch.worker_grace = 5.0  # the parent's own grace is the course config's too
+    assert worker_budget(config) == 105
     config.GradingExecute.submission_budget = 0
     assert worker_budget(config) == 0
 

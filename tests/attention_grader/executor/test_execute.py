@@ -16,7 +16,7 @@ import time
 
 import pytest
 from attention_grader.common.flag_store import read_flags
-from attention_grader.term.release import release
+from attention_grader.steps.release import release
 
 from tests.support.grading_course import (
     CORRECT,

@@ -12,14 +12,14 @@ import csv
 from datetime import datetime
 
 import pytest
-from attention_grader.common.course import load_course
 from attention_grader.common.flags import LATE
+from attention_grader.config.course import load_course
 from attention_grader.intake.final_scores import FinalScore, class_mean, how_late, late_flag
-from attention_grader.term.grade import GradeOptions, grade
-from attention_grader.term.grades import write_grades
-from attention_grader.term.release import release
-from attention_grader.term.report import build_report
-from attention_grader.term.report_page import page_html
+from attention_grader.reports.report import build_report
+from attention_grader.reports.report_page import page_html
+from attention_grader.steps.grade import GradeOptions, grade
+from attention_grader.steps.grades import write_grades
+from attention_grader.steps.release import release
 
 from tests.support.grading_course import (
     CORRECT,

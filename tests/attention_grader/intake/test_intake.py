@@ -166,7 +166,7 @@ def test_sizes_depth_and_count_are_capped(course):
 
 
 def test_the_flag_cap_and_the_released_file_cap_are_the_configs(course):
-    from attention_grader.common.settings import intake_limits
+    from attention_grader.config.settings import intake_limits
     from attention_grader.intake.intake import released_files
     from traitlets.config import Config
 
@@ -383,11 +383,11 @@ def test_batch_table_and_csv_escape_student_chosen_names(tmp_path):
 
 
 def test_the_course_config_turns_the_intake_on_for_plain_nbgrader():
+    from attention_grader.exchange.inbound_list import SafeExchangeList
+    from attention_grader.exchange.release_feedback import SafeExchangeReleaseFeedback
+    from attention_grader.exchange.safe_exchange import SafeExchangeCollect
     from attention_grader.executor.tamper import ScanSubmission
-    from attention_grader.intake.inbound_list import SafeExchangeList
     from attention_grader.intake.intake_guard import IntakeGuard, intake_hook
-    from attention_grader.intake.release_feedback import SafeExchangeReleaseFeedback
-    from attention_grader.intake.safe_exchange import SafeExchangeCollect
     from traitlets.config.loader import PyFileConfigLoader
 
     repo = Path(__file__).resolve().parents[3]
@@ -423,7 +423,7 @@ def test_configure_is_idempotent_and_keeps_a_teachers_hook_explicit():
     ],
 )
 def test_a_badly_named_exchange_folder_is_refused_not_fatal(tmp_path, name, why):
-    from attention_grader.intake.exchange_identity import read_inbound
+    from attention_grader.exchange.exchange_identity import read_inbound
 
     folder = tmp_path / name
     folder.mkdir()
@@ -433,7 +433,7 @@ def test_a_badly_named_exchange_folder_is_refused_not_fatal(tmp_path, name, why)
 
 
 def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
-    from attention_grader.intake.exchange_identity import read_inbound
+    from attention_grader.exchange.exchange_identity import read_inbound
 
     folder = tmp_path / "ana+a1+2026-11-30 09:00:00.000000 UTC+1a2b"
     folder.mkdir()
@@ -443,8 +443,8 @@ def test_an_exchange_folder_nbgrader_writes_is_accepted(tmp_path):
 
 
 def test_a_folders_time_reads_as_many_entries_as_the_config_says(tmp_path, monkeypatch):
-    from attention_grader.common.settings import intake_limits
-    from attention_grader.intake import exchange_identity
+    from attention_grader.config.settings import intake_limits
+    from attention_grader.exchange import exchange_identity
     from traitlets.config import Config
 
     asked = []

@@ -7,11 +7,11 @@ import csv
 from datetime import datetime
 
 import pytest
-from attention_grader.common.course import load_course
+from attention_grader.config.course import load_course
 from attention_grader.intake.late import SharePerDay, late_penalty
-from attention_grader.term.grade import GradeOptions, grade
-from attention_grader.term.grades import write_grades
-from attention_grader.term.release import release
+from attention_grader.steps.grade import GradeOptions, grade
+from attention_grader.steps.grades import write_grades
+from attention_grader.steps.release import release
 
 from tests.support.grading_course import (
     CORRECT,

@@ -15,18 +15,14 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 from attention_grader.common.flag_store import read_flags
-from attention_grader.pages import csp
-from attention_grader.pages.html_clean import (
-    clean_html,
-    is_safe_markdown,
-    sanitize_html,
-    sanitize_markdown,
-)
+from attention_grader.pages import csp, csp_policy
+from attention_grader.pages.html_clean import clean_html, sanitize_html
 from attention_grader.pages.html_safety import (
     SanitizeStudentContent,
     sanitize_notebook,
     sanitize_output,
 )
+from attention_grader.pages.markdown_safety import is_safe_markdown, sanitize_markdown
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -429,11 +425,11 @@ def test_the_course_config_sanitises():
 
 @pytest.mark.slow
 def test_make_grade_with_the_course_config_sanitises_and_flags(tmp_path):
-    """attention_grader.term.grade (``make grade``) runs the course config's pipeline: the
+    """attention_grader.steps.grade (``make grade``) runs the course config's pipeline: the
     autograded notebook is clean, the score is what the answers earn, the summary says why.
     """
-    from attention_grader.term.grade import GradeOptions, grade
-    from attention_grader.term.release import release
+    from attention_grader.steps.grade import GradeOptions, grade
+    from attention_grader.steps.release import release
 
     from tests.support.grading_course import (
         CORRECT,
@@ -485,8 +481,10 @@ def test_page_policy_allows_only_the_templates_scripts():
     script = directives["script-src"].split()
     assert directives["default-src"] == "'none'"
     assert "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/" in script
-    assert csp._sha256("var own = 1;") in script
-    assert csp._sha256("window.__pwned = 1") not in script  # the body's script is not allowed
+    assert csp_policy._sha256("var own = 1;") in script
+    assert (
+        csp_policy._sha256("window.__pwned = 1") not in script
+    )  # the body's script is not allowed
     assert "'unsafe-inline'" not in script
     assert directives["object-src"] == "'none'" and directives["base-uri"] == "'none'"
 
@@ -495,7 +493,7 @@ def test_page_policy_allows_a_local_or_inlined_mathjax():
     local = '<html><head><script src="mathjax/tex-chtml.js"></script></head><body></body></html>'
     assert "script-src 'self'" in csp.page_policy(local)
     inlined = "<html><head><script>/* MathJax bundle */ window.MathJax={}</script></head><body>"
-    assert csp._sha256("/* MathJax bundle */ window.MathJax={}") in csp.page_policy(inlined)
+    assert csp_policy._sha256("/* MathJax bundle */ window.MathJax={}") in csp.page_policy(inlined)
 
 
 def test_csp_meta_goes_first_in_head_or_fails_loudly():
@@ -507,7 +505,7 @@ def test_csp_meta_goes_first_in_head_or_fails_loudly():
 
 @pytest.mark.slow
 def test_report_page_carries_a_script_free_policy_and_escapes_ids(tmp_path):
-    from attention_grader.term.report import write_report
+    from attention_grader.reports.report import write_report
 
     from tests.support.grading_course import synthetic_class
 
@@ -592,17 +590,20 @@ def test_declarations_never_raise_and_are_shown_as_text(markup):
 
 
 def test_findings_are_capped_and_each_named_once():
-    from attention_grader.pages.html_clean import MAX_PROBLEMS, problems
+    from attention_grader.config.settings import PageLimits
+    from attention_grader.pages.html_clean import problems
 
-    found = problems("".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50)
-    assert len(found) == MAX_PROBLEMS and len(set(found)) == len(found)
+    attempt = "".join(f"<x{i}>" for i in range(500)) + "<script></script>" * 50
+    found = problems(attempt)
+    assert len(found) == PageLimits().max_problems and len(set(found)) == len(found)
+    assert len(problems(attempt, limits=PageLimits(max_problems=3))) == 3
 
 
 def test_a_sanitiser_that_fails_leaves_the_notebook_graded_plain_and_flagged(monkeypatch):
     """Never raise past the saved score: the notebook is kept, shown as plain text, flagged."""
     from attention_grader.pages import html_safety
 
-    def broken(source, attachments=None):
+    def broken(source, attachments=None, limits=None):
         raise AssertionError("unknown status keyword")
 
     monkeypatch.setattr(html_safety, "sanitize_markdown", broken)
@@ -652,20 +653,47 @@ def test_a_cell_the_teacher_released_is_cleaned_but_raises_no_flag():
     ]
 
 
-def test_maths_past_a_pages_budget_is_shown_as_its_source(monkeypatch):
-    """latex2mathml's time grows faster than a formula's length: past MAX_MATHS_CHARS of TeX in
-    one rendering the rest is shown as source (escaped), so a long formula costs linear time.
+def test_maths_past_a_pages_budget_is_shown_as_its_source():
+    """latex2mathml's time grows faster than a formula's length: past ``c.Pages.max_maths_chars``
+    of TeX in one rendering the rest is shown as source (escaped), so a long formula costs
+    linear time. The exporters of feedback pages read the course config's value.
     """
+    from attention_grader.config.settings import PageLimits
     from attention_grader.pages import offline_html
+    from traitlets.config import Config
 
-    monkeypatch.setattr(offline_html, "MAX_MATHS_CHARS", 50)
-    rendered = offline_html.render_markdown("$x^2$ and $" + "<a " * 40 + "$")
+    text = "$x^2$ and $" + "<a " * 40 + "$"
+    rendered = offline_html.render_markdown(text, limits=PageLimits(max_maths_chars=50))
     assert "<math" in rendered and 'class="tex-fallback">&lt;a &lt;a' in rendered
+    assert "tex-fallback" not in offline_html.render_markdown("$" + "x+" * 40 + "x$")
+    config = Config()
+    config.Pages.max_maths_chars = 50
+    nb = new_notebook(cells=[new_markdown_cell("$x^2$ and $" + "y+" * 40 + "y$")])
+    page, _ = offline_html.MathMLHTMLExporter(config=config).from_notebook_node(nb)
+    assert page.count("<math") == 1 and "tex-fallback" in page
+    page, _ = offline_html.MathMLHTMLExporter().from_notebook_node(nb)
+    assert page.count("<math") == 2 and "tex-fallback" not in page
 
 
-def test_an_html_output_too_large_to_read_is_shown_as_text(monkeypatch):
-    from attention_grader.pages import html_clean
+def test_an_html_output_too_large_to_read_is_shown_as_text():
+    """``c.Pages.max_checked_html``: a longer HTML output is shown as its text, unread."""
+    from attention_grader.config.settings import PageLimits
+    from attention_grader.pages import html_clean, html_safety
+    from traitlets.config import Config
 
-    monkeypatch.setattr(html_clean, "MAX_CHECKED_HTML", 100)
-    clean, found = html_clean.clean_html("<table><tr><td>1</td></tr></table>" * 10)
+    table = "<table><tr><td>1</td></tr></table>" * 10
+    clean, found = html_clean.clean_html(table, PageLimits(max_checked_html=100))
     assert found and "over 100" in found[0] and "&lt;table&gt;" in clean
+    config = Config()
+    config.Pages.max_checked_html = 100
+
+    def notebook():
+        out = new_output("display_data", data={"text/html": table, "text/plain": "t"})
+        return new_notebook(cells=[new_code_cell("t", outputs=[out])])
+
+    nb, _ = html_safety.SanitizeStudentContent(config=config).preprocess(notebook(), {})
+    assert [f.detail for f in read_flags(nb)] and "&lt;table&gt;" in (
+        nb.cells[0].outputs[0].data["text/html"]
+    )
+    nb, _ = html_safety.SanitizeStudentContent().preprocess(notebook(), {})
+    assert read_flags(nb) == [] and "<table>" in nb.cells[0].outputs[0].data["text/html"]

@@ -302,8 +302,8 @@ def test_blank_answers_read_as_blank(tmp_path):
 @pytest.mark.slow
 def test_validate_names_the_question_of_each_blank_answer(tmp_path):
     """Issue 29: Validate listed "YOUR ANSWER HERE" again and again without naming the question."""
-    from attention_grader.common.course import new_course
-    from attention_grader.term.release import release
+    from attention_grader.config.course import new_course
+    from attention_grader.steps.release import release
     from attention_grader.term.validate_labels import name_questions
     from nbgrader.validator import Validator
 
@@ -325,7 +325,7 @@ def test_make_check_runs_a_students_own_code_where_the_sandbox_is_missing(tmp_pa
     """Grading refuses students' code without the walls; ``make check`` (her own code, her own
     laptop) says "off" on purpose there, and keeps the sandbox where it exists.
     """
-    from attention_grader.common.course import new_course
+    from attention_grader.config.course import new_course
     from attention_grader.sandbox import protections as protections_module
     from attention_grader.sandbox.protections import Protection
     from attention_grader.term.selfstudy import _own_work

@@ -80,8 +80,26 @@ def test_the_codecs_fallback_caps_are_the_settings_defaults():
     """
     from dataclasses import fields
 
-    from attention_grader.common.settings import AnswerLimits
+    from attention_grader.config.settings import AnswerLimits
+    from attention_grader.wire.answer_caps import answer_caps
 
     shared = {f.name for f in fields(answer_codec.Caps)} - {"text_arrays"}
-    assert answer_codec.Caps.of(AnswerLimits()) == answer_codec.Caps()
+    assert answer_caps(AnswerLimits()) == answer_caps() == answer_codec.Caps()
     assert shared <= {f.name for f in fields(AnswerLimits)}
+
+
+def test_the_caps_travel_as_json_and_a_bad_value_is_the_default():
+    """The kernel reads its caps from the request's JSON: what ``c.Answers`` set, each bad or
+    missing value (a student cannot send caps, but a broken request must not lift one) its
+    default.
+    """
+    import json
+
+    from attention_grader.config.settings import AnswerLimits
+    from attention_grader.wire.answer_caps import answer_caps, caps_wire
+
+    caps = answer_caps(AnswerLimits(max_depth=5, max_text_chars=7))
+    sent = json.loads(json.dumps(caps_wire(caps)))
+    assert answer_codec.Caps.of(sent) == caps and (caps.max_depth, caps.max_text_chars) == (5, 7)
+    odd = {"max_depth": True, "max_items": -1, "max_yields": "9", "max_printed_chars": 3}
+    assert answer_codec.Caps.of(odd) == answer_codec.Caps(max_printed_chars=3)

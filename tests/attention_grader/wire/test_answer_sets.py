@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from attention_grader.common.settings import AnswerLimits
+from attention_grader.config.settings import AnswerLimits
 from attention_grader.wire.answer_errors import UnreadableAnswer
 from attention_grader.wire.answer_sets import HashBudget
 
