@@ -3,7 +3,7 @@
 The forms' items are read from the teacher's source (``source/inventory_pre`` and
 ``source/inventory_post``, the hidden test of each choice question); :func:`write_simulated`
 runs that hidden test's call here and writes the gradebook and ``autograded/`` as the
-pipeline does (tests/attention_grader/term/test_gain.py proves it writes the same).
+pipeline does (tests/attention_grader/reports/test_gain.py proves it writes the same).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.common.course import new_course, quiet_autoflush_warning
 from attention_grader.common.diagnosis import CellDiagnosis, diagnosis_of, record_diagnosis
+from attention_grader.config.course import new_course, quiet_autoflush_warning
 from nbformat.v4 import new_output
 
 from attention_lab import checks
