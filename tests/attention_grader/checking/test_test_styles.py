@@ -279,8 +279,12 @@ def test_a_huge_student_sequence_costs_a_capped_number_of_requests():
 
 def test_the_course_config_sets_a_tests_handle_uses_and_its_output_text():
     """``c.Answers.max_handle_ops`` and ``c.Answers.max_output_chars`` reach the checker."""
+    from attention_grader.channel.answer_channel import AnswerChannel
+    from attention_grader.checking.trusted_cells import TrustedCells
     from attention_grader.config.settings import answer_limits
     from traitlets.config import Config
+
+    from tests.support.stand_in_kernel import kernel
 
     class Sequence:
         def __len__(self):
