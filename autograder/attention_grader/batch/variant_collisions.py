@@ -134,6 +134,7 @@ def collision_rates(nb: NotebookNode, samples: int, pairs: int) -> list[Collisio
     locked, tests = varied_tests(nb)
     if not tests or samples < 2 or pairs < 1:
         return []
+    pairs = min(pairs, samples * (samples - 1))  # each ordered pair once
     cells = code_cells(nb)
     seeds = [sample_seed(i) for i in range(samples)]
     scopes = [run_as(cells, seed)[2] for seed in seeds]

@@ -396,7 +396,8 @@ class GradingExecute(Execute):
             source, checker.namespace, checker.drawn, checker.last_answers
         )
         if numbers:
-            record_variant(cell, checker.variant_seed.student, numbers, answers)
+            also = [o.student for o in checker.shared_answer.get(grade_id, ())]
+            record_variant(cell, checker.variant_seed.student, numbers, answers, also)
 
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str
