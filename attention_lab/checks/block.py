@@ -22,8 +22,10 @@ from ._base import (
     HAND_ATOL,
     HAND_RTOL,
     AnswerFormatError,
+    Diagnosed,
     Misconception,
     WrongAnswer,
+    ambiguities,
     as_numbers,
     diagnose,
     quiet,
@@ -31,6 +33,7 @@ from ._base import (
 
 __all__ = [
     "PARAMETER_PARTS",
+    "block_tells_apart",
     "check_add_and_norm",
     "check_generation_weights",
     "check_layer_norm",
@@ -57,6 +60,22 @@ def _candidates(kind: str, *inputs, pick=slice(None)) -> list:
             if value is not None:
                 found.append((slug, np.asarray(value)[pick]))
     return found
+
+
+def block_tells_apart(kind: str, *inputs) -> bool:
+    """Whether these inputs let every ``kind`` mistake be named apart (a generator's test).
+
+    ``kind`` is a stage of :mod:`attention_lab._block_entries` (``"layer_norm"``,
+    ``"add_norm"``), ``inputs`` what its check is given after the answer. False when two
+    mistakes give one wrong answer (the feedback could not say which one was made), or when a
+    row to normalise has all its numbers equal.
+    """
+    expected = {"layer_norm": lambda x: layer_norm(x), "add_norm": lambda x, f: layer_norm(x + f)}
+    arrays = [np.asarray(i, dtype=float) for i in inputs]
+    if (np.ptp(sum(arrays), axis=-1) == 0).any():
+        return False  # a row normalised with variance 0: every mistake gives zeros too
+    found = Diagnosed(kind, kind, expected[kind](*arrays), tuple(_candidates(kind, *arrays)))
+    return not ambiguities(found)
 
 
 def _rows_text(shape) -> str:
