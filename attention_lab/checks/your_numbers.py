@@ -10,7 +10,7 @@ printed numbers (``practice``), so what the lesson's text says about them stays 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -62,7 +62,6 @@ def your_query(
     """
     keys_a = np.asarray(keys)
     values_a = keys_a if values is None else np.asarray(values)
-    seed = variants.current_seed()
 
     def generator(rng: np.random.Generator) -> np.ndarray:
         query: np.ndarray = np.asarray(rng.integers(LOW, HIGH + 1, size=keys_a.shape[1]))
@@ -73,15 +72,27 @@ def your_query(
             raise variants.Redraw
         return query
 
+    return _yours(lesson, name, generator, np.asarray(practice, dtype=int), show)
+
+
+def _yours(
+    lesson: str,
+    name: str,
+    generator: Callable[[np.random.Generator], np.ndarray],
+    practice: np.ndarray,
+    show: bool,
+) -> np.ndarray:
+    """Draw with the student's seed (the lesson's ``practice`` numbers without one); print."""
+    seed = variants.current_seed()
     if seed.practice:
-        query = np.asarray(practice, dtype=int)
+        drawn = practice
         whose = "the lesson's numbers; on the class's hub you get your own"
     else:
-        query = variants.draw(lesson, name, generator, seed)
+        drawn = variants.draw(lesson, name, generator, seed)
         whose = f"your own numbers, drawn for {seed.student}"
     if show:
-        print(f"{name} = {query.tolist()}  ({whose})")
-    return query
+        print(f"{name} = {drawn.tolist()}  ({whose})")
+    return drawn
 
 
 def your_rows(
@@ -124,7 +135,6 @@ def your_rows(
     numpy.ndarray, shape (n, d), float
     """
     shape = np.shape(practice)
-    seed = variants.current_seed()
 
     def generator(rng: np.random.Generator) -> np.ndarray:
         drawn = rng.integers(low, high + 1, size=shape) * float(step)
@@ -134,12 +144,4 @@ def your_rows(
             raise variants.Redraw
         return np.asarray(drawn, dtype=float)
 
-    if seed.practice:
-        rows = np.asarray(practice, dtype=float)
-        whose = "the lesson's numbers; on the class's hub you get your own"
-    else:
-        rows = variants.draw(lesson, name, generator, seed)
-        whose = f"your own numbers, drawn for {seed.student}"
-    if show:
-        print(f"{name} = {rows.tolist()}  ({whose})")
-    return rows
+    return _yours(lesson, name, generator, np.asarray(practice, dtype=float), show)
