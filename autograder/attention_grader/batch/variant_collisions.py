@@ -80,7 +80,7 @@ def varied_tests(nb: NotebookNode) -> tuple[dict[str, str], dict[str, str]]:
 
 #: A numeric answer further than this from the other student's own right one is not tried:
 #: ten times the hand checks' tolerances (:data:`attention_lab.checks._base.HAND_ATOL`), so
-#: only pairs a test could accept run it (the check takes a second, not a minute).
+#: the test runs only on pairs it could accept (most pairs are far apart).
 NEAR_ATOL, NEAR_RTOL = 0.06, 0.01
 
 
