@@ -83,7 +83,7 @@ def _yours(
     show: bool,
 ) -> np.ndarray:
     """Draw with the student's seed (the lesson's ``practice`` numbers without one); print."""
-    seed = variants.current_seed()
+    seed = variants.current_seed(any_course=True)  # a lesson belongs to no course folder
     if seed.practice:
         drawn = practice
         whose = "the lesson's numbers; on the class's hub you get your own"

@@ -113,4 +113,5 @@ def test_a_student_of_two_courses_draws_each_courses_own_numbers(monkeypatch, tm
     monkeypatch.chdir(tmp_path)  # neither course's folder: said, never one course's numbers
     with pytest.raises(ValueError, match="from its course's folder"):
         current_seed()
+    assert current_seed(any_course=True) == algebra  # a lesson's self-check: her first course's
     assert seeds_text({"algebra": algebra}) == algebra.to_text()  # one course: as before
