@@ -277,24 +277,16 @@ class CheckSolution(NbGraderPreprocessor):
     def _variant_refusals(self, nb: NotebookNode) -> list[Refusal]:
         if not self.variant_samples:
             return []
-        found = _variant_family(nb, self.variant_samples)
+        from attention_grader.batch.variant_collisions import collision_refusals
+        from attention_grader.batch.variant_family import family_refusals, sample_runs
+
+        samples = self.variant_samples
+        runs = sample_runs(nb, samples)  # each sample student's run, for both checks
+        found = family_refusals(nb, samples, runs)
         if self.variant_pairs:
-            from attention_grader.batch.variant_collisions import collision_refusals
-
-            found += [
-                Refusal(where, why)
-                for where, why in collision_refusals(
-                    nb, self.variant_samples, self.variant_pairs, self.variant_collision_rate
-                )
-            ]
-        return found
-
-
-def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
-    """Refusals for the variants the solution loses points on, ties, mistakes told apart."""
-    from attention_grader.batch.variant_family import family_refusals
-
-    return [Refusal(where, why) for where, why in family_refusals(nb, samples)]
+            rate = self.variant_collision_rate
+            found += collision_refusals(nb, samples, self.variant_pairs, rate, runs)
+        return [Refusal(where, why) for where, why in found]
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from nbformat import NotebookNode
 
-from attention_grader.batch.variant_family import code_cells, run_as, sample_seed
+from attention_grader.batch.variant_family import SampleRun, sample_runs
 from attention_grader.checking.locked_names import is_plain_data, locked_bindings
 from attention_grader.checking.variant_grading import classmate_match, draws_variant
 from attention_grader.wire.cell_code import answer_names
@@ -114,7 +114,9 @@ def _pair(k: int, n: int) -> tuple[int, int]:
     return a, (a + 1 + (k // n) % (n - 1)) % n
 
 
-def collision_rates(nb: NotebookNode, samples: int, pairs: int) -> list[Collisions]:
+def collision_rates(
+    nb: NotebookNode, samples: int, pairs: int, runs: list[SampleRun] | None = None
+) -> list[Collisions]:
     """Return, per test cell reading a variant's numbers, how often a copy collides.
 
     Parameters
@@ -125,6 +127,9 @@ def collision_rates(nb: NotebookNode, samples: int, pairs: int) -> list[Collisio
         Sample students whose variants the solution is worked on (at least 2).
     pairs : int
         Ordered pairs of them tried per test cell.
+    runs : list, optional
+        :func:`~attention_grader.batch.variant_family.sample_runs`'s for ``samples``, when the
+        caller has them already.
 
     Returns
     -------
@@ -134,10 +139,13 @@ def collision_rates(nb: NotebookNode, samples: int, pairs: int) -> list[Collisio
     locked, tests = varied_tests(nb)
     if not tests or samples < 2 or pairs < 1:
         return []
+    runs = sample_runs(nb, samples) if runs is None else runs
+    samples = len(runs)
+    if samples < 2:
+        return []
     pairs = min(pairs, samples * (samples - 1))  # each ordered pair once
-    cells = code_cells(nb)
-    seeds = [sample_seed(i) for i in range(samples)]
-    scopes = [run_as(cells, seed)[2] for seed in seeds]
+    seeds = [run[0] for run in runs]
+    scopes = [run[3] for run in runs]
     locked_scopes: dict[StudentSeed, dict[str, object] | None] = {}
     bound = locked_bindings(locked.values())[0]
     found = []
@@ -162,7 +170,11 @@ def collision_rates(nb: NotebookNode, samples: int, pairs: int) -> list[Collisio
 
 
 def collision_refusals(
-    nb: NotebookNode, samples: int, pairs: int, threshold: float
+    nb: NotebookNode,
+    samples: int,
+    pairs: int,
+    threshold: float,
+    runs: list[SampleRun] | None = None,
 ) -> list[tuple[str, str]]:
     """Return ``(grade_id, why)`` for each varied test cell colliding above ``threshold``."""
     return [
@@ -174,6 +186,6 @@ def collision_refusals(
             f"answer on {c.example[1]}'s numbers: a copy would earn its points; widen the "
             "numbers the generator draws (docs/authoring.md)",
         )
-        for c in collision_rates(nb, samples, pairs)
+        for c in collision_rates(nb, samples, pairs, runs)
         if c.rate > threshold and c.example is not None
     ]

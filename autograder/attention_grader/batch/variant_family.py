@@ -30,7 +30,15 @@ from attention_lab import variants
 from attention_lab.checks._base import Diagnosed, ambiguities, audited
 from attention_lab.variants import StudentSeed
 
-__all__ = ["SAMPLES", "code_cells", "family_refusals", "run_as", "sample_seed"]
+__all__ = [
+    "SAMPLES",
+    "SampleRun",
+    "code_cells",
+    "family_refusals",
+    "run_as",
+    "sample_runs",
+    "sample_seed",
+]
 
 #: Sample students per notebook (about 200 as issue 41 asks; each costs a few milliseconds).
 SAMPLES = 200
@@ -76,19 +84,29 @@ def run_as(
     return None, found, scope
 
 
-def family_refusals(nb: NotebookNode, samples: int = SAMPLES) -> list[tuple[str, str]]:
-    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+#: One sample student's run: her seed, the failure (or None), the records, the namespace.
+SampleRun = tuple[StudentSeed, str | None, list[Diagnosed], dict[str, object]]
 
-    At most one entry per distinct cause (with the first sample that shows it).
-    """
+
+def sample_runs(nb: NotebookNode, samples: int = SAMPLES) -> list[SampleRun]:
+    """Run the notebook as each of ``samples`` sample students; [] without variants."""
     cells = code_cells(nb)
     locked = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("locked")]
     if not any(c.cell_type == "code" and draws_variant(c.source) for c in locked):
         return []
+    return [(seed, *run_as(cells, seed)) for seed in map(sample_seed, range(samples))]
+
+
+def family_refusals(
+    nb: NotebookNode, samples: int = SAMPLES, runs: list[SampleRun] | None = None
+) -> list[tuple[str, str]]:
+    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+
+    At most one entry per distinct cause (with the first sample that shows it). ``runs``:
+    :func:`sample_runs`'s, when the caller has them already.
+    """
     causes: dict[str, str] = {}
-    for i in range(samples):
-        seed = sample_seed(i)
-        failure, records, _ = run_as(cells, seed)
+    for seed, failure, records, _ in sample_runs(nb, samples) if runs is None else runs:
         found = [f"the solution loses points: {failure}"] if failure else []
         found += [a for r in records for a in ambiguities(r)]
         for cause in found:

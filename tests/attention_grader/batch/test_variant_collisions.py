@@ -83,3 +83,11 @@ def test_the_courses_varied_questions_pass_at_the_default_rate(assignment):
     found = collision_rates(nb, check.variant_samples, check.variant_pairs)
     assert found and all(c.pairs == check.variant_pairs for c in found)
     assert [(c.grade_id, c.example) for c in found if c.rate > check.variant_collision_rate] == []
+
+
+def test_the_release_step_runs_the_samples_once_for_both_checks():
+    """CheckSolution's variant refusals: the family's and the copies', from one set of runs."""
+    check = CheckSolution(variant_samples=40, variant_pairs=400)
+    found = check._variant_refusals(_nb(WHOLE))
+    assert [r.grade_id for r in found if "classmate's right answer" in r.cause] == ["scores_test"]
+    assert check._variant_refusals(_nb(TENTHS)) == []
