@@ -14,7 +14,10 @@ way back to the key. Where :func:`draw` finds the seed, first match wins:
    the student the exchange says handed in, never a value from her kernel;
 2. the environment variable :data:`SEED_ENV` (``"<student>:<64 hex digits>"``), which the
    classroom hub's spawner, trusted and knowing the login, sets for each student's server, and
-   which the grader sets for the kernel that runs her cells;
+   which the grader sets for the kernel that runs her cells. A student of several courses
+   with variants holds one seed per course (each course has its own key), one line each,
+   ``"@<course> <student>:<64 hex digits>"`` (:func:`seeds_text`); a notebook takes the seed
+   of the course whose folder it runs in (the hub fetches ``~/<course>/<assignment>/``);
 3. otherwise the *practice* variant, the same for everyone (a laptop without the course).
 
 So one released notebook serves the whole class: the cells, their checksums and ids are the
@@ -44,6 +47,7 @@ __all__ = [
     "graded_as",
     "question_seed",
     "current_seed",
+    "seeds_text",
 ]
 
 #: The environment variable the hub's spawner (and the grader, for a graded kernel) sets.
@@ -54,6 +58,7 @@ MAX_REDRAWS = 1000
 _SEED_TEXT = re.compile(r"^(?P<student>[^\n]{1,200}):(?P<secret>[0-9a-f]{64})$")
 _STUDENT_LABEL = b"attention-lab/student|"
 _QUESTION_PART = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+_COURSE_LINE = re.compile(r"^@(?P<course>[A-Za-z0-9_.\-]{1,100}) (?P<seed>[^\n]+)$")
 
 T = TypeVar("T")
 
@@ -135,12 +140,56 @@ def graded_as(seed: StudentSeed) -> Iterator[None]:
         _GRADED.reset(token)
 
 
-def current_seed() -> StudentSeed:
-    """Return the seed :func:`draw` uses here: the grader's, the environment's, or practice."""
+def seeds_text(seeds: dict[str, StudentSeed]) -> str:
+    """Return :data:`SEED_ENV`'s text for a student's courses (course id -> her seed there).
+
+    One course: her seed's own text. Several: one ``"@<course> <seed>"`` line each.
+    """
+    if len(seeds) == 1:
+        return next(iter(seeds.values())).to_text()
+    for course in seeds:
+        if not _QUESTION_PART.match(course):
+            raise ValueError(f"a course id is letters, digits, '_', '.', '-': {course!r}")
+    return "\n".join(f"@{course} {seed.to_text()}" for course, seed in sorted(seeds.items()))
+
+
+def _course_seed(text: str, where: str, any_course: bool) -> StudentSeed:
+    """Pick, among one ``"@<course> <seed>"`` line per course, the course of folder ``where``.
+
+    Outside every course's folder: the first course's seed with ``any_course`` (a lesson's
+    self-check, graded by nobody), else an error saying where to open the notebook.
+    """
+    seeds = {}
+    for line in text.strip().splitlines():
+        found = _COURSE_LINE.match(line.strip())
+        if not found:
+            raise ValueError(f"{SEED_ENV}: each line must look like '@<course> <seed>'")
+        seeds[found["course"]] = found["seed"]
+    parts = set(os.path.normpath(where).split(os.sep))
+    here = [course for course in seeds if course in parts]
+    if len(here) != 1 and any_course:
+        here = sorted(seeds)[:1]
+    if len(here) != 1:
+        raise ValueError(
+            f"you study several courses with their own numbers ({', '.join(sorted(seeds))}): "
+            "open this notebook from its course's folder (~/<course>/<assignment>/, where "
+            "fetching put it) to draw that course's numbers"
+        )
+    return StudentSeed.from_text(seeds[here[0]])
+
+
+def current_seed(*, any_course: bool = False) -> StudentSeed:
+    """Return the seed :func:`draw` uses here: the grader's, the environment's, or practice.
+
+    ``any_course``: a student of several courses with variants outside every course's folder
+    gets her first course's seed (a lesson's self-check) rather than an error.
+    """
     graded = _GRADED.get()
     if graded is not None:
         return graded
     text = os.environ.get(SEED_ENV, "")
+    if text.lstrip().startswith("@"):
+        return _course_seed(text, os.getcwd(), any_course)
     return StudentSeed.from_text(text) if text else PRACTICE
 
 

@@ -35,6 +35,7 @@ from ._base import AnswerFormatError, CheckFailure, Misconception, WrongAnswer
 from ._library import FORBIDDEN_ROOTS, check_function
 from .attention_function import ATTENTION_BEHAVIOURS, check_attention_function
 from .block import (
+    block_tells_apart,
     check_add_and_norm,
     check_generation_weights,
     check_layer_norm,
@@ -96,6 +97,7 @@ __all__ = [
     "check_head_output",
     "check_concat_shape",
     "check_layer_norm",
+    "block_tells_apart",
     "check_add_and_norm",
     "check_next_token_probabilities",
     "check_generation_weights",

@@ -24,8 +24,10 @@ from ._base import (
     HAND_ATOL,
     HAND_RTOL,
     AnswerFormatError,
+    Diagnosed,
     Misconception,
     WrongAnswer,
+    ambiguities,
     as_numbers,
     diagnose,
     quiet,
@@ -33,6 +35,7 @@ from ._base import (
 
 __all__ = [
     "PARAMETER_PARTS",
+    "block_tells_apart",
     "check_add_and_norm",
     "check_generation_weights",
     "check_layer_norm",
@@ -61,6 +64,24 @@ def _candidates(
             if value is not None:
                 found.append((slug, np.asarray(value)[pick]))
     return found
+
+
+def block_tells_apart(kind: str, *inputs: ArrayLike) -> bool:
+    """Whether these inputs let every ``kind`` mistake be named apart (a generator's test).
+
+    ``kind`` is a stage of :mod:`attention_lab._block_entries` (``"layer_norm"``,
+    ``"add_norm"``), ``inputs`` what its check is given after the answer. False when two
+    mistakes give one wrong answer (the feedback could not say which one was made), or when a
+    row to normalise has all its numbers equal.
+    """
+    if kind not in ("layer_norm", "add_norm"):
+        raise ValueError(f"block_tells_apart knows 'layer_norm' and 'add_norm', not {kind!r}")
+    arrays = [np.asarray(i, dtype=float) for i in inputs]
+    normed = np.sum(arrays, axis=0)  # x, or x + f
+    if (np.ptp(normed, axis=-1) == 0).any():
+        return False  # a row normalised with variance 0: every mistake gives zeros too
+    found = Diagnosed(kind, kind, layer_norm(normed), tuple(_candidates(kind, *arrays)))
+    return not ambiguities(found)
 
 
 def _rows_text(shape: tuple[int, ...]) -> str:

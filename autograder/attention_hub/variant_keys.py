@@ -23,35 +23,30 @@ log = logging.getLogger("attention_lab.classroom")
 
 
 def variant_seed(courses: Sequence[Course], groups: set[str], login: str) -> str:
-    """Return the variant seed of a student's server (``SEED_ENV``'s text), or "".
+    """Return the variant seeds of a student's server (``SEED_ENV``'s text), or "".
 
-    From the first course she studies (hub group ``nbgrader-<course>``) that names a key file:
-    ``HMAC(course key, login)``, the login being the id the exchange trusts for her.
+    For each course she studies (hub group ``nbgrader-<course>``) that names a key file:
+    ``HMAC(course key, login)``, the login being the id the exchange trusts for her. Several
+    courses: one line each (``attention_lab.variants.seeds_text``); a notebook draws with the
+    seed of the course whose folder it is in (``~/<course>/<assignment>``, as fetched).
     """
-    from attention_lab.variants import StudentSeed
+    from attention_lab.variants import StudentSeed, seeds_text
 
     keyed = [c for c in courses if c.variant_key_file and STUDENT_PREFIX + c.course_id in groups]
-    if not keyed:
-        return ""
-    if len(keyed) > 1:  # her server holds one seed: said, never a class graded in silence
-        log.error(
-            "%s studies %d courses with variants (%s): her server holds the seed of %s only, so "
-            "in the others she sees numbers their grading does not give her (her answers there "
-            "score as wrong); give her a separate account per course with variants",
-            login, len(keyed), ", ".join(c.course_id for c in keyed), keyed[0].course_id,
-        )  # fmt: skip
-    course = keyed[0]
-    try:
-        with open(str(course.variant_key_file), encoding="ascii") as key:
-            secret = bytes.fromhex(key.read().strip())
-    except (OSError, ValueError) as err:  # the hub made it at start: gone or spoilt since
-        log.error(
-            "%s: variant key unreadable (%s): %s gets the practice numbers (answers "
-            "worked on them are flagged other_variant); restore the key from a backup",
-            course.course_id, err, login,
-        )  # fmt: skip
-        return ""
-    return StudentSeed.from_key(secret, login).to_text()
+    seeds = {}
+    for course in keyed:
+        try:
+            with open(str(course.variant_key_file), encoding="ascii") as key:
+                secret = bytes.fromhex(key.read().strip())
+        except (OSError, ValueError) as err:  # the hub made it at start: gone or spoilt since
+            log.error(
+                "%s: variant key unreadable (%s): %s gets the practice numbers (answers "
+                "worked on them are flagged other_variant); restore the key from a backup",
+                course.course_id, err, login,
+            )  # fmt: skip
+            continue
+        seeds[course.course_id] = StudentSeed.from_key(secret, login)
+    return seeds_text(seeds) if seeds else ""
 
 
 def ensure_variant_keys(courses: Sequence[Course]) -> list[str]:

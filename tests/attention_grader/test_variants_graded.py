@@ -28,6 +28,7 @@ from tests.support.grading_course import (
     place_submission,
     released_notebook,
 )
+from tests.support.variant_copies import colliding_pair, numbers_answer
 
 pytestmark = [pytest.mark.slow]
 
@@ -63,7 +64,7 @@ def numbers_of(course, student: str | None) -> tuple[np.ndarray, np.ndarray, np.
     data = next(
         c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
     )
-    scope: dict = {"checks": checks}
+    scope: dict = {"checks": checks, "np": np}
     seed = variants.PRACTICE if student is None else None
     seed = seed or StudentSeed.from_key(course_key(course.config), student)
     with variants.graded_as(seed):
@@ -80,6 +81,28 @@ def _answers_for(Q, K, V) -> str:
         f"launched_weights = {np.round(w, 4).tolist()}\n"
         f"launched_output = {np.round(w @ V, 4).tolist()}\n"
     )
+
+
+_PAIRS: dict[Path, tuple[str, str, tuple[str, ...]]] = {}
+
+
+def shared_step(course) -> tuple[str, str, tuple[str, ...]]:
+    """Two students of the course key (``kim<i>``) whose numbers share a right Q3 step.
+
+    ``(source, copier, steps)``: the source's right answer is right on the copier's numbers
+    in ``steps`` (softmax's shift; rare with the generator's tenths, so drawn until found).
+    """
+    if course.root not in _PAIRS:
+        drawn = {}
+        for i in range(2000):
+            drawn[f"kim{i}"] = tuple(m.tolist() for m in numbers_of(course, f"kim{i}"))
+            if i % 20 == 19:
+                try:
+                    _PAIRS[course.root] = colliding_pair(drawn)
+                    break
+                except LookupError:
+                    continue
+    return _PAIRS[course.root]
 
 
 def hand_in(course) -> None:
@@ -114,6 +137,10 @@ def hand_in(course) -> None:
     plans["ivy"] = {**right, "answer_q3": f"launched_scores = {HOSTILE!r}\n" + SOLUTION[40:]}
     # makes a mistake on her own numbers: the report names it, whatever the variant
     plans["gus"] = {**right, "answer_q3": SOLUTION.replace(" / np.sqrt(2)", "")}
+    # copies a classmate whose right answer to a step is right on her own numbers too
+    source, copier, _ = shared_step(course)
+    plans[source] = right
+    plans[copier] = {**right, "answer_q3": numbers_answer(*numbers_of(course, source))}
     for student, answers in plans.items():
         work = answer(copy.deepcopy(nb), answers)
         if student == "erin":
@@ -198,6 +225,22 @@ def test_answers_worked_on_the_practice_numbers_are_flagged(graded):
     assert _q3_scores(state, "hana") == [0.0, 0.0, 0.0]
     flagged = [f for f in _flags(graded.course, "hana") if f.kind == "other_variant"]
     assert len(flagged) == 3 and all("the practice variant" in f.detail for f in flagged)
+
+
+def test_a_copy_right_on_the_copiers_numbers_too_is_flagged_on_its_cell(graded):
+    """A classmate's right answer that her own numbers share keeps its points, flagged."""
+    source, copier, steps = shared_step(graded.course)
+    state = gradebook_state(graded.course, A)
+    assert [g for g, s in zip(Q3, _q3_scores(state, copier), strict=True) if s] == list(steps)
+    shared = {f.detail.split(":")[0]: f.detail for f in _flags(graded.course, copier)
+              if f.kind == "shared_answer"}  # fmt: skip
+    assert set(shared) == {f"{A}/{g}" for g in steps}
+    assert all(f"{source}'s variant" in d for d in shared.values())
+    path = graded.course.root / "autograded" / copier / A / f"{A}.ipynb"
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c
+             for c in nbformat.read(path, as_version=4).cells}  # fmt: skip
+    for g in steps:  # the note on the cell itself, for the formgrader
+        assert cells[g].metadata["attention_grader"]["variant"]["also_right_for"] == [source]
 
 
 def _data_cell_text(course, student) -> str:

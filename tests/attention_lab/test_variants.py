@@ -96,3 +96,22 @@ def test_question_names_are_plain(part):
 def test_any_id_the_exchange_trusts_round_trips(student):
     seed = StudentSeed.from_key(KEY, student)
     assert StudentSeed.from_text(seed.to_text()) == seed
+
+
+def test_a_student_of_two_courses_draws_each_courses_own_numbers(monkeypatch, tmp_path):
+    """One seed per course (each its own key), picked by the course folder she works in."""
+    from attention_lab.variants import current_seed, seeds_text
+
+    algebra = StudentSeed.from_key(b"algebra's own course key", "ana")
+    attention = StudentSeed.from_key(b"attention's course key..", "ana")
+    monkeypatch.setenv(SEED_ENV, seeds_text({"algebra": algebra, "attention": attention}))
+    for course, seed in (("algebra", algebra), ("attention", attention)):
+        folder = tmp_path / course / "focus_in_the_noise"
+        folder.mkdir(parents=True)
+        monkeypatch.chdir(folder)
+        assert current_seed() == seed
+    monkeypatch.chdir(tmp_path)  # neither course's folder: said, never one course's numbers
+    with pytest.raises(ValueError, match="from its course's folder"):
+        current_seed()
+    assert current_seed(any_course=True) == algebra  # a lesson's self-check: her first course's
+    assert seeds_text({"algebra": algebra}) == algebra.to_text()  # one course: as before

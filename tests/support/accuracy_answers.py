@@ -607,7 +607,7 @@ HEADS = [
         ("projected_queries",),
         [
             "Q_a = X @ W_Q_a",
-            "Q_a = [[int(v) for v in row] for row in X @ W_Q_a]",  # worked by hand
+            "Q_a = [[round(float(v), 1) for v in row] for row in X @ W_Q_a]",  # by hand, tenths
             "Q_a = np.array([[x[0] * W_Q_a[0, j] + x[1] * W_Q_a[1, j] for j in range(2)] "
             "for x in X])",
             "Q_a = np.dot(X, W_Q_a).astype(np.float32)",
@@ -625,7 +625,7 @@ HEADS = [
         HB,
         [
             _head_b(RIGHT_B),
-            "keys_b = [[int(v) for v in row] for row in X @ W_K_b]\n"
+            "keys_b = [[round(float(v), 1) for v in row] for row in X @ W_K_b]\n"
             "s = (X @ W_K_b) @ (X[2] @ W_Q_b) / np.sqrt(2)\n"
             "weights_b_chandrayaan = np.round(np.exp(s) / np.exp(s).sum(), 3).tolist()",
             _head_b(

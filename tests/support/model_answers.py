@@ -81,10 +81,7 @@ MODEL_ANSWERS = {
         "spotted = ['no transpose', 'positions after', 'raw vectors', 'shared W_Q']",
     ],
     "07_transformer_block": [
-        "h = np.array([[1.0, 2.0, 3.0, 6.0], [2.0, 2.0, 2.0, 10.0]])\n"
         "h_norm = (h - h.mean(axis=1, keepdims=True)) / np.sqrt(h.var(axis=1, keepdims=True) + 1e-5)",
-        "x = np.array([[1.0, 0.0, 2.0, 1.0], [0.0, 3.0, 1.0, 1.0], [2.0, 2.0, 0.0, 1.0]])\n"
-        "attn_out = np.array([[0.5, 1.0, -1.0, 0.0], [1.0, 0.0, 0.5, 2.0], [0.0, -1.0, 1.0, 1.0]])\n"
         "added_and_normed = layer_norm(x + attn_out)",
         "n_block = 4 * 512 * 512 + (512 * 2048 + 2048 + 2048 * 512 + 512) + 2 * 2 * 512",
         'step_logits = run.model.logits(run.model.vocab.encode("how i wonder what you a"))\n'

@@ -18,7 +18,7 @@ import numpy as np
 
 from attention_lab import checks
 
-__all__ = ["copy_source", "numbers_answer", "steps_right"]
+__all__ = ["colliding_pair", "copy_source", "numbers_answer", "steps_right"]
 
 Numbers = tuple[list, list, list]
 
@@ -96,3 +96,24 @@ def copy_source(
         if not steps_right(answers[c], drawn[copier]):
             return c, False
     return classmates[0], False
+
+
+def colliding_pair(drawn: Mapping[str, Numbers]) -> tuple[str, str, tuple[str, ...]]:
+    """Return ``(source, copier, steps)``: a right answer of ``source`` right on ``copier``'s too.
+
+    The first such ordered pair among ``drawn`` (student -> her numbers), with the Q3 test
+    cells that accept the copy; raises LookupError when no pair shares a right step.
+    """
+    weights = {}
+    for student, (Q, K, _) in drawn.items():
+        s = np.asarray(K) @ np.asarray(Q)[1] / np.sqrt(2)
+        weights[student] = np.exp(s) / np.exp(s).sum()
+    for source in drawn:
+        answer = numbers_answer(*drawn[source])
+        for copier in drawn:
+            near = np.allclose(weights[source], weights[copier], atol=0.02)
+            if copier != source and near:
+                steps = steps_right(answer, drawn[copier])
+                if steps:
+                    return source, copier, steps
+    raise LookupError("no two of these students share a right step: draw more of them")

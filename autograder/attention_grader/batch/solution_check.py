@@ -12,7 +12,9 @@ tests in the grader) and refuses to release while any test cell
   (:func:`~attention_grader.checking.test_styles.uncarried_styles`), or
 * for a notebook that draws each student's numbers, loses points, ties or cannot tell two
   misconceptions apart on one of :attr:`CheckSolution.variant_samples` sample students'
-  variants (:mod:`~attention_grader.batch.variant_family`),
+  variants (:mod:`~attention_grader.batch.variant_family`), or accepts one sample student's
+  right answer on another's numbers in more than :attr:`CheckSolution.variant_collision_rate`
+  of :attr:`CheckSolution.variant_pairs` pairs (:mod:`~attention_grader.batch.variant_collisions`),
 
 printing each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
 test needs the student's object, which stays in their kernel``). docs/authoring.md lists the
@@ -32,7 +34,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader import utils as nbutils
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Integer
+from traitlets import Bool, Float, Integer
 from traitlets.config import Config
 
 from attention_grader.checking.trusted_cells import (
@@ -240,6 +242,23 @@ class CheckSolution(NbGraderPreprocessor):
         "notebook that draws each student's numbers; 0 checks none "
         "(attention_grader.batch.variant_family).",
     ).tag(config=True)
+    variant_pairs = Integer(
+        2000,
+        help="Ordered pairs of those sample students on which the release check measures, for "
+        "each test cell reading a variant's numbers, how often one student's right answer is "
+        "right on the other's numbers too (a copy that would earn the points); 0 measures "
+        "none (attention_grader.batch.variant_collisions).",
+    ).tag(config=True)
+    variant_collision_rate = Float(
+        0.002,
+        help="The highest share of those pairs in which a test cell may accept a classmate's "
+        "right answer; above it the release is refused, naming the cell and a colliding pair. "
+        "Answers with many possible values (scores, projections, outputs drawn in tenths) "
+        "should never collide; three softmax weights at the hand tolerance collide now and "
+        "then however wide the numbers, and the grader flags each such answer (shared_answer) "
+        "for the teacher. A choice among a few options that depends on the variant collides "
+        "by nature: do not vary it.",
+    ).tag(config=True)
 
     def preprocess(
         self, nb: NotebookNode, resources: dict[str, Any]
@@ -258,14 +277,16 @@ class CheckSolution(NbGraderPreprocessor):
     def _variant_refusals(self, nb: NotebookNode) -> list[Refusal]:
         if not self.variant_samples:
             return []
-        return _variant_family(nb, self.variant_samples)
+        from attention_grader.batch.variant_collisions import collision_refusals
+        from attention_grader.batch.variant_family import family_refusals, sample_runs
 
-
-def _variant_family(nb: NotebookNode, samples: int) -> list[Refusal]:
-    """Refusals for the variants the solution loses points on, ties, mistakes told apart."""
-    from attention_grader.batch.variant_family import family_refusals
-
-    return [Refusal(where, why) for where, why in family_refusals(nb, samples)]
+        samples = self.variant_samples
+        runs = sample_runs(nb, samples)  # each sample student's run, for both checks
+        found = family_refusals(nb, samples, runs)
+        if self.variant_pairs:
+            rate = self.variant_collision_rate
+            found += collision_refusals(nb, samples, self.variant_pairs, rate, runs)
+        return [Refusal(where, why) for where, why in found]
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:

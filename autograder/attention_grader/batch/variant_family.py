@@ -30,14 +30,28 @@ from attention_lab import variants
 from attention_lab.checks._base import Diagnosed, ambiguities, audited
 from attention_lab.variants import StudentSeed
 
-__all__ = ["SAMPLES", "family_refusals"]
+__all__ = [
+    "SAMPLES",
+    "SampleRun",
+    "code_cells",
+    "family_refusals",
+    "run_as",
+    "sample_runs",
+    "sample_seed",
+]
 
 #: Sample students per notebook (about 200 as issue 41 asks; each costs a few milliseconds).
 SAMPLES = 200
 _SAMPLE_KEY = b"attention-lab/release-check-samples"
 
 
-def _code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
+def sample_seed(i: int) -> StudentSeed:
+    """Return the ``i``-th sample student's seed (the sample key's, never a real student's)."""
+    return StudentSeed.from_key(_SAMPLE_KEY, f"sample-{i}")
+
+
+def code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
+    """Return ``(grade_id or "cell i", code)`` of every code cell, in order."""
     return [
         (c.metadata.get("nbgrader", {}).get("grade_id") or f"cell {i}", c.source)
         for i, c in enumerate(nb.cells)
@@ -45,10 +59,13 @@ def _code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
     ]
 
 
-def _run_sample(
+def run_as(
     cells: list[tuple[str, str]], seed: StudentSeed
-) -> tuple[str | None, list[Diagnosed]]:
-    """Run every code cell as ``seed``'s student; return (the failure or None, the records)."""
+) -> tuple[str | None, list[Diagnosed], dict[str, object]]:
+    """Run every code cell as ``seed``'s student.
+
+    Returns the failure (or None), the hand checks' records and the namespace the cells left.
+    """
     scope: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
     with (
         audited() as found,
@@ -63,23 +80,33 @@ def _run_sample(
             try:
                 exec(compile(python_code(source), grade_id, "exec"), scope)  # noqa: S102 -- the teacher's
             except Exception as exc:  # noqa: BLE001 -- reported as the refusal's cause
-                return f"{grade_id}: {type(exc).__name__}: {str(exc)[:200]}", found
-    return None, found
+                return f"{grade_id}: {type(exc).__name__}: {str(exc)[:200]}", found, scope
+    return None, found, scope
 
 
-def family_refusals(nb: NotebookNode, samples: int = SAMPLES) -> list[tuple[str, str]]:
-    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+#: One sample student's run: her seed, the failure (or None), the records, the namespace.
+SampleRun = tuple[StudentSeed, str | None, list[Diagnosed], dict[str, object]]
 
-    At most one entry per distinct cause (with the first sample that shows it).
-    """
-    cells = _code_cells(nb)
+
+def sample_runs(nb: NotebookNode, samples: int = SAMPLES) -> list[SampleRun]:
+    """Run the notebook as each of ``samples`` sample students; [] without variants."""
+    cells = code_cells(nb)
     locked = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("locked")]
     if not any(c.cell_type == "code" and draws_variant(c.source) for c in locked):
         return []
+    return [(seed, *run_as(cells, seed)) for seed in map(sample_seed, range(samples))]
+
+
+def family_refusals(
+    nb: NotebookNode, samples: int = SAMPLES, runs: list[SampleRun] | None = None
+) -> list[tuple[str, str]]:
+    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+
+    At most one entry per distinct cause (with the first sample that shows it). ``runs``:
+    :func:`sample_runs`'s, when the caller has them already.
+    """
     causes: dict[str, str] = {}
-    for i in range(samples):
-        seed = StudentSeed.from_key(_SAMPLE_KEY, f"sample-{i}")
-        failure, records = _run_sample(cells, seed)
+    for seed, failure, records, _ in sample_runs(nb, samples) if runs is None else runs:
         found = [f"the solution loses points: {failure}"] if failure else []
         found += [a for r in records for a in ambiguities(r)]
         for cause in found:

@@ -117,6 +117,9 @@ class TrustedChecker:
         self.drawn: frozenset[str] = frozenset()
         #: grade_id -> the classmates whose variants a failed test's answers fit (``other_variant``).
         self.other_variant: dict[str, tuple[StudentSeed, ...]] = {}
+        #: grade_id -> the classmates whose variants a passed test's answers fit too
+        #: (``shared_answer``: right on hers, and a classmate's right answer as well).
+        self.shared_answer: dict[str, tuple[StudentSeed, ...]] = {}
         self._last_answers: dict[str, object] = {}
         self._classmate_scopes: dict[StudentSeed, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
@@ -316,11 +319,17 @@ class TrustedChecker:
         # tried on her classmates' (with small whole numbers a known mistake on hers can
         # happen to equal a classmate's right answer: the accuracy class of 26 showed it).
         if failed and self.classmate_seeds and grade_id not in self.diagnoses:
-            self._match_classmates(grade_id, source)
+            self._match_classmates(grade_id, source, self.other_variant)
+        # A right answer that is a classmate's right answer too (their numbers share it, e.g.
+        # scores shifted by one constant share their weights) keeps its points, noted.
+        elif not failed and self.classmate_seeds and self.drawn & set(answer_names(source)):
+            self._match_classmates(grade_id, source, self.shared_answer)
         return outputs
 
-    def _match_classmates(self, grade_id: str, source: str) -> None:
-        """Note when a failed test's answers fit a classmate's variant (still scored wrong)."""
+    def _match_classmates(
+        self, grade_id: str, source: str, into: dict[str, tuple[StudentSeed, ...]]
+    ) -> None:
+        """Note in ``into`` the classmates whose variant the test's answers fit."""
         from attention_grader.checking.variant_grading import classmate_match
 
         with quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
@@ -332,7 +341,7 @@ class TrustedChecker:
                 self._classmate_scopes,
             )
         if match:
-            self.other_variant[grade_id] = match
+            into[grade_id] = match
 
     def _define_in_kernel(self, source: str) -> None:
         """Define the test's imports and plain definitions in the kernel, as nbgrader would."""

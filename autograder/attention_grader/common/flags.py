@@ -180,6 +180,14 @@ OTHER_VARIANT = FlagKind(
     "the classmate whose numbers it fits.",
     blocks_points=True,
 )
+SHARED_ANSWER = FlagKind(
+    "shared_answer",
+    "grade",
+    "an answer is right on the student's own numbers and on a classmate's variant too (their "
+    "numbers share that right answer: copied, or a coincidence): it kept its points",
+    "Compare the two notebooks (the detail names the cell and the classmate); if it was "
+    "copied, set that cell's score in the formgrader.",
+)
 UNSAFE_HTML = FlagKind(
     "unsafe_html",
     "review",
@@ -273,7 +281,8 @@ SUBPROCESS = _tampering("subprocess", "started other programs")
 
 _KINDS = (
     LATE, CELL_TIMEOUT, TIMEOUT, GRADING_BUDGET, EXIT, OUTPUT_TRUNCATED, UNREADABLE_ANSWER,
-    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, REBOUND_DATA, OTHER_VARIANT, UNSAFE_HTML,
+    LIBRARY_USE, NEEDS_TEACHER, KERNEL_TEST, REBOUND_DATA, OTHER_VARIANT, SHARED_ANSWER,
+    UNSAFE_HTML,
     UNSAFE_FILE, UNEXPECTED_FILE, INVALID_NOTEBOOK, EDITED_METADATA, BAD_TIMESTAMP,
     EDITED_TEST_CELL, DELETED_TEST_CELL, EDITED_LOCKED_CELL, MOVED_CELL, FORGED_CELL, BUILTINS,
     MONKEYPATCH, SYS_MODULES, FAKE_ANSWER, FAKE_OUTPUT, TRACEBACK, KERNEL_HOOK, INTROSPECTION,

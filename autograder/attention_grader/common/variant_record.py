@@ -9,10 +9,13 @@ metadata (:func:`record_variant`)::
         "student": "alice",
         "numbers": {"K": "[[1, 0], [2, 2], [0, 1]]", "q_launched": "[2, 1]", ...},
         "answers": {"launched_scores": "[0.7071, 2.1213, 0.7071]"},
+        "also_right_for": ["bob"],
     }
 
 ``numbers`` are what the variant cells drew for her (the names the test reads), ``answers``
-what her kernel gave the test, each as short text. The formgrader
+what her kernel gave the test, each as short text; ``also_right_for`` the classmates (or
+``practice``) on whose numbers her answers are right too, when the test passed (a right answer
+two variants share: copied, or a coincidence; the flag ``shared_answer``). The formgrader
 (:mod:`attention_grader.pages.formgrader_view`) and the class report
 (:mod:`attention_grader.reports.variant_rows`) read it back (:func:`read_variant`) and escape it
 when they show it: the answers and the student id are hers. Intake drops any
@@ -22,7 +25,7 @@ so only grading writes this.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,11 +56,14 @@ class VariantRead:
         The values the variant cells drew for her that the test reads, sorted by name.
     answers : tuple of (name, text)
         Her answers as the grader read them, sorted by name.
+    also_right_for : tuple of str
+        Whose numbers her (right) answers are right on too: classmates' ids, ``practice``.
     """
 
     student: str
     numbers: tuple[tuple[str, str], ...]
     answers: tuple[tuple[str, str], ...]
+    also_right_for: tuple[str, ...] = ()
 
 
 def shown(value: object) -> str:
@@ -77,11 +83,20 @@ def _pairs(values: Mapping[str, object]) -> dict[str, str]:
 
 
 def record_variant(
-    cell: NotebookNode, student: str, numbers: Mapping[str, object], answers: Mapping[str, object]
+    cell: NotebookNode,
+    student: str,
+    numbers: Mapping[str, object],
+    answers: Mapping[str, object],
+    also_right_for: Sequence[str] = (),
 ) -> None:
     """Write what a test read on ``student``'s variant into ``cell``'s grading metadata."""
     meta = cell.metadata.setdefault(GRADER_METADATA, {})
-    meta[VARIANT] = {"student": student, "numbers": _pairs(numbers), "answers": _pairs(answers)}
+    meta[VARIANT] = {
+        "student": student,
+        "numbers": _pairs(numbers),
+        "answers": _pairs(answers),
+        "also_right_for": [str(s)[:200] for s in also_right_for[:MAX_NAMES]],
+    }
 
 
 def _text_pairs(found: object) -> tuple[tuple[str, str], ...]:
@@ -99,4 +114,6 @@ def read_variant(cell: NotebookNode) -> VariantRead | None:
     numbers = _text_pairs(found.get("numbers"))
     if not numbers:
         return None
-    return VariantRead(found["student"], numbers, _text_pairs(found.get("answers")))
+    also = found.get("also_right_for")
+    also = tuple(s for s in also if isinstance(s, str)) if isinstance(also, list) else ()
+    return VariantRead(found["student"], numbers, _text_pairs(found.get("answers")), also)

@@ -396,7 +396,9 @@ class GradingExecute(Execute):
             source, checker.namespace, checker.drawn, checker.last_answers
         )
         if numbers:
-            record_variant(cell, checker.variant_seed.student, numbers, answers)
+            shared = checker.shared_answer.get(grade_id, ())
+            also = ["the practice numbers" if o.practice else o.student for o in shared]
+            record_variant(cell, checker.variant_seed.student, numbers, answers, also)
 
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str

@@ -33,6 +33,7 @@ from attention_grader.common.flags import (
     MONKEYPATCH,
     OTHER_VARIANT,
     REBOUND_DATA,
+    SHARED_ANSWER,
     UNREADABLE_ANSWER,
     Flag,
 )
@@ -97,6 +98,11 @@ class NotebookChecker:
             Flag(OTHER_VARIANT, f"{name}/{gid}: the answer fits the numbers of "
                  + " and of ".join(map(_whose, others)) + ", not the student's own")
             for gid, others in copied_cells(self.checker.other_variant).items()
+        ]  # fmt: skip
+        flags += [
+            Flag(SHARED_ANSWER, f"{name}/{gid}: the answer is right on the student's own "
+                 "numbers and on " + " and on ".join(map(_whose, others)) + " too")
+            for gid, others in self.checker.shared_answer.items()
         ]  # fmt: skip
         record_cells(nb, name, self.checker.needs_teacher)
         flags += [

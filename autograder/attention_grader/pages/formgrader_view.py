@@ -134,6 +134,14 @@ def variant_box(reads: list[VariantRead]) -> str:
     if answers:
         lines.append("Her answers, as the grader read them:")
         lines += [f"  {printable(k)} = {printable(v)}" for k, v in answers.items()]
+    also = list(dict.fromkeys(s for r in reads for s in r.also_right_for))
+    if also:
+        lines.append(
+            "Right on her numbers, and on the numbers of "
+            + ", ".join(printable(s) for s in also)
+            + " too (the variants share this answer): copied, or a coincidence; compare the "
+            "notebooks (flag shared_answer). The points stand until you change them."
+        )
     body = "\n".join(lines)
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)

@@ -67,8 +67,8 @@ def test_answers_fitting_the_practice_numbers_and_a_classmates_name_both():
     answer = {"answer": np.array([drawn[variants.PRACTICE]])}
     found = classmate_match({"data": few}, TEST, answer, others)
     assert found == (variants.PRACTICE, same[0])
-    checker = SimpleNamespace(other_variant={"c1": found, "c2": found}, unreadable=[],
-                              rebound_data={}, needs_teacher={})  # fmt: skip
+    checker = SimpleNamespace(other_variant={"c1": found, "c2": found}, shared_answer={},
+                              unreadable=[], rebound_data={}, needs_teacher={})  # fmt: skip
     flags = NotebookChecker(checker, frozenset(), False, (), ()).record(  # type: ignore[arg-type]
         nbformat.v4.new_notebook(), "nb", []
     )

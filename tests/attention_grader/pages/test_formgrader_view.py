@@ -99,6 +99,8 @@ def test_fixture_sources_hold_what_the_tests_look_for():
 #: A student id and an answer that would be markup, a code fence's end and a script if unescaped.
 HOSTILE_ID = "<img src=x onerror=alert(1)>"
 HOSTILE_ANSWER = "```\n<script>alert('answer')</script>"
+#: A classmate (an id the exchange trusts, still text of a student's choosing) sharing t2.
+HOSTILE_CLASSMATE = "<b>bo</b>"
 
 
 def variant_notebook():
@@ -112,7 +114,8 @@ def variant_notebook():
     for gid, numbers in (("t1", {"K": np.array([[7, 1]])}), ("t2", {"V": np.array([[5, 3]])})):
         cell = nbformat.v4.new_code_cell("check()", metadata={
             "nbgrader": {"grade_id": gid, "grade": True, "points": 1, "solution": False}})  # fmt: skip
-        record_variant(cell, HOSTILE_ID, numbers, {"weights": HOSTILE_ANSWER})
+        also = [HOSTILE_CLASSMATE] if gid == "t2" else []
+        record_variant(cell, HOSTILE_ID, numbers, {"weights": HOSTILE_ANSWER}, also)
         tests.append(cell)
     nb.cells = [nbformat.v4.new_markdown_cell("# Q"), answer, *tests]
     return nb
@@ -135,6 +138,9 @@ def test_the_formgrader_shows_her_numbers_after_her_answer_escaped(course_root):
     assert "<script>alert" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     assert page.index("&lt;script&gt;alert") < page.index("</pre>", box)  # the fence held
+    # t2's answer is right on a classmate's numbers too: said in the box, escaped
+    note = page.index("and on the numbers of &lt;b&gt;bo&lt;/b&gt; too")
+    assert box < note < page.index("</pre>", box) and "<b>bo</b>" not in page
 
 
 def test_feedback_never_gets_the_variant_box(course_root):

@@ -11,7 +11,7 @@ import pytest
 
 from attention_lab import checks
 from attention_lab.checks.selfcheck import self_check
-from attention_lab.checks.your_numbers import HIGH, LOW, your_query
+from attention_lab.checks.your_numbers import HIGH, LOW, your_query, your_rows
 from attention_lab.examples import ISRO
 from attention_lab.variants import SEED_ENV, StudentSeed
 
@@ -77,3 +77,53 @@ def test_the_lessons_draw_the_exercises_query_and_say_so(lesson):
     assert f"on your own computer `{printed}`" in " ".join(cells[at - 1].source.split())
     assert "exercise" in cells[at + 1].metadata.get("tags", [])  # her answer comes next
     assert f"{name} = np.array" not in "".join(c.source for c in cells)  # not fixed anywhere
+
+
+H7 = [[1, 2, 3, 6], [2, 2, 2, 10]]  # lesson 7's printed h
+
+
+def test_lesson_7s_rows_are_the_lessons_on_a_laptop_and_her_own_on_the_hub(monkeypatch, capsys):
+    monkeypatch.delenv(SEED_ENV, raising=False)
+    rows = your_rows("07_transformer_block", "h", practice=H7, low=0, high=10)
+    assert rows.tolist() == H7 and "(the lesson's numbers" in capsys.readouterr().out
+    drawn = []
+    for i in range(8):
+        _as(monkeypatch, f"student{i}")
+        h = your_rows("07_transformer_block", "h", practice=H7, low=0, high=10,
+                      tell_apart="layer_norm", show=False)  # fmt: skip
+        assert (
+            h.shape == (2, 4) and np.array_equal(h, np.round(h)) and 0 <= h.min() <= h.max() <= 10
+        )
+        assert (np.ptp(h, axis=1) > 0).all() and checks.block_tells_apart("layer_norm", h)
+        drawn.append(h.tolist())
+    assert len({str(h) for h in drawn}) == 8
+    # a worked answer on the lesson's numbers is not hers
+    copied = (np.array(H7) - np.mean(H7, axis=1, keepdims=True)) / np.sqrt(
+        np.var(H7, axis=1, keepdims=True) + 1e-5
+    )
+    assert not self_check(checks.check_layer_norm, copied, h, name="h_norm").passed
+    own = (h - h.mean(axis=1, keepdims=True)) / np.sqrt(h.var(axis=1, keepdims=True) + 1e-5)
+    assert self_check(checks.check_layer_norm, own, h, name="h_norm").passed
+
+
+def test_add_and_norms_rows_are_drawn_in_halves_apart_from_x(monkeypatch):
+    _as(monkeypatch, "student3")
+    x = your_rows("07_transformer_block", "x", practice=np.zeros((3, 4)) + [0, 1, 2, 3],
+                  low=0, high=3, show=False)  # fmt: skip
+    f = your_rows("07_transformer_block", "attn_out", practice=np.zeros((3, 4)), low=-2, high=4,
+                  step=0.5, tell_apart="add_norm", given=[x], show=False)  # fmt: skip
+    assert np.array_equal(f * 2, np.round(f * 2)) and -1 <= f.min() and f.max() <= 2
+    assert checks.block_tells_apart("add_norm", x, f) and (np.ptp(x + f, axis=1) > 0).all()
+
+
+def test_lesson_7_draws_its_layer_norm_exercises_rows():
+    cells = nbformat.read(NOTEBOOKS / "07_transformer_block.ipynb", as_version=4).cells
+    for name in ("h", "x", "attn_out"):
+        at = next(i for i, c in enumerate(cells) if f"{name} = your_rows(" in c.source)
+        assert "exercise" in cells[at + 1].metadata.get("tags", [])  # her answer comes next
+        assert f"{name} = np.array" not in "".join(c.source for c in cells)  # not fixed anywhere
+
+
+def test_a_row_to_normalise_with_equal_numbers_is_drawn_again():
+    assert not checks.block_tells_apart("layer_norm", [[1, 1, 1, 1], [0, 1, 2, 3]])
+    assert not checks.block_tells_apart("add_norm", [[1, 0, 0, 0]], [[0, 1, 1, 1]])
