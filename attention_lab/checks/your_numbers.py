@@ -105,7 +105,7 @@ def your_rows(
     high: int,
     step: float = 1.0,
     tell_apart: str | None = None,
-    given: Sequence = (),
+    given: Sequence[ArrayLike] = (),
     show: bool = True,
 ) -> np.ndarray:
     """Return this student's matrix for one exercise (one row per position), and print it.
