@@ -44,6 +44,7 @@ from attention_grader.common.flag_store import record_flags
 from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
 from attention_grader.common.run_cache import reading_once
 from attention_grader.common.settings import Protections
+from attention_grader.executor.ahead import adopt, take
 from attention_grader.executor.budget import Reporter, limit_memory, run_within
 from attention_grader.executor.execution_stops import (
     KERNEL_DIED,
@@ -121,6 +122,13 @@ class GradingExecute(Execute):
         "is graded. Keep it above notebook_timeout, which bounds the student's cells alone.",
     ).tag(config=True)
 
+    start_kernel_ahead = Bool(
+        True,
+        help="make grade: start a submission's sandboxed kernel as soon as nbgrader picks the "
+        "submission, while it copies and sanitises her notebook (the kernel gets her files only "
+        "when her notebook is graded, and serves that notebook alone); False starts it then.",
+    ).tag(config=True)
+
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
     _wall_refusal: str | None = None  # why students' code must not run here (walls off)
@@ -141,6 +149,8 @@ class GradingExecute(Execute):
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
     _submission_started: dict[tuple[object, object], tuple[float, set[object]]] = {}
     _reporter: Reporter | None = None  # in the budget's child: where each finished cell is reported
+    _ahead: Any = None  # in a child forked ahead: (its plan, the kernel it started)
+    _adopted: Any = None  # that kernel, when it is the one this notebook needs
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
@@ -155,6 +165,10 @@ class GradingExecute(Execute):
     # -- kernel set-up ------------------------------------------------------------------------
 
     def create_kernel_manager(self) -> Any:  # a jupyter_client KernelManager
+        km, self._adopted = self._adopted, None
+        if km is not None:  # started ahead for this notebook; nbclient sees it has a kernel
+            self._started_km = km
+            return km
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
@@ -209,7 +223,7 @@ class GradingExecute(Execute):
         def work(reporter: Reporter) -> NotebookNode:
             return self._in_child(nb, resources, km, reporter)
 
-        outcome = run_within(left, work, self.log)
+        outcome = run_within(left, work, self.log, take(resources), (nb, resources))
         if outcome.result is not None:  # not over budget
             return outcome.result, resources
         reap_kernel_folders(self.config)  # the killed child's kernel folder
@@ -252,6 +266,7 @@ class GradingExecute(Execute):
         self._notebook = notebook_checker(
             nb, resources, self.trusted_cells, self._run_request, self.config, self.log
         )
+        self._adopted = adopt(self, nb, resources)
         try:
             graded: tuple[NotebookNode, dict[str, Any] | None] = super().preprocess(
                 nb, resources, km

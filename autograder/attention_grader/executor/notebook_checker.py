@@ -45,7 +45,13 @@ from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.wire.cell_code import answer_names, parse_cell
 from attention_lab.variants import PRACTICE, StudentSeed
 
-__all__ = ["NotebookChecker", "notebook_checker", "rebound_libraries"]
+__all__ = [
+    "NotebookChecker",
+    "kernel_seed",
+    "library_hidden",
+    "notebook_checker",
+    "rebound_libraries",
+]
 
 
 @dataclass(frozen=True)
@@ -177,9 +183,7 @@ def notebook_checker(
         and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
     ]
     folders = source_dirs(info.get("assignment") or "", config)
-    notebook = info.get("notebook")
-    source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
-    hide_library = is_implement_it(cells.tests.values(), source_nb)
+    hide_library = library_hidden(cells, info, config)
     flags: list[str] = []
     if hide_library:  # the static reading is a flag only: the kernel has no library
         graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
@@ -198,6 +202,22 @@ def notebook_checker(
         tuple(rebound_libraries(students, cells.libraries)),
         seed_text,
     )
+
+
+def library_hidden(cells: TrustedCells, info: dict[str, Any], config: Config) -> bool:
+    """Whether the notebook ``info`` names asks for an implementation (its kernel: no library)."""
+    folders = source_dirs(info.get("assignment") or "", config)
+    notebook = info.get("notebook")
+    source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
+    return is_implement_it(cells.tests.values(), source_nb)
+
+
+def kernel_seed(cells: TrustedCells, student: str | None, config: Config) -> str:
+    """Return the variant seed text the student's kernel gets ("" for the practice numbers)."""
+    if not variant_names(cells.locked):
+        return ""
+    seed = student_seed(config, student)
+    return "" if seed.practice else seed.to_text()
 
 
 def _variants(checker: TrustedChecker, info: dict[str, Any], config: Config) -> str:
