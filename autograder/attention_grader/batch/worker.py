@@ -32,13 +32,13 @@ from traitlets.config import Config
 
 from attention_grader.batch.gradebook_sync import SubmissionRows, read_rows
 from attention_grader.batch.speedups import nbgrader_speedups
+from attention_grader.batch.worker_watch import WorkerWatch
 from attention_grader.common.course import Course, quiet_autoflush_warning
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.flags import EXIT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 from attention_grader.executor.ahead import discard as discard_ahead
 from attention_grader.executor.ahead import start_ahead
-from attention_grader.executor.budget import WorkerWatch
 from attention_grader.intake.intake import visible_notebooks
 
 __all__ = [
@@ -331,7 +331,7 @@ def over_budget(student: str, seconds: float) -> WorkerResult:
 
 def worker_budget(config: Config) -> float:
     """Seconds ``make grade``'s parent lets a worker spend on one submission (0 = no limit)."""
-    from attention_grader.executor.budget import WORKER_GRACE
+    from attention_grader.batch.worker_watch import WORKER_GRACE
     from attention_grader.executor.execute import GradingExecute
 
     seconds = GradingExecute(config=config).submission_budget

@@ -37,7 +37,7 @@ from attention_grader.common.flags import (
     UNREADABLE_ANSWER,
     Flag,
 )
-from attention_grader.common.run_cache import read_once
+from attention_grader.common.run_cache import read_once, reading_once
 from attention_grader.common.settings import answer_limits
 from attention_grader.common.variant_key import student_seed
 from attention_grader.executor.library_flags import STUB_SEEN, library_flags, stub_seen
@@ -47,6 +47,7 @@ from attention_lab.variants import PRACTICE, StudentSeed
 
 __all__ = [
     "NotebookChecker",
+    "keep_teacher_side",
     "kernel_seed",
     "library_hidden",
     "notebook_checker",
@@ -137,6 +138,19 @@ def teacher_side(
         return source, load_trusted_cells(db_url, assignment, notebook, source)
 
     return read_once(("teacher_side", db_url, assignment, notebook), read)
+
+
+def keep_teacher_side(
+    resources: dict[str, Any] | None, config: Config, log: logging.Logger
+) -> None:
+    """Read the teacher's side of the notebook ``resources`` name now, where it is kept.
+
+    In a grading worker (:func:`~attention_grader.common.run_cache.reading_once`), before it
+    forks the child that grades: every child inherits it. Elsewhere nothing is kept.
+    """
+    info = (resources or {}).get("nbgrader", {})
+    if reading_once() and all(info.get(k) for k in ("db_url", "assignment", "notebook")):
+        teacher_side(info, config, log)
 
 
 def notebook_checker(
