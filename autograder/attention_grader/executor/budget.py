@@ -210,27 +210,35 @@ class ForkedAhead(Generic[_S]):
         self.kernels: list[int] = []
 
     def go(self, payload: Any, seconds: float) -> bool:
-        """Hand the child its work; whether it took it within ``seconds`` (else it is stopped)."""
-        try:
-            self._send.send(("go", payload))
-        except (OSError, ValueError):  # it is gone
-            self.stop()
-            return False
+        """Hand the child its work; whether it took it within ``seconds`` (else it is stopped).
+
+        The work is sent only once the child says it is ready: a child stuck preparing never
+        holds the parent on a full pipe.
+        """
         deadline = monotonic() + seconds
+        if self._wait_for("ready", deadline):
+            with contextlib.suppress(OSError, ValueError):  # it died meanwhile: False below
+                self._send.send(("go", payload))
+                if self._wait_for("started", deadline):
+                    return True
+        self.stop()
+        return False
+
+    def _wait_for(self, word: str, deadline: float) -> bool:
+        """Wait for the child's ``word``, keeping its kernel pids and logs; False if it failed."""
         while (left := deadline - monotonic()) > 0 and self.receive.poll(left):
             try:
                 message = self.receive.recv()
             except EOFError:
-                break
-            if message[0] == "started":
+                return False
+            if message[0] == word:
                 return True
             if message[0] == "kernel":
                 self.kernels.append(int(message[1]))
             elif message[0] == "log" and self.logger is not None:
                 self.logger.log(message[1], "%s", message[2])
             elif message[0] == "unready":  # it could not prepare: a fresh child will say why
-                break
-        self.stop()
+                return False
         return False
 
     def stop(self) -> None:
@@ -258,6 +266,7 @@ def _ahead_child(
         with contextlib.suppress(Exception):
             conn.send(("unready", f"{type(exc).__name__}: {exc}"))
         _leave(conn)
+    conn.send(("ready",))
     try:
         kind, payload = inbox.recv()
     except (EOFError, OSError):  # the parent is gone

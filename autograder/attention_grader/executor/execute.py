@@ -230,8 +230,8 @@ class GradingExecute(Execute):
         self._notebook = notebook_checker(
             nb, resources, self.trusted_cells, self._run_request, self.config, self.log
         )
-        self._adopted = adopt(self, nb, resources)
         try:
+            self._adopted = adopt(self, nb, resources)  # a failure is a kernel's, said below
             graded: tuple[NotebookNode, dict[str, Any] | None] = super().preprocess(
                 nb, resources, km
             )
@@ -243,7 +243,7 @@ class GradingExecute(Execute):
                 self._stops.mark(cell)
             return nb, resources
         except (RuntimeError, TimeoutError) as exc:
-            if self.code_cells_executed:
+            if getattr(self, "code_cells_executed", 0):
                 raise
             km = getattr(self, "_started_km", None)
             why = getattr(km, "kernel_log_tail", lambda: "")() or str(exc)

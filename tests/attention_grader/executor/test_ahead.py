@@ -227,3 +227,25 @@ def test_a_start_ahead_that_died_does_not_stop_the_batch(tmp_path, monkeypatch):
     assert {r.student: r.status for r in summary.results} == {"alice": "graded", "bob": "graded"}
     for student in STAMPS:
         assert "SEEN ['timestamp.txt']" in _seen(course, student)
+
+
+@pytest.mark.slow
+def test_a_kernel_started_ahead_whose_files_cannot_be_copied_in_says_why_and_is_stopped(
+    tmp_path, short_tmp
+):
+    from attention_grader.term.grade import GradeOptions, grade
+
+    course = _class(tmp_path)
+    kernels = short_tmp / "kernels"  # each kernel's private folder is made here
+    kernels.mkdir()
+    with open(course.root / "nbgrader_config.py", "a") as fh:
+        fh.write("c.SandboxedKernelManager.copy_limit_mb = 0\n")  # her timestamp is too much
+        fh.write(f"c.SandboxedKernelManager.control_root = {str(kernels)!r}\n")
+    from attention_grader.common.course import load_course
+
+    summary = grade(load_course(course.root), FIXTURE, GradeOptions(jobs=1, progress=False))
+    for result in summary.results:
+        assert result.status == "error", result
+        assert result.reason.startswith("KernelStartError: the student's kernel could not start")
+    assert "more than 0 MiB" in summary.log  # the cause, in full, in grading.log
+    assert list(kernels.iterdir()) == []  # both kernels started ahead were stopped
