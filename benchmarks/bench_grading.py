@@ -52,7 +52,10 @@ ASSIGNMENT = "intro_attention"
 N_SUBMISSIONS = int(os.environ.get("ATTENTION_BENCH_SUBMISSIONS", "40"))
 ROUNDS = max(1, int(os.environ.get("ATTENTION_BENCH_ROUNDS", "3")))
 JOBS = 2
-COMMANDS = ("ours", "seq", "floor")  # round r runs them rotated left by r
+#: GRADE_ARGS of a second ``make grade`` arm measured in the same rounds (a before/after of one
+#: setting, e.g. ``--GradingExecute.start_kernel_ahead=False``); "" = no second arm.
+B_ARGS = os.environ.get("ATTENTION_BENCH_B_ARGS", "")
+COMMANDS = ("ours", "seq", "floor", *(("ours_b",) if B_ARGS else ()))  # rotated left by r
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37  # <linux/prctl.h>
 REAP_GRACE_S = 5.0  # how long to wait for adopted orphans that are still exiting
 
@@ -191,9 +194,11 @@ def _spread(ratios: list[float]) -> str:
 
 def _command(which: str, work: Path, floor_input: Path, script: Path) -> tuple[list[str], Path]:
     """Command line and working folder of ``ours``, ``seq`` or ``floor`` in a round's folder."""
-    if which == "ours":
+    if which in ("ours", "ours_b"):
         make = ["make", "-s", "-C", str(REPO), "grade", f"A={ASSIGNMENT}", f"JOBS={JOBS}"]
-        return [*make, f"COURSE={work / 'par'}", "GRADE_ARGS=--no-progress"], REPO
+        extra = f" {B_ARGS}" if which == "ours_b" else ""
+        folder = work / ("parb" if which == "ours_b" else "par")
+        return [*make, f"COURSE={folder}", f"GRADE_ARGS=--no-progress{extra}"], REPO
     if which == "seq":
         return [
             str(Path(sys.executable).parent / "nbgrader"),
@@ -218,7 +223,10 @@ def _round(r: int, base: Path, tmp: Path, reaper: bool) -> tuple[dict, list[floa
     floor_input, script = tmp / "floor-input", tmp / "floor.py"
     shutil.copytree(base, work / "par")
     shutil.copytree(base, work / "seq")
-    order = COMMANDS[r % 3 :] + COMMANDS[: r % 3]
+    if B_ARGS:
+        shutil.copytree(base, work / "parb")
+    k = r % len(COMMANDS)
+    order = COMMANDS[k:] + COMMANDS[:k]
     measured, load, stragglers = {}, [os.getloadavg()[0]], 0
     for which in order:
         wall, cpu, left_running = _timed(*_command(which, work, floor_input, script), reaper)
@@ -229,7 +237,17 @@ def _round(r: int, base: Path, tmp: Path, reaper: bool) -> tuple[dict, list[floa
             shutil.copytree(work / "seq" / "autograded", floor_input)
     if _scores(work / "seq") != _scores(work / "par"):
         raise AssertionError(f"round {r}: parallel and sequential grading disagree on some score")
-    (w_o, c_o), (w_s, c_s), (w_f, c_f) = (measured[k] for k in COMMANDS)
+    if B_ARGS and _scores(work / "parb") != _scores(work / "par"):
+        raise AssertionError(f"round {r}: the two make grade arms disagree on some score")
+    (w_o, c_o), (w_s, c_s), (w_f, c_f) = (measured[k] for k in COMMANDS[:3])
+    if B_ARGS:
+        w_b, c_b = measured["ours_b"]
+        print(
+            f"  round {r + 1}/{ROUNDS} arm b ({B_ARGS}): wall {w_b:.1f} s -> "
+            f"{w_s / w_b:.2f}x faster, {w_b / w_f:.2f}x floor; CPU/submission {c_b / n:.2f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     print(
         f"  round {r + 1}/{ROUNDS} ({', '.join(order)}): wall ours {w_o:.1f} s, "
         f"seq {w_s:.1f} s, floor {w_f:.1f} s -> {w_s / w_o:.2f}x faster, "
@@ -279,6 +297,22 @@ def rows() -> list[Row]:
         cpu_note = " (CPU may be undercounted)"
     elif stragglers:
         cpu_note = f" ({stragglers} command(s) left processes running; CPU may be misattributed)"
+    b_rows = []
+    if B_ARGS:
+        b_ratios = [m["ours_b"][0] / m["floor"][0] for m in results]
+        b_speedups = [m["seq"][0] / m["ours_b"][0] for m in results]
+        b_rows.append(
+            Row(
+                "grading",
+                f"arm b: make grade JOBS={JOBS} {B_ARGS}, same rounds",
+                f"{med([m['ours_b'][0] for m in results]) / n:.2f} s/submission",
+                f"{wall['floor'] / n:.2f} s/submission (floor)",
+                f"{med(b_ratios):.2f}x the floor ({_spread(b_ratios)}), "
+                f"{med(b_speedups):.2f}x faster than sequential",
+                "(a comparison)",
+                None,
+            )
+        )
     return [
         Row(
             "grading",
@@ -309,4 +343,5 @@ def rows() -> list[Row]:
             "<= 1.3x the floor",
             cpu_ratio <= 1.3,
         ),
+        *b_rows,
     ]

@@ -1,13 +1,14 @@
-"""Where one submission's grading time goes: ``python -m benchmarks.profile_grading [N]``.
+"""Where one submission's grading time goes: ``python -m benchmarks.profile_grading [N [JOBS [SETTING...]]]``.
 
 Not a ``bench_*`` row (it changes nothing the table judges): it builds the benchmark's course
-(``bench_grading``) with ``N`` submissions (default 6), grades them in this process with
-``JOBS=1`` and prints, per step, how many times it ran and its wall time per submission. Every
+(``bench_grading``) with ``N`` submissions (default 6), grades them with ``JOBS`` workers (default
+1; each ``SETTING``, e.g. ``GradingExecute.start_kernel_ahead=False``, is added to the course
+config) and prints, per step, how many times it ran and its wall time per submission. Every
 process of the grading (this one, the budget's forked child) appends its spans to one file, so
 the steps inside the child (kernel start, bubblewrap, cells, trusted checks) are timed too.
 
 Each step is a function wrapped for the run (sync or async): the wrappers are the only change.
-The figures written up from it go to ``benchmarks/README.md``.
+The figures written up from it go to ``benchmarks/profile_grading.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ STEPS: list[tuple[str, str]] = [
     ("attention_grader.batch.worker", "grade_one"),
     ("nbgrader.converters.autograde", "Autograde._init_preprocessors"),
     ("attention_grader.intake.intake_guard", "intake_hook"),
+    ("attention_grader.executor.ahead", "start_ahead"),
+    ("attention_grader.executor.ahead", "_start_kernel"),
     ("nbgrader.converters.autograde", "Autograde.init_assignment"),
     ("nbgrader.converters.base", "BaseConverter.init_single_notebook_resources"),
     ("nbconvert.exporters.exporter", "Exporter.from_filename"),
@@ -41,6 +44,7 @@ STEPS: list[tuple[str, str]] = [
     ("multiprocessing.process", "BaseProcess.start"),
     ("multiprocessing.process", "BaseProcess.join"),
     ("attention_grader.executor.execute", "notebook_checker"),
+    ("attention_grader.executor.execute", "adopt"),
     ("nbclient.client", "NotebookClient.start_new_kernel"),
     ("jupyter_client.manager", "AsyncKernelManager.start_kernel"),
     ("attention_grader.sandbox.sandbox_launch", "LaunchPlan.build"),
@@ -116,6 +120,7 @@ def _instrument(log: str) -> None:
     grade.apply_rows = importlib.import_module("attention_grader.batch.gradebook_sync").apply_rows
     worker.read_flags = importlib.import_module("attention_grader.common.flag_store").read_flags
     worker.read_rows = importlib.import_module("attention_grader.batch.gradebook_sync").read_rows
+    worker.start_ahead = importlib.import_module("attention_grader.executor.ahead").start_ahead
 
 
 def _table(log: str, n: int, wall: float) -> str:
@@ -139,6 +144,9 @@ def main(argv: list[str]) -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="profile-grading-"))
     root = bench_grading._build_course(tmp / "course")
+    for setting in argv[2:]:  # e.g. GradingExecute.start_kernel_ahead=False, to compare
+        with open(root / "nbgrader_config.py", "a") as fh:
+            fh.write(f"c.{setting}\n")
     log = str(tmp / "spans.jsonl")
     _instrument(log)
     from attention_grader.config.course import load_course

@@ -32,11 +32,13 @@ from traitlets.config import Config
 
 from attention_grader.batch.gradebook_sync import SubmissionRows, read_rows
 from attention_grader.batch.speedups import nbgrader_speedups
+from attention_grader.batch.worker_watch import WorkerWatch
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.flags import EXIT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 from attention_grader.config.course import Course, quiet_autoflush_warning
-from attention_grader.executor.budget import WorkerWatch
+from attention_grader.executor.ahead import discard as discard_ahead
+from attention_grader.executor.ahead import start_ahead
 from attention_grader.intake.intake import visible_notebooks
 
 __all__ = [
@@ -146,6 +148,8 @@ def _converter_class() -> Callable[..., _Converter]:
         def init_destination(self, assignment_id: str, student_id: str) -> bool:
             processed: bool = super().init_destination(assignment_id, student_id)
             self.processed = processed
+            if processed:  # her kernel boots while nbgrader copies and sanitises her notebook
+                start_ahead(self, assignment_id, student_id)
             return processed
 
         def convert_single_notebook(self, notebook_filename: str) -> None:
@@ -254,7 +258,10 @@ def grade_one(job: GradingJob, student: str) -> WorkerResult:
     db_url = _PROCESS[0].db_url
     conv = _converter(job, student, db_url)
     with _captured_log(conv.log) as log_text, WorkerWatch(job.workdir, 0).claim(student):
-        error = _run_converter(conv)
+        try:
+            error = _run_converter(conv)
+        finally:
+            discard_ahead()  # a kernel started ahead that no notebook took
     status, reason, flags = _outcome(job, student, conv, error)
     rows = None
     if job.snapshot and status != "unchanged":

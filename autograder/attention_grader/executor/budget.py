@@ -29,27 +29,25 @@ import os
 import pickle
 import signal
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from pathlib import Path
 from time import monotonic
-from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 __all__ = [
     "BudgetOutcome",
+    "ForkedAhead",
     "GraderCrashed",
     "Reporter",
-    "WorkerWatch",
     "limit_memory",
     "run_within",
 ]
 
 
 _T = TypeVar("_T")
+_S = TypeVar("_S")
 
 
 class GraderCrashed(RuntimeError):
@@ -115,14 +113,24 @@ class _ForwardLog(logging.Handler):
 def _child(
     work: Callable[[Reporter], object], conn: Connection, logger: logging.Logger | None
 ) -> None:
+    reporter = _child_reporter(conn, logger)
+    _answer(lambda: work(reporter), conn)
+
+
+def _child_reporter(conn: Connection, logger: logging.Logger | None) -> Reporter:
     reporter = Reporter(conn)
     if logger is not None:  # its handlers write to the parent's buffers: replace them
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
         logger.addHandler(_ForwardLog(reporter))
         logger.propagate = False
+    return reporter
+
+
+def _answer(run: Callable[[], object], conn: Connection) -> None:
+    """Send what ``run()`` returned or raised to the parent, then leave at once."""
     try:
-        result = work(reporter)
+        result = run()
     except BaseException as exc:  # noqa: BLE001 -- re-raised in the parent
         try:
             conn.send(("raised", pickle.dumps(exc)))
@@ -131,13 +139,17 @@ def _child(
     else:
         conn.send(("done", result))
     finally:
-        conn.close()
-        # Leave at once: a thread the kernel client left behind would hold a normal exit (and
-        # the parent's join) for seconds, and this copy of the grader has nothing to clean up.
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(0)
+        _leave(conn)
+
+
+def _leave(conn: Connection) -> NoReturn:
+    conn.close()
+    # Leave at once: a thread the kernel client left behind would hold a normal exit (and
+    # the parent's join) for seconds, and this copy of the grader has nothing to clean up.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def limit_memory(megabytes: int) -> None:
@@ -169,12 +181,117 @@ def _kill(proc: BaseProcess, kernels: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+class ForkedAhead(Generic[_S]):
+    """A budget child forked before its work exists: it prepares, then waits for the work.
+
+    ``prepare(reporter)`` runs in the child at once (it starts the submission's kernel while the
+    parent still sanitises her notebook); ``finish(state, payload, reporter)`` runs there once
+    :func:`run_within` hands it ``payload``; ``stop(state)`` runs there instead when the work
+    never comes (:meth:`stop`, or the parent gone). A child that could not prepare, or died,
+    is never handed the work: :func:`run_within` forks a fresh child instead.
+    """
+
+    def __init__(
+        self,
+        prepare: Callable[[Reporter], _S],
+        finish: Callable[[_S, Any, Reporter], object],
+        stop: Callable[[_S], None],
+        logger: logging.Logger | None = None,
+    ) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.receive, send = ctx.Pipe(duplex=False)
+        inbox, self._send = ctx.Pipe(duplex=False)
+        steps = (prepare, finish, stop)
+        self.proc = ctx.Process(target=_ahead_child, args=(steps, send, inbox, logger), daemon=True)
+        self.proc.start()
+        send.close()
+        inbox.close()
+        self.logger = logger
+        self.kernels: list[int] = []
+
+    def go(self, payload: Any, seconds: float) -> bool:
+        """Hand the child its work; whether it took it within ``seconds`` (else it is stopped).
+
+        The work is sent only once the child says it is ready: a child stuck preparing never
+        holds the parent on a full pipe.
+        """
+        deadline = monotonic() + seconds
+        if self._wait_for("ready", deadline):
+            with contextlib.suppress(OSError, ValueError):  # it died meanwhile: False below
+                self._send.send(("go", payload))
+                if self._wait_for("started", deadline):
+                    return True
+        self.stop()
+        return False
+
+    def _wait_for(self, word: str, deadline: float) -> bool:
+        """Wait for the child's ``word``, keeping its kernel pids and logs; False if it failed."""
+        while (left := deadline - monotonic()) > 0 and self.receive.poll(left):
+            try:
+                message = self.receive.recv()
+            except EOFError:
+                return False
+            if message[0] == word:
+                return True
+            if message[0] == "kernel":
+                self.kernels.append(int(message[1]))
+            elif message[0] == "log" and self.logger is not None:
+                self.logger.log(message[1], "%s", message[2])
+            elif message[0] == "unready":  # it could not prepare: a fresh child will say why
+                return False
+        return False
+
+    def stop(self) -> None:
+        """End the child and what it prepared, if its work never came."""
+        with contextlib.suppress(OSError, ValueError):
+            self._send.send(("stop", None))
+        self.proc.join(10)
+        if self.proc.is_alive():
+            _kill(self.proc, self.kernels)
+        for conn in (self._send, self.receive):
+            conn.close()
+
+
+def _ahead_child(
+    steps: tuple[Callable[..., Any], ...],
+    conn: Connection,
+    inbox: Connection,
+    logger: logging.Logger | None,
+) -> None:
+    prepare, finish, stop = steps
+    reporter = _child_reporter(conn, logger)
+    try:
+        state = prepare(reporter)
+    except BaseException as exc:  # noqa: BLE001 -- the parent forks a fresh child instead
+        with contextlib.suppress(Exception):
+            conn.send(("unready", f"{type(exc).__name__}: {exc}"))
+        _leave(conn)
+    conn.send(("ready",))
+    try:
+        kind, payload = inbox.recv()
+    except (EOFError, OSError):  # the parent is gone
+        kind, payload = "stop", None
+    inbox.close()
+    if kind != "go":
+        with contextlib.suppress(BaseException):
+            stop(state)
+        _leave(conn)
+    conn.send(("started",))
+    _answer(lambda: finish(state, payload, reporter), conn)
+
+
 def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap, report
-    seconds: float, work: Callable[[Reporter], _T], logger: logging.Logger | None = None
+    seconds: float,
+    work: Callable[[Reporter], _T],
+    logger: logging.Logger | None = None,
+    ahead: ForkedAhead[Any] | None = None,
+    payload: Any = None,
 ) -> BudgetOutcome[_T]:
     """Run ``work(reporter)`` in a forked child; kill it after ``seconds`` of wall-clock time.
 
-    What the child logs on ``logger`` is logged on it here, in the parent.
+    What the child logs on ``logger`` is logged on it here, in the parent. With ``ahead``, the
+    child forked ahead is handed ``payload`` instead (its ``finish`` is the work); if it cannot
+    take it, ``work`` runs in a fresh child as without.
 
     Returns
     -------
@@ -188,15 +305,18 @@ def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap
     GraderCrashed
         When the child died without an answer (a crash in the grader, not in the kernel).
     """
-    ctx = multiprocessing.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(work, send, logger), daemon=True)
     start = monotonic()
     deadline = start + max(0.0, seconds)
-    proc.start()
-    send.close()
-    outcome: BudgetOutcome[_T] = BudgetOutcome()
     kernels: list[int] = []
+    if ahead is not None and ahead.go(payload, max(0.0, seconds)):
+        proc, receive, kernels = ahead.proc, ahead.receive, ahead.kernels
+    else:
+        ctx = multiprocessing.get_context("fork")
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(work, send, logger), daemon=True)
+        proc.start()
+        send.close()
+    outcome: BudgetOutcome[_T] = BudgetOutcome()
     try:
         while True:
             left = deadline - monotonic()
@@ -236,86 +356,3 @@ def run_within(  # noqa: C901 -- one process lifecycle: start, watch, kill, reap
             _kill(proc, kernels)
         outcome.seconds = monotonic() - start
     return outcome
-
-
-# --------------------------------------------------------------------------- make grade's parent
-
-
-class WorkerWatch:
-    """``make grade``'s parent kills a worker still on one submission past its budget.
-
-    Each worker claims the submission it grades (:meth:`claim`: a file named by its pid in a
-    folder of the run); the parent calls :meth:`enforce` while it waits, kills the worker (and
-    every process under it) whose claim is older than ``seconds``, and remembers the student;
-    the pool is then replaced and the rest of the class graded (:mod:`attention_grader.steps.grade`).
-
-    Parameters
-    ----------
-    folder : str or Path
-        A folder of this run (the workers' claims).
-    seconds : float
-        The submission's budget plus ``c.Batch.worker_grace``; 0 or less = no watch.
-    """
-
-    def __init__(self, folder: str | Path, seconds: float) -> None:
-        self.folder = Path(folder) / "claims"
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.seconds = seconds
-        self.over: dict[str, float] = {}
-
-    def claim(self, student: str) -> _Claim:
-        """In the worker, around one submission: ``with watch.claim(student): ...``."""
-        path = self.folder / str(os.getpid())
-        path.write_text(student)
-        return _Claim(path)
-
-    def enforce(self) -> list[str]:
-        """Kill the workers over the budget; return the students they were grading."""
-        if self.seconds <= 0:
-            return []
-        killed = []
-        now = time.time()
-        for path in list(self.folder.iterdir()):
-            try:
-                age, student = now - path.stat().st_mtime, path.read_text()
-            except FileNotFoundError:  # finished meanwhile
-                continue
-            if age > self.seconds:
-                for pid in [*_descendants(int(path.name)), int(path.name)]:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(pid, signal.SIGKILL)
-                path.unlink(missing_ok=True)
-                self.over[student] = age
-                killed.append(student)
-        return killed
-
-
-class _Claim(contextlib.AbstractContextManager["_Claim"]):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.path.unlink(missing_ok=True)
-        return None
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under ``pid`` (from /proc), deepest last."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                with open(f"/proc/{entry}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out

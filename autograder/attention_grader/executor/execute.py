@@ -10,18 +10,13 @@
 * an autograder test cell never reaches the kernel: :class:`~attention_grader.checking.trusted.TrustedChecker`
   runs it in this process against the answers read as plain data, and writes its outputs.
 
-It also keeps what the sandbox's executor did: a time budget per notebook, and a kernel that
-dies or stops answering fails only the tests it did not reach (their cells get an error
-output). Outputs are capped while they stream (per cell and per notebook) and no single kernel
-message larger than the cap is ever received, so a flood cannot grow the grader's memory.
-
-This module holds that one preprocessor; it composes its per-notebook state from parts: the
-checker and what the teacher's source says (:mod:`attention_grader.executor.notebook_checker`),
-the output caps (:mod:`attention_grader.executor.output_caps`) and where grading stopped
-(:class:`~attention_grader.executor.execution_stops.StopState`, with how a stopped notebook is
-marked). The size-capped kernel client lives in :mod:`attention_grader.wire.kernel_client`,
-and the preprocessor flagging LimitOutput's cuts in
-:mod:`attention_grader.executor.flag_limited_output`.
+It also keeps a time budget per notebook and per submission (a child process the grader
+kills: :mod:`attention_grader.executor.budget`, started ahead by ``make grade``:
+:mod:`attention_grader.executor.ahead`); a kernel that dies or stops answering fails only the
+tests it did not reach. Outputs are capped while they stream
+(:mod:`attention_grader.executor.output_caps`), where grading stopped is
+:class:`~attention_grader.executor.execution_stops.StopState`, and the checker and what the
+teacher's source says come from :mod:`attention_grader.executor.notebook_checker`.
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ import asyncio
 from time import monotonic
 from typing import Any
 
-from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
@@ -41,32 +35,28 @@ from attention_grader.checking.trusted import TrustedChecker
 from attention_grader.checking.trusted_cells import TrustedCells
 from attention_grader.common.diagnosis import record_diagnosis
 from attention_grader.common.flag_store import record_flags
-from attention_grader.common.flags import CELL_TIMEOUT, GRADER_METADATA, Flag
-from attention_grader.common.run_cache import reading_once
-from attention_grader.config.settings import Protections
+from attention_grader.common.flags import GRADER_METADATA
+from attention_grader.executor.ahead import adopt, take
 from attention_grader.executor.budget import Reporter, limit_memory, run_within
 from attention_grader.executor.execution_stops import (
     KERNEL_DIED,
     KERNEL_UNRESPONSIVE,
-    NOTEBOOK_TIMEOUT,
-    Stop,
     StopState,
-    cell_label,
-    runs_code,
     stop_at_budget,
 )
+from attention_grader.executor.grading_walls import grading_refusal
 from attention_grader.executor.notebook_checker import (
     NotebookChecker,
+    keep_teacher_side,
     notebook_checker,
-    teacher_side,
 )
-from attention_grader.executor.output_caps import CAP_MARKER, OutputCaps, OutputMeter
-from attention_grader.sandbox.protections import (
-    format_protections,
-    pod_refusal,
-    protections,
-    unsandboxed_refusal,
+from attention_grader.executor.output_caps import (
+    CAP_MARKER,
+    OutputCaps,
+    OutputMeter,
+    reconnect_output,
 )
+from attention_grader.executor.variant_cells import record_test_variant, show_variant
 from attention_grader.sandbox.sandbox import SandboxedKernelManager, reap_kernel_folders
 from attention_grader.wire.answer_errors import KernelGone
 from attention_grader.wire.kernel_client import CappedKernelClient
@@ -120,6 +110,12 @@ class GradingExecute(Execute):
         "graded score 0 and the submission is flagged grading_budget, and the rest of the class "
         "is graded. Keep it above notebook_timeout, which bounds the student's cells alone.",
     ).tag(config=True)
+    start_kernel_ahead = Bool(
+        True,
+        help="make grade: start a submission's sandboxed kernel as soon as nbgrader picks the "
+        "submission, while it copies and sanitises her notebook (the kernel gets her files only "
+        "when her notebook is graded, and serves that notebook alone); False starts it then.",
+    ).tag(config=True)
 
     _reported = False
     _refusal: str | None = None  # why grading must not start here (a pod without the sandbox)
@@ -141,6 +137,8 @@ class GradingExecute(Execute):
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
     _submission_started: dict[tuple[object, object], tuple[float, set[object]]] = {}
     _reporter: Reporter | None = None  # in the budget's child: where each finished cell is reported
+    _ahead: Any = None  # in a child forked ahead: (its plan, the kernel it started)
+    _adopted: Any = None  # that kernel, when it is the one this notebook needs
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # A graded kernel's state is thrown away: kill it rather than wait for a graceful shutdown.
@@ -155,6 +153,10 @@ class GradingExecute(Execute):
     # -- kernel set-up ------------------------------------------------------------------------
 
     def create_kernel_manager(self) -> Any:  # a jupyter_client KernelManager
+        km, self._adopted = self._adopted, None
+        if km is not None:  # started ahead for this notebook; nbclient sees it has a kernel
+            self._started_km = km
+            return km
         km = super().create_kernel_manager()
         km.client_factory = CappedKernelClient
         if isinstance(km, SandboxedKernelManager):
@@ -165,26 +167,8 @@ class GradingExecute(Execute):
         return km
 
     def _report_protections(self) -> None:
-        """Log the protections once per process; in a Kubernetes pod without the sandbox, refuse.
-
-        Here, not in the command line, so that every route that grades (``make grade``, plain
-        ``nbgrader autograde``, the formgrader's autograde button) refuses before a student
-        kernel starts.
-        """
-        if not GradingExecute._reported:
-            GradingExecute._reported = True
-            manager = self.kernel_manager_class
-            sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
-            items = protections(manager(config=self.config) if sandboxed else None, self)
-            allow = Protections(config=self.config).allow_unsandboxed_in_pod
-            GradingExecute._refusal = pod_refusal(items, sandboxed=sandboxed, allow=allow)
-            setting = manager(config=self.config).sandbox if sandboxed else "off"
-            GradingExecute._wall_refusal = unsandboxed_refusal(items, sandboxed, setting)
-            if self.print_protections:
-                self.log.info("%s", format_protections(items, allow=allow))
-        refusal = GradingExecute._refusal
-        if self.students_code:
-            refusal = refusal or GradingExecute._wall_refusal
+        """Refuse before any kernel starts where grading must not (logs the protections once)."""
+        refusal = grading_refusal(self, GradingExecute)
         if refusal:
             raise KernelStartError(refusal)
 
@@ -198,18 +182,13 @@ class GradingExecute(Execute):
         left = self._budget_left(resources)
         if left is None or self._reporter is not None:
             return self._preprocess(nb, resources, km)
-        info = (resources or {}).get("nbgrader", {})
-        if (
-            reading_once()
-            and self.trusted_cells is None
-            and all(info.get(k) for k in ("db_url", "assignment", "notebook"))
-        ):  # read here, once per worker: the child that grades inherits it
-            teacher_side(info, self.config, self.log)
+        if self.trusted_cells is None:  # read once per worker: the child that grades inherits it
+            keep_teacher_side(resources, self.config, self.log)
 
         def work(reporter: Reporter) -> NotebookNode:
             return self._in_child(nb, resources, km, reporter)
 
-        outcome = run_within(left, work, self.log)
+        outcome = run_within(left, work, self.log, take(resources), (nb, resources))
         if outcome.result is not None:  # not over budget
             return outcome.result, resources
         reap_kernel_folders(self.config)  # the killed child's kernel folder
@@ -245,7 +224,6 @@ class GradingExecute(Execute):
         self._meter = OutputMeter(
             OutputCaps(self.max_cell_output_bytes, self.max_notebook_output_bytes)
         )
-        self._cell_timeouts: list[int] = []
         self._iopub_timeout = self.iopub_timeout
         self._kernel_graded: list[str] = []
         self._notebook = None  # the kernel manager reads it: no stale one if the next raises
@@ -253,6 +231,7 @@ class GradingExecute(Execute):
             nb, resources, self.trusted_cells, self._run_request, self.config, self.log
         )
         try:
+            self._adopted = adopt(self, nb, resources)  # a failure is a kernel's, said below
             graded: tuple[NotebookNode, dict[str, Any] | None] = super().preprocess(
                 nb, resources, km
             )
@@ -260,10 +239,11 @@ class GradingExecute(Execute):
         except DeadKernelError:
             # Raised by nbclient's cleanup/info request when the kernel is gone before cell 0.
             self._stop(KERNEL_DIED, -1)
-            self._fail_remaining(nb, 0)
+            for cell in nb.cells:
+                self._stops.mark(cell)
             return nb, resources
         except (RuntimeError, TimeoutError) as exc:
-            if self.code_cells_executed:
+            if getattr(self, "code_cells_executed", 0):
                 raise
             km = getattr(self, "_started_km", None)
             why = getattr(km, "kernel_log_tail", lambda: "")() or str(exc)
@@ -280,12 +260,7 @@ class GradingExecute(Execute):
         # The limit that really applied (``--cell-timeout`` may differ from the course config),
         # so the feedback page's "ran longer than N s" tells the student the truth.
         nb.metadata.setdefault(GRADER_METADATA, {})["cell_timeout"] = self.timeout
-        stopped = self._stops.stopped
-        flags = stopped.record(nb, name) if stopped else []
-        flags += self._meter.flags(nb, name)
-        for index in self._cell_timeouts:
-            where = cell_label(nb.cells[index], index)
-            flags.append(Flag(CELL_TIMEOUT, f"{name}/{where} hit the per-cell time limit"))
+        flags = self._stops.flags(nb, name) + self._meter.flags(nb, name)
         if self._notebook is not None:
             flags += self._notebook.record(nb, name, self._kernel_graded)
         record_flags(flags, notebook=nb)
@@ -306,7 +281,7 @@ class GradingExecute(Execute):
     def _preprocess_cell(
         self, cell: NotebookNode, resources: dict[str, Any], index: int
     ) -> tuple[NotebookNode, dict[str, Any]]:
-        if self._not_reached(cell, index):
+        if self._stops.not_reached(cell, index, self.log):
             return cell, self.resources
         try:
             return self._run_cell(cell, resources, index)
@@ -324,19 +299,6 @@ class GradingExecute(Execute):
             self._stop(KERNEL_UNRESPONSIVE, index)
         self._stops.mark(cell)
         return cell, self.resources
-
-    def _not_reached(self, cell: NotebookNode, index: int) -> bool:
-        """Tell whether execution stopped before this cell (or the notebook's time ran out here).
-
-        Such a cell is marked as not run.
-        """
-        stops = self._stops
-        if stops.stopped is None and stops.out_of_time() and runs_code(cell):
-            self._stop(NOTEBOOK_TIMEOUT, index)
-        if stops.stopped is None:
-            return False
-        stops.mark(cell)
-        return True
 
     def _run_cell(
         self, cell: NotebookNode, resources: dict[str, Any], index: int
@@ -361,44 +323,17 @@ class GradingExecute(Execute):
         self._fresh_cell()
         cell, resources = super().preprocess_cell(cell, resources, index)
         if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
-            self._cell_timeouts.append(index)
+            self._stops.cell_timeouts.append(index)
         if checker is not None and cell.cell_type == "code" and checker.is_locked(grade_id):
             self._index = index
             failed = checker.run_locked(grade_id)
             if not failed and not checker.variant_seed.practice:
-                self._show_variant(cell, checker, grade_id)
+                show_variant(cell, checker, grade_id)
             if failed:
                 self.log.warning("read-only cell %s failed in the grader: %s", grade_id, failed)
                 if not self.students_code:  # the release check says why its tests then fail
                     cell.metadata.setdefault(GRADER_METADATA, {})[LOCKED_FAILED] = failed
         return cell, resources
-
-    def _show_variant(self, cell: NotebookNode, checker: TrustedChecker, grade_id: str) -> None:
-        """Show the grader's numbers of a variant cell, not what the kernel printed."""
-        from attention_grader.checking.variant_grading import draws_variant, variant_shown
-
-        source = checker.cells.locked[grade_id]
-        if draws_variant(source):
-            text = variant_shown(source, checker.namespace, checker.variant_seed.student)
-            cell.outputs = [NotebookNode(output_type="stream", name="stdout", text=text)]
-
-    def _record_variant(self, cell: NotebookNode, grade_id: str) -> None:
-        """Note in a test cell the student's numbers it checked her answers against."""
-        from attention_grader.checking.variant_grading import what_the_test_read
-        from attention_grader.common.variant_record import record_variant
-
-        checker = self._trusted
-        assert checker is not None, "a test cell is only known to a checker"
-        if not checker.drawn or checker.variant_seed.practice:
-            return  # everyone's numbers are the practice ones, printed in the question
-        source = checker.cells.tests[grade_id]
-        numbers, answers = what_the_test_read(
-            source, checker.namespace, checker.drawn, checker.last_answers
-        )
-        if numbers:
-            shared = checker.shared_answer.get(grade_id, ())
-            also = ["the practice numbers" if o.practice else o.student for o in shared]
-            record_variant(cell, checker.variant_seed.student, numbers, answers, also)
 
     def _trusted_test(
         self, cell: NotebookNode, index: int, grade_id: str
@@ -408,22 +343,14 @@ class GradingExecute(Execute):
         assert self._trusted is not None, "a test cell is only known to a checker"
         cell.outputs = self._trusted.run_test(grade_id)
         record_diagnosis(cell, self._trusted.diagnoses.get(grade_id))
-        self._record_variant(cell, grade_id)
+        record_test_variant(cell, self._trusted, grade_id)
         cell.execution_count = None
         if self._trusted.channel.broken:  # the kernel died inside a student's function
             self._stop(KERNEL_DIED, index)
         return cell, self.resources
 
     def _reconnect_output(self) -> None:
-        """Reconnect iopub: ZeroMQ does not reconnect after refusing an oversized message."""
-        kc = self.kc
-        if kc is None or kc._iopub_channel is None:
-            return
-        kc.iopub_channel.close()
-        kc._iopub_channel = None
-        kc.iopub_channel.start()
-        # A new subscriber misses what is published before its subscription reaches the kernel.
-        run_sync(asyncio.sleep)(0.2)
+        reconnect_output(self.kc)
 
     def _run_request(self, source: str) -> list[NotebookNode]:
         """Run one hidden request (answer channel) in the kernel; return its outputs."""
@@ -472,12 +399,5 @@ class GradingExecute(Execute):
         except Exception as exc:  # noqa: BLE001 -- a dead kernel is handled by the poller
             self.log.warning("could not interrupt a flooding kernel: %s", exc)
 
-    # -- stopping early -------------------------------------------------------------------------
-
     def _stop(self, kind: str, index: int) -> None:
-        self._stops.stopped = Stop(kind, index)
-        self.log.warning("Stopping execution at cell %s: %s", index, kind)
-
-    def _fail_remaining(self, nb: NotebookNode, start: int) -> None:
-        for cell in nb.cells[start:]:
-            self._stops.mark(cell)
+        self._stops.stop(kind, index, self.log)

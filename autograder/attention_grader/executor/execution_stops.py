@@ -9,7 +9,8 @@ keeps where it stopped, and the notebook's deadline, in a :class:`StopState`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from time import monotonic
 from typing import Any
 
@@ -17,7 +18,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from attention_grader.common.flag_store import record_flags
-from attention_grader.common.flags import EXIT, GRADER_METADATA, TIMEOUT, Flag
+from attention_grader.common.flags import CELL_TIMEOUT, EXIT, GRADER_METADATA, TIMEOUT, Flag
 from attention_grader.common.flags import GRADING_BUDGET as BUDGET_FLAG
 
 __all__ = [
@@ -80,6 +81,8 @@ class StopState:
 
     deadline: float | None
     stopped: Stop | None = None
+    #: indexes of the cells that hit the per-cell time limit
+    cell_timeouts: list[int] = field(default_factory=list)
 
     @classmethod
     def starting(cls, seconds: float) -> StopState:
@@ -101,6 +104,31 @@ class StopState:
         """Give ``cell`` the error output of a cell grading did not run (after a stop)."""
         assert self.stopped is not None, "called after a stop"
         mark_not_run(cell, self.stopped.kind, self.stopped.cell)
+
+    def stop(self, kind: str, index: int, log: logging.Logger) -> None:
+        """Stop grading at cell ``index`` (-1: before any cell) for ``kind``'s reason."""
+        self.stopped = Stop(kind, index)
+        log.warning("Stopping execution at cell %s: %s", index, kind)
+
+    def not_reached(self, cell: NotebookNode, index: int, log: logging.Logger) -> bool:
+        """Tell whether grading stopped before ``cell`` (or the notebook's time ran out here).
+
+        Such a cell is marked as not run.
+        """
+        if self.stopped is None and self.out_of_time() and runs_code(cell):
+            self.stop(NOTEBOOK_TIMEOUT, index, log)
+        if self.stopped is None:
+            return False
+        self.mark(cell)
+        return True
+
+    def flags(self, nb: NotebookNode, name: str) -> list[Flag]:
+        """Record the stop in ``nb`` (its flag) and flag each cell over the per-cell limit."""
+        flags = self.stopped.record(nb, name) if self.stopped else []
+        for index in self.cell_timeouts:
+            where = cell_label(nb.cells[index], index)
+            flags.append(Flag(CELL_TIMEOUT, f"{name}/{where} hit the per-cell time limit"))
+        return flags
 
 
 def cell_label(cell: NotebookNode, index: int) -> str:

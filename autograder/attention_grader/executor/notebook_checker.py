@@ -37,7 +37,7 @@ from attention_grader.common.flags import (
     UNREADABLE_ANSWER,
     Flag,
 )
-from attention_grader.common.run_cache import read_once
+from attention_grader.common.run_cache import read_once, reading_once
 from attention_grader.common.variant_key import student_seed
 from attention_grader.config.course import source_dirs, source_notebook
 from attention_grader.config.settings import answer_limits
@@ -46,7 +46,14 @@ from attention_grader.sandbox.implement_it import is_implement_it
 from attention_grader.wire.cell_code import answer_names, parse_cell
 from attention_lab.variants import PRACTICE, StudentSeed
 
-__all__ = ["NotebookChecker", "notebook_checker", "rebound_libraries"]
+__all__ = [
+    "NotebookChecker",
+    "keep_teacher_side",
+    "kernel_seed",
+    "library_hidden",
+    "notebook_checker",
+    "rebound_libraries",
+]
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,19 @@ def teacher_side(
     return read_once(("teacher_side", db_url, assignment, notebook), read)
 
 
+def keep_teacher_side(
+    resources: dict[str, Any] | None, config: Config, log: logging.Logger
+) -> None:
+    """Read the teacher's side of the notebook ``resources`` name now, where it is kept.
+
+    In a grading worker (:func:`~attention_grader.common.run_cache.reading_once`), before it
+    forks the child that grades: every child inherits it. Elsewhere nothing is kept.
+    """
+    info = (resources or {}).get("nbgrader", {})
+    if reading_once() and all(info.get(k) for k in ("db_url", "assignment", "notebook")):
+        teacher_side(info, config, log)
+
+
 def notebook_checker(
     nb: NotebookNode,
     resources: dict[str, Any] | None,
@@ -183,9 +203,7 @@ def notebook_checker(
         and c.metadata.get("nbgrader", {}).get("grade_id") not in (*cells.tests, *cells.locked)
     ]
     folders = source_dirs(info.get("assignment") or "", config)
-    notebook = info.get("notebook")
-    source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
-    hide_library = is_implement_it(cells.tests.values(), source_nb)
+    hide_library = library_hidden(cells, info, config)
     flags: list[str] = []
     if hide_library:  # the static reading is a flag only: the kernel has no library
         graded = sorted({n for source in cells.tests.values() for n in answer_names(source)})
@@ -204,6 +222,22 @@ def notebook_checker(
         tuple(rebound_libraries(students, cells.libraries)),
         seed_text,
     )
+
+
+def library_hidden(cells: TrustedCells, info: dict[str, Any], config: Config) -> bool:
+    """Whether the notebook ``info`` names asks for an implementation (its kernel: no library)."""
+    folders = source_dirs(info.get("assignment") or "", config)
+    notebook = info.get("notebook")
+    source_nb = Path(folders[0], f"{notebook}.ipynb") if folders and notebook else None
+    return is_implement_it(cells.tests.values(), source_nb)
+
+
+def kernel_seed(cells: TrustedCells, student: str | None, config: Config) -> str:
+    """Return the variant seed text the student's kernel gets ("" for the practice numbers)."""
+    if not variant_names(cells.locked):
+        return ""
+    seed = student_seed(config, student)
+    return "" if seed.practice else seed.to_text()
 
 
 def _variants(checker: TrustedChecker, info: dict[str, Any], config: Config) -> str:

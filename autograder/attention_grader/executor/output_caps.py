@@ -9,16 +9,18 @@ remembers which cells were cut or lost output, and names them in the notebook's 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from jupyter_core.utils import run_sync
 from nbformat import NotebookNode
 
 from attention_grader.common.flags import OUTPUT_TRUNCATED, Flag
 from attention_grader.executor.execution_stops import cell_label
 
-__all__ = ["CAP_MARKER", "OutputCaps", "OutputMeter", "content_size"]
+__all__ = ["CAP_MARKER", "OutputCaps", "OutputMeter", "content_size", "reconnect_output"]
 
 #: Written where the grader stopped storing a cell's output.
 CAP_MARKER = "... output stopped by the grader: this cell printed too much ..."
@@ -109,3 +111,18 @@ def content_size(content: dict[str, Any]) -> int:
     for value in (content.get("data") or {}).values():
         size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
     return size + sum(len(str(line)) for line in content.get("traceback", []) or [])
+
+
+def reconnect_output(kc: Any) -> None:
+    """Reconnect a kernel client's IOPub: ZeroMQ does not reconnect after refusing a message.
+
+    Used when a message over the size cap was refused (the connection is dropped) or the
+    kernel's own output machinery was broken: the kernel still answers on its other channels.
+    """
+    if kc is None or kc._iopub_channel is None:
+        return
+    kc.iopub_channel.close()
+    kc._iopub_channel = None
+    kc.iopub_channel.start()
+    # A new subscriber misses what is published before its subscription reaches the kernel.
+    run_sync(asyncio.sleep)(0.2)

@@ -93,7 +93,14 @@ class SandboxedKernelManager(AsyncKernelManager):
         "trusts (attention_grader.checking.variant_grading); never set it in the course config.",
     )
 
+    work_later = Bool(
+        False,
+        help="Start the kernel with an empty working folder; fill_work() copies the submission "
+        "in before her first cell (a kernel started ahead: attention_grader.executor.ahead).",
+    )
+
     _ctl_dir: str | None = None
+    _plan: LaunchPlan | None = None
     _orig_cwd: str | None = None
     _log_path: str | None = None
     _log_file = None
@@ -123,6 +130,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         except BaseException:
             shutil.rmtree(self._ctl_dir, ignore_errors=True)
             raise
+        self._plan = plan
         kw["env"] = plan.env
         kw["cwd"] = plan.host_cwd
         # The kernel process's own stdout/stderr (not the notebook's outputs) go to a file: if the
@@ -142,6 +150,11 @@ class SandboxedKernelManager(AsyncKernelManager):
                 self._log_file = None
             shutil.rmtree(self._ctl_dir, ignore_errors=True)
             self._ctl_dir = None
+
+    def fill_work(self) -> None:
+        """Copy the submission into the working folder of a kernel started with ``work_later``."""
+        assert self._plan is not None and self._orig_cwd is not None, "the kernel is started"
+        self._plan.fill_work(self._orig_cwd, self.copy_limit_mb)
 
     def kernel_log_tail(self, lines: int = 5) -> str:
         """Return the last lines the kernel process wrote to its stdout/stderr, as one line.

@@ -77,6 +77,15 @@ class LaunchPlan:
     argv: list[str]
     env: dict[str, str]
     host_cwd: str
+    #: the kernel's working folder (a copy of the submission) and who owns it in the sandbox
+    work: str = ""
+    owner: tuple[int, int] | None = None
+
+    def fill_work(self, submission: str, limit_mb: int) -> None:
+        """Copy the submission into the kernel's working folder (a kernel started ahead)."""
+        copy_submission(submission, self.work, limit_mb)
+        if self.owner is not None:
+            _chown_tree(self.work, *self.owner)
 
     @classmethod
     def build(cls, km: KernelSettings, kernel_cmd: list[str]) -> LaunchPlan:
@@ -85,7 +94,9 @@ class LaunchPlan:
         use_bwrap = _bwrap_decision(km)
         ids = sandbox_user_ids() if (km.drop_user and use_bwrap and not private_env()) else None
         work = os.path.join(ctl, "work")
-        copy_submission(orig_cwd, work, km.copy_limit_mb)
+        os.makedirs(work)
+        if not km.work_later:  # else the submission's files come when she is graded
+            copy_submission(orig_cwd, work, km.copy_limit_mb)
         mpl = os.path.join(ctl, "matplotlib")
         _seed_matplotlib_cache(mpl)
         if ids is not None:
@@ -110,7 +121,7 @@ class LaunchPlan:
         if use_bwrap:
             keep = ids is not None
             argv = bwrap_argv(km, work, orig_cwd, mpl, keep_setuid=keep, kernel=command[0]) + argv
-        return cls(argv=argv, env=env, host_cwd=ctl if use_bwrap else work)
+        return cls(argv, env, ctl if use_bwrap else work, work, ids)
 
 
 def resolved_kernel_cmd(kernel_cmd: list[str]) -> list[str]:

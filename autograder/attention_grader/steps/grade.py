@@ -51,11 +51,11 @@ from attention_grader.batch.worker import (
     over_budget,
     worker_budget,
 )
+from attention_grader.batch.worker_watch import WorkerWatch
 from attention_grader.common.outcomes import one_line_reason, submission_outcomes
 from attention_grader.common.summary import BatchSummary, SubmissionResult
 from attention_grader.config.course import Course, quiet_autoflush_warning
 from attention_grader.config.settings import Batch, intake_limits
-from attention_grader.executor.budget import WorkerWatch
 from attention_grader.intake.intake import prepare_submission, visible_notebooks
 from attention_grader.sandbox.sandbox import reap_kernel_folders
 from attention_grader.steps.progress import Progress

@@ -159,12 +159,12 @@ def test_every_grading_route_refuses_in_a_pod_without_the_sandbox(monkeypatch):
     """Not only `attention_grader grade`: plain `nbgrader autograde` and the formgrader's
     autograde button run GradingExecute too, which refuses before any student kernel starts.
     """
-    from attention_grader.executor import execute
+    from attention_grader.executor import execute, grading_walls
     from nbformat.v4 import new_code_cell, new_notebook
 
     monkeypatch.setattr(execute.GradingExecute, "_reported", False)
     monkeypatch.setattr(execute.GradingExecute, "_refusal", None)
-    monkeypatch.setattr(execute, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
+    monkeypatch.setattr(grading_walls, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
     for name, value in POD.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv(ALLOW_ENV, raising=False)
@@ -213,12 +213,12 @@ def test_nbgrader_autograde_and_the_formgrader_refuse_without_the_walls(monkeypa
     """Every route runs GradingExecute, which refuses before a student's kernel starts; the
     release check (the teacher's own solution) and a course that says "off" still run.
     """
-    from attention_grader.executor import execute
+    from attention_grader.executor import execute, grading_walls
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setattr(execute, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
+    monkeypatch.setattr(grading_walls, "protections", lambda *a, **k: _down(WALLS) + WALLS[2:])
 
     def fresh(**config) -> execute.GradingExecute:
         monkeypatch.setattr(execute.GradingExecute, "_reported", False)

@@ -172,7 +172,7 @@ def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):
     student is remembered (grade.py then replaces the pool and flags the student).
     """
     from attention_grader.batch.worker import over_budget, worker_budget
-    from attention_grader.executor.budget import WorkerWatch
+    from attention_grader.batch.worker_watch import WorkerWatch
     from traitlets.config import Config
 
     worker = subprocess.Popen(
@@ -206,7 +206,7 @@ def test_make_grades_parent_kills_a_worker_tree_past_its_budget(tmp_path):
 def _wait_for_child(pid: int) -> int:
     import time
 
-    from attention_grader.executor.budget import _descendants
+    from attention_grader.batch.worker_watch import _descendants
 
     stop = time.monotonic() + 120  # a deadline for a loaded machine, not a wait
     while time.monotonic() < stop:
