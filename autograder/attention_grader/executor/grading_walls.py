@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attention_grader.common.settings import Protections
+from attention_grader.config.settings import Protections
 from attention_grader.sandbox.protections import (
     format_protections,
     pod_refusal,

@@ -140,7 +140,7 @@ STAMPS = {"alice": datetime(2026, 11, 30, 9, 1, 0), "bob": datetime(2026, 11, 30
 
 
 def _class(tmp_path):
-    from attention_grader.term.release import release
+    from attention_grader.steps.release import release
 
     course = make_course(tmp_path)
     release(course, FIXTURE)
@@ -188,7 +188,7 @@ def _seen(course, student: str) -> str:
 def test_each_kernel_started_ahead_serves_its_own_student_with_her_files_only(
     tmp_path, monkeypatch
 ):
-    from attention_grader.term.grade import GradeOptions, grade
+    from attention_grader.steps.grade import GradeOptions, grade
 
     course = _class(tmp_path)
     log = tmp_path / "adopted.jsonl"
@@ -212,7 +212,7 @@ def test_each_kernel_started_ahead_serves_its_own_student_with_her_files_only(
 @pytest.mark.slow
 def test_a_start_ahead_that_died_does_not_stop_the_batch(tmp_path, monkeypatch):
     import attention_grader.batch.worker as worker
-    from attention_grader.term.grade import GradeOptions, grade
+    from attention_grader.steps.grade import GradeOptions, grade
 
     course = _class(tmp_path)
     real = worker.start_ahead
@@ -233,7 +233,7 @@ def test_a_start_ahead_that_died_does_not_stop_the_batch(tmp_path, monkeypatch):
 def test_a_kernel_started_ahead_whose_files_cannot_be_copied_in_says_why_and_is_stopped(
     tmp_path, short_tmp
 ):
-    from attention_grader.term.grade import GradeOptions, grade
+    from attention_grader.steps.grade import GradeOptions, grade
 
     course = _class(tmp_path)
     kernels = short_tmp / "kernels"  # each kernel's private folder is made here
@@ -241,7 +241,7 @@ def test_a_kernel_started_ahead_whose_files_cannot_be_copied_in_says_why_and_is_
     with open(course.root / "nbgrader_config.py", "a") as fh:
         fh.write("c.SandboxedKernelManager.copy_limit_mb = 0\n")  # her timestamp is too much
         fh.write(f"c.SandboxedKernelManager.control_root = {str(kernels)!r}\n")
-    from attention_grader.common.course import load_course
+    from attention_grader.config.course import load_course
 
     summary = grade(load_course(course.root), FIXTURE, GradeOptions(jobs=1, progress=False))
     for result in summary.results:
