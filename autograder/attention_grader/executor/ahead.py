@@ -29,7 +29,7 @@ import contextlib
 import functools
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jupyter_core.utils import run_sync
 from traitlets.utils.importstring import import_item
@@ -42,9 +42,33 @@ from attention_grader.wire.kernel_client import CappedKernelClient
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-    from attention_grader.executor.execute import GradingExecute
+__all__ = ["AheadExecutor", "KernelPlan", "adopt", "discard", "start_ahead", "take"]
 
-__all__ = ["KernelPlan", "adopt", "discard", "start_ahead", "take"]
+
+class AheadExecutor(Protocol):
+    """What a kernel started ahead needs of the course's executor.
+
+    :class:`~attention_grader.executor.execute.GradingExecute` is one (its traits say what each
+    does); named here so that this module, which the executor imports, imports nothing of it.
+    """
+
+    _ahead: Any
+    _notebook: Any
+    kernel_name: Any
+    km: Any
+    resources: Any
+    kernel_manager_class: Any
+    log: Any
+    config: Any
+    start_kernel_ahead: Any
+
+    def async_start_new_kernel(self, **kwargs: Any) -> Any: ...
+
+    def _in_child(
+        self, nb: NotebookNode, resources: Any, budget: Any, reporter: Reporter
+    ) -> Any: ...
+
+    def _report_protections(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -134,7 +158,7 @@ def discard() -> None:
         _AHEAD.pop()[1].stop()
 
 
-def adopt(executor: GradingExecute, nb: NotebookNode, resources: dict[str, Any] | None) -> Any:
+def adopt(executor: AheadExecutor, nb: NotebookNode, resources: dict[str, Any] | None) -> Any:
     """In the grading child: the kernel started ahead, with her files copied in, or None.
 
     None (the kernel stopped) unless it was started as this notebook needs: its kernel spec,
@@ -171,22 +195,26 @@ def adopt(executor: GradingExecute, nb: NotebookNode, resources: dict[str, Any] 
 # ------------------------------------------------------------------------------- in the worker
 
 
-def _executor(converter: Any) -> GradingExecute | None:
+def _executor(converter: Any) -> AheadExecutor | None:
     """Return the course's executor built as the pipeline builds it, if it starts sandboxed kernels."""
-    from attention_grader.executor.execute import GradingExecute
-
     for step in converter.autograde_preprocessors:
         cls = import_item(step) if isinstance(step, str) else step
-        if isinstance(cls, type) and issubclass(cls, GradingExecute):
-            executor = cls(parent=converter.exporter)
+        if isinstance(cls, type) and _starts_kernels_ahead(cls):
+            executor: AheadExecutor = cls(parent=converter.exporter)
             manager = executor.kernel_manager_class
             sandboxed = isinstance(manager, type) and issubclass(manager, SandboxedKernelManager)
             return executor if executor.start_kernel_ahead and sandboxed else None
     return None
 
 
+def _starts_kernels_ahead(cls: type) -> bool:
+    """Whether a preprocessor class is the grader's executor (it has the setting)."""
+    names = getattr(cls, "class_trait_names", None)
+    return callable(names) and "start_kernel_ahead" in names()
+
+
 def _plan(
-    executor: GradingExecute,
+    executor: AheadExecutor,
     converter: Any,
     assignment: str,
     student: str,
@@ -212,7 +240,7 @@ def _same_path(a: str, b: str) -> bool:
 
 
 def _start_kernel(
-    executor: GradingExecute, plan: KernelPlan, reporter: Reporter
+    executor: AheadExecutor, plan: KernelPlan, reporter: Reporter
 ) -> tuple[KernelPlan, Any]:
     """Start the plan's kernel, its working folder empty; return the plan and its manager."""
     km = executor.kernel_manager_class(kernel_name=plan.kernel_name, config=executor.config)
@@ -229,7 +257,7 @@ def _start_kernel(
 
 
 def _grade(
-    executor: GradingExecute, started: tuple[KernelPlan, Any], payload: Any, reporter: Reporter
+    executor: AheadExecutor, started: tuple[KernelPlan, Any], payload: Any, reporter: Reporter
 ) -> Any:
     """Grade the notebook once it comes (the child's work), with the kernel started ahead."""
     nb, resources = payload
