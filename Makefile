@@ -144,7 +144,7 @@ test-fast: setup-grader setup-hub setup-test ## Maintainers: Run the unit tests 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
 	$(BIN)/python tools/move_plan.py --check
 	$(BIN)/mypy
-	$(BIN)/mypy --strict --follow-imports=silent autograder/attention_grader
+	$(BIN)/mypy --strict --follow-imports=silent attention_lab autograder/attention_grader autograder/attention_hub autograder/jupyterhub/install.py
 ifeq ($(CI),true)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
