@@ -8,26 +8,31 @@ output, with the shape of every step. :func:`multi_head_diagram` draws one word 
 6's heads: each head's weights and output side by side, the concatenation, ``W_O`` and the
 output.
 
-Both return a :class:`Diagram`: the figure (built without pyplot) and its alt text, made from the
-same numbers as the drawing, so a caption quoting the alt text can be checked against the code.
+Both return a :class:`Diagram`: the figure (built without pyplot) and its alt text
+(:mod:`attention_lab.diagram_steps`, which also computes the steps), made from the same numbers
+as the drawing, so a caption quoting the alt text can be checked against the code.
 Numbers are shown with :mod:`attention_lab._format`'s three decimals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
-from numpy.typing import ArrayLike
 
-from attention_lab._format import fmt
+from attention_lab._format import fmt, fmt_vec
 from attention_lab._types import FloatArray
-from attention_lab._validate import as_float_array
-from attention_lab.core import softmax
+from attention_lab.diagram_steps import (
+    QuerySteps,
+    computation_alt_text,
+    multi_head_alt_text,
+    query_steps,
+    shape_text,
+)
 from attention_lab.heads import MultiHeadResult
 from attention_lab.plots._style import KEY_COLOUR, QUERY_COLOUR, VALUE_COLOUR
 
@@ -43,97 +48,6 @@ _WEIGHT_COLOUR = "#E69F00"  # Okabe-Ito orange: the weights
 _OUTPUT_COLOUR = "#CC79A7"  # Okabe-Ito reddish purple: the output
 _CELL_W, _CELL_H = 0.95, 0.62
 _FONT = 10
-
-
-@dataclass(frozen=True, eq=False)
-class QuerySteps:
-    """Every intermediate number of single-query attention.
-
-    Attributes
-    ----------
-    tokens : tuple of str, length n
-    query_name : str
-    query : numpy.ndarray, shape (d_k,)
-    keys : numpy.ndarray, shape (n, d_k)
-    values : numpy.ndarray, shape (n, d_v)
-    raw : numpy.ndarray, shape (n,)
-        ``q · k`` for every key.
-    divisor : float
-        ``sqrt(d_k)`` when scaled, else 1.
-    scaled : numpy.ndarray, shape (n,)
-        ``raw / divisor``.
-    exps : numpy.ndarray, shape (n,)
-        ``e`` to the power of each scaled score.
-    weights : numpy.ndarray, shape (n,)
-        ``exps / exps.sum()``.
-    terms : numpy.ndarray, shape (n, d_v)
-        Each value times its weight.
-    output : numpy.ndarray, shape (d_v,)
-        The sum of ``terms``.
-    scale : bool
-    """
-
-    tokens: tuple[str, ...]
-    query_name: str
-    query: np.ndarray
-    keys: np.ndarray
-    values: np.ndarray
-    raw: np.ndarray
-    divisor: float
-    scaled: np.ndarray
-    exps: np.ndarray
-    weights: np.ndarray
-    terms: np.ndarray
-    output: np.ndarray
-    scale: bool
-
-
-def query_steps(
-    query: ArrayLike,
-    keys: ArrayLike,
-    values: ArrayLike,
-    tokens: Sequence[str],
-    query_name: str,
-    scale: bool = True,
-) -> QuerySteps:
-    """Compute every step of attention for one query.
-
-    Parameters
-    ----------
-    query : array_like, shape (d_k,)
-    keys : array_like, shape (n, d_k)
-    values : array_like, shape (n, d_v)
-    tokens : sequence of str, length n
-    query_name : str
-        The word asking (shown in titles and the alt text).
-    scale : bool, default True
-        Divide the scores by ``sqrt(d_k)`` (chapter A's example does not).
-
-    Returns
-    -------
-    QuerySteps
-    """
-    q = as_float_array(query, "query", (1,))
-    k = as_float_array(keys, "keys", (2,))
-    v = as_float_array(values, "values", (2,))
-    names = tuple(str(t) for t in tokens)
-    if isinstance(tokens, str) or len(names) != k.shape[0] or v.shape[0] != k.shape[0]:
-        raise ValueError(
-            f"give one token, one key and one value per word: {len(names)} tokens, "
-            f"{k.shape[0]} keys, {v.shape[0]} values"
-        )
-    if k.shape[1] != q.shape[0]:
-        raise ValueError(f"the query has {q.shape[0]} numbers but each key has {k.shape[1]}")
-    raw = k @ q
-    divisor = float(np.sqrt(q.shape[0])) if scale else 1.0
-    scaled = raw / divisor
-    exps = np.exp(scaled)
-    weights = softmax(scaled)
-    terms = weights[:, None] * v
-    return QuerySteps(
-        names, str(query_name), q, k, v, raw, divisor, scaled, exps, weights, terms,
-        terms.sum(axis=0), bool(scale),
-    )  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,15 +75,6 @@ class Diagram:
         buffer = BytesIO()
         self.figure.savefig(buffer, format="png", dpi=96)
         return buffer.getvalue()
-
-
-def _vec(v: ArrayLike) -> str:
-    return "(" + ", ".join(fmt(x) for x in np.ravel(v)) + ")"
-
-
-def _shape(arr: ArrayLike) -> str:
-    shape = np.shape(arr)
-    return f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
 
 
 def _grid(
@@ -259,70 +164,43 @@ def computation_diagram(steps: QuerySteps) -> Diagram:
     x = 1.5
     mid = y_top - n * _CELL_H / 2
     keys = [[fmt(v) for v in row] for row in s.keys]
-    right = _column(ax, x, y_top, f"query q = {_vec(s.query)}\nagainst the keys K", keys,
-                    _shape(s.keys), KEY_COLOUR, note=f"q: shape {_shape(s.query)}")  # fmt: skip
+    right = _column(ax, x, y_top, f"query q = {fmt_vec(s.query)}\nagainst the keys K", keys,
+                    shape_text(s.keys), KEY_COLOUR, note=f"q: shape {shape_text(s.query)}")  # fmt: skip
     _arrow(ax, right, right + gap, mid, "q · k")
     x = right + gap
-    right = _column(ax, x, y_top, "1. scores\nq · k", col, _shape(s.raw), QUERY_COLOUR)
+    right = _column(ax, x, y_top, "1. scores\nq · k", col, shape_text(s.raw), QUERY_COLOUR)
     _arrow(ax, right, right + gap, mid, f"÷ {s.divisor:.3f}" if s.scale else "÷ 1")
     x = right + gap
     scaled_title = f"2. scaled\n÷ √{s.keys.shape[1]}" if s.scale else "2. not scaled\n(chapter A)"
     right = _column(ax, x, y_top, scaled_title, [[fmt(v)] for v in s.scaled],
-                    _shape(s.scaled), QUERY_COLOUR)  # fmt: skip
+                    shape_text(s.scaled), QUERY_COLOUR)  # fmt: skip
     _arrow(ax, right, right + gap, mid, "e^x")
     x = right + gap
     right = _column(ax, x, y_top, "3. exponentials\ne^score", [[fmt(v)] for v in s.exps],
-                    _shape(s.exps), _WEIGHT_COLOUR, note=f"sum {fmt(s.exps.sum())}")  # fmt: skip
+                    shape_text(s.exps), _WEIGHT_COLOUR, note=f"sum {fmt(s.exps.sum())}")  # fmt: skip
     _arrow(ax, right, right + gap, mid, "÷ sum")
     x = right + gap
     right = _column(ax, x, y_top, "4. weights\n(softmax)", [[fmt(v)] for v in s.weights],
-                    _shape(s.weights), _WEIGHT_COLOUR, strong=s.weights[:, None],
+                    shape_text(s.weights), _WEIGHT_COLOUR, strong=s.weights[:, None],
                     note=f"sum {fmt(s.weights.sum())}")  # fmt: skip
     _arrow(ax, right, right + gap, mid, "× V")
     x = right + gap
     values = [[fmt(v) for v in row] for row in s.values]
-    right = _column(ax, x, y_top, "values V\n(one row per word)", values, _shape(s.values),
+    right = _column(ax, x, y_top, "values V\n(one row per word)", values, shape_text(s.values),
                     VALUE_COLOUR)  # fmt: skip
     x = right + 0.35
     terms = [[fmt(v) for v in row] for row in s.terms]
-    right = _column(ax, x, y_top, "5. each row ×\nits weight", terms, _shape(s.terms), VALUE_COLOUR,
+    right = _column(ax, x, y_top, "5. each row ×\nits weight", terms, shape_text(s.terms), VALUE_COLOUR,
                     strong=np.repeat(s.weights[:, None], s.terms.shape[1], axis=1))  # fmt: skip
     _arrow(ax, right, right + gap, mid, "add rows")
     x = right + gap
     out_top = mid + _CELL_H / 2
     _column(ax, x, out_top, f"6. output\nfor {s.query_name}", [[fmt(v) for v in s.output]],
-            _shape(s.output), _OUTPUT_COLOUR)  # fmt: skip
+            shape_text(s.output), _OUTPUT_COLOUR)  # fmt: skip
     how = "scaled by √d_k" if s.scale else "not scaled"
     fig.suptitle(f"Attention for one query, {s.query_name}, column by column ({how})",
                  fontsize=_FONT + 1)  # fmt: skip
     return Diagram(fig, computation_alt_text(s))
-
-
-def _listing(tokens: Iterable[str], numbers: Iterable[float]) -> str:
-    return ", ".join(f"{t} {fmt(x)}" for t, x in zip(tokens, numbers, strict=True))
-
-
-def computation_alt_text(steps: QuerySteps) -> str:
-    """Describe the diagram in words: every step's numbers and shape, from ``steps``."""
-    s = steps
-    n, d_k, d_v = len(s.tokens), s.keys.shape[1], s.values.shape[1]
-    division = (
-        f"2. each score divided by √d_k = {s.divisor:.4f}: {_listing(s.tokens, s.scaled)}"
-        if s.scale
-        else "2. no division by √d_k (the chapter skips it)"
-    )
-    return (
-        f'A diagram of attention for the query of "{s.query_name}", q = {_vec(s.query)}, '
-        f"shape ({d_k},), against the keys K, shape ({n}, {d_k}), in columns from left to right. "
-        f"1. the scores q · k: {_listing(s.tokens, s.raw)}, shape ({n},). {division}. "
-        f"3. e to the power of each: {_listing(s.tokens, s.exps)}, adding up to "
-        f"{fmt(s.exps.sum())}. 4. the weights, each divided by that sum: "
-        f"{_listing(s.tokens, s.weights)}, shape ({n},), adding up to {fmt(s.weights.sum())}. "
-        f"5. each value times its weight, shape ({n}, {d_v}): "
-        + ", ".join(f"{t} {_vec(row)}" for t, row in zip(s.tokens, s.terms, strict=True))
-        + f'. 6. the rows added up: the output for "{s.query_name}", {_vec(s.output)}, '
-        f"shape ({d_v},)."
-    )
 
 
 def multi_head_diagram(
@@ -362,14 +240,14 @@ def multi_head_diagram(
             ax.text(0.2 + (j + 0.5) * _CELL_W, top + 0.05, str(token), ha="center",
                     va="bottom", fontsize=_FONT - 1)  # fmt: skip
         right = _grid(ax, 0.2, top, [[fmt(v) for v in w]], _WEIGHT_COLOUR, strong=w[None, :])
-        ax.text(0.2, top - _CELL_H - 0.12, f"weights of {word}, shape {_shape(w)}", ha="left",
+        ax.text(0.2, top - _CELL_H - 0.12, f"weights of {word}, shape {shape_text(w)}", ha="left",
                 va="top", fontsize=_FONT - 1)  # fmt: skip
         _arrow(ax, right, right + gap, top - _CELL_H / 2, f"× V{i + 1}")
         out = head.output[row]
         x = right + gap
         right = _grid(ax, x, top, [[fmt(v) for v in out]], colours[i % 4])
         ax.text((x + right) / 2, top - _CELL_H - 0.12, f"head {i + 1}'s output\nshape "
-                f"{_shape(out)}", ha="center", va="top", fontsize=_FONT - 1)  # fmt: skip
+                f"{shape_text(out)}", ha="center", va="top", fontsize=_FONT - 1)  # fmt: skip
         below = i >= h / 2  # the lower heads' arrows reach the joined row from below
         target = (concat_x + (i + 0.5) * d_v * _CELL_W, mid - _CELL_H if below else mid + 0.5)
         ax.add_patch(FancyArrowPatch((right + 0.08, top - _CELL_H / 2), target,
@@ -382,32 +260,10 @@ def multi_head_diagram(
             f"concatenated (side by side), shape ({h * d_v},)", ha="center", va="bottom",
             fontsize=_FONT, fontweight="bold")  # fmt: skip
     _arrow(ax, concat_x + h * d_v * _CELL_W, out_x, mid - _CELL_H / 2,
-           f"× W_O\n{_shape(result.W_O)}")  # fmt: skip
+           f"× W_O\n{shape_text(result.W_O)}")  # fmt: skip
     out = result.output[row]
-    _column(ax, out_x, mid, f"output for {word}", [[fmt(v) for v in out]], _shape(out),
+    _column(ax, out_x, mid, f"output for {word}", [[fmt(v) for v in out]], shape_text(out),
             _OUTPUT_COLOUR)  # fmt: skip
     fig.suptitle(f"Multi-head attention for one word, {word}: {h} heads side by side, "
                  "joined, then mixed by W_O", fontsize=_FONT + 1)  # fmt: skip
     return Diagram(fig, multi_head_alt_text(result, tokens, row, names))
-
-
-def multi_head_alt_text(
-    result: MultiHeadResult, tokens: Sequence[str], row: int, names: Sequence[str]
-) -> str:
-    """Describe the multi-head diagram in words, from the same numbers."""
-    word = str(tokens[row])
-    parts = [f'A diagram of {len(result.heads)} heads working side by side on the word "{word}".']
-    for i, (head, name) in enumerate(zip(result.heads, names, strict=True), start=1):
-        parts.append(
-            f'Head {i}, titled "{name}", gives "{word}" the weights '
-            f"{_listing(tokens, head.weights[row])}; "
-            f"times head {i}'s values they give its output {_vec(head.output[row])}, "
-            f"shape ({head.output.shape[1]},)."
-        )
-    parts.append(
-        f"The outputs joined side by side: {_vec(result.concat[row])}, shape "
-        f"({result.concat.shape[1]},). Times W_O, shape {_shape(result.W_O)}: the output for "
-        f'"{word}", {_vec(result.output[row])}, shape ({result.output.shape[1]},), as long as '
-        "the word's input vector."
-    )
-    return " ".join(parts)
