@@ -142,7 +142,6 @@ test-fast: setup-grader setup-hub setup-test ## Maintainers: Run the unit tests 
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-test ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
-	$(BIN)/python tools/move_plan.py --check
 	$(BIN)/mypy
 	$(BIN)/mypy --strict --follow-imports=silent attention_lab autograder/attention_grader autograder/attention_hub autograder/jupyterhub/install.py
 ifeq ($(CI),true)

@@ -29,8 +29,8 @@ FORMER_PACKAGES = {
 }
 
 #: Old module -> its module now (``_kernel_side.py`` and ``_kernel_handles.py`` are text sent into a
-#: kernel, not modules anyone imports). ``tools/move_plan.py`` leaves this file as written (its plans
-#: ``grader-split`` and ``grader-folders`` must say the same: tests/tools/test_move_plan.py checks).
+#: kernel, not modules anyone imports); tests/attention_grader/test_layers.py checks that none is
+#: back at its old place.
 MOVED = {
     # what crosses to and from the student's kernel as data
     "attention_grader.execution.answer_errors": "attention_grader.wire.answer_errors",

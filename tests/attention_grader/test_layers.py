@@ -125,11 +125,11 @@ def test_the_layers_form_no_cycle():
 
 def test_every_grader_module_lives_in_a_subpackage():
     """Only the entry points stay at the top; a new module goes into the subpackage of its
-    concern (and into tools/layout_plans.py's MOVES; tools/move_plan.py moves it there). A
-    package being emptied (``attention_grader.execution``) holds only modules with a new place.
+    concern. A package the layout emptied (``attention_grader.execution``) holds only modules
+    with a new place, and no module is back at a place it left (its old name is an alias).
     """
     loose = {p.stem for p in GRADER.glob("*.py")} - TOP
-    assert not loose, f"put {sorted(loose)} into a subpackage (tools/layout_plans.py MOVES)"
+    assert not loose, f"put {sorted(loose)} into the subpackage of its concern"
     packages = {p.name for p in GRADER.iterdir() if (p / "__init__.py").exists()}
     former = {name.split(".")[1] for name in FORMER_PACKAGES}
     assert packages - former <= set(ALLOWED), sorted(packages - former - set(ALLOWED))
@@ -138,7 +138,9 @@ def test_every_grader_module_lives_in_a_subpackage():
         homeless = [p.stem for p in (GRADER / folder).glob("*.py")
                     if p.stem not in {"__init__", "_kernel_side", "_kernel_handles"}  # text, never imported
                     and f"{PACKAGE}.{folder}.{p.stem}" not in MOVED]  # fmt: skip
-        assert not homeless, f"give {homeless} a subpackage (tools/layout_plans.py SPLIT)"
+        assert not homeless, f"give {homeless} a subpackage"
+    back = [old for old in MOVED if (GRADER.parent / (old.replace(".", "/") + ".py")).exists()]
+    assert not back, f"{back} are back at a place the layout left: use the new names in MOVED"
 
 
 def module_graph(grader: Path = GRADER) -> dict[str, set[str]]:
