@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import shutil
 
-import nbformat
 import pytest
+
+from tests.support.grading_course import notebook_course
 
 from .driver import REPO, start_jupyter
 from .test_formgrader_xss import (
@@ -32,9 +33,7 @@ DUE = "2026-11-28 12:00:00 UTC"  # _submit hands in at 2026-11-30 09:00 UTC: 45 
 @pytest.fixture(scope="module")
 def late_class(tmp_path_factory):
     root = tmp_path_factory.mktemp("late") / "course"
-    (root / "source" / ASSIGNMENT).mkdir(parents=True)
-    nbformat.write(_source_notebook(), root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    notebook_course(root, ASSIGNMENT, _source_notebook(), REPO / "nbgrader_config.py")
     _nbgrader(root, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
     _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
     _submit(root, "late", "answer = 2", HONEST_ESSAY)

@@ -27,6 +27,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from tests.support.grading_course import notebook_course
 from tests.support.nbgrader_cells import nbgrader_meta as _meta
 
 from .driver import DEFAULT_TIMEOUT_MS, REPO, kernel_env, start_jupyter
@@ -146,9 +147,7 @@ def graded(tmp_path_factory) -> Path:
     autograded, manually graded and with feedback generated.
     """
     root = tmp_path_factory.mktemp("xss") / "course"
-    (root / "source" / ASSIGNMENT).mkdir(parents=True)
-    nbformat.write(_source_notebook(), root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    notebook_course(root, ASSIGNMENT, _source_notebook(), REPO / "nbgrader_config.py")
     _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
     _submit(root, "mallory", ATTACK_CODE, ATTACK_ESSAY)
     _submit(root, "honest", "answer = 2", HONEST_ESSAY)

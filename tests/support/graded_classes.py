@@ -24,11 +24,11 @@ from pathlib import Path
 import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
-from attention_grader.config.course import Course, check_result, load_course, new_course
+from attention_grader.config.course import Course, check_result, load_course
 from attention_grader.steps.grade import GradeOptions, grade
 from attention_grader.steps.release import release
 
-from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class
+from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class, make_course
 from tests.support.run_cache import once_per_run
 
 ROUTES = ("grade", "nbgrader")
@@ -114,12 +114,9 @@ _RESULTS = "results.pickle"
 
 def build_class(folder: Path, spec: ClassSpec) -> Course:
     """The course of ``spec`` in ``folder``, released (or generated) and handed in, not graded."""
-    course = new_course(folder, spec.source, spec.assignments)
-    if spec.config_file is not None:
-        shutil.copy(spec.config_file, course.root / "nbgrader_config.py")
-    if spec.config:
-        with open(course.root / "nbgrader_config.py", "a") as config:
-            config.write(spec.config)
+    make_course(
+        folder, spec.assignments, spec.source, config_file=spec.config_file, config=spec.config
+    )
     course = _load(folder, spec)
     for assignment in spec.assignments:
         if spec.generate_only:

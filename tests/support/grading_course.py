@@ -8,11 +8,18 @@ current user, as on one machine.
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from attention_grader.config.course import Course, load_course, new_course, quiet_autoflush_warning
+from attention_grader.config.course import (
+    CONFIG_FILE,
+    Course,
+    load_course,
+    new_course,
+    quiet_autoflush_warning,
+)
 
 FIXTURE_SOURCE = Path(__file__).parents[1] / "fixtures" / "grading" / "source"
 FIXTURE = "mini_softmax"
@@ -37,22 +44,49 @@ HARDMAX = {
 }
 
 
-def make_course(tmp: Path, assignments=(FIXTURE,), source_root: Path = FIXTURE_SOURCE) -> Course:
-    """A fresh course folder under ``tmp`` with the given source assignments and an exchange."""
-    return new_course(tmp, source_root, assignments)
+def make_course(
+    tmp: Path,
+    assignments=(FIXTURE,),
+    source_root: Path = FIXTURE_SOURCE,
+    *,
+    config_file: Path | None = None,
+    config: str = "",
+) -> Course:
+    """A fresh course folder ``tmp/course`` with the given source assignments and an exchange
+    ``tmp/exchange``.
+
+    ``config_file`` (the repository's ``nbgrader_config.py``, say) is copied over the course's
+    own first; ``config`` is appended to it (a limit, a setting under test).
+    """
+    course = new_course(tmp, source_root, assignments)
+    if config_file is None and not config:
+        return course
+    if config_file is not None:
+        shutil.copy(config_file, course.root / CONFIG_FILE)
+    with open(course.root / CONFIG_FILE, "a") as file:
+        file.write(config)
+    return load_course(course.root, exchange=course.exchange)
 
 
 def notebook_course(
-    root: Path, assignment: str, notebook: nbformat.NotebookNode, config: str, **fill: object
+    root: Path,
+    assignment: str,
+    notebook: nbformat.NotebookNode,
+    config: str | Path,
+    **fill: object,
 ) -> Path:
     """A course folder ``root`` whose ``source/<assignment>/<assignment>.ipynb`` is ``notebook``
     and whose ``nbgrader_config.py`` is ``config`` (a template: ``{root}`` and ``fill`` filled
-    in), for a test of one notebook under a config of its own. Returns ``root``.
+    in; a path: that file, copied as it is), for a test of one notebook under a config of its
+    own. Returns ``root``.
     """
     folder = root / "source" / assignment
     folder.mkdir(parents=True)
     nbformat.write(notebook, folder / f"{assignment}.ipynb")
-    (root / "nbgrader_config.py").write_text(config.format(root=str(root), **fill))
+    if isinstance(config, Path):
+        shutil.copy(config, root / CONFIG_FILE)
+    else:
+        (root / CONFIG_FILE).write_text(config.format(root=str(root), **fill))
     return root
 
 

@@ -36,7 +36,6 @@ import nbformat
 import pytest
 from attention_grader.cli import main
 from attention_grader.common.flag_store import read_flags
-from attention_grader.config.course import load_course
 from attention_grader.intake.intake import default_quarantine
 from attention_grader.steps.release import release
 
@@ -60,16 +59,6 @@ GRADEBOOK_MARK = b"SQLite format 3"
 HONEST = {"ana": 3.0, "ben": 1.0, "trudy": 3.0, "nina": 3.0}
 ATTACKERS = ["mallory", "trudy", "tina", "oscar", "nina", "eve", "olga", "dora", "sid"]
 
-CONFIG = """
-from attention_grader.pipeline import configure
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "attention-lab"
-c.Exchange.root = {exchange!r}
-c.Execute.timeout = 20
-configure(c)
-"""
-
 
 def _inbound(course, student: str) -> Path:
     (folder,) = (course.exchange / course.course_id / "inbound").glob(f"{student}+{FIXTURE}+*")
@@ -78,11 +67,7 @@ def _inbound(course, student: str) -> Path:
 
 def build_class(tmp: Path):
     """Release the fixture, let everyone submit, then plant the attacks. Returns the course."""
-    course = make_course(tmp)
-    (course.root / "nbgrader_config.py").write_text(
-        CONFIG.format(root=str(course.root), exchange=str(course.exchange))
-    )
-    course = load_course(course.root)
+    course = make_course(tmp, config="c.Execute.timeout = 20\n")
     release(course, FIXTURE)
     source_nb = course.root / "source" / FIXTURE / f"{FIXTURE}.ipynb"
     ana_answers = {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\n" + ANA_MARK}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import pwd
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -154,12 +153,15 @@ def test_tries_are_counted_per_user_outside_the_course_and_survive_a_broken_file
 
 def _course_and_copy(tmp_path, choice_tries: int, answer_q2: str):
     """A course folder with intro_attention and its config, and a working copy answering Q2."""
-    root = tmp_path / "course"
-    shutil.copytree(ROOT / "source" / "intro_attention", root / "source" / "intro_attention")
-    shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
-    (root / "nbgrader_config.py").write_text(
-        (root / "nbgrader_config.py").read_text() + f"\nc.SelfStudy.choice_tries = {choice_tries}\n"
-    )
+    from tests.support.grading_course import make_course
+
+    root = make_course(
+        tmp_path,
+        ["intro_attention"],
+        ROOT / "source",
+        config_file=ROOT / "nbgrader_config.py",
+        config=f"\nc.SelfStudy.choice_tries = {choice_tries}\n",
+    ).root
     copy = tmp_path / "copy"
     copy.mkdir()
     nb = nbformat.read(ROOT / "source" / "intro_attention" / "intro_attention.ipynb", 4)
