@@ -59,6 +59,13 @@ def short_tmp():
 
 _RUN_FOLDER = pytest.StashKey[Path]()
 HEAVY_FOLDERS = frozenset({"browser", "hub"})
+#: The tests that import JupyterHub: tests/hub (a real hub), the hub's spawner and the shipped hub
+#: configs (they configure the spawner).
+NEEDS_JUPYTERHUB = (
+    Path("hub"),
+    Path("attention_hub", "test_spawner_limits.py"),
+    Path("attention_hub", "test_classroom.py"),
+)
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
 #: for every new submission (attention_grader.config.course.quiet_autoflush_warning hides it from
 #: teachers) and nbgrader's own call of a deprecated traitlets signature.
@@ -111,10 +118,13 @@ def pytest_unconfigure(config):
 def pytest_ignore_collect(collection_path: Path, config):
     if HERE not in collection_path.parents:
         return None
-    parts = set(collection_path.relative_to(HERE).parts)
-    # tests/hub is collected only when JupyterHub (the hub extra) is installed: its tests import
-    # the hub's spawner and run a real hub. `make test` installs it; the header says when not.
-    if "hub" in parts and find_spec("jupyterhub") is None:
+    relative = collection_path.relative_to(HERE)
+    parts = set(relative.parts)
+    # What imports JupyterHub (the hub extra) is collected only when it is installed. `make test`
+    # installs it; the header says when not.
+    if find_spec("jupyterhub") is None and any(
+        relative == path or path in relative.parents for path in NEEDS_JUPYTERHUB
+    ):
         return True
     # Every test there is slow (below): `-m "not slow"` (make test-fast) need not import them.
     if HEAVY_FOLDERS & parts and config.getoption("markexpr") == "not slow":
@@ -124,7 +134,10 @@ def pytest_ignore_collect(collection_path: Path, config):
 
 def pytest_report_header(config):
     if find_spec("jupyterhub") is None:
-        return "tests/hub not collected: JupyterHub is not installed (make setup-hub, or make test)"
+        return (
+            "tests/hub and the hub configs' and spawner's tests not collected: JupyterHub is not "
+            "installed (make setup-hub, or make test)"
+        )
     return None
 
 

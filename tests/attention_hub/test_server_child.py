@@ -12,7 +12,10 @@ import subprocess
 import pytest
 from attention_hub.server_child import ChildSetup
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")
+pytestmark = [
+    pytest.mark.slow,  # root's, and a child process: never in make test-fast
+    pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root"),
+]
 NOBODY = 65534
 
 

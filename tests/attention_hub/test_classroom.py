@@ -169,6 +169,7 @@ def test_the_hub_refuses_a_working_folder_others_can_read(name, monkeypatch, tmp
         PyFileConfigLoader("jupyterhub_config.py", path=str(HUB_DIR)).load_config()
 
 
+@pytest.mark.slow  # root's, and install.py's check runs as another account
 @pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder to another account needs root")
 def test_a_course_folder_made_by_someone_else_is_refused_everywhere(tmp_path, monkeypatch, capsys):
     """Attacker mallory (here: nobody) made the course folder before the install: install,

@@ -15,7 +15,10 @@ import pytest
 from attention_hub import home_carry
 from attention_hub.home_carry import KEPT_HOMES, carry_home
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the kept homes' folder is root's")
+pytestmark = [
+    pytest.mark.slow,  # root's: never in make test-fast
+    pytest.mark.skipif(os.geteuid() != 0, reason="the kept homes' folder is root's"),
+]
 
 
 def _home(tmp_path: Path) -> Path:
