@@ -65,6 +65,7 @@ NEEDS_JUPYTERHUB = (
     Path("hub"),
     Path("attention_hub", "test_spawner_limits.py"),
     Path("attention_hub", "test_classroom.py"),
+    Path("attention_hub", "test_hub_config_ops.py"),
 )
 #: Warnings raised inside nbgrader, not by the code under test: SQLAlchemy's autoflush warning
 #: for every new submission (attention_grader.config.course.quiet_autoflush_warning hides it from

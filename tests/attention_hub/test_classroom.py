@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from pathlib import Path
 from types import SimpleNamespace
 
 import install  # autograder/jupyterhub/install.py (on pytest's pythonpath)
@@ -17,49 +16,9 @@ from attention_hub import classroom
 from attention_hub.course import Course
 from attention_hub.spawn_hook import make_pre_spawn_hook
 from attention_hub.variant_keys import ensure_variant_keys
-from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-HUB_DIR = Path(__file__).resolve().parents[2] / "autograder" / "jupyterhub"
-
-
-def exchange_with_courses(root: Path, course_ids) -> Path:
-    """An exchange whose course folders are this test's own (root, as install.py makes them)."""
-    me = __import__("pwd").getpwuid(os.geteuid()).pw_name
-    install.ensure_exchange(str(root), list(course_ids), me)
-    return root
-
-
-def load_hub_config(name: str, monkeypatch, **env) -> Config:
-    """A shipped hub config as JupyterHub loads it, over an exchange made as install.py makes it
-    (the config refuses to load without one).
-    """
-    import atexit
-    import shutil
-    import tempfile
-
-    if env.get("ATTENTION_LAB_ONE_ORIGIN") != "1":  # as the docs say: a subdomain per user
-        env.setdefault("ATTENTION_LAB_SUBDOMAIN_HOST", "https://hub.school.example")
-    tmp = Path(tempfile.mkdtemp(prefix="hubcfg-"))
-    atexit.register(shutil.rmtree, tmp, True)
-    if name == "jupyterhub_config_multi.py" and "ATTENTION_LAB_CLASSES" not in env:
-        classes = json.loads((HUB_DIR / "classes.example.json").read_text())
-        classes["exchange"] = str(tmp / "exchange")
-        env["ATTENTION_LAB_CLASSES"] = str(tmp / "classes.json")
-        Path(env["ATTENTION_LAB_CLASSES"]).write_text(json.dumps(classes))
-    if name == "jupyterhub_config_multi.py":
-        classes = json.loads(Path(env["ATTENTION_LAB_CLASSES"]).read_text())
-        exchange_with_courses(Path(classes["exchange"]), [c["course_id"] for c in classes["courses"]])  # fmt: skip
-    else:
-        env.setdefault("ATTENTION_LAB_EXCHANGE", str(tmp / "exchange"))
-        if not Path(env["ATTENTION_LAB_EXCHANGE"], "attention-lab").exists():
-            exchange_with_courses(Path(env["ATTENTION_LAB_EXCHANGE"]), ["attention-lab"])
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    state = tmp / "hub-state"
-    state.mkdir(mode=0o700)  # the hub starts only in a private folder
-    monkeypatch.chdir(state)
-    return PyFileConfigLoader(name, path=str(HUB_DIR)).load_config()
+from tests.support.hub_configs import HUB_DIR, exchange_with_courses, load_hub_config
 
 
 def test_one_class_config_sets_groups_kernel_and_exchange(monkeypatch, tmp_path):

@@ -7,6 +7,9 @@ algorithm against the browser's delayed ACK; measured with `make bench-browser`)
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 from jupyter_core.paths import jupyter_config_path
@@ -15,6 +18,8 @@ from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebso
 from tornado.iostream import IOStream
 
 from attention_lab import nodelay
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class _Recorder:
@@ -82,3 +87,15 @@ def test_the_course_server_loads_the_extension():
         read_config_path=jupyter_config_path()
     ).get_jpserver_extensions()
     assert enabled.get("attention_lab.nodelay") is True, "run `make setup`"
+
+
+def test_the_nodelay_extension_imports_no_numpy():
+    code = (
+        "import sys, attention_lab.nodelay, attention_lab\n"
+        "print(sorted(m for m in ('numpy', 'matplotlib', 'ipywidgets') if m in sys.modules))\n"
+        "print(attention_lab.softmax.__module__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.split()
+    assert out == ["[]", "attention_lab.core"], out

@@ -1,5 +1,5 @@
 """The classroom's operations settings without a hub: roster files, limits, the idle culler
-(tests/hub/test_hub_limits.py runs them on a real hub).
+(tests/hub/test_hub_limits.py runs them on a real hub). Imports JupyterHub (the hub extra).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from attention_hub.roster import read_roster, students_csv
 from attention_hub.spawner_limits import LimitedLocalProcessSpawner
-from test_classroom import HUB_DIR, load_hub_config
+
+from tests.support.hub_configs import HUB_DIR, load_hub_config
 
 GOOD = "id,role,first_name,last_name,email\nteach,instructor,Ada,L,\ns01,student,Grace,H,g@x.org\n"
 
@@ -237,6 +238,7 @@ def test_cgroup_v1_groups_get_a_pids_limit(tmp_path, monkeypatch):
     assert pids.parent.name == PARENT_NAME
 
 
+@pytest.mark.slow  # root's cgroups, a child process as another user
 def test_an_ordinary_user_reads_nothing_of_the_users_cgroups():
     """A student read a classmate's cgroup.procs to learn the instant their server started."""
     import os
@@ -273,6 +275,7 @@ def test_an_ordinary_user_reads_nothing_of_the_users_cgroups():
         group.remove()
 
 
+@pytest.mark.slow  # root's mount namespace, in a child process
 def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     """In a child (as root): every folder all may write becomes a fresh capped tmpfs, unseen outside."""
     import os
@@ -304,6 +307,7 @@ def test_private_tmp_is_a_capped_tmpfs_of_its_own(tmp_path):
     assert not any(os.path.exists(f"{d}/al-probe") for d in PRIVATE_MOUNTS)
 
 
+@pytest.mark.slow  # root's mount namespace, in a child process
 def test_a_course_installed_under_tmp_stays_visible_in_the_private_tmp(tmp_path):
     """A course under /tmp (mktemp -d, a CI clone): its folders are bound into the fresh /tmp.
 

@@ -1,8 +1,9 @@
-"""What a student's Jupyter server loads on the hub: only what a student uses, cheaply.
+"""What a student's Jupyter server loads on the hub (autograder/attention_hub/system_install.py's
+role configs): only what a student uses, cheaply.
 
 `make hub-load N=30` regressed from a 7.4 s to an 83.5 s spawn (p50) when every student's server
 started loading the formgrader's extensions (attention_grader.pages.csp, .formgrader_scores: nbconvert,
-the grader) and, through attention_lab.nodelay, numpy. On a loaded 2-core machine each import
+the grader) and, through attention_lab.nodelay, numpy (tests/attention_lab/test_nodelay.py). On a loaded 2-core machine each import
 costs seconds per server, and a class spawns at once.
 """
 
@@ -20,21 +21,7 @@ import install  # autograder/jupyterhub/install.py (pytest's pythonpath)
 import pytest
 import requests
 
-REPO = Path(__file__).resolve().parents[1]
-
 TEACHER_ONLY = ("attention_grader.pages.csp", "attention_grader.term.formgrader_scores")
-
-
-def test_the_nodelay_extension_imports_no_numpy():
-    code = (
-        "import sys, attention_lab.nodelay, attention_lab\n"
-        "print(sorted(m for m in ('numpy', 'matplotlib', 'ipywidgets') if m in sys.modules))\n"
-        "print(attention_lab.softmax.__module__)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
-    ).stdout.split()
-    assert out == ["[]", "attention_lab.core"], out
 
 
 def test_students_servers_leave_out_the_formgraders_extensions(tmp_path):
