@@ -75,6 +75,7 @@ def test_a_test_reading_no_variant_is_not_measured():
     assert [c.grade_id for c in collision_rates(_nb(TENTHS), 10, 20)] == ["scores_test"]
 
 
+@pytest.mark.slow  # every sample student of a whole assignment: seconds, not tenths
 @pytest.mark.parametrize("assignment", ["focus_in_the_noise", "heads_and_positions"])
 def test_the_courses_varied_questions_pass_at_the_default_rate(assignment):
     """Before the generators drew tenths, 1-4 % of pairs shared a right step (CHANGELOG)."""

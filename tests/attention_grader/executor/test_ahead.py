@@ -76,6 +76,7 @@ def test_a_child_whose_work_never_comes_cleans_up_and_ends(tmp_path):
     assert not ahead.proc.is_alive()
 
 
+@pytest.mark.slow  # waits out the budget it checks
 def test_the_child_forked_ahead_keeps_the_budget():
     def finish(state, payload, report):
         report.cell(0, {"source": "done"})
