@@ -6,8 +6,7 @@ tools, and the JupyterLab and server extensions the course needs are installed a
 import logging
 import re
 import site
-import tomllib
-from importlib.metadata import PackageNotFoundError, distributions, requires, version
+from importlib.metadata import distributions, version
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ from jupyter_core.paths import jupyter_config_path, jupyter_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_federated_extensions, get_page_config
 from packaging.markers import Marker
-from packaging.requirements import Requirement
+
+from tests.support.project_packages import audience, canonical, closure, pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)$")
@@ -25,10 +25,6 @@ LOCK_LINE = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)(?:\s*;\s*(.+))?$")
 TEST_EXTRAS = ("grader", "hub", "test")
 # conda-forge's name for matplotlib without the Qt backend
 CONDA_NAMES = {"matplotlib-base": "matplotlib"}
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def pin_matches(name: str, pattern: re.Pattern) -> list[re.Match]:
@@ -67,19 +63,6 @@ def conda_pins() -> tuple[dict[str, str], str]:
             assert ver and not ver.startswith("="), f"environment.yml: pin {dep!r} as name=version"
             pins[canonical(name)] = ver
     return pins, python
-
-
-def pyproject() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-
-
-def audience(*extras: str, students: bool = True) -> set[str]:
-    """The names pyproject declares for the students (its dependencies) and ``extras``."""
-    project = pyproject()
-    reqs = list(project["dependencies"]) if students else []
-    for extra in extras:
-        reqs += project["optional-dependencies"][extra]
-    return {canonical(Requirement(r).name) for r in reqs}
 
 
 def lock_pins() -> dict[str, list[tuple[str, Marker | None]]]:
@@ -172,24 +155,6 @@ def test_every_package_in_the_venv_comes_from_the_lock():
             differ[name] = (dist.version, locked)
     assert not unlocked, f"installed but not in requirements-lock.txt: {sorted(unlocked)}"
     assert not differ, f"installed vs locked (run `make test`): {differ}"
-
-
-def closure(names: set[str]) -> set[str]:
-    """Every distribution ``names`` pull in here, by their installed metadata (no extras)."""
-    seen, todo = set(), list(names)
-    while todo:
-        name = canonical(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            reqs = requires(name) or []
-        except PackageNotFoundError:
-            continue  # a platform's package (pywinpty...) or a removed slow import
-        for req in map(Requirement, reqs):
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
-    return seen
 
 
 def test_students_get_no_test_lint_or_hub_tools():

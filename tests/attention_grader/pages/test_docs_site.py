@@ -254,7 +254,7 @@ def test_make_html_needs_only_what_make_setup_installs():
     import sys
     from importlib.metadata import packages_distributions
 
-    from test_environment import audience, canonical, closure
+    from tests.support.project_packages import audience, canonical, closure
 
     target = re.search(r"^html:(.*)##", (ROOT / "make" / "lessons.mk").read_text(), re.M)
     assert target and target[1].split() == ["setup"], "make html must depend on setup only"
