@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from datetime import datetime
@@ -37,6 +36,14 @@ from attention_grader.config.course import load_course
 from attention_grader.intake.intake import default_quarantine, read_timestamp
 from attention_grader.steps.release import release
 
+from tests.support.exchange_accounts import (
+    FUTURE,
+    account_uid,
+    chown_tree,
+    inbound_folder,
+    own_folder,
+    run_nbgrader,
+)
 from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
@@ -52,49 +59,14 @@ pytestmark = [
 
 ALICE_MARK = "# alice-honest-4b1d"
 JUNK_MARK = "# mallory-junk-9c2e"
-FUTURE = "2099-01-01 00:00:00.000000 UTC"
 DUE = "2026-11-30 12:00:00"
-
-
-@pytest.fixture(scope="module")
-def accounts():
-    """Three local accounts without homes; removed afterwards."""
-    tag = uuid.uuid4().hex[:6]
-    names = {who: f"{who}{tag}" for who in ("alice", "bob", "mallory")}
-    made = []
-    try:
-        for name in names.values():
-            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", name], check=True)
-            made.append(name)
-        yield names
-    finally:
-        for name in made:
-            subprocess.run(["userdel", name], check=False)
-
-
-def _uid(name: str) -> int:
-    import pwd
-
-    return pwd.getpwnam(name).pw_uid
-
-
-def _chown_tree(path: Path, uid: int) -> None:
-    """Hand ``path`` to ``uid`` (the group stays: inbound's setgid group, as on the hub)."""
-    for root, dirs, files in os.walk(path):
-        for n in [*dirs, *files]:
-            os.lchown(os.path.join(root, n), uid, -1)
-    os.lchown(path, uid, -1)
-
-
-def _inbound(course) -> Path:
-    return course.exchange / course.course_id / "inbound"
 
 
 def _submit(course, tmp: Path, student: str, answers: dict, mark: str, owner: str | None) -> Path:
     """Submit through nbgrader as ``student`` (fresh home each time); hand the new folder to
     ``owner``'s account. Returns the new inbound folder.
     """
-    before = set(_inbound(course).iterdir()) if _inbound(course).exists() else set()
+    before = set(inbound_folder(course).iterdir()) if inbound_folder(course).exists() else set()
     home = tmp / "homes" / uuid.uuid4().hex[:8]
     who = Student.__new__(Student)
     who.course, who.id, who.home = course, student, home / student
@@ -103,21 +75,21 @@ def _submit(course, tmp: Path, student: str, answers: dict, mark: str, owner: st
     nb = nbformat.read(path, as_version=4)
     nbformat.write(answer(nb, {**answers, "q2_answer": answers["q2_answer"] + "\n" + mark}), path)
     who.submit(FIXTURE)
-    (folder,) = set(_inbound(course).iterdir()) - before
+    (folder,) = set(inbound_folder(course).iterdir()) - before
     if owner is not None:
-        _chown_tree(folder, _uid(owner))
+        chown_tree(folder, account_uid(owner))
     return folder
 
 
 def _forge(course, name: str, owner_uid: int, *, stamp: str = FUTURE) -> Path:
     """A folder someone made by hand in inbound/, holding a junk notebook and ``timestamp.txt``."""
-    folder = _inbound(course) / name
+    folder = inbound_folder(course) / name
     folder.mkdir()
     released = nbformat.read(course.root / "release" / FIXTURE / f"{FIXTURE}.ipynb", 4)
     junk = {"q1_answer": "def softmax(xs):\n    return xs", "q2_answer": JUNK_MARK}
     nbformat.write(answer(released, junk), folder / f"{FIXTURE}.ipynb")
     (folder / "timestamp.txt").write_text(stamp)
-    _chown_tree(folder, owner_uid)
+    chown_tree(folder, owner_uid)
     return folder
 
 
@@ -145,14 +117,14 @@ def test_forged_foreign_and_unsafe_folders_are_refused_and_listed(tmp_path, acco
     _submit(course, tmp_path, alice, CORRECT, ALICE_MARK, owner=alice)
     _submit(course, tmp_path, bob, MISCONCEIVED, "# bob", owner=bob)
     # mallory "submits as alice", dated 2099 so that it is alice's newest
-    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
     _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+gone", 59999)  # no such account
     hostile_ids = ["<img src=x onerror=alert(1)>", '=HYPERLINK("evil.example")', "*"]
     for sid in hostile_ids:
-        _forge(course, f"{sid}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
+        _forge(course, f"{sid}+{FIXTURE}+{FUTURE}+y", account_uid(mallory))
     # a link named as alice's, pointing at bob's folder
-    (bob_folder,) = _inbound(course).glob(f"{bob}+*")
-    os.symlink(bob_folder, _inbound(course) / f"{alice}+{FIXTURE}+{FUTURE}+link")
+    (bob_folder,) = inbound_folder(course).glob(f"{bob}+*")
+    os.symlink(bob_folder, inbound_folder(course) / f"{alice}+{FIXTURE}+{FUTURE}+link")
 
     assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
     out = capsys.readouterr().out
@@ -191,7 +163,7 @@ def test_time_is_the_exchanges_not_the_students(tmp_path, accounts, capsys):
     course = _class(tmp_path, accounts)
     alice, bob = accounts["alice"], accounts["bob"]
     # alice's own folder named 2099 (and timestamp.txt 2099), then an honest resubmission
-    first = _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+old", _uid(alice))
+    first = _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+old", account_uid(alice))
     _wait_past(first)
     _submit(course, tmp_path, alice, CORRECT, ALICE_MARK, owner=alice)
     # bob hands in now (after the due date) with his folder name and timestamp.txt backdated
@@ -200,7 +172,7 @@ def test_time_is_the_exchanges_not_the_students(tmp_path, accounts, capsys):
     (late / "timestamp.txt").write_text(backdated)
     renamed = late.with_name(f"{bob}+{FIXTURE}+{backdated}+z")
     late.rename(renamed)
-    _chown_tree(renamed, _uid(bob))
+    chown_tree(renamed, account_uid(bob))
     os.utime(renamed, (0, datetime(2026, 11, 29, 10).timestamp()))  # mtime backdated too
 
     assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
@@ -230,19 +202,13 @@ def test_roster_decides_who_is_a_student(tmp_path, accounts, capsys):
     assert any(f"names {bob}, who is not on the roster" in ln for ln in out.splitlines()), out
 
 
-def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
-    cmd = [sys.executable, "-m", "nbgrader", *args]
-    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
-
-
 @pytest.mark.slow
 def test_plain_nbgrader_collect_and_the_formgrader_refuse_too(tmp_path, accounts):
     course = _class(tmp_path, accounts)
     alice, mallory = accounts["alice"], accounts["mallory"]
     _submit(course, tmp_path, alice, CORRECT, ALICE_MARK, owner=alice)
-    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
-    out = _nbgrader(course.root, "collect", FIXTURE, "--update")
+    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
+    out = run_nbgrader(course.root, "collect", FIXTURE, "--update")
     assert out.returncode == 0, out.stderr[-2000:]
     assert f"refused: folder owned by {mallory} names {alice}" in out.stderr
     assert ALICE_MARK in _collected_notebook(course, alice)
@@ -272,7 +238,7 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(request, acc
     request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
     course = _class(base, accounts)
     alice, mallory = accounts["alice"], accounts["mallory"]
-    inbound = _inbound(course)
+    inbound = inbound_folder(course)
     inbound.mkdir(exist_ok=True)
     inbound.chmod(0o3733)  # as install.py makes it (setgid: the instructor's group)
     who = Student(course, base, alice)
@@ -283,7 +249,7 @@ def test_a_submission_is_private_to_its_student_and_the_instructors(request, acc
     PrivateExchangeSubmit(coursedir=cd, authenticator=Authenticator(config=config),
                           config=config).start()  # fmt: skip
     (folder,) = inbound.glob(f"{alice}+{FIXTURE}+*")
-    _chown_tree(folder, _uid(alice))  # alice's own, as when she submits on the hub
+    chown_tree(folder, account_uid(alice))  # alice's own, as when she submits on the hub
     modes = {p.name: oct(p.stat().st_mode & 0o7777) for p in [folder, *folder.iterdir()]}
     assert modes[folder.name] == oct(0o2770), modes
     assert {m for n, m in modes.items() if n != folder.name} == {oct(0o640)}, modes
@@ -333,9 +299,9 @@ def test_a_refused_submission_is_accepted_by_hand_as_the_docs_say(tmp_path, acco
     alice, mallory = accounts["alice"], accounts["mallory"]
     course = _class(tmp_path, accounts)
     released = nbformat.read(course.root / "release" / FIXTURE / f"{FIXTURE}.ipynb", 4)
-    folder = _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    folder = _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
     nbformat.write(answer(released, CORRECT), folder / f"{FIXTURE}.ipynb")  # her work after all
-    _chown_tree(folder, _uid(mallory))
+    chown_tree(folder, account_uid(mallory))
     assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
     kept = re.search(r"not collected; kept in (\S+)", capsys.readouterr().out).group(1)
     docs = (Path(__file__).parents[3] / "docs" / "teachers.md").read_text()
@@ -366,7 +332,9 @@ def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_pat
     course = _class(tmp_path, accounts)
     alice, mallory = accounts["alice"], accounts["mallory"]
     collect = ["--course", str(course.root), "collect", FIXTURE]
-    folders = [_forge(course, f"{alice}+{FIXTURE}+{FUTURE}+old", _uid(alice))]  # her own, "2099"
+    folders = [
+        _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+old", account_uid(alice))
+    ]  # her own, "2099"
     times = [exchange_time(folders[0])]
     assert main(collect) == 0
     for n in (1, 2):
@@ -374,9 +342,9 @@ def test_every_submission_is_in_the_history_and_the_graded_one_is_marked(tmp_pat
         folders.append(_submit(course, tmp_path, alice, CORRECT, f"# alice-try-{n}", owner=alice))
         times.append(exchange_time(folders[-1]))
         assert main(collect) == 0
-    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
+    _forge(course, f"{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
     evil = "<img src=x onerror=alert(1)>"
-    _forge(course, f"{evil}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
+    _forge(course, f"{evil}+{FIXTURE}+{FUTURE}+y", account_uid(mallory))
     assert main(collect) == 0
     assert "2 new in submission_history" in capsys.readouterr().out  # the two refused folders
     assert main(["--course", str(course.root), "grade", FIXTURE, "--jobs", "1", "--no-progress"]) == 0  # fmt: skip
@@ -425,30 +393,24 @@ def test_a_resubmission_collected_after_grading_waits_for_grading(tmp_path, acco
     assert [line.status for line in lines[alice]] == ["earlier", "collected, not graded yet"]
 
 
-def _own_folder(course, student: str, owner_uid: int = 0) -> Path:
-    """``inbound/<student>/`` as a hub with per-user disks makes it (the hub's, here root's)."""
-    folder = _inbound(course) / student
-    folder.mkdir()
-    os.lchown(folder, owner_uid, -1)
-    return folder
-
-
 @pytest.mark.slow
 def test_students_own_folders_in_inbound_are_read_and_checked(tmp_path, accounts, capsys):
     """A hub with per-user disks: each student hands in to ``inbound/<student>/``."""
     course = _class(tmp_path, accounts)
     alice, bob, mallory = accounts["alice"], accounts["bob"], accounts["mallory"]
     for student in (alice, bob, mallory):
-        _own_folder(course, student)
+        own_folder(course, student)
     honest = _submit(course, tmp_path, alice, CORRECT, ALICE_MARK, owner=alice)
-    honest.rename(_inbound(course) / alice / honest.name)  # where her submit puts it on the hub
+    honest.rename(
+        inbound_folder(course) / alice / honest.name
+    )  # where her submit puts it on the hub
     # mallory, in her own folder, names alice; a folder of hers in alice's folder (as if she
     # could write there); bob's folder in alice's folder, naming himself
-    _forge(course, f"{mallory}/{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
-    _forge(course, f"{alice}/{alice}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
-    _forge(course, f"{alice}/{bob}+{FIXTURE}+{FUTURE}+z", _uid(bob))
+    _forge(course, f"{mallory}/{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
+    _forge(course, f"{alice}/{alice}+{FIXTURE}+{FUTURE}+y", account_uid(mallory))
+    _forge(course, f"{alice}/{bob}+{FIXTURE}+{FUTURE}+z", account_uid(bob))
     # what the teacher moved out of the collect path (docs/hub-admins.md) is not looked at
-    _forge(course, f"{mallory}/.removed-{mallory}+{FIXTURE}+{FUTURE}+w", _uid(mallory))
+    _forge(course, f"{mallory}/.removed-{mallory}+{FIXTURE}+{FUTURE}+w", account_uid(mallory))
 
     assert main(["--course", str(course.root), "collect", FIXTURE]) == 0
     out = capsys.readouterr().out

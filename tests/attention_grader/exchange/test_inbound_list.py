@@ -7,21 +7,16 @@ both; a student's shows their own folder only. As collect: the student of a subm
 owner, a per-student folder's entries must name that folder's student, and hostile names
 (``*``, ``..``, links, a classmate's name) are refused with collect's one line, never listed.
 
-Real local accounts own the folders (tests/attention_grader/exchange/test_exchange_identity.py's
+Real local accounts own the folders (tests/support/exchange_accounts.py's
 helpers); the student's list runs as that student (``runuser``) with the hub's rendered
 system-wide config. Needs root.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import functools
-import operator
 import os
 import shutil
-import stat
-import struct
 import subprocess
 import sys
 import sysconfig
@@ -31,16 +26,19 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_notebook
-from test_exchange_identity import (
-    FUTURE,
-    _chown_tree,
-    _inbound,
-    _nbgrader,
-    _own_folder,
-    _uid,
-    accounts,  # noqa: F401 -- the module's accounts fixture
-)
 
+from tests.support.exchange_accounts import (
+    CLI,
+    FUTURE,
+    STUDENT_PYTHON,
+    account_uid,
+    chown_tree,
+    hub_module,
+    inbound_folder,
+    own_folder,
+    run_nbgrader,
+    students_may_enter,
+)
 from tests.support.grading_course import FIXTURE, make_course
 
 pytestmark = [
@@ -65,7 +63,7 @@ def _handed_in(folder: Path, owner_uid: int) -> Path:
     folder.mkdir()
     nbformat.write(new_notebook(), folder / f"{FIXTURE}.ipynb")
     (folder / "timestamp.txt").write_text(NOW)
-    _chown_tree(folder, owner_uid)
+    chown_tree(folder, owner_uid)
     return folder
 
 
@@ -85,38 +83,38 @@ def _listed(course, **settings: str) -> set[tuple[str, str]]:
         config=config,
     )
     return {
-        (sub["student_id"], os.path.relpath(sub["path"], _inbound(course)))
+        (sub["student_id"], os.path.relpath(sub["path"], inbound_folder(course)))
         for group in lister.start()
         for sub in group["submissions"]
     }
 
 
-def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts):  # noqa: F811
+def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts):
     alice, bob, mallory = accounts["alice"], accounts["bob"], accounts["mallory"]
     course = make_course(tmp_path)
-    inbound = _inbound(course)
+    inbound = inbound_folder(course)
     inbound.mkdir(parents=True)
     for student in (alice, bob, mallory):
-        _own_folder(course, student)
+        own_folder(course, student)
     honest = {
         (alice, f"{alice}/{alice}+{FIXTURE}+{NOW}+a"),  # a per-student folder (the hub)
         (mallory, f"{mallory}/{mallory}+{FIXTURE}+{NOW}+m"),
         (bob, f"{bob}+{FIXTURE}+{NOW}+b"),  # directly in inbound/ (a laptop, an older hub)
     }
     for student, name in honest:
-        _handed_in(inbound / name, _uid(student))
+        _handed_in(inbound / name, account_uid(student))
     # mallory names alice in her own folder and (as if she could write there) in alice's;
     # bob hands in into alice's folder under his own name; a link in alice's folder to bob's
-    _handed_in(inbound / mallory / f"{alice}+{FIXTURE}+{FUTURE}+x", _uid(mallory))
-    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{FUTURE}+y", _uid(mallory))
-    _handed_in(inbound / alice / f"{bob}+{FIXTURE}+{NOW}+z", _uid(bob))
+    _handed_in(inbound / mallory / f"{alice}+{FIXTURE}+{FUTURE}+x", account_uid(mallory))
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{FUTURE}+y", account_uid(mallory))
+    _handed_in(inbound / alice / f"{bob}+{FIXTURE}+{NOW}+z", account_uid(bob))
     os.symlink(inbound / f"{bob}+{FIXTURE}+{NOW}+b", inbound / alice / f"{alice}+{FIXTURE}+{NOW}+l")
     # names that are globs or paths, flat and as a "student's folder" (an older, open inbound/)
-    _handed_in(inbound / f"*+{FIXTURE}+{NOW}+s", _uid(mallory))
-    _handed_in(inbound / f"..+{FIXTURE}+{NOW}+d", _uid(mallory))
+    _handed_in(inbound / f"*+{FIXTURE}+{NOW}+s", account_uid(mallory))
+    _handed_in(inbound / f"..+{FIXTURE}+{NOW}+d", account_uid(mallory))
     (inbound / "*").mkdir()
-    os.lchown(inbound / "*", _uid(mallory), -1)
-    _handed_in(inbound / "*" / f"*+{FIXTURE}+{NOW}+g", _uid(mallory))
+    os.lchown(inbound / "*", account_uid(mallory), -1)
+    _handed_in(inbound / "*" / f"*+{FIXTURE}+{NOW}+g", account_uid(mallory))
 
     assert _listed(course) == honest
     assert _listed(course, student_id=alice) == {(alice, f"{alice}/{alice}+{FIXTURE}+{NOW}+a")}
@@ -125,7 +123,7 @@ def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts
     assert _listed(course, assignment_id="other") == set()
 
     # nbgrader's own command, with the course's config: each refused folder is one line
-    out = _nbgrader(course.root, "list", "--inbound")
+    out = run_nbgrader(course.root, "list", "--inbound")
     assert out.returncode == 0, out.stderr[-2000:]
     assert _students(out.stderr) == sorted([alice, bob, mallory]), out.stderr
     refused = [ln for ln in out.stderr.splitlines() if "refused:" in ln]
@@ -140,24 +138,16 @@ def test_the_instructor_lists_both_layouts_and_nothing_forged(tmp_path, accounts
     assert {s for s, _ in _listed(course)} == {alice}
 
 
-def _hub(module: str):
-    """A module of the hub's package (autograder/attention_hub), or its ``install.py`` command."""
-    import importlib
-
-    # install.py, a command admins run by path, is on pytest's pythonpath by its module name
-    return importlib.import_module(module if module == "install" else f"attention_hub.{module}")
-
-
 def _grant_folder(folder: Path, uid: int) -> None:
     """``inbound/<student>/`` as the hub's user_disk.py makes it: 2770 with an ACL for ``uid``."""
     folder.mkdir()
     os.chmod(folder, 0o2770)
-    _hub("user_disk")._grant(folder, uid)
+    hub_module("mounts").grant_rwx(folder, uid)
 
 
 def _course_folders(exchange: Path, course: str) -> Path:
     """A course's folders as ``install.py system`` makes them, ``inbound/`` closed to students."""
-    folders = _hub("exchange_folders")
+    folders = hub_module("exchange_folders")
     folders.make_course_folders(exchange, course, "root")
     inbound = exchange / course / "inbound"
     inbound.chmod(folders.INBOUND_PER_USER_MODE)
@@ -167,19 +157,9 @@ def _course_folders(exchange: Path, course: str) -> Path:
 def _hub_config(exchange: Path, courses: tuple[str, ...] = ("attention-lab",)) -> str:
     """The hub's system-wide nbgrader_config.py (install.py's), without the hub's API for auth."""
     return (
-        _hub("install").render_system_config(str(exchange), list(courses))
+        hub_module("install").render_system_config(str(exchange), list(courses))
         + "\nfrom nbgrader.auth import NoAuthPlugin\nc.Authenticator.plugin_class = NoAuthPlugin\n"
     )
-
-
-#: The students' Python: here the venv's interpreter lives under /root (pyenv), which students
-#: cannot enter (a hub builds its env under /opt); the system's of the same version, given the
-#: venv's packages, is what a student's server runs.
-STUDENT_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
-CLI = (
-    "import site, sys; site.addsitedir(sys.argv.pop(1)); "
-    "from nbgrader.apps.nbgraderapp import main; main()"
-)
 
 
 def _list_as(user: str, home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -190,71 +170,13 @@ def _list_as(user: str, home: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=home, capture_output=True, text=True, timeout=300)
 
 
-#: POSIX ACL entry tags (acl_ea.h) and the extended attribute that holds a folder's ACL.
-ACL_USER_OBJ, ACL_USER, ACL_GROUP_OBJ, ACL_MASK, ACL_OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
-ACL_XATTR = "system.posix_acl_access"
-_NO_ID = 0xFFFFFFFF
-
-
-def _acl_with_search(folder: Path, uids: list[int]) -> bytes:
-    """``folder``'s ACL (its own, or its mode's) plus search (x) for each of ``uids``."""
-    try:
-        blob = os.getxattr(folder, ACL_XATTR)
-        entries = [struct.unpack_from("<HHI", blob, 4 + 8 * i) for i in range((len(blob) - 4) // 8)]
-    except OSError:  # no ACL: the mode's three classes
-        mode = folder.stat().st_mode
-        entries = [(ACL_USER_OBJ, (mode >> 6) & 7, _NO_ID), (ACL_GROUP_OBJ, (mode >> 3) & 7, _NO_ID),
-                   (ACL_OTHER, mode & 7, _NO_ID)]  # fmt: skip
-    users = {uid: perm for tag, perm, uid in entries if tag == ACL_USER}
-    users.update({uid: users.get(uid, 0) | 1 for uid in uids})
-    kept = [e for e in entries if e[0] not in (ACL_USER, ACL_MASK)]
-    kept += [(ACL_USER, perm, uid) for uid, perm in users.items()]
-    # the mask bounds every named entry and the group: it grants no more than they hold
-    group_class = [perm for tag, perm, _ in kept if tag not in (ACL_USER_OBJ, ACL_OTHER)]
-    kept.append((ACL_MASK, functools.reduce(operator.or_, group_class, 0), _NO_ID))
-    kept.sort(key=lambda e: (e[0], e[2]))
-    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in kept)
-
-
-@contextlib.contextmanager
-def _students_may_enter(paths: list[Path], uids: list[int]):
-    """Each folder above ``paths`` that others cannot enter, enterable (search only, no
-    listing) by ``uids`` for a while: a clone in ``mktemp -d`` (0700) holds the venv and the
-    course's packages a student's process runs from, as a hub's environment under /opt is
-    readable by everyone. Each folder's ACL and mode are put back afterwards.
-    """
-    closed = {
-        folder
-        for path in paths
-        for folder in {*path.parents, *path.resolve().parents}
-        if not folder.stat().st_mode & stat.S_IXOTH
-    }
-    before = {}
-    try:
-        for folder in sorted(closed):
-            try:
-                acl = os.getxattr(folder, ACL_XATTR)
-            except OSError:
-                acl = None
-            before[folder] = (folder.stat().st_mode, acl)
-            os.setxattr(folder, ACL_XATTR, _acl_with_search(folder, uids))
-        yield
-    finally:
-        for folder, (mode, acl) in before.items():
-            if acl is None:
-                os.removexattr(folder, ACL_XATTR)
-            else:
-                os.setxattr(folder, ACL_XATTR, acl)
-            os.chmod(folder, stat.S_IMODE(mode))
-
-
 @pytest.fixture
-def hub_exchange(accounts):  # noqa: F811
+def hub_exchange(accounts):
     """An exchange laid out as on the hub with per-user disks, where students can reach it,
     and the venv and course packages their ``nbgrader list`` runs from.
     """
     top = Path(tempfile.mkdtemp(prefix="al-list-", dir="/var/tmp"))
-    uids = [_uid(user) for user in accounts.values()]
+    uids = [account_uid(user) for user in accounts.values()]
     code = [Path(sysconfig.get_paths()["purelib"]), ROOT / "attention_lab", ROOT / "autograder"]
     try:
         top.chmod(0o755)
@@ -267,27 +189,27 @@ def hub_exchange(accounts):  # noqa: F811
             homes[who] = top / f"home-{who}"
             homes[who].mkdir()
             (homes[who] / "nbgrader_config.py").write_text(_hub_config(exchange))
-            _chown_tree(homes[who], _uid(user))
-        with _students_may_enter(code, uids):
+            chown_tree(homes[who], account_uid(user))
+        with students_may_enter(code, uids):
             yield inbound, homes
     finally:
         shutil.rmtree(top)
 
 
 @pytest.mark.skipif(not STUDENT_PYTHON.exists(), reason=f"no {STUDENT_PYTHON} for students")
-def test_a_student_lists_their_own_folder_only(hub_exchange, accounts):  # noqa: F811
+def test_a_student_lists_their_own_folder_only(hub_exchange, accounts):
     inbound, homes = hub_exchange
     alice, bob, mallory = accounts["alice"], accounts["bob"], accounts["mallory"]
     for student in (alice, bob):
-        _grant_folder(inbound / student, _uid(student))
+        _grant_folder(inbound / student, account_uid(student))
     mine = [f"{alice}+{FIXTURE}+{NOW}+a", f"{alice}+{FIXTURE}+{LATER}+b"]
     for name in mine:
-        _handed_in(inbound / alice / name, _uid(alice))
-    _handed_in(inbound / bob / f"{bob}+{FIXTURE}+{NOW}+c", _uid(bob))
-    _handed_in(inbound / f"{bob}+{FIXTURE}+{NOW}+d", _uid(bob))  # the flat layout, too
+        _handed_in(inbound / alice / name, account_uid(alice))
+    _handed_in(inbound / bob / f"{bob}+{FIXTURE}+{NOW}+c", account_uid(bob))
+    _handed_in(inbound / f"{bob}+{FIXTURE}+{NOW}+d", account_uid(bob))  # the flat layout, too
     # in alice's folder: a folder naming bob (hers), one naming her (mallory's), a link to bob's
-    _handed_in(inbound / alice / f"{bob}+{FIXTURE}+{NOW}+e", _uid(alice))
-    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{FUTURE}+f", _uid(mallory))
+    _handed_in(inbound / alice / f"{bob}+{FIXTURE}+{NOW}+e", account_uid(alice))
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{FUTURE}+f", account_uid(mallory))
     os.symlink(
         inbound / bob / f"{bob}+{FIXTURE}+{NOW}+c", inbound / alice / f"{alice}+{FIXTURE}+{NOW}+l"
     )
@@ -308,24 +230,26 @@ def test_a_student_lists_their_own_folder_only(hub_exchange, accounts):  # noqa:
     assert out.returncode == 0 and _students(out.stderr) == [], out.stderr
 
 
-def test_what_nbgrader_would_read_is_checked_first(tmp_path, accounts):  # noqa: F811
+def test_what_nbgrader_would_read_is_checked_first(tmp_path, accounts):
     """The listing (nbgrader's) reads ``submission_secret.txt`` (else each notebook) whole,
     following links: a FIFO there would hang the instructor's list, ``/dev/zero`` fill memory.
     """
     alice, mallory = accounts["alice"], accounts["mallory"]
     course = make_course(tmp_path)
-    inbound = _inbound(course)
+    inbound = inbound_folder(course)
     inbound.mkdir(parents=True)
     for student in (alice, mallory):
-        _own_folder(course, student)
-    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", _uid(alice))
+        own_folder(course, student)
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", account_uid(alice))
     stuck = inbound / mallory / f"{mallory}+{FIXTURE}+{NOW}+fifo"
     stuck.mkdir()
     os.mkfifo(stuck / f"{FIXTURE}.ipynb")  # no secret: nbgrader hashes the notebook instead
-    linked = _handed_in(inbound / mallory / f"{mallory}+{FIXTURE}+{LATER}+link", _uid(mallory))
+    linked = _handed_in(
+        inbound / mallory / f"{mallory}+{FIXTURE}+{LATER}+link", account_uid(mallory)
+    )
     os.symlink(course.root / "nbgrader_config.py", linked / "submission_secret.txt")
-    _chown_tree(stuck, _uid(mallory))
-    _chown_tree(linked, _uid(mallory))
+    chown_tree(stuck, account_uid(mallory))
+    chown_tree(linked, account_uid(mallory))
 
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
     out = subprocess.run([sys.executable, "-m", "nbgrader", "list", "--inbound"], cwd=course.root,
@@ -340,24 +264,24 @@ def test_what_nbgrader_would_read_is_checked_first(tmp_path, accounts):  # noqa:
     )
 
 
-def test_with_several_classes_a_student_lists_their_folder_in_each(hub_exchange, accounts):  # noqa: F811
+def test_with_several_classes_a_student_lists_their_folder_in_each(hub_exchange, accounts):
     """Several classes on one hub: no course id in the config, the course folders are read."""
     inbound, homes = hub_exchange
     alice, mallory = accounts["alice"], accounts["mallory"]
     exchange = inbound.parent.parent
     other = _course_folders(exchange, "other-class")
     for folder in (inbound, other):
-        _grant_folder(folder / alice, _uid(alice))
-    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", _uid(alice))
-    _handed_in(other / alice / f"{alice}+{FIXTURE}+{NOW}+o", _uid(alice))
+        _grant_folder(folder / alice, account_uid(alice))
+    _handed_in(inbound / alice / f"{alice}+{FIXTURE}+{NOW}+a", account_uid(alice))
+    _handed_in(other / alice / f"{alice}+{FIXTURE}+{NOW}+o", account_uid(alice))
     # a "course" mallory made in the open exchange root, named as a glob, holding a folder of
     # alice's: not a course of this hub, never read
     fake = exchange / "*" / "inbound"
     fake.mkdir(parents=True)
     for folder in (fake.parent, fake):
-        os.lchown(folder, _uid(mallory), -1)
-    _grant_folder(fake / alice, _uid(alice))
-    _handed_in(fake / alice / f"{alice}+{FIXTURE}+{LATER}+f", _uid(alice))
+        os.lchown(folder, account_uid(mallory), -1)
+    _grant_folder(fake / alice, account_uid(alice))
+    _handed_in(fake / alice / f"{alice}+{FIXTURE}+{LATER}+f", account_uid(alice))
     config = _hub_config(exchange, ("attention-lab", "other-class"))
     (homes["alice"] / "nbgrader_config.py").write_text(config)
 

@@ -19,10 +19,18 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_exchange_identity import _chown_tree, _uid, accounts  # noqa: F401 -- the fixture
-from test_inbound_list import CLI, ROOT, STUDENT_PYTHON, _hub, _students_may_enter
 
+from tests.support.exchange_accounts import (
+    CLI,
+    STUDENT_PYTHON,
+    account_uid,
+    chown_tree,
+    hub_module,
+    students_may_enter,
+)
 from tests.support.grading_course import FIXTURE, make_course
+
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,9 +55,9 @@ def _listed_students(log: str) -> list[str]:
 
 
 @pytest.fixture
-def machine(accounts):  # noqa: F811
+def machine(accounts):
     """The teacher's course and an exchange made as ``install.py system --no-hub`` makes them."""
-    install = _hub("install")
+    install = hub_module("install")
     top = Path(tempfile.mkdtemp(prefix="al-accounts-", dir="/var/tmp"))
     try:
         top.chmod(0o755)
@@ -67,11 +75,11 @@ def machine(accounts):  # noqa: F811
             homes[who] = top / f"home-{who}"
             homes[who].mkdir()
             (homes[who] / "nbgrader_config.py").write_text(system_config)
-            _chown_tree(homes[who], _uid(accounts[who]))
+            chown_tree(homes[who], account_uid(accounts[who]))
             homes[who].chmod(0o700)
         # a clone in ``mktemp -d`` (0700) holds the packages the students' nbgrader runs from
         code = [Path(sysconfig.get_paths()["purelib"]), ROOT / "attention_lab", ROOT / "autograder"]
-        with _students_may_enter(code, [_uid(accounts[who]) for who in ("alice", "bob")]):
+        with students_may_enter(code, [account_uid(accounts[who]) for who in ("alice", "bob")]):
             yield course, exchange, homes
     finally:
         shutil.rmtree(top)
@@ -85,7 +93,7 @@ def test_the_no_hub_config_asks_no_hub(machine):
     assert "PrivateExchangeSubmit" in text and "SafeExchangeList" in text
 
 
-def test_two_accounts_hand_in_privately_and_each_lists_their_own(machine, accounts):  # noqa: F811
+def test_two_accounts_hand_in_privately_and_each_lists_their_own(machine, accounts):
     course, exchange, homes = machine
     inbound = exchange / COURSE / "inbound"
     for who in ("alice", "bob"):
