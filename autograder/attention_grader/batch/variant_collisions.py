@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from nbformat import NotebookNode
 
+from attention_grader.batch.refusals import Refusal
 from attention_grader.batch.variant_family import SampleRun, sample_runs
 from attention_grader.checking.locked_names import is_plain_data, locked_bindings
 from attention_grader.checking.variant_grading import classmate_match, draws_variant
@@ -175,16 +176,20 @@ def collision_refusals(
     pairs: int,
     threshold: float,
     runs: list[SampleRun] | None = None,
-) -> list[tuple[str, str]]:
-    """Return ``(grade_id, why)`` for each varied test cell colliding above ``threshold``."""
+) -> list[Refusal]:
+    """Return a ``"collision"`` :class:`Refusal` for each varied test cell above ``threshold``.
+
+    The way out (widen the generator, or raise the rate on purpose) is the kind's
+    (:data:`~attention_grader.batch.refusals.KINDS`).
+    """
     return [
-        (
+        Refusal(
             c.grade_id,
             f"a classmate's right answer is right on another student's numbers too in "
             f"{c.collided} of {c.pairs} sampled pairs ({c.rate:.2%}, above "
             f"c.CheckSolution.variant_collision_rate = {threshold:.2%}), e.g. {c.example[0]}'s "
-            f"answer on {c.example[1]}'s numbers: a copy would earn its points; widen the "
-            "numbers the generator draws (docs/authoring.md)",
+            f"answer on {c.example[1]}'s numbers",
+            "collision",
         )
         for c in collision_rates(nb, samples, pairs, runs)
         if c.rate > threshold and c.example is not None
