@@ -20,6 +20,7 @@ classmate is tried, as before.
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -57,6 +58,7 @@ def build_table(
     seeds: Iterable[StudentSeed],
     names: Iterable[str],
     import_dirs: list[str],
+    seconds: float | None = None,
 ) -> ClassmateTable:
     """Work each of ``seeds``' variants: the read-only namespace, and the right ``names``.
 
@@ -72,13 +74,19 @@ def build_table(
         The answers the notebook's tests read.
     import_dirs : list of str
         Where the course's own modules are imported from (the source folder).
+    seconds : float, optional
+        Stop adding classmates after this long (a slow solution times a large class): those
+        left out are tried one by one, so only the cost changes, never what is found.
     """
+    stop = None if seconds is None else time.monotonic() + seconds
     wanted = set(names)
     cells = code_cells(source) if source is not None else []
     scopes: dict[StudentSeed, dict[str, object] | None] = {}
     right: dict[StudentSeed, Mapping[str, object]] = {}
     with quiet_run(io.StringIO(), io.StringIO(), import_dirs):
         for seed in dict.fromkeys(seeds):
+            if stop is not None and time.monotonic() > stop:
+                break
             scopes[seed] = locked_namespace(locked, seed)
             if not cells:
                 continue

@@ -262,6 +262,8 @@ def classmate_table(
 
     None outside a worker (:func:`~attention_grader.common.run_cache.reading_once`): there each
     classmate is tried one by one, as building the table would cost more for one submission.
+    The build takes at most a quarter of ``c.GradingExecute.submission_budget`` (the first
+    submission's watch counts it); classmates it did not reach are tried one by one.
     """
     if not reading_once():
         return None
@@ -272,7 +274,12 @@ def classmate_table(
         seeds = [PRACTICE, *(student_seed(config, s) for s in ids)]
         names = {n for test in cells.tests.values() for n in answer_names(test)}
         folders = [str(d) for d in source_dirs(assignment, config)]
-        return build_table(cells.locked, source, seeds, names, folders)
+        from attention_grader.executor.execute import GradingExecute  # it imports this module
+
+        trait = GradingExecute.class_traits()["submission_budget"]
+        budget = float(config.GradingExecute.get("submission_budget", trait.default_value) or 0)
+        seconds = budget / 4 if budget > 0 else None
+        return build_table(cells.locked, source, seeds, names, folders, seconds)
 
     key = ("classmate_table", str(info.get("db_url")), assignment, str(info.get("notebook")))
     return read_once(key, build)

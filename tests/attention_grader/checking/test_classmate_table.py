@@ -17,8 +17,9 @@ from attention_grader.checking.classmate_table import build_table
 from attention_grader.checking.variant_grading import classmate_match, far_apart
 from attention_grader.checking.variant_runs import code_cells, run_as
 from attention_grader.common.run_cache import keeping
-from attention_lab.variants import PRACTICE, StudentSeed
 from nbformat.v4 import new_code_cell, new_notebook
+
+from attention_lab.variants import PRACTICE, StudentSeed
 
 ROOT = Path(__file__).resolve().parents[3]
 KEY = bytes(range(32))
@@ -116,6 +117,19 @@ def test_the_table_finds_the_same_classmates_as_trying_every_one(monkeypatch):
     copied = [k for k, v in one_by_one.items() if v and k[0] != k[2]]
     assert shared, "whole numbers: some right answers are a classmate's right answers too"
     assert copied, "a copy fits the classmate it was copied from"
+
+
+def test_classmates_a_short_build_did_not_reach_are_still_tried():
+    """The build stops at its time limit (here at once): the rest are tried one by one."""
+    seeds = _class(6)
+    locked = {"data": GENERATOR}
+    table = build_table(locked, _nb(), seeds, ["scores"], [], seconds=-1.0)
+    assert table.scopes == {} and table.right == {}
+    runs = run_as(code_cells(_nb()), seeds[2])[2]
+    test = TESTS["scores_test"]
+    scopes = dict(table.scopes)
+    found = classmate_match(locked, test, {"scores": runs["scores"]}, seeds, scopes, table.right)
+    assert seeds[2] in found
 
 
 def test_a_classmate_without_right_answers_is_still_tried():
