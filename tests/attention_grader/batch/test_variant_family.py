@@ -67,9 +67,7 @@ def numbers(rng):
 
 K = variants.draw("a", "q", numbers)
 """
-WEIGHTS = (
-    "s = K @ K[1] / np.sqrt(2)\nweights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()"
-)
+WEIGHTS = "s = K @ K[1] / np.sqrt(2)\nweights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()"
 WEIGHTS_TEST = "checks.check_weights(weights, K[1], K, scale=True, name='weights')"
 REDRAW = (
     "\n    if not checks.tells_apart(K[1], K, np.eye(3), scale=True):\n"
