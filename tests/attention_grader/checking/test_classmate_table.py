@@ -171,3 +171,57 @@ def test_a_worker_builds_the_table_once_and_plain_autograde_never(tmp_path):
         first = classmate_table(info, cells, _nb(), config)
         assert first is not None and first is classmate_table(info, cells, _nb(), config)
         assert list(first.scopes) == [PRACTICE]  # no gradebook, no submitted/: the practice
+
+
+def test_a_worker_builds_it_where_it_reads_the_teachers_side(tmp_path, monkeypatch):
+    """Before forking a grading child (keep_teacher_side), so every child inherits it."""
+    import logging
+
+    from attention_grader.checking.trusted_cells import trusted_cells_of
+    from attention_grader.executor import notebook_checker
+    from traitlets.config import Config
+
+    cells = trusted_cells_of([], {"scores_test": TESTS["scores_test"]}, {"data": GENERATOR})
+    source = _nb()
+    monkeypatch.setattr(notebook_checker, "teacher_side", lambda *a: (source, cells))
+    monkeypatch.setattr(notebook_checker, "roster", lambda *a: ("ann", "ben"))  # the gradebook's
+    built = []
+    real = notebook_checker.build_table
+    monkeypatch.setattr(notebook_checker, "build_table", lambda *a: built.append(a) or real(*a))
+    from attention_grader.common.variant_key import course_key
+
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    course_key(config, create=True)
+    info = {"db_url": "sqlite://", "assignment": "a", "notebook": "n"}
+    log = logging.getLogger("test")
+    with keeping():
+        notebook_checker.keep_teacher_side({"nbgrader": info}, config, log)
+        assert len(built) == 1 and built[0][1] is source
+        table = notebook_checker.classmate_table(info, cells, source, config)
+        assert table is not None and len(built) == 1  # the child's look-up: no second build
+        assert len(set(table.scopes)) == 3  # the practice numbers, ann's and ben's
+    notebook_checker.keep_teacher_side({"nbgrader": info}, config, log)  # outside: nothing kept
+    assert len(built) == 1
+
+
+def test_a_table_that_cannot_be_built_leaves_grading_as_it_was(tmp_path, monkeypatch):
+    """The key gone (or anything else): the worker keeps no table; the child says why."""
+    import logging
+
+    from attention_grader.checking.trusted_cells import trusted_cells_of
+    from attention_grader.executor import notebook_checker
+    from traitlets.config import Config
+
+    cells = trusted_cells_of([], {"scores_test": TESTS["scores_test"]}, {"data": GENERATOR})
+    monkeypatch.setattr(notebook_checker, "teacher_side", lambda *a: (_nb(), cells))
+
+    def broken(*args):
+        raise RuntimeError("no roster")
+
+    monkeypatch.setattr(notebook_checker, "roster", broken)
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    info = {"db_url": "sqlite://", "assignment": "a", "notebook": "n"}
+    with keeping():
+        notebook_checker.keep_teacher_side({"nbgrader": info}, config, logging.getLogger("t"))
