@@ -85,7 +85,7 @@ def build_table(
     right: dict[StudentSeed, Mapping[str, object]] = {}
     with quiet_run(io.StringIO(), io.StringIO(), import_dirs):
         for seed in dict.fromkeys(seeds):
-            if stop is not None and time.monotonic() > stop:
+            if stop is not None and time.monotonic() >= stop:
                 break
             scopes[seed] = locked_namespace(locked, seed)
             if not cells:

@@ -63,6 +63,7 @@ class AheadExecutor(Protocol):
     km: Any
     resources: Any
     kernel_manager_class: Any
+    submission_budget: Any
     log: Any
     config: Any
     start_kernel_ahead: Any
@@ -228,7 +229,8 @@ def _plan(
 ) -> KernelPlan | None:
     info = {"db_url": converter.coursedir.db_url, "assignment": assignment, "notebook": notebook}
     source, cells = teacher_side(info, executor.config, executor.log)
-    keep_teacher_side({"nbgrader": info}, executor.config, executor.log)  # + the classmates'
+    budget = executor.submission_budget  # the classmates' table: see keep_teacher_side
+    keep_teacher_side({"nbgrader": info}, executor.config, executor.log, budget)
     spec = (source.metadata.get("kernelspec", {}) if source is not None else {}) or {}
     name = executor.kernel_name or spec.get("name") or ""
     if not name:

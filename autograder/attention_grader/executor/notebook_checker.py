@@ -154,22 +154,26 @@ def teacher_side(
 
 
 def keep_teacher_side(
-    resources: dict[str, Any] | None, config: Config, log: logging.Logger
+    resources: dict[str, Any] | None,
+    config: Config,
+    log: logging.Logger,
+    budget: float = 0.0,
 ) -> None:
     """Read the teacher's side of the notebook ``resources`` name now, where it is kept.
 
     In a grading worker (:func:`~attention_grader.common.run_cache.reading_once`), before it
     forks the child that grades: every child inherits it, and, for a notebook that draws each
-    student's numbers, each classmate's variant worked once (:func:`classmate_table`).
-    Elsewhere nothing is kept.
+    student's numbers, each classmate's variant worked once (:func:`classmate_table`, in at
+    most a quarter of ``budget``, the submission's seconds; 0: no table). Elsewhere nothing
+    is kept.
     """
     info = (resources or {}).get("nbgrader", {})
     if reading_once() and all(info.get(k) for k in ("db_url", "assignment", "notebook")):
         source, cells = teacher_side(info, config, log)
-        if variant_names(cells.locked):
+        if variant_names(cells.locked) and budget > 0:
             try:
-                classmate_table(info, cells, source, config)
-            except Exception as exc:  # noqa: BLE001 -- each child tries again, else one by one
+                classmate_table(info, cells, source, config, budget / 4)
+            except Exception as exc:  # noqa: BLE001 -- each classmate is then tried one by one
                 log.debug("no classmates' table for %s: %s", info["notebook"], exc)
 
 
@@ -260,14 +264,19 @@ def _submitted(config: Config) -> Path:
 
 
 def classmate_table(
-    info: dict[str, Any], cells: TrustedCells, source: NotebookNode | None, config: Config
+    info: dict[str, Any],
+    cells: TrustedCells,
+    source: NotebookNode | None,
+    config: Config,
+    seconds: float = 0.0,
 ) -> ClassmateTable | None:
     """Each classmate's variant of the notebook ``info`` names, worked once per grading worker.
 
     None outside a worker (:func:`~attention_grader.common.run_cache.reading_once`): there each
     classmate is tried one by one, as building the table would cost more for one submission.
-    The build takes at most a quarter of ``c.GradingExecute.submission_budget`` (the first
-    submission's watch counts it); classmates it did not reach are tried one by one.
+    The first call builds it, in at most ``seconds`` (the worker's, before it forks: see
+    :func:`keep_teacher_side`); a grading child looks it up (0: it adds no classmate if the
+    worker kept none). Classmates the build did not reach are tried one by one.
     """
     if not reading_once():
         return None
@@ -278,11 +287,6 @@ def classmate_table(
         seeds = [PRACTICE, *(student_seed(config, s) for s in ids)]
         names = {n for test in cells.tests.values() for n in answer_names(test)}
         folders = [str(d) for d in source_dirs(assignment, config)]
-        from attention_grader.executor.execute import GradingExecute  # it imports this module
-
-        trait = GradingExecute.class_traits()["submission_budget"]
-        budget = float(config.GradingExecute.get("submission_budget", trait.default_value) or 0)
-        seconds = budget / 4 if budget > 0 else None
         return build_table(cells.locked, source, seeds, names, folders, seconds)
 
     key = ("classmate_table", str(info.get("db_url")), assignment, str(info.get("notebook")))

@@ -166,9 +166,9 @@ def test_a_worker_builds_the_table_once_and_plain_autograde_never(tmp_path):
     info = {"db_url": None, "assignment": "a", "notebook": "n"}
     config = Config()
     config.CourseDirectory.root = str(tmp_path)
-    assert classmate_table(info, cells, _nb(), config) is None  # outside a worker
+    assert classmate_table(info, cells, _nb(), config, 60.0) is None  # outside a worker
     with keeping():
-        first = classmate_table(info, cells, _nb(), config)
+        first = classmate_table(info, cells, _nb(), config, 60.0)
         assert first is not None and first is classmate_table(info, cells, _nb(), config)
         assert list(first.scopes) == [PRACTICE]  # no gradebook, no submitted/: the practice
 
@@ -196,13 +196,33 @@ def test_a_worker_builds_it_where_it_reads_the_teachers_side(tmp_path, monkeypat
     info = {"db_url": "sqlite://", "assignment": "a", "notebook": "n"}
     log = logging.getLogger("test")
     with keeping():
-        notebook_checker.keep_teacher_side({"nbgrader": info}, config, log)
+        notebook_checker.keep_teacher_side({"nbgrader": info}, config, log, 400)
         assert len(built) == 1 and built[0][1] is source
         table = notebook_checker.classmate_table(info, cells, source, config)
         assert table is not None and len(built) == 1  # the child's look-up: no second build
         assert len(set(table.scopes)) == 3  # the practice numbers, ann's and ben's
-    notebook_checker.keep_teacher_side({"nbgrader": info}, config, log)  # outside: nothing kept
+    notebook_checker.keep_teacher_side({"nbgrader": info}, config, log, 400)  # outside: none
     assert len(built) == 1
+
+
+def test_without_a_budget_a_worker_builds_no_table(tmp_path, monkeypatch):
+    """c.GradingExecute.submission_budget = 0: no time limit to take a quarter of."""
+    import logging
+
+    from attention_grader.checking.trusted_cells import trusted_cells_of
+    from attention_grader.executor import notebook_checker
+    from traitlets.config import Config
+
+    cells = trusted_cells_of([], {"scores_test": TESTS["scores_test"]}, {"data": GENERATOR})
+    monkeypatch.setattr(notebook_checker, "teacher_side", lambda *a: (_nb(), cells))
+    built = []
+    monkeypatch.setattr(notebook_checker, "build_table", lambda *a: built.append(a))
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    info = {"db_url": "sqlite://", "assignment": "a", "notebook": "n"}
+    with keeping():
+        notebook_checker.keep_teacher_side({"nbgrader": info}, config, logging.getLogger("t"), 0)
+    assert built == []
 
 
 def test_a_table_that_cannot_be_built_leaves_grading_as_it_was(tmp_path, monkeypatch):
@@ -224,4 +244,4 @@ def test_a_table_that_cannot_be_built_leaves_grading_as_it_was(tmp_path, monkeyp
     config.CourseDirectory.root = str(tmp_path)
     info = {"db_url": "sqlite://", "assignment": "a", "notebook": "n"}
     with keeping():
-        notebook_checker.keep_teacher_side({"nbgrader": info}, config, logging.getLogger("t"))
+        notebook_checker.keep_teacher_side({"nbgrader": info}, config, logging.getLogger("t"), 400)
