@@ -19,6 +19,9 @@ from attention_lab import misconceptions
 Candidates = Iterable[tuple[str, ArrayLike | None]]
 
 HAND_RTOL, HAND_ATOL = 1e-3, 6e-3
+#: A wrong answer this close to the right one is the same computation on these inputs
+#: (float rounding apart), not a coincidence of the numbers drawn.
+SAME_RTOL, SAME_ATOL = 1e-9, 1e-12
 # Implementations may use float32: near scores of 10 000 it rounds to about 1e-3, which moves
 # the weights by about 0.1% (relative).
 CODE_RTOL, CODE_ATOL = 3e-3, 1e-4
@@ -70,25 +73,58 @@ def record(name: str, kind: str, expected: ArrayLike, candidates: Candidates) ->
         found.append(Diagnosed(name, kind, np.asarray(expected, dtype=float), pairs))
 
 
+@dataclass(frozen=True)
+class Ambiguity:
+    """One way a comparison could not diagnose well, its kind as data.
+
+    Attributes
+    ----------
+    kind : str
+        ``"alike"`` (two misconceptions, one wrong answer), ``"tie"`` (two right scores or
+        weights equal) or ``"accepted"`` (a misconception's wrong answer is within the hand
+        tolerances of the right one, so the check would accept it). A mistake whose answer
+        is the right one to rounding (:data:`SAME_RTOL`) is the same computation here (a
+        mask's mistake where nothing is masked): it cannot be made in this question.
+    text : str
+        What the release check prints.
+    misconception : str or None
+        The misconception accepted as right (``"accepted"`` only).
+    """
+
+    kind: str
+    text: str
+    misconception: str | None = None
+
+
+def diagnosis_problems(found: Diagnosed) -> list[Ambiguity]:
+    """Every way one comparison could not diagnose well (see :class:`Ambiguity`)."""
+    live = []
+    why = []
+    for slug, c in found.candidates:
+        if not close(c, found.expected, HAND_RTOL, HAND_ATOL, nan=True):
+            live.append((slug, c))
+        elif not close(c, found.expected, SAME_RTOL, SAME_ATOL, nan=True):
+            text = f"{found.name}: the wrong answer of [{slug}] is accepted as the right one"
+            why.append(Ambiguity("accepted", text, slug))
+    why += [
+        Ambiguity("alike", f"{found.name}: [{a}] and [{b}] give the same wrong answer")
+        for a, b in _same_pairs(live)
+    ]
+    if found.kind in ("scores", "weights") and found.expected.ndim == 1:
+        if np.any(np.diff(np.sort(found.expected)) <= HAND_ATOL):
+            why.append(Ambiguity("tie", f"{found.name}: two of the right {found.kind} tie"))
+    return why
+
+
 def ambiguities(found: Diagnosed) -> list[str]:
     """Why one comparison could not diagnose well: two mistakes, one wrong answer; a tie.
 
     A variant of a question must let every misconception be named apart (else the feedback
-    would guess between two), and the right scores or weights must not tie (a tie makes
-    "the best key" ambiguous; all weights equal is the extreme case).
+    would guess between two), its wrong answer must not pass for the right one (that mistake
+    would earn the points), and the right scores or weights must not tie (a tie makes "the
+    best key" ambiguous; all weights equal is the extreme case).
     """
-    live = [
-        (slug, c)
-        for slug, c in found.candidates
-        if not close(c, found.expected, HAND_RTOL, HAND_ATOL, nan=True)
-    ]
-    why = [
-        f"{found.name}: [{a}] and [{b}] give the same wrong answer" for a, b in _same_pairs(live)
-    ]
-    if found.kind in ("scores", "weights") and found.expected.ndim == 1:
-        if np.any(np.diff(np.sort(found.expected)) <= HAND_ATOL):
-            why.append(f"{found.name}: two of the right {found.kind} tie")
-    return why
+    return [a.text for a in diagnosis_problems(found)]
 
 
 def _same_pairs(candidates: list[tuple[str, np.ndarray]]) -> list[tuple[str, str]]:

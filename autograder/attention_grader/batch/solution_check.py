@@ -11,12 +11,14 @@ tests in the grader) and refuses to release while any test cell
 * is written in a style trusted checking cannot follow
   (:func:`~attention_grader.checking.test_styles.uncarried_styles`), or
 * for a notebook that draws each student's numbers, loses points, ties or cannot tell two
-  misconceptions apart on one of :attr:`CheckSolution.variant_samples` sample students'
-  variants (:mod:`~attention_grader.batch.variant_family`), or accepts one sample student's
+  misconceptions apart, or accepts a misconception's wrong answer as right, on one of
+  :attr:`CheckSolution.variant_samples` sample students' variants
+  (:mod:`~attention_grader.batch.variant_family`), or accepts one sample student's
   right answer on another's numbers in more than :attr:`CheckSolution.variant_collision_rate`
   of :attr:`CheckSolution.variant_pairs` pairs (:mod:`~attention_grader.batch.variant_collisions`),
 
-printing each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
+printing, under one heading per kind of cause with what to do about it
+(:mod:`~attention_grader.batch.refusals`), each cell's grade_id and the cause (``test_stack: `Stack` is a class (Stack): the
 test needs the student's object, which stays in their kernel``). docs/authoring.md lists the
 styles and how to rewrite one.
 """
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
 from logging import Logger
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 from traitlets.config import Config
 
+from attention_grader.batch.refusals import Refusal, refusal_message
 from attention_grader.checking.trusted_cells import (
     TrustedCells,
     solution_and_plain_cells,
@@ -45,22 +47,18 @@ from attention_grader.checking.trusted_cells import (
 from attention_grader.common.flags import GRADER_METADATA
 from attention_grader.executor.execute import LOCKED_FAILED, GradingExecute
 
-__all__ = ["CheckSolution", "Refusal", "SolutionRefused", "check_course", "check_notebook"]
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """One test cell the release check refuses: its grade_id and why."""
-
-    grade_id: str
-    cause: str
-
-    def __str__(self) -> str:
-        return f"{self.grade_id}: {self.cause}"
+__all__ = [
+    "CheckSolution",
+    "Refusal",
+    "SolutionRefused",
+    "check_course",
+    "check_notebook",
+    "refusal_message",
+]
 
 
 class SolutionRefused(Exception):
-    """The source's own solution does not get every point; the message lists the cells."""
+    """The release check refuses; the message lists each cause under its kind's heading."""
 
 
 def notebook_cells(nb: NotebookNode) -> TrustedCells:
@@ -218,15 +216,6 @@ def check_notebook(
     ]
 
 
-def refusal_message(notebook: str, refusals: list[Refusal]) -> str:
-    lines = [
-        f"release refused: the solution of {notebook} does not get every point when graded "
-        "the way students will be (docs/authoring.md, 'Test styles'):"
-    ]
-    lines += [f"  {r}" for r in refusals]
-    return "\n".join(lines)
-
-
 class CheckSolution(NbGraderPreprocessor):
     """``generate_assignment`` step: refuse to release while the solution loses points."""
 
@@ -286,7 +275,7 @@ class CheckSolution(NbGraderPreprocessor):
         if self.variant_pairs:
             rate = self.variant_collision_rate
             found += collision_refusals(nb, samples, self.variant_pairs, rate, runs)
-        return [Refusal(where, why) for where, why in found]
+        return found
 
 
 def check_course(root: Path, assignment: str) -> list[Refusal]:

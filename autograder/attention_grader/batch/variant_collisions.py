@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from nbformat import NotebookNode
 
+from attention_grader.batch.refusals import Refusal
 from attention_grader.batch.variant_family import SampleRun, sample_runs
 from attention_grader.checking.locked_names import is_plain_data, locked_bindings
-from attention_grader.checking.variant_grading import classmate_match, draws_variant
+from attention_grader.checking.variant_grading import classmate_match, draws_variant, far_apart
 from attention_grader.wire.cell_code import answer_names
 from attention_lab.variants import StudentSeed
 
@@ -78,36 +78,6 @@ def varied_tests(nb: NotebookNode) -> tuple[dict[str, str], dict[str, str]]:
     return locked, varied
 
 
-#: A numeric answer further than this from the other student's own right one is not tried:
-#: ten times the hand checks' tolerances (:data:`attention_lab.checks._base.HAND_ATOL`), so
-#: the test runs only on pairs it could accept (most pairs are far apart).
-NEAR_ATOL, NEAR_RTOL = 0.06, 0.01
-
-
-def _near(answers: dict[str, object], theirs: dict[str, object]) -> bool:
-    """Whether every numeric answer is near the same name's value in ``theirs`` (else False)."""
-    for name, value in answers.items():
-        mine = _numbers(value)
-        other = _numbers(theirs.get(name))
-        if mine is None or other is None:
-            continue  # text, a choice: the test decides
-        if mine.shape != other.shape or not np.allclose(
-            mine, other, rtol=NEAR_RTOL, atol=NEAR_ATOL, equal_nan=True
-        ):
-            return False
-    return True
-
-
-def _numbers(value: object) -> np.ndarray | None:
-    if isinstance(value, bool | str) or value is None:
-        return None
-    try:
-        found = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return found
-
-
 def _pair(k: int, n: int) -> tuple[int, int]:
     """Return the ``k``-th ordered pair of ``n`` samples: each next one first, then further."""
     a = k % n
@@ -160,7 +130,7 @@ def collision_rates(
             if not answers:
                 continue
             tried += 1
-            if _near(answers, scopes[b]) and classmate_match(
+            if not far_apart(answers, scopes[b]) and classmate_match(
                 locked, test, answers, [seeds[b]], locked_scopes
             ):
                 collided += 1
@@ -175,16 +145,20 @@ def collision_refusals(
     pairs: int,
     threshold: float,
     runs: list[SampleRun] | None = None,
-) -> list[tuple[str, str]]:
-    """Return ``(grade_id, why)`` for each varied test cell colliding above ``threshold``."""
+) -> list[Refusal]:
+    """Return a ``"collision"`` :class:`Refusal` for each varied test cell above ``threshold``.
+
+    The way out (widen the generator, or raise the rate on purpose) is the kind's
+    (:data:`~attention_grader.batch.refusals.KINDS`).
+    """
     return [
-        (
+        Refusal(
             c.grade_id,
             f"a classmate's right answer is right on another student's numbers too in "
             f"{c.collided} of {c.pairs} sampled pairs ({c.rate:.2%}, above "
             f"c.CheckSolution.variant_collision_rate = {threshold:.2%}), e.g. {c.example[0]}'s "
-            f"answer on {c.example[1]}'s numbers: a copy would earn its points; widen the "
-            "numbers the generator draws (docs/authoring.md)",
+            f"answer on {c.example[1]}'s numbers",
+            "collision",
         )
         for c in collision_rates(nb, samples, pairs, runs)
         if c.rate > threshold and c.example is not None

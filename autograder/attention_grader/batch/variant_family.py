@@ -8,7 +8,11 @@ teacher's own code: solutions, read-only cells and tests, hidden lines included,
 * no two misconceptions may give the same wrong answer on a sample (the feedback could not
   tell them apart), and no scores or weights the solution computes may tie (a tie makes the
   hard-attention answer ambiguous; all weights equal is the extreme case): the hand checks
-  record what they compared (:func:`attention_lab.checks._base.audited`).
+  record what they compared (:func:`attention_lab.checks._base.audited`);
+* no misconception's wrong answer may pass for the right one on a sample (the check would
+  give that mistake the points): refused naming the cell, the misconception and a sample.
+
+Each refusal carries its kind (:mod:`attention_grader.batch.refusals`).
 
 The samples' seeds come from a fixed sample key, never the course key: the check says nothing
 about any real student's numbers.
@@ -16,22 +20,17 @@ about any real student's numbers.
 
 from __future__ import annotations
 
-import builtins
-import contextlib
-import io
-import warnings
-
-import numpy as np
 from nbformat import NotebookNode
 
+from attention_grader.batch.refusals import Refusal
 from attention_grader.checking.variant_grading import draws_variant
-from attention_grader.wire.cell_code import python_code
-from attention_lab import variants
-from attention_lab.checks._base import Diagnosed, ambiguities, audited
+from attention_grader.checking.variant_runs import Checked, code_cells, run_as
+from attention_lab.checks._base import diagnosis_problems
 from attention_lab.variants import StudentSeed
 
 __all__ = [
     "SAMPLES",
+    "Checked",
     "SampleRun",
     "code_cells",
     "family_refusals",
@@ -50,42 +49,8 @@ def sample_seed(i: int) -> StudentSeed:
     return StudentSeed.from_key(_SAMPLE_KEY, f"sample-{i}")
 
 
-def code_cells(nb: NotebookNode) -> list[tuple[str, str]]:
-    """Return ``(grade_id or "cell i", code)`` of every code cell, in order."""
-    return [
-        (c.metadata.get("nbgrader", {}).get("grade_id") or f"cell {i}", c.source)
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code"
-    ]
-
-
-def run_as(
-    cells: list[tuple[str, str]], seed: StudentSeed
-) -> tuple[str | None, list[Diagnosed], dict[str, object]]:
-    """Run every code cell as ``seed``'s student.
-
-    Returns the failure (or None), the hand checks' records and the namespace the cells left.
-    """
-    scope: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
-    with (
-        audited() as found,
-        variants.graded_as(seed),
-        contextlib.redirect_stdout(io.StringIO()),
-        contextlib.redirect_stderr(io.StringIO()),
-        warnings.catch_warnings(),
-        np.errstate(all="ignore"),
-    ):
-        warnings.simplefilter("ignore")
-        for grade_id, source in cells:
-            try:
-                exec(compile(python_code(source), grade_id, "exec"), scope)  # noqa: S102 -- the teacher's
-            except Exception as exc:  # noqa: BLE001 -- reported as the refusal's cause
-                return f"{grade_id}: {type(exc).__name__}: {str(exc)[:200]}", found, scope
-    return None, found, scope
-
-
 #: One sample student's run: her seed, the failure (or None), the records, the namespace.
-SampleRun = tuple[StudentSeed, str | None, list[Diagnosed], dict[str, object]]
+SampleRun = tuple[StudentSeed, str | None, list[Checked], dict[str, object]]
 
 
 def sample_runs(nb: NotebookNode, samples: int = SAMPLES) -> list[SampleRun]:
@@ -99,16 +64,35 @@ def sample_runs(nb: NotebookNode, samples: int = SAMPLES) -> list[SampleRun]:
 
 def family_refusals(
     nb: NotebookNode, samples: int = SAMPLES, runs: list[SampleRun] | None = None
-) -> list[tuple[str, str]]:
-    """Return ``(where, why)`` for each way the notebook's variants fail; [] without variants.
+) -> list[Refusal]:
+    """Return a :class:`Refusal` for each way the notebook's variants fail; [] without variants.
 
-    At most one entry per distinct cause (with the first sample that shows it). ``runs``:
+    At most one per distinct cause (with the first sample that shows it). ``runs``:
     :func:`sample_runs`'s, when the caller has them already.
     """
-    causes: dict[str, str] = {}
-    for seed, failure, records, _ in sample_runs(nb, samples) if runs is None else runs:
-        found = [f"the solution loses points: {failure}"] if failure else []
-        found += [a for r in records for a in ambiguities(r)]
-        for cause in found:
-            causes.setdefault(cause, f"variant {seed.student}")
-    return [(where, why) for why, where in causes.items()]
+    runs = sample_runs(nb, samples) if runs is None else runs
+    causes: dict[tuple[str, str], str] = {}  # (kind, why) -> the first sample showing it
+    accepted: dict[tuple[str, str, str], list[str]] = {}  # (cell, answer, id) -> samples
+    for seed, failure, records, _ in runs:
+        where = f"variant {seed.student}"
+        if failure:
+            causes.setdefault(("variant_points", f"the solution loses points: {failure}"), where)
+        for cell, record in records:
+            for problem in diagnosis_problems(record):
+                if problem.kind == "accepted" and problem.misconception is not None:
+                    students = accepted.setdefault((cell, record.name, problem.misconception), [])
+                    if seed.student not in students:
+                        students.append(seed.student)
+                else:
+                    causes.setdefault((problem.kind, problem.text), where)
+    found = [Refusal(where, why, kind) for (kind, why), where in causes.items()]
+    found += [
+        Refusal(
+            cell,
+            f"{name}: the wrong answer of [{slug}] passes for the right one on "
+            f"{len(students)} of {len(runs)} sample variants, e.g. variant {students[0]}",
+            "accepted",
+        )
+        for (cell, name, slug), students in accepted.items()
+    ]
+    return found

@@ -26,7 +26,7 @@ import contextlib
 import io
 import sys
 from collections.abc import Iterable
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from nbformat import NotebookNode
 
@@ -59,6 +59,9 @@ from attention_grader.wire.answer_errors import (
 from attention_grader.wire.cell_code import answer_names, parse_cell, python_code
 from attention_lab import variants
 from attention_lab.variants import PRACTICE, StudentSeed
+
+if TYPE_CHECKING:
+    from attention_grader.checking.classmate_table import ClassmateTable
 
 __all__ = ["TrustedChecker"]
 
@@ -120,6 +123,8 @@ class TrustedChecker:
         #: grade_id -> the classmates whose variants a passed test's answers fit too
         #: (``shared_answer``: right on hers, and a classmate's right answer as well).
         self.shared_answer: dict[str, tuple[StudentSeed, ...]] = {}
+        #: Each classmate's variant worked once per grading worker (None: tried one by one).
+        self.classmate_table: ClassmateTable | None = None
         self._last_answers: dict[str, object] = {}
         self._classmate_scopes: dict[StudentSeed, dict[str, object] | None] = {}
         self._sink: list[io.StringIO] = []
@@ -332,6 +337,9 @@ class TrustedChecker:
         """Note in ``into`` the classmates whose variant the test's answers fit."""
         from attention_grader.checking.variant_grading import classmate_match
 
+        table = self.classmate_table
+        if table is not None and not self._classmate_scopes:
+            self._classmate_scopes.update(table.scopes)
         with quiet_run(io.StringIO(), io.StringIO(), self.import_dirs):
             match = classmate_match(
                 self.cells.locked,
@@ -339,6 +347,7 @@ class TrustedChecker:
                 self._last_answers,
                 self.classmate_seeds,
                 self._classmate_scopes,
+                None if table is None else table.right,
             )
         if match:
             into[grade_id] = match

@@ -39,7 +39,9 @@ __all__ = [
     "classmates",
     "copied_cells",
     "draws_variant",
+    "far_apart",
     "locked_namespace",
+    "roster",
     "what_the_test_read",
     "variant_names",
     "variant_shown",
@@ -65,14 +67,11 @@ def variant_names(locked: Mapping[str, str]) -> frozenset[str]:
     return locked_bindings(s for s in locked.values() if draws_variant(s))[0]
 
 
-def classmates(db_url: str | None, student: str | None, submitted: Path | None) -> tuple[str, ...]:
-    """Return the other students: the gradebook's roster and whoever has a ``submitted/`` folder.
+def roster(db_url: str | None, submitted: Path | None) -> tuple[str, ...]:
+    """Return the class: the gradebook's students and whoever has a ``submitted/`` folder.
 
-    Both are ids the course trusts (collect checked each folder's owner); sorted, ``student``
-    left out.
+    Both are ids the course trusts (collect checked each folder's owner); sorted.
     """
-    if not student:
-        return ()
     found: set[str] = set()
     if db_url:
         from nbgrader.api import Gradebook
@@ -81,8 +80,14 @@ def classmates(db_url: str | None, student: str | None, submitted: Path | None) 
             found.update(s.id for s in gb.students)
     if submitted is not None and submitted.is_dir():
         found.update(p.name for p in submitted.iterdir() if p.is_dir() and not p.is_symlink())
-    found.discard(student)
     return tuple(sorted(found))
+
+
+def classmates(db_url: str | None, student: str | None, submitted: Path | None) -> tuple[str, ...]:
+    """Return the other students of the :func:`roster` (``student`` left out), sorted."""
+    if not student:
+        return ()
+    return tuple(s for s in roster(db_url, submitted) if s != student)
 
 
 @contextlib.contextmanager
@@ -149,12 +154,43 @@ def copied_cells(
     return {gid: others for gid, others in kept.items() if others}
 
 
+#: An answer further than this from a classmate's right one cannot pass her test: ten times
+#: the hand checks' tolerances (:data:`attention_lab.checks._base.HAND_ATOL`), so a test that
+#: accepts a little more than its check (rounding) is still run.
+NEAR_ATOL, NEAR_RTOL = 0.06, 0.01
+
+
+def _numbers(value: object) -> np.ndarray | None:
+    if isinstance(value, bool | str) or value is None:
+        return None
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+def far_apart(answers: Mapping[str, object], right: Mapping[str, object]) -> bool:
+    """Whether a numeric answer is far from the same name's right value (same shape only).
+
+    Text, a choice, a name ``right`` lacks or a shape other than the right one's: not far
+    (the test decides).
+    """
+    for name, value in answers.items():
+        mine, theirs = _numbers(value), _numbers(right.get(name))
+        if mine is None or theirs is None or mine.shape != theirs.shape:
+            continue
+        if not np.allclose(mine, theirs, rtol=NEAR_RTOL, atol=NEAR_ATOL, equal_nan=True):
+            return True
+    return False
+
+
 def classmate_match(
     locked: Mapping[str, str],
     test: str,
     answers: Mapping[str, object],
     others: Iterable[StudentSeed],
     scopes: dict[StudentSeed, dict[str, object] | None] | None = None,
+    right: Mapping[StudentSeed, Mapping[str, object]] | None = None,
 ) -> tuple[StudentSeed, ...]:
     """Return every classmate's seed, in ``others``' order, whose variant ``test`` passes.
 
@@ -166,13 +202,18 @@ def classmate_match(
     them would hide the other from the teacher (or accuse a classmate for a laptop's work).
     Only answers that are plain data are tried (a student's function would run again in her
     kernel, on a classmate's inputs). ``scopes`` keeps each classmate's read-only namespace
-    between the tests of one notebook (drawing a variant may take many draws).
+    between the tests of one notebook (drawing a variant may take many draws); ``right``,
+    each classmate's right answers where known
+    (:class:`~attention_grader.checking.classmate_table.ClassmateTable`): the test is not run
+    on a classmate whose right answers are :func:`far_apart` from ``answers``.
     """
     if not answers or not all(is_plain_data(v) for v in answers.values()):
         return ()
     scopes = {} if scopes is None else scopes
     found = []
     for seed in others:
+        if right is not None and seed in right and far_apart(answers, right[seed]):
+            continue  # cannot pass there: no need to rebuild her numbers and run the test
         if seed not in scopes:
             scopes[seed] = locked_namespace(locked, seed)
         scope = scopes[seed]

@@ -35,7 +35,12 @@ from jupyter_core.utils import run_sync
 from traitlets.utils.importstring import import_item
 
 from attention_grader.executor.budget import ForkedAhead, Reporter
-from attention_grader.executor.notebook_checker import kernel_seed, library_hidden, teacher_side
+from attention_grader.executor.notebook_checker import (
+    keep_teacher_side,
+    kernel_seed,
+    library_hidden,
+    teacher_side,
+)
 from attention_grader.sandbox.sandbox import SandboxedKernelManager
 from attention_grader.wire.kernel_client import CappedKernelClient
 
@@ -58,6 +63,7 @@ class AheadExecutor(Protocol):
     km: Any
     resources: Any
     kernel_manager_class: Any
+    submission_budget: Any
     log: Any
     config: Any
     start_kernel_ahead: Any
@@ -223,6 +229,8 @@ def _plan(
 ) -> KernelPlan | None:
     info = {"db_url": converter.coursedir.db_url, "assignment": assignment, "notebook": notebook}
     source, cells = teacher_side(info, executor.config, executor.log)
+    budget = executor.submission_budget  # the classmates' table: see keep_teacher_side
+    keep_teacher_side({"nbgrader": info}, executor.config, executor.log, budget)
     spec = (source.metadata.get("kernelspec", {}) if source is not None else {}) or {}
     name = executor.kernel_name or spec.get("name") or ""
     if not name:

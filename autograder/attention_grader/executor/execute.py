@@ -183,7 +183,7 @@ class GradingExecute(Execute):
         if left is None or self._reporter is not None:
             return self._preprocess(nb, resources, km)
         if self.trusted_cells is None:  # read once per worker: the child that grades inherits it
-            keep_teacher_side(resources, self.config, self.log)
+            keep_teacher_side(resources, self.config, self.log, self.submission_budget)
 
         def work(reporter: Reporter) -> NotebookNode:
             return self._in_child(nb, resources, km, reporter)

@@ -12,6 +12,7 @@ then has no library). From the student's cells it reads what of the library they
 from __future__ import annotations
 
 import ast
+import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +22,18 @@ from nbformat import NotebookNode
 from traitlets.config import Config
 
 from attention_grader.channel.answer_channel import AnswerChannel, RunRequest
+from attention_grader.checking.classmate_table import ClassmateTable, build_table
 from attention_grader.checking.kernel_tests import kernel_test_ids
 from attention_grader.checking.locked_names import student_changes
 from attention_grader.checking.needs_teacher import record_cells
 from attention_grader.checking.trusted import TrustedChecker
 from attention_grader.checking.trusted_cells import TrustedCells, load_trusted_cells
-from attention_grader.checking.variant_grading import classmates, copied_cells, variant_names
+from attention_grader.checking.variant_grading import (
+    classmates,
+    copied_cells,
+    roster,
+    variant_names,
+)
 from attention_grader.common.flags import (
     KERNEL_TEST,
     LIBRARY_USE,
@@ -147,16 +154,27 @@ def teacher_side(
 
 
 def keep_teacher_side(
-    resources: dict[str, Any] | None, config: Config, log: logging.Logger
+    resources: dict[str, Any] | None,
+    config: Config,
+    log: logging.Logger,
+    budget: float = 0.0,
 ) -> None:
     """Read the teacher's side of the notebook ``resources`` name now, where it is kept.
 
     In a grading worker (:func:`~attention_grader.common.run_cache.reading_once`), before it
-    forks the child that grades: every child inherits it. Elsewhere nothing is kept.
+    forks the child that grades: every child inherits it, and, for a notebook that draws each
+    student's numbers, each classmate's variant worked once (:func:`classmate_table`, in at
+    most a quarter of ``budget``, the submission's seconds; 0: no table). Elsewhere nothing
+    is kept.
     """
     info = (resources or {}).get("nbgrader", {})
     if reading_once() and all(info.get(k) for k in ("db_url", "assignment", "notebook")):
-        teacher_side(info, config, log)
+        source, cells = teacher_side(info, config, log)
+        if variant_names(cells.locked) and budget > 0:
+            try:
+                classmate_table(info, cells, source, config, budget / 4)
+            except Exception as exc:  # noqa: BLE001 -- each classmate is then tried one by one
+                log.debug("no classmates' table for %s: %s", info["notebook"], exc)
 
 
 def notebook_checker(
@@ -213,7 +231,7 @@ def notebook_checker(
     drawn = variant_names(cells.locked)
     checker.student_data = student_changes(students, cells.locked_data - cells.answers - drawn)
     checker.drawn = drawn
-    seed_text = _variants(checker, info, config) if drawn else ""
+    seed_text = _variants(checker, info, config, source) if drawn else ""
     return NotebookChecker(
         checker,
         kernel_tests,
@@ -240,17 +258,54 @@ def kernel_seed(cells: TrustedCells, student: str | None, config: Config) -> str
     return "" if seed.practice else seed.to_text()
 
 
-def _variants(checker: TrustedChecker, info: dict[str, Any], config: Config) -> str:
+def _submitted(config: Config) -> Path:
+    root = Path(config.CourseDirectory.get("root") or ".")
+    return root / str(config.CourseDirectory.get("submitted_directory") or "submitted")
+
+
+def classmate_table(
+    info: dict[str, Any],
+    cells: TrustedCells,
+    source: NotebookNode | None,
+    config: Config,
+    seconds: float = 0.0,
+) -> ClassmateTable | None:
+    """Each classmate's variant of the notebook ``info`` names, worked once per grading worker.
+
+    None outside a worker (:func:`~attention_grader.common.run_cache.reading_once`): there each
+    classmate is tried one by one, as building the table would cost more for one submission.
+    The first call builds it, in at most ``seconds`` (the worker's, before it forks: see
+    :func:`keep_teacher_side`); a grading child looks it up (0: it adds no classmate if the
+    worker kept none). Classmates the build did not reach are tried one by one.
+    """
+    if not reading_once():
+        return None
+    assignment = str(info.get("assignment") or "")
+
+    def build() -> ClassmateTable:
+        ids = roster(info.get("db_url"), _submitted(config))
+        seeds = [PRACTICE, *(student_seed(config, s) for s in ids)]
+        names = {n for test in cells.tests.values() for n in answer_names(test)}
+        folders = [str(d) for d in source_dirs(assignment, config)]
+        return build_table(cells.locked, source, seeds, names, folders, seconds)
+
+    key = ("classmate_table", str(info.get("db_url")), assignment, str(info.get("notebook")))
+    return read_once(key, build)
+
+
+def _variants(
+    checker: TrustedChecker, info: dict[str, Any], config: Config, source: NotebookNode | None
+) -> str:
     """Give the checker the student's seed and her classmates'; return her kernel's seed text."""
     student = info.get("student")
     checker.variant_seed = student_seed(config, student)
     if checker.variant_seed.practice:
         return ""
-    root = Path(config.CourseDirectory.get("root") or ".")
-    submitted = root / str(config.CourseDirectory.get("submitted_directory") or "submitted")
-    others = classmates(info.get("db_url"), student, submitted)
+    others = classmates(info.get("db_url"), student, _submitted(config))
     # The practice numbers too: her answers worked on a laptop without the hub's seed.
     checker.classmate_seeds = (PRACTICE, *(student_seed(config, other) for other in others))
+    with contextlib.suppress(Exception):  # without it each classmate is tried one by one
+        checker.classmate_table = classmate_table(info, checker.cells, source, config)
     return checker.variant_seed.to_text()
 
 

@@ -64,9 +64,9 @@ def test_wider_numbers_make_a_copy_wrong():
 
 
 def test_the_release_check_refuses_above_the_rate_naming_cell_and_pair():
-    [(where, why)] = collision_refusals(_nb(WHOLE), samples=40, pairs=400, threshold=0.002)
-    assert where == "scores_test"
-    assert "sample-" in why and "variant_collision_rate" in why
+    [found] = collision_refusals(_nb(WHOLE), samples=40, pairs=400, threshold=0.002)
+    assert found.grade_id == "scores_test" and found.kind == "collision"
+    assert "sample-" in found.cause and "variant_collision_rate" in found.cause
     assert collision_refusals(_nb(WHOLE), samples=40, pairs=400, threshold=0.5) == []
 
 
