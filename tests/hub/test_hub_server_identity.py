@@ -151,6 +151,8 @@ while True:
 REPLACER = r"""
 import os, signal, socket, sys, time
 server, port, log, page = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4].encode()
+while not os.path.exists(sys.argv[5]):  # until the test has its pid: killing the server first
+    time.sleep(0.05)  # would close the websocket that brings the pid back
 out = []
 try:
     with open("/proc/%d/mem" % server, "rb"):
@@ -584,7 +586,9 @@ def test_her_kernel_cannot_take_her_servers_place_on_the_hubs_origin(hub):
     page = f"<html><title>x</title><script>document.title = {mark!r};</script></html>"
     port = _route_port(room, mallory)
     server = room.run_in_kernel(mallory, "import os; print(os.getppid())").strip()
-    pid = _run_as(room, mallory, REPLACER, [server, str(port), str(log), page])
+    go = home / f"replace-{mark}.go"
+    pid = _run_as(room, mallory, REPLACER, [server, str(port), str(log), page, str(go)])
+    go.touch()
     try:
         while not log.exists():
             time.sleep(0.2)  # a condition, not a wait for an effect

@@ -68,4 +68,7 @@ def reference_source(path: str) -> str:
     module, _, attr = path.rpartition(".")
     if module.split(".")[0] != "attention_lab":
         raise ValueError(f"only attention_lab functions are substituted, not {path!r}")
-    return textwrap.dedent(inspect.getsource(getattr(importlib.import_module(module), attr)))
+    source = textwrap.dedent(inspect.getsource(getattr(importlib.import_module(module), attr)))
+    # As its module compiles it: its annotations name types only that module imports
+    # (``ArrayLike``), which the kernel, compiling the text alone, must not evaluate.
+    return "from __future__ import annotations\n" + source

@@ -125,9 +125,15 @@ def test_other_kernels_keep_the_library(tmp_path):
 
 
 def test_the_reference_a_check_substitutes_travels_as_its_code():
-    """The kernel has no attention_lab to import the reference from: the grader sends it."""
+    """The kernel has no attention_lab to import the reference from: the grader sends it, and
+    it compiles there as the kernel compiles it (none of this module's ``__future__`` flags;
+    its annotations name types only its own module imports).
+    """
     scope = {"np": __import__("numpy")}
-    exec(reference_source("attention_lab._steps.softmax"), scope)
+    code = compile(
+        reference_source("attention_lab._steps.softmax"), "<ref>", "exec", dont_inherit=True
+    )
+    exec(code, scope)
     assert list(scope["softmax"]([0.0, 0.0])) == [0.5, 0.5]
     with pytest.raises(ValueError, match="only attention_lab"):
         reference_source("os.system")
