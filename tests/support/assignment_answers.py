@@ -108,9 +108,9 @@ def causal_mask(n):
 """,
     },
     "heads_and_positions": {
-        "answer_q1": "Q_a = [[int(v) for v in row] for row in X @ W_Q_a]",  # by hand
+        "answer_q1": "Q_a = [[round(float(v), 1) for v in row] for row in X @ W_Q_a]",  # by hand, tenths
         "answer_q2": (
-            "keys_b = [[int(v) for v in row] for row in X @ W_K_b]\n"
+            "keys_b = [[round(float(v), 1) for v in row] for row in X @ W_K_b]\n"
             "q, k = X @ W_Q_b, X @ W_K_b\n"
             "e = np.exp(q @ k.T / np.sqrt(2))\n"
             "weights_b_chandrayaan = list((e / e.sum(axis=1, keepdims=True)).round(3)[2])"
