@@ -41,6 +41,7 @@ __all__ = [
     "ForkedAhead",
     "GraderCrashed",
     "Reporter",
+    "data_bytes",
     "limit_memory",
     "run_within",
 ]
@@ -153,20 +154,38 @@ def _leave(conn: Connection) -> NoReturn:
 
 
 def limit_memory(megabytes: int) -> None:
-    """Cap this process's data (heap and private mappings, ``RLIMIT_DATA``); 0 = no cap.
+    """Let this process's data (heap and private mappings, ``RLIMIT_DATA``) grow by at most
+    ``megabytes`` MiB from now; 0 = no cap.
 
     Called in the budget's child, so a submission whose answers grow the grader (half a
     million stand-in classes) gets a ``MemoryError`` there, never the parent or the class.
+    The cap counts from what the child holds when it is set: a forked child shares its
+    parent's heap, and a long-lived parent (the formgrader's server, a test process) may
+    already hold more than the limit, which would leave the child nothing at all.
     """
     if megabytes <= 0:
         return
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    wanted = megabytes * 2**20
+    wanted = data_bytes() + megabytes * 2**20
     if hard != resource.RLIM_INFINITY:
         wanted = min(wanted, hard)
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+
+
+def data_bytes() -> int:
+    """What ``RLIMIT_DATA`` counts of this process now (``VmData`` in /proc/self/status), bytes;
+    0 where there is no such line.
+    """
+    try:
+        with open("/proc/self/status") as fh:
+            for row in fh:
+                if row.startswith("VmData:"):
+                    return int(row.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def _kill(proc: BaseProcess, kernels: list[int]) -> None:

@@ -98,8 +98,9 @@ class GradingExecute(Execute):
     grader_memory_mb = Integer(
         4096,
         help="Memory (MiB of data: heap and private mappings, RLIMIT_DATA) the grader's child "
-        "process may use for one notebook: reading answers, the stand-ins of a student's "
-        "objects, the checks (0 = no limit). Past it the child stops, the tests not yet graded "
+        "process may take for one notebook, on top of what it shares with the grader when it "
+        "starts: reading answers, the stand-ins of a student's objects, the checks (0 = no "
+        "limit). Past it the child stops, the tests not yet graded "
         "score 0 and the submission is flagged grading_budget; the rest of the class is graded.",
     ).tag(config=True)
     submission_budget = Integer(

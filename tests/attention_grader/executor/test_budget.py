@@ -238,12 +238,6 @@ def test_a_submissions_notebooks_share_one_budget_and_a_regrade_starts_afresh(mo
     assert execute.GradingExecute(submission_budget=0)._budget_left({}) is None
 
 
-def _data_bytes() -> int:
-    with open("/proc/self/status") as fh:
-        line = next(row for row in fh if row.startswith("VmData:"))
-    return int(line.split()[1]) * 1024
-
-
 def test_a_grader_child_over_its_memory_limit_stops_keeps_its_cells_and_is_flagged():
     """Memory a submission makes the grader use (half a million stand-in classes, a huge
     answer) is capped in the budget's child: it stops there, what it finished is kept, the
@@ -253,7 +247,7 @@ def test_a_grader_child_over_its_memory_limit_stops_keeps_its_cells_and_is_flagg
     from attention_grader.executor.execution_stops import execution_flags, stop_at_budget
     from nbformat.v4 import new_code_cell, new_notebook
 
-    limit_mb = _data_bytes() // 2**20 + 64  # what the forked child holds already, and 64 MiB
+    limit_mb = 64
 
     def work(reporter):
         limit_memory(limit_mb)
@@ -270,3 +264,27 @@ def test_a_grader_child_over_its_memory_limit_stops_keeps_its_cells_and_is_flagg
     ((kind, detail),) = execution_flags(stopped)
     assert kind == "grading_budget" and f"more than the grader's {limit_mb} MiB" in detail
     assert stopped.cells[1].outputs[0]["output_type"] == "error"  # not reached: scores 0
+
+
+def test_the_memory_limit_counts_from_what_the_child_shares_with_a_big_grader():
+    """A long-lived grader (the formgrader's server, a test process) may hold more data than
+    the limit before it forks the budget's child: the child still gets the limit's worth of
+    room for the notebook (it used to fail at its first allocation, a ``SystemError``), and no
+    more.
+    """
+    from attention_grader.executor.budget import data_bytes, limit_memory
+
+    limit_mb = 64
+    ballast = bytearray((data_bytes() // 2**20 + 2 * limit_mb) * 2**20)  # the parent: > limit
+
+    def work(reporter):
+        limit_memory(limit_mb)
+        room = [bytearray(2**20) for _ in range(limit_mb // 2)]  # half the limit: fits
+        reporter.cell(0, {"room_mb": len(room)})
+        hog = [bytearray(2**20) for _ in range(4 * limit_mb)]  # 4 x the limit: stopped
+        return len(hog)
+
+    outcome = run_within(120, work)
+    del ballast
+    assert outcome.cells == {0: {"room_mb": limit_mb // 2}}
+    assert outcome.out_of_memory and outcome.result is None
