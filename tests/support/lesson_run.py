@@ -52,6 +52,9 @@ async def _execute_all(names: tuple[str, ...], folder: Path, parallel: int, prep
             store_widget_state=False,
             # One broken lesson fails its own tests (which look for error outputs), not all.
             allow_errors=True,
+            # As `make html` runs them (pages.lesson_pages.execute): a line printed in two
+            # messages on a busy machine is one line again (a key number was missed so).
+            coalesce_streams=True,
         )
         async with gate:
             # The kernel also logs the text it draws into figures (heatmap numbers are pixels).

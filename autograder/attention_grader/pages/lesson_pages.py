@@ -169,6 +169,9 @@ def execute(path: Path, timeout: int = 180) -> nbformat.NotebookNode:
             kernel_name="python3",
             resources={"metadata": {"path": str(path.parent)}},
             store_widget_state=False,  # the template loads no widget JavaScript: static HTML
+            # One print, one block on the page: on a busy machine the kernel may send a line
+            # in two messages (its output flushes on a timer), which the page showed as two.
+            coalesce_streams=True,
         ).execute()
     return nb
 

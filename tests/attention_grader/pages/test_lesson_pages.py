@@ -164,6 +164,21 @@ def test_make_html_runs_lessons_without_the_kernels_tcp_warning(tmp_path):
     assert "WARNING" not in run.stderr + run.stdout, run.stderr
 
 
+@pytest.mark.slow
+def test_a_line_printed_in_two_messages_is_one_block_on_the_page(tmp_path):
+    """A busy machine's kernel may send one printed line in two messages (its output flushes
+    on a timer): the page shows it as one line, not two blocks (a flush forces the split here).
+    """
+    from attention_grader.pages.lesson_pages import execute
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    path = tmp_path / "lesson.ipynb"
+    code = 'import sys\nprint("size:", end=" ")\nsys.stdout.flush()\nprint("[1. 1.]")'
+    nbformat.write(new_notebook(cells=[new_code_cell(code)]), path)
+    (out,) = execute(path).cells[0].outputs
+    assert out.output_type == "stream" and out.text == "size: [1. 1.]\n"
+
+
 def _explorer_output(predict: bool):
     """What a lesson's cell stores for a displayed explorer (prediction mode or not)."""
     from attention_lab.explorer.query_explorer import QueryExplorer
