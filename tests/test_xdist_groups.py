@@ -1,7 +1,7 @@
-"""``make test`` on two cores: what several modules read is built once, and one hub runs.
+"""``make test`` on several workers: what several modules read is built once, and one hub runs.
 
 pytest-xdist runs each group of tests/support/worker_groups.py's ``xdist_group`` whole on one worker: a
-module, tests/hub or tests/browser. What modules of both workers read (the lessons, the attack
+module, tests/hub or tests/browser. What modules of several workers read (the lessons, the attack
 batches, the graded classes of tests/support/graded_classes.py) is built once per run by whichever
 worker asks first (tests/support/run_cache.py); here, that a graded class is named by all it is.
 """

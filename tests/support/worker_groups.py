@@ -6,8 +6,8 @@ in a test found whichever was imported first.
 
 from __future__ import annotations
 
-#: ``make test`` runs the tests on two cores (pytest-xdist, ``--dist loadgroup``), one group of
-#: modules at a time per worker: each module is its own group (a module-scoped fixture is built
+#: ``make test`` runs the tests in one pytest-xdist worker more than cores (``--dist
+#: loadgroup``), one group of modules at a time per worker: each module is its own group (a module-scoped fixture is built
 #: once), tests/hub is one (never two hubs at once) and tests/browser is one (one JupyterLab, one
 #: Chromium and one ``make html`` in the background: tests/browser/conftest.py's package
 #: fixtures). What several modules read is built once per run for every worker (the lessons,
