@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,13 +189,21 @@ class UserCgroup:
                 continue
         return sorted(found)
 
-    def remove(self) -> None:
-        """End what is left in the group (the user's processes only) and delete it."""
+    def remove(self, wait: float = 2.0) -> None:
+        """End what is left in the group (the user's processes only) and delete it.
+
+        A killed process leaves the group only once it has exited, and a group is deleted only
+        empty: wait up to ``wait`` seconds for that (milliseconds, as a rule), or the group
+        stays behind on the machine.
+        """
         for pid in self.pids():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        deadline = time.monotonic() + wait
+        while self.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polls a condition: the killed processes have exited
         for folder in self.folders:
             # cgroupfs: rmdir, not rmtree (its files cannot be unlinked); the shared parent goes
             # with its last user (the hub is one thread: no spawner is creating one meanwhile).

@@ -9,13 +9,18 @@ standing in for cgroupfs; tests/hub/test_hub_limits.py checks the real groups of
 from __future__ import annotations
 
 import os
+import secrets
+import subprocess
 from pathlib import Path
 
+import pytest
 from attention_hub.user_cgroup import (
     HUB_GROUP,
     CgroupLayout,
+    UserCgroup,
     _descendants,
     _hub_base,
+    find_layout,
     shelter_hub,
     weigh_class,
 )
@@ -95,3 +100,24 @@ def test_the_class_stays_beside_the_hub_once_the_hub_moved_into_its_group():
     assert _hub_base(f"/{HUB_GROUP}") == "/"
     assert _hub_base(f"/system.slice/jh.service/{HUB_GROUP}") == "/system.slice/jh.service"
     assert _hub_base("/system.slice/jh.service") == "/system.slice/jh.service"
+
+
+@pytest.mark.slow  # root's, a real control group and a child process: never in make test-fast
+@pytest.mark.skipif(os.geteuid() != 0, reason="making control groups needs root, as in the hub")
+def test_a_stopped_servers_group_is_deleted_even_while_its_last_process_is_dying():
+    """``remove`` kills what is left in a user's group, then deletes the group: a killed process
+    leaves it only once it has exited, and an immediate delete failed (the group stayed behind
+    on the machine, one per stopped server).
+    """
+    layout = find_layout()
+    assert layout is not None, "no writable cgroup on this machine: the hub's limits cannot work"
+    group = UserCgroup.create(layout, f"al_gone_{secrets.token_hex(3)}", None, None)
+    procs = [subprocess.Popen(["sleep", "300"], preexec_fn=group.join) for _ in range(8)]
+    try:
+        assert sorted(group.pids()) == sorted(p.pid for p in procs)
+        group.remove(wait=60)  # exited within milliseconds here; a busy machine may take longer
+        assert not any(folder.exists() for folder in group.folders)
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
