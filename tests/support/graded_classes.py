@@ -70,6 +70,9 @@ class ClassSpec:
     feedback : bool
         After grading, ``nbgrader generate_feedback`` of every assignment (the pages under
         ``feedback/``, not released).
+    no_feedback : tuple of str
+        Students left out of ``feedback`` (``CourseDirectory.student_id_exclude``): those
+        whose pages no test reads.
     """
 
     name: str
@@ -84,6 +87,7 @@ class ClassSpec:
     route: str = "grade"
     jobs: int = 2
     feedback: bool = False
+    no_feedback: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.route not in ROUTES:
@@ -153,7 +157,9 @@ def grade_class(course: Course, spec: ClassSpec) -> GradedClass:
             options = GradeOptions(jobs=spec.jobs, progress=False)
             summaries[assignment] = grade(course, assignment, options)
         if spec.feedback:
-            result = course.api().generate_feedback(assignment, force=True)
+            api = course.api()
+            api.coursedir.student_id_exclude = ",".join(spec.no_feedback)
+            result = api.generate_feedback(assignment, force=True)
             check_result(result, "generate_feedback")
     return GradedClass(course, summaries, logs)
 
