@@ -20,13 +20,19 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
+from hub_steps import (
+    COURSE_ID,
+    action,
+    answer_with_solutions,
+    autograded_points,
+    choose_assignment,
+    formgrader,
+    listing,
+)
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-COURSE_ID = "attention-lab"
-REAL_ASSIGNMENTS = ("intro_attention", "focus_in_the_noise", "practice_implement")
-SMOKE = "hub_smoke"
 #: nbgrader's JupyterLab plugins for the teacher: Formgrader and Course List in the Nbgrader
 #: menu, the Create Assignment sidebar. A student's Lab on the hub has none of them.
 TEACHER_PLUGINS = (
@@ -36,99 +42,10 @@ TEACHER_PLUGINS = (
 )
 
 
-def _smoke_notebook() -> nbformat.NotebookNode:
-    """A two-question nbgrader source notebook (used while the course has no assignment)."""
-
-    def meta(grade_id, *, solution=False, grade=False, points=0):
-        data = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": not solution}
-        if grade:
-            data["points"] = points
-        return {"nbgrader": {**data, "schema_version": 3}}
-
-    cells = [
-        nbformat.v4.new_markdown_cell("Write `scale(x)` returning `x / 2`."),
-        nbformat.v4.new_code_cell(
-            "def scale(x):\n    ### BEGIN SOLUTION\n    return x / 2\n    ### END SOLUTION",
-            metadata=meta("scale", solution=True),
-        ),
-        nbformat.v4.new_code_cell(
-            "assert scale(4) == 2", metadata=meta("test_scale", grade=True, points=2)
-        ),
-        nbformat.v4.new_code_cell(
-            "def weights():\n    ### BEGIN SOLUTION\n    return [0.25, 0.75]\n    ### END SOLUTION",
-            metadata=meta("weights", solution=True),
-        ),
-        nbformat.v4.new_code_cell(
-            "assert abs(sum(weights()) - 1) < 1e-9",
-            metadata=meta("test_weights", grade=True, points=1),
-        ),
-    ]
-    return nbformat.v4.new_notebook(cells=cells)
-
-
-def _choose_assignment(course_dir: Path, owner: str) -> str:
-    for name in REAL_ASSIGNMENTS:
-        if (REPO / "source" / name / f"{name}.ipynb").is_file():
-            return name
-    folder = course_dir / "source" / SMOKE
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(_smoke_notebook(), folder / f"{SMOKE}.ipynb")
-    entry = pwd.getpwnam(owner)
-    for path in (folder, folder / f"{SMOKE}.ipynb"):
-        os.chown(path, entry.pw_uid, entry.pw_gid)
-    return SMOKE
-
-
-def _autograded_points(source_nb) -> float:
-    """Points of the autograder tests (grade cells that are not answers)."""
-    total = 0.0
-    for cell in source_nb.cells:
-        data = cell.metadata.get("nbgrader", {})
-        if data.get("grade") and not data.get("solution"):
-            total += float(data.get("points", 0))
-    return total
-
-
-def _answer_with_solutions(student_nb: dict, source_nb) -> dict:
-    """The student's notebook with every answer cell replaced by the instructor's solution."""
-    solutions = {
-        cell.metadata["nbgrader"]["grade_id"]: cell.source
-        for cell in source_nb.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
-    }
-    answered = 0
-    for cell in student_nb["cells"]:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in solutions:
-            cell["source"] = solutions[grade_id]
-            answered += 1
-    assert answered == len(solutions), "the released notebook lost answer cells"
-    return student_nb
-
-
 def _lab_page_config(html: str) -> dict:
     """JupyterLab's page config, embedded in its HTML page."""
     start = html.index('id="jupyter-config-data"')
     return json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
-
-
-def _formgrader(room, action: str, path: str) -> dict:
-    result = room.user_json(room.instructor, "POST", f"/formgrader/api/{path}")
-    assert result.get("success"), f"formgrader {action} failed: {result.get('error', result)}"
-    return result
-
-
-def _listing(room, student: str, assignment: str) -> list[dict]:
-    result = room.user_json(student, "GET", "/assignments", params={"course_id": COURSE_ID})
-    assert result["success"], result
-    return [entry for entry in result["value"] if entry["assignment_id"] == assignment]
-
-
-def _action(room, student: str, action: str, assignment: str) -> dict:
-    body = {"course_id": COURSE_ID, "assignment_id": assignment}
-    result = room.user_json(student, "POST", f"/assignments/{action}", json=body)
-    assert result["success"], f"{student} {action}: {result}"
-    return result
 
 
 @pytest.fixture(scope="module")
@@ -136,24 +53,24 @@ def cycle(classroom):
     """Release -> fetch/edit/submit -> collect/autograde/feedback -> fetch feedback."""
     room = classroom
     good, lazy = room.students
-    assignment = _choose_assignment(room.course_dir, room.instructor)
+    assignment = choose_assignment(room.course_dir, room.instructor)
     source_nb = nbformat.read(
         room.course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
     )
     notebook = f"{assignment}/{assignment}.ipynb"
 
     # Instructor: generate the student version and release it to the exchange.
-    _formgrader(room, "generate", f"assignment/{assignment}/assign")
-    _formgrader(room, "release", f"assignment/{assignment}/release")
+    formgrader(room, "generate", f"assignment/{assignment}/assign")
+    formgrader(room, "release", f"assignment/{assignment}/release")
 
     # Students: the released assignment shows in their list; fetch, answer, submit.
     for student in (good, lazy):
-        released = _listing(room, student, assignment)
+        released = listing(room, student, assignment)
         assert [entry["status"] for entry in released] == ["released"], released
-        _action(room, student, "fetch", assignment)
-        assert "fetched" in [entry["status"] for entry in _listing(room, student, assignment)]
+        action(room, student, "fetch", assignment)
+        assert "fetched" in [entry["status"] for entry in listing(room, student, assignment)]
     model = room.user_json(good, "GET", f"/api/contents/{notebook}", params={"content": 1})
-    answered = _answer_with_solutions(model["content"], source_nb)
+    answered = answer_with_solutions(model["content"], source_nb)
     room.user_json(
         good,
         "PUT",
@@ -161,16 +78,16 @@ def cycle(classroom):
         json={"type": "notebook", "format": "json", "content": answered},
     )
     for student in (good, lazy):
-        _action(room, student, "submit", assignment)
+        action(room, student, "submit", assignment)
 
     # Instructor: collect, autograde each student, generate and release feedback.
-    _formgrader(room, "collect", f"assignment/{assignment}/collect")
+    formgrader(room, "collect", f"assignment/{assignment}/collect")
     autograde_logs = {
-        student: _formgrader(room, "autograde", f"submission/{assignment}/{student}/autograde")
+        student: formgrader(room, "autograde", f"submission/{assignment}/{student}/autograde")
         for student in (good, lazy)
     }
-    _formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
-    _formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
+    formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
+    formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
     submissions = room.user_json(
         room.instructor, "GET", f"/formgrader/api/submissions/{assignment}"
     )
@@ -178,12 +95,12 @@ def cycle(classroom):
     # Students: fetch their feedback.
     feedback = {}
     for student in (good, lazy):
-        _action(room, student, "fetch_feedback", assignment)
-        feedback[student] = _listing(room, student, assignment)
+        action(room, student, "fetch_feedback", assignment)
+        feedback[student] = listing(room, student, assignment)
     return {
         "assignment": assignment,
         "notebook": notebook,
-        "expected_points": _autograded_points(source_nb),
+        "expected_points": autograded_points(source_nb),
         "scores": {entry["student"]: entry for entry in submissions},
         "feedback": feedback,
         "autograde_logs": {s: r.get("log", "") for s, r in autograde_logs.items()},

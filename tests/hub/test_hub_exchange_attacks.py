@@ -31,12 +31,12 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE_ID, _one_class_hub, _prepare_machine, _require_root_and_proxy
-from test_hub import (
-    _action,
-    _answer_with_solutions,
-    _autograded_points,
-    _choose_assignment,
-    _formgrader,
+from hub_steps import (
+    action,
+    answer_with_solutions,
+    autograded_points,
+    choose_assignment,
+    formgrader,
 )
 
 from tests.support.exchange_attempts import attempts_code
@@ -89,9 +89,9 @@ def story(attacked):
         "rename the course folder": f"os.rename({str(course)!r}, {str(course) + '.old'!r})",
     })  # fmt: skip
 
-    assignment = _choose_assignment(room.course_dir, room.instructor)
-    _formgrader(room, "generate", f"assignment/{assignment}/assign")
-    _formgrader(room, "release", f"assignment/{assignment}/release")
+    assignment = choose_assignment(room.course_dir, room.instructor)
+    formgrader(room, "generate", f"assignment/{assignment}/assign")
+    formgrader(room, "release", f"assignment/{assignment}/release")
     import nbformat
 
     source_nb = nbformat.read(
@@ -99,13 +99,13 @@ def story(attacked):
     )
     notebook = f"{assignment}/{assignment}.ipynb"
     for student in (alice, bob, mallory):
-        _action(room, student, "fetch", assignment)
+        action(room, student, "fetch", assignment)
     model = room.user_json(alice, "GET", f"/api/contents/{notebook}", params={"content": 1})
-    answered = _answer_with_solutions(model["content"], source_nb)
+    answered = answer_with_solutions(model["content"], source_nb)
     room.user_json(alice, "PUT", f"/api/contents/{notebook}",
                    json={"type": "notebook", "format": "json", "content": answered})  # fmt: skip
     for student in (alice, bob):
-        _action(room, student, "submit", assignment)
+        action(room, student, "submit", assignment)
 
     inbound = course / "inbound"
     # each student hands in to inbound/<student>/, on their own disk
@@ -131,17 +131,17 @@ def story(attacked):
         "read the hub's log": f"open({str(room.hub_log)!r}).read()",
     })  # fmt: skip
 
-    collected = _formgrader(room, "collect", f"assignment/{assignment}/collect")
+    collected = formgrader(room, "collect", f"assignment/{assignment}/collect")
     graded = {
-        s: _formgrader(room, "autograde", f"submission/{assignment}/{s}/autograde")
+        s: formgrader(room, "autograde", f"submission/{assignment}/{s}/autograde")
         for s in (alice, bob)
     }
     submissions = room.user_json(
         room.instructor, "GET", f"/formgrader/api/submissions/{assignment}"
     )
-    _formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
-    _formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
-    _action(room, alice, "fetch_feedback", assignment)
+    formgrader(room, "generate feedback", f"assignment/{assignment}/generate_feedback")
+    formgrader(room, "release feedback", f"assignment/{assignment}/release_feedback")
+    action(room, alice, "fetch_feedback", assignment)
     alice_uid = pwd.getpwnam(alice).pw_uid
     pages = [p for p in (course / "feedback").iterdir()
              if any(line.startswith(f"user:{alice}:") or f"user:{alice_uid}:" in line
@@ -161,7 +161,7 @@ def story(attacked):
         "graded": graded,
         "scores": {entry["student"]: entry for entry in submissions},
         "forged": forged,
-        "expected_points": _autograded_points(source_nb),
+        "expected_points": autograded_points(source_nb),
         "alice_folder": alice_folder,
     }
 
@@ -331,7 +331,7 @@ def test_a_student_stops_at_her_own_cap_in_home_and_exchange(attacked, story):
     attacked.run_in_kernel(alice, "open('after-mallory.bin', 'wb').write(b'a' * (1 << 20))")
     inbound = attacked.exchange / COURSE_ID / "inbound" / alice
     before = set(inbound.iterdir())
-    _action(attacked, alice, "submit", story["assignment"])
+    action(attacked, alice, "submit", story["assignment"])
     assert len(set(inbound.iterdir()) - before) == 1
 
 
