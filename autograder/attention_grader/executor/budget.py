@@ -154,12 +154,11 @@ def _leave(conn: Connection) -> NoReturn:
 
 
 def limit_memory(megabytes: int) -> None:
-    """Let this process's data (heap and private mappings, ``RLIMIT_DATA``) grow by at most
-    ``megabytes`` MiB from now; 0 = no cap.
+    """Let this process's data grow by at most ``megabytes`` MiB from now (0 = no cap).
 
-    Called in the budget's child, so a submission whose answers grow the grader (half a
-    million stand-in classes) gets a ``MemoryError`` there, never the parent or the class.
-    The cap counts from what the child holds when it is set: a forked child shares its
+    Data is what ``RLIMIT_DATA`` counts: heap and private mappings. Called in the budget's
+    child, so a submission whose answers grow the grader (half a million stand-in classes)
+    gets a ``MemoryError`` there, never the parent or the class. The cap counts from what the child holds when it is set: a forked child shares its
     parent's heap, and a long-lived parent (the formgrader's server, a test process) may
     already hold more than the limit, which would leave the child nothing at all.
     """
@@ -175,8 +174,9 @@ def limit_memory(megabytes: int) -> None:
 
 
 def data_bytes() -> int:
-    """What ``RLIMIT_DATA`` counts of this process now (``VmData`` in /proc/self/status), bytes;
-    0 where there is no such line.
+    """Return what ``RLIMIT_DATA`` counts of this process now, in bytes (0: not known).
+
+    Read from ``VmData`` in /proc/self/status.
     """
     try:
         with open("/proc/self/status") as fh:
