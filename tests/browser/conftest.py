@@ -116,6 +116,16 @@ def background(request, course, tmp_path_factory):
 
 
 @pytest.fixture(scope="package")
+def late_class(tmp_path_factory) -> Path:
+    """A course with a late and an on-time hand-in, autograded (test_formgrader_scores): one
+    for the package, as test_formgrader_scores and test_report_pages (on a copy) read it.
+    """
+    from .test_formgrader_scores import make_late_class
+
+    return make_late_class(tmp_path_factory.mktemp("late") / "course")
+
+
+@pytest.fixture(scope="package")
 def lab(course, tmp_path_factory):
     server = start_jupyter(course, tmp_path_factory.mktemp("jupyter"))
     yield server

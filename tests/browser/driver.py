@@ -618,25 +618,29 @@ def serious_violations(
         Known upstream markup inside our content, excluded by rule and element, e.g.
         ipywidgets' slider handle; each exclusion must be justified where it is passed.
     """
-    lines = []
-    for v in violations:
-        if v.get("impact") not in ("critical", "serious"):
-            continue
-        for node in v["nodes"]:
-            target = node["target"][-1] if node["target"] else ""
-            where = evaluate(
-                page,
-                """([t, ours, skip]) => {
-                     const el = document.querySelector(t);
-                     if (!el) return 'missing';
-                     if (skip.some(s => el.matches(s))) return 'upstream';
-                     return el.closest(ours) ? 'ours' : 'chrome';
-                   }""",
-                [target, ours, [sel for rule, sel in not_ours if rule == v["id"]]],
-            )
-            if where in ("ours", "missing"):
-                lines.append(f"{v['id']} ({v['impact']}): {v['help']} at {target}: {node['html']}")
-    return lines
+    found = [
+        (v, node, node["target"][-1] if node["target"] else "")
+        for v in violations
+        if v.get("impact") in ("critical", "serious")
+        for node in v["nodes"]
+    ]
+    # Every node located in one evaluation: a page's chrome can hold hundreds (the code
+    # inputs' colours), and a round trip to the page each cost seconds in all.
+    places = evaluate(
+        page,
+        """([nodes, ours]) => nodes.map(([t, skip]) => {
+             const el = document.querySelector(t);
+             if (!el) return 'missing';
+             if (skip.some(s => el.matches(s))) return 'upstream';
+             return el.closest(ours) ? 'ours' : 'chrome';
+           })""",
+        [[[t, [sel for rule, sel in not_ours if rule == v["id"]]] for v, _, t in found], ours],
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {target}: {node['html']}"
+        for (v, node, target), where in zip(found, places, strict=True)
+        if where in ("ours", "missing")
+    ]
 
 
 class BackgroundJob:

@@ -24,6 +24,7 @@ goes beyond axe in the static HTML, where axe accepts nbconvert's placeholder al
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pytest
 
@@ -103,13 +104,32 @@ def live_lesson(request, lab_page, lab):
         close_current(lab_page)
 
 
-def test_static_html_lessons_have_no_serious_violations(page, static_html):
-    problems = {}
-    for html in static_html:
-        page.goto(html.as_uri())
-        found = serious_violations(page, axe_violations(page), OURS, UPSTREAM)
-        if found:
-            problems[html.name] = found
+@dataclass(frozen=True)
+class StaticAudit:
+    """What each page of the static site shows the audits (file name -> lines), read in one
+    visit of the page: axe's serious violations in our content, and the undescribed pictures.
+    """
+
+    violations: dict[str, list[str]]
+    undescribed: dict[str, list[str]]
+
+
+@pytest.fixture(scope="module")
+def static_audit(static_html, browser_context) -> StaticAudit:
+    page = browser_context.new_page()
+    violations, undescribed = {}, {}
+    try:
+        for html in static_html:
+            page.goto(html.as_uri())
+            violations[html.name] = serious_violations(page, axe_violations(page), OURS, UPSTREAM)
+            undescribed[html.name] = evaluate(page, _JS_UNDESCRIBED)
+    finally:
+        page.close()
+    return StaticAudit(violations, undescribed)
+
+
+def test_static_html_lessons_have_no_serious_violations(static_audit):
+    problems = {name: found for name, found in static_audit.violations.items() if found}
     assert problems == {}
 
 
@@ -133,10 +153,8 @@ def test_every_live_slider_has_a_visible_label(live_lesson, request):
     assert all(labels), f"sliders without a label: {labels}"
 
 
-def test_lesson_figures_have_text_alternatives(live_lesson, page, static_html):
+def test_lesson_figures_have_text_alternatives(live_lesson, static_audit):
     missing = {f"live {live_lesson.url}": evaluate(live_lesson, _JS_UNDESCRIBED)}
-    for html in static_html:
-        page.goto(html.as_uri())
-        missing[html.name] = evaluate(page, _JS_UNDESCRIBED)
+    missing.update(static_audit.undescribed)
     missing = {k: v for k, v in missing.items() if v}
     assert missing == {}

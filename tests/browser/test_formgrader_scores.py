@@ -10,6 +10,7 @@ penalty beside it, the numbers the gradebook has; ``ontime``'s has no penalty.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -30,9 +31,10 @@ pytestmark = pytest.mark.slow
 DUE = "2026-11-28 12:00:00 UTC"  # _submit hands in at 2026-11-30 09:00 UTC: 45 h late
 
 
-@pytest.fixture(scope="module")
-def late_class(tmp_path_factory):
-    root = tmp_path_factory.mktemp("late") / "course"
+def make_late_class(root: Path) -> Path:
+    """The late class in ``root``, autograded (conftest's ``late_class``: built once for this
+    module and test_report_pages, which reads a copy).
+    """
     notebook_course(root, ASSIGNMENT, _source_notebook(), REPO / "nbgrader_config.py")
     _nbgrader(root, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
     _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -172,18 +173,34 @@ def formgrader(graded, tmp_path_factory):
     server.stop()
 
 
+_LOGINS: dict[str, dict] = {}
+
+
+def _login(browser, server) -> dict:
+    """The cookies (login, ``_xsrf``) of a teacher who logged in to ``server`` through its
+    login page: logged in once per server, then carried into each fresh profile.
+    """
+    key = server.url("")  # the address and the token: a later server may reuse the port
+    if key not in _LOGINS:
+        context = browser.new_context()
+        try:
+            login = context.new_page()
+            login.goto(server.base + "login")
+            login.fill("input[name=password]", server.token)
+            with login.expect_navigation():
+                login.locator("[type=submit]").first.click()
+            _LOGINS[key] = context.storage_state()
+        finally:
+            context.close()
+    return _LOGINS[key]
+
+
 def _browser_context(browser, server, bypass_csp: bool = False):
     """The teacher, logged in to the course's Jupyter server (a login cookie, as in real use)
     in a fresh browser profile: CDN scripts stubbed, PUTs and CSP violations recorded.
     """
-    context = browser.new_context(bypass_csp=bypass_csp)
+    context = browser.new_context(bypass_csp=bypass_csp, storage_state=_login(browser, server))
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-    login = context.new_page()
-    login.goto(server.base + "login")
-    login.fill("input[name=password]", server.token)
-    with login.expect_navigation():
-        login.locator("[type=submit]").first.click()
-    login.close()
     context.add_init_script(WATCH_CSP)
     context.route(
         "https://cdnjs.cloudflare.com/**",
@@ -192,10 +209,14 @@ def _browser_context(browser, server, bypass_csp: bool = False):
             body=MATHJAX_STUB if "mathjax" in route.request.url.lower() else "",
         ),
     )  # fmt: skip
-    context.puts = []
+    context.puts, context.answered = [], []
     context.on(
         "request",
         lambda req: context.puts.append(req.url) if req.method in ("PUT", "POST") else None,
+    )
+    context.on(
+        "response",
+        lambda r: context.answered.append(r.url) if r.request.method in ("PUT", "POST") else None,
     )
     return context
 
@@ -212,11 +233,38 @@ def _open(context, url: str):
     page.console_lines = []
     page.on("console", lambda m: page.console_lines.append(f"{m.type}: {m.text}"))
     page.on("pageerror", lambda e: page.console_lines.append(f"pageerror: {e}"))
-    page.goto(url)
-    page.wait_for_load_state("load")
-    # onerror fires as the broken image fails; give any started fetch time to leave.
-    page.wait_for_timeout(1500)
+    # "load" comes after every parser-inserted script ran and every image of the page loaded
+    # or failed (its onerror ran): a payload that runs at all has set window.__pwned by then.
+    page.goto(url, wait_until="load")
     return page
+
+
+def _until(page, done, what: str, timeout_s: float = DEFAULT_TIMEOUT_MS / 1000) -> None:
+    """Wait until ``done()`` holds (polled while Playwright delivers the page's events)."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting, after {timeout_s:.0f} s, for {what}")
+        page.wait_for_timeout(50)  # the poll's interval, not a wait for an effect
+
+
+def _wait_for_grade_puts(page, context, student: str, graded) -> None:
+    """Wait until the formgrader answered a grade PUT for each of ``student``'s grades: what
+    the payload sends when it runs (the gradebook holds the new scores once answered).
+    """
+    n = sum(1 for who, _ in _gradebook(graded)["scores"] if who == student)
+    _until(
+        page,
+        lambda: sum("/formgrader/api/grade/" in u for u in context.answered) >= n,
+        f"{n} grade PUTs answered (seen {context.answered})",
+    )
+
+
+def _wait_for_refusal(page, directive: str) -> None:
+    """Wait until the page's policy refused something under ``directive`` (a prefix): the
+    browser reports a violation as a task of its own, after the refused element.
+    """
+    page.wait_for_function("d => (window.__csp || []).some(v => v.startsWith(d))", arg=directive)
 
 
 def _ran(page) -> dict:
@@ -292,6 +340,7 @@ def test_the_policy_alone_stops_a_script_the_sanitiser_missed(browser, teacher, 
     try:
         _inject(teacher, url)
         page = _open(teacher, url)
+        _wait_for_refusal(page, "script-src")
         ran = _ran(page)
         page.close()
         teacher.unroute(url)
@@ -300,6 +349,8 @@ def test_the_policy_alone_stops_a_script_the_sanitiser_missed(browser, teacher, 
         _inject(unprotected, url)
         page = _open(unprotected, url)
         ran_unprotected = _ran(page)
+        # before the scores are put back: the payload's PUTs are answered
+        _wait_for_grade_puts(page, unprotected, "mallory", graded)
     finally:
         unprotected.close()
         for (student, grade), (_, manual) in before.items():
@@ -349,15 +400,13 @@ def test_the_payload_rewrites_grades_when_it_runs(teacher, formgrader, graded):
     subject to the page's policy), the payload sets the submission's grades to 0.
     """
     page = _open(teacher, _submission_url(formgrader, graded, "honest"))
-    with page.expect_response(
-        lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT"
-    ):
-        page.evaluate(PAYLOAD)
-    page.wait_for_timeout(1000)
+    page.evaluate(PAYLOAD)
+    _wait_for_grade_puts(page, teacher, "honest", graded)
     page.close()
     assert _gradebook(graded)["scores"][("honest", "essay")][1] == 0
     _set_manual(graded, "honest", "essay", 2)
     teacher.puts.clear()
+    teacher.answered.clear()
 
 
 def test_the_formgrader_ui_still_saves_a_teachers_grade(teacher, formgrader, graded):
@@ -418,6 +467,8 @@ def test_feedback_and_report_pages_run_no_student_script(teacher, graded, tmp_pa
         html = Path(path).read_text()
         assert 'http-equiv="Content-Security-Policy"' in html, name
         page = _open(teacher, Path(path).as_uri())
+        if "unsanitised" in name:
+            _wait_for_refusal(page, "script-src")
         ran = _ran(page)
         if name == "report":  # the policy must not hide the report's own figures
             loaded = page.evaluate("() => [...document.images].every(i => i.naturalWidth > 0)")

@@ -11,11 +11,13 @@ no less than 0.84 at 1024 x 768; one pixel of every slider's track moves at most
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 from attention_lab.explorer.controls import UNITS_PER_PIXEL
 
-from .driver import close_current, open_in_lab, run_all_cells, write_notebook
+from .driver import close_current, evaluate, open_in_lab, run_all_cells, write_notebook
 from .lessons import wait_for_widgets
 
 pytestmark = pytest.mark.slow
@@ -41,6 +43,36 @@ _TRACKS = """e => [...e.querySelectorAll('.widget-slider')].map(s => {
 })"""
 
 
+@contextmanager
+def _lab_at(page, server, rel: str, width: int, height: int, file_browser: bool):
+    """The package's JupyterLab page (``lab_page``: loaded once) shown at ``width`` x
+    ``height``, notebook ``rel`` open, the file browser open or closed; all put back after.
+    """
+    viewport = page.viewport_size
+    page.set_viewport_size({"width": width, "height": height})
+    was_collapsed = None
+    try:
+        open_in_lab(page, server, rel)
+        was_collapsed = evaluate(page, "() => window.jupyterapp.shell.leftCollapsed")
+        _left_area(page, collapsed=not file_browser)
+        yield page
+    finally:
+        close_current(page)
+        if was_collapsed is not None:
+            _left_area(page, collapsed=was_collapsed)
+        page.set_viewport_size(viewport)
+
+
+def _left_area(page, collapsed: bool) -> None:
+    """Open or close JupyterLab's left area (the file browser) and wait until it is so."""
+    toggle_unless = (
+        "c => { if (window.jupyterapp.shell.leftCollapsed !== c)"
+        " window.jupyterapp.commands.execute('application:toggle-left-area'); }"
+    )
+    page.evaluate(toggle_unless, collapsed)
+    page.wait_for_function("c => window.jupyterapp.shell.leftCollapsed === c", arg=collapsed)
+
+
 @pytest.fixture(scope="module")
 def notebook(course):
     write_notebook(course / "readability.ipynb", CELLS)
@@ -48,11 +80,8 @@ def notebook(course):
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1024, 768)])
-def test_explorer_fits_and_reads_at_laptop_sizes(browser, lab, notebook, artifacts, width, height):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    try:
-        open_in_lab(page, lab, notebook)
-        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+def test_explorer_fits_and_reads_at_laptop_sizes(lab_page, lab, notebook, artifacts, width, height):
+    with _lab_at(lab_page, lab, notebook, width, height, file_browser=False) as page:
         run_all_cells(page)
         wait_for_widgets(page)
         explorer = page.locator(".attention-explorer").first
@@ -90,9 +119,6 @@ def test_explorer_fits_and_reads_at_laptop_sizes(browser, lab, notebook, artifac
             )
             degrees = span["max"] - span["min"]
             assert degrees / track <= 1.0, (label, track, degrees)
-    finally:
-        close_current(page)
-        page.close()
 
 
 _OVERFLOW = """() => {
@@ -116,19 +142,12 @@ def full_notebook(course):
 
 
 def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
-    browser, lab, full_notebook, artifacts
+    lab_page, lab, full_notebook, artifacts
 ):
     """Issue 29: at 1280 px with the file browser open (JupyterLab's default) the explorer made
     the notebook scroll sideways.
     """
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        open_in_lab(page, lab, full_notebook)
-        page.evaluate(
-            "() => { if (window.jupyterapp.shell.leftCollapsed)"
-            " window.jupyterapp.commands.execute('application:toggle-left-area'); }"
-        )
-        page.wait_for_function("() => !window.jupyterapp.shell.leftCollapsed")
+    with _lab_at(lab_page, lab, full_notebook, 1280, 720, file_browser=True) as page:
         run_all_cells(page)
         wait_for_widgets(page)
         explorer = page.locator(".attention-explorer").first
@@ -138,9 +157,6 @@ def test_no_sideways_scrolling_at_1280_with_the_file_browser_open(
         found = page.evaluate(_OVERFLOW)
         print(found)
         assert found["wide"] == [], found
-    finally:
-        close_current(page)
-        page.close()
 
 
 #: Each pair of characters around a place where a printed line wraps (JupyterLab's outputs).
@@ -187,7 +203,7 @@ def test_a_long_check_message_wraps_between_words(browser, lab, course, artifact
         page.close()
 
 
-def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
+def test_prediction_mode_revealed_fits_a_768_px_screen(lab_page, lab, course):
     """Issue 39: in prediction mode, after "reveal the weights", the explorer (guesses, their
     table, the figure and the readout) was 948 px high at 1024 x 768, taller than the screen.
     """
@@ -197,10 +213,7 @@ def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
         "explorer.prediction_checkbox.value = True\n"
         "explorer",
     ])  # fmt: skip
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
-    try:
-        open_in_lab(page, lab, "predicting.ipynb")
-        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+    with _lab_at(lab_page, lab, "predicting.ipynb", 1024, 768, file_browser=False) as page:
         run_all_cells(page)
         explorer = page.locator(".attention-explorer").first
         explorer.get_by_role("button", name="reveal the weights").click()
@@ -214,6 +227,3 @@ def test_prediction_mode_revealed_fits_a_768_px_screen(browser, lab, course):
         # the 4 guesses and the button on one row (a second row would start ~30 px lower)
         assert len(tops) == 5 and max(tops) - min(tops) <= 10, tops
         assert explorer.bounding_box()["height"] <= 768, explorer.bounding_box()
-    finally:
-        close_current(page)
-        page.close()

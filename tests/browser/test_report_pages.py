@@ -17,7 +17,6 @@ import statistics
 
 import pytest
 
-from .test_formgrader_scores import late_class  # noqa: F401 -- the module fixture
 from .test_formgrader_xss import ASSIGNMENT
 
 pytestmark = pytest.mark.slow
@@ -29,7 +28,7 @@ def _cells(page, first: str) -> list[str]:
     return [c.strip() for c in row.first.locator("td").all_inner_texts()]
 
 
-def test_the_report_shows_the_final_scores_of_grades_csv(page, late_class, tmp_path):  # noqa: F811
+def test_the_report_shows_the_final_scores_of_grades_csv(page, late_class, tmp_path):
     from attention_grader.config.course import load_course
     from attention_grader.reports.report import write_report
     from attention_grader.steps.grades import write_grades
