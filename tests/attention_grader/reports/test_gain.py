@@ -38,6 +38,7 @@ from tests.support.gain_simulation import (
     bare_course,
     showing,
     write_simulated,
+    write_simulated_class,
 )
 from tests.support.graded_classes import ClassSpec
 from tests.support.grading_course import place_submission, released_notebook
@@ -123,10 +124,11 @@ def graded_class(shared_class):
     for summary in graded.summaries.values():
         assert all(r.status == "graded" and not r.flags for r in summary.results), summary.table()
     templates = {form: released_notebook(course, form) for form in (PRE, POST)}
-    for student, taken in answers.items():
-        for form, given in taken.items():
-            if student not in REAL:
-                write_simulated(course, form, student, given, templates[form])
+    for form in (PRE, POST):
+        simulated = {s: taken[form] for s, taken in answers.items() if form in taken}
+        for student in REAL:
+            del simulated[student]
+        write_simulated_class(course, form, simulated, templates[form])
     return course, class_, answers, templates
 
 
