@@ -90,12 +90,14 @@ def answers_of(held: set[str], form: str, rng: random.Random) -> dict[str, str]:
     return {item.grade_id: choose(item, held, rng) for item in ITEMS[form]}
 
 
-REAL = ("s000", "s001", "s002", "s003")  # graded by the real pipeline
+#: Graded by the real pipeline: two prove the format (their answers show misconceptions, which
+#: test_simulation_writes_what_the_pipeline_writes asserts), one per worker of the grade route.
+REAL = ("s000", "s001")
 
 
 @pytest.fixture(scope="module")
 def graded_class(shared_class):
-    """100 students with both tests (4 graded for real), one with only each test."""
+    """100 students with both tests (2 graded for real), one with only each test."""
     class_ = profiles(100)
     rng = random.Random(7)
     answers = {
