@@ -3,7 +3,8 @@
 A :class:`ClassSpec` says what is released, who hands in what and how it is graded;
 :func:`graded_class` builds and grades it once per test run (the ``shared_class`` fixture of
 tests/conftest.py), in whichever pytest-xdist worker asks first (tests/support/run_cache.py), and hands
-every module of every worker that asks for an equal spec the same :class:`GradedClass`. A shared
+every module of every worker that asks for an equal spec the same :class:`GradedClass`; it grades a
+copy of :func:`built_class`, the class released and handed in once per run for every route. A shared
 class is read, never changed: a test that changes its course works on a :func:`clone`. A module
 whose class is its own still describes it as a spec, so every class is built the same way.
 """
@@ -141,7 +142,10 @@ def built_class(folder: Path, spec: ClassSpec) -> Course:
         return build_class(folder, spec)
     before = replace(spec, name="built", route=ROUTES[0], jobs=1, feedback=False)
     built = once_per_run(f"built-{run_key(before)}", lambda f: _build(f, before), Path)
-    not_done = lambda parent, names: [DONE] if Path(parent) == built else []  # noqa: E731
+
+    def not_done(parent: str, names: list[str]) -> list[str]:  # the copy is not yet graded
+        return [DONE] if Path(parent) == built else []
+
     shutil.copytree(built, folder, symlinks=True, dirs_exist_ok=True, ignore=not_done)
     config = folder / "course" / CONFIG_FILE  # names its exchange by its full path
     exchange = (repr(str(built / "exchange")), repr(str(folder / "exchange")))
