@@ -40,6 +40,29 @@ def test_equal_class_specs_share_a_run_key_and_any_difference_parts_them(tmp_pat
     assert run_key(one) != run_key(other)  # the same name and hand-in, another attack
 
 
+@pytest.mark.slow
+def test_a_class_is_built_once_and_each_route_grades_a_copy_of_its_own(tmp_path):
+    """built_class: the standard class's one build of this run (test_grade's), copied; the copy
+    names its own exchange and nothing done to one copy reaches another.
+    """
+    from dataclasses import replace
+
+    from tests.support.graded_classes import built_class
+    from tests.support.grading_course import FIXTURE
+    from tests.support.run_cache import run_folder
+
+    other = replace(STANDARD, name="other", route="nbgrader", jobs=1)
+    a, b = built_class(tmp_path / "a", STANDARD), built_class(tmp_path / "b", other)
+    assert len(list(run_folder().glob("built-*.lock"))) >= 1
+    files = [sorted(p.relative_to(c.root) for p in c.root.rglob("*")) for c in (a, b)]
+    assert files[0] == files[1] and Path("submitted/alice") in files[0]
+    for course, folder in ((a, tmp_path / "a"), (b, tmp_path / "b")):
+        assert str(folder / "exchange") in (course.root / "nbgrader_config.py").read_text()
+        assert (folder / "exchange" / course.course_id / "outbound" / FIXTURE).is_dir()
+    shutil.rmtree(a.root / "submitted" / "alice")
+    assert (b.root / "submitted" / "alice" / FIXTURE).is_dir()
+
+
 def test_each_module_is_its_own_group_and_the_hub_and_the_browser_are_one_each():
     assert xdist_group("tests/test_notebooks.py::test_x[a]") == "tests/test_notebooks.py"
     assert xdist_group("tests/hub/test_hub.py::test_a") == xdist_group(

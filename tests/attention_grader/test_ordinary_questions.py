@@ -69,7 +69,8 @@ def graded(tmp_path_factory):
         assert generated[ASSIGNMENT]["success"], generated[ASSIGNMENT]["error"]
     for root in (plain, course):
         _hand_in(root)
-    procs = [start_steps(root, "grade", ASSIGNMENT) for root in (plain, course)]
+    # scores only: no feedback pages (tests/attention_grader/steps/test_feedback.py reads those)
+    procs = [start_steps(root, "autograde", ASSIGNMENT) for root in (plain, course)]
     plain_scores, course_scores = (finish_steps(p)["scores"] for p in procs)
 
     from attention_grader.batch.solution_check import check_course
@@ -170,7 +171,10 @@ def test_generate_assignment_with_the_course_config_refuses_and_names_the_cells(
     root = notebook_course(
         graded["tmp"] / "refusing", ASSIGNMENT, source_notebook(), COURSE_CONFIG, refuse=True
     )
-    result = finish_steps(start_steps(root, "generate", ASSIGNMENT))[ASSIGNMENT]
+    from attention_grader.config.course import load_course
+
+    # in this process (as the formgrader's button does): no second nbgrader start-up
+    result = load_course(root).api().generate_assignment(ASSIGNMENT, force=True)
     assert not result["success"]
     text = result["error"] + result["log"]
     for cell in REFUSED:

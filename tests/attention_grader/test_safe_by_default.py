@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.graded_classes import ClassSpec, build_class, clone
+from tests.support.graded_classes import ClassSpec, built_class, clone
 from tests.support.grading_course import FIXTURE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def course(tmp_path_factory):
     from tests.support.grading_course import hand_in_class
 
     spec = ClassSpec("safe-by-default", hand_in=hand_in_class)
-    return build_class(tmp_path_factory.mktemp("safe-by-default"), spec)
+    return built_class(tmp_path_factory.mktemp("safe-by-default"), spec)
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:

@@ -83,7 +83,9 @@ def _answers_for(Q, K, V) -> str:
     )
 
 
-_PAIRS: dict[Path, tuple[str, str, tuple[str, ...]]] = {}
+#: By what decides the pair: the course key and the released data cell (the same for both
+#: routes' copies of the class, and for the build that handed it in: drawn once per process).
+_PAIRS: dict[tuple[bytes, str], tuple[str, str, tuple[str, ...]]] = {}
 
 
 def shared_step(course) -> tuple[str, str, tuple[str, ...]]:
@@ -92,17 +94,22 @@ def shared_step(course) -> tuple[str, str, tuple[str, ...]]:
     ``(source, copier, steps)``: the source's right answer is right on the copier's numbers
     in ``steps`` (softmax's shift; rare with the generator's tenths, so drawn until found).
     """
-    if course.root not in _PAIRS:
+    cells = released_notebook(course, A).cells
+    data = next(
+        c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
+    )
+    found = (course_key(course.config), data)
+    if found not in _PAIRS:
         drawn = {}
         for i in range(2000):
             drawn[f"kim{i}"] = tuple(m.tolist() for m in numbers_of(course, f"kim{i}"))
             if i % 20 == 19:
                 try:
-                    _PAIRS[course.root] = colliding_pair(drawn)
+                    _PAIRS[found] = colliding_pair(drawn)
                     break
                 except LookupError:
                     continue
-    return _PAIRS[course.root]
+    return _PAIRS[found]
 
 
 def hand_in(course) -> None:

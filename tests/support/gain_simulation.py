@@ -82,6 +82,20 @@ def answered(template, form: str, answers: dict[str, str]):
 
 def write_simulated(course, form: str, student: str, answers: dict[str, str], template) -> None:
     """Grade ``answers`` in-process and write them as the pipeline does: gradebook + notebook."""
+    write_simulated_class(course, form, {student: answers}, template)
+
+
+def write_simulated_class(course, form: str, answers: dict[str, dict[str, str]], template) -> None:
+    """:func:`write_simulated` for every student of ``answers`` (student -> her answers), in one
+    gradebook session: a class of a hundred is written in seconds, not a minute.
+    """
+    with quiet_autoflush_warning(), course.gradebook() as gb:
+        for student, given in answers.items():
+            _write_one(course, gb, form, student, given, template)
+        gb.db.commit()
+
+
+def _write_one(course, gb, form: str, student: str, answers: dict[str, str], template) -> None:
     nb = answered(template, form, answers)
     results = {item.grade_id: check(item, answers[item.grade_id]) for item in ITEMS[form]}
     for cell in nb.cells:
@@ -92,13 +106,14 @@ def write_simulated(course, form: str, student: str, answers: dict[str, str], te
     folder = course.root / "autograded" / student / form
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / f"{form}.ipynb")
-    with quiet_autoflush_warning(), course.gradebook() as gb:
-        gb.update_or_create_student(student)
-        gb.add_submission(form, student, timestamp=datetime(2026, 11, 30, 9, 0))
-        for gid, (score, _, _) in results.items():
-            g = gb.find_grade(gid, form, form, student)
-            g.auto_score, g.needs_manual_grade = score, False
-        gb.db.commit()
+    gb.update_or_create_student(student)
+    gb.add_submission(form, student, timestamp=datetime(2026, 11, 30, 9, 0))
+    # the submission's grades in one query (a find_grade per cell costs a query and a flush each)
+    grades = gb.find_submission_notebook(form, form, student).grades
+    for g in grades:
+        if g.name in results:
+            g.auto_score, g.needs_manual_grade = results[g.name][0], False
+    assert {g.name for g in grades} >= set(results), (form, student)
 
 
 def bare_course(tmp: Path):

@@ -3,7 +3,8 @@
 A :class:`ClassSpec` says what is released, who hands in what and how it is graded;
 :func:`graded_class` builds and grades it once per test run (the ``shared_class`` fixture of
 tests/conftest.py), in whichever pytest-xdist worker asks first (tests/support/run_cache.py), and hands
-every module of every worker that asks for an equal spec the same :class:`GradedClass`. A shared
+every module of every worker that asks for an equal spec the same :class:`GradedClass`; it grades a
+copy of :func:`built_class`, the class released and handed in once per run for every route. A shared
 class is read, never changed: a test that changes its course works on a :func:`clone`. A module
 whose class is its own still describes it as a spec, so every class is built the same way.
 """
@@ -18,18 +19,18 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.summary import BatchSummary
-from attention_grader.config.course import Course, check_result, load_course
+from attention_grader.config.course import CONFIG_FILE, Course, check_result, load_course
 from attention_grader.steps.grade import GradeOptions, grade
 from attention_grader.steps.release import release
 
 from tests.support.grading_course import DUE, FIXTURE, FIXTURE_SOURCE, hand_in_class, make_course
-from tests.support.run_cache import once_per_run
+from tests.support.run_cache import DONE, once_per_run
 
 ROUTES = ("grade", "nbgrader")
 #: nbgrader's steps through its Python API in one process per course (generate, grade, validate).
@@ -132,6 +133,34 @@ def build_class(folder: Path, spec: ClassSpec) -> Course:
     return course
 
 
+def built_class(folder: Path, spec: ClassSpec) -> Course:
+    """:func:`build_class` of ``spec`` in ``folder``, copied from the run's one build of it.
+
+    What a class is before grading does not depend on its name or how it is graded (``route``,
+    ``jobs``, ``feedback``): the two routes' classes of one module, and a module that grades a
+    copy of a class another grades, share one release (the release check runs the solution in a
+    kernel) and one hand-in. A class whose gradebook is not a file in its course (``db_url``, a
+    gradebook URL in ``config``) is built in ``folder`` itself.
+    """
+    if spec.db_url is not None or "db_url" in spec.config:
+        return build_class(folder, spec)
+    before = replace(spec, name="built", route=ROUTES[0], jobs=1, feedback=False)
+    built = once_per_run(f"built-{run_key(before)}", lambda f: _build(f, before), Path)
+
+    def not_done(parent: str, names: list[str]) -> list[str]:  # the copy is not yet graded
+        return [DONE] if Path(parent) == built else []
+
+    shutil.copytree(built, folder, symlinks=True, dirs_exist_ok=True, ignore=not_done)
+    config = folder / "course" / CONFIG_FILE  # names its exchange by its full path
+    exchange = (repr(str(built / "exchange")), repr(str(folder / "exchange")))
+    config.write_text(config.read_text().replace(*exchange))
+    return _load(folder, spec)
+
+
+def _build(folder: Path, spec: ClassSpec) -> None:
+    build_class(folder, spec)
+
+
 def _load(folder: Path, spec: ClassSpec) -> Course:
     return load_course(folder / "course", exchange=folder / "exchange", db_url=spec.db_url)
 
@@ -185,7 +214,7 @@ def graded_class(spec: ClassSpec) -> GradedClass:
     if spec not in _GRADED:
 
         def build(folder: Path) -> None:
-            graded = grade_class(build_class(folder, spec), spec)
+            graded = grade_class(built_class(folder, spec), spec)
             (folder / _RESULTS).write_bytes(pickle.dumps((graded.summaries, graded.logs)))
 
         def read(folder: Path) -> GradedClass:

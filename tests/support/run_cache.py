@@ -25,7 +25,8 @@ T = TypeVar("T")
 
 #: The environment variable naming the run's folder (set by tests/conftest.py's controller).
 RUN_FOLDER_ENV = "ATTENTION_LAB_TEST_RUN_FOLDER"
-_DONE = "done"
+#: The file in a thing's folder that says its build finished.
+DONE = "done"
 _read: dict[tuple[str, str], object] = {}
 
 
@@ -69,10 +70,10 @@ def once_per_run(key: str, build: Callable[[Path], None], read: Callable[[Path],
     folder = root / key
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not (folder / _DONE).exists():
+        if not (folder / DONE).exists():
             shutil.rmtree(folder, ignore_errors=True)  # what a failed build left
             folder.mkdir()
             build(folder)
-            (folder / _DONE).touch()
+            (folder / DONE).touch()
     thing = _read[(str(root), key)] = read(folder)
     return thing

@@ -37,16 +37,9 @@ import pytest
 from attention_grader.cli import main
 from attention_grader.common.flag_store import read_flags
 from attention_grader.intake.intake import default_quarantine
-from attention_grader.steps.release import release
 
-from tests.support.grading_course import (
-    CORRECT,
-    FIXTURE,
-    MISCONCEIVED,
-    Student,
-    answer,
-    make_course,
-)
+from tests.support.graded_classes import ClassSpec, built_class
+from tests.support.grading_course import CORRECT, FIXTURE, MISCONCEIVED, Student, answer
 
 pytestmark = [
     pytest.mark.slow,
@@ -65,10 +58,17 @@ def _inbound(course, student: str) -> Path:
     return folder
 
 
+def _nobody(course) -> None:
+    """No hand-in: each student of :func:`build_class` works through the exchange."""
+
+
+#: The released fixture (released once per run: both routes' tests work on a copy).
+RELEASED = ClassSpec("intake", hand_in=_nobody, config="c.Execute.timeout = 20\n", due=None)
+
+
 def build_class(tmp: Path):
     """Release the fixture, let everyone submit, then plant the attacks. Returns the course."""
-    course = make_course(tmp, config="c.Execute.timeout = 20\n")
-    release(course, FIXTURE)
+    course = built_class(tmp, RELEASED)
     source_nb = course.root / "source" / FIXTURE / f"{FIXTURE}.ipynb"
     ana_answers = {**CORRECT, "q2_answer": CORRECT["q2_answer"] + "\n" + ANA_MARK}
     for sid, answers in [("ana", ana_answers), ("ben", MISCONCEIVED), ("trudy", CORRECT),

@@ -10,7 +10,7 @@ import pytest
 from attention_grader.steps.grade import GradeOptions, grade
 from attention_grader.steps.release import release
 
-from tests.support.graded_classes import STANDARD, build_class, clone
+from tests.support.graded_classes import STANDARD, built_class, clone
 from tests.support.grading_course import (
     CORRECT,
     FIXTURE,
@@ -26,7 +26,7 @@ from tests.support.grading_course import (
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """A released fixture course with four submissions (not yet graded), to be copied."""
-    return build_class(tmp_path_factory.mktemp("released"), STANDARD)
+    return built_class(tmp_path_factory.mktemp("released"), STANDARD)
 
 
 def sequential_nbgrader(course):
