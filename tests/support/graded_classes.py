@@ -137,14 +137,14 @@ def built_class(folder: Path, spec: ClassSpec) -> Course:
     """:func:`build_class` of ``spec`` in ``folder``, copied from the run's one build of it.
 
     What a class is before grading does not depend on its name or how it is graded (``route``,
-    ``jobs``, ``feedback``): the two routes' classes of one module, and a module that grades a
+    ``jobs``, ``feedback``, ``no_feedback``): the two routes' classes of one module, and a module that grades a
     copy of a class another grades, share one release (the release check runs the solution in a
     kernel) and one hand-in. A class whose gradebook is not a file in its course (``db_url``, a
     gradebook URL in ``config``) is built in ``folder`` itself.
     """
     if spec.db_url is not None or "db_url" in spec.config:
         return build_class(folder, spec)
-    before = replace(spec, name="built", route=ROUTES[0], jobs=1, feedback=False)
+    before = replace(spec, name="built", route=ROUTES[0], jobs=1, feedback=False, no_feedback=())
     built = once_per_run(f"built-{run_key(before)}", lambda f: _build(f, before), Path)
 
     def not_done(parent: str, names: list[str]) -> list[str]:  # the copy is not yet graded
