@@ -16,9 +16,17 @@ import re
 import pytest
 from attention_grader.cli import main
 from attention_grader.config.course import load_course
-from test_variants_graded import Q3, ROOT, SOLUTION, VARIANT_CONFIG, A, _answers_for, numbers_of
 
 from tests.support.grading_course import Student, make_course, released_notebook
+from tests.support.variant_class import (
+    Q3,
+    ROOT,
+    SOLUTION,
+    VARIANT_CONFIG,
+    A,
+    answers_for,
+    numbers_of,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -46,8 +54,8 @@ def the_class(course) -> dict[str, dict | None]:
     Q, K, V = numbers_of(course, "alice")
     return {
         "alice": right,
-        "bob": {**right, "answer_q3": _answers_for(Q, K, V)},  # copies alice's numbers
-        "carol": {**right, "answer_q3": _answers_for(Q, K, V)},  # so does carol
+        "bob": {**right, "answer_q3": answers_for(Q, K, V)},  # copies alice's numbers
+        "carol": {**right, "answer_q3": answers_for(Q, K, V)},  # so does carol
         "dan": {  # pastes alice's numbers over his own, then computes
             **right,
             "answer_q3": f"K = np.array({K.tolist()})\nV = np.array({V.tolist()})\n"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -19,8 +18,7 @@ import pytest
 from attention_grader.common.flag_store import read_flags
 from attention_grader.common.variant_key import course_key
 
-from attention_lab import checks, variants
-from attention_lab.variants import StudentSeed
+from attention_lab import variants
 from tests.support.graded_classes import ClassSpec
 from tests.support.grading_course import (
     answer,
@@ -28,25 +26,20 @@ from tests.support.grading_course import (
     place_submission,
     released_notebook,
 )
+from tests.support.variant_class import (
+    Q3,
+    ROOT,
+    SOLUTION,
+    VARIANT_CONFIG,
+    A,
+    answers_for,
+    numbers_of,
+)
 from tests.support.variant_copies import colliding_pair, numbers_answer
 
 pytestmark = [pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-#: A fixed course key, so every run draws the same numbers (a random one could, rarely, give
-#: two students one variant); the family's own checks are tests/attention_grader/batch/test_variant_family.py's.
-KEY_FILE = ROOT / "tests" / "fixtures" / "variants" / "course.key"
-VARIANT_CONFIG = (
-    f"\nc.Variants.key_file = {str(KEY_FILE)!r}\nc.CheckSolution.variant_samples = 20\n"
-)
-A = "focus_in_the_noise"
 HOSTILE = "<script>alert('ivy')</script>"
-Q3 = ("launched_scores", "launched_weights_sum_to_one", "launched_output")
-SOLUTION = (
-    "launched_scores = K @ q_launched / np.sqrt(2)\n"
-    "launched_weights = np.exp(launched_scores) / np.exp(launched_scores).sum()\n"
-    "launched_output = launched_weights @ V\n"
-)
 
 
 def _model_answers() -> dict[str, str]:
@@ -56,31 +49,6 @@ def _model_answers() -> dict[str, str]:
         for c in nb.cells
         if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
     }
-
-
-def numbers_of(course, student: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``student``'s Q, K and V (None: the practice numbers), as the released cell draws them."""
-    nb = released_notebook(course, A)
-    data = next(
-        c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "isro_data"
-    )
-    scope: dict = {"checks": checks, "np": np}
-    seed = variants.PRACTICE if student is None else None
-    seed = seed or StudentSeed.from_key(course_key(course.config), student)
-    with variants.graded_as(seed):
-        exec(data.replace("print(", "(lambda *a, **k: None)("), scope)  # noqa: S102 -- our cell
-    return scope["Q"], scope["K"], scope["V"]
-
-
-def _answers_for(Q, K, V) -> str:
-    q = Q[1]
-    s = K @ q / np.sqrt(2)
-    w = np.exp(s) / np.exp(s).sum()
-    return (
-        f"launched_scores = {np.round(s, 4).tolist()}\n"
-        f"launched_weights = {np.round(w, 4).tolist()}\n"
-        f"launched_output = {np.round(w @ V, 4).tolist()}\n"
-    )
 
 
 #: By what decides the pair: the course key and the released data cell (the same for both
@@ -120,7 +88,7 @@ def hand_in(course) -> None:
     plans = {
         "alice": right,
         # copies alice's printed answers
-        "bob": {**right, "answer_q3": _answers_for(Q, K, V)},
+        "bob": {**right, "answer_q3": answers_for(Q, K, V)},
         # puts alice's numbers in place of her own, then computes honestly
         "carol": {
             **right,
@@ -136,10 +104,10 @@ def hand_in(course) -> None:
             f"q_launched = Q[1]\n{SOLUTION}",
         },
         # types alice's name into the notebook and answers with alice's numbers
-        "erin": {**right, "answer_q3": f'student_id = "alice"\n{_answers_for(Q, K, V)}'},
+        "erin": {**right, "answer_q3": f'student_id = "alice"\n{answers_for(Q, K, V)}'},
     }
     # worked on a laptop without the hub's seed: the practice numbers
-    plans["hana"] = {**right, "answer_q3": _answers_for(*numbers_of(course, None))}
+    plans["hana"] = {**right, "answer_q3": answers_for(*numbers_of(course, None))}
     # answers with markup: the formgrader and the report show it escaped
     plans["ivy"] = {**right, "answer_q3": f"launched_scores = {HOSTILE!r}\n" + SOLUTION[40:]}
     # makes a mistake on her own numbers: the report names it, whatever the variant
