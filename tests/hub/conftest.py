@@ -445,9 +445,8 @@ def _stop_hub(proc: subprocess.Popen) -> None:
 
     Nothing is tested in a hub's shutdown (the culler's and the API's stops are). Asked to stop
     gracefully (SIGTERM) the hub never finished within 20 s during a whole run, the machine
-    busy with the other workers and the hub weighing as an empty class
-    (``user_cgroup.shelter_hub``): it was killed then, and its proxy and idle culler, not in its
-    process group, ran on with no hub.
+    busy with the other workers (alone it takes under a second): it was killed then, and its
+    proxy and idle culler, not in its process group, ran on with no hub.
     """
     from attention_hub.user_cgroup import _descendants
 

@@ -10,13 +10,9 @@
 * an autograder test cell never reaches the kernel: :class:`~attention_grader.checking.trusted.TrustedChecker`
   runs it in this process against the answers read as plain data, and writes its outputs.
 
-It also keeps a time budget per notebook and per submission (a child process the grader
-kills: :mod:`attention_grader.executor.budget`, started ahead by ``make grade``:
-:mod:`attention_grader.executor.ahead`); a kernel that dies or stops answering fails only the
-tests it did not reach. Outputs are capped while they stream
-(:mod:`attention_grader.executor.output_caps`), where grading stopped is
-:class:`~attention_grader.executor.execution_stops.StopState`, and the checker and what the
-teacher's source says come from :mod:`attention_grader.executor.notebook_checker`.
+It keeps a time budget per notebook and submission (a child process the grader kills, started
+ahead: :mod:`~attention_grader.executor.budget`); a kernel that dies or stops answering fails only
+the tests it did not reach; outputs are capped as they stream (``executor.output_caps``).
 """
 
 from __future__ import annotations
@@ -100,8 +96,8 @@ class GradingExecute(Execute):
         help="Memory (MiB of data: heap and private mappings, RLIMIT_DATA) the grader's child "
         "process may take for one notebook, on top of what it shares with the grader when it "
         "starts: reading answers, the stand-ins of a student's objects, the checks (0 = no "
-        "limit). Past it the child stops, the tests not yet graded "
-        "score 0 and the submission is flagged grading_budget; the rest of the class is graded.",
+        "limit). Past it the child stops, the tests not yet graded score 0 and the submission "
+        "is flagged grading_budget; the rest of the class is graded.",
     ).tag(config=True)
     submission_budget = Integer(
         400,
