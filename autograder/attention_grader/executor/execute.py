@@ -17,7 +17,6 @@ the tests it did not reach; outputs are capped as they stream (``executor.output
 
 from __future__ import annotations
 
-import asyncio
 from time import monotonic
 from typing import Any
 
@@ -40,6 +39,7 @@ from attention_grader.executor.execution_stops import (
     StopState,
     stop_at_budget,
 )
+from attention_grader.executor.flood_stop import FloodStop
 from attention_grader.executor.grading_walls import grading_refusal
 from attention_grader.executor.notebook_checker import (
     NotebookChecker,
@@ -130,6 +130,7 @@ class GradingExecute(Execute):
     #: this notebook's checker (None: no tests), output meter and stop state (set per notebook)
     _notebook: NotebookChecker | None = None
     _meter: OutputMeter
+    _flood: FloodStop  # this cell's interrupt, once its output is cut
     _stops: StopState
     #: (assignment, student) -> (when grading its first notebook started, notebooks seen)
     _submission_started: dict[tuple[object, object], tuple[float, set[object]]] = {}
@@ -222,6 +223,7 @@ class GradingExecute(Execute):
             OutputCaps(self.max_cell_output_bytes, self.max_notebook_output_bytes)
         )
         self._iopub_timeout = self.iopub_timeout
+        self._fresh_cell()
         self._kernel_graded: list[str] = []
         self._notebook = None  # the kernel manager reads it: no stale one if the next raises
         self._notebook = notebook_checker(
@@ -374,6 +376,7 @@ class GradingExecute(Execute):
 
     def _fresh_cell(self) -> None:
         self._meter.fresh_cell()
+        self._flood = FloodStop(self.drain_timeout, self.log)
         self.iopub_timeout = self._iopub_timeout
 
     def output(
@@ -386,15 +389,14 @@ class GradingExecute(Execute):
             # The flood already sent is still arriving: give it time to drain (it is discarded).
             self.iopub_timeout = max(self.iopub_timeout, self.drain_timeout)
             outs.append(NotebookNode(output_type="stream", name="stdout", text=CAP_MARKER))
-            # Stop the flood at its source: the cell is interrupted like a timed-out one.
-            asyncio.ensure_future(self._interrupt())
+            self._flood.interrupt(self.kc)  # stop the flood at its source
         return None
 
-    async def _interrupt(self) -> None:
-        try:
-            await self.km.interrupt_kernel()
-        except Exception as exc:  # noqa: BLE001 -- a dead kernel is handled by the poller
-            self.log.warning("could not interrupt a flooding kernel: %s", exc)
+    async def _async_poll_for_reply(
+        self, msg_id: str, cell: NotebookNode, timeout: int | None, output: Any, alive: Any
+    ) -> dict[str, Any]:
+        poll = super()._async_poll_for_reply(msg_id, cell, timeout, output, alive)
+        return await self._flood.reply(poll, output, alive, msg_id)
 
     def _stop(self, kind: str, index: int) -> None:
         self._stops.stop(kind, index, self.log)

@@ -95,6 +95,41 @@ def test_floods_are_cut_while_streaming_and_the_grader_stays_small(tmp_path):
         assert stored < 12 * 2**20, (student, stored)
 
 
+# The cell's own printing ends at once; ipykernel then flushes stdout before it replies, and this
+# flush keeps it there (once) while the grader cuts the flood and interrupts the kernel.
+LATE_FLOOD = """
+import sys, time
+flush = sys.stdout.flush
+
+def slow_first_flush():
+    flush()
+    sys.stdout.flush = flush
+    time.sleep(10)
+
+sys.stdout.flush = slow_first_flush
+print("x" * 3_000_000)
+"""
+
+
+@pytest.mark.slow
+def test_an_interrupt_landing_after_the_cell_ended_costs_no_cell_timeout(tmp_path):
+    """A finite flood may end before the grader, reading behind it, cuts it: the interrupt then
+    lands while ipykernel sends the cell's reply, and ipykernel drops the reply. The grader must
+    see the kernel went idle and go on, not wait for the cell's time limit and flag a timeout.
+    """
+    from attention_grader.executor.execute import GradingExecute
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    execute = GradingExecute(
+        timeout=60, startup_timeout=60, submission_budget=0, max_cell_output_bytes=2**20
+    )
+    nb = new_notebook(cells=[new_code_cell(LATE_FLOOD), new_code_cell("print(6 * 7)")])
+    graded, _ = execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    kinds = {f.kind for f in read_flags(graded)}
+    assert kinds == {"output_truncated"}, read_flags(graded)
+    assert graded.cells[1].outputs[0]["text"] == "42\n"  # the kernel still serves the next cell
+
+
 @pytest.mark.slow
 def test_a_kernel_that_cannot_start_says_why(tmp_path):
     from attention_grader.executor.execute import GradingExecute, KernelStartError
