@@ -24,7 +24,12 @@ import numpy as np
 from nbformat import NotebookNode
 
 from attention_grader.channel.answer_decoding import decode, hash_budget, is_count, read_reply
-from attention_grader.channel.answer_encoding import encode, request_source
+from attention_grader.channel.answer_encoding import (
+    agent_missing,
+    encode,
+    request_call,
+    request_source,
+)
 from attention_grader.channel.handle_table import HandleTable
 from attention_grader.channel.student_function import StudentFunction
 from attention_grader.config.settings import AnswerLimits
@@ -131,7 +136,10 @@ class AnswerChannel:
         if self.broken:
             raise KernelGone(self.broken)
         try:
-            return read_reply(self._run(request_source(request, self.limits)), self.limits)
+            outputs = self._run(request_call(request, self.limits))
+            if agent_missing(outputs):  # the kernel's first request, or her code removed it
+                outputs = self._run(request_source(request, self.limits))
+            return read_reply(outputs, self.limits)
         except KernelGone as gone:
             self.broken = str(gone)
             raise
