@@ -145,14 +145,19 @@ lab: setup ## Students: Start JupyterLab on your copies of the lessons in work/ 
 
 # It lists its slowest steps at the end (set-up included: a shared class, the lessons): what
 # to cut next when the whole run nears its 15 minutes.
+# The tests start hundreds of Python processes that import the course's own packages, and each
+# pytest-xdist worker rewrites every test module's asserts: where the environment sets
+# PYTHONDONTWRITEBYTECODE (CI's does), each of them compiled all that again. The tests keep their
+# bytecode (in __pycache__/, ignored by git; `make clean` removes it).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 test: setup-all system-deps ## Maintainers: Run the whole test suite (PYTEST_ARGS=... to narrow it)
-	$(BIN)/python -m pytest $(PYTEST_XDIST) --durations=25 $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_XDIST) --durations=25 $(PYTEST_ARGS)
 
 # The unit tests, for the edit-and-test loop (under 90 s): every test not marked slow, i.e. no
 # notebook run, nbgrader run, browser or hub (tests/conftest.py marks the browser and hub
 # folders). `make test` runs them too.
 test-fast: setup-all ## Maintainers: Run the unit tests only, under 90 s (no notebooks, nbgrader, browser or hub)
-	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_XDIST) -m "not slow" $(PYTEST_ARGS)
 
 lint: setup-all ## Maintainers: Lint with ruff and type-check with mypy (check-only when CI=true, else ruff fixes what it safely can)
 	$(BIN)/mypy

@@ -23,7 +23,7 @@ browser-deps: ## Maintainers: Install Debian's chromium for the browser tests (s
 	fi
 
 test-browser: setup-grader setup-test browser-deps ## Maintainers: Run only the browser tests (JupyterLab in headless Chromium)
-	$(BIN)/python -m pytest tests/browser $(PYTEST_ARGS)
+	$(PYTEST) tests/browser $(PYTEST_ARGS)
 
 bench-browser: setup-grader setup-test browser-deps ## Maintainers: Slider -> heatmap latency in Chromium vs a naive `interact`
 	$(BIN)/python -m benchmarks bench_browser

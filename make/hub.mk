@@ -48,8 +48,8 @@ hub-install: setup-grader setup-hub ## Hub admins: Create the exchange (course f
 	  --exchange $(HUB_EXCHANGE) --config-dir $(HUB_CONFIG_DIR) --course attention-lab
 
 hub-test: setup-grader setup-hub setup-test hub-deps ## Hub admins: Run only the classroom JupyterHub test (root: creates local users)
-	$(BIN)/python -m pytest tests/hub $(PYTEST_ARGS)
+	$(PYTEST) tests/hub $(PYTEST_ARGS)
 
 hub-load: setup-grader setup-hub setup-test hub-deps ## Hub admins: Load test: N students use the real hub at once (root; N=30 STAGGER=2 MOVES=20)
 	HUB_LOAD_N=$(N) HUB_LOAD_STAGGER=$(STAGGER) HUB_LOAD_MOVES=$(MOVES) HUB_LOAD_ARMS=$(ARMS) \
-	  $(BIN)/python -m pytest tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)
+	  $(PYTEST) tests/hub/hub_load.py -s -p no:cacheprovider $(PYTEST_ARGS)

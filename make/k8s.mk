@@ -9,7 +9,7 @@ IMAGE ?= registry.example.org/attention-lab/singleuser:$(shell sed -n 's/^versio
 .PHONY: kube-check kube-image
 
 kube-check: setup-grader setup-test setup-postgres sandbox-deps postgres-deps ## Hub admins: Validate the Kubernetes manifests and image recipe; run the sharded grading Job here
-	$(BIN)/python -m pytest tests/test_k8s_manifests.py tests/test_k8s_exchange.py tests/attention_grader/exchange/test_exchange_mounts.py tests/test_k8s_image.py tests/attention_grader/batch/test_shards.py tests/test_k8s_grading.py $(PYTEST_ARGS)
+	$(PYTEST) tests/test_k8s_manifests.py tests/test_k8s_exchange.py tests/attention_grader/exchange/test_exchange_mounts.py tests/test_k8s_image.py tests/attention_grader/batch/test_shards.py tests/test_k8s_grading.py $(PYTEST_ARGS)
 
 kube-image: ## Hub admins: Build the course image the z2jh values and grading Jobs name (needs a Docker engine)
 	docker build -f docker/singleuser.Dockerfile -t $(IMAGE) .

@@ -32,4 +32,4 @@ sandbox-check: setup-grader ## Teachers: Show which sandbox protections student 
 	$(BIN)/python -c "from attention_grader.sandbox.protections import format_protections; print(format_protections())"
 
 test-sandbox: setup-grader setup-test sandbox-deps ## Maintainers: Run only the sandbox, trusted-checking and tamper tests (the attack suite)
-	$(BIN)/python -m pytest tests/attention_grader/sandbox/test_sandbox.py tests/attention_grader/executor/test_tamper.py tests/test_attacks.py tests/attention_grader/checking/test_trusted.py tests/attention_grader/channel/test_answer_channel.py tests/attention_grader/channel/test_answer_decoding.py tests/attention_grader/executor/test_execute.py $(PYTEST_ARGS)
+	$(PYTEST) tests/attention_grader/sandbox/test_sandbox.py tests/attention_grader/executor/test_tamper.py tests/test_attacks.py tests/attention_grader/checking/test_trusted.py tests/attention_grader/channel/test_answer_channel.py tests/attention_grader/channel/test_answer_decoding.py tests/attention_grader/executor/test_execute.py $(PYTEST_ARGS)

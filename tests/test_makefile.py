@@ -433,3 +433,13 @@ def test_supported_pythons_agree_with_pyproject():
     assert minors == list(range(minors[0], minors[-1] + 1))
     assert f"Python 3.{minors[0]}–3.{minors[-1]}" in (ROOT / "docs/students.md").read_text()
     assert f"Python 3.{minors[0]}–3.{minors[-1]}" in (ROOT / "docs/teachers.md").read_text()
+
+
+@pytest.mark.parametrize("target", ["test", "test-fast", "test-browser", "hub-test", "test-sandbox"])
+def test_the_test_targets_keep_bytecode_where_the_environment_turns_it_off(target):
+    """Where PYTHONDONTWRITEBYTECODE is set (CI's machines set it), every process the tests start
+    compiled the course's packages again, and every worker rewrote every test module.
+    """
+    dry = make("-n", target, "PYTEST_ARGS=-k nothing").stdout
+    runs = [line for line in dry.splitlines() if "-m pytest" in line]
+    assert runs and all(line.startswith("env -u PYTHONDONTWRITEBYTECODE ") for line in runs), runs

@@ -1,9 +1,10 @@
 """Runs INSIDE a student's kernel during autograde: the kernel-side agent of the answer channel.
 
 Never imported by the grader: :mod:`attention_grader.channel.answer_encoding` sends this file's
-text to the kernel with one request (``_REQUEST``, JSON, with the caps of ``c.Answers``), the
-student's namespace (``_USER_NS``) and the source of
-:mod:`attention_grader.wire.answer_codec` (``_CODEC``), and reads back one ``display_data``
+text to the kernel with its first request, which compiles it once and keeps it; each request
+runs it on one request (``_REQUEST``, JSON, with the caps of ``c.Answers``), the student's
+namespace (``_USER_NS``) and the source of :mod:`attention_grader.wire.answer_codec`
+(``_CODEC``), and reads back one ``display_data``
 of the codec's ``MIME`` holding JSON. The codec (the wire format, both ways) is compiled from that
 source; this file (after ``_kernel_handles.py``, the objects that stay in the kernel) holds only
 what must run here: a figure's data, a generator's items, calls of the student's functions.
