@@ -293,7 +293,7 @@ class GradingExecute(Execute):
                 # machinery was broken by the student's code. The kernel still answers, so
                 # grading goes on with a fresh output connection; the cell keeps what arrived.
                 self._meter.lost.append(index)
-                self._reconnect_output()
+                reconnect_output(self.kc)
                 return cell, self.resources
             self._stop(KERNEL_UNRESPONSIVE, index)
         self._stops.mark(cell)
@@ -348,9 +348,6 @@ class GradingExecute(Execute):
             self._stop(KERNEL_DIED, index)
         return cell, self.resources
 
-    def _reconnect_output(self) -> None:
-        reconnect_output(self.kc)
-
     def _run_request(self, source: str) -> list[NotebookNode]:
         """Run one hidden request (answer channel) in the kernel; return its outputs."""
         request = new_code_cell(source)
@@ -362,7 +359,7 @@ class GradingExecute(Execute):
         except CellTimeoutError as exc:
             if "IOPub" not in str(exc):
                 raise KernelGone("the kernel stopped responding") from None
-            self._reconnect_output()  # the answer was lost with the output: no answer
+            reconnect_output(self.kc)  # the answer was lost with the output: no answer
             return []
         except DeadKernelError:
             raise KernelGone("the kernel died") from None
