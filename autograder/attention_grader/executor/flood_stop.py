@@ -32,11 +32,12 @@ def lost_reply(msg_id: str) -> dict[str, Any]:
     An error, as the interrupted cell's reply would have been, so a test cell run in the
     kernel (the teacher's mark) fails rather than passes on an output that was cut.
     """
+    why = "the grader interrupted the cell: it printed too much"
     content = {
         "status": "error",
         "ename": "KeyboardInterrupt",
-        "evalue": "the grader interrupted the cell: it printed too much",
-        "traceback": [],
+        "evalue": why,
+        "traceback": [f"KeyboardInterrupt: {why}"],  # what feedback shows the student
     }
     return {"content": content, "parent_header": {"msg_id": msg_id}, "metadata": {}}
 

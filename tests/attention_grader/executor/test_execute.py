@@ -127,6 +127,8 @@ def test_an_interrupt_landing_after_the_cell_ended_costs_no_cell_timeout(tmp_pat
     graded, _ = execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
     kinds = {f.kind for f in read_flags(graded)}
     assert kinds == {"output_truncated"}, read_flags(graded)
+    said = [line for o in graded.cells[0].outputs for line in o.get("traceback", [])]
+    assert any("printed too much" in line for line in said), graded.cells[0].outputs
     assert graded.cells[1].outputs[0]["text"] == "42\n"  # the kernel still serves the next cell
 
 

@@ -83,6 +83,7 @@ def test_a_reply_dropped_after_the_interrupt_is_stood_in_for_once_the_kernel_is_
     # an error, so a test cell the kernel ran fails rather than passes on a cut output
     assert reply["content"]["status"] == "error"
     assert reply["content"]["ename"] == "KeyboardInterrupt"
+    assert "printed too much" in reply["content"]["traceback"][0]  # what her feedback shows
     assert reply["parent_header"] == {"msg_id": "exec-1"}
     assert alive.cancelled() and never.cancelled()
 
