@@ -435,7 +435,9 @@ def test_supported_pythons_agree_with_pyproject():
     assert f"Python 3.{minors[0]}–3.{minors[-1]}" in (ROOT / "docs/teachers.md").read_text()
 
 
-@pytest.mark.parametrize("target", ["test", "test-fast", "test-browser", "hub-test", "test-sandbox"])
+@pytest.mark.parametrize(
+    "target", ["test", "test-fast", "test-browser", "hub-test", "test-sandbox"]
+)
 def test_the_test_targets_keep_bytecode_where_the_environment_turns_it_off(target):
     """Where PYTHONDONTWRITEBYTECODE is set (CI's machines set it), every process the tests start
     compiled the course's packages again, and every worker rewrote every test module.
